@@ -1,0 +1,120 @@
+/**
+ * Public types of the record translation layer. This module imports nothing of
+ * HTTP or storage: it turns copybook text into a layout, and a layout turns JSON
+ * into fixed-layout record bytes and back.
+ */
+
+/** Character sets for DISPLAY data. cp1140 is cp037 with the euro sign at 0x9F. */
+export type Charset = 'ascii' | 'latin1' | 'cp037' | 'cp1140';
+
+/** How zoned-decimal signs are written in the last (or first) byte. */
+export type ZonedSignConvention = 'ebcdic' | 'ascii';
+
+/** Storage size of COMP/BINARY items by digit count: IBM 2/4/8, GnuCOBOL default 1/2/4/8. */
+export type BinarySizes = 'ibm' | 'gnucobol';
+
+export type ByteOrder = 'big' | 'little';
+
+export type ProfileName = 'zos' | 'gnucobol';
+
+/** A platform profile: how one back-end lays out the same copybook. */
+export interface PlatformProfile {
+  charset: Charset;
+  zonedSign: ZonedSignConvention;
+  binarySizes: BinarySizes;
+  comp5ByteOrder: ByteOrder;
+}
+
+/**
+ * Renames, omits or selects views. Keys are COBOL names, qualified with
+ * `OF parent` where a name is not unique (`ITEM-QTY OF ORDER-LINE`).
+ */
+export interface FieldMapping {
+  /** COBOL name → JSON name, or `false` to leave the field out of JSON (encode writes its VALUE or default). */
+  fields?: Record<string, string | false>;
+  /** Redefined item's COBOL name → COBOL name of the view the JSON exposes (default: the first). */
+  redefines?: Record<string, string>;
+}
+
+export interface CompileOptions {
+  /** Used in error messages. */
+  fileName?: string;
+  /** Source format; `auto` looks for a `>>SOURCE FORMAT` directive, then at the columns. */
+  format?: 'fixed' | 'free' | 'auto';
+  /** Platform profile; default `zos`. Each setting below overrides the profile's. */
+  profile?: ProfileName;
+  encoding?: Charset;
+  zonedSign?: ZonedSignConvention;
+  binarySizes?: BinarySizes;
+  comp5ByteOrder?: ByteOrder;
+  mapping?: FieldMapping;
+}
+
+export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal';
+
+export type SignPosition = 'leading' | 'trailing';
+
+export interface SignSpec {
+  position: SignPosition;
+  separate: boolean;
+}
+
+export interface OccursSpec {
+  min: number;
+  max: number;
+  /** COBOL name of the counter for OCCURS … DEPENDING ON. */
+  dependingOn?: string;
+}
+
+/** A condition name (level 88) of a field. */
+export interface ConditionName {
+  name: string;
+  values: Array<string | number>;
+  ranges: Array<{ from: string | number; to: string | number }>;
+}
+
+/** One data item of a compiled layout, with its place in the record. */
+export interface LayoutItem {
+  level: number;
+  /** COBOL name; `FILLER` for unnamed items. */
+  cobolName: string;
+  /** JSON path template, e.g. `order.lines[].qty`; null for FILLER, omitted fields and unselected views. */
+  jsonPath: string | null;
+  /** Byte offset of the first occurrence from the start of the record. */
+  offset: number;
+  /** Byte length of one occurrence. */
+  length: number;
+  kind: 'group' | 'alphanumeric' | 'alphabetic' | 'numeric';
+  usage: Usage;
+  /** Normalised picture, e.g. `S9(7)V99`; absent for groups. */
+  picture?: string;
+  /** Numeric items: total digits and digits after the implied decimal point. */
+  digits?: number;
+  scale?: number;
+  signed?: boolean;
+  sign?: SignSpec;
+  occurs?: OccursSpec;
+  /** COBOL name of the item this one redefines. */
+  redefines?: string;
+  justifiedRight?: boolean;
+  blankWhenZero?: boolean;
+  /** The VALUE clause, as written (figuratives resolved to ZERO/SPACE/HIGH-VALUE/LOW-VALUE). */
+  value?: string | number;
+  conditions?: ConditionName[];
+  children?: LayoutItem[];
+  /** Where the item was declared. */
+  line: number;
+  column: number;
+}
+
+export interface RecordLayout {
+  /** COBOL name of the 01 record. */
+  name: string;
+  profile: PlatformProfile;
+  /** Record length with every OCCURS DEPENDING ON table at its minimum / maximum. */
+  minLength: number;
+  maxLength: number;
+  root: LayoutItem;
+  encode(json: unknown): Buffer;
+  decode(bytes: Uint8Array): Record<string, unknown>;
+}
