@@ -1,0 +1,80 @@
+/** Typed errors of the record translation layer: each names where the problem is. */
+
+export type RecordErrorCode =
+  | 'COPYBOOK_SYNTAX'
+  | 'COPYBOOK_UNSUPPORTED'
+  | 'ENCODE_INVALID_VALUE'
+  | 'DECODE_INVALID_DATA'
+  | 'MAPPING_INVALID';
+
+export abstract class RecordError extends Error {
+  abstract readonly code: RecordErrorCode;
+}
+
+/** A copybook that cannot be compiled: names the file, line and column. */
+export class CopybookError extends RecordError {
+  readonly code: 'COPYBOOK_SYNTAX' | 'COPYBOOK_UNSUPPORTED';
+  readonly fileName: string;
+  readonly line: number;
+  readonly column: number;
+  readonly reason: string;
+
+  constructor(reason: string, where: { fileName: string; line: number; column: number }, unsupported = false) {
+    super(`${where.fileName}:${where.line}:${where.column}: ${reason}`);
+    this.name = 'CopybookError';
+    this.code = unsupported ? 'COPYBOOK_UNSUPPORTED' : 'COPYBOOK_SYNTAX';
+    this.fileName = where.fileName;
+    this.line = where.line;
+    this.column = where.column;
+    this.reason = reason;
+  }
+}
+
+/** A JSON value that the record cannot hold: names the JSON path. */
+export class RecordEncodeError extends RecordError {
+  readonly code = 'ENCODE_INVALID_VALUE' as const;
+  path: string;
+  readonly reason: string;
+
+  constructor(path: string, reason: string) {
+    super(`${path || '(record)'}: ${reason}`);
+    this.name = 'RecordEncodeError';
+    this.path = path;
+    this.reason = reason;
+  }
+
+  /** Re-anchors the error under an enclosing path (used by array loops, so paths cost nothing until an error). */
+  under(prefix: string): this {
+    this.path = this.path === '' ? prefix : this.path.startsWith('[') ? prefix + this.path : `${prefix}.${this.path}`;
+    this.message = `${this.path}: ${this.reason}`;
+    return this;
+  }
+}
+
+/** Record bytes that do not match the layout: names the byte offset and the field. */
+export class RecordDecodeError extends RecordError {
+  readonly code = 'DECODE_INVALID_DATA' as const;
+  readonly offset: number;
+  readonly field: string;
+  readonly reason: string;
+
+  constructor(offset: number, field: string, reason: string) {
+    super(`offset ${offset} (${field}): ${reason}`);
+    this.name = 'RecordDecodeError';
+    this.offset = offset;
+    this.field = field;
+    this.reason = reason;
+  }
+}
+
+/** A mapping (renames, omissions, view selection) that does not fit the copybook. */
+export class MappingError extends RecordError {
+  readonly code = 'MAPPING_INVALID' as const;
+  readonly key: string;
+
+  constructor(key: string, reason: string) {
+    super(`mapping "${key}": ${reason}`);
+    this.name = 'MappingError';
+    this.key = key;
+  }
+}

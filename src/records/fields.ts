@@ -1,0 +1,308 @@
+/**
+ * Encoders and decoders of elementary items. The generated record codecs call these with a spec
+ * object built once per field at compile time.
+ */
+import type { CharTable } from './charsets.ts';
+import { RecordDecodeError, RecordEncodeError } from './errors.ts';
+import { BIG_POW10, fitsDigits, pictureMax, POW10, scaledInteger, scaledToJson, typeName } from './decimal.ts';
+
+export interface TextSpec {
+  length: number;
+  table: CharTable;
+  justifiedRight: boolean;
+  alphabetic: boolean;
+}
+
+export interface NumberSpec {
+  digits: number;
+  scale: number;
+  signed: boolean;
+  /** Decode to a decimal string (more than 15 digits) instead of a number. */
+  asString: boolean;
+  /** Picture text for messages. */
+  picture: string;
+}
+
+export interface ZonedSpec extends NumberSpec {
+  length: number;
+  leading: boolean;
+  separate: boolean;
+  blankWhenZero: boolean;
+  table: CharTable;
+  /** byte of digit d for unsigned/positive (non-sign) positions */
+  digit: Uint8Array;
+  /** overpunched sign byte of digit d, positive and negative */
+  pos: Uint8Array;
+  neg: Uint8Array;
+  /** byte → digit (0–9) for plain digit bytes, -1 otherwise */
+  digitOf: Int8Array;
+  /** overpunched byte → digit + 10 × (negative ? 1 : 0) + 100 when valid, -1 otherwise */
+  punchOf: Int16Array;
+}
+
+export interface PackedSpec extends NumberSpec {
+  length: number;
+}
+
+export interface BinarySpec extends NumberSpec {
+  length: 1 | 2 | 4 | 8;
+  littleEndian: boolean;
+  /** COMP-5: the whole size's range; COMP: the picture's. */
+  native: boolean;
+  min: number | bigint;
+  max: number | bigint;
+}
+
+// ── alphanumeric ─────────────────────────────────────────────────────────────
+
+const ALPHABETIC = /^[A-Za-z ]*$/;
+
+export function putText(buf: Buffer, off: number, s: TextSpec, v: unknown, path: string): void {
+  if (typeof v !== 'string') throw new RecordEncodeError(path, `expected a string, got ${typeName(v)}`);
+  const n = v.length;
+  if (n > s.length) throw new RecordEncodeError(path, `string of ${n} characters is longer than the ${s.length} the field holds`);
+  if (s.alphabetic && !ALPHABETIC.test(v)) throw new RecordEncodeError(path, 'an alphabetic (PIC A) field holds only letters and spaces');
+  const enc = s.table.encode;
+  const start = s.justifiedRight ? off + s.length - n : off;
+  for (let i = 0; i < n; i++) {
+    const b = enc[v.charCodeAt(i)]!;
+    if (b < 0) throw new RecordEncodeError(path, `character "${v[i]}" at position ${i} is not in ${s.table.name}`);
+    buf[start + i] = b;
+  }
+  const space = s.table.space;
+  if (s.justifiedRight) buf.fill(space, off, start);
+  else if (n < s.length) buf.fill(space, off + n, off + s.length);
+}
+
+export function getText(b: Buffer, off: number, s: TextSpec): string {
+  const space = s.table.space;
+  let start = off;
+  let end = off + s.length;
+  if (s.justifiedRight) while (start < end && b[start] === space) start++;
+  else while (end > start && b[end - 1] === space) end--;
+  if (!s.table.ebcdic) return b.toString('latin1', start, end);
+  const dec = s.table.decode;
+  let out = '';
+  for (let i = start; i < end; i++) out += dec[b[i]!];
+  return out;
+}
+
+// ── shared numeric checks ────────────────────────────────────────────────────
+
+function checkedScaled(s: NumberSpec, v: unknown, path: string): number | bigint {
+  const n = scaledInteger(v, s.scale, path);
+  if (!s.signed && n < 0) throw new RecordEncodeError(path, `negative value ${String(v)} into an unsigned field (PIC ${s.picture})`);
+  if (!fitsDigits(n, s.digits)) {
+    throw new RecordEncodeError(path, `${String(v)} has too many digits for PIC ${s.picture} (at most ${s.signed ? '±' : ''}${pictureMax(s.digits, s.scale)})`);
+  }
+  return n;
+}
+
+/** Writes |n| as `count` digits ending before `end`, using `digit` bytes; returns the last digit. */
+function writeDigits(buf: Buffer, end: number, count: number, n: number | bigint, digit: Uint8Array): void {
+  if (typeof n === 'number') {
+    let m = Math.abs(n);
+    for (let i = end - 1; i >= end - count; i--) {
+      const d = m % 10;
+      buf[i] = digit[d]!;
+      m = (m - d) / 10;
+    }
+  } else {
+    const text = (n < 0n ? -n : n).toString().padStart(count, '0');
+    for (let i = 0; i < count; i++) buf[end - count + i] = digit[text.charCodeAt(i) - 48]!;
+  }
+}
+
+// ── zoned decimal (USAGE DISPLAY) ────────────────────────────────────────────
+
+export function putZoned(buf: Buffer, off: number, s: ZonedSpec, v: unknown, path: string): void {
+  const n = checkedScaled(s, v, path);
+  const negative = n < 0;
+  if (s.blankWhenZero && (n === 0 || n === 0n)) {
+    buf.fill(s.table.space, off, off + s.length);
+    return;
+  }
+  if (s.separate) {
+    const digitsAt = s.leading ? off + 1 : off;
+    writeDigits(buf, digitsAt + s.digits, s.digits, n, s.digit);
+    buf[s.leading ? off : off + s.digits] = negative ? s.table.minus : s.table.plus;
+    return;
+  }
+  writeDigits(buf, off + s.digits, s.digits, n, s.digit);
+  if (s.signed) {
+    const at = s.leading ? off : off + s.digits - 1;
+    const d = s.digitOf[buf[at]!]!;
+    buf[at] = negative ? s.neg[d]! : s.pos[d]!;
+  }
+}
+
+export function getZoned(b: Buffer, off: number, s: ZonedSpec, field: string): number | string {
+  const space = s.table.space;
+  if (s.blankWhenZero) {
+    let blank = true;
+    for (let i = off; i < off + s.length; i++) if (b[i] !== space) { blank = false; break; }
+    if (blank) return s.asString ? '0' : 0;
+  }
+  let digitsAt = off;
+  let signAt = -1;
+  let negative = false;
+  if (s.separate) {
+    signAt = s.leading ? off : off + s.digits;
+    if (s.leading) digitsAt = off + 1;
+    const sign = b[signAt];
+    if (sign === s.table.minus) negative = true;
+    else if (sign !== s.table.plus) throw new RecordDecodeError(signAt, field, `invalid sign character 0x${hex(sign)} (expected + or -)`);
+  } else if (s.signed) {
+    signAt = s.leading ? off : off + s.digits - 1;
+  }
+  const asNumber = s.digits <= 15;
+  let num = 0;
+  let text = '';
+  for (let i = digitsAt; i < digitsAt + s.digits; i++) {
+    const byte = b[i]!;
+    let d: number;
+    if (i === signAt) {
+      const p = s.punchOf[byte]!;
+      if (p < 0) throw new RecordDecodeError(i, field, `invalid signed digit 0x${hex(byte)}`);
+      d = p % 10;
+      negative = p >= 110;
+    } else {
+      d = s.digitOf[byte]!;
+      if (d < 0) throw new RecordDecodeError(i, field, `invalid digit 0x${hex(byte)} in a zoned decimal`);
+    }
+    if (asNumber) num = num * 10 + d;
+    else text += d;
+  }
+  const n = asNumber ? (negative ? -num : num) : negative ? -BigInt(text) : BigInt(text);
+  return scaledToJson(n === 0 ? 0 : n, s.scale, s.asString);
+}
+
+// ── packed decimal (COMP-3) ──────────────────────────────────────────────────
+
+export function putPacked(buf: Buffer, off: number, s: PackedSpec, v: unknown, path: string): void {
+  const n = checkedScaled(s, v, path);
+  const sign = !s.signed ? 0x0f : n < 0 ? 0x0d : 0x0c;
+  const last = off + s.length - 1;
+  if (typeof n === 'number') {
+    let m = Math.abs(n);
+    let d = m % 10;
+    m = (m - d) / 10;
+    buf[last] = (d << 4) | sign;
+    for (let i = last - 1; i >= off; i--) {
+      const lo = m % 10;
+      m = (m - lo) / 10;
+      const hi = m % 10;
+      m = (m - hi) / 10;
+      buf[i] = (hi << 4) | lo;
+    }
+  } else {
+    const text = (n < 0n ? -n : n).toString().padStart(s.length * 2 - 1, '0');
+    buf[last] = ((text.charCodeAt(text.length - 1) - 48) << 4) | sign;
+    for (let i = last - 1, k = text.length - 2; i >= off; i--, k -= 2) {
+      buf[i] = ((text.charCodeAt(k - 1) - 48) << 4) | (text.charCodeAt(k) - 48);
+    }
+  }
+}
+
+export function getPacked(b: Buffer, off: number, s: PackedSpec, field: string): number | string {
+  const last = off + s.length - 1;
+  const signNibble = b[last]! & 0x0f;
+  if (signNibble < 0x0a) throw new RecordDecodeError(last, field, `invalid sign nibble ${signNibble.toString(16)} in packed decimal`);
+  const negative = signNibble === 0x0d || signNibble === 0x0b;
+  // an even digit count leaves the first nibble unused: it must be zero
+  const nibbles = s.length * 2 - 1;
+  const spare = nibbles - s.digits;
+  const asNumber = s.digits <= 15;
+  let num = 0;
+  let text = '';
+  for (let k = 0; k < nibbles; k++) {
+    const at = off + (k >> 1);
+    const d = k & 1 ? b[at]! & 0x0f : b[at]! >> 4;
+    if (d > 9) throw new RecordDecodeError(at, field, `invalid digit nibble ${d.toString(16)} in packed decimal`);
+    if (k < spare) {
+      if (d !== 0) throw new RecordDecodeError(at, field, `digit beyond PIC ${s.picture} in packed decimal`);
+      continue;
+    }
+    if (asNumber) num = num * 10 + d;
+    else text += d;
+  }
+  const n = asNumber ? (negative ? -num : num) : negative ? -BigInt(text) : BigInt(text);
+  return scaledToJson(n === 0 ? 0 : n, s.scale, s.asString);
+}
+
+// ── binary (COMP, COMP-4, BINARY, COMP-5) ────────────────────────────────────
+
+export function putBinary(buf: Buffer, off: number, s: BinarySpec, v: unknown, path: string): void {
+  let n: number | bigint;
+  if (s.native) {
+    n = scaledInteger(v, s.scale, path);
+    if (n < s.min || n > s.max) throw new RecordEncodeError(path, `${String(v)} is outside the range of a ${s.length}-byte ${s.signed ? 'signed' : 'unsigned'} binary field`);
+  } else {
+    n = checkedScaled(s, v, path);
+  }
+  const le = s.littleEndian;
+  switch (s.length) {
+    case 1:
+      if (s.signed) buf.writeInt8(Number(n), off);
+      else buf.writeUInt8(Number(n), off);
+      return;
+    case 2:
+      if (s.signed) le ? buf.writeInt16LE(Number(n), off) : buf.writeInt16BE(Number(n), off);
+      else le ? buf.writeUInt16LE(Number(n), off) : buf.writeUInt16BE(Number(n), off);
+      return;
+    case 4:
+      if (s.signed) le ? buf.writeInt32LE(Number(n), off) : buf.writeInt32BE(Number(n), off);
+      else le ? buf.writeUInt32LE(Number(n), off) : buf.writeUInt32BE(Number(n), off);
+      return;
+    default: {
+      const big = BigInt(n);
+      if (s.signed) le ? buf.writeBigInt64LE(big, off) : buf.writeBigInt64BE(big, off);
+      else le ? buf.writeBigUInt64LE(big, off) : buf.writeBigUInt64BE(big, off);
+    }
+  }
+}
+
+export function getBinary(b: Buffer, off: number, s: BinarySpec, field: string): number | string {
+  const le = s.littleEndian;
+  let n: number | bigint;
+  switch (s.length) {
+    case 1:
+      n = s.signed ? b.readInt8(off) : b.readUInt8(off);
+      break;
+    case 2:
+      n = s.signed ? (le ? b.readInt16LE(off) : b.readInt16BE(off)) : le ? b.readUInt16LE(off) : b.readUInt16BE(off);
+      break;
+    case 4:
+      n = s.signed ? (le ? b.readInt32LE(off) : b.readInt32BE(off)) : le ? b.readUInt32LE(off) : b.readUInt32BE(off);
+      break;
+    default: {
+      const big = s.signed ? (le ? b.readBigInt64LE(off) : b.readBigInt64BE(off)) : le ? b.readBigUInt64LE(off) : b.readBigUInt64BE(off);
+      n = big >= -9007199254740991n && big <= 9007199254740991n ? Number(big) : big;
+    }
+  }
+  if (n < s.min || n > s.max) {
+    throw new RecordDecodeError(off, field, `binary value ${n} is outside the range of PIC ${s.picture}${s.native ? '' : ` (at most ${s.signed ? '±' : ''}${pictureMax(s.digits, s.scale)})`}`);
+  }
+  return scaledToJson(n, s.scale, s.asString);
+}
+
+/** Range of a binary field: the picture's for COMP, the storage size's for COMP-5. */
+export function binaryRange(native: boolean, signed: boolean, length: number, digits: number): { min: number | bigint; max: number | bigint } {
+  if (native) {
+    const bits = BigInt(length * 8);
+    const max = signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
+    const min = signed ? -(1n << (bits - 1n)) : 0n;
+    return { min: narrow(min), max: narrow(max) };
+  }
+  const limit = digits <= 15 ? POW10[digits]! - 1 : BIG_POW10[digits]! - 1n;
+  const negLimit = typeof limit === 'number' ? -limit : -limit;
+  return { min: signed ? negLimit : 0, max: limit };
+}
+
+function narrow(n: bigint): number | bigint {
+  return n >= -9007199254740991n && n <= 9007199254740991n ? Number(n) : n;
+}
+
+function hex(byte: number | undefined): string {
+  return (byte ?? 0).toString(16).padStart(2, '0');
+}

@@ -1,0 +1,285 @@
+/** Builds a layout from parsed entries: hierarchy, pictures, usages, sizes, offsets and JSON names. */
+import { binaryByteSize } from './profiles.ts';
+import { CopybookError, MappingError } from './errors.ts';
+import type { Entry, Literal } from './parser.ts';
+import { analyzePicture, type PictureInfo } from './picture.ts';
+import type { FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage } from './types.ts';
+
+/** A compiled item: the public LayoutItem plus what the codec generator needs. */
+export interface Node {
+  entry: Entry;
+  level: number;
+  name: string;
+  parent: Node | null;
+  children: Node[];
+  kind: LayoutItem['kind'];
+  usage: Usage;
+  picture?: PictureInfo;
+  sign?: SignSpec;
+  /** Offset from the start of the record (first occurrence). */
+  offset: number;
+  /** Bytes of one occurrence. */
+  length: number;
+  /** Bytes of all occurrences (at the maximum). */
+  size: number;
+  occurs?: { min: number; max: number; dependingOn?: string };
+  /** For a table with DEPENDING ON: its counter. */
+  counter?: Node;
+  redefines?: Node;
+  /** JSON key in the enclosing object; null when the item is not in JSON. */
+  key: string | null;
+  /** JSON path template (`lines[].qty`), null when not in JSON. */
+  path: string | null;
+}
+
+export interface BuiltLayout {
+  root: Node;
+  /** The table with OCCURS DEPENDING ON, if any. */
+  odo: Node | null;
+  maxLength: number;
+  minLength: number;
+}
+
+interface Ctx {
+  fileName: string;
+  profile: PlatformProfile;
+}
+
+function fail(ctx: Ctx, at: { line: number; column: number }, reason: string, unsupported = false): never {
+  throw new CopybookError(reason, { fileName: ctx.fileName, line: at.line, column: at.column }, unsupported);
+}
+
+/** cobolName → camelCase JSON name: ORD-QTY → ordQty. */
+export function jsonNameOf(cobolName: string): string {
+  const parts = cobolName.toLowerCase().split(/[-_]+/).filter((p) => p !== '');
+  return parts.map((p, i) => (i === 0 ? p : p[0]!.toUpperCase() + p.slice(1))).join('');
+}
+
+/** Nests flat entries by level number; returns the records (01/77) or a synthetic record for a fragment. */
+function nest(entries: Entry[], ctx: Ctx, recordName: string | undefined, defaultName: string): Entry {
+  const roots: Entry[] = [];
+  const stack: Entry[] = [];
+  let last: Entry | null = null;
+  let fragment: Entry | null = null;
+  for (const e of entries) {
+    if (e.level === 88) {
+      if (last === null) fail(ctx, e, 'a level-88 condition must follow the item it belongs to');
+      last.conditions.push(e);
+      continue;
+    }
+    last = e;
+    if (e.level === 1 || e.level === 77) {
+      if (fragment !== null) fail(ctx, e, `level ${String(e.level).padStart(2, '0')} after items of a copybook fragment`);
+      roots.push(e);
+      stack.length = 0;
+      stack.push(e);
+      if (e.level === 77) stack.length = 0;
+      continue;
+    }
+    while (stack.length > 0 && stack[stack.length - 1]!.level >= e.level) stack.pop();
+    let parent = stack[stack.length - 1];
+    if (parent === undefined) {
+      if (roots.length > 0) fail(ctx, e, `level ${e.level} has no enclosing group (or follows a level-77 item)`);
+      fragment ??= { level: 0, name: defaultName, line: e.line, column: e.column, conditions: [], children: [] };
+      parent = fragment;
+    }
+    const sibling = parent.children[0];
+    if (sibling !== undefined && sibling.level !== e.level) {
+      fail(ctx, e, `level ${e.level} does not match the level ${sibling.level} of the other items in ${parent.name}`);
+    }
+    if (parent.picture) fail(ctx, e, `${parent.name} has a PICTURE, so it cannot contain ${e.name}`);
+    parent.children.push(e);
+    stack.push(e);
+  }
+  if (fragment !== null) return fragment;
+  if (roots.length === 0) throw new CopybookError('the copybook declares no data items', { fileName: ctx.fileName, line: 1, column: 1 });
+  if (recordName !== undefined) {
+    const chosen = roots.find((r) => r.name === recordName.toUpperCase());
+    if (chosen === undefined) throw new CopybookError(`no record named ${recordName} (records: ${roots.map((r) => r.name).join(', ')})`, { fileName: ctx.fileName, line: 1, column: 1 });
+    return chosen;
+  }
+  if (roots.length > 1) {
+    fail(ctx, roots[1]!, `the copybook declares several records (${roots.map((r) => r.name).join(', ')}); choose one with the record option`);
+  }
+  return roots[0]!;
+}
+
+function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?: SignSpec }, ctx: Ctx): Node {
+  if (e.occurs && (e.level === 1 || e.level === 77 || e.level === 0)) fail(ctx, e, 'OCCURS is not allowed on a record (level 01/77)');
+  const usage = e.usage ?? inherited.usage ?? 'display';
+  if (e.usage && inherited.usage && e.usage !== inherited.usage) fail(ctx, e, `USAGE ${e.usage} contradicts the group's USAGE ${inherited.usage}`);
+  const sign = e.sign ?? inherited.sign;
+  const node: Node = {
+    entry: e, level: e.level, name: e.name, parent, children: [], kind: 'group', usage, offset: 0, length: 0, size: 0,
+    key: null, path: null,
+  };
+  if (e.occurs) node.occurs = e.occurs;
+  if (e.children.length > 0) {
+    if (e.justifiedRight || e.blankWhenZero) fail(ctx, e, 'JUSTIFIED and BLANK WHEN ZERO apply to elementary items only');
+    node.children = e.children.map((c) => build(c, node, { usage: e.usage ?? inherited.usage, sign }, ctx));
+    return node;
+  }
+  if (!e.picture) fail(ctx, e, `${e.name} has neither a PICTURE nor subordinate items`);
+  const pic = analyzePicture(e.picture.text, { fileName: ctx.fileName, line: e.picture.line, column: e.picture.column });
+  node.picture = pic;
+  node.kind = pic.kind;
+  if (pic.kind !== 'numeric') {
+    if (usage !== 'display') fail(ctx, e, `USAGE ${usage} needs a numeric picture`);
+    if (e.sign) fail(ctx, e, 'SIGN applies to signed numeric items only');
+    if (e.blankWhenZero) fail(ctx, e, 'BLANK WHEN ZERO applies to numeric items only');
+    node.length = pic.size;
+  } else {
+    if (e.justifiedRight) fail(ctx, e, 'JUSTIFIED applies to alphanumeric items only');
+    if (e.sign && !pic.signed) fail(ctx, e, 'SIGN needs S in the picture');
+    if (pic.signed && usage === 'display') node.sign = sign ?? { position: 'trailing', separate: false };
+    else if (e.sign) fail(ctx, e, 'SIGN applies to USAGE DISPLAY items only');
+    if (e.blankWhenZero && (usage !== 'display' || pic.signed)) fail(ctx, e, 'BLANK WHEN ZERO needs an unsigned USAGE DISPLAY item');
+    if (usage === 'display') node.length = pic.digits + (node.sign?.separate ? 1 : 0);
+    else if (usage === 'packed-decimal') node.length = Math.floor(pic.digits / 2) + 1;
+    else {
+      if (pic.digits > 18) fail(ctx, e, `a binary item holds at most 18 digits (PIC ${pic.normalized})`, true);
+      node.length = binaryByteSize(pic.digits, ctx.profile.binarySizes);
+    }
+  }
+  return node;
+}
+
+/** Assigns offsets and sizes; resolves REDEFINES among siblings. */
+function place(node: Node, offset: number, ctx: Ctx): void {
+  node.offset = offset;
+  if (node.children.length > 0) {
+    let at = offset;
+    let previous: Node | null = null;
+    for (const child of node.children) {
+      if (child.entry.redefines !== undefined) {
+        const targetName = child.entry.redefines;
+        // the redefined item is the nearest earlier sibling that is not itself a redefinition
+        let base = previous;
+        while (base?.redefines) base = base.redefines;
+        if (base === null || base.name !== targetName) {
+          fail(ctx, child.entry, `REDEFINES ${targetName}: it must name the item just before (at the same level)`);
+        }
+        child.redefines = base;
+        place(child, base.offset, ctx);
+        if (child.size > base.size) {
+          fail(ctx, child.entry, `${child.name} (${child.size} bytes) is larger than the ${base.size}-byte ${base.name} it redefines`);
+        }
+      } else {
+        place(child, at, ctx);
+        at += child.size;
+      }
+      previous = child;
+    }
+    node.length = at - offset;
+  }
+  node.size = node.length * (node.occurs?.max ?? 1);
+}
+
+/** Resolves a name, qualified as `NAME OF GROUP OF …`, to exactly one item. */
+export function findByName(root: Node, qualified: string): Node[] {
+  const [name, ...qualifiers] = qualified.toUpperCase().split(/\s+(?:OF|IN)\s+/);
+  const found: Node[] = [];
+  const visit = (n: Node) => {
+    if (n.name === name) {
+      let q = 0;
+      for (let p = n.parent; p !== null && q < qualifiers.length; p = p.parent) if (p.name === qualifiers[q]) q++;
+      if (q === qualifiers.length) found.push(n);
+    }
+    n.children.forEach(visit);
+  };
+  visit(root);
+  return found;
+}
+
+function inTable(n: Node): boolean {
+  for (let p: Node | null = n; p !== null; p = p.parent) if (p.occurs) return true;
+  return false;
+}
+
+function underRedefines(n: Node): boolean {
+  for (let p: Node | null = n; p !== null; p = p.parent) if (p.redefines || p.entry.redefines) return true;
+  return false;
+}
+
+function* walk(n: Node): Generator<Node> {
+  yield n;
+  for (const c of n.children) yield* walk(c);
+}
+
+function resolveOdo(root: Node, ctx: Ctx): Node | null {
+  let odo: Node | null = null;
+  for (const n of walk(root)) {
+    const dep = n.occurs?.dependingOn;
+    if (dep === undefined) continue;
+    if (odo !== null) fail(ctx, n.entry, 'only one OCCURS DEPENDING ON table per record is supported', true);
+    odo = n;
+    for (let p = n.parent; p !== null; p = p.parent) if (p.occurs) fail(ctx, n.entry, 'OCCURS DEPENDING ON inside another table is not supported', true);
+    if (underRedefines(n)) fail(ctx, n.entry, 'OCCURS DEPENDING ON inside REDEFINES is not supported', true);
+    if (n.offset + n.size !== root.size) fail(ctx, n.entry, `the OCCURS DEPENDING ON table ${n.name} must be the last item of the record`, true);
+    const matches = findByName(root, dep);
+    if (matches.length !== 1) fail(ctx, n.entry, matches.length === 0 ? `DEPENDING ON ${dep}: no such item` : `DEPENDING ON ${dep}: the name is ambiguous; qualify it with OF`);
+    const counter = matches[0]!;
+    if (counter.kind !== 'numeric' || (counter.picture?.scale ?? 0) !== 0) fail(ctx, n.entry, `DEPENDING ON ${dep}: the counter must be a numeric integer item`);
+    if (inTable(counter)) fail(ctx, n.entry, `DEPENDING ON ${dep}: the counter must not be inside a table`);
+    if (counter.offset + counter.size > n.offset) fail(ctx, n.entry, `DEPENDING ON ${dep}: the counter must come before the table`);
+    n.counter = counter;
+  }
+  return odo;
+}
+
+function mappingTarget(root: Node, key: string): Node {
+  const matches = findByName(root, key);
+  if (matches.length === 0) throw new MappingError(key, 'no such item in the copybook');
+  if (matches.length > 1) throw new MappingError(key, 'the name is ambiguous; qualify it as "NAME OF GROUP"');
+  return matches[0]!;
+}
+
+/** Gives every item its JSON key and path, applying the mapping; checks for clashes. */
+function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
+  const renamed = new Map<Node, string | false>();
+  for (const [key, to] of Object.entries(mapping?.fields ?? {})) {
+    if (to !== false && (typeof to !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(to))) throw new MappingError(key, 'the JSON name must be an identifier, or false to omit the field');
+    renamed.set(mappingTarget(root, key), to);
+  }
+  const selected = new Map<Node, Node>();
+  for (const [key, viewName] of Object.entries(mapping?.redefines ?? {})) {
+    const base = mappingTarget(root, key);
+    if (base.redefines) throw new MappingError(key, `${base.name} redefines ${base.redefines.name}; name the redefined item`);
+    const view = mappingTarget(root, viewName);
+    if (view !== base && view.redefines !== base) throw new MappingError(key, `${view.name} is not a view of ${base.name}`);
+    selected.set(base, view);
+  }
+  const visit = (n: Node, prefix: string) => {
+    const keys = new Map<string, Node>();
+    for (const child of n.children) {
+      const base = child.redefines ?? child;
+      const shown = (selected.get(base) ?? base) === child;
+      const rename = renamed.get(child);
+      if (child.name === 'FILLER' || !shown || rename === false) continue;
+      child.key = rename ?? jsonNameOf(child.name);
+      const clash = keys.get(child.key);
+      if (clash) fail(ctx, child.entry, `${child.name} and ${clash.name} both map to the JSON name "${child.key}"; rename one in the mapping`);
+      keys.set(child.key, child);
+      child.path = `${prefix}${prefix === '' ? '' : '.'}${child.key}${child.occurs ? '[]' : ''}`;
+      visit(child, child.path);
+    }
+  };
+  root.path = '';
+  root.key = '';
+  visit(root, '');
+}
+
+export function buildLayout(entries: Entry[], options: { fileName: string; profile: PlatformProfile; record?: string; mapping?: FieldMapping }): BuiltLayout {
+  const ctx: Ctx = { fileName: options.fileName, profile: options.profile };
+  const defaultName = options.fileName.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '').toUpperCase() || 'RECORD';
+  const rootEntry = nest(entries, ctx, options.record, defaultName);
+  const root = build(rootEntry, null, {}, ctx);
+  place(root, 0, ctx);
+  if (root.size === 0) fail(ctx, rootEntry, 'the record has no storage');
+  const odo = resolveOdo(root, ctx);
+  name(root, options.mapping, ctx);
+  const minLength = odo ? root.size - (odo.occurs!.max - odo.occurs!.min) * odo.length : root.size;
+  return { root, odo, maxLength: root.size, minLength };
+}
+
+export type { Literal };

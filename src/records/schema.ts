@@ -1,0 +1,89 @@
+/** JSON Schema (draft 2020-12 subset, also valid for Ajv/TypeBox users) generated from a layout. */
+import { pictureMax } from './decimal.ts';
+import type { Node } from './layout.ts';
+import type { Literal } from './parser.ts';
+import { literalJson } from './specs.ts';
+
+export type JsonSchema = Record<string, unknown>;
+
+function conditionValue(lit: Literal, numeric: boolean): string | number | undefined {
+  if (lit.kind === 'string') return numeric ? undefined : lit.text.replace(/ +$/, '');
+  if (lit.kind === 'number') return numeric ? Number(lit.text) : undefined;
+  if (lit.kind === 'figurative') {
+    if (lit.name === 'ZERO') return numeric ? 0 : undefined;
+    if (lit.name === 'SPACE') return numeric ? undefined : '';
+  }
+  return undefined;
+}
+
+function elementarySchema(n: Node, annotate: boolean): JsonSchema {
+  const pic = n.picture!;
+  const schema: JsonSchema = {};
+  if (n.kind !== 'numeric') {
+    schema.type = 'string';
+    schema.maxLength = n.length;
+    if (n.kind === 'alphabetic') schema.pattern = '^[A-Za-z ]*$';
+  } else if (pic.digits > 15) {
+    schema.type = 'string';
+    const intDigits = pic.digits - pic.scale;
+    schema.pattern = `^${pic.signed ? '-?' : ''}\\d{1,${Math.max(intDigits, 1)}}${pic.scale > 0 ? `(\\.\\d{1,${pic.scale}})?` : ''}$`;
+  } else {
+    schema.type = pic.scale === 0 ? 'integer' : 'number';
+    const max = Number(pictureMax(pic.digits, pic.scale));
+    if (n.usage === 'comp-5') {
+      const bits = n.length * 8;
+      schema.minimum = pic.signed ? -(2 ** (bits - 1)) / 10 ** pic.scale : 0;
+      schema.maximum = (pic.signed ? 2 ** (bits - 1) - 1 : 2 ** bits - 1) / 10 ** pic.scale;
+    } else {
+      schema.minimum = pic.signed ? -max : 0;
+      schema.maximum = max;
+    }
+  }
+  const conditions = n.entry.conditions;
+  if (conditions.length > 0) {
+    const numeric = n.kind === 'numeric';
+    const values: Array<string | number> = [];
+    const ranges: JsonSchema[] = [];
+    for (const c of conditions) {
+      for (const v of c.conditionValues ?? []) {
+        const from = conditionValue(v.from, numeric);
+        if (from === undefined) continue;
+        if (v.to === undefined) values.push(from);
+        else {
+          const to = conditionValue(v.to, numeric);
+          if (numeric && typeof to === 'number') ranges.push({ minimum: from, maximum: to });
+        }
+      }
+    }
+    if (ranges.length === 0) schema.enum = [...new Set(values)];
+    else schema.anyOf = [...(values.length > 0 ? [{ enum: [...new Set(values)] }] : []), ...ranges];
+    if (annotate) schema['x-conditions'] = Object.fromEntries(conditions.map((c) => [c.name, (c.conditionValues ?? []).map((v) => (v.to ? [conditionValue(v.from, numeric), conditionValue(v.to, numeric)] : conditionValue(v.from, numeric)))]));
+  }
+  const dflt = literalJson(n);
+  if (dflt !== undefined) schema.default = dflt;
+  return schema;
+}
+
+function itemSchema(n: Node, annotate: boolean): JsonSchema {
+  let schema: JsonSchema;
+  if (n.children.length > 0) {
+    const properties: Record<string, JsonSchema> = {};
+    for (const c of n.children) if (c.key !== null) properties[c.key] = withOccurs(c, annotate);
+    schema = { type: 'object', properties, additionalProperties: false };
+  } else {
+    schema = elementarySchema(n, annotate);
+  }
+  if (annotate) schema['x-cobol'] = { name: n.name, offset: n.offset, length: n.length, usage: n.usage, ...(n.picture ? { picture: n.picture.normalized } : {}) };
+  return schema;
+}
+
+function withOccurs(n: Node, annotate: boolean): JsonSchema {
+  const item = itemSchema(n, annotate);
+  if (!n.occurs) return item;
+  return { type: 'array', items: item, maxItems: n.occurs.max, ...(n.occurs.dependingOn ? { minItems: n.occurs.min } : {}) };
+}
+
+/** With `annotate`, each item carries `x-cobol` (name, offset, length, usage, picture) and `x-conditions`. */
+export function schemaOf(root: Node, annotate = false): JsonSchema {
+  return { $schema: 'https://json-schema.org/draft/2020-12/schema', title: root.name, ...itemSchema(root, annotate) };
+}
