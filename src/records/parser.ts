@@ -241,6 +241,8 @@ class EntryParser {
         entry.blankWhenZero = true;
       } else if (w === 'SYNC' || w === 'SYNCHRONIZED' || w === 'EXTERNAL' || w === 'GLOBAL' || w === 'RENAMES') {
         this.fail(`${w} is not supported`, t, true);
+      } else if (/^\d{1,2}$/.test(w)) {
+        this.fail(`unexpected ${describe(t)} (is the period missing at the end of the entry before it?)`, t);
       } else {
         this.fail(`unexpected ${describe(t)}`, t);
       }

@@ -146,7 +146,8 @@ export function buildTemplate(root: Node, maxLength: number, profile: PlatformPr
           wrap(fileName, () => fillText(buf, off, n.length, lit, table, n));
           continue;
         }
-        for (const c of n.children) if (!redefining && c.redefines === undefined) visit(c, off + (c.offset - n.offset), false);
+        // views that redefine an area are visited for their checks only: the base view initialises the bytes
+        for (const c of n.children) visit(c, off + (c.offset - n.offset), redefining);
         continue;
       }
       if (redefining) continue;

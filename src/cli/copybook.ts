@@ -1,0 +1,167 @@
+/** `corebridge copybook inspect|encode|decode`. */
+import { readFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { compileCopybook, layoutItems, type CompileOptions, type CompiledLayout, type LayoutItem } from '../records/index.ts';
+import { UsageError, USAGE, type Io } from './main.ts';
+
+const OPTIONS = {
+  profile: { type: 'string' },
+  encoding: { type: 'string' },
+  'binary-sizes': { type: 'string' },
+  'comp5-byte-order': { type: 'string' },
+  'zoned-sign': { type: 'string' },
+  format: { type: 'string' },
+  record: { type: 'string' },
+  mapping: { type: 'string' },
+  binary: { type: 'boolean' },
+  json: { type: 'boolean' },
+  'json-schema': { type: 'boolean' },
+} as const;
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+  return value as T;
+}
+
+async function readStdin(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+export async function copybookCommand(argv: string[], io: Io): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n\n${USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  const [action, file, ...extra] = positionals;
+  if (action !== 'inspect' && action !== 'encode' && action !== 'decode') {
+    throw new UsageError(`copybook needs inspect, encode or decode${action ? ` (got "${action}")` : ''}\n\n${USAGE}`);
+  }
+  if (file === undefined) throw new UsageError(`copybook ${action} needs a copybook file\n\n${USAGE}`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+
+  const options: CompileOptions & { record?: string } = { fileName: file };
+  const profile = oneOf('profile', values.profile, ['zos', 'gnucobol'] as const);
+  if (profile) options.profile = profile;
+  const encoding = oneOf('encoding', values.encoding, ['ascii', 'latin1', 'cp037', 'cp1140'] as const);
+  if (encoding) options.encoding = encoding;
+  const binarySizes = oneOf('binary-sizes', values['binary-sizes'], ['ibm', 'gnucobol'] as const);
+  if (binarySizes) options.binarySizes = binarySizes;
+  const order = oneOf('comp5-byte-order', values['comp5-byte-order'], ['big', 'little'] as const);
+  if (order) options.comp5ByteOrder = order;
+  const zonedSign = oneOf('zoned-sign', values['zoned-sign'], ['ebcdic', 'ascii'] as const);
+  if (zonedSign) options.zonedSign = zonedSign;
+  const format = oneOf('format', values.format, ['fixed', 'free', 'auto'] as const);
+  if (format) options.format = format;
+  if (values.record) options.record = values.record;
+  if (values.mapping) {
+    try {
+      options.mapping = JSON.parse(await readFile(values.mapping, 'utf8'));
+    } catch (e) {
+      throw new UsageError(`cannot read mapping ${values.mapping}: ${(e as Error).message}`, 1);
+    }
+  }
+
+  let source: string;
+  try {
+    source = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, 1);
+  }
+  const layout = compileCopybook(source, options);
+
+  if (action === 'inspect') {
+    if (values.json && values['json-schema']) throw new UsageError('choose one of --json and --json-schema');
+    if (values['json-schema']) io.stdout.write(`${JSON.stringify(layout.jsonSchema({ annotate: true }), null, 2)}\n`);
+    else if (values.json) io.stdout.write(`${JSON.stringify(layoutJson(layout), null, 2)}\n`);
+    else io.stdout.write(inspectTable(layout));
+    return 0;
+  }
+
+  const input = await readStdin(io.stdin);
+  if (action === 'encode') {
+    let json: unknown;
+    try {
+      json = JSON.parse(input.toString('utf8'));
+    } catch (e) {
+      throw new UsageError(`stdin is not valid JSON: ${(e as Error).message}`, 1);
+    }
+    const bytes = layout.encode(json);
+    if (values.binary) io.stdout.write(bytes);
+    else io.stdout.write(`${bytes.toString('hex')}\n`);
+    return 0;
+  }
+
+  let bytes: Buffer;
+  if (values.binary) bytes = input;
+  else {
+    const hex = input.toString('latin1').replace(/\s+/g, '');
+    if (!/^([0-9a-fA-F]{2})*$/.test(hex)) {
+      const bad = hex.search(/[^0-9a-fA-F]/);
+      throw new UsageError(bad >= 0 ? `stdin is not hex: "${hex[bad]}" at character ${bad}` : 'stdin is not hex: odd number of digits', 1);
+    }
+    bytes = Buffer.from(hex, 'hex');
+  }
+  io.stdout.write(`${JSON.stringify(layout.decode(bytes), null, 2)}\n`);
+  return 0;
+}
+
+function layoutJson(layout: CompiledLayout) {
+  return { name: layout.name, profile: layout.profile, minLength: layout.minLength, maxLength: layout.maxLength, root: layout.root };
+}
+
+function usageText(item: LayoutItem): string {
+  if (item.kind === 'group') return 'group';
+  const usage = { display: 'DISPLAY', binary: 'COMP', 'comp-5': 'COMP-5', 'packed-decimal': 'COMP-3' }[item.usage];
+  let sign = '';
+  if (item.sign && (item.sign.position === 'leading' || item.sign.separate)) {
+    sign = ` SIGN ${item.sign.position.toUpperCase()}${item.sign.separate ? ' SEPARATE' : ''}`;
+  }
+  return `${usage} ${item.picture}${sign}`;
+}
+
+function occursText(item: LayoutItem): string {
+  const o = item.occurs;
+  if (!o) return '';
+  return o.dependingOn ? `${o.min} TO ${o.max} DEPENDING ON ${o.dependingOn}` : `${o.max}`;
+}
+
+/** A plain-text table of every item. */
+export function inspectTable(layout: CompiledLayout): string {
+  const header = ['JSON PATH', 'LEVEL', 'COBOL NAME', 'OFFSET', 'LENGTH', 'USAGE / PICTURE', 'OCCURS', 'NOTES'];
+  const rows: string[][] = [];
+  const depth = new Map<LayoutItem, number>();
+  for (const item of layoutItems(layout.root)) {
+    const d = depth.get(item) ?? 0;
+    for (const c of item.children ?? []) depth.set(c, d + 1);
+    const notes: string[] = [];
+    if (item.redefines) notes.push(`REDEFINES ${item.redefines}`);
+    if (item.jsonPath === null && item.cobolName !== 'FILLER') notes.push(item.redefines ? 'view not selected' : 'not in JSON');
+    if (item.value !== undefined) notes.push(`VALUE ${typeof item.value === 'string' && !/^[A-Z-]+$/.test(item.value) ? `'${item.value}'` : item.value}`);
+    if (item.justifiedRight) notes.push('JUSTIFIED RIGHT');
+    if (item.blankWhenZero) notes.push('BLANK WHEN ZERO');
+    for (const c of item.conditions ?? []) notes.push(`88 ${c.name}`);
+    rows.push([
+      item.jsonPath === '' ? '(record)' : item.jsonPath ?? '-',
+      String(item.level).padStart(2, '0'),
+      `${'  '.repeat(d)}${item.cobolName}`,
+      String(item.offset),
+      String(item.length),
+      usageText(item),
+      occursText(item),
+      notes.join('; '),
+    ]);
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const length = layout.minLength === layout.maxLength ? `${layout.maxLength} bytes` : `${layout.minLength} to ${layout.maxLength} bytes`;
+  const p = layout.profile;
+  return `${layout.name}: ${length}; ${p.charset}, ${p.zonedSign} zoned signs, ${p.binarySizes} binary sizes, COMP-5 ${p.comp5ByteOrder}-endian\n\n` +
+    `${line(header)}\n${rows.map(line).join('\n')}\n`;
+}
+

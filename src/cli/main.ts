@@ -1,0 +1,48 @@
+/** The `corebridge` command: dispatches to subcommands; every failure is a message on stderr and a non-zero exit. */
+import { copybookCommand } from './copybook.ts';
+
+export interface Io {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** A failure the user can act on: printed without a stack trace. */
+export class UsageError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode = 2) {
+    super(message);
+    this.exitCode = exitCode;
+  }
+}
+
+export const USAGE = `Usage: corebridge <command> [options]
+
+Commands:
+  copybook inspect FILE.cpy [--json | --json-schema]   fields: JSON path, COBOL name, offset, length, usage/picture
+  copybook encode  FILE.cpy [--binary]                 JSON on stdin → record (lowercase hex, or raw with --binary)
+  copybook decode  FILE.cpy [--binary]                 record (hex, or raw with --binary) on stdin → JSON
+
+Copybook options:
+  --profile zos|gnucobol        platform profile (default zos: EBCDIC cp037, binary 2/4/8 bytes)
+  --encoding ascii|latin1|cp037|cp1140
+  --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
+  --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
+  --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
+`;
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+      io.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    }
+    if (command === 'copybook') return await copybookCommand(rest, io);
+    throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
+  } catch (e) {
+    const exitCode = e instanceof UsageError ? e.exitCode : 1;
+    io.stderr.write(`corebridge: ${e instanceof Error ? e.message : String(e)}\n`);
+    return exitCode;
+  }
+}
