@@ -36,7 +36,8 @@ export function analyzePicture(text: string, where: { fileName: string; line: nu
   for (const s of symbols) counts.set(s, (counts.get(s) ?? 0) + 1);
   for (const s of counts.keys()) {
     if (s === 'P') fail('the scaling symbol P is not supported', true);
-    if (!'SV9XA'.includes(s)) fail(`symbol "${s}" (editing pictures) is not supported`, true);
+    if ('ZB0/,.+-CRD$*E'.includes(s)) fail(`symbol "${s}" (numeric-edited pictures) is not supported`, true);
+    if (!'SV9XA'.includes(s)) fail(`"${s}" is not a picture symbol`);
   }
   const x = counts.get('X') ?? 0;
   const a = counts.get('A') ?? 0;

@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+const BIN = join(import.meta.dirname, '../../bin/corebridge.ts');
+
+/** Runs the real command in a child process, as a user would. */
+function run(args: string[], input?: string | Buffer) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { input: typeof input === 'string' ? Buffer.from(input) : input });
+  return { code: r.status, stdout: r.stdout.toString('latin1'), stderr: r.stderr.toString('utf8'), raw: r.stdout };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'corebridge-cli-'));
+const cpy = join(dir, 'payment.cpy');
+writeFileSync(cpy, [
+  '      * payment instruction',
+  '       01  PAY-REC.',
+  '           05  PAY-ID        PIC X(8).',
+  '           05  PAY-AMOUNT    PIC S9(9)V99 COMP-3.',
+  '           05  PAY-CCY       PIC X(3) VALUE "EUR".',
+  '           05  PAY-LEGS      PIC 9.',
+  '           05  PAY-LEG OCCURS 0 TO 2 DEPENDING ON PAY-LEGS.',
+  '               10  LEG-ACCT  PIC X(4).',
+].join('\n'));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('inspect prints a table of fields with offsets and lengths', () => {
+  const r = run(['copybook', 'inspect', cpy]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^PAY-REC: 18 to 26 bytes; cp037/);
+  assert.match(r.stdout, /payAmount\s+05\s+PAY-AMOUNT\s+8\s+6\s+COMP-3 S9\(9\)V9\(2\)/);
+  assert.match(r.stdout, /payLeg\[\]\.legAcct\s+10\s+LEG-ACCT\s+18\s+4\s+DISPLAY X\(4\)/);
+  assert.match(r.stdout, /0 TO 2 DEPENDING ON PAY-LEGS/);
+});
+
+test('inspect --json-schema and --json print machine-readable documents', () => {
+  const schema = JSON.parse(run(['copybook', 'inspect', cpy, '--json-schema']).stdout);
+  assert.deepEqual(schema.properties.payCcy.default, 'EUR');
+  assert.equal(schema.properties.payLeg.maxItems, 2);
+  const layout = JSON.parse(run(['copybook', 'inspect', cpy, '--json', '--profile', 'gnucobol']).stdout);
+  assert.deepEqual([layout.maxLength, layout.profile.charset, layout.root.children[1].jsonPath], [26, 'ascii', 'payAmount']);
+});
+
+test('encode prints lowercase hex; decode reads it back', () => {
+  const json = JSON.stringify({ payId: 'P1', payAmount: '-1234.5', payLeg: [{ legAcct: 'A1' }] });
+  const enc = run(['copybook', 'encode', cpy, '--profile', 'gnucobol'], json);
+  assert.equal(enc.code, 0, enc.stderr);
+  assert.equal(enc.stdout, `${Buffer.from('P1      ').toString('hex')}00000123450d${Buffer.from('EUR1A1  ').toString('hex')}\n`);
+  const dec = run(['copybook', 'decode', cpy, '--profile', 'gnucobol'], enc.stdout);
+  assert.equal(dec.code, 0, dec.stderr);
+  assert.deepEqual(JSON.parse(dec.stdout), { payId: 'P1', payAmount: -1234.5, payCcy: 'EUR', payLegs: 1, payLeg: [{ legAcct: 'A1' }] });
+});
+
+test('--binary writes and reads raw bytes; --encoding overrides the profile', () => {
+  const enc = run(['copybook', 'encode', cpy, '--binary', '--encoding', 'ascii'], '{"payId":"X"}');
+  assert.equal(enc.code, 0, enc.stderr);
+  assert.equal(enc.raw.length, 18);
+  assert.equal(enc.raw.subarray(0, 1).toString('latin1'), 'X');
+  const dec = run(['copybook', 'decode', cpy, '--binary', '--encoding', 'ascii'], enc.raw);
+  assert.equal(JSON.parse(dec.stdout).payId, 'X');
+});
+
+test('errors go to stderr with a non-zero exit, naming the path, offset or line', () => {
+  const tooBig = run(['copybook', 'encode', cpy], '{"payAmount": 1e10}');
+  assert.equal(tooBig.code, 1);
+  assert.match(tooBig.stderr, /^corebridge: payAmount: 10000000000 has too many digits for PIC S9\(9\)V9\(2\)/);
+  assert.equal(tooBig.stdout, '');
+  const short = run(['copybook', 'decode', cpy], 'c1c2');
+  assert.equal(short.code, 1);
+  assert.match(short.stderr, /corebridge: offset 2 \(PAY-ID\): the record is 2 bytes/);
+  const badHex = run(['copybook', 'decode', cpy], 'zz');
+  assert.match(badHex.stderr, /stdin is not hex: "z" at character 0/);
+  const badJson = run(['copybook', 'encode', cpy], '{');
+  assert.match(badJson.stderr, /stdin is not valid JSON/);
+  const bad = join(dir, 'bad.cpy');
+  writeFileSync(bad, '       01 R.\n           05 A PIC Q(3).\n');
+  const compile = run(['copybook', 'inspect', bad]);
+  assert.equal(compile.code, 1);
+  assert.match(compile.stderr, new RegExp(`${bad.replace(/[/\\.]/g, '\\$&')}:2:21: PIC Q\\(3\\): "Q" is not a picture symbol`));
+  assert.match(run(['copybook', 'inspect', join(dir, 'missing.cpy')]).stderr, /cannot read .*missing\.cpy: no such file/);
+  const usage = run(['copybook', 'frobnicate', cpy]);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /copybook needs inspect, encode or decode \(got "frobnicate"\)/);
+  assert.match(run(['copybook', 'inspect', cpy, '--profile', 'vms']).stderr, /--profile must be one of zos, gnucobol/);
+  assert.equal(run([]).code, 2);
+});
