@@ -1,0 +1,104 @@
+/**
+ * Development issuer: until the identity provider lands, the server signs its own access tokens.
+ * The signing key is created under DATA_DIR at first start (owner-only file) and never leaves it;
+ * its public half is published as a JWKS.
+ */
+import { randomUUID } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import {
+  calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK, type KeyObject,
+} from 'jose';
+import type { Role } from './roles.ts';
+
+export const SIGNING_ALG = 'ES256';
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
+
+export interface DevIssuer {
+  issuer: string;
+  audience: string;
+  jwks: { keys: JWK[] };
+  sign(claims: AccessTokenClaims, options?: SignOptions): Promise<string>;
+}
+
+export interface AccessTokenClaims {
+  subject: string;
+  role: Role;
+  customerId?: string;
+  clientId?: string;
+  scopes: readonly string[];
+}
+
+export interface SignOptions {
+  /** Lifetime in seconds (default 600). */
+  ttlSeconds?: number;
+  /** Override for tests: issued-at (epoch seconds). */
+  issuedAt?: number;
+  audience?: string;
+  notBefore?: number;
+}
+
+export function signingKeyFile(dataDir: string): string {
+  return join(dataDir, 'dev-issuer', 'signing-key.jwk.json');
+}
+
+async function loadOrCreateKey(file: string): Promise<JWK> {
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as JWK;
+  const { privateKey } = await generateKeyPair(SIGNING_ALG, { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  jwk.kid = await calculateJwkThumbprint(jwk);
+  jwk.alg = SIGNING_ALG;
+  jwk.use = 'sig';
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  // Write-then-rename so two processes starting at once never read a half-written key.
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, JSON.stringify(jwk), { mode: 0o600 });
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as JWK;
+  renameSync(temp, file);
+  chmodSync(file, 0o600);
+  return jwk;
+}
+
+export async function openDevIssuer(options: { dataDir: string; issuer: string; audience: string }): Promise<DevIssuer> {
+  const privateJwk = await loadOrCreateKey(signingKeyFile(options.dataDir));
+  const { d: _private, ...publicJwk } = privateJwk;
+  const key = (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey | KeyObject;
+  return {
+    issuer: options.issuer,
+    audience: options.audience,
+    jwks: { keys: [publicJwk] },
+    async sign(claims, signOptions = {}) {
+      const iat = signOptions.issuedAt ?? Math.floor(Date.now() / 1000);
+      const jwt = new SignJWT({
+        scope: claims.scopes.join(' '),
+        role: claims.role,
+        ...(claims.customerId ? { customer_id: claims.customerId } : {}),
+        ...(claims.clientId ? { client_id: claims.clientId } : {}),
+      })
+        .setProtectedHeader({ alg: SIGNING_ALG, typ: ACCESS_TOKEN_TYPE, kid: privateJwk.kid })
+        .setIssuer(options.issuer)
+        .setAudience(signOptions.audience ?? options.audience)
+        .setSubject(claims.subject)
+        .setJti(randomUUID())
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + (signOptions.ttlSeconds ?? 600));
+      if (signOptions.notBefore !== undefined) jwt.setNotBefore(signOptions.notBefore);
+      return jwt.sign(key);
+    },
+  };
+}
+
+/** The OpenID Provider metadata of the development issuer (discovery document). */
+export function openIdConfiguration(issuer: string, scopes: readonly string[]) {
+  return {
+    issuer,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    scopes_supported: scopes,
+    response_types_supported: ['code'],
+    grant_types_supported: [] as string[],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [SIGNING_ALG],
+    token_endpoint_auth_methods_supported: [] as string[],
+    code_challenge_methods_supported: ['S256'],
+  };
+}

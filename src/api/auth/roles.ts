@@ -1,0 +1,51 @@
+/** The scope catalogue, the roles, and the demo identities of the development issuer. */
+export const SCOPES = [
+  'orders:read', 'orders:write', 'customers:read', 'customers:write', 'accounts:read',
+  'payments:read', 'payments:write', 'loans:read', 'loans:write',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+export type Role = 'customer' | 'agent' | 'partner';
+
+/** The most a token of each role may carry (least privilege: partners never touch money). */
+export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
+  customer: SCOPES,
+  agent: SCOPES,
+  partner: ['orders:read', 'orders:write', 'customers:read', 'customers:write'],
+};
+
+export interface Principal {
+  /** Token subject: a user name or a client id. */
+  subject: string;
+  role: Role;
+  /** The customer a `customer` principal is bound to. */
+  customerId: string | null;
+  scopes: ReadonlySet<string>;
+  /** Expiry, epoch seconds. */
+  expiresAt: number;
+}
+
+export interface DemoIdentity {
+  subject: string;
+  kind: 'user' | 'client';
+  role: Role;
+  customerId?: string;
+}
+
+/** Development identities; the identity provider of a later issue replaces them. */
+export const DEMO_IDENTITIES: readonly DemoIdentity[] = [
+  { subject: 'ada', kind: 'user', role: 'customer', customerId: '1001' },
+  { subject: 'alan', kind: 'user', role: 'customer', customerId: '1002' },
+  { subject: 'grace', kind: 'user', role: 'customer', customerId: '1003' },
+  { subject: 'clerk', kind: 'user', role: 'agent' },
+  { subject: 'acme-shop', kind: 'client', role: 'partner' },
+];
+
+export function findDemoIdentity(subject: string): DemoIdentity | undefined {
+  return DEMO_IDENTITIES.find((i) => i.subject === subject);
+}
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}

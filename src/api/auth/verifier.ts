@@ -1,0 +1,89 @@
+/**
+ * Access-token verification with jose: algorithm allowlist, typ, iss, aud, exp/nbf with a small skew.
+ * Verified tokens are cached until their `exp` — signature checks dominate the cost of a request.
+ */
+import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import { ACCESS_TOKEN_TYPE, SIGNING_ALG } from './dev-issuer.ts';
+import type { Principal, Role } from './roles.ts';
+
+export class TokenRejected extends Error {
+  override readonly name = 'TokenRejected';
+}
+
+export interface TokenVerifier {
+  verify(token: string): Promise<Principal>;
+}
+
+export interface VerifierOptions {
+  issuer: string;
+  audience: string;
+  jwks: JSONWebKeySet;
+  clockToleranceSeconds: number;
+  cacheSize: number;
+  now?: () => number;
+}
+
+const ROLES: readonly Role[] = ['customer', 'agent', 'partner'];
+
+function toPrincipal(payload: JWTPayload): Principal {
+  const role = payload['role'];
+  if (typeof payload.sub !== 'string' || !payload.sub) throw new TokenRejected('token has no subject');
+  if (typeof role !== 'string' || !ROLES.includes(role as Role)) throw new TokenRejected('token has no valid role');
+  const customerId = payload['customer_id'];
+  if (role === 'customer' && (typeof customerId !== 'string' || !/^[0-9]{1,10}$/.test(customerId))) {
+    throw new TokenRejected('customer token is not bound to a customer');
+  }
+  const scope = typeof payload['scope'] === 'string' ? payload['scope'] : '';
+  return {
+    subject: payload.sub,
+    role: role as Role,
+    customerId: role === 'customer' ? (customerId as string) : null,
+    scopes: new Set(scope.split(' ').filter(Boolean)),
+    expiresAt: payload.exp ?? 0,
+  };
+}
+
+export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
+  const keySet = createLocalJWKSet(options.jwks);
+  const now = options.now ?? Date.now;
+  const cache = new Map<string, Principal>();
+
+  return {
+    async verify(token) {
+      const cached = cache.get(token);
+      if (cached) {
+        if (cached.expiresAt * 1000 > now()) return cached;
+        cache.delete(token);
+      }
+      let payload: JWTPayload;
+      try {
+        ({ payload } = await jwtVerify(token, keySet, {
+          issuer: options.issuer,
+          audience: options.audience,
+          algorithms: [SIGNING_ALG],
+          typ: ACCESS_TOKEN_TYPE,
+          clockTolerance: options.clockToleranceSeconds,
+          requiredClaims: ['exp', 'iat', 'sub'],
+          currentDate: new Date(now()),
+        }));
+      } catch (error) {
+        if (error instanceof joseErrors.JOSEError) throw new TokenRejected(describe(error));
+        throw error;
+      }
+      const principal = toPrincipal(payload);
+      if (options.cacheSize > 0) {
+        // Oldest entry out first: a Map iterates in insertion order.
+        if (cache.size >= options.cacheSize) cache.delete(cache.keys().next().value!);
+        cache.set(token, principal);
+      }
+      return principal;
+    },
+  };
+}
+
+function describe(error: InstanceType<typeof joseErrors.JOSEError>): string {
+  if (error instanceof joseErrors.JWTExpired) return 'the access token expired';
+  if (error instanceof joseErrors.JWTClaimValidationFailed) return `the access token's ${error.claim} claim is not accepted`;
+  if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'the access token signature is invalid';
+  return 'the access token is invalid';
+}

@@ -1,0 +1,80 @@
+/**
+ * The API's side of the transport: builds the CBHDR header from the request (correlation id, caller,
+ * idempotency key), encodes the transaction record, and maps the back-end's return codes to HTTP.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { MessageCatalog, TranCode } from '../backend/copybooks/index.ts';
+import { RC, readHeader, writeMessage } from '../backend/message.ts';
+import type { Transport } from '../transport/transport.ts';
+import { ApiError } from './errors.ts';
+
+export interface BackendOutcome {
+  /** true for a business rejection (RC 04): HTTP 200 with the reason in the body. */
+  rejected: boolean;
+  reasonCode: string;
+  body: Record<string, unknown>;
+}
+
+export interface BackendClient {
+  call(tran: TranCode, req: FastifyRequest, record: Record<string, unknown>): Promise<BackendOutcome>;
+}
+
+const ROLE_CODES = { customer: 'CUSTOMER', agent: 'AGENT', partner: 'PARTNER' } as const;
+
+export function createBackendClient(catalog: MessageCatalog, transport: Transport): BackendClient {
+  return {
+    async call(tran, req, record) {
+      const principal = req.principal;
+      if (!principal) throw new Error('back-end call without an authenticated caller');
+      const request = writeMessage(
+        catalog,
+        {
+          tranCode: tran,
+          correlationId: req.id,
+          principal: principal.subject,
+          role: ROLE_CODES[principal.role],
+          customerId: principal.customerId ?? '',
+          idempotencyKey: req.idempotency?.key ?? '',
+          returnCode: 0,
+          reasonCode: '',
+          reasonText: '',
+        },
+        catalog.request(tran),
+        record,
+      );
+      let response: Buffer;
+      try {
+        response = await transport.call(request);
+      } catch (error) {
+        req.log.error({ err: error }, 'back-end call failed');
+        throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
+      }
+      const { header, body } = readHeader(catalog, response);
+      const reason = header.reasonCode || undefined;
+      const text = header.reasonText || undefined;
+      switch (header.returnCode) {
+        case RC.OK:
+        case RC.REJECTED:
+          return {
+            rejected: header.returnCode === RC.REJECTED,
+            reasonCode: header.reasonCode,
+            body: catalog.response(tran).decode(body),
+          };
+        case RC.NOT_FOUND:
+          throw new ApiError('NOT_FOUND', text, { reason });
+        case RC.CONFLICT:
+          if (reason === 'IDEMPOTENCY_KEY_REUSED') throw new ApiError('IDEMPOTENCY_KEY_REUSED', text, { reason });
+          throw new ApiError('CONFLICT', text, { reason });
+        case RC.RULE_FAILED:
+          throw new ApiError('BUSINESS_RULE_VIOLATION', text, { reason });
+        case RC.INVALID_INPUT:
+          throw new ApiError('VALIDATION_FAILED', text, { reason });
+        case RC.STALE_VERSION:
+          throw new ApiError('PRECONDITION_FAILED', text, { reason });
+        default:
+          req.log.error({ rc: header.returnCode, reason }, 'back-end abended');
+          throw new ApiError('INTERNAL_ERROR');
+      }
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * Authentication and route-level authorization. Each route's entry in the route table decides: no
+ * entry and not public → the app refuses to start. 401 for a missing/invalid/expired token (with
+ * WWW-Authenticate per RFC 6750), 403 for a valid token without the route's scope or role.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.ts';
+import { TokenRejected, type TokenVerifier } from '../auth/verifier.ts';
+import type { Principal } from '../auth/roles.ts';
+import type { RouteAccess } from '../route-table.ts';
+
+const REALM = 'corebridge';
+
+function bearerToken(req: FastifyRequest): string | undefined {
+  const header = req.headers.authorization;
+  if (!header) return undefined;
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
+  if (!match) throw new TokenRejected('the Authorization header is not a bearer token');
+  return match[1];
+}
+
+export function installAuth(app: FastifyInstance, verifier: TokenVerifier): void {
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRoute', (route) => {
+    const config = route.config as { access?: RouteAccess; public?: true } | undefined;
+    // HEAD routes are generated from GET ones and inherit their config.
+    if (!config?.access && !config?.public) {
+      throw new Error(`route ${route.method} ${route.url} has no entry in the route table and is not public`);
+    }
+  });
+
+  app.addHook('onRequest', async (req) => {
+    const access = req.routeOptions.config.access;
+    if (!access) return;
+    req.principal = await authenticate(req);
+    authorize(req.principal, access);
+  });
+
+  async function authenticate(req: FastifyRequest): Promise<Principal> {
+    let token: string | undefined;
+    try {
+      token = bearerToken(req);
+      if (!token) {
+        throw new ApiError('UNAUTHENTICATED', 'an access token is required', {
+          headers: { 'www-authenticate': `Bearer realm="${REALM}"` },
+        });
+      }
+      return await verifier.verify(token);
+    } catch (error) {
+      if (!(error instanceof TokenRejected)) throw error;
+      req.log.info({ reason: error.message }, 'authentication failed');
+      throw new ApiError('UNAUTHENTICATED', error.message, {
+        headers: {
+          'www-authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="${error.message}"`,
+        },
+      });
+    }
+  }
+
+  function authorize(principal: Principal, access: RouteAccess): void {
+    if (!principal.scopes.has(access.scope)) {
+      throw new ApiError('INSUFFICIENT_SCOPE', `this operation needs the scope ${access.scope}`, {
+        headers: {
+          'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope", scope="${access.scope}"`,
+        },
+      });
+    }
+    if (!access.roles.includes(principal.role)) {
+      throw new ApiError('FORBIDDEN', `the ${principal.role} role may not perform this operation`);
+    }
+  }
+}
+
+/** `customer-in-request` rule: a customer may only name themselves; fails closed with 404. */
+export function assertMayNameCustomer(principal: Principal | null, customerId: string): void {
+  if (!principal) throw new ApiError('NOT_FOUND');
+  if (principal.role === 'customer' && principal.customerId !== customerId) {
+    throw new ApiError('NOT_FOUND', 'customer not found');
+  }
+}

@@ -1,0 +1,78 @@
+/** The one error handler: every failure becomes RFC 9457 problem+json with a code from the closed set. */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RecordEncodeError } from '../../records/index.ts';
+import { ApiError, toProblem, type Violation } from '../errors.ts';
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+const PARTS: Record<string, Violation['in']> = { body: 'body', params: 'path', querystring: 'query', headers: 'header' };
+
+function violations(error: FastifyError & { validation?: AjvError[]; validationContext?: string }): Violation[] {
+  const where = PARTS[error.validationContext ?? 'body'] ?? 'body';
+  return (error.validation ?? []).map((v) => {
+    let pointer = v.instancePath;
+    let detail = v.message ?? 'is invalid';
+    if (v.keyword === 'required') pointer += `/${String(v.params['missingProperty'])}`, detail = 'is required';
+    if (v.keyword === 'additionalProperties') {
+      pointer += `/${String(v.params['additionalProperty'])}`;
+      detail = 'is not a known field';
+    }
+    return { pointer, in: where, detail };
+  });
+}
+
+/** Maps anything thrown to the ApiError the client sees. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof RecordEncodeError) {
+    // The schema should have caught it; the record is stricter than JSON (lengths, digits).
+    return new ApiError('VALIDATION_FAILED', `a value does not fit the record: ${error.reason}`, {
+      violations: [{ pointer: '', in: 'body', detail: error.reason }],
+    });
+  }
+  const e = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
+  if (e.validation) {
+    return new ApiError('VALIDATION_FAILED', 'the request does not match the schema', { violations: violations(e) });
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PAYLOAD_TOO_LARGE');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('MALFORMED_REQUEST', 'the body is empty');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('MALFORMED_REQUEST', 'the body is not valid JSON');
+    default:
+  }
+  if (e.statusCode === 400) return new ApiError('MALFORMED_REQUEST', 'the body is not valid JSON');
+  if (e.statusCode === 404) return new ApiError('NOT_FOUND');
+  if (e.statusCode === 405) return new ApiError('METHOD_NOT_ALLOWED');
+  if (e.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE');
+  if (e.statusCode === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  return new ApiError('INTERNAL_ERROR');
+}
+
+export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: ApiError) {
+  reply.problemCode = error.code;
+  const path = req.url.split('?')[0] ?? req.url;
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .type('application/problem+json')
+    .send(toProblem(error, path, req.id));
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error, req, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) req.log.error({ err: error }, 'unhandled error');
+    return sendProblem(req, reply, apiError);
+  });
+  app.setNotFoundHandler((req, reply) => sendProblem(req, reply, new ApiError('NOT_FOUND', `no resource at ${req.method} ${req.url.split('?')[0]}`)));
+}

@@ -1,0 +1,77 @@
+/**
+ * Idempotency-Key on the routes whose table entry asks for it. Same key + same request → the first
+ * response again (Idempotent-Replayed: true); same key + different request → 422; the first still
+ * running → 409. Runs after authentication and validation, so only real attempts hold a key.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.ts';
+import type { IdempotencyStore } from '../idempotency/store.ts';
+
+const KEY = /^[A-Za-z0-9._:-]{1,64}$/;
+/** Response headers worth replaying. */
+const REPLAYED_HEADERS = ['location', 'etag'];
+
+function requestHash(req: FastifyRequest): string {
+  return createHash('sha256')
+    .update(JSON.stringify([req.method, req.routeOptions.url, req.params ?? null, req.body ?? null]))
+    .digest('base64url');
+}
+
+export function installIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
+  app.decorateRequest('idempotency', null);
+
+  app.addHook('preHandler', async (req, reply) => {
+    const mode = req.routeOptions.config.access?.idempotency;
+    if (!mode || !req.principal) return;
+    const raw = req.headers['idempotency-key'];
+    if (raw === undefined) {
+      if (mode === 'required') throw new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'send an Idempotency-Key header with this request');
+      return;
+    }
+    if (typeof raw !== 'string' || !KEY.test(raw)) {
+      throw new ApiError('VALIDATION_FAILED', 'Idempotency-Key must be 1–64 characters of A–Z a–z 0–9 . _ : -', {
+        violations: [{ pointer: '/idempotency-key', in: 'header', detail: 'is not a valid idempotency key' }],
+      });
+    }
+    const caller = req.principal.subject;
+    const begun = store.begin(caller, raw, requestHash(req));
+    switch (begun.outcome) {
+      case 'execute':
+        req.idempotency = { caller, key: raw };
+        return;
+      case 'mismatch':
+        throw new ApiError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was already used with a different request');
+      case 'in-flight':
+        throw new ApiError('IDEMPOTENCY_IN_PROGRESS', 'the first request with this Idempotency-Key is still running', {
+          headers: { 'retry-after': '1' },
+        });
+      case 'replay': {
+        const r = begun.response;
+        return reply.code(r.statusCode).headers(r.headers).header('idempotent-replayed', 'true').type(r.contentType).send(r.body);
+      }
+    }
+  });
+
+  app.addHook('onSend', async (req, reply, payload) => {
+    const held = req.idempotency;
+    if (!held) return payload;
+    req.idempotency = null;
+    if (reply.statusCode >= 500 || typeof payload !== 'string') {
+      store.release(held.caller, held.key);
+      return payload;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of REPLAYED_HEADERS) {
+      const value = reply.getHeader(name);
+      if (typeof value === 'string') headers[name] = value;
+    }
+    store.complete(held.caller, held.key, {
+      statusCode: reply.statusCode,
+      contentType: String(reply.getHeader('content-type') ?? 'application/json'),
+      headers,
+      body: payload,
+    });
+    return payload;
+  });
+}

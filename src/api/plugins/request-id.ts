@@ -1,0 +1,17 @@
+/** X-Request-ID: the client's value when well-formed, else a new UUID; echoed on every response. */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+export function requestIdFor(req: IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export function installRequestId(app: FastifyInstance): void {
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * Every route of the API in one table: method, path, the scope it needs, the roles that may call it,
+ * and its object-level (ownership) rule. Route files take their definitions from here; the auth
+ * plugin refuses to start with a route that has no entry.
+ */
+import type { Role, Scope } from './auth/roles.ts';
+
+/**
+ * - `customer-in-request`: a customer may only name their own customerId (path or body); the back-end
+ *   checks again.
+ * - `backend-owner`: the object's owner is known to the back-end only; it checks the caller from the
+ *   record header and answers "not found" for objects the caller may not see.
+ * - `caller-filtered`: a collection the back-end filters to what the caller may see.
+ * - `none`: no object involved.
+ */
+export type Ownership = 'customer-in-request' | 'backend-owner' | 'caller-filtered' | 'none';
+
+export interface RouteAccess {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  scope: Scope;
+  roles: readonly Role[];
+  ownership: Ownership;
+  /** Idempotency-Key handling. */
+  idempotency?: 'required' | 'optional';
+}
+
+const EVERYONE: readonly Role[] = ['customer', 'agent', 'partner'];
+const CUSTOMER_OR_STAFF: readonly Role[] = ['customer', 'agent'];
+
+export const ROUTES = {
+  createOrder: { method: 'POST', url: '/v1/orders', scope: 'orders:write', roles: EVERYONE, ownership: 'customer-in-request', idempotency: 'optional' },
+  getOrder: { method: 'GET', url: '/v1/orders/:orderId', scope: 'orders:read', roles: EVERYONE, ownership: 'backend-owner' },
+  listOrders: { method: 'GET', url: '/v1/orders', scope: 'orders:read', roles: EVERYONE, ownership: 'caller-filtered' },
+  updateOrder: { method: 'PUT', url: '/v1/orders/:orderId', scope: 'orders:write', roles: EVERYONE, ownership: 'backend-owner' },
+  cancelOrder: { method: 'DELETE', url: '/v1/orders/:orderId', scope: 'orders:write', roles: EVERYONE, ownership: 'backend-owner' },
+  getCustomer: { method: 'GET', url: '/v1/customers/:customerId', scope: 'customers:read', roles: EVERYONE, ownership: 'customer-in-request' },
+  createCustomer: { method: 'POST', url: '/v1/customers', scope: 'customers:write', roles: ['agent', 'partner'], ownership: 'none' },
+  updateCustomer: { method: 'PATCH', url: '/v1/customers/:customerId', scope: 'customers:write', roles: CUSTOMER_OR_STAFF, ownership: 'customer-in-request' },
+  getBalance: { method: 'GET', url: '/v1/accounts/:accountId/balance', scope: 'accounts:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
+  createPayment: { method: 'POST', url: '/v1/payments', scope: 'payments:write', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner', idempotency: 'required' },
+  getPayment: { method: 'GET', url: '/v1/payments/:paymentId', scope: 'payments:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
+  createLoanApplication: { method: 'POST', url: '/v1/loan-applications', scope: 'loans:write', roles: CUSTOMER_OR_STAFF, ownership: 'customer-in-request', idempotency: 'optional' },
+  getLoanApplication: { method: 'GET', url: '/v1/loan-applications/:loanId', scope: 'loans:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
+} as const satisfies Record<string, RouteAccess>;
+
+export type OperationId = keyof typeof ROUTES;
+
+/** Route config every route carries: its table entry, or `public` for health, discovery and docs. */
+export type RouteAccessConfig = { operationId: OperationId; access: RouteAccess } | { public: true };

@@ -1,0 +1,44 @@
+/** Helpers shared by the route files: registering from the route table, and the shared error responses. */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
+import type { BackendClient } from '../backend-client.ts';
+import { ROUTES, type OperationId } from '../route-table.ts';
+import { problem } from '../schemas/problem.ts';
+
+export type Api = FastifyInstance<
+  FastifyInstance['server'], any, any, FastifyInstance['log'], TypeBoxTypeProvider
+>;
+
+export interface RouteDeps {
+  backend: BackendClient;
+}
+
+/** Method, URL and config of an operation, from the route table. */
+export function fromTable(operationId: OperationId) {
+  const access = ROUTES[operationId];
+  return {
+    method: access.method,
+    url: access.url,
+    config: { operationId, access },
+  } as const;
+}
+
+/** Error responses every protected operation can give. */
+export function protectedErrors(tags: string[], operationId: OperationId, summary: string) {
+  const access = ROUTES[operationId];
+  return {
+    operationId,
+    tags,
+    summary,
+    description: `Scope \`${access.scope}\`; roles: ${access.roles.join(', ')}.`,
+    security: [{ bearerAuth: [access.scope] }],
+  } satisfies RouteShorthandOptions['schema'];
+}
+
+export const STANDARD_ERRORS = {
+  400: problem('Invalid input'),
+  401: problem('Missing, invalid or expired access token'),
+  403: problem('The token lacks the scope or the role for this operation'),
+  404: problem('Not found, or not visible to the caller'),
+  500: problem('Internal error'),
+};

@@ -1,0 +1,192 @@
+/** /v1/customers: read, create, update (JSON merge patch) — CUSINQ/CUSADD/CUSUPD. */
+import { Type, type Static } from 'typebox';
+import type { Principal } from '../auth/roles.ts';
+import { assertMayNameCustomer } from '../plugins/auth.ts';
+import { problem } from '../schemas/problem.ts';
+import { CustomerId, Timestamp } from '../schemas/common.ts';
+import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
+
+const Name = Type.String({ minLength: 1, maxLength: 70, pattern: '\\S' });
+const Email = Type.String({ format: 'email', maxLength: 254 });
+const Phone = Type.String({ pattern: '^\\+?[0-9 ()-]{4,20}$', maxLength: 20 });
+const BirthDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+const Line = Type.String({ minLength: 1, maxLength: 70 });
+const PostalCode = Type.String({ minLength: 1, maxLength: 16 });
+const City = Type.String({ minLength: 1, maxLength: 35 });
+const Country = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' });
+
+export const Address = Type.Object(
+  { line1: Line, line2: Type.Optional(Line), postalCode: PostalCode, city: City, country: Country },
+  { additionalProperties: false },
+);
+
+export const CustomerCreateRequest = Type.Object(
+  { name: Name, email: Email, phone: Type.Optional(Phone), dateOfBirth: Type.Optional(BirthDate), address: Type.Optional(Address) },
+  { additionalProperties: false },
+);
+export type CustomerCreateRequest = Static<typeof CustomerCreateRequest>;
+
+/** RFC 7396 merge patch: a member set to null removes an optional field; absent members stay. */
+export const CustomerPatch = Type.Object(
+  {
+    name: Type.Optional(Name),
+    email: Type.Optional(Email),
+    phone: Type.Optional(Type.Union([Phone, Type.Null()])),
+    dateOfBirth: Type.Optional(Type.Union([BirthDate, Type.Null()])),
+    address: Type.Optional(
+      Type.Union([
+        Type.Object(
+          {
+            line1: Type.Optional(Line),
+            line2: Type.Optional(Type.Union([Line, Type.Null()])),
+            postalCode: Type.Optional(PostalCode),
+            city: Type.Optional(City),
+            country: Type.Optional(Country),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ]),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CustomerPatch = Static<typeof CustomerPatch>;
+
+export const Customer = Type.Object({
+  customerId: CustomerId,
+  name: Type.String(),
+  email: Type.Optional(Type.String()),
+  phone: Type.Optional(Type.String()),
+  dateOfBirth: Type.Optional(Type.String()),
+  address: Type.Optional(
+    Type.Object({ line1: Type.String(), line2: Type.Optional(Type.String()), postalCode: Type.String(), city: Type.String(), country: Type.String() }),
+  ),
+  createdAt: Type.Optional(Timestamp),
+  updatedAt: Type.Optional(Timestamp),
+}, { description: 'Fields beyond customerId and name depend on the caller role (partners see basic data only)' });
+export type Customer = Static<typeof Customer>;
+
+const CustomerParams = Type.Object({ customerId: CustomerId }, { additionalProperties: false });
+
+/** CUSREC → API customer, projected for the caller's role. */
+export function customerFromRecord(r: Record<string, unknown>, principal: Principal | null): Customer {
+  const basic = { customerId: String(r['cusCustomerId']), name: String(r['cusName']) };
+  if (principal?.role === 'partner') return basic;
+  const a = (r['cusAddr'] ?? {}) as Record<string, unknown>;
+  const line2 = String(a['cusAddrLine2'] ?? '');
+  return {
+    ...basic,
+    email: String(r['cusEmail']),
+    ...(r['cusPhone'] ? { phone: String(r['cusPhone']) } : {}),
+    ...(r['cusBirthDate'] ? { dateOfBirth: String(r['cusBirthDate']) } : {}),
+    ...(r['cusAddrPresent'] === 'Y'
+      ? {
+        address: {
+          line1: String(a['cusAddrLine1']),
+          ...(line2 ? { line2 } : {}),
+          postalCode: String(a['cusAddrPostcode']),
+          city: String(a['cusAddrCity']),
+          country: String(a['cusAddrCountry']),
+        },
+      }
+      : {}),
+    createdAt: String(r['cusCreatedAt']),
+    updatedAt: String(r['cusUpdatedAt']),
+  };
+}
+
+/** Merge-patch member → (action, value): K keep, S set, D delete. */
+function action(value: string | null | undefined): [string, string] {
+  if (value === undefined) return ['K', ''];
+  if (value === null) return ['D', ''];
+  return ['S', value];
+}
+
+function patchRecord(customerId: string, p: CustomerPatch): Record<string, unknown> {
+  const [nameAction, name] = action(p.name);
+  const [emailAction, email] = action(p.email);
+  const [phoneAction, phone] = action(p.phone);
+  const [birthAction, birth] = action(p.dateOfBirth);
+  const record: Record<string, unknown> = {
+    cusuCustomerId: customerId,
+    cusuNameAction: nameAction, cusuName: name,
+    cusuEmailAction: emailAction, cusuEmail: email,
+    cusuPhoneAction: phoneAction, cusuPhone: phone,
+    cusuBirthDateAction: birthAction, cusuBirthDate: birth,
+    cusuAddrAction: p.address === undefined ? 'K' : p.address === null ? 'D' : 'S',
+  };
+  if (p.address) {
+    const parts = { Line1: p.address.line1, Line2: p.address.line2, Postcode: p.address.postalCode, City: p.address.city, Country: p.address.country };
+    const addr: Record<string, unknown> = {};
+    for (const [suffix, value] of Object.entries(parts)) {
+      const [a, v] = action(value);
+      addr[`cusuAddr${suffix}Action`] = a;
+      addr[`cusuAddr${suffix}`] = v;
+    }
+    record['cusuAddr'] = addr;
+  }
+  return record;
+}
+
+export function customerRoutes(app: Api, { backend }: RouteDeps): void {
+  // RFC 7396 media type, parsed like JSON.
+  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+
+  app.route({
+    ...fromTable('getCustomer'),
+    schema: {
+      ...protectedErrors(['customers'], 'getCustomer', 'Read a customer'),
+      params: CustomerParams,
+      response: { 200: Customer, ...STANDARD_ERRORS },
+    },
+    handler: async (req) => {
+      assertMayNameCustomer(req.principal, req.params.customerId);
+      const out = await backend.call('CUSINQ', req, { cuskCustomerId: req.params.customerId });
+      return customerFromRecord(out.body, req.principal);
+    },
+  });
+
+  app.route({
+    ...fromTable('createCustomer'),
+    schema: {
+      ...protectedErrors(['customers'], 'createCustomer', 'Register a customer'),
+      body: CustomerCreateRequest,
+      response: { 201: Customer, ...STANDARD_ERRORS, 409: problem('The e-mail address is already registered') },
+    },
+    handler: async (req, reply) => {
+      const b = req.body;
+      const out = await backend.call('CUSADD', req, {
+        cusaName: b.name,
+        cusaEmail: b.email,
+        cusaPhone: b.phone ?? '',
+        cusaBirthDate: b.dateOfBirth ?? '',
+        cusaAddrPresent: b.address ? 'Y' : 'N',
+        cusaAddr: {
+          cusaAddrLine1: b.address?.line1 ?? '',
+          cusaAddrLine2: b.address?.line2 ?? '',
+          cusaAddrPostcode: b.address?.postalCode ?? '',
+          cusaAddrCity: b.address?.city ?? '',
+          cusaAddrCountry: b.address?.country ?? '',
+        },
+      });
+      const customer = customerFromRecord(out.body, req.principal);
+      return reply.code(201).header('location', `/v1/customers/${customer.customerId}`).send(customer);
+    },
+  });
+
+  app.route({
+    ...fromTable('updateCustomer'),
+    schema: {
+      ...protectedErrors(['customers'], 'updateCustomer', 'Update a customer with a JSON merge patch (RFC 7396)'),
+      params: CustomerParams,
+      body: CustomerPatch,
+      response: { 200: Customer, ...STANDARD_ERRORS, 409: problem('The e-mail address is already registered') },
+    },
+    handler: async (req) => {
+      assertMayNameCustomer(req.principal, req.params.customerId);
+      const out = await backend.call('CUSUPD', req, patchRecord(req.params.customerId, req.body));
+      return customerFromRecord(out.body, req.principal);
+    },
+  });
+}

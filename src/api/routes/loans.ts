@@ -1,0 +1,91 @@
+/** /v1/loan-applications — LNAPPL (decision) and LNINQ. */
+import { Type, type Static } from 'typebox';
+import { assertMayNameCustomer } from '../plugins/auth.ts';
+import { problem } from '../schemas/problem.ts';
+import { CurrencyCode, IdempotencyKeyHeader, LoanId, Money, Timestamp } from '../schemas/common.ts';
+import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
+
+export const LoanRequest = Type.Object(
+  {
+    customerId: Type.Integer({ minimum: 1, maximum: 9_999_999_999, description: 'Customer number' }),
+    amount: Type.Number({ description: '500.00 to 200000.00' }),
+    installments: Type.Integer({ description: '6 to 120 monthly installments' }),
+  },
+  { additionalProperties: false },
+);
+export type LoanRequest = Static<typeof LoanRequest>;
+
+export const LoanDecision = Type.Object({
+  loanId: LoanId,
+  status: Type.Union([Type.Literal('APPROVED'), Type.Literal('REJECTED')]),
+  reason: Type.Optional(Type.String({ examples: ['INSUFFICIENT_INCOME'] })),
+  customerId: Type.Integer(),
+  requestedAmount: Money,
+  approvedAmount: Money,
+  interestRate: Type.Number({ description: 'Annual rate in percent' }),
+  installmentValue: Money,
+  installments: Type.Integer(),
+  currency: CurrencyCode,
+  createdAt: Timestamp,
+});
+export type LoanDecision = Static<typeof LoanDecision>;
+
+export function loanFromRecord(r: Record<string, unknown>): LoanDecision {
+  const status = String(r['lnStatus']) as LoanDecision['status'];
+  const reason = String(r['lnRejectReason'] ?? '');
+  return {
+    loanId: String(r['lnLoanId']),
+    status,
+    ...(status === 'REJECTED' && reason ? { reason } : {}),
+    customerId: Number(r['lnCustomerId']),
+    requestedAmount: Number(r['lnRequestedAmount']),
+    approvedAmount: Number(r['lnApprovedAmount']),
+    interestRate: Number(r['lnInterestRate']),
+    installmentValue: Number(r['lnInstallmentValue']),
+    installments: Number(r['lnInstallments']),
+    currency: String(r['lnCurrencyCode']),
+    createdAt: String(r['lnCreatedAt']),
+  };
+}
+
+export function loanRoutes(app: Api, { backend }: RouteDeps): void {
+  app.route({
+    ...fromTable('createLoanApplication'),
+    schema: {
+      ...protectedErrors(['loans'], 'createLoanApplication', 'Apply for a loan and receive the decision'),
+      headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+      body: LoanRequest,
+      response: {
+        201: { description: 'Loan approved (possibly for a lower amount)', ...LoanDecision },
+        200: { description: 'Loan rejected (status REJECTED, see reason)', ...LoanDecision },
+        ...STANDARD_ERRORS,
+        409: problem('The same Idempotency-Key is still in flight'),
+        422: problem('The same Idempotency-Key was used with a different request'),
+      },
+    },
+    handler: async (req, reply) => {
+      assertMayNameCustomer(req.principal, String(req.body.customerId));
+      const out = await backend.call('LNAPPL', req, {
+        lnrqCustomerId: req.body.customerId,
+        lnrqAmount: req.body.amount,
+        lnrqInstallments: req.body.installments,
+      });
+      const decision = loanFromRecord(out.body);
+      if (out.rejected) return reply.code(200).send(decision);
+      return reply.code(201).header('location', `/v1/loan-applications/${decision.loanId}`).send(decision);
+    },
+  });
+
+  app.route({
+    ...fromTable('getLoanApplication'),
+    schema: {
+      ...protectedErrors(['loans'], 'getLoanApplication', 'Read a loan decision'),
+      params: Type.Object({ loanId: LoanId }, { additionalProperties: false }),
+      response: { 200: LoanDecision, ...STANDARD_ERRORS },
+    },
+    handler: async (req) => {
+      const out = await backend.call('LNINQ', req, { lnkLoanId: req.params.loanId });
+      return loanFromRecord(out.body);
+    },
+  });
+}

@@ -1,0 +1,188 @@
+/** /v1/orders: create, read, list, update, cancel — translated to ORDCRT/ORDINQ/ORDLST/ORDUPD/ORDCAN. */
+import { Type, type Static } from 'typebox';
+import { assertMayNameCustomer } from '../plugins/auth.ts';
+import { ApiError } from '../errors.ts';
+import { problem } from '../schemas/problem.ts';
+import { CurrencyCode, CustomerId, IdempotencyKeyHeader, Money, OrderId, ProductId, Timestamp } from '../schemas/common.ts';
+import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
+
+export const Quantity = Type.Integer({ minimum: 1, maximum: 100, description: 'Units ordered, 1 to 100' });
+
+export const OrderRequest = Type.Object(
+  { customerId: CustomerId, productId: ProductId, quantity: Quantity },
+  { additionalProperties: false },
+);
+export type OrderRequest = Static<typeof OrderRequest>;
+
+export const OrderUpdateRequest = Type.Object({ productId: ProductId, quantity: Quantity }, { additionalProperties: false });
+export type OrderUpdateRequest = Static<typeof OrderUpdateRequest>;
+
+export const Order = Type.Object({
+  orderId: OrderId,
+  status: Type.Union([Type.Literal('CONFIRMED'), Type.Literal('REJECTED'), Type.Literal('CANCELLED')]),
+  reason: Type.Optional(Type.String({ description: 'Why the order was rejected', examples: ['OUT_OF_STOCK'] })),
+  customerId: CustomerId,
+  productId: Type.String(),
+  quantity: Type.Integer(),
+  amount: Money,
+  currency: CurrencyCode,
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Order = Static<typeof Order>;
+
+export const OrderList = Type.Object({
+  items: Type.Array(Order),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null at the end' }),
+});
+
+const OrderParams = Type.Object({ orderId: OrderId }, { additionalProperties: false });
+
+// Query values are strings (no coercion): numbers are checked by pattern and parsed here.
+const ListQuery = Type.Object(
+  {
+    customerId: Type.Optional(CustomerId),
+    status: Type.Optional(Type.Union([Type.Literal('CONFIRMED'), Type.Literal('REJECTED'), Type.Literal('CANCELLED')])),
+    limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: 'Page size 1–100 (default 20)' })),
+    cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'Opaque cursor from `nextCursor`' })),
+  },
+  { additionalProperties: false },
+);
+
+const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) });
+const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'ETag of the order as read' })) });
+
+type OrderRecord = Record<string, unknown>;
+
+/** Record (ORDREC, or one ORDLSTO item with prefix `ordo`) → API order. */
+export function orderFromRecord(r: OrderRecord, prefix = 'ord'): Order {
+  const f = (name: string) => r[`${prefix}${name}`];
+  const status = String(f('Status')) as Order['status'];
+  const reason = String(f('RejectReason') ?? '');
+  return {
+    orderId: String(f('OrderId')),
+    status,
+    ...(status === 'REJECTED' && reason ? { reason } : {}),
+    customerId: String(f('CustomerId')),
+    productId: String(f('ProductId')),
+    quantity: Number(f('Quantity')),
+    amount: Number(f('Amount')),
+    currency: String(f('CurrencyCode')),
+    createdAt: String(f('CreatedAt')),
+    updatedAt: String(f('UpdatedAt')),
+  };
+}
+
+function etag(r: OrderRecord): string {
+  return `"${String(r['ordVersion'])}"`;
+}
+
+/** If-Match: `"<version>"` (or W/ form) → version; `*` and absent → 0 (no precondition). */
+function ifMatchVersion(header: string | undefined): number {
+  if (!header || header.trim() === '*') return 0;
+  const match = /^(?:W\/)?"([0-9]{1,9})"$/.exec(header.trim());
+  if (!match) throw new ApiError('PRECONDITION_FAILED', 'If-Match does not name a version of this order');
+  return Number(match[1]);
+}
+
+export function orderRoutes(app: Api, { backend }: RouteDeps): void {
+  app.route({
+    ...fromTable('createOrder'),
+    schema: {
+      ...protectedErrors(['orders'], 'createOrder', 'Create an order'),
+      headers: IdempotencyHeaders,
+      body: OrderRequest,
+      response: {
+        201: { description: 'Order confirmed', ...Order },
+        200: { description: 'Order rejected by the back-end (status REJECTED, see reason)', ...Order },
+        ...STANDARD_ERRORS,
+        409: problem('The same Idempotency-Key is still in flight'),
+        422: problem('The same Idempotency-Key was used with a different request'),
+      },
+    },
+    handler: async (req, reply) => {
+      assertMayNameCustomer(req.principal, req.body.customerId);
+      const out = await backend.call('ORDCRT', req, {
+        ordcCustomerId: req.body.customerId,
+        ordcProductId: req.body.productId,
+        ordcQuantity: req.body.quantity,
+      });
+      const order = orderFromRecord(out.body);
+      if (out.rejected) return reply.code(200).send(order);
+      return reply.code(201).header('location', `/v1/orders/${order.orderId}`).header('etag', etag(out.body)).send(order);
+    },
+  });
+
+  app.route({
+    ...fromTable('getOrder'),
+    schema: {
+      ...protectedErrors(['orders'], 'getOrder', 'Read an order'),
+      params: OrderParams,
+      response: { 200: Order, ...STANDARD_ERRORS },
+    },
+    handler: async (req, reply) => {
+      const out = await backend.call('ORDINQ', req, { ordkOrderId: req.params.orderId });
+      return reply.header('etag', etag(out.body)).send(orderFromRecord(out.body));
+    },
+  });
+
+  app.route({
+    ...fromTable('listOrders'),
+    schema: {
+      ...protectedErrors(['orders'], 'listOrders', 'List the orders the caller may see'),
+      querystring: ListQuery,
+      response: { 200: OrderList, ...STANDARD_ERRORS },
+    },
+    handler: async (req) => {
+      const q = req.query;
+      const out = await backend.call('ORDLST', req, {
+        ordlCustomerId: q.customerId ?? '',
+        ordlStatusFilter: q.status ?? '',
+        ordlMaxItems: q.limit ? Number(q.limit) : 20,
+        ordlAfterSeq: q.cursor ? Number(q.cursor) : 0,
+      });
+      const items = (out.body['ordoItem'] as OrderRecord[] | undefined) ?? [];
+      const next = Number(out.body['ordoNextSeq']);
+      return { items: items.map((item) => orderFromRecord(item, 'ordo')), nextCursor: next > 0 ? String(next) : null };
+    },
+  });
+
+  app.route({
+    ...fromTable('updateOrder'),
+    schema: {
+      ...protectedErrors(['orders'], 'updateOrder', 'Change the product or quantity of a confirmed order'),
+      params: OrderParams,
+      headers: IfMatchHeaders,
+      body: OrderUpdateRequest,
+      response: {
+        200: Order,
+        ...STANDARD_ERRORS,
+        409: problem('The order cannot be changed (cancelled or rejected)'),
+        412: problem('If-Match names an older version of the order'),
+        422: problem('A business rule refuses the change; the order is unchanged'),
+      },
+    },
+    handler: async (req, reply) => {
+      const out = await backend.call('ORDUPD', req, {
+        orduOrderId: req.params.orderId,
+        orduProductId: req.body.productId,
+        orduQuantity: req.body.quantity,
+        orduIfMatchVersion: ifMatchVersion(req.headers['if-match']),
+      });
+      return reply.header('etag', etag(out.body)).send(orderFromRecord(out.body));
+    },
+  });
+
+  app.route({
+    ...fromTable('cancelOrder'),
+    schema: {
+      ...protectedErrors(['orders'], 'cancelOrder', 'Cancel an order (repeating it answers the same)'),
+      params: OrderParams,
+      response: { 200: Order, ...STANDARD_ERRORS, 409: problem('A rejected order cannot be cancelled') },
+    },
+    handler: async (req, reply) => {
+      const out = await backend.call('ORDCAN', req, { ordkOrderId: req.params.orderId });
+      return reply.header('etag', etag(out.body)).send(orderFromRecord(out.body));
+    },
+  });
+}

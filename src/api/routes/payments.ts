@@ -1,0 +1,91 @@
+/** /v1/payments — PAYCRT (Idempotency-Key required) and PAYINQ. */
+import { Type, type Static } from 'typebox';
+import { problem } from '../schemas/problem.ts';
+import { AccountId, CurrencyCode, IdempotencyKeyHeader, Money, PaymentId, Timestamp } from '../schemas/common.ts';
+import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
+
+export const PaymentRequest = Type.Object(
+  {
+    debtorAccount: AccountId,
+    creditorAccount: AccountId,
+    amount: Type.Number({ description: 'Above 0, at most 1000000.00, at most two decimals' }),
+    currency: CurrencyCode,
+    reference: Type.Optional(Type.String({ minLength: 1, maxLength: 140 })),
+  },
+  { additionalProperties: false },
+);
+export type PaymentRequest = Static<typeof PaymentRequest>;
+
+export const Payment = Type.Object({
+  paymentId: PaymentId,
+  status: Type.Union([Type.Literal('COMPLETED'), Type.Literal('REJECTED')]),
+  reason: Type.Optional(Type.String({ examples: ['INSUFFICIENT_FUNDS'] })),
+  debtorAccount: AccountId,
+  creditorAccount: AccountId,
+  amount: Money,
+  currency: CurrencyCode,
+  reference: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Timestamp,
+});
+export type Payment = Static<typeof Payment>;
+
+export function paymentFromRecord(r: Record<string, unknown>): Payment {
+  const status = String(r['payStatus']) as Payment['status'];
+  const reason = String(r['payRejectReason'] ?? '');
+  const reference = String(r['payRemittance'] ?? '');
+  return {
+    paymentId: String(r['payPaymentId']),
+    status,
+    ...(status === 'REJECTED' && reason ? { reason } : {}),
+    debtorAccount: String(r['payDebtorAccount']),
+    creditorAccount: String(r['payCreditorAccount']),
+    amount: Number(r['payAmount']),
+    currency: String(r['payCurrencyCode']),
+    reference: reference || null,
+    createdAt: String(r['payCreatedAt']),
+  };
+}
+
+export function paymentRoutes(app: Api, { backend }: RouteDeps): void {
+  app.route({
+    ...fromTable('createPayment'),
+    schema: {
+      ...protectedErrors(['payments'], 'createPayment', 'Create a payment between two accounts'),
+      headers: Type.Object({ 'idempotency-key': IdempotencyKeyHeader }),
+      body: PaymentRequest,
+      response: {
+        201: { description: 'Payment completed', ...Payment },
+        200: { description: 'Payment rejected by the back-end (status REJECTED, see reason)', ...Payment },
+        ...STANDARD_ERRORS,
+        409: problem('The same Idempotency-Key is still in flight'),
+        422: problem('The same Idempotency-Key was used with a different request'),
+      },
+    },
+    handler: async (req, reply) => {
+      const b = req.body;
+      const out = await backend.call('PAYCRT', req, {
+        paycDebtorAccount: b.debtorAccount,
+        paycCreditorAccount: b.creditorAccount,
+        paycAmount: b.amount,
+        paycCurrencyCode: b.currency,
+        paycRemittance: b.reference ?? '',
+      });
+      const payment = paymentFromRecord(out.body);
+      if (out.rejected) return reply.code(200).send(payment);
+      return reply.code(201).header('location', `/v1/payments/${payment.paymentId}`).send(payment);
+    },
+  });
+
+  app.route({
+    ...fromTable('getPayment'),
+    schema: {
+      ...protectedErrors(['payments'], 'getPayment', 'Read a payment'),
+      params: Type.Object({ paymentId: PaymentId }, { additionalProperties: false }),
+      response: { 200: Payment, ...STANDARD_ERRORS },
+    },
+    handler: async (req) => {
+      const out = await backend.call('PAYINQ', req, { paykPaymentId: req.params.paymentId });
+      return paymentFromRecord(out.body);
+    },
+  });
+}

@@ -1,0 +1,36 @@
+/** Routes without a token: health, the development issuer's discovery documents, the OpenAPI document. */
+import { Type } from 'typebox';
+import type { DevIssuer } from '../auth/dev-issuer.ts';
+import { openIdConfiguration } from '../auth/dev-issuer.ts';
+import { SCOPES } from '../auth/roles.ts';
+import type { Transport } from '../../transport/transport.ts';
+import { ApiError } from '../errors.ts';
+import { problem } from '../schemas/problem.ts';
+import type { Api } from './common.ts';
+
+const PUBLIC = { public: true } as const;
+const Health = Type.Object({ status: Type.Literal('ok') });
+
+export function publicRoutes(app: Api, deps: { transport: Transport; issuer: DevIssuer; isClosing: () => boolean }): void {
+  app.get('/health/live', {
+    config: PUBLIC,
+    schema: { tags: ['health'], summary: 'The process is up', response: { 200: Health } },
+  }, async () => ({ status: 'ok' as const }));
+
+  app.get('/health/ready', {
+    config: PUBLIC,
+    schema: { tags: ['health'], summary: 'The service can serve requests', response: { 200: Health, 503: problem('Not ready') } },
+  }, async () => {
+    if (deps.isClosing() || !(await deps.transport.ready())) throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '5' } });
+    return { status: 'ok' as const };
+  });
+
+  app.get('/.well-known/jwks.json', { config: PUBLIC, schema: { hide: true } }, async (_req, reply) => {
+    return reply.header('cache-control', 'public, max-age=300').send(deps.issuer.jwks);
+  });
+
+  app.get('/.well-known/openid-configuration', { config: PUBLIC, schema: { hide: true } }, async () =>
+    openIdConfiguration(deps.issuer.issuer, SCOPES));
+
+  app.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, async () => app.swagger());
+}

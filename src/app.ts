@@ -1,0 +1,106 @@
+/**
+ * buildApp(config, deps): wires plugins and routes; no logic. Only server.ts listens. With no
+ * transport given, the embedded back-end (SQLite under DATA_DIR) runs in this process behind the
+ * in-process transport.
+ */
+import { join } from 'node:path';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import './api/fastify-types.ts';
+import { createBackendClient } from './api/backend-client.ts';
+import { openDevIssuer, type DevIssuer } from './api/auth/dev-issuer.ts';
+import { createTokenVerifier } from './api/auth/verifier.ts';
+import { openIdempotencyStore } from './api/idempotency/store.ts';
+import { openApiOptions } from './api/openapi.ts';
+import { installAuth } from './api/plugins/auth.ts';
+import { installErrorHandler } from './api/plugins/error-handler.ts';
+import { installIdempotency } from './api/plugins/idempotency.ts';
+import { installRequestId, requestIdFor } from './api/plugins/request-id.ts';
+import { installRequestLog } from './api/plugins/request-log.ts';
+import { accountRoutes } from './api/routes/accounts.ts';
+import type { Api } from './api/routes/common.ts';
+import { customerRoutes } from './api/routes/customers.ts';
+import { loanRoutes } from './api/routes/loans.ts';
+import { orderRoutes } from './api/routes/orders.ts';
+import { paymentRoutes } from './api/routes/payments.ts';
+import { publicRoutes } from './api/routes/public.ts';
+import { backendFile, createBackend } from './backend/index.ts';
+import { loadMessageCatalog } from './backend/copybooks/index.ts';
+import type { Config } from './config.ts';
+import { inProcessTransport } from './transport/in-process.ts';
+import type { Transport } from './transport/transport.ts';
+
+export interface AppDeps {
+  /** Root logger; default pino to stdout at config.logLevel. */
+  logger?: Logger;
+  /** Transport to the back-end; default the embedded back-end in process. */
+  transport?: Transport;
+}
+
+export type App = FastifyInstance & { devIssuer: DevIssuer };
+
+export function createLogger(config: Config, destination?: NodeJS.WritableStream): Logger {
+  const options = { level: config.logLevel, base: { service: 'corebridge' }, timestamp: pino.stdTimeFunctions.isoTime };
+  return destination ? pino(options, destination as pino.DestinationStream) : pino(options);
+}
+
+export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
+  const logger = deps.logger ?? createLogger(config);
+  const catalog = loadMessageCatalog();
+  const transport = deps.transport
+    ?? inProcessTransport(createBackend({ file: backendFile(config.dataDir), log: logger, catalog }));
+  const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
+  const idempotencyStore = openIdempotencyStore(join(config.dataDir, 'api.sqlite'), config.idempotency);
+
+  const typed = Fastify({
+    loggerInstance: logger,
+    // One line per request, written by our onResponse hook: Fastify's two default lines are off.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
+    genReqId: requestIdFor,
+    return503OnClosing: true,
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  const app = typed as unknown as FastifyInstance;
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(purgeTimer);
+    await transport.close();
+    idempotencyStore.close();
+  });
+  const purgeTimer = setInterval(() => idempotencyStore.purgeExpired(), 10 * 60_000);
+  purgeTimer.unref();
+
+  // Only JSON bodies: Fastify's text/plain parser would let other media types through as strings.
+  app.removeContentTypeParser('text/plain');
+
+  installRequestId(app);
+  installRequestLog(app);
+  installErrorHandler(app);
+  await app.register(swagger, openApiOptions(config.auth.issuer));
+  installAuth(app, createTokenVerifier({
+    issuer: config.auth.issuer,
+    audience: config.auth.audience,
+    jwks: issuer.jwks,
+    clockToleranceSeconds: config.auth.clockToleranceSeconds,
+    cacheSize: config.auth.tokenCacheSize,
+  }));
+  installIdempotency(app, idempotencyStore);
+
+  const api = typed as unknown as Api;
+  const routeDeps = { backend: createBackendClient(catalog, transport) };
+  publicRoutes(api, { transport, issuer, isClosing: () => closing });
+  orderRoutes(api, routeDeps);
+  customerRoutes(api, routeDeps);
+  accountRoutes(api, routeDeps);
+  paymentRoutes(api, routeDeps);
+  loanRoutes(api, routeDeps);
+
+  await app.ready();
+  return Object.assign(app, { devIssuer: issuer }) as unknown as App;
+}

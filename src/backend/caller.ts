@@ -1,0 +1,40 @@
+/**
+ * The caller as the record header states it, and who may see what. Object-level checks live here,
+ * in the system that owns the data, and fail closed: an object the caller may not see is "not found".
+ */
+export type CallerRole = 'CUSTOMER' | 'AGENT' | 'PARTNER';
+
+export interface Caller {
+  principal: string;
+  role: CallerRole;
+  /** Set for role CUSTOMER only. */
+  customerId: string | null;
+}
+
+export function parseRole(raw: string): CallerRole | undefined {
+  return raw === 'CUSTOMER' || raw === 'AGENT' || raw === 'PARTNER' ? raw : undefined;
+}
+
+/** Customer master data: customers see themselves, staff everyone, partners basic data of everyone. */
+export function maySeeCustomer(caller: Caller, customerId: string): boolean {
+  if (caller.role === 'CUSTOMER') return caller.customerId === customerId;
+  return true;
+}
+
+export function mayChangeCustomer(caller: Caller, customerId: string): boolean {
+  if (caller.role === 'AGENT') return true;
+  return caller.role === 'CUSTOMER' && caller.customerId === customerId;
+}
+
+/** Orders: a customer's own, a partner's own creations, everything for staff. */
+export function maySeeOrder(caller: Caller, order: { customerId: string; createdBy: string }): boolean {
+  if (caller.role === 'AGENT') return true;
+  if (caller.role === 'CUSTOMER') return caller.customerId === order.customerId;
+  return caller.principal === order.createdBy;
+}
+
+/** Accounts, payments and loans: the owning customer and staff only. */
+export function mayUseCustomerData(caller: Caller, ownerCustomerId: string | null): boolean {
+  if (caller.role === 'AGENT') return ownerCustomerId !== null;
+  return caller.role === 'CUSTOMER' && ownerCustomerId !== null && caller.customerId === ownerCustomerId;
+}

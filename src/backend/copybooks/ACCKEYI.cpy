@@ -1,0 +1,3 @@
+      * ACCKEYI  ACCOUNT KEY (TRANSACTION ACCBAL).
+       01  ACCOUNT-KEY.
+           05  ACCK-ACCOUNT-ID         PIC X(16).

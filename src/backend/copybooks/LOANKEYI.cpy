@@ -1,0 +1,3 @@
+      * LOANKEYI LOAN APPLICATION KEY (TRANSACTION LNINQ).
+       01  LOAN-KEY.
+           05  LNK-LOAN-ID             PIC X(20).

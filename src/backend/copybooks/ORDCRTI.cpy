@@ -1,0 +1,5 @@
+      * ORDCRTI  ORDER CREATE REQUEST (TRANSACTION ORDCRT).
+       01  ORDER-CREATE-REQUEST.
+           05  ORDC-CUSTOMER-ID        PIC X(10).
+           05  ORDC-PRODUCT-ID         PIC X(16).
+           05  ORDC-QUANTITY           PIC 9(3).

@@ -1,0 +1,3 @@
+      * ORDKEYI  ORDER KEY (TRANSACTIONS ORDINQ AND ORDCAN).
+       01  ORDER-KEY.
+           05  ORDK-ORDER-ID           PIC X(20).

@@ -1,0 +1,3 @@
+      * PAYKEYI  PAYMENT KEY (TRANSACTION PAYINQ).
+       01  PAYMENT-KEY.
+           05  PAYK-PAYMENT-ID         PIC X(20).

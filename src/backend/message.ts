@@ -1,0 +1,85 @@
+/**
+ * A transaction message is the CBHDR header record followed by the transaction's own record.
+ * Both sides use these helpers; only bytes cross the transport.
+ */
+import type { MessageCatalog, TranCode } from './copybooks/index.ts';
+
+export const RC = {
+  OK: 0,
+  REJECTED: 4,
+  NOT_FOUND: 8,
+  CONFLICT: 12,
+  RULE_FAILED: 16,
+  INVALID_INPUT: 20,
+  STALE_VERSION: 24,
+  UNKNOWN_TRAN: 90,
+  ABEND: 99,
+} as const;
+
+export type ReturnCode = (typeof RC)[keyof typeof RC];
+
+/** The header in plain terms (record field names are mapped here, once). */
+export interface MessageHeader {
+  tranCode: string;
+  correlationId: string;
+  principal: string;
+  role: string;
+  customerId: string;
+  idempotencyKey: string;
+  returnCode: number;
+  reasonCode: string;
+  reasonText: string;
+}
+
+export function headerToRecord(h: MessageHeader): Record<string, unknown> {
+  return {
+    hdrTranCode: h.tranCode,
+    hdrCorrelationId: h.correlationId,
+    hdrCaller: { hdrPrincipal: h.principal, hdrRole: h.role, hdrCustomerId: h.customerId },
+    hdrIdempotencyKey: h.idempotencyKey,
+    hdrReturnCode: h.returnCode,
+    hdrReasonCode: h.reasonCode,
+    hdrReasonText: h.reasonText,
+  };
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : value == null ? '' : String(value);
+}
+
+export function headerFromRecord(r: Record<string, unknown>): MessageHeader {
+  const caller = (r['hdrCaller'] ?? {}) as Record<string, unknown>;
+  return {
+    tranCode: text(r['hdrTranCode']),
+    correlationId: text(r['hdrCorrelationId']),
+    principal: text(caller['hdrPrincipal']),
+    role: text(caller['hdrRole']),
+    customerId: text(caller['hdrCustomerId']),
+    idempotencyKey: text(r['hdrIdempotencyKey']),
+    returnCode: Number(r['hdrReturnCode'] ?? RC.ABEND),
+    reasonCode: text(r['hdrReasonCode']),
+    reasonText: text(r['hdrReasonText']),
+  };
+}
+
+export class MessageFormatError extends Error {}
+
+/** Splits a message into its decoded header and the raw bytes of the record after it. */
+export function readHeader(catalog: MessageCatalog, message: Buffer): { header: MessageHeader; body: Buffer } {
+  const length = catalog.header.maxLength;
+  if (message.length < length) throw new MessageFormatError(`message of ${message.length} bytes is shorter than the header`);
+  const header = headerFromRecord(catalog.header.decode(message.subarray(0, length)));
+  return { header, body: message.subarray(length) };
+}
+
+export function writeMessage(
+  catalog: MessageCatalog,
+  header: MessageHeader,
+  bodyLayout: { encode(json: unknown): Buffer } | null,
+  body: unknown,
+): Buffer {
+  const head = catalog.header.encode(headerToRecord(header));
+  return bodyLayout && body !== undefined ? Buffer.concat([head, bodyLayout.encode(body)]) : head;
+}
+
+export type { TranCode };

@@ -1,0 +1,45 @@
+/** What a transaction program receives and answers. Programs are pure business logic over a Tx. */
+import type { Logger } from 'pino';
+import type { Caller } from './caller.ts';
+import { RC, type ReturnCode } from './message.ts';
+import type { Tx } from './store/sqlite.ts';
+
+export interface ProgramContext {
+  tx: Tx;
+  tranCode: string;
+  caller: Caller;
+  correlationId: string;
+  /** Empty when the caller sent none. */
+  idempotencyKey: string;
+  /** ISO timestamp of this transaction, one clock reading for every row it writes. */
+  now: string;
+  log: Logger;
+}
+
+export interface ProgramReply {
+  returnCode: ReturnCode;
+  reasonCode?: string;
+  reasonText?: string;
+  /** Response record as JSON; absent when the outcome carries no record (not found, invalid input). */
+  body?: Record<string, unknown>;
+}
+
+export type Program = (ctx: ProgramContext, request: Record<string, unknown>) => ProgramReply;
+
+export function ok(body: Record<string, unknown>): ProgramReply {
+  return { returnCode: RC.OK, body };
+}
+
+export function rejected(reasonCode: string, body: Record<string, unknown>, reasonText = ''): ProgramReply {
+  return { returnCode: RC.REJECTED, reasonCode, reasonText, body };
+}
+
+export function fail(returnCode: ReturnCode, reasonCode: string, reasonText: string): ProgramReply {
+  return { returnCode, reasonCode, reasonText };
+}
+
+/** Alphanumeric record fields arrive trimmed; blank means absent. */
+export function field(request: Record<string, unknown>, name: string): string {
+  const value = request[name];
+  return typeof value === 'string' ? value.trim() : value == null ? '' : String(value);
+}

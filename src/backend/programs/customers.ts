@@ -1,0 +1,139 @@
+/** Customer transactions: CUSINQ inquire, CUSADD add, CUSUPD update (merge patch). */
+import { mayChangeCustomer, maySeeCustomer } from '../caller.ts';
+import { RC } from '../message.ts';
+import { fromMinorUnits } from '../money.ts';
+import { fail, field, ok, type Program, type ProgramContext } from '../program.ts';
+import {
+  findCustomer, findCustomerByEmail, insertCustomer, nextCustomerId, updateCustomer, type Address, type Customer,
+} from '../store/customers.ts';
+import { writeAudit } from '../store/journal.ts';
+
+/** New customers start with the most careful rating until a credit check says otherwise. */
+const NEW_CUSTOMER_RATING = 'C';
+const NEW_CUSTOMER_CREDIT_LIMIT = 50_000;
+
+export function customerRecord(c: Customer): Record<string, unknown> {
+  const a = c.address;
+  return {
+    cusCustomerId: c.customerId,
+    cusName: c.name,
+    cusEmail: c.email,
+    cusPhone: c.phone ?? '',
+    cusBirthDate: c.birthDate ?? '',
+    cusAddrPresent: a ? 'Y' : 'N',
+    cusAddr: {
+      cusAddrLine1: a?.line1 ?? '',
+      cusAddrLine2: a?.line2 ?? '',
+      cusAddrPostcode: a?.postalCode ?? '',
+      cusAddrCity: a?.city ?? '',
+      cusAddrCountry: a?.country ?? '',
+    },
+    cusRiskRating: c.riskRating,
+    cusMonthlyIncome: fromMinorUnits(c.monthlyIncome),
+    cusCreditLimit: fromMinorUnits(c.creditLimit),
+    cusCurrencyCode: c.currency,
+    cusCreatedAt: c.createdAt,
+    cusUpdatedAt: c.updatedAt,
+  };
+}
+
+function audit(ctx: ProgramContext, customerId: string, action: string): void {
+  writeAudit(ctx.tx, {
+    tranCode: ctx.tranCode, entity: 'customer', entityId: customerId, action, principal: ctx.caller.principal,
+    correlationId: ctx.correlationId, at: ctx.now,
+  });
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+function validDate(text: string): boolean {
+  if (!DATE.test(text)) return false;
+  const d = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(text) && d.getTime() < Date.now();
+}
+
+export const inquireCustomer: Program = (ctx, req) => {
+  const id = field(req, 'cuskCustomerId');
+  const customer = findCustomer(ctx.tx, id);
+  if (!customer || !maySeeCustomer(ctx.caller, id)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
+  return ok(customerRecord(customer));
+};
+
+export const addCustomer: Program = (ctx, req) => {
+  const { tx } = ctx;
+  if (ctx.caller.role === 'CUSTOMER') return fail(RC.NOT_FOUND, 'NOT_PERMITTED', 'customers cannot register others');
+  const name = field(req, 'cusaName');
+  const email = field(req, 'cusaEmail');
+  const birthDate = field(req, 'cusaBirthDate');
+  if (!name) return fail(RC.INVALID_INPUT, 'NAME_REQUIRED', 'name must not be blank');
+  if (birthDate && !validDate(birthDate)) return fail(RC.INVALID_INPUT, 'INVALID_BIRTH_DATE', 'dateOfBirth is not a past calendar date');
+  if (findCustomerByEmail(tx, email)) return fail(RC.CONFLICT, 'EMAIL_ALREADY_REGISTERED', 'this e-mail address is already registered');
+  const addr = (req['cusaAddr'] ?? {}) as Record<string, unknown>;
+  const address: Address | null = field(req, 'cusaAddrPresent') === 'Y'
+    ? {
+      line1: field(addr, 'cusaAddrLine1'),
+      ...(field(addr, 'cusaAddrLine2') ? { line2: field(addr, 'cusaAddrLine2') } : {}),
+      postalCode: field(addr, 'cusaAddrPostcode'),
+      city: field(addr, 'cusaAddrCity'),
+      country: field(addr, 'cusaAddrCountry'),
+    }
+    : null;
+  const customer: Customer = {
+    customerId: nextCustomerId(tx), name, email, phone: field(req, 'cusaPhone') || null, birthDate: birthDate || null,
+    address, riskRating: NEW_CUSTOMER_RATING, monthlyIncome: 0, creditLimit: NEW_CUSTOMER_CREDIT_LIMIT, currency: 'EUR',
+    createdAt: ctx.now, updatedAt: ctx.now,
+  };
+  insertCustomer(tx, customer);
+  audit(ctx, customer.customerId, 'created');
+  return ok(customerRecord(customer));
+};
+
+/** Applies one merge-patch action: K keeps, S sets, D deletes (optional fields only). */
+function patched(action: string, value: string, current: string | null): string | null | undefined {
+  if (action === 'S') return value;
+  if (action === 'D') return null;
+  if (action === 'K' || action === '') return current;
+  return undefined;
+}
+
+export const updateCustomerProgram: Program = (ctx, req) => {
+  const { tx } = ctx;
+  const id = field(req, 'cusuCustomerId');
+  const current = findCustomer(tx, id);
+  if (!current || !maySeeCustomer(ctx.caller, id)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
+  if (!mayChangeCustomer(ctx.caller, id)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
+  const name = patched(field(req, 'cusuNameAction'), field(req, 'cusuName'), current.name);
+  const email = patched(field(req, 'cusuEmailAction'), field(req, 'cusuEmail'), current.email);
+  const phone = patched(field(req, 'cusuPhoneAction'), field(req, 'cusuPhone'), current.phone);
+  const birthDate = patched(field(req, 'cusuBirthDateAction'), field(req, 'cusuBirthDate'), current.birthDate);
+  if (name === undefined || email === undefined || phone === undefined || birthDate === undefined) {
+    return fail(RC.INVALID_INPUT, 'INVALID_ACTION', 'unknown patch action');
+  }
+  if (!name) return fail(RC.INVALID_INPUT, 'NAME_REQUIRED', 'name cannot be removed');
+  if (!email) return fail(RC.INVALID_INPUT, 'EMAIL_REQUIRED', 'email cannot be removed');
+  if (birthDate && !validDate(birthDate)) return fail(RC.INVALID_INPUT, 'INVALID_BIRTH_DATE', 'dateOfBirth is not a past calendar date');
+  if (email !== current.email) {
+    const other = findCustomerByEmail(tx, email);
+    if (other && other.customerId !== id) return fail(RC.CONFLICT, 'EMAIL_ALREADY_REGISTERED', 'this e-mail address is already registered');
+  }
+  let address = current.address;
+  const addrAction = field(req, 'cusuAddrAction');
+  if (addrAction === 'D') address = null;
+  else if (addrAction === 'S') {
+    const a = (req['cusuAddr'] ?? {}) as Record<string, unknown>;
+    const part = (key: string, cur: string | undefined) => patched(field(a, `${key}Action`), field(a, key), cur ?? null);
+    const line1 = part('cusuAddrLine1', address?.line1);
+    const line2 = part('cusuAddrLine2', address?.line2);
+    const postalCode = part('cusuAddrPostcode', address?.postalCode);
+    const city = part('cusuAddrCity', address?.city);
+    const country = part('cusuAddrCountry', address?.country);
+    if (!line1 || !postalCode || !city || !country) {
+      return fail(RC.INVALID_INPUT, 'ADDRESS_INCOMPLETE', 'address needs line1, postalCode, city and country');
+    }
+    address = { line1, ...(line2 ? { line2 } : {}), postalCode, city, country };
+  }
+  const updated: Customer = { ...current, name, email, phone, birthDate, address, updatedAt: ctx.now };
+  updateCustomer(tx, updated);
+  audit(ctx, id, 'updated');
+  return ok(customerRecord(updated));
+};

@@ -1,0 +1,24 @@
+import type { TranCode } from '../copybooks/index.ts';
+import type { Program } from '../program.ts';
+import { balanceInquiry } from './accounts.ts';
+import { addCustomer, inquireCustomer, updateCustomerProgram } from './customers.ts';
+import { applyForLoan, inquireLoan } from './loans.ts';
+import { cancelOrder, createOrder, inquireOrder, listOrdersProgram, updateOrder } from './orders.ts';
+import { createPayment, inquirePayment } from './payments.ts';
+
+/** Transaction code → program. */
+export const PROGRAMS: Record<TranCode, Program> = {
+  ORDCRT: createOrder,
+  ORDINQ: inquireOrder,
+  ORDLST: listOrdersProgram,
+  ORDUPD: updateOrder,
+  ORDCAN: cancelOrder,
+  CUSINQ: inquireCustomer,
+  CUSADD: addCustomer,
+  CUSUPD: updateCustomerProgram,
+  ACCBAL: balanceInquiry,
+  PAYCRT: createPayment,
+  PAYINQ: inquirePayment,
+  LNAPPL: applyForLoan,
+  LNINQ: inquireLoan,
+};

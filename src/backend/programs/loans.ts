@@ -1,0 +1,122 @@
+/** LNAPPL decides a loan application and stores the decision; LNINQ reads one. */
+import { randomBytes } from 'node:crypto';
+import { mayUseCustomerData } from '../caller.ts';
+import { installmentFor, largestPrincipal } from '../loan-math.ts';
+import { RC } from '../message.ts';
+import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
+import { fail, field, ok, rejected, type Program } from '../program.ts';
+import { findCustomer } from '../store/customers.ts';
+import { writeAudit, writeOutboxEvent } from '../store/journal.ts';
+import { findLoan, findLoanByIdempotencyKey, insertLoan, type LoanApplication } from '../store/loans.ts';
+
+const MIN_AMOUNT = 50_000; // 500.00
+const MAX_AMOUNT = 20_000_000; // 200,000.00
+const MIN_INSTALLMENTS = 6;
+const MAX_INSTALLMENTS = 120;
+/** Annual rate per risk rating in hundredths of a percent; D is not lent to. */
+const RATE_BY_RATING: Record<string, number | undefined> = { A: 690, B: 890, C: 1290 };
+const LONG_TERM_SURCHARGE = 100;
+const LONG_TERM_FROM = 61;
+/** Affordable: installment ≤ 40 % of monthly income. */
+const AFFORDABLE_PERCENT = 40;
+const APPROVAL_STEP = 10_000; // counter-offers are multiples of 100.00
+
+export function loanRecord(l: LoanApplication): Record<string, unknown> {
+  return {
+    lnLoanId: l.loanId,
+    lnStatus: l.status,
+    lnRejectReason: l.rejectReason ?? '',
+    lnCustomerId: Number(l.customerId),
+    lnRequestedAmount: fromMinorUnits(l.requestedAmount),
+    lnApprovedAmount: fromMinorUnits(l.approvedAmount),
+    lnInterestRate: fromMinorUnits(l.interestRateBp),
+    lnInstallmentValue: fromMinorUnits(l.installmentValue),
+    lnInstallments: l.installments,
+    lnCurrencyCode: l.currency,
+    lnCreatedBy: l.createdBy,
+    lnCreatedAt: l.createdAt,
+  };
+}
+
+function reply(l: LoanApplication) {
+  return l.status === 'REJECTED' ? rejected(l.rejectReason ?? '', loanRecord(l)) : ok(loanRecord(l));
+}
+
+interface Decision {
+  status: LoanApplication['status'];
+  reason: string | null;
+  approved: number;
+  rateBp: number;
+  installment: number;
+}
+
+export function decideLoan(rating: string, monthlyIncome: number, amount: number, installments: number): Decision {
+  const baseRate = RATE_BY_RATING[rating];
+  if (baseRate === undefined) return { status: 'REJECTED', reason: 'RISK_RATING', approved: 0, rateBp: 0, installment: 0 };
+  const rateBp = baseRate + (installments >= LONG_TERM_FROM ? LONG_TERM_SURCHARGE : 0);
+  // installment ≤ income·40/100 ⇔ installment ≤ floor(income·40/100) for whole cents.
+  const maxInstallment = Math.floor((monthlyIncome * AFFORDABLE_PERCENT) / 100);
+  const full = installmentFor(amount, rateBp, installments);
+  if (full <= maxInstallment) return { status: 'APPROVED', reason: null, approved: amount, rateBp, installment: full };
+  const reduced = largestPrincipal(maxInstallment, rateBp, installments, APPROVAL_STEP);
+  if (reduced > 0 && reduced * 2 >= amount) {
+    return { status: 'APPROVED', reason: null, approved: reduced, rateBp, installment: installmentFor(reduced, rateBp, installments) };
+  }
+  return { status: 'REJECTED', reason: 'INSUFFICIENT_INCOME', approved: 0, rateBp, installment: 0 };
+}
+
+export const applyForLoan: Program = (ctx, req) => {
+  const { tx, caller } = ctx;
+  if (ctx.idempotencyKey) {
+    const earlier = findLoanByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
+    if (earlier) return reply(earlier);
+  }
+  let amount: number;
+  try {
+    amount = toMinorUnits(req['lnrqAmount']);
+  } catch (error) {
+    if (error instanceof MoneyFormatError) return fail(RC.INVALID_INPUT, 'INVALID_AMOUNT', 'amount has at most two decimals');
+    throw error;
+  }
+  const installments = Number(req['lnrqInstallments']);
+  if (amount < MIN_AMOUNT || amount > MAX_AMOUNT) {
+    return fail(RC.INVALID_INPUT, 'AMOUNT_OUT_OF_RANGE', 'amount must be between 500.00 and 200000.00');
+  }
+  if (!Number.isInteger(installments) || installments < MIN_INSTALLMENTS || installments > MAX_INSTALLMENTS) {
+    return fail(RC.INVALID_INPUT, 'INSTALLMENTS_OUT_OF_RANGE', 'installments must be between 6 and 120');
+  }
+  const customerId = String(Number(req['lnrqCustomerId']));
+  const customer = findCustomer(tx, customerId);
+  if (!customer || !mayUseCustomerData(caller, customer.customerId)) {
+    return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', `customer ${customerId} not found`);
+  }
+  const d = decideLoan(customer.riskRating, customer.monthlyIncome, amount, installments);
+  const loan: LoanApplication = {
+    loanId: `LN-${randomBytes(8).toString('hex').toUpperCase()}`, status: d.status, rejectReason: d.reason,
+    customerId, requestedAmount: amount, approvedAmount: d.approved, interestRateBp: d.rateBp,
+    installmentValue: d.installment, installments, currency: customer.currency, createdBy: caller.principal,
+    idempotencyKey: ctx.idempotencyKey || null, correlationId: ctx.correlationId, createdAt: ctx.now,
+  };
+  insertLoan(tx, loan);
+  writeAudit(tx, {
+    tranCode: ctx.tranCode, entity: 'loan', entityId: loan.loanId, action: d.status.toLowerCase(),
+    principal: caller.principal, correlationId: ctx.correlationId, at: ctx.now,
+  });
+  if (d.status === 'APPROVED') {
+    writeOutboxEvent(tx, {
+      eventType: 'LoanApproved', aggregateId: loan.loanId, correlationId: ctx.correlationId, at: ctx.now,
+      payload: {
+        loanId: loan.loanId, customerId, approvedAmount: fromMinorUnits(d.approved), currency: loan.currency,
+        interestRate: fromMinorUnits(d.rateBp), installments, installmentValue: fromMinorUnits(d.installment),
+      },
+    });
+  }
+  ctx.log.info({ loanId: loan.loanId, status: d.status, reason: d.reason }, 'loan decided');
+  return reply(loan);
+};
+
+export const inquireLoan: Program = (ctx, req) => {
+  const loan = findLoan(ctx.tx, field(req, 'lnkLoanId'));
+  if (!loan || !mayUseCustomerData(ctx.caller, loan.customerId)) return fail(RC.NOT_FOUND, 'LOAN_NOT_FOUND', 'loan not found');
+  return ok(loanRecord(loan));
+};

@@ -1,0 +1,107 @@
+/**
+ * PAYCRT creates a payment, PAYINQ reads one. Exactly-once: the payment row carries the caller's
+ * idempotency key (unique per caller) and commits with its postings, so a retry after any crash
+ * finds the original instead of paying twice.
+ */
+import { randomBytes } from 'node:crypto';
+import { mayUseCustomerData } from '../caller.ts';
+import { RC } from '../message.ts';
+import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
+import { fail, field, ok, rejected, type Program, type ProgramContext } from '../program.ts';
+import { findAccount, postTransfer } from '../store/accounts.ts';
+import { writeAudit } from '../store/journal.ts';
+import { findPayment, findPaymentByIdempotencyKey, insertPayment, type Payment } from '../store/payments.ts';
+
+const MAX_AMOUNT = 100_000_000; // 1,000,000.00
+
+export function paymentRecord(p: Payment): Record<string, unknown> {
+  return {
+    payPaymentId: p.paymentId,
+    payStatus: p.status,
+    payRejectReason: p.rejectReason ?? '',
+    payCustomerId: p.customerId ?? '',
+    payDebtorAccount: p.debtorAccount,
+    payCreditorAccount: p.creditorAccount,
+    payAmount: fromMinorUnits(p.amount),
+    payCurrencyCode: p.currency,
+    payRemittance: p.remittance ?? '',
+    payCreatedBy: p.createdBy,
+    payCreatedAt: p.createdAt,
+  };
+}
+
+function reply(p: Payment) {
+  return p.status === 'REJECTED' ? rejected(p.rejectReason ?? '', paymentRecord(p)) : ok(paymentRecord(p));
+}
+
+function sameRequest(p: Payment, debtor: string, creditor: string, amount: number, currency: string, remittance: string) {
+  return p.debtorAccount === debtor && p.creditorAccount === creditor && p.amount === amount && p.currency === currency
+    && (p.remittance ?? '') === remittance;
+}
+
+function audit(ctx: ProgramContext, paymentId: string, action: string): void {
+  writeAudit(ctx.tx, {
+    tranCode: ctx.tranCode, entity: 'payment', entityId: paymentId, action, principal: ctx.caller.principal,
+    correlationId: ctx.correlationId, at: ctx.now,
+  });
+}
+
+export const createPayment: Program = (ctx, req) => {
+  const { tx, caller } = ctx;
+  if (!ctx.idempotencyKey) return fail(RC.INVALID_INPUT, 'IDEMPOTENCY_KEY_REQUIRED', 'a payment needs an idempotency key');
+  const debtorId = field(req, 'paycDebtorAccount');
+  const creditorId = field(req, 'paycCreditorAccount');
+  const currency = field(req, 'paycCurrencyCode');
+  const remittance = field(req, 'paycRemittance');
+  let amount: number;
+  try {
+    amount = toMinorUnits(req['paycAmount']);
+  } catch (error) {
+    if (error instanceof MoneyFormatError) return fail(RC.INVALID_INPUT, 'INVALID_AMOUNT', 'amount has at most two decimals');
+    throw error;
+  }
+  const earlier = findPaymentByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
+  if (earlier) {
+    if (!sameRequest(earlier, debtorId, creditorId, amount, currency, remittance)) {
+      return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different payment');
+    }
+    return reply(earlier);
+  }
+  if (debtorId === creditorId) return fail(RC.INVALID_INPUT, 'SAME_ACCOUNT', 'debtor and creditor account must differ');
+  if (amount <= 0 || amount > MAX_AMOUNT) {
+    return fail(RC.INVALID_INPUT, 'AMOUNT_OUT_OF_RANGE', 'amount must be above 0 and at most 1000000.00');
+  }
+  const debtor = findAccount(tx, debtorId);
+  if (!debtor || debtor.kind !== 'CUSTOMER' || !mayUseCustomerData(caller, debtor.customerId)) {
+    return fail(RC.NOT_FOUND, 'DEBTOR_ACCOUNT_NOT_FOUND', 'debtor account not found');
+  }
+  const creditor = findAccount(tx, creditorId);
+  let reason: string | null = null;
+  if (!creditor || creditor.kind !== 'CUSTOMER') reason = 'CREDITOR_NOT_FOUND';
+  else if (currency !== debtor.currency || currency !== creditor.currency) reason = 'CURRENCY_MISMATCH';
+  else if (debtor.balance < amount) reason = 'INSUFFICIENT_FUNDS';
+  const payment: Payment = {
+    paymentId: `PAY-${randomBytes(8).toString('hex').toUpperCase()}`,
+    status: reason ? 'REJECTED' : 'COMPLETED', rejectReason: reason, customerId: debtor.customerId,
+    debtorAccount: debtorId, creditorAccount: creditorId, amount, currency, remittance: remittance || null,
+    createdBy: caller.principal, idempotencyKey: ctx.idempotencyKey, correlationId: ctx.correlationId, createdAt: ctx.now,
+  };
+  insertPayment(tx, payment);
+  if (!reason) {
+    postTransfer(tx, {
+      transferId: payment.paymentId, debitAccountId: debtorId, creditAccountId: creditorId, amount, currency,
+      correlationId: ctx.correlationId, at: ctx.now,
+    });
+  }
+  audit(ctx, payment.paymentId, reason ? 'rejected' : 'completed');
+  ctx.log.info({ paymentId: payment.paymentId, status: payment.status, reason }, 'payment decided');
+  return reply(payment);
+};
+
+export const inquirePayment: Program = (ctx, req) => {
+  const payment = findPayment(ctx.tx, field(req, 'paykPaymentId'));
+  if (!payment || !mayUseCustomerData(ctx.caller, payment.customerId)) {
+    return fail(RC.NOT_FOUND, 'PAYMENT_NOT_FOUND', 'payment not found');
+  }
+  return ok(paymentRecord(payment));
+};

@@ -1,0 +1,63 @@
+import type { Tx } from './sqlite.ts';
+
+export interface LoanApplication {
+  loanId: string;
+  status: 'APPROVED' | 'REJECTED';
+  rejectReason: string | null;
+  customerId: string;
+  /** Minor units. */
+  requestedAmount: number;
+  approvedAmount: number;
+  /** Annual rate in hundredths of a percent (6.90 % → 690). */
+  interestRateBp: number;
+  installmentValue: number;
+  installments: number;
+  currency: string;
+  createdBy: string;
+  idempotencyKey: string | null;
+  correlationId: string;
+  createdAt: string;
+}
+
+function fromRow(row: Record<string, unknown>): LoanApplication {
+  return {
+    loanId: String(row['loan_id']),
+    status: String(row['status']) as LoanApplication['status'],
+    rejectReason: row['reject_reason'] == null ? null : String(row['reject_reason']),
+    customerId: String(row['customer_id']),
+    requestedAmount: Number(row['requested_amount']),
+    approvedAmount: Number(row['approved_amount']),
+    interestRateBp: Number(row['interest_rate_bp']),
+    installmentValue: Number(row['installment_value']),
+    installments: Number(row['installments']),
+    currency: String(row['currency']),
+    createdBy: String(row['created_by']),
+    idempotencyKey: row['idempotency_key'] == null ? null : String(row['idempotency_key']),
+    correlationId: String(row['correlation_id']),
+    createdAt: String(row['created_at']),
+  };
+}
+
+export function findLoan(tx: Tx, loanId: string): LoanApplication | undefined {
+  const row = tx.statement('SELECT * FROM loan_applications WHERE loan_id = ?').get(loanId);
+  return row ? fromRow(row) : undefined;
+}
+
+export function findLoanByIdempotencyKey(tx: Tx, createdBy: string, key: string): LoanApplication | undefined {
+  const row = tx
+    .statement('SELECT * FROM loan_applications WHERE created_by = ? AND idempotency_key = ?')
+    .get(createdBy, key);
+  return row ? fromRow(row) : undefined;
+}
+
+export function insertLoan(tx: Tx, l: LoanApplication): void {
+  tx.statement(
+    `INSERT INTO loan_applications (loan_id, status, reject_reason, customer_id, requested_amount, approved_amount,
+       interest_rate_bp, installment_value, installments, currency, created_by, idempotency_key, correlation_id,
+       created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    l.loanId, l.status, l.rejectReason, l.customerId, l.requestedAmount, l.approvedAmount, l.interestRateBp,
+    l.installmentValue, l.installments, l.currency, l.createdBy, l.idempotencyKey, l.correlationId, l.createdAt,
+  );
+}

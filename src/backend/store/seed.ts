@@ -1,0 +1,52 @@
+/** Demo data of issue 3, loaded into a new store and reloaded by `npm run seed`. */
+import { insertAccount, postTransfer } from './accounts.ts';
+import { insertCustomer, type Customer } from './customers.ts';
+import { insertProduct } from './products.ts';
+import type { SqliteDatabase } from './sqlite.ts';
+
+const DEMO_CUSTOMERS: Array<Pick<Customer, 'customerId' | 'name' | 'email' | 'riskRating' | 'monthlyIncome' | 'creditLimit'>> = [
+  { customerId: '1001', name: 'Ada Lovelace', email: 'ada@example.com', riskRating: 'A', monthlyIncome: 600_000, creditLimit: 500_000 },
+  { customerId: '1002', name: 'Alan Turing', email: 'alan@example.com', riskRating: 'C', monthlyIncome: 250_000, creditLimit: 100_000 },
+  { customerId: '1003', name: 'Grace Hopper', email: 'grace@example.com', riskRating: 'D', monthlyIncome: 300_000, creditLimit: 200_000 },
+];
+
+const DEMO_ACCOUNTS = [
+  { accountId: '1001-01', customerId: '1001', currency: 'EUR', opening: 250_000 },
+  { accountId: '1001-02', customerId: '1001', currency: 'USD', opening: 80_000 },
+  { accountId: '1002-01', customerId: '1002', currency: 'EUR', opening: 120_000 },
+  { accountId: '1003-01', customerId: '1003', currency: 'EUR', opening: 1_000_000 },
+];
+
+const DEMO_PRODUCTS = [
+  { productId: 'P-100', name: 'Keyboard', unitPrice: 4_990, currency: 'EUR', stock: 1000 },
+  { productId: 'P-200', name: 'Laptop', unitPrice: 189_900, currency: 'EUR', stock: 5 },
+  { productId: 'P-300', name: 'Lamp', unitPrice: 1_000, currency: 'EUR', stock: 0 },
+];
+
+const TABLES = ['outbox', 'audit_log', 'ledger_postings', 'payments', 'loan_applications', 'orders', 'accounts', 'products', 'customers'];
+
+export function isEmpty(db: SqliteDatabase): boolean {
+  return db.statement('SELECT COUNT(*) AS n FROM customers').get()?.['n'] === 0;
+}
+
+/** Replaces every business row with the demo data, in one transaction. */
+export function seedDemoData(db: SqliteDatabase, now = new Date().toISOString()): void {
+  db.transaction((tx) => {
+    for (const table of TABLES) db.db.exec(`DELETE FROM ${table}`);
+    for (const c of DEMO_CUSTOMERS) {
+      insertCustomer(tx, { ...c, phone: null, birthDate: null, address: null, currency: 'EUR', createdAt: now, updatedAt: now });
+    }
+    // Opening balances are posted against an equity account per currency, so the books stay balanced.
+    for (const currency of ['EUR', 'USD']) {
+      insertAccount(tx, { accountId: `SYS-OPENING-${currency}`, customerId: null, currency, balance: 0, kind: 'SYSTEM' });
+    }
+    for (const a of DEMO_ACCOUNTS) {
+      insertAccount(tx, { accountId: a.accountId, customerId: a.customerId, currency: a.currency, balance: 0, kind: 'CUSTOMER' });
+      postTransfer(tx, {
+        transferId: `OPENING-${a.accountId}`, debitAccountId: `SYS-OPENING-${a.currency}`, creditAccountId: a.accountId,
+        amount: a.opening, currency: a.currency, correlationId: 'seed', at: now,
+      });
+    }
+    for (const p of DEMO_PRODUCTS) insertProduct(tx, p);
+  });
+}

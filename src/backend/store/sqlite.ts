@@ -1,0 +1,72 @@
+/**
+ * The back-end's SQLite database: one file under DATA_DIR, WAL journal, synchronous=FULL so an
+ * acknowledged commit survives a crash. Repositories receive a `Tx` and never open transactions.
+ */
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+
+/** A handle valid inside one transaction; statements are prepared once per connection. */
+export interface Tx {
+  statement(sql: string): StatementSync;
+}
+
+export class SqliteDatabase implements Tx {
+  readonly db: DatabaseSync;
+  private readonly statements = new Map<string, StatementSync>();
+  private inTransaction = false;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new DatabaseSync(file, { timeout: 5000 });
+    this.db.exec('PRAGMA journal_mode = WAL');
+    this.db.exec('PRAGMA synchronous = FULL');
+    this.db.exec('PRAGMA foreign_keys = ON');
+  }
+
+  statement(sql: string): StatementSync {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs `work` in one IMMEDIATE transaction: commit on return, roll back on throw. */
+  transaction<T>(work: (tx: Tx) => T): T {
+    if (this.inTransaction) throw new Error('nested transaction');
+    this.db.exec('BEGIN IMMEDIATE');
+    this.inTransaction = true;
+    try {
+      const result = work(this);
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      this.db.exec('ROLLBACK');
+      throw error;
+    } finally {
+      this.inTransaction = false;
+    }
+  }
+
+  /** Applies the numbered *.sql files of `dir` not applied yet, each in its own transaction. */
+  migrate(dir: string): void {
+    this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+    const applied = new Set(
+      this.db.prepare('SELECT name FROM schema_migrations').all().map((row) => String(row['name'])),
+    );
+    for (const name of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
+      if (applied.has(name)) continue;
+      const sql = readFileSync(join(dir, name), 'utf8');
+      this.transaction(() => {
+        this.db.exec(sql);
+        this.db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(name, new Date().toISOString());
+      });
+    }
+  }
+
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+}

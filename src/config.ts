@@ -1,0 +1,104 @@
+/**
+ * Configuration from environment variables (and an optional .env file), parsed once at startup and
+ * passed down. Nothing else reads process.env.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseEnv } from 'node:util';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute directory holding the SQLite files and the development issuer's key. */
+  dataDir: string;
+  logLevel: LogLevel;
+  auth: {
+    /** `iss` of the development issuer, and the only issuer accepted. */
+    issuer: string;
+    /** `aud` our access tokens must carry. */
+    audience: string;
+    /** Allowed clock skew for exp/nbf, seconds. */
+    clockToleranceSeconds: number;
+    /** Verified tokens kept in memory until they expire (hot path). */
+    tokenCacheSize: number;
+  };
+  idempotency: {
+    /** How long a key and its response are kept. */
+    ttlSeconds: number;
+    /** How long an in-flight key blocks others before a crashed holder is presumed dead. */
+    leaseMs: number;
+  };
+}
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, reason: string) {
+    super(`invalid configuration: ${variable} ${reason}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${raw}`);
+  return value;
+}
+
+function text(env: Env, name: string, fallback: string, pattern?: RegExp): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (pattern && !pattern.test(raw)) throw new ConfigError(name, `has an invalid value "${raw}"`);
+  return raw;
+}
+
+/** Parses and checks every variable; throws ConfigError naming the first bad one. */
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = text(env, 'HOST', '0.0.0.0', /^[A-Za-z0-9.:\-[\]]+$/);
+  const dataDir = resolve(text(env, 'DATA_DIR', './data'));
+  const logLevelRaw = text(env, 'LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevelRaw}"`);
+  }
+  const issuer = text(env, 'AUTH_ISSUER', `http://localhost:${port === 0 ? 8080 : port}`, /^https?:\/\/\S+$/);
+  return {
+    port,
+    host,
+    dataDir,
+    logLevel: logLevelRaw as LogLevel,
+    auth: {
+      issuer: issuer.replace(/\/+$/, ''),
+      audience: text(env, 'AUTH_AUDIENCE', 'corebridge-api', /^\S{1,200}$/),
+      clockToleranceSeconds: integer(env, 'AUTH_CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
+      tokenCacheSize: integer(env, 'AUTH_TOKEN_CACHE_SIZE', 10_000, 0, 1_000_000),
+    },
+    idempotency: {
+      ttlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 30 * 86_400),
+      leaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 30_000, 100, 600_000),
+    },
+  };
+}
+
+/**
+ * Values from a .env file, without overriding variables already set in the environment.
+ * Missing file → empty; a file that does not parse is reported by Node.
+ */
+export function readEnvFile(path = '.env'): Env {
+  if (!existsSync(path)) return {};
+  return parseEnv(readFileSync(path, 'utf8'));
+}
+
+/** The environment a process runs with: .env values under the real environment. */
+export function processEnv(envFile = '.env'): Env {
+  return { ...readEnvFile(envFile), ...process.env };
+}

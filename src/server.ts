@@ -1,0 +1,41 @@
+/** Process entry: load config, build the app, listen, close gracefully on SIGINT/SIGTERM. */
+import { buildApp, createLogger } from './app.ts';
+import { ConfigError, loadConfig, processEnv } from './config.ts';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(processEnv());
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`corebridge: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config);
+  const app = await buildApp(config, { logger });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error('graceful shutdown timed out');
+      process.exit(1);
+    }, 10_000);
+    force.unref();
+    await app.close();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ dataDir: config.dataDir, issuer: config.auth.issuer, logLevel: config.logLevel }, 'corebridge listening');
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`corebridge: failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,15 @@
+/**
+ * Carries encoded transaction messages between the API layer and the back-end. Only bytes cross it,
+ * so a network (TCP + mutual TLS) or queue transport can replace the in-process one.
+ */
+export interface Transport {
+  /** Sends one request message and resolves with the response message. */
+  call(request: Buffer, options?: { signal?: AbortSignal }): Promise<Buffer>;
+  /** Can the back-end serve right now? */
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export class TransportError extends Error {
+  override readonly name = 'TransportError';
+}
