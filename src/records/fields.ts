@@ -137,44 +137,42 @@ export function putZoned(buf: Buffer, off: number, s: ZonedSpec, v: unknown, pat
 }
 
 export function getZoned(b: Buffer, off: number, s: ZonedSpec, field: string): number | string {
-  const space = s.table.space;
   if (s.blankWhenZero) {
     let blank = true;
-    for (let i = off; i < off + s.length; i++) if (b[i] !== space) { blank = false; break; }
+    for (let i = off; i < off + s.length; i++) if (b[i] !== s.table.space) { blank = false; break; }
     if (blank) return s.asString ? '0' : 0;
   }
-  let digitsAt = off;
-  let signAt = -1;
+  let start = off;
+  let punchAt = -1;
   let negative = false;
   if (s.separate) {
-    signAt = s.leading ? off : off + s.digits;
-    if (s.leading) digitsAt = off + 1;
+    const signAt = s.leading ? off : off + s.digits;
+    if (s.leading) start = off + 1;
     const sign = b[signAt];
     if (sign === s.table.minus) negative = true;
     else if (sign !== s.table.plus) throw new RecordDecodeError(signAt, field, `invalid sign character 0x${hex(sign)} (expected + or -)`);
   } else if (s.signed) {
-    signAt = s.leading ? off : off + s.digits - 1;
+    punchAt = s.leading ? off : off + s.digits - 1;
   }
-  const asNumber = s.digits <= 15;
+  const end = start + s.digits;
+  const digitOf = s.digitOf;
   let num = 0;
   let text = '';
-  for (let i = digitsAt; i < digitsAt + s.digits; i++) {
-    const byte = b[i]!;
-    let d: number;
-    if (i === signAt) {
-      const p = s.punchOf[byte]!;
-      if (p < 0) throw new RecordDecodeError(i, field, `invalid signed digit 0x${hex(byte)}`);
+  for (let i = start; i < end; i++) {
+    let d = digitOf[b[i]!]!;
+    if (d < 0) {
+      // only the sign position may hold an overpunched digit (a plain digit there is positive)
+      const p = i === punchAt ? s.punchOf[b[i]!]! : -1;
+      if (p < 0) throw new RecordDecodeError(i, field, i === punchAt ? `invalid signed digit 0x${hex(b[i])}` : `invalid digit 0x${hex(b[i])} in a zoned decimal`);
       d = p % 10;
       negative = p >= 110;
-    } else {
-      d = s.digitOf[byte]!;
-      if (d < 0) throw new RecordDecodeError(i, field, `invalid digit 0x${hex(byte)} in a zoned decimal`);
     }
-    if (asNumber) num = num * 10 + d;
-    else text += d;
+    if (s.asString) text += d;
+    else num = num * 10 + d;
   }
-  const n = asNumber ? (negative ? -num : num) : negative ? -BigInt(text) : BigInt(text);
-  return scaledToJson(n === 0 ? 0 : n, s.scale, s.asString);
+  if (s.asString) return scaledToJson(negative ? -BigInt(text) : BigInt(text), s.scale, true);
+  if (negative && num !== 0) num = -num;
+  return s.scale === 0 ? num : num / POW10[s.scale]!;
 }
 
 // ── packed decimal (COMP-3) ──────────────────────────────────────────────────
@@ -210,24 +208,28 @@ export function getPacked(b: Buffer, off: number, s: PackedSpec, field: string):
   if (signNibble < 0x0a) throw new RecordDecodeError(last, field, `invalid sign nibble ${signNibble.toString(16)} in packed decimal`);
   const negative = signNibble === 0x0d || signNibble === 0x0b;
   // an even digit count leaves the first nibble unused: it must be zero
-  const nibbles = s.length * 2 - 1;
-  const spare = nibbles - s.digits;
-  const asNumber = s.digits <= 15;
+  if (s.digits % 2 === 0 && b[off]! >> 4 !== 0) {
+    throw new RecordDecodeError(off, field, (b[off]! >> 4) > 9 ? `invalid digit nibble ${(b[off]! >> 4).toString(16)} in packed decimal` : `digit beyond PIC ${s.picture} in packed decimal`);
+  }
   let num = 0;
   let text = '';
-  for (let k = 0; k < nibbles; k++) {
-    const at = off + (k >> 1);
-    const d = k & 1 ? b[at]! & 0x0f : b[at]! >> 4;
-    if (d > 9) throw new RecordDecodeError(at, field, `invalid digit nibble ${d.toString(16)} in packed decimal`);
-    if (k < spare) {
-      if (d !== 0) throw new RecordDecodeError(at, field, `digit beyond PIC ${s.picture} in packed decimal`);
-      continue;
+  for (let i = off; i <= last; i++) {
+    const x = b[i]!;
+    const hi = x >> 4;
+    const lo = x & 0x0f;
+    if (hi > 9) throw new RecordDecodeError(i, field, `invalid digit nibble ${hi.toString(16)} in packed decimal`);
+    if (i === last) {
+      if (s.asString) text += hi;
+      else num = num * 10 + hi;
+      break;
     }
-    if (asNumber) num = num * 10 + d;
-    else text += d;
+    if (lo > 9) throw new RecordDecodeError(i, field, `invalid digit nibble ${lo.toString(16)} in packed decimal`);
+    if (s.asString) text += `${hi}${lo}`;
+    else num = num * 100 + hi * 10 + lo;
   }
-  const n = asNumber ? (negative ? -num : num) : negative ? -BigInt(text) : BigInt(text);
-  return scaledToJson(n === 0 ? 0 : n, s.scale, s.asString);
+  if (s.asString) return scaledToJson(negative ? -BigInt(text) : BigInt(text), s.scale, true);
+  if (negative && num !== 0) num = -num;
+  return s.scale === 0 ? num : num / POW10[s.scale]!;
 }
 
 // ── binary (COMP, COMP-4, BINARY, COMP-5) ────────────────────────────────────
