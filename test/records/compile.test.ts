@@ -124,7 +124,7 @@ test('bad copybooks fail with file, line and column', async (t) => {
     ['bad level number', fixed('01 R.', '   50 A PIC X.'), /invalid level number 50/, 2, 11],
     ['RENAMES', fixed('01 R.', '   05 A PIC X.', '66 B RENAMES A.'), /level 66 \(RENAMES\) is not supported/, 3, 8],
     ['P in picture', fixed('01 R.', '   05 A PIC 9(3)PP.'), /scaling symbol P is not supported/, 2, 20],
-    ['edited picture', fixed('01 R.', '   05 A PIC ZZ9.99.'), /symbol "Z" \(editing pictures\) is not supported/, 2, 20],
+    ['edited picture', fixed('01 R.', '   05 A PIC ZZ9.99.'), /symbol "Z" \(numeric-edited pictures\) is not supported/, 2, 20],
     ['COMP-1', fixed('01 R.', '   05 A COMP-1.'), /USAGE COMP-1 is not supported/, 2, 16],
     ['COMP-2 via USAGE', fixed('01 R.', '   05 A USAGE IS COMP-2.'), /USAGE COMP-2 is not supported/, 2, 25],
     ['SYNC', fixed('01 R.', '   05 A PIC S9(4) COMP SYNC.'), /SYNC is not supported/, 2, 31],
