@@ -1,0 +1,69 @@
+/**
+ * npm run token -- <user|client> [--scope "orders:read orders:write"] [--ttl 10m]
+ * Prints an access token of the development issuer (key under DATA_DIR) for a demo identity.
+ */
+import { parseArgs } from 'node:util';
+import { openDevIssuer } from '../api/auth/dev-issuer.ts';
+import { DEMO_IDENTITIES, findDemoIdentity, isScope, ROLE_SCOPES } from '../api/auth/roles.ts';
+import { ConfigError, loadConfig, processEnv } from '../config.ts';
+
+const USAGE = `usage: npm run token -- <identity> [--scope "scope ..."] [--ttl 10m]
+identities: ${DEMO_IDENTITIES.map((i) => `${i.subject} (${i.kind}, ${i.role})`).join(', ')}`;
+
+function fail(message: string): never {
+  process.stderr.write(`token: ${message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+/** "90s", "10m", "1h" or plain seconds → seconds (1 s to 24 h). */
+export function parseTtl(text: string): number {
+  const match = /^([0-9]+)(s|m|h)?$/.exec(text);
+  if (!match) throw new Error(`--ttl must look like 90s, 10m or 1h, got "${text}"`);
+  const seconds = Number(match[1]) * ({ s: 1, m: 60, h: 3600 }[match[2] as 's' | 'm' | 'h'] ?? 1);
+  if (seconds < 1 || seconds > 86_400) throw new Error('--ttl must be between 1s and 24h');
+  return seconds;
+}
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parseArgs({ allowPositionals: true, options: { scope: { type: 'string' }, ttl: { type: 'string', default: '10m' } } });
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  const subject = parsed.positionals[0];
+  if (!subject || parsed.positionals.length > 1) fail('name exactly one identity');
+  const identity = findDemoIdentity(subject);
+  if (!identity) fail(`unknown identity "${subject}"`);
+  const allowed = ROLE_SCOPES[identity.role];
+  const scopes = parsed.values.scope === undefined ? [...allowed] : parsed.values.scope.split(/[\s,]+/).filter(Boolean);
+  for (const scope of scopes) {
+    if (!isScope(scope)) fail(`unknown scope "${scope}"`);
+    if (!allowed.includes(scope)) fail(`the ${identity.role} role may not hold ${scope}`);
+  }
+  let ttlSeconds: number;
+  try {
+    ttlSeconds = parseTtl(parsed.values.ttl);
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  let config;
+  try {
+    config = loadConfig(processEnv());
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
+  const token = await issuer.sign(
+    {
+      subject, role: identity.role, scopes,
+      ...(identity.customerId ? { customerId: identity.customerId } : {}),
+      ...(identity.kind === 'client' ? { clientId: subject } : {}),
+    },
+    { ttlSeconds },
+  );
+  process.stdout.write(`${token}\n`);
+}
+
+await main();

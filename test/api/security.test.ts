@@ -1,0 +1,145 @@
+/**
+ * The shared security test: every protected route of the route table, with no token, a bad token
+ * (bad signature, expired, wrong audience, wrong issuer, alg none, not a bearer), a token without the
+ * route's scope, and another customer's object.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
+import { ROUTES, type OperationId } from '../../src/api/route-table.ts';
+import { ROLE_SCOPES } from '../../src/api/auth/roles.ts';
+import { assertProblem } from '../helpers/assert-shape.ts';
+import { startApp, type TestApp } from '../helpers/app.ts';
+
+interface Fixture {
+  orderId: string;
+  paymentId: string;
+  loanId: string;
+}
+
+/** A valid request for each operation, on Ada's objects. */
+function sample(op: OperationId, f: Fixture, n: number): { url: string; body?: unknown; headers?: Record<string, string> } {
+  switch (op) {
+    case 'createOrder': return { url: '/v1/orders', body: { customerId: '1001', productId: 'P-100', quantity: 1 } };
+    case 'getOrder': case 'cancelOrder': return { url: `/v1/orders/${f.orderId}` };
+    case 'updateOrder': return { url: `/v1/orders/${f.orderId}`, body: { productId: 'P-100', quantity: 2 } };
+    case 'listOrders': return { url: '/v1/orders' };
+    case 'getCustomer': return { url: '/v1/customers/1001' };
+    case 'createCustomer': return { url: '/v1/customers', body: { name: 'New Person', email: `new${n}@example.com` } };
+    case 'updateCustomer': return { url: '/v1/customers/1001', body: { phone: '+44 20 7946 0000' } };
+    case 'getBalance': return { url: '/v1/accounts/1001-01/balance' };
+    case 'createPayment': return {
+      url: '/v1/payments', headers: { 'idempotency-key': `sec-${n}` },
+      body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' },
+    };
+    case 'getPayment': return { url: `/v1/payments/${f.paymentId}` };
+    case 'createLoanApplication': return { url: '/v1/loan-applications', body: { customerId: 1001, amount: 1000, installments: 12 } };
+    case 'getLoanApplication': return { url: `/v1/loan-applications/${f.loanId}` };
+  }
+}
+
+async function fixture(h: TestApp): Promise<Fixture> {
+  const order = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
+  const payment = await h.request({
+    method: 'POST', url: '/v1/payments', as: 'ada', headers: { 'idempotency-key': 'fixture' },
+    body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 5, currency: 'EUR' },
+  });
+  const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: 1001, amount: 1000, installments: 12 } });
+  return { orderId: order.json().orderId, paymentId: payment.json().paymentId, loanId: loan.json().loanId };
+}
+
+async function badTokens(h: TestApp): Promise<Record<string, string>> {
+  const kid = String(h.app.devIssuer.jwks.keys[0]!.kid);
+  const { privateKey } = await generateKeyPair('ES256');
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { role: 'customer', customer_id: '1001', scope: ROLE_SCOPES.customer.join(' ') };
+  const forged = await new SignJWT(claims)
+    .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
+    .setIssuer(h.config.auth.issuer).setAudience(h.config.auth.audience).setSubject('ada')
+    .setIssuedAt(now).setExpirationTime(now + 600).sign(privateKey);
+  const unsigned = new UnsecuredJWT(claims).setIssuer(h.config.auth.issuer).setAudience(h.config.auth.audience)
+    .setSubject('ada').setIssuedAt(now).setExpirationTime(now + 600).encode();
+  const valid = await h.token('ada');
+  const [head, body] = valid.split('.');
+  const tamperedBody = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), customer_id: '1002' })).toString('base64url');
+  return {
+    'bad signature': forged,
+    'alg none': unsigned,
+    'tampered payload': `${head}.${tamperedBody}.${valid.split('.')[2]}`,
+    expired: await h.token('ada', { issuedAt: now - 3600, ttlSeconds: 600 }),
+    'wrong audience': await h.token('ada', { audience: 'another-api' }),
+    garbage: 'not.a.jwt',
+  };
+}
+
+test('every protected route: 401 without or with a bad token, 403 without its scope', async (t) => {
+  const h = await startApp(t);
+  const f = await fixture(h);
+  const bad = await badTokens(h);
+  let n = 0;
+  for (const [op, access] of Object.entries(ROUTES) as Array<[OperationId, (typeof ROUTES)[OperationId]]>) {
+    const s = sample(op, f, n++);
+    const base = { method: access.method, url: s.url, body: s.body, headers: s.headers ?? {} };
+
+    const none = await h.request(base);
+    assertProblem(none, 401, 'UNAUTHENTICATED');
+    assert.equal(none.headers['www-authenticate'], 'Bearer realm="corebridge"', op);
+
+    for (const [name, token] of Object.entries(bad)) {
+      const res = await h.request({ ...base, token });
+      assertProblem(res, 401, 'UNAUTHENTICATED');
+      assert.match(String(res.headers['www-authenticate']), /error="invalid_token"/, `${op} ${name}`);
+    }
+    const basic = await h.request({ ...base, headers: { ...base.headers, authorization: 'Basic YWRhOnNlY3JldA==' } });
+    assertProblem(basic, 401, 'UNAUTHENTICATED');
+
+    const allButScope = ROLE_SCOPES.agent.filter((scope) => scope !== access.scope);
+    const noScope = await h.request({ ...base, token: await h.token('clerk', { scopes: allButScope }) });
+    const problem = assertProblem(noScope, 403, 'INSUFFICIENT_SCOPE');
+    assert.match(String(noScope.headers['www-authenticate']), new RegExp(`error="insufficient_scope", scope="${access.scope}"`));
+    assert.match(String(problem['detail']), new RegExp(access.scope));
+  }
+});
+
+test("another customer's order, account, customer, payment or loan answers 404, never the data", async (t) => {
+  const h = await startApp(t);
+  const f = await fixture(h);
+  let n = 100;
+  for (const [op, access] of Object.entries(ROUTES) as Array<[OperationId, (typeof ROUTES)[OperationId]]>) {
+    if (access.ownership === 'none' || access.ownership === 'caller-filtered') continue;
+    const s = sample(op, f, n++);
+    const res = await h.request({ method: access.method, url: s.url, body: s.body, headers: s.headers ?? {}, as: 'alan' });
+    assertProblem(res, 404, 'NOT_FOUND');
+    assert.ok(!/Ada|Lovelace|"balance"|"amount"/.test(res.body), `${op} leaks nothing`);
+  }
+  // The same requests as the owner succeed (the 404s above are not artefacts).
+  assert.equal((await h.request({ method: 'GET', url: `/v1/orders/${f.orderId}`, as: 'ada' })).statusCode, 200);
+  assert.equal((await h.request({ method: 'GET', url: `/v1/payments/${f.paymentId}`, as: 'ada' })).statusCode, 200);
+  assert.equal((await h.request({ method: 'GET', url: `/v1/loan-applications/${f.loanId}`, as: 'ada' })).statusCode, 200);
+  // Ada's balance is unchanged by Alan's attempted payment from her account.
+  const balance = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'ada' });
+  assert.equal(balance.json().balance, 2495);
+});
+
+test('roles: partners never reach money; customers cannot register customers', async (t) => {
+  const h = await startApp(t);
+  // A partner token cannot even carry payment or account scopes; with them forged into a signed token, the role still stops it.
+  const partnerWithEverything = await h.token('acme-shop', { scopes: [...ROLE_SCOPES.agent] });
+  for (const url of ['/v1/accounts/1001-01/balance', '/v1/payments/PAY-0000000000000000', '/v1/loan-applications/LN-0000000000000000']) {
+    assertProblem(await h.request({ method: 'GET', url, token: partnerWithEverything }), 403, 'FORBIDDEN');
+  }
+  const byCustomer = await h.request({ method: 'POST', url: '/v1/customers', as: 'ada', body: { name: 'X', email: 'x@example.com' } });
+  assertProblem(byCustomer, 403, 'FORBIDDEN');
+});
+
+test('verified tokens are cached but still expire', async (t) => {
+  const h = await startApp(t, { AUTH_CLOCK_TOLERANCE_SECONDS: '0' });
+  const now = Math.floor(Date.now() / 1000);
+  const shortLived = await h.token('ada', { issuedAt: now - 598, ttlSeconds: 600 });
+  const first = await h.request({ method: 'GET', url: '/v1/customers/1001', token: shortLived });
+  assert.equal(first.statusCode, 200);
+  await new Promise((resolve) => setTimeout(resolve, 2100));
+  // exp has passed: the cached entry must not keep the token alive.
+  const later = await h.request({ method: 'GET', url: '/v1/customers/1001', token: shortLived });
+  assertProblem(later, 401, 'UNAUTHENTICATED');
+});
