@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { LoanDecision } from '../../src/api/routes/loans.ts';
+import { assertProblem, assertShape } from '../helpers/assert-shape.ts';
+import { startApp, type TestApp } from '../helpers/app.ts';
+
+const KEYS = ['loanId', 'status', 'customerId', 'requestedAmount', 'approvedAmount', 'interestRate', 'installmentValue', 'installments', 'currency', 'createdAt'];
+
+function apply(h: TestApp, body: Record<string, unknown>, as = 'ada', headers: Record<string, string> = {}) {
+  return h.request({ method: 'POST', url: '/v1/loan-applications', as, body, headers });
+}
+
+test('approved in full: rate by rating, installment by the annuity formula, stored decision', async (t) => {
+  const h = await startApp(t);
+  const res = await apply(h, { customerId: 1001, amount: 10000, installments: 24 });
+  assert.equal(res.statusCode, 201);
+  const d = res.json();
+  assertShape(LoanDecision, d, KEYS);
+  assert.equal(d.status, 'APPROVED');
+  assert.equal(d.customerId, 1001);
+  assert.equal(d.requestedAmount, 10000);
+  assert.equal(d.approvedAmount, 10000);
+  assert.equal(d.interestRate, 6.9);
+  // 10000 · r / (1 − (1 + r)^−24), r = 6.9 / 1200 → 447.27
+  assert.equal(d.installmentValue, 447.27);
+  assert.equal(res.headers['location'], `/v1/loan-applications/${d.loanId}`);
+  const read = await h.request({ method: 'GET', url: `/v1/loan-applications/${d.loanId}`, as: 'ada' });
+  assert.equal(read.statusCode, 200);
+  assert.deepEqual(read.json(), d);
+});
+
+test('more than 60 installments add 1.00 to the rate', async (t) => {
+  const h = await startApp(t);
+  const d = (await apply(h, { customerId: 1001, amount: 20000, installments: 72 })).json();
+  assert.equal(d.status, 'APPROVED');
+  assert.equal(d.interestRate, 7.9);
+  // r = 7.9 / 1200, n = 72 → 349.69 (checked with exact decimal arithmetic)
+  assert.equal(d.installmentValue, 349.69);
+});
+
+test('reduced approval: the largest affordable multiple of 100 when at least half the request', async (t) => {
+  const h = await startApp(t);
+  // Alan: rating C (12.90 %), income 2,500.00 → at most 1,000.00 a month.
+  const d = (await apply(h, { customerId: 1002, amount: 12000, installments: 12 }, 'alan')).json();
+  assert.equal(d.status, 'APPROVED');
+  assert.equal(d.interestRate, 12.9);
+  assert.equal(d.requestedAmount, 12000);
+  assert.equal(d.approvedAmount, 11200);
+  assert.ok(d.installmentValue <= 1000);
+  // 11,300.00 would cost 1,008.76 a month.
+  assert.equal(d.installmentValue, 999.83);
+});
+
+test('REJECTED with 200: rating D, insufficient income', async (t) => {
+  const h = await startApp(t);
+  const grace = await apply(h, { customerId: 1003, amount: 1000, installments: 12 }, 'grace');
+  assert.equal(grace.statusCode, 200);
+  assertShape(LoanDecision, grace.json(), [...KEYS, 'reason']);
+  assert.equal(grace.json().status, 'REJECTED');
+  assert.equal(grace.json().reason, 'RISK_RATING');
+  assert.equal(grace.json().approvedAmount, 0);
+
+  const alan = await apply(h, { customerId: 1002, amount: 50000, installments: 12 }, 'alan');
+  assert.equal(alan.statusCode, 200);
+  assert.equal(alan.json().status, 'REJECTED');
+  assert.equal(alan.json().reason, 'INSUFFICIENT_INCOME');
+  assert.equal(alan.json().approvedAmount, 0);
+  assert.equal((await h.request({ method: 'GET', url: `/v1/loan-applications/${alan.json().loanId}`, as: 'alan' })).json().status, 'REJECTED');
+});
+
+test('400 outside 500.00–200,000.00 or 6–120 installments, wrong types, unknown fields; 404 for others', async (t) => {
+  const h = await startApp(t);
+  const bad = [
+    { customerId: 1001, amount: 499.99, installments: 12 },
+    { customerId: 1001, amount: 200000.01, installments: 12 },
+    { customerId: 1001, amount: 1000, installments: 5 },
+    { customerId: 1001, amount: 1000, installments: 121 },
+    { customerId: 1001, amount: 1000, installments: 12.5 },
+    { customerId: '1001', amount: 1000, installments: 12 },
+    { customerId: 1001, amount: '1000', installments: 12 },
+    { customerId: 1001, amount: 1000 },
+    { customerId: 1001, amount: 1000, installments: 12, interestRate: 0.1 },
+  ];
+  for (const b of bad) assertProblem(await apply(h, b), 400, 'VALIDATION_FAILED');
+  assertProblem(await apply(h, { customerId: 1002, amount: 1000, installments: 12 }), 404, 'NOT_FOUND');
+  assertProblem(await apply(h, { customerId: 9999, amount: 1000, installments: 12 }, 'clerk'), 404, 'NOT_FOUND');
+  assertProblem(await h.request({ method: 'GET', url: '/v1/loan-applications/LN-0000000000000000', as: 'ada' }), 404, 'NOT_FOUND');
+});
+
+test('an Idempotency-Key makes a loan application repeatable', async (t) => {
+  const h = await startApp(t);
+  const body = { customerId: 1001, amount: 5000, installments: 36 };
+  const first = await apply(h, body, 'ada', { 'idempotency-key': 'loan-1' });
+  const again = await apply(h, body, 'ada', { 'idempotency-key': 'loan-1' });
+  assert.equal(again.statusCode, 201);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.equal(again.json().loanId, first.json().loanId);
+  assertProblem(await apply(h, { ...body, amount: 6000 }, 'ada', { 'idempotency-key': 'loan-1' }), 422, 'IDEMPOTENCY_KEY_REUSED');
+});
