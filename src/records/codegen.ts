@@ -4,7 +4,7 @@
  * nothing until an error: loops re-anchor the relative path of an error thrown inside an element.
  */
 import { RecordDecodeError, RecordEncodeError } from './errors.ts';
-import { getBinary, getPacked, getText, getZoned, putBinary, putPacked, putText, putZoned } from './fields.ts';
+import { getBinary, getPacked, getPackedNumber, getText, getTextLatin1, getZoned, getZonedTrailing, putBinary, putPacked, putText, putZoned } from './fields.ts';
 import type { BuiltLayout, Node } from './layout.ts';
 import { fieldSpec, putField, type FieldSpec } from './specs.ts';
 import { typeName } from './decimal.ts';
@@ -146,7 +146,14 @@ function decodeMembers(g: Generator, n: Node, base: string, origin: number, odo:
 
 function decodeField(g: Generator, f: Node, at: string): string {
   const { name, f: spec } = g.field(f);
-  return spec.type === 'text' ? `getText(b, ${at}, ${name})` : `${GET[spec.type]}(b, ${at}, ${name}, ${lit(f.name)})`;
+  if (spec.type === 'zoned' && !spec.spec.asString && !spec.spec.separate && !spec.spec.blankWhenZero && (!spec.spec.signed || !spec.spec.leading)) {
+    return `getZonedTrailing(b, ${at}, ${name}, ${lit(f.name)})`;
+  }
+  if (spec.type === 'packed' && !spec.spec.asString) return `getPackedNumber(b, ${at}, ${name}, ${lit(f.name)})`;
+  if (spec.type !== 'text') return `${GET[spec.type]}(b, ${at}, ${name}, ${lit(f.name)})`;
+  // the common case, single-byte ASCII-compatible text, left-justified: constants instead of a spec
+  if (!spec.spec.table.ebcdic && !spec.spec.justifiedRight) return `getTextLatin1(b, ${at}, ${spec.spec.length})`;
+  return `getText(b, ${at}, ${name})`;
 }
 
 // ── runtime helpers the generated code closes over ──────────────────────────
@@ -235,7 +242,7 @@ export function compileCodec(built: BuiltLayout, template: Buffer, profile: Plat
   const runtime = {
     K: g.constants, T: template, RecordEncodeError, RecordDecodeError, Buffer, isObject, countKeys, unknownKey, reanchor, typeName,
     toBuffer, fieldAt: (offset: number) => fieldAt(root, offset), odoCountOf, putText, putZoned, putPacked, putBinary, getText,
-    getZoned, getPacked, getBinary, putField,
+    getTextLatin1, getZoned, getZonedTrailing, getPacked, getPackedNumber, getBinary, putField,
   };
   const factory = new Function(...Object.keys(runtime), source) as (...args: unknown[]) => { encode: EncodeFn; decode: DecodeFn };
   return factory(...Object.values(runtime));

@@ -69,9 +69,10 @@ export function putText(buf: Buffer, off: number, s: TextSpec, v: unknown, path:
     if (b < 0) throw new RecordEncodeError(path, `character "${v[i]}" at position ${i} is not in ${s.table.name}`);
     buf[start + i] = b;
   }
+  // a loop beats Buffer#fill for the short paddings of typical fields
   const space = s.table.space;
-  if (s.justifiedRight) buf.fill(space, off, start);
-  else if (n < s.length) buf.fill(space, off + n, off + s.length);
+  if (s.justifiedRight) for (let i = off; i < start; i++) buf[i] = space;
+  else for (let i = off + n, end = off + s.length; i < end; i++) buf[i] = space;
 }
 
 export function getText(b: Buffer, off: number, s: TextSpec): string {
@@ -85,6 +86,13 @@ export function getText(b: Buffer, off: number, s: TextSpec): string {
   let out = '';
   for (let i = start; i < end; i++) out += dec[b[i]!];
   return out;
+}
+
+/** getText for ASCII and Latin-1, left-justified. */
+export function getTextLatin1(b: Buffer, off: number, length: number): string {
+  let end = off + length;
+  while (end > off && b[end - 1] === 0x20) end--;
+  return b.toString('latin1', off, end);
 }
 
 // ── shared numeric checks ────────────────────────────────────────────────────
@@ -175,6 +183,32 @@ export function getZoned(b: Buffer, off: number, s: ZonedSpec, field: string): n
   return s.scale === 0 ? num : num / POW10[s.scale]!;
 }
 
+/**
+ * getZoned for the common case — at most 15 digits, unsigned or with a trailing overpunched sign, no
+ * BLANK WHEN ZERO — in one tight loop. Digits are contiguous in every supported charset.
+ */
+export function getZonedTrailing(b: Buffer, off: number, s: ZonedSpec, field: string): number {
+  const zero = s.digit[0]!;
+  const last = off + s.digits - 1;
+  let num = 0;
+  for (let i = off; i < last; i++) {
+    const d = b[i]! - zero;
+    if (d < 0 || d > 9) throw new RecordDecodeError(i, field, `invalid digit 0x${hex(b[i])} in a zoned decimal`);
+    num = num * 10 + d;
+  }
+  let d = b[last]! - zero;
+  if (d < 0 || d > 9) {
+    const p = s.signed ? s.punchOf[b[last]!]! : -1;
+    if (p < 0) throw new RecordDecodeError(last, field, `invalid ${s.signed ? 'signed digit' : 'digit'} 0x${hex(b[last])}${s.signed ? '' : ' in a zoned decimal'}`);
+    d = p % 10;
+    num = num * 10 + d;
+    if (p >= 110 && num !== 0) num = -num;
+  } else {
+    num = num * 10 + d;
+  }
+  return s.scale === 0 ? num : num / POW10[s.scale]!;
+}
+
 // ── packed decimal (COMP-3) ──────────────────────────────────────────────────
 
 export function putPacked(buf: Buffer, off: number, s: PackedSpec, v: unknown, path: string): void {
@@ -229,6 +263,30 @@ export function getPacked(b: Buffer, off: number, s: PackedSpec, field: string):
   }
   if (s.asString) return scaledToJson(negative ? -BigInt(text) : BigInt(text), s.scale, true);
   if (negative && num !== 0) num = -num;
+  return s.scale === 0 ? num : num / POW10[s.scale]!;
+}
+
+/** getPacked for at most 15 digits: a byte at a time, no strings. */
+export function getPackedNumber(b: Buffer, off: number, s: PackedSpec, field: string): number {
+  const last = off + s.length - 1;
+  const tail = b[last]!;
+  const signNibble = tail & 0x0f;
+  if (signNibble < 0x0a) throw new RecordDecodeError(last, field, `invalid sign nibble ${signNibble.toString(16)} in packed decimal`);
+  if (s.digits % 2 === 0 && b[off]! >> 4 !== 0) {
+    throw new RecordDecodeError(off, field, (b[off]! >> 4) > 9 ? `invalid digit nibble ${(b[off]! >> 4).toString(16)} in packed decimal` : `digit beyond PIC ${s.picture} in packed decimal`);
+  }
+  let num = 0;
+  for (let i = off; i < last; i++) {
+    const x = b[i]!;
+    const hi = x >> 4;
+    const lo = x & 0x0f;
+    if (hi > 9 || lo > 9) throw new RecordDecodeError(i, field, `invalid digit nibble ${(hi > 9 ? hi : lo).toString(16)} in packed decimal`);
+    num = num * 100 + hi * 10 + lo;
+  }
+  const hi = tail >> 4;
+  if (hi > 9) throw new RecordDecodeError(last, field, `invalid digit nibble ${hi.toString(16)} in packed decimal`);
+  num = num * 10 + hi;
+  if ((signNibble === 0x0d || signNibble === 0x0b) && num !== 0) num = -num;
   return s.scale === 0 ? num : num / POW10[s.scale]!;
 }
 
