@@ -14,6 +14,7 @@ import { openDevIssuer, type DevIssuer } from './api/auth/dev-issuer.ts';
 import { createTokenVerifier } from './api/auth/verifier.ts';
 import { openIdempotencyStore } from './api/idempotency/store.ts';
 import { openApiOptions } from './api/openapi.ts';
+import { ProblemSchema } from './api/schemas/problem.ts';
 import { installAuth } from './api/plugins/auth.ts';
 import { installErrorHandler } from './api/plugins/error-handler.ts';
 import { installIdempotency } from './api/plugins/idempotency.ts';
@@ -82,6 +83,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   installRequestId(app);
   installRequestLog(app);
   installErrorHandler(app);
+  app.addSchema(ProblemSchema);
   await app.register(swagger, openApiOptions(config.auth.issuer));
   installAuth(app, createTokenVerifier({
     issuer: config.auth.issuer,

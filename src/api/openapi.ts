@@ -3,6 +3,8 @@ import { SCOPES } from './auth/roles.ts';
 
 export function openApiOptions(issuer: string) {
   return {
+    // Shared schemas (Problem) appear under components/schemas by their $id.
+    refResolver: { buildLocalReference: (json: Record<string, unknown>, _base: unknown, _fragment: unknown, i: number) => String(json['$id'] ?? `def-${i}`) },
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -21,12 +21,12 @@ export const ProblemSchema = Type.Object(
       ),
     ),
   },
-  { description: 'RFC 9457 problem details' },
+  { $id: 'Problem', title: 'Problem', description: 'RFC 9457 problem details' },
 );
 
 export type Problem = Static<typeof ProblemSchema>;
 
-/** Response-schema entry for an error status: problem+json. */
+/** Response-schema entry for an error status: problem+json, by reference to the shared schema. */
 export function problem(description: string) {
-  return { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
+  return { description, content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } } };
 }

@@ -1,0 +1,100 @@
+/** Health, discovery, OpenAPI, correlation ids and the one-line-per-request log. */
+import assert from 'node:assert/strict';
+import { DatabaseSync } from 'node:sqlite';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ROUTES } from '../../src/api/route-table.ts';
+import { assertProblem } from '../helpers/assert-shape.ts';
+import { startApp } from '../helpers/app.ts';
+
+test('GET /health/live and /health/ready answer 200 without a token', async (t) => {
+  const h = await startApp(t);
+  for (const url of ['/health/live', '/health/ready']) {
+    const res = await h.request({ method: 'GET', url });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { status: 'ok' });
+  }
+});
+
+test('the development issuer publishes its discovery document and JWKS (public keys only)', async (t) => {
+  const h = await startApp(t);
+  const meta = (await h.request({ method: 'GET', url: '/.well-known/openid-configuration' })).json();
+  assert.equal(meta.issuer, h.config.auth.issuer);
+  assert.equal(meta.jwks_uri, `${h.config.auth.issuer}/.well-known/jwks.json`);
+  assert.ok(meta.scopes_supported.includes('payments:write'));
+  const jwks = (await h.request({ method: 'GET', url: '/.well-known/jwks.json' })).json();
+  assert.equal(jwks.keys.length, 1);
+  assert.equal(jwks.keys[0].alg, 'ES256');
+  assert.equal(jwks.keys[0].d, undefined, 'no private key material');
+});
+
+test('GET /openapi.json is OpenAPI 3.1 with every route of the table, its scope and its schemas', async (t) => {
+  const h = await startApp(t);
+  const res = await h.request({ method: 'GET', url: '/openapi.json' });
+  assert.equal(res.statusCode, 200);
+  const doc = res.json();
+  assert.equal(doc.openapi, '3.1.0');
+  assert.equal(doc.components.securitySchemes.bearerAuth.scheme, 'bearer');
+  assert.ok(doc.components.schemas.Problem);
+  for (const [operationId, access] of Object.entries(ROUTES)) {
+    const path = access.url.replace(/:([A-Za-z]+)/g, '{$1}');
+    const op = doc.paths[path]?.[access.method.toLowerCase()];
+    assert.ok(op, `${access.method} ${path} documented`);
+    assert.equal(op.operationId, operationId);
+    assert.deepEqual(op.security, [{ bearerAuth: [access.scope] }]);
+    assert.ok(op.responses['401'] && op.responses['403'] && op.responses['404'], `${operationId} documents auth errors`);
+    assert.ok(op.responses['200'] || op.responses['201']);
+  }
+  const create = doc.paths['/v1/orders'].post;
+  const body = create.requestBody.content['application/json'].schema;
+  assert.equal(body.additionalProperties, false);
+  assert.deepEqual(body.properties.quantity, { type: 'integer', minimum: 1, maximum: 100, description: 'Units ordered, 1 to 100' });
+  assert.ok(doc.paths['/v1/payments'].post.parameters.some((p: { in: string; name: string; required: boolean }) =>
+    p.in === 'header' && p.name === 'idempotency-key' && p.required));
+});
+
+test('X-Request-ID: kept when well-formed, replaced when not, echoed, logged by API and back-end, stored', async (t) => {
+  const h = await startApp(t);
+  const id = 'c0ffee00-1234-4bcd-8def-000000000001';
+  const res = await h.request({
+    method: 'POST', url: '/v1/orders', as: 'ada', headers: { 'x-request-id': id },
+    body: { customerId: '1001', productId: 'P-100', quantity: 1 },
+  });
+  assert.equal(res.headers['x-request-id'], id);
+  const lines = h.logs.filter((l) => l['requestId'] === id);
+  const apiLines = lines.filter((l) => l['component'] === undefined);
+  const backendLines = lines.filter((l) => l['component'] === 'backend');
+  assert.equal(apiLines.length, 1, 'one API line per request');
+  assert.equal(apiLines[0]!['status'], 201);
+  assert.equal(apiLines[0]!['msg'], 'request completed');
+  assert.ok(backendLines.some((l) => l['tran'] === 'ORDCRT' && l['msg'] === 'transaction ended'));
+
+  const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'), { readOnly: true });
+  t.after(() => db.close());
+  assert.equal(db.prepare('SELECT correlation_id FROM orders WHERE order_id = ?').get(res.json().orderId)?.['correlation_id'], id);
+
+  for (const bad of ['has space', 'x'.repeat(129), 'semi;colon']) {
+    const r = await h.request({ method: 'GET', url: '/health/live', headers: { 'x-request-id': bad } });
+    assert.match(String(r.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+  }
+  const problem = assertProblem(await h.request({ method: 'GET', url: '/v1/nothing-here', headers: { 'x-request-id': 'req-42' } }), 404, 'NOT_FOUND');
+  assert.equal(problem['requestId'], 'req-42');
+  // Every log line written during a request carries its id; tokens never appear in logs.
+  const token = await h.token('ada');
+  await h.request({ method: 'GET', url: '/v1/customers/1001', token, headers: { 'x-request-id': 'req-43' } });
+  assert.ok(h.logs.every((l) => !JSON.stringify(l).includes(token)));
+  assert.ok(h.logs.filter((l) => l['url'] !== undefined).every((l) => typeof l['requestId'] === 'string'));
+});
+
+test('a 5xx answer hides the details', async (t) => {
+  const h = await startApp(t);
+  // Break the back-end's store under the running app: the program fails, the client learns nothing.
+  const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'));
+  db.exec('DROP TABLE audit_log');
+  db.close();
+  const res = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
+  const problem = assertProblem(res, 500, 'INTERNAL_ERROR');
+  assert.equal(problem['detail'], undefined);
+  assert.ok(!res.body.includes('audit_log') && !res.body.includes('SQL'));
+  assert.ok(h.logs.some((l) => l['msg'] === 'transaction abended'));
+});
