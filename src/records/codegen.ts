@@ -5,7 +5,7 @@
  */
 import { RecordDecodeError, RecordEncodeError } from './errors.ts';
 import { getBinary, getPacked, getPackedNumber, getText, getTextLatin1, getZoned, getZonedTrailing, putBinary, putPacked, putText, putZoned } from './fields.ts';
-import type { BuiltLayout, Node } from './layout.ts';
+import { jsonNameOf, type BuiltLayout, type Node } from './layout.ts';
 import { fieldSpec, putField, type FieldSpec } from './specs.ts';
 import { typeName } from './decimal.ts';
 import type { PlatformProfile } from './types.ts';
@@ -66,6 +66,8 @@ function encodeMembers(c: EncodeCtx, n: Node, obj: string, base: string, origin:
   const count = c.g.id('n');
   const v = c.g.id('v');
   const known = c.g.constant(new Set(fields.map((f) => f.key)));
+  // names of REDEFINES views that the mapping did not select, for a helpful message
+  const hidden = c.g.constant(new Map(n.children.filter((f) => f.key === null && f.name !== 'FILLER' && (f.redefines || n.children.some((o) => o.redefines === f))).map((f) => [jsonNameOf(f.name), f])));
   let code = `let ${count} = 0; let ${v};\n`;
   for (const f of fields) {
     const key = f.key!;
@@ -81,7 +83,7 @@ function encodeMembers(c: EncodeCtx, n: Node, obj: string, base: string, origin:
     }
     code += '}\n';
   }
-  code += `if (${count} !== countKeys(${obj})) unknownKey(${obj}, ${known}, ${lit(path)});\n`;
+  code += `if (${count} !== countKeys(${obj})) unknownKey(${obj}, ${known}, ${hidden}, ${lit(path)});\n`;
   return code;
 }
 
@@ -166,9 +168,12 @@ function countKeys(o: object): number {
   return Object.keys(o).length;
 }
 
-function unknownKey(o: object, known: Set<string>, path: string): never {
+function unknownKey(o: object, known: Set<string>, hidden: Map<string, Node>, path: string): never {
   const extra = Object.keys(o).find((k) => !known.has(k)) ?? '?';
-  throw new RecordEncodeError(join(path, extra), 'unknown field');
+  const view = hidden.get(extra);
+  const base = view?.redefines ?? view;
+  const hint = view && base ? ` (${view.name} is a REDEFINES view that is not selected; select it with mapping.redefines: {"${base.name}": "${view.name}"})` : '';
+  throw new RecordEncodeError(join(path, extra), `unknown field${hint}`);
 }
 
 function reanchor(e: unknown, prefix: string): unknown {

@@ -84,6 +84,7 @@ test('REDEFINES: first view by default, another selected by the mapping; renames
   assert.equal(item(parts.root, 'P1').jsonPath, 'asParts.p1');
   assert.equal(item(parts.root, 'P2').jsonPath, null);
   assert.deepEqual(parts.decode(parts.encode({ recordType: 'Z', asParts: { p1: 'AB' } })), { recordType: 'Z', asParts: { p1: 'AB' } });
+  assert.throws(() => first.encode({ asParts: { p1: 'AB' } }), /asParts: unknown field \(AS-PARTS is a REDEFINES view that is not selected; select it with mapping.redefines: \{"BODY": "AS-PARTS"\}\)/);
   assert.throws(() => compileCopybook(src, { mapping: { fields: { NOPE: 'x' } } }), MappingError);
   assert.throws(() => compileCopybook(src, { mapping: { redefines: { BODY: 'KIND' } } }), /KIND is not a view of BODY/);
 });
