@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parseRole, type Caller } from './caller.ts';
-import { isTranCode, loadMessageCatalog, type MessageCatalog } from './copybooks/index.ts';
+import { isTranCode, loadMessageCatalog, READ_ONLY_TRANSACTIONS, type MessageCatalog } from './copybooks/index.ts';
 import { RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
 import type { ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
@@ -130,7 +130,7 @@ export function createBackend(options: BackendOptions): Backend {
         // Only OK and business REJECTED outcomes keep their writes.
         if (reply.returnCode !== RC.OK && reply.returnCode !== RC.REJECTED) throw new Refusal(reply);
         return reply;
-      });
+      }, { readOnly: READ_ONLY_TRANSACTIONS.has(tran) });
     } catch (error) {
       if (error instanceof Refusal) return error.reply;
       throw error;

@@ -25,6 +25,9 @@ export const TRANSACTIONS = {
 
 export type TranCode = keyof typeof TRANSACTIONS;
 
+/** Inquiries change nothing. */
+export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['ORDINQ', 'ORDLST', 'CUSINQ', 'ACCBAL', 'PAYINQ', 'LNINQ']);
+
 export function isTranCode(code: string): code is TranCode {
   return Object.hasOwn(TRANSACTIONS, code);
 }

@@ -33,10 +33,13 @@ export class SqliteDatabase implements Tx {
     return statement;
   }
 
-  /** Runs `work` in one IMMEDIATE transaction: commit on return, roll back on throw. */
-  transaction<T>(work: (tx: Tx) => T): T {
+  /**
+   * Runs `work` in one transaction: commit on return, roll back on throw. Writers take the write lock
+   * up front (IMMEDIATE) so two writers never deadlock on upgrade; readers use a deferred transaction.
+   */
+  transaction<T>(work: (tx: Tx) => T, options: { readOnly?: boolean } = {}): T {
     if (this.inTransaction) throw new Error('nested transaction');
-    this.db.exec('BEGIN IMMEDIATE');
+    this.db.exec(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE');
     this.inTransaction = true;
     try {
       const result = work(this);
