@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,8 +49,10 @@ try {
   const token = await issuer.sign({ subject: 'clerk', role: 'agent', scopes: ROLE_SCOPES.agent }, { ttlSeconds: 3600 });
 
   const logFile = join(dataDir, 'server.log');
-  const api = spawn(process.execPath, ['src/server.ts'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  api.stdout!.pipe(createWriteStream(logFile));
+  // The server writes its log lines straight into a file (no pipe through this process).
+  const logFd = openSync(logFile, 'w');
+  const api = spawn(process.execPath, ['src/server.ts'], { env, stdio: ['ignore', logFd, 'inherit'] });
+  closeSync(logFd);
   const bare = spawn(process.execPath, ['bench/bare-server.ts'], { env: { ...process.env, PORT: String(barePort) }, stdio: 'inherit' });
   children.push(api, bare);
   await waitFor(`http://127.0.0.1:${apiPort}/health/ready`);

@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     force.unref();
     await app.close();
     logger.info('stopped');
-    process.exit(0);
+    logger.flush(() => process.exit(0));
   };
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
