@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { ROUTES, type OperationId } from '../../src/api/route-table.ts';
 import { ROLE_SCOPES } from '../../src/api/auth/roles.ts';
+import { openDevIssuer } from '../../src/api/auth/dev-issuer.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 
@@ -62,7 +63,12 @@ async function badTokens(h: TestApp): Promise<Record<string, string>> {
   const valid = await h.token('ada');
   const [head, body] = valid.split('.');
   const tamperedBody = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), customer_id: '1002' })).toString('base64url');
+  // Same signing key, another issuer name: only `iss` is wrong.
+  const otherIssuer = await openDevIssuer({ dataDir: h.dataDir, issuer: 'https://issuer.invalid', audience: h.config.auth.audience });
+  const claimsOf = { subject: 'ada', role: 'customer' as const, customerId: '1001', scopes: ROLE_SCOPES.customer };
   return {
+    'wrong issuer': await otherIssuer.sign(claimsOf),
+    'not yet valid': await h.app.devIssuer.sign(claimsOf, { notBefore: now + 600, issuedAt: now, ttlSeconds: 1200 }),
     'bad signature': forged,
     'alg none': unsigned,
     'tampered payload': `${head}.${tamperedBody}.${valid.split('.')[2]}`,
