@@ -1,0 +1,43 @@
+/**
+ * The shape of the GnuCOBOL oracle fixtures in test/fixtures/oracle: a copybook, the codec options that
+ * describe the platform GnuCOBOL was run as, and vectors whose bytes cobc produced.
+ */
+import type { CompileOptions } from '../../src/records/index.ts';
+
+export type OracleOptions = Pick<CompileOptions, 'profile' | 'encoding' | 'zonedSign' | 'binarySizes' | 'comp5ByteOrder' | 'mapping'>;
+
+export interface OracleVector {
+  name: string;
+  /** JSON given to `encode`; its leaves are the values the COBOL program MOVEs into the record. */
+  values: Record<string, unknown>;
+  /** What `decode` must return when it differs from `values` (fields left out take their VALUE or default). */
+  decoded?: Record<string, unknown>;
+  /** The record's bytes after INITIALIZE … ALL TO VALUE THEN TO DEFAULT and the MOVEs, as cobc's program dumped them. */
+  hex: string;
+}
+
+export interface OracleFixture {
+  name: string;
+  description: string;
+  /** Copybook lines (fixed format). */
+  copybook: string[];
+  options: OracleOptions;
+  cobc: {
+    version: string;
+    flags: string[];
+    /** DISPLAY bytes were translated to EBCDIC by the generated program with GnuCOBOL's EBCDIC alphabet. */
+    ebcdicDisplay: boolean;
+  };
+  vectors: OracleVector[];
+}
+
+/** GnuCOBOL's built-in ASCII → EBCDIC table, read from a generated program, beside IBM cp037. */
+export interface EbcdicTableFixture {
+  name: 'gnucobol-ebcdic-table';
+  description: string;
+  cobc: { version: string; flags: string[] };
+  /** 256 bytes: GnuCOBOL's EBCDIC byte for each ASCII/Latin-1 byte, as lowercase hex. */
+  table: string;
+  /** Printable ASCII characters whose GnuCOBOL EBCDIC byte differs from cp037's. */
+  differencesFromCp037: Array<{ char: string; ascii: string; gnucobol: string; cp037: string }>;
+}
