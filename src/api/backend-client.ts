@@ -7,6 +7,7 @@ import type { MessageCatalog, TranCode } from '../backend/copybooks/index.ts';
 import { RC, readHeader, writeMessage } from '../backend/message.ts';
 import type { Transport } from '../transport/transport.ts';
 import { ApiError } from './errors.ts';
+import { RecordEncodeError } from '../records/index.ts';
 
 export interface BackendOutcome {
   /** true for a business rejection (RC 04): HTTP 200 with the reason in the body. */
@@ -16,17 +17,23 @@ export interface BackendOutcome {
 }
 
 export interface BackendClient {
-  call(tran: TranCode, req: FastifyRequest, record: Record<string, unknown>): Promise<BackendOutcome>;
+  /**
+   * `pointers` maps record field names to the request's JSON pointers, so a value the record cannot
+   * hold (too many digits or decimals) is reported against the field the client sent.
+   */
+  call(tran: TranCode, req: FastifyRequest, record: Record<string, unknown>, pointers?: Record<string, string>): Promise<BackendOutcome>;
 }
 
 const ROLE_CODES = { customer: 'CUSTOMER', agent: 'AGENT', partner: 'PARTNER' } as const;
 
 export function createBackendClient(catalog: MessageCatalog, transport: Transport): BackendClient {
   return {
-    async call(tran, req, record) {
+    async call(tran, req, record, pointers = {}) {
       const principal = req.principal;
       if (!principal) throw new Error('back-end call without an authenticated caller');
-      const request = writeMessage(
+      let request: Buffer;
+      try {
+        request = writeMessage(
         catalog,
         {
           tranCode: tran,
@@ -42,6 +49,13 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
         catalog.request(tran),
         record,
       );
+      } catch (error) {
+        if (!(error instanceof RecordEncodeError)) throw error;
+        const pointer = pointers[error.path.split(/[.[]/)[0] ?? ''] ?? '';
+        throw new ApiError('VALIDATION_FAILED', `${pointer || 'a value'} does not fit the record: ${error.reason}`, {
+          violations: [{ pointer, in: 'body', detail: 'has more digits, decimals or characters than allowed' }],
+        });
+      }
       let response: Buffer;
       try {
         response = await transport.call(request);

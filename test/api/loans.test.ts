@@ -80,6 +80,10 @@ test('400 outside 500.00–200,000.00 or 6–120 installments, wrong types, unkn
     { customerId: 1001, amount: '1000', installments: 12 },
     { customerId: 1001, amount: 1000 },
     { customerId: 1001, amount: 1000, installments: 12, interestRate: 0.1 },
+    { customerId: 1001, amount: 1000, installments: 1000 },
+    { customerId: 1001, amount: 1000, installments: -12 },
+    { customerId: 1001, amount: 1e20, installments: 12 },
+    { customerId: 1001, amount: 1000.001, installments: 12 },
   ];
   for (const b of bad) assertProblem(await apply(h, b), 400, 'VALIDATION_FAILED');
   assertProblem(await apply(h, { customerId: 1002, amount: 1000, installments: 12 }), 404, 'NOT_FOUND');

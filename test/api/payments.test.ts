@@ -129,6 +129,8 @@ test('payment input rules → 400: same account, amount ≤ 0, above 1,000,000.0
   let i = 0;
   for (const body of bad) assertProblem(await pay(h, body, `bad-${i++}`), 400, 'VALIDATION_FAILED');
   assert.equal(await balance(h, '1001-01'), 2500);
+  const decimals = assertProblem(await pay(h, { ...TRANSFER, amount: 10.123 }, 'decimals'), 400, 'VALIDATION_FAILED');
+  assert.deepEqual((decimals['errors'] as Array<{ pointer: string }>).map((e) => e.pointer), ['/amount']);
 });
 
 test('debtor account not the caller’s → 404; staff may pay from any customer account', async (t) => {

@@ -3,9 +3,19 @@ import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import Fastify from 'fastify';
+import { createTokenVerifier } from '../../src/api/auth/verifier.ts';
+import { installAuth } from '../../src/api/plugins/auth.ts';
 import { ROUTES } from '../../src/api/route-table.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp } from '../helpers/app.ts';
+
+test('a route without an entry in the route table stops the app from starting', async () => {
+  const app = Fastify();
+  installAuth(app, createTokenVerifier({ issuer: 'http://x', audience: 'a', jwks: { keys: [] }, clockToleranceSeconds: 0, cacheSize: 0 }));
+  assert.throws(() => app.get('/v1/forgotten', async () => 'open'), /no entry in the route table/);
+  await app.close();
+});
 
 test('GET /health/live and /health/ready answer 200 without a token', async (t) => {
   const h = await startApp(t);

@@ -1,12 +1,15 @@
 /** Helpers shared by the route files: registering from the route table, and the shared error responses. */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
+import type {
+  FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault,
+  RouteShorthandOptions,
+} from 'fastify';
 import type { BackendClient } from '../backend-client.ts';
 import { ROUTES, type OperationId } from '../route-table.ts';
 import { problem } from '../schemas/problem.ts';
 
 export type Api = FastifyInstance<
-  FastifyInstance['server'], any, any, FastifyInstance['log'], TypeBoxTypeProvider
+  RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider
 >;
 
 export interface RouteDeps {

@@ -69,7 +69,7 @@ export function loanRoutes(app: Api, { backend }: RouteDeps): void {
         lnrqCustomerId: req.body.customerId,
         lnrqAmount: req.body.amount,
         lnrqInstallments: req.body.installments,
-      });
+      }, { lnrqCustomerId: '/customerId', lnrqAmount: '/amount', lnrqInstallments: '/installments' });
       const decision = loanFromRecord(out.body);
       if (out.rejected) return reply.code(200).send(decision);
       return reply.code(201).header('location', `/v1/loan-applications/${decision.loanId}`).send(decision);

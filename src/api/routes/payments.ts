@@ -69,7 +69,7 @@ export function paymentRoutes(app: Api, { backend }: RouteDeps): void {
         paycAmount: b.amount,
         paycCurrencyCode: b.currency,
         paycRemittance: b.reference ?? '',
-      });
+      }, { paycAmount: '/amount' });
       const payment = paymentFromRecord(out.body);
       if (out.rejected) return reply.code(200).send(payment);
       return reply.code(201).header('location', `/v1/payments/${payment.paymentId}`).send(payment);
