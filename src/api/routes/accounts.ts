@@ -18,7 +18,7 @@ export function accountRoutes(app: Api, { backend }: RouteDeps): void {
     schema: {
       ...protectedErrors(['accounts'], 'getBalance', 'Read the balance of an account'),
       params: Type.Object({ accountId: AccountId }, { additionalProperties: false }),
-      response: { 200: Balance, ...STANDARD_ERRORS },
+      response: { 200: { description: 'Success', ...Balance }, ...STANDARD_ERRORS },
     },
     handler: async (req): Promise<Balance> => {
       const out = await backend.call('ACCBAL', req, { acckAccountId: req.params.accountId });

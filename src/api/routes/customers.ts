@@ -138,7 +138,7 @@ export function customerRoutes(app: Api, { backend }: RouteDeps): void {
     schema: {
       ...protectedErrors(['customers'], 'getCustomer', 'Read a customer'),
       params: CustomerParams,
-      response: { 200: Customer, ...STANDARD_ERRORS },
+      response: { 200: { description: 'Success', ...Customer }, ...STANDARD_ERRORS },
     },
     handler: async (req) => {
       assertMayNameCustomer(req.principal, req.params.customerId);
@@ -152,7 +152,7 @@ export function customerRoutes(app: Api, { backend }: RouteDeps): void {
     schema: {
       ...protectedErrors(['customers'], 'createCustomer', 'Register a customer'),
       body: CustomerCreateRequest,
-      response: { 201: Customer, ...STANDARD_ERRORS, 409: problem('The e-mail address is already registered') },
+      response: { 201: { description: 'Success', ...Customer }, ...STANDARD_ERRORS, 409: problem('The e-mail address is already registered') },
     },
     handler: async (req, reply) => {
       const b = req.body;
@@ -181,7 +181,7 @@ export function customerRoutes(app: Api, { backend }: RouteDeps): void {
       ...protectedErrors(['customers'], 'updateCustomer', 'Update a customer with a JSON merge patch (RFC 7396)'),
       params: CustomerParams,
       body: CustomerPatch,
-      response: { 200: Customer, ...STANDARD_ERRORS, 409: problem('The e-mail address is already registered') },
+      response: { 200: { description: 'Success', ...Customer }, ...STANDARD_ERRORS, 409: problem('The e-mail address is already registered') },
     },
     handler: async (req) => {
       assertMayNameCustomer(req.principal, req.params.customerId);

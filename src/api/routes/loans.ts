@@ -81,7 +81,7 @@ export function loanRoutes(app: Api, { backend }: RouteDeps): void {
     schema: {
       ...protectedErrors(['loans'], 'getLoanApplication', 'Read a loan decision'),
       params: Type.Object({ loanId: LoanId }, { additionalProperties: false }),
-      response: { 200: LoanDecision, ...STANDARD_ERRORS },
+      response: { 200: { description: 'Success', ...LoanDecision }, ...STANDARD_ERRORS },
     },
     handler: async (req) => {
       const out = await backend.call('LNINQ', req, { lnkLoanId: req.params.loanId });

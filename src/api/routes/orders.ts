@@ -118,7 +118,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
     schema: {
       ...protectedErrors(['orders'], 'getOrder', 'Read an order'),
       params: OrderParams,
-      response: { 200: Order, ...STANDARD_ERRORS },
+      response: { 200: { description: 'Success', ...Order }, ...STANDARD_ERRORS },
     },
     handler: async (req, reply) => {
       const out = await backend.call('ORDINQ', req, { ordkOrderId: req.params.orderId });
@@ -131,7 +131,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
     schema: {
       ...protectedErrors(['orders'], 'listOrders', 'List the orders the caller may see'),
       querystring: ListQuery,
-      response: { 200: OrderList, ...STANDARD_ERRORS },
+      response: { 200: { description: 'Success', ...OrderList }, ...STANDARD_ERRORS },
     },
     handler: async (req) => {
       const q = req.query;
@@ -155,7 +155,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
       headers: IfMatchHeaders,
       body: OrderUpdateRequest,
       response: {
-        200: Order,
+        200: { description: 'Success', ...Order },
         ...STANDARD_ERRORS,
         409: problem('The order cannot be changed (cancelled or rejected)'),
         412: problem('If-Match names an older version of the order'),
@@ -178,7 +178,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
     schema: {
       ...protectedErrors(['orders'], 'cancelOrder', 'Cancel an order (repeating it answers the same)'),
       params: OrderParams,
-      response: { 200: Order, ...STANDARD_ERRORS, 409: problem('A rejected order cannot be cancelled') },
+      response: { 200: { description: 'Success', ...Order }, ...STANDARD_ERRORS, 409: problem('A rejected order cannot be cancelled') },
     },
     handler: async (req, reply) => {
       const out = await backend.call('ORDCAN', req, { ordkOrderId: req.params.orderId });

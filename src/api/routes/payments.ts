@@ -81,7 +81,7 @@ export function paymentRoutes(app: Api, { backend }: RouteDeps): void {
     schema: {
       ...protectedErrors(['payments'], 'getPayment', 'Read a payment'),
       params: Type.Object({ paymentId: PaymentId }, { additionalProperties: false }),
-      response: { 200: Payment, ...STANDARD_ERRORS },
+      response: { 200: { description: 'Success', ...Payment }, ...STANDARD_ERRORS },
     },
     handler: async (req) => {
       const out = await backend.call('PAYINQ', req, { paykPaymentId: req.params.paymentId });

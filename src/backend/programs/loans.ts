@@ -111,7 +111,7 @@ export const applyForLoan: Program = (ctx, req) => {
       },
     });
   }
-  ctx.log.info({ loanId: loan.loanId, status: d.status, reason: d.reason }, 'loan decided');
+  ctx.log.debug({ loanId: loan.loanId, status: d.status, reason: d.reason }, 'loan decided');
   return reply(loan);
 };
 

@@ -87,7 +87,7 @@ export const createOrder: Program = (ctx, req) => {
     updatedAt: ctx.now, version: 1,
   });
   audit(ctx, order.orderId, status === 'CONFIRMED' ? 'created' : 'rejected');
-  ctx.log.info({ orderId: order.orderId, status, reason }, 'order decided');
+  ctx.log.debug({ orderId: order.orderId, status, reason }, 'order decided');
   return reply(order);
 };
 

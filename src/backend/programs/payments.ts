@@ -94,7 +94,7 @@ export const createPayment: Program = (ctx, req) => {
     });
   }
   audit(ctx, payment.paymentId, reason ? 'rejected' : 'completed');
-  ctx.log.info({ paymentId: payment.paymentId, status: payment.status, reason }, 'payment decided');
+  ctx.log.debug({ paymentId: payment.paymentId, status: payment.status, reason }, 'payment decided');
   return reply(payment);
 };
 
