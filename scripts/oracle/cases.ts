@@ -10,7 +10,9 @@ export interface OracleCase {
   description: string;
   copybook: string[];
   options: OracleOptions;
-  /** cp037 cases: compile with -fsign=EBCDIC and translate DISPLAY bytes with GnuCOBOL's EBCDIC alphabet. */
+  /** cobc flags besides -x (e.g. -fsign=EBCDIC, -fbinary-size=2-4-8). */
+  flags?: string[];
+  /** cp037 cases: translate the DISPLAY bytes with GnuCOBOL's EBCDIC alphabet before dumping them. */
   ebcdic?: boolean;
   vectors: Array<{ name: string; values: Record<string, unknown>; decoded?: Record<string, unknown> }>;
 }
@@ -272,6 +274,46 @@ const LARGE = fixed(
 
 const lg = (zoned: string, packed: string, bin: string, ubin: string, uzoned: string, sep: string, n15: Num) => ({
   lgZoned: zoned, lgPacked: packed, lgBin: bin, lgUbin: ubin, lgUzoned: uzoned, lgSep: sep, lgN15: n15,
+});
+
+// ── source format and inherited clauses ─────────────────────────────────────
+
+const FIXED_FORMAT = [
+  '000100* A FIXED-FORMAT COPYBOOK: SEQUENCE NUMBERS, COMMENTS, AN              FIXFMT01',
+  '000200* IDENTIFICATION AREA (COLUMNS 73-80) AND A CONTINUED LITERAL.         FIXFMT02',
+  '000300 01 FIXED-REC.                                                         FIXFMT03',
+  '000400    05 FX-SIGNED SIGN IS LEADING SEPARATE CHARACTER.                   FIXFMT04',
+  '000500       10 FX-A     PIC S9(3).                                          FIXFMT05',
+  '000600       10 FX-B     PIC S9(2)V9.                                        FIXFMT06',
+  '000700/   05 FX-NOT-AN-ITEM PIC X(99).                                       FIXFMT07',
+  '000800    05 FX-PACKED USAGE IS COMP-3.                                      FIXFMT08',
+  '000900       10 FX-P1    PIC S9(3).                                          FIXFMT09',
+  '001000       10 FX-P2    PIC 9(2).                                           FIXFMT10',
+  "001100    05 FX-TAGS     PIC X(2) VALUE 'AB' OCCURS 3 TIMES.                 FIXFMT11",
+  '001200    05 FX-NUMS     PIC S9(3) VALUE -5 OCCURS 2 TIMES.                  FIXFMT12',
+  "001300    05 FX-TEXT     PIC X(60) VALUE 'A LITERAL ENDING AT COLUMN 72 FIXFMT13",
+  "001400-    'IS CONTINUED'.                                                   FIXFMT14",
+  '001500    05 FX-LAST     PIC X(4).                                           FIXFMT15',
+];
+
+const fixedDefaults = {
+  fxSigned: { fxA: 0, fxB: 0 }, fxPacked: { fxP1: 0, fxP2: 0 }, fxTags: ['AB', 'AB', 'AB'], fxNums: [-5, -5],
+  fxText: 'A LITERAL ENDING AT COLUMN 72 IS CONTINUED', fxLast: '',
+};
+
+const ODO_NESTED = fixed(
+  '01 ODO-NESTED-REC.',
+  '   05 ON-COUNT  PIC 9 COMP-3.',
+  '   05 ON-ROW OCCURS 1 TO 3 TIMES DEPENDING ON ON-COUNT.',
+  '      10 ON-KEY   PIC X(2).',
+  '      10 ON-CELL  PIC S9(3)V9 COMP-3 OCCURS 2 TIMES.',
+  '      10 ON-PAIR  OCCURS 2 TIMES.',
+  '         15 ON-P1 PIC X.',
+  '         15 ON-P2 PIC S9 SIGN TRAILING SEPARATE.',
+);
+
+const onRow = (key: string, c1: number, c2: number, p: string, q: number) => ({
+  onKey: key, onCell: [c1, c2], onPair: [{ onP1: p, onP2: q }, { onP1: '', onP2: 0 }],
 });
 
 // ── CP037 ────────────────────────────────────────────────────────────────────
@@ -550,10 +592,64 @@ export const CASES: OracleCase[] = [
     ],
   },
   {
+    name: 'zoned-ebcdic-sign-in-ascii',
+    description: 'zonedSign ebcdic alone over ASCII (options override one setting): cobc -fsign=EBCDIC without translation stores { A-I } J-R',
+    copybook: ZONED_SIGNED,
+    options: { profile: 'gnucobol', zonedSign: 'ebcdic' },
+    flags: ['-fsign=EBCDIC'],
+    vectors: [...signedVectors(false), ...signedVectors(true), { name: 'zero', values: signedAll(0) }],
+  },
+  {
+    name: 'binary-ibm-sizes',
+    description: 'binarySizes ibm alone (2/4/8 bytes by digits): cobc -fbinary-size=2-4-8',
+    copybook: BINARY,
+    options: { profile: 'gnucobol', binarySizes: 'ibm' },
+    flags: ['-fbinary-size=2-4-8'],
+    vectors: [
+      { name: 'typical negative', values: bn(1, -7, 1, -1234, 1, 1, -123456789, -1234567890, '1', '-123456789012345678', -123.45, 0.1) },
+      { name: 'maximum', values: bn(99, 99, 9999, 9999, 999, 999999999, 999999999, 9999999999, '999999999999999999', '999999999999999999', 99999.99, 99.9) },
+    ],
+  },
+  {
+    name: 'fixed-format',
+    description: 'fixed-format source: sequence area, * and / comment lines, columns 73-80 ignored, a continued literal; SIGN and USAGE on groups; VALUE on table elements',
+    copybook: FIXED_FORMAT,
+    options: GNUCOBOL,
+    vectors: [
+      { name: 'everything left out', values: {}, decoded: fixedDefaults },
+      {
+        name: 'inherited SIGN and USAGE',
+        values: { fxSigned: { fxA: -12, fxB: 1.5 }, fxPacked: { fxP1: -123, fxP2: 45 }, fxTags: ['X'], fxLast: 'LAST' },
+        decoded: { ...fixedDefaults, fxSigned: { fxA: -12, fxB: 1.5 }, fxPacked: { fxP1: -123, fxP2: 45 }, fxTags: ['X', 'AB', 'AB'], fxLast: 'LAST' },
+      },
+    ],
+  },
+  {
+    name: 'occurs-depending-on-nested',
+    description: 'OCCURS DEPENDING ON a packed counter, each element holding fixed OCCURS (elementary and group)',
+    copybook: ODO_NESTED,
+    options: GNUCOBOL,
+    vectors: [
+      { name: 'one row', values: { onCount: 1, onRow: [onRow('R1', 1.5, -2.5, 'A', -1)] } },
+      { name: 'three rows', values: { onCount: 3, onRow: [onRow('R1', 999.9, -999.9, 'A', 9), onRow('R2', 0, 0, '', 0), onRow('R3', -0.1, 0.1, 'Z', -9)] } },
+    ],
+  },
+  {
+    name: 'latin1',
+    description: 'encoding latin1 alone: accented letters stored as one ISO-8859-1 byte each (the program source is written in Latin-1)',
+    copybook: fixed('01 LATIN-REC.', '   05 LT-NAME  PIC X(12).', '   05 LT-CITY  PIC X(8) JUSTIFIED RIGHT.', '   05 LT-AMT   PIC S9(3)V99.'),
+    options: { profile: 'gnucobol', encoding: 'latin1' },
+    vectors: [
+      { name: 'accents', values: { ltName: 'Café Noël', ltCity: 'Zürich', ltAmt: -1.5 } },
+      { name: 'more accents', values: { ltName: 'ÀÉÎÕÜ ßñ ÿ', ltCity: 'Genève', ltAmt: 999.99 } },
+    ],
+  },
+  {
     name: 'cp037-zoned',
     description: 'CP037: zoned unsigned and signed (trailing, leading, separate), every sign digit, with -fsign=EBCDIC',
     copybook: CP_ZONED,
     options: CP037,
+    flags: ['-fsign=EBCDIC'],
     ebcdic: true,
     vectors: [
       ...cpZonedVectors(false),
@@ -574,6 +670,7 @@ export const CASES: OracleCase[] = [
     description: 'CP037: alphanumeric (letters, digits, space, . , - / \'), PIC A, JUSTIFIED, FILLER/VALUE, packed, zoned, a table; binaries stay native',
     copybook: CP_MIXED,
     options: CP037,
+    flags: ['-fsign=EBCDIC'],
     ebcdic: true,
     vectors: [
       {

@@ -38,7 +38,9 @@ function cobcVersion(): string {
 function compileAndRun(work: string, name: string, source: string, flags: string[]): string {
   const src = join(work, `${name}.cob`);
   const exe = join(work, name);
-  writeFileSync(src, source);
+  // one byte per character: cobc copies the bytes of a literal into the record (Latin-1 cases)
+  if (/[^\u0000-\u00ff]/.test(source)) throw new Error(`${name}: the program has characters outside Latin-1`);
+  writeFileSync(src, source, 'latin1');
   try {
     const messages = execFileSync('cobc', [...flags, '-o', exe, src], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     if (messages.trim() !== '') throw new Error(messages);
@@ -49,8 +51,8 @@ function compileAndRun(work: string, name: string, source: string, flags: string
   return execFileSync(exe, [], { encoding: 'utf8', env: { ...process.env, COB_SET_RUNTIME_CHECK: '1' } });
 }
 
-function flagsOf(c: { ebcdic?: boolean }): string[] {
-  return c.ebcdic === true ? ['-x', '-fsign=EBCDIC'] : ['-x'];
+function flagsOf(c: OracleCase): string[] {
+  return ['-x', ...(c.flags ?? [])];
 }
 
 function generateCase(c: OracleCase, index: number, work: string, version: string): OracleFixture {
