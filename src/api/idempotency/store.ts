@@ -45,6 +45,8 @@ export interface IdempotencyStore {
   /** Forgets an in-flight key whose request failed without a result to replay. */
   release(caller: string, key: string): void;
   purgeExpired(): number;
+  /** Forgets every record (demo data reload). */
+  clear(): void;
   close(): void;
 }
 
@@ -117,6 +119,9 @@ export function openIdempotencyStore(file: string, options: { ttlSeconds: number
     },
     purgeExpired() {
       return Number(sql('DELETE FROM idempotency_records WHERE expires_at <= ?').run(now()).changes);
+    },
+    clear() {
+      db.exec('DELETE FROM idempotency_records');
     },
     close() {
       if (db.isOpen) db.close();
