@@ -362,6 +362,131 @@ const CP_MIXED = fixed(
 
 const cmLine = (sku: string, cnt: number, zn: number) => ({ cmSku: sku, cmCnt: cnt, cmZn: zn });
 
+// ── random values (seeded, so the fixtures are stable) ──────────────────────
+
+/** mulberry32: a small seeded PRNG; the same seed gives the same vectors on every run. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface RandomField {
+  key: string;
+  /** digits and scale for numbers; length for text */
+  kind: 'text' | 'alpha' | 'number' | 'range';
+  size: number;
+  scale?: number;
+  signed?: boolean;
+  /** decode gives a decimal string (more than 15 digits in the field or its storage range) */
+  asString?: boolean;
+  /** 'range': the storage range of a COMP-5 item */
+  min?: bigint;
+  max?: bigint;
+}
+
+/** A value as decode returns it: a JSON number up to 15 digits, else a canonical decimal string. */
+function canonical(n: bigint, scale: number, asString: boolean): number | string {
+  const neg = n < 0n;
+  const abs = neg ? -n : n;
+  const p = 10n ** BigInt(scale);
+  const frac = scale === 0 ? '' : (abs % p).toString().padStart(scale, '0').replace(/0+$/, '');
+  const text = `${neg ? '-' : ''}${abs / p}${frac === '' ? '' : `.${frac}`}`;
+  return asString ? text : Number(text);
+}
+
+function randomValue(f: RandomField, rnd: () => number, alphabet: string): unknown {
+  const pick = (chars: string) => chars[Math.floor(rnd() * chars.length)]!;
+  if (f.kind === 'text' || f.kind === 'alpha') {
+    const chars = f.kind === 'alpha' ? 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz ' : alphabet;
+    const length = Math.floor(rnd() * (f.size + 1));
+    return Array.from({ length }, () => pick(chars)).join('').replace(/ +$/, '');
+  }
+  if (f.kind === 'range') {
+    const span = f.max! - f.min! + 1n;
+    const r = (BigInt(Math.floor(rnd() * 2 ** 30)) << 34n) ^ BigInt(Math.floor(rnd() * 2 ** 30)) ^ (BigInt(Math.floor(rnd() * 2 ** 30)) << 17n);
+    // favour the ends of the range now and then
+    const x = rnd() < 0.2 ? (rnd() < 0.5 ? f.min! : f.max!) : f.min! + (r % span);
+    return canonical(x, f.scale ?? 0, f.asString === true);
+  }
+  const count = rnd() < 0.2 ? f.size : Math.floor(rnd() * (f.size + 1));
+  const digits = Array.from({ length: count }, () => pick(rnd() < 0.15 ? '9' : '0123456789')).join('') || '0';
+  const negative = f.signed === true && rnd() < 0.5;
+  return canonical((negative ? -1n : 1n) * BigInt(digits), f.scale ?? 0, f.asString === true);
+}
+
+function randomVectors(seed: number, count: number, fields: RandomField[], alphabet: string, shape: (v: Record<string, unknown>) => Record<string, unknown>) {
+  const rnd = prng(seed);
+  return Array.from({ length: count }, (_, i) => {
+    const flat: Record<string, unknown> = {};
+    for (const f of fields) flat[f.key] = randomValue(f, rnd, alphabet);
+    return { name: `random ${i + 1} (seed ${seed})`, values: shape(flat) };
+  });
+}
+
+const RANDOM = fixed(
+  '01 RANDOM-REC.',
+  '   05 RN-X     PIC X(7).',
+  '   05 RN-A     PIC A(4).',
+  '   05 RN-U     PIC 9(7).',
+  '   05 RN-UD    PIC 9(4)V9(3).',
+  '   05 RN-T     PIC S9(6)V99.',
+  '   05 RN-L     PIC S9(5) LEADING.',
+  '   05 RN-LS    PIC S9(4)V9 LEADING SEPARATE.',
+  '   05 RN-TS    PIC S9(7) TRAILING SEPARATE.',
+  '   05 RN-B1    PIC S99 COMP.',
+  '   05 RN-B2    PIC 9(4) COMP.',
+  '   05 RN-B4    PIC S9(7)V99 COMP.',
+  '   05 RN-B8    PIC S9(17) COMP.',
+  '   05 RN-N2    PIC S9(4) COMP-5.',
+  '   05 RN-N8    PIC 9(12) COMP-5.',
+  '   05 RN-P1    PIC S9(7)V99 COMP-3.',
+  '   05 RN-P2    PIC 9(6) COMP-3.',
+  '   05 RN-P3    PIC S9(16)V9 COMP-3.',
+  '   05 RN-Z17   PIC S9(15)V99.',
+  '   05 RN-TAB OCCURS 2.',
+  '      10 RN-TX  PIC X(3).',
+  '      10 RN-TP  PIC S9(3) COMP-3.',
+);
+
+const RANDOM_FIELDS: RandomField[] = [
+  { key: 'rnX', kind: 'text', size: 7 },
+  { key: 'rnA', kind: 'alpha', size: 4 },
+  { key: 'rnU', kind: 'number', size: 7 },
+  { key: 'rnUd', kind: 'number', size: 7, scale: 3 },
+  { key: 'rnT', kind: 'number', size: 8, scale: 2, signed: true },
+  { key: 'rnL', kind: 'number', size: 5, signed: true },
+  { key: 'rnLs', kind: 'number', size: 5, scale: 1, signed: true },
+  { key: 'rnTs', kind: 'number', size: 7, signed: true },
+  { key: 'rnB1', kind: 'number', size: 2, signed: true },
+  { key: 'rnB2', kind: 'number', size: 4 },
+  { key: 'rnB4', kind: 'number', size: 9, scale: 2, signed: true },
+  { key: 'rnB8', kind: 'number', size: 17, signed: true, asString: true },
+  { key: 'rnN2', kind: 'range', size: 0, min: -32768n, max: 32767n },
+  { key: 'rnN8', kind: 'number', size: 12, asString: true },
+  { key: 'rnP1', kind: 'number', size: 9, scale: 2, signed: true },
+  { key: 'rnP2', kind: 'number', size: 6 },
+  { key: 'rnP3', kind: 'number', size: 17, scale: 1, signed: true, asString: true },
+  { key: 'rnZ17', kind: 'number', size: 17, scale: 2, signed: true, asString: true },
+  { key: 'tx1', kind: 'text', size: 3 },
+  { key: 'tp1', kind: 'number', size: 3, signed: true },
+  { key: 'tx2', kind: 'text', size: 3 },
+  { key: 'tp2', kind: 'number', size: 3, signed: true },
+];
+
+const randomShape = ({ tx1, tp1, tx2, tp2, ...rest }: Record<string, unknown>) => ({
+  ...rest, rnTab: [{ rnTx: tx1, rnTp: tp1 }, { rnTx: tx2, rnTp: tp2 }],
+});
+
+const ASCII_PRINTABLE = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('');
+/** Characters on which GnuCOBOL's EBCDIC alphabet and cp037 agree (see gnucobol-ebcdic-table.json). */
+const CP037_SAFE = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 .,-/'";
+
 export const CASES: OracleCase[] = [
   {
     name: 'alphanumeric',
@@ -696,5 +821,21 @@ export const CASES: OracleCase[] = [
         },
       },
     ],
+  },
+  {
+    name: 'random-ascii',
+    description: 'seeded random values in every kind of field (zoned, separate signs, binaries, COMP-5 over its whole range, packed, a table)',
+    copybook: RANDOM,
+    options: GNUCOBOL,
+    vectors: randomVectors(20261122, 40, RANDOM_FIELDS, ASCII_PRINTABLE, randomShape),
+  },
+  {
+    name: 'random-cp037',
+    description: 'CP037: seeded random values in the same record (DISPLAY bytes translated to EBCDIC, binaries native)',
+    copybook: RANDOM,
+    options: CP037,
+    flags: ['-fsign=EBCDIC'],
+    ebcdic: true,
+    vectors: randomVectors(37, 30, RANDOM_FIELDS, CP037_SAFE, randomShape),
   },
 ];
