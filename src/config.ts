@@ -27,7 +27,10 @@ export interface Config {
   idempotency: {
     /** How long a key and its response are kept. */
     ttlSeconds: number;
-    /** How long an in-flight key blocks others before a crashed holder is presumed dead. */
+    /**
+     * How long an in-flight key answers 409 before its holder is presumed crashed and a retry may run
+     * it again (safe: the back-end finds an effect already committed under the key).
+     */
     leaseMs: number;
   };
 }
@@ -84,7 +87,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     idempotency: {
       ttlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 30 * 86_400),
-      leaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 30_000, 100, 600_000),
+      leaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 10_000, 100, 600_000),
     },
   };
 }

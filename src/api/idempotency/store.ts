@@ -4,27 +4,29 @@
  * key for ever. Exactly-once of the business effect is the back-end's job (the key travels in the
  * record header); this store replays responses and detects misuse.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS idempotency_records (
-  caller            TEXT NOT NULL,
-  idempotency_key   TEXT NOT NULL,
-  request_hash      TEXT NOT NULL,
-  state             TEXT NOT NULL CHECK (state IN ('IN_FLIGHT', 'DONE')),
-  status_code       INTEGER,
-  content_type      TEXT,
-  response_headers  TEXT,
-  response_body     TEXT,
-  locked_until      INTEGER NOT NULL,
-  expires_at        INTEGER NOT NULL,
-  created_at        INTEGER NOT NULL,
-  PRIMARY KEY (caller, idempotency_key)
-);
-CREATE INDEX IF NOT EXISTS idempotency_records_expiry ON idempotency_records (expires_at);
-`;
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+
+function migrate(db: DatabaseSync): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const applied = new Set(db.prepare('SELECT name FROM schema_migrations').all().map((r) => String(r['name'])));
+  for (const name of readdirSync(MIGRATIONS_DIR).filter((f) => f.endsWith('.sql')).sort()) {
+    if (applied.has(name)) continue;
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      db.exec(readFileSync(join(MIGRATIONS_DIR, name), 'utf8'));
+      db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(name, new Date().toISOString());
+      db.exec('COMMIT');
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+}
 
 export interface StoredResponse {
   statusCode: number;
@@ -57,7 +59,7 @@ export function openIdempotencyStore(file: string, options: { ttlSeconds: number
   // NORMAL: in WAL mode a commit survives a process crash, only a power loss may drop the newest ones.
   // Losing one is harmless: the back-end keeps the key with the business row and finds the original.
   db.exec('PRAGMA synchronous = NORMAL');
-  db.exec(SCHEMA);
+  migrate(db);
   const now = options.now ?? Date.now;
   const statements = new Map<string, StatementSync>();
   const sql = (text: string) => {
@@ -75,8 +77,11 @@ export function openIdempotencyStore(file: string, options: { ttlSeconds: number
         let result: BeginResult;
         if (!row || Number(row['expires_at']) <= t) {
           sql(
-            `INSERT OR REPLACE INTO idempotency_records (caller, idempotency_key, request_hash, state, locked_until, expires_at, created_at)
-             VALUES (?, ?, ?, 'IN_FLIGHT', ?, ?, ?)`,
+            `INSERT INTO idempotency_records (caller, idempotency_key, request_hash, state, locked_until, expires_at, created_at)
+             VALUES (?, ?, ?, 'IN_FLIGHT', ?, ?, ?)
+             ON CONFLICT (caller, idempotency_key) DO UPDATE SET request_hash = excluded.request_hash, state = 'IN_FLIGHT',
+               status_code = NULL, content_type = NULL, response_headers = NULL, response_body = NULL,
+               locked_until = excluded.locked_until, expires_at = excluded.expires_at, created_at = excluded.created_at`,
           ).run(caller, key, requestHash, t + options.leaseMs, t + options.ttlSeconds * 1000, t);
           result = { outcome: 'execute' };
         } else if (row['request_hash'] !== requestHash) {
