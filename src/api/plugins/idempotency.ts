@@ -12,10 +12,13 @@ const KEY = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Response headers worth replaying. */
 const REPLAYED_HEADERS = ['location', 'etag'];
 
+/** What makes two requests "the same": method, route, path parameters and the parsed body. */
+export function requestFingerprint(method: string, route: string, params: unknown, body: unknown): string {
+  return createHash('sha256').update(JSON.stringify([method, route, params ?? null, body ?? null])).digest('base64url');
+}
+
 function requestHash(req: FastifyRequest): string {
-  return createHash('sha256')
-    .update(JSON.stringify([req.method, req.routeOptions.url, req.params ?? null, req.body ?? null]))
-    .digest('base64url');
+  return requestFingerprint(req.method, req.routeOptions.url ?? '', req.params, req.body);
 }
 
 export function installIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
