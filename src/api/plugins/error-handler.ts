@@ -17,7 +17,10 @@ function violations(error: FastifyError & { validation?: AjvError[]; validationC
   return (error.validation ?? []).map((v) => {
     let pointer = v.instancePath;
     let detail = v.message ?? 'is invalid';
-    if (v.keyword === 'required') pointer += `/${String(v.params['missingProperty'])}`, detail = 'is required';
+    if (v.keyword === 'required') {
+      pointer += `/${String(v.params['missingProperty'])}`;
+      detail = 'is required';
+    }
     if (v.keyword === 'additionalProperties') {
       pointer += `/${String(v.params['additionalProperty'])}`;
       detail = 'is not a known field';
@@ -50,7 +53,7 @@ export function toApiError(error: unknown): ApiError {
       return new ApiError('MALFORMED_REQUEST', 'the body is not valid JSON');
     default:
   }
-  if (e.statusCode === 400) return new ApiError('MALFORMED_REQUEST', 'the body is not valid JSON');
+  if (e.statusCode === 400) return new ApiError('MALFORMED_REQUEST', 'the request could not be read');
   if (e.statusCode === 404) return new ApiError('NOT_FOUND');
   if (e.statusCode === 405) return new ApiError('METHOD_NOT_ALLOWED');
   if (e.statusCode === 413) return new ApiError('PAYLOAD_TOO_LARGE');
