@@ -196,6 +196,13 @@ const ODO_BINARY = fixed(
   '                DEPENDING ON OB-N.',
 );
 
+const ODO_COUNTER_VALUE = fixed(
+  '01 ODO-VALUE-REC.',
+  '   05 OV-N      PIC 9 VALUE 2.',
+  "   05 OV-ITEM   PIC X(2) VALUE 'IT'",
+  '                OCCURS 1 TO 3 TIMES DEPENDING ON OV-N.',
+);
+
 // ── REDEFINES ────────────────────────────────────────────────────────────────
 
 const REDEFINES = fixed(
@@ -640,6 +647,17 @@ export const CASES: OracleCase[] = [
       { name: 'one element', values: { obHdr: { obN: 1, obKind: 'K' }, obBody: { obVal: [-1] } } },
       { name: 'five elements', values: { obHdr: { obN: 5, obKind: 'Z' }, obBody: { obVal: [1, -22, 333, -4444, 99999] } } },
       { name: 'counter and kind left out', values: { obBody: { obVal: [7, -7, 0] } }, decoded: { obHdr: { obN: 3, obKind: 'K' }, obBody: { obVal: [7, -7, 0] } } },
+    ],
+  },
+  {
+    name: 'occurs-depending-on-counter-value',
+    description: 'OCCURS DEPENDING ON a counter with a VALUE: with neither counter nor table in the JSON, COBOL\'s record has VALUE elements',
+    copybook: ODO_COUNTER_VALUE,
+    options: GNUCOBOL,
+    vectors: [
+      { name: 'counter and table left out', values: {}, decoded: { ovN: 2, ovItem: ['IT', 'IT'] } },
+      { name: 'table given', values: { ovItem: ['A', 'B', 'C'] }, decoded: { ovN: 3, ovItem: ['A', 'B', 'C'] } },
+      { name: 'counter given', values: { ovN: 1 }, decoded: { ovN: 1, ovItem: ['IT'] } },
     ],
   },
   {

@@ -267,7 +267,10 @@ export function cobolProgram(spec: ProgramSpec): string {
       }
       const array = valueAt(vector.values, table);
       const counterValue = valueAt(vector.values, counter);
-      count = Array.isArray(array) ? array.length : counterValue !== undefined ? Number(counterValue) : table.occurs!.min;
+      // the count COBOL's record would have: the array's length, else the counter's value, else what
+      // INITIALIZE left in the counter (its VALUE); a counter without VALUE is taken at the table's minimum
+      const initial = typeof counter.value === 'number' ? counter.value : typeof counter.value === 'string' && /^\d+$/.test(counter.value) ? Number(counter.value) : undefined;
+      count = Array.isArray(array) ? array.length : counterValue !== undefined ? Number(counterValue) : initial ?? table.occurs!.min;
     }
     for (const move of movesOf(layout.root, vector.values)) {
       if (odo !== null && move.item === odo.counter) continue;
