@@ -6,8 +6,8 @@
 import { RecordDecodeError, RecordEncodeError } from './errors.ts';
 import { getBinary, getPacked, getPackedNumber, getText, getTextLatin1, getZoned, getZonedTrailing, putBinary, putPacked, putText, putZoned } from './fields.ts';
 import { jsonNameOf, type BuiltLayout, type Node } from './layout.ts';
-import { fieldSpec, putField, type FieldSpec } from './specs.ts';
-import { typeName } from './decimal.ts';
+import { fieldSpec, literalJson, putField, type FieldSpec } from './specs.ts';
+import { scaledInteger, typeName } from './decimal.ts';
 import type { PlatformProfile } from './types.ts';
 
 export type EncodeFn = (json: unknown) => Buffer;
@@ -218,7 +218,10 @@ export function compileCodec(built: BuiltLayout, template: Buffer, profile: Plat
     const { name, f } = g.field(counter);
     const counterPath = counter.path ?? counter.name;
     const tablePath = odo.path?.replace(/\[\]$/, '') ?? odo.name;
-    encodeBody += `if (odoCount < 0) odoCount = counterJson === undefined ? ${odo.occurs!.min} : odoCountOf(counterJson, ${lit(counterPath)});\n` +
+    // with neither the table nor its counter given, the counter's VALUE (else the minimum) is the count
+    const initial = literalJson(counter);
+    const defaultCount = initial === undefined ? odo.occurs!.min : Number(initial);
+    encodeBody += `if (odoCount < 0) odoCount = counterJson === undefined ? ${defaultCount} : odoCountOf(counterJson, ${lit(counterPath)});\n` +
       `else if (counterJson !== undefined && odoCountOf(counterJson, ${lit(counterPath)}) !== odoCount) throw new RecordEncodeError(${lit(counterPath)}, 'is ' + counterJson + ' but ${tablePath} has ' + odoCount + ' elements');\n` +
       `if (odoCount < ${odo.occurs!.min} || odoCount > ${odo.occurs!.max}) throw new RecordEncodeError(${lit(counterPath)}, 'OCCURS DEPENDING ON count ' + odoCount + ' is outside ${odo.occurs!.min} to ${odo.occurs!.max}');\n` +
       `${PUT[f.type]}(buf, ${counter.offset}, ${name}, odoCount, ${lit(counterPath)});\n` +
@@ -233,7 +236,8 @@ export function compileCodec(built: BuiltLayout, template: Buffer, profile: Plat
     const counter = odo.counter!;
     const { name, f } = g.field(counter);
     const { min, max } = odo.occurs!;
-    decodeBody += `const odoCount = ${GET[f.type]}(b, ${counter.offset}, ${name}${f.type === 'text' ? '' : `, ${lit(counter.name)}`});\n` +
+    // a counter wider than 15 digits decodes as a string: the count is its number
+    decodeBody += `const odoCount = Number(${GET[f.type]}(b, ${counter.offset}, ${name}${f.type === 'text' ? '' : `, ${lit(counter.name)}`}));\n` +
       `if (!(odoCount >= ${min} && odoCount <= ${max})) throw new RecordDecodeError(${counter.offset}, ${lit(counter.name)}, 'OCCURS DEPENDING ON count ' + odoCount + ' is outside ${min} to ${max}');\n` +
       `const length = ${odo.offset} + odoCount * ${odo.length};\n` +
       `if (b.length < length) throw new RecordDecodeError(b.length, fieldAt(b.length), 'the record is ' + b.length + ' bytes; ' + ${lit(counter.name)} + ' = ' + odoCount + ' needs ' + length);\n` +
@@ -253,8 +257,7 @@ export function compileCodec(built: BuiltLayout, template: Buffer, profile: Plat
   return factory(...Object.values(runtime));
 }
 
+/** The count a counter's JSON value stands for: any value its picture takes ("2", 2, "2.0", "+2"). */
 function odoCountOf(v: unknown, path: string): number {
-  const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
-  if (typeof n !== 'number' || !Number.isInteger(n)) throw new RecordEncodeError(path, `expected an integer count, got ${typeName(v)}`);
-  return n;
+  return Number(scaledInteger(v, 0, path));
 }

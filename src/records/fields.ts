@@ -241,6 +241,7 @@ export function getPacked(b: Buffer, off: number, s: PackedSpec, field: string):
   const signNibble = b[last]! & 0x0f;
   if (signNibble < 0x0a) throw new RecordDecodeError(last, field, `invalid sign nibble ${signNibble.toString(16)} in packed decimal`);
   const negative = signNibble === 0x0d || signNibble === 0x0b;
+  if (negative && !s.signed) throw new RecordDecodeError(last, field, `negative sign nibble ${signNibble.toString(16)} in an unsigned field (PIC ${s.picture})`);
   // an even digit count leaves the first nibble unused: it must be zero
   if (s.digits % 2 === 0 && b[off]! >> 4 !== 0) {
     throw new RecordDecodeError(off, field, (b[off]! >> 4) > 9 ? `invalid digit nibble ${(b[off]! >> 4).toString(16)} in packed decimal` : `digit beyond PIC ${s.picture} in packed decimal`);
@@ -272,6 +273,8 @@ export function getPackedNumber(b: Buffer, off: number, s: PackedSpec, field: st
   const tail = b[last]!;
   const signNibble = tail & 0x0f;
   if (signNibble < 0x0a) throw new RecordDecodeError(last, field, `invalid sign nibble ${signNibble.toString(16)} in packed decimal`);
+  const negative = signNibble === 0x0d || signNibble === 0x0b;
+  if (negative && !s.signed) throw new RecordDecodeError(last, field, `negative sign nibble ${signNibble.toString(16)} in an unsigned field (PIC ${s.picture})`);
   if (s.digits % 2 === 0 && b[off]! >> 4 !== 0) {
     throw new RecordDecodeError(off, field, (b[off]! >> 4) > 9 ? `invalid digit nibble ${(b[off]! >> 4).toString(16)} in packed decimal` : `digit beyond PIC ${s.picture} in packed decimal`);
   }
@@ -286,7 +289,7 @@ export function getPackedNumber(b: Buffer, off: number, s: PackedSpec, field: st
   const hi = tail >> 4;
   if (hi > 9) throw new RecordDecodeError(last, field, `invalid digit nibble ${hi.toString(16)} in packed decimal`);
   num = num * 10 + hi;
-  if ((signNibble === 0x0d || signNibble === 0x0b) && num !== 0) num = -num;
+  if (negative && num !== 0) num = -num;
   return s.scale === 0 ? num : num / POW10[s.scale]!;
 }
 

@@ -2,7 +2,7 @@
 import { pictureMax } from './decimal.ts';
 import type { Node } from './layout.ts';
 import type { Literal } from './parser.ts';
-import { literalJson } from './specs.ts';
+import { decodesAsString, literalJson } from './specs.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -23,9 +23,11 @@ function elementarySchema(n: Node, annotate: boolean): JsonSchema {
     schema.type = 'string';
     schema.maxLength = n.length;
     if (n.kind === 'alphabetic') schema.pattern = '^[A-Za-z ]*$';
-  } else if (pic.digits > 15) {
+  } else if (decodesAsString(n)) {
     schema.type = 'string';
-    const intDigits = pic.digits - pic.scale;
+    // an 8-byte COMP-5 holds 19 digits signed, 20 unsigned, whatever its picture says
+    const digits = n.usage === 'comp-5' ? (pic.signed ? 19 : 20) : pic.digits;
+    const intDigits = digits - pic.scale;
     schema.pattern = `^${pic.signed ? '-?' : ''}\\d{1,${Math.max(intDigits, 1)}}${pic.scale > 0 ? `(\\.\\d{1,${pic.scale}})?` : ''}$`;
   } else {
     schema.type = pic.scale === 0 ? 'integer' : 'number';

@@ -29,9 +29,13 @@ function zonedTable(table: CharTable, convention: PlatformProfile['zonedSign']) 
     if (convention === 'ebcdic') {
       pos[d] = fromEbcdic(table, 0xc0 | d);
       neg[d] = fromEbcdic(table, 0xd0 | d);
-      // IBM reads A, E and F zones as positive and B as negative too
-      for (const zone of [0xa0, 0xe0, 0xf0]) punchOf[fromEbcdic(table, zone | d) & 0xff] = 100 + d;
-      punchOf[fromEbcdic(table, 0xb0 | d) & 0xff] = 110 + d;
+      // IBM reads A, E and F zones as positive and B as negative too (where the charset has those bytes)
+      for (const zone of [0xa0, 0xe0, 0xf0]) {
+        const byte = fromEbcdic(table, zone | d);
+        if (byte >= 0) punchOf[byte] = 100 + d;
+      }
+      const b = fromEbcdic(table, 0xb0 | d);
+      if (b >= 0) punchOf[b] = 110 + d;
     } else {
       pos[d] = digit[d]!;
       neg[d] = table.encode[0x70 + d]!; // 'p'…'y'
@@ -51,7 +55,7 @@ export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
   if (n.kind !== 'numeric') {
     return { type: 'text', spec: { length: n.length, table, justifiedRight: n.entry.justifiedRight === true, alphabetic: n.kind === 'alphabetic' } };
   }
-  const base = { digits: pic.digits, scale: pic.scale, signed: pic.signed, asString: pic.digits > 15, picture: pic.normalized };
+  const base = { digits: pic.digits, scale: pic.scale, signed: pic.signed, asString: decodesAsString(n), picture: pic.normalized };
   if (n.usage === 'display') {
     return {
       type: 'zoned',
@@ -65,12 +69,19 @@ export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
   const native = n.usage === 'comp-5';
   const length = n.length as 1 | 2 | 4 | 8;
   const range = binaryRange(native, pic.signed, length, pic.digits);
-  // COMP-5 holds the storage size's range, which may need more digits than the picture
-  const maxDigits = native ? String(range.max).length : pic.digits;
   return {
     type: 'binary',
-    spec: { ...base, asString: maxDigits > 15, length, native, littleEndian: native && profile.comp5ByteOrder === 'little', ...range },
+    spec: { ...base, asString: decodesAsString(n), length, native, littleEndian: native && profile.comp5ByteOrder === 'little', ...range },
   };
+}
+
+/**
+ * Whether decode returns the item as a decimal string: when it can hold more than 15 digits — by its
+ * picture, or for COMP-5 by its storage size (an 8-byte COMP-5 holds up to 2^64 − 1 whatever the picture).
+ */
+export function decodesAsString(n: Node): boolean {
+  if (n.usage === 'comp-5') return n.length === 8;
+  return (n.picture?.digits ?? 0) > 15;
 }
 
 export function putField(buf: Buffer, off: number, f: FieldSpec, v: unknown, path: string): void {
@@ -115,7 +126,7 @@ export function literalJson(n: Node): string | number | undefined {
   if (lit === undefined) return undefined;
   if (n.kind === 'numeric') {
     if (lit.kind === 'figurative' && lit.name === 'ZERO') return 0;
-    return lit.kind === 'number' ? (n.picture!.digits > 15 ? lit.text : Number(lit.text)) : undefined;
+    return lit.kind === 'number' ? (decodesAsString(n) ? lit.text : Number(lit.text)) : undefined;
   }
   if (lit.kind === 'string') return lit.text.replace(/ +$/, '');
   if (lit.kind === 'figurative' && lit.name === 'SPACE') return '';
