@@ -48,7 +48,7 @@ function compileAndRun(work: string, name: string, source: string, flags: string
     const err = e as { stderr?: string; stdout?: string; message: string };
     throw new Error(`cobc failed for ${name} (${src}):\n${err.stderr ?? ''}${err.stdout ?? ''}${err.message}`);
   }
-  return execFileSync(exe, [], { encoding: 'utf8', env: { ...process.env, COB_SET_RUNTIME_CHECK: '1' } });
+  return execFileSync(exe, [], { encoding: 'utf8' });
 }
 
 function flagsOf(c: OracleCase): string[] {
