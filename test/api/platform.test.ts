@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { DatabaseSync } from 'node:sqlite';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import Fastify from 'fastify';
 import { createTokenVerifier } from '../../src/api/auth/verifier.ts';
 import { installAuth } from '../../src/api/plugins/auth.ts';
@@ -44,6 +45,8 @@ test('GET /openapi.json is OpenAPI 3.1 with every route of the table, its scope 
   assert.equal(res.statusCode, 200);
   const doc = res.json();
   assert.equal(doc.openapi, '3.1.0');
+  const validation = await new Validator().validate(doc);
+  assert.equal(validation.valid, true, JSON.stringify(validation.errors)?.slice(0, 2000));
   assert.equal(doc.components.securitySchemes.bearerAuth.scheme, 'bearer');
   assert.ok(doc.components.schemas.Problem);
   for (const [operationId, access] of Object.entries(ROUTES)) {
