@@ -7,25 +7,6 @@
 import fc from 'fast-check';
 import { compileCopybook, type Charset, type CompileOptions, type CompiledLayout, type LayoutItem } from '../../src/records/index.ts';
 
-/**
- * Bugs the properties found in src/records, each pinned by a failing `known bug:` test in property.test.ts.
- * While one is open the generators steer around it so that the properties keep looking for others; set it
- * to false once fixed.
- */
-export const AVOID_KNOWN_BUGS = {
-  /** An ODO counter decoded as a string (> 15 digits, or 8-byte COMP-5) with count 0 gives `[counter]`. */
-  wideCounterZero: true,
-  /** zos + encoding ascii: byte 0xFF is read as an overpunched sign digit (an unmappable cp037 byte aliased to 0xFF). */
-  asciiOverpunchFF: true,
-  /**
-   * jsonSchema() of an 8-byte COMP-5 field disagrees with decode: `integer` where decode gives a string
-   * (picture ≤ 15 digits), a pattern of the picture's digits where the value may have up to 20 (> 15).
-   */
-  comp5EightByteSchema: true,
-  /** An unsigned COMP-3 field with a negative sign nibble (B or D) decodes to a negative number. */
-  unsignedPackedNegative: true,
-};
-
 // ── the copybook model ───────────────────────────────────────────────────────
 
 type Usage = LayoutItem['usage'];
@@ -145,13 +126,30 @@ export const copybookArb: fc.Arbitrary<CopybookSpec> = fc
     style: styleArb,
   })
   .map(({ items, odo, style }) => {
-    // at most 12 items in all (the ODO table and its counter included): drop trailing top-level items
-    const budget = MAX_ITEMS - (odo ? 2 + (odo.element.kind === 'group' ? countItems(odo.element.children) : 0) : 0);
-    const kept: ItemSpec[] = [];
-    for (const i of items) if (countItems([...kept, i]) <= budget) kept.push(i);
-    if (kept.length === 0 && odo === undefined) kept.push(items[0]!.kind === 'elem' ? items[0]! : { kind: 'elem', filler: false, usage: 'display', justified: false, style: 0, pic: { type: 'X', length: 1 } });
-    return { items: kept, style, ...(odo ? { odo } : {}) };
+    // at most 12 items in all, the ODO table and its counter included: drop what does not fit
+    if (odo === undefined) return { items: trimItems(items, MAX_ITEMS), style };
+    const element = odo.element.kind === 'group' ? { ...odo.element, children: trimItems(odo.element.children, MAX_ITEMS - 2) } : odo.element;
+    return { items: trimItems(items, MAX_ITEMS - 2 - countItems(element.kind === 'group' ? element.children : [])), style, odo: { ...odo, element } };
   });
+
+/** The first items (groups cut short) that hold at most `budget` items; at least one when budget ≥ 1. */
+function trimItems(items: ItemSpec[], budget: number): ItemSpec[] {
+  const out: ItemSpec[] = [];
+  let used = 0;
+  for (const i of items) {
+    if (used + 1 > budget) break;
+    if (i.kind === 'elem') {
+      out.push(i);
+      used += 1;
+      continue;
+    }
+    const children = trimItems(i.children, budget - used - 1);
+    if (children.length === 0) break;
+    out.push({ ...i, children });
+    used += 1 + countItems(children);
+  }
+  return out;
+}
 
 // ── rendering as fixed-format copybook text ─────────────────────────────────
 
@@ -355,9 +353,7 @@ export function numericInfo(item: LayoutItem): NumericInfo {
     const bits = BigInt(item.length * 8);
     const max = signed ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
     const min = signed ? -(1n << (bits - 1n)) : 0n;
-    // README: a JSON number when the picture holds at most 15 digits. An 8-byte COMP-5 field decodes to a
-    // string whatever its picture (see the test 'known bug: COMP-5 …'); the values here follow the codec
-    // so that the round trip keeps testing everything else.
+    // an 8-byte COMP-5 field holds up to 20 digits whatever its picture: it is a decimal string in JSON
     return { digits, scale, signed, native, min, max, asString: item.length === 8 };
   }
   const max = 10n ** BigInt(digits) - 1n;
@@ -453,9 +449,6 @@ export function valueArb(layout: CompiledLayout): fc.Arbitrary<Record<string, un
     const info = numericInfo(odo.counter);
     parentOf(v, odo.counter.jsonPath)[keyOf(odo.counter)] = numericJson(BigInt(length), 0, info.asString);
     return v;
-  }).filter((v) => {
-    if (!AVOID_KNOWN_BUGS.wideCounterZero || odo === undefined || odo.table.jsonPath === null || !numericInfo(odo.counter).asString) return true;
-    return (parentOf(v, odo.table.jsonPath)[keyOf(odo.table)] as unknown[]).length > 0;
   });
 }
 
@@ -629,8 +622,7 @@ export function corruptionArb(layout: CompiledLayout, value: Record<string, unkn
       const position = fc.oneof(fc.constantFrom(0, item.length - 1), fc.nat({ max: item.length - 1 }));
       options.push(fc.tuple(position, fc.nat({ max: 255 }), fc.nat({ max: 2 })).map(([p, r, choice]) => {
         const valid = zonedValidBytes(item, layout, p);
-        const aliasFF = AVOID_KNOWN_BUGS.asciiOverpunchFF && layout.profile.charset === 'ascii' && layout.profile.zonedSign === 'ebcdic';
-        const invalid = Array.from({ length: 256 }, (_, b) => b).filter((b) => !valid.has(b) && !(aliasFF && b === 0xff));
+        const invalid = Array.from({ length: 256 }, (_, b) => b).filter((b) => !valid.has(b));
         const edges = [
           invalid.filter((b) => b === 0 || b === 0xff),
           invalid.filter((b) => b === 0 || b === 0xff || valid.has(b - 1) || valid.has(b + 1)),
@@ -677,11 +669,110 @@ export function numericNoiseArb(layout: CompiledLayout, value: Record<string, un
       const b = Buffer.from(bytes);
       for (const [p, byte] of writes) {
         const at = p % item.length;
-        let x = byte;
-        const unsignedPackedSign = item.usage === 'packed-decimal' && !item.signed && at === item.length - 1;
-        if (AVOID_KNOWN_BUGS.unsignedPackedNegative && unsignedPackedSign && ((x & 0x0f) === 0x0b || (x & 0x0f) === 0x0d)) x |= 0x0f;
-        b[site.offset + at] = x;
+        b[site.offset + at] = byte;
       }
       return { label: `${site.path} (${item.cobolName} PIC ${item.picture} ${item.usage}) at ${site.offset}: ${writes.map(([p, x]) => `+${p % item.length}=0x${x.toString(16)}`).join(' ')}`, bytes: b };
     });
+}
+
+/** Other spellings of a valid value: `+`, leading zeros, trailing fractional zeros, `-0`, number ⇄ string, padding. */
+function spellings(site: Site): unknown[] {
+  const item = site.item;
+  const v = site.value;
+  if (item.kind !== 'numeric') {
+    const s = v as string;
+    const room = item.length - s.length;
+    if (room === 0) return [];
+    const pad = ' '.repeat(1 + (s.length % room));
+    return [item.justifiedRight ? pad + s : s + pad];
+  }
+  const text = String(v);
+  const negative = text.startsWith('-');
+  const abs = negative ? text.slice(1) : text;
+  const sign = negative ? '-' : '';
+  const out: unknown[] = [text, `${sign}00${abs}`, `${sign}${abs}${abs.includes('.') ? '00' : '.000'}`];
+  if (!negative) out.push(`+${abs}`);
+  if (/^0(\.0*)?$/.test(abs)) out.push('-0', '-0.0', -0, '+0');
+  if (abs.startsWith('0.')) out.push(`${sign}${abs.slice(1)}`); // ".5"
+  const significant = abs.replace('.', '').replace(/^0+/, '').replace(/0+$/, '');
+  if (typeof v === 'string' && significant.length <= 15) out.push(Number(text));
+  return out;
+}
+
+/** A valid value with some fields spelled differently; encode must give the same bytes. */
+export function respelledArb(layout: CompiledLayout, value: Record<string, unknown>): fc.Arbitrary<{ json: unknown; changes: string[] }> {
+  const fields = sitesOf(layout, value).filter((s) => s.role === 'field');
+  return fc.array(fc.nat(), { minLength: fields.length, maxLength: fields.length }).map((choices) => {
+    let json: unknown = value;
+    const changes: string[] = [];
+    fields.forEach((site, k) => {
+      const options = spellings(site);
+      const c = choices[k]! % (options.length + 1);
+      if (c === options.length) return;
+      json = replaceAt(json as Record<string, unknown>, site.keys, options[c]);
+      changes.push(`${site.path}: ${JSON.stringify(site.value)} → ${Object.is(options[c], -0) ? '-0' : JSON.stringify(options[c])}`);
+    });
+    return { json, changes };
+  });
+}
+
+/** The JSON decode gives an item that encode was not sent: zero, spaces, tables full of such elements. */
+export function defaultOf(item: LayoutItem): unknown {
+  if (item.children) {
+    return Object.fromEntries(shownChildren(item).map((c) => [keyOf(c), c.occurs ? Array.from({ length: c.occurs.dependingOn ? c.occurs.min : c.occurs.max }, () => defaultOf(c)) : defaultOf(c)]));
+  }
+  if (item.kind === 'numeric') return numericJson(0n, item.scale!, numericInfo(item).asString);
+  return '';
+}
+
+/**
+ * A valid value with fields left out and fixed tables cut short, and what decode must give for it: the
+ * defaults in their place; without the ODO table its counter's count of default elements, without both the
+ * minimum.
+ */
+export function omissionArb(layout: CompiledLayout, value: Record<string, unknown>): fc.Arbitrary<{ json: Record<string, unknown>; expected: Record<string, unknown>; changes: string[] }> {
+  const odo = odoOf(layout.root);
+  return fc.array(fc.nat(), { minLength: 1, maxLength: 40 }).map((choices) => {
+    let k = 0;
+    const next = () => choices[k++ % choices.length]!;
+    const changes: string[] = [];
+    const occurrence = (item: LayoutItem, v: unknown, path: string): [unknown, unknown] =>
+      item.children ? group(item, v as Record<string, unknown>, path) : [v, v];
+    const group = (g: LayoutItem, obj: Record<string, unknown>, path: string): [Record<string, unknown>, Record<string, unknown>] => {
+      const input: Record<string, unknown> = {};
+      const expected: Record<string, unknown> = {};
+      for (const c of shownChildren(g)) {
+        const key = keyOf(c);
+        const cpath = join(path, key);
+        const choice = next() % 4;
+        if (choice === 0) {
+          changes.push(`${cpath} left out`);
+          expected[key] = c.occurs ? Array.from({ length: c.occurs.dependingOn ? c.occurs.min : c.occurs.max }, () => defaultOf(c)) : defaultOf(c);
+          continue;
+        }
+        if (!c.occurs) {
+          [input[key], expected[key]] = occurrence(c, obj[key], cpath);
+          continue;
+        }
+        const pairs = (obj[key] as unknown[]).map((e, i) => occurrence(c, e, `${cpath}[${i}]`));
+        const keep = choice === 1 && c.occurs.dependingOn === undefined ? next() % c.occurs.max : pairs.length;
+        if (keep < pairs.length) changes.push(`${cpath} cut to ${keep} elements`);
+        input[key] = pairs.slice(0, keep).map(([i]) => i);
+        expected[key] = [...pairs.slice(0, keep).map(([, e]) => e), ...Array.from({ length: pairs.length - keep }, () => defaultOf(c))];
+      }
+      return [input, expected];
+    };
+    const [json, expected] = group(layout.root, value, '');
+    if (odo && odo.table.jsonPath !== null && odo.counter.jsonPath !== null) {
+      const tableKey = keyOf(odo.table);
+      const counterKey = keyOf(odo.counter);
+      const tableSent = tableKey in parentOf(json, odo.table.jsonPath);
+      const counterSent = counterKey in parentOf(json, odo.counter.jsonPath);
+      const length = (parentOf(value, odo.table.jsonPath)[tableKey] as unknown[]).length;
+      const count = tableSent || counterSent ? length : odo.table.occurs!.min;
+      parentOf(expected, odo.counter.jsonPath)[counterKey] = numericJson(BigInt(count), 0, numericInfo(odo.counter).asString);
+      if (!tableSent) parentOf(expected, odo.table.jsonPath)[tableKey] = Array.from({ length: count }, () => defaultOf(odo.table));
+    }
+    return { json, expected, changes };
+  });
 }

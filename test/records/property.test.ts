@@ -8,12 +8,12 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { compileCopybook, RecordDecodeError, RecordEncodeError } from '../../src/records/index.ts';
 import {
-  AVOID_KNOWN_BUGS, corruptionArb, invalidArb, layoutCaseArb, numericNoiseArb, replaceAt, sitesOf, valueArb,
+  corruptionArb, invalidArb, layoutCaseArb, numericNoiseArb, omissionArb, replaceAt, respelledArb, sitesOf, valueArb,
   type Corruption, type Invalid, type LayoutCase, type Site,
 } from './arbitraries.ts';
 
 /** Runs per property; PROPERTY_RUNS=5000 for a longer search. */
-const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
+const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
 
 interface ValueCase extends LayoutCase { value: Record<string, unknown> }
 
@@ -34,6 +34,36 @@ test('property: decode(encode(x)) deep-equals x, and encode(decode(encode(x))) i
       const decoded = layout.decode(bytes);
       assert.deepStrictEqual(decoded, value);
       assert.equal(layout.encode(decoded).toString('hex'), bytes.toString('hex'));
+    }),
+    { numRuns: NUM_RUNS },
+  );
+});
+
+interface RespelledCase extends ValueCase { respelled: { json: unknown; changes: string[] } }
+
+const respelledCaseArb: fc.Arbitrary<RespelledCase> = valueCaseArb.chain((c) =>
+  respelledArb(c.layout, c.value).map((respelled) =>
+    printable<RespelledCase>({ ...c, respelled }, (x) => `${describeValue(x)}respelled: ${x.respelled.changes.join('; ')}\n`)));
+
+test('property: other spellings of the same values (+, leading and trailing zeros, -0, number or string, padding) encode to the same bytes', () => {
+  fc.assert(
+    fc.property(respelledCaseArb, ({ layout, value, respelled }) => {
+      assert.equal(layout.encode(respelled.json).toString('hex'), layout.encode(value).toString('hex'));
+    }),
+    { numRuns: NUM_RUNS },
+  );
+});
+
+interface OmissionCase extends ValueCase { omitted: { json: Record<string, unknown>; expected: Record<string, unknown>; changes: string[] } }
+
+const omissionCaseArb: fc.Arbitrary<OmissionCase> = valueCaseArb.chain((c) =>
+  omissionArb(c.layout, c.value).map((omitted) =>
+    printable<OmissionCase>({ ...c, omitted }, (x) => `${describeValue(x)}sent: ${JSON.stringify(x.omitted.json)} (${x.omitted.changes.join('; ')})\n`)));
+
+test('property: fields left out and fixed tables cut short encode as defaults (zero, spaces; ODO count from the counter, the table or the minimum)', () => {
+  fc.assert(
+    fc.property(omissionCaseArb, ({ layout, omitted }) => {
+      assert.deepStrictEqual(layout.decode(layout.encode(omitted.json)), omitted.expected);
     }),
     { numRuns: NUM_RUNS },
   );
@@ -97,15 +127,10 @@ test('property: decode refuses corrupted records (zoned, packed and binary data,
 
 type Schema = Record<string, unknown>;
 
-/**
- * Where a JSON value breaks the layout's JSON Schema (the subset schema.ts writes: no 88 levels here).
- * With `skipKnownBugs`, fields of a known schema bug (told apart by the annotation `x-cobol`) are not checked.
- */
-function schemaViolations(schema: Schema, v: unknown, path = '', skipKnownBugs = false): string[] {
+/** Where a JSON value breaks the layout's JSON Schema (the subset schema.ts writes: no 88 levels here). */
+function schemaViolations(schema: Schema, v: unknown, path = ''): string[] {
   const out: string[] = [];
-  const cobol = schema['x-cobol'] as { usage?: string; length?: number } | undefined;
   const at = path === '' ? '(record)' : path;
-  if (skipKnownBugs && AVOID_KNOWN_BUGS.comp5EightByteSchema && cobol?.usage === 'comp-5' && cobol.length === 8) return [];
   switch (schema.type) {
     case 'object': {
       if (typeof v !== 'object' || v === null || Array.isArray(v)) return [`${at}: not an object`];
@@ -113,7 +138,7 @@ function schemaViolations(schema: Schema, v: unknown, path = '', skipKnownBugs =
       for (const [k, x] of Object.entries(v)) {
         const p = properties[k];
         if (p === undefined) out.push(`${at}: unexpected key ${k}`);
-        else out.push(...schemaViolations(p, x, path === '' ? k : `${path}.${k}`, skipKnownBugs));
+        else out.push(...schemaViolations(p, x, path === '' ? k : `${path}.${k}`));
       }
       return out;
     }
@@ -121,7 +146,7 @@ function schemaViolations(schema: Schema, v: unknown, path = '', skipKnownBugs =
       if (!Array.isArray(v)) return [`${at}: not an array`];
       if (typeof schema.maxItems === 'number' && v.length > schema.maxItems) out.push(`${at}: ${v.length} > maxItems ${schema.maxItems}`);
       if (typeof schema.minItems === 'number' && v.length < schema.minItems) out.push(`${at}: ${v.length} < minItems ${schema.minItems}`);
-      v.forEach((x, i) => out.push(...schemaViolations(schema.items as Schema, x, `${path}[${i}]`, skipKnownBugs)));
+      v.forEach((x, i) => out.push(...schemaViolations(schema.items as Schema, x, `${path}[${i}]`)));
       return out;
     }
     case 'string':
@@ -159,7 +184,7 @@ test('property: what decode accepts (random bytes in numeric fields) fits jsonSc
         assert.ok(e instanceof RecordDecodeError, `expected RecordDecodeError, got ${String(e)}`);
         return;
       }
-      assert.deepEqual(schemaViolations(layout.jsonSchema({ annotate: true }), json, '', true), []);
+      assert.deepEqual(schemaViolations(layout.jsonSchema(), json), []);
       const again = layout.encode(json);
       assert.deepStrictEqual(layout.decode(again), json);
     }),
@@ -167,20 +192,20 @@ test('property: what decode accepts (random bytes in numeric fields) fits jsonSc
   );
 });
 
-// ── bugs the properties found (src/records is the lead's): minimal counterexamples, failing until fixed ──
+// ── regressions: the bugs these properties found in src/records (fixed in b91eec0), as minimal cases ──
 
 const fixed = (...lines: string[]) => lines.map((l) => `       ${l}`).join('\n');
 
-test('known bug: an ODO counter decoded as a string (PIC 9(16)) with count 0 decodes the table as ["0"]', () => {
-  // the generated decoder does `new Array(odoCount)`: with the string "0" that is ["0"]; 8-byte COMP-5 counters too
+test('regression: an ODO counter wider than 15 digits at 0 decodes to an empty table', () => {
+  // was `new Array(odoCount)` with the string "0": ["0"] (8-byte COMP-5 counters too)
   const layout = compileCopybook(fixed('01 R.', '   05 N PIC 9(16).', '   05 T PIC X OCCURS 0 TO 3 DEPENDING ON N.'), { profile: 'gnucobol' });
   const bytes = layout.encode({ n: '0', t: [] });
   assert.equal(bytes.toString('latin1'), '0'.repeat(16));
   assert.deepStrictEqual(layout.decode(bytes), { n: '0', t: [] });
 });
 
-test('known bug: zos with encoding ascii reads byte 0xFF as an overpunched sign digit', () => {
-  // cp037 sign bytes that ASCII lacks map to -1, and `-1 & 0xff` makes 0xFF a valid punch
+test('regression: zos with encoding ascii refuses byte 0xFF in an overpunched sign position', () => {
+  // was: cp037 sign bytes that ASCII lacks mapped to -1, and `-1 & 0xff` made 0xFF a valid punch (read as -9)
   const layout = compileCopybook(fixed('01 R.', '   05 N PIC S9.'), { profile: 'zos', encoding: 'ascii' });
   let json: Record<string, unknown> | undefined;
   try {
@@ -191,7 +216,7 @@ test('known bug: zos with encoding ascii reads byte 0xFF as an overpunched sign 
   assert.equal(json, undefined, `decoded 0xFF as ${JSON.stringify(json)}`);
 });
 
-test('known bug: an unsigned COMP-3 field with sign nibble D decodes to a negative number', () => {
+test('regression: an unsigned COMP-3 field with sign nibble D never decodes to a negative number', () => {
   // strict decode refuses the sign nibble (offset 1) — or at least never returns a value the picture cannot hold
   const layout = compileCopybook(fixed('01 R.', '   05 N PIC 9(3) COMP-3.'), { profile: 'zos' });
   let json: Record<string, unknown>;
@@ -205,12 +230,21 @@ test('known bug: an unsigned COMP-3 field with sign nibble D decodes to a negati
   assert.deepStrictEqual(layout.decode(layout.encode(json)), json);
 });
 
-test('known bug: an 8-byte COMP-5 field of at most 15 digits decodes to a string; jsonSchema() says integer', () => {
+test('regression: an 8-byte COMP-5 field of at most 15 digits decodes to what jsonSchema() says', () => {
   const layout = compileCopybook(fixed('01 R.', '   05 N PIC 9(10) COMP-5.'), { profile: 'zos' });
   assert.deepEqual(schemaViolations(layout.jsonSchema(), layout.decode(layout.encode({ n: 123 }))), []);
 });
 
-test('known bug: jsonSchema() of PIC 9(16) COMP-5 allows 16 digits; encode and decode take the 8-byte range', () => {
+test('regression: jsonSchema() of PIC 9(16) COMP-5 admits the 8-byte range that encode and decode take', () => {
   const layout = compileCopybook(fixed('01 R.', '   05 N PIC 9(16) COMP-5.'), { profile: 'zos' });
   assert.deepEqual(schemaViolations(layout.jsonSchema(), layout.decode(layout.encode({ n: '18446744073709551615' }))), []);
+});
+
+test('regression: the ODO counter takes the decimal strings any field of its picture takes ("+2", "2.0", "-0")', () => {
+  const layout = compileCopybook(fixed('01 R.', '   05 N PIC 9.', '   05 M PIC 9.', '   05 T PIC X OCCURS 0 TO 3 DEPENDING ON N.'), { profile: 'gnucobol' });
+  for (const spelling of ['+2', '2.0', '02.00']) {
+    assert.equal(layout.encode({ m: spelling }).toString('latin1', 1, 2), '2'); // any other PIC 9 field takes it
+    assert.equal(layout.encode({ n: spelling, t: ['a', 'b'] }).toString('latin1'), '20ab', spelling);
+  }
+  assert.equal(layout.encode({ n: '-0', t: [] }).toString('latin1'), '00');
 });
