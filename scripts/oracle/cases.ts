@@ -308,6 +308,14 @@ const fixedDefaults = {
   fxText: 'A LITERAL ENDING AT COLUMN 72 IS CONTINUED', fxLast: '',
 };
 
+const FREE_FORMAT = [
+  '01 FREE-REC. *> a free-format copybook: code from column 1, *> comments, no column 72',
+  "  05 FR-TEXT PIC X(80) VALUE 'a free-format literal runs past column seventy-two without any continuation'.",
+  '   05 FR-NUM PIC S9(3)V9 COMP-3 VALUE -12.5.',
+  '*> a full-line comment',
+  '  05 FR-TAIL PIC X(3).',
+];
+
 const ODO_NESTED = fixed(
   '01 ODO-NESTED-REC.',
   '   05 ON-COUNT  PIC 9 COMP-3.',
@@ -765,6 +773,20 @@ export const CASES: OracleCase[] = [
         values: { fxSigned: { fxA: -12, fxB: 1.5 }, fxPacked: { fxP1: -123, fxP2: 45 }, fxTags: ['X'], fxLast: 'LAST' },
         decoded: { ...fixedDefaults, fxSigned: { fxA: -12, fxB: 1.5 }, fxPacked: { fxP1: -123, fxP2: 45 }, fxTags: ['X', 'AB', 'AB'], fxLast: 'LAST' },
       },
+    ],
+  },
+  {
+    name: 'free-format',
+    description: 'free-format source (format: free): *> comments, a literal past column 72',
+    copybook: FREE_FORMAT,
+    options: { ...GNUCOBOL, format: 'free' },
+    vectors: [
+      {
+        name: 'defaults',
+        values: {},
+        decoded: { frText: 'a free-format literal runs past column seventy-two without any continuation', frNum: -12.5, frTail: '' },
+      },
+      { name: 'values', values: { frText: 'short', frNum: 999.9, frTail: 'END' } },
     ],
   },
   {

@@ -22,6 +22,8 @@ export interface ProgramSpec {
   vectors: ProgramVector[];
   /** Translate the DISPLAY bytes to EBCDIC with GnuCOBOL's EBCDIC alphabet before dumping them. */
   ebcdicDisplay: boolean;
+  /** The copybook is in free format: the program switches to it and back with >>SOURCE FORMAT. */
+  freeFormat?: boolean;
 }
 
 /** A line printed before each vector's hex, so the output parses unambiguously. */
@@ -224,7 +226,9 @@ export function cobolProgram(spec: ProgramSpec): string {
   }
   line('       DATA DIVISION.');
   line('       WORKING-STORAGE SECTION.');
+  if (spec.freeFormat === true) line('       >>SOURCE FORMAT IS FREE');
   for (const l of spec.copybook) line(l);
+  if (spec.freeFormat === true) line('>>SOURCE FORMAT IS FIXED');
   line(`       01 ${OWN}I PIC 9(8) COMP-5.`);
   line(`       01 ${OWN}J PIC 9(8) COMP-5.`);
   line(`       01 ${OWN}K PIC 9(8) COMP-5.`);

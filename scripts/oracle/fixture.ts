@@ -4,7 +4,7 @@
  */
 import type { CompileOptions } from '../../src/records/index.ts';
 
-export type OracleOptions = Pick<CompileOptions, 'profile' | 'encoding' | 'zonedSign' | 'binarySizes' | 'comp5ByteOrder' | 'mapping'>;
+export type OracleOptions = Pick<CompileOptions, 'format' | 'profile' | 'encoding' | 'zonedSign' | 'binarySizes' | 'comp5ByteOrder' | 'mapping'>;
 
 export interface OracleVector {
   name: string;
@@ -19,7 +19,7 @@ export interface OracleVector {
 export interface OracleFixture {
   name: string;
   description: string;
-  /** Copybook lines (fixed format). */
+  /** Copybook lines (fixed format unless options.format is 'free'). */
   copybook: string[];
   options: OracleOptions;
   cobc: {

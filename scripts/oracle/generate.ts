@@ -57,7 +57,7 @@ function flagsOf(c: OracleCase): string[] {
 
 function generateCase(c: OracleCase, index: number, work: string, version: string): OracleFixture {
   const layout = compileCopybook(c.copybook.join('\n'), { ...c.options, fileName: `${c.name}.cpy` });
-  const source = cobolProgram({ copybook: c.copybook, layout, vectors: c.vectors, ebcdicDisplay: c.ebcdic === true });
+  const source = cobolProgram({ copybook: c.copybook, layout, vectors: c.vectors, ebcdicDisplay: c.ebcdic === true, freeFormat: c.options.format === 'free' });
   const flags = flagsOf(c);
   const output = compileAndRun(work, `case${index}`, source, flags);
   const hexes = output.split('\n').filter((l) => l.startsWith(HEX_MARK)).map((l) => l.slice(HEX_MARK.length).trim());
