@@ -82,6 +82,12 @@ test('PATCH /v1/customers/{id} applies a JSON merge patch', async (t) => {
   assert.deepEqual(read.json(), partial.json());
 
   assertProblem(await h.request({ method: 'PATCH', url, as: 'ada', body: { name: null } }), 400, 'VALIDATION_FAILED');
+  // The merge-patch media type belongs to PATCH only.
+  const wrongType = await h.request({
+    method: 'POST', url: '/v1/customers', as: 'clerk', body: { name: 'X', email: 'x@example.com' },
+    headers: { 'content-type': 'application/merge-patch+json' },
+  });
+  assertProblem(wrongType, 415, 'UNSUPPORTED_MEDIA_TYPE');
   assertProblem(await h.request({ method: 'PATCH', url, as: 'ada', body: { customerId: '2' } }), 400, 'VALIDATION_FAILED');
   assertProblem(await h.request({ method: 'PATCH', url, as: 'ada', body: { email: 'alan@example.com' } }), 409, 'CONFLICT');
   assertProblem(await h.request({ method: 'PATCH', url: '/v1/customers/1002', as: 'ada', body: { name: 'Mallory' } }), 404, 'NOT_FOUND');

@@ -1,4 +1,5 @@
 /** /v1/customers: read, create, update (JSON merge patch) — CUSINQ/CUSADD/CUSUPD. */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import type { Principal } from '../auth/roles.ts';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
@@ -130,8 +131,6 @@ function patchRecord(customerId: string, p: CustomerPatch): Record<string, unkno
 }
 
 export function customerRoutes(app: Api, { backend }: RouteDeps): void {
-  // RFC 7396 media type, parsed like JSON.
-  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
 
   app.route({
     ...fromTable('getCustomer'),
@@ -175,6 +174,14 @@ export function customerRoutes(app: Api, { backend }: RouteDeps): void {
     },
   });
 
+  // RFC 7396's media type is accepted on the merge-patch route only (its own encapsulated context).
+  void app.register(async (scope) => {
+    scope.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, scope.getDefaultJsonParser('error', 'error'));
+    updateCustomerRoute(scope.withTypeProvider<TypeBoxTypeProvider>(), backend);
+  });
+}
+
+function updateCustomerRoute(app: Api, backend: RouteDeps['backend']): void {
   app.route({
     ...fromTable('updateCustomer'),
     schema: {
