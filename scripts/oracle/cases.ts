@@ -224,6 +224,18 @@ const REDEFINES = fixed(
   '   05 RD-TAIL    PIC X(2).',
 );
 
+const VIEWS = fixed(
+  '01 VIEW-REC.',
+  '   05 VW-BASE.',
+  '      10 VW-CODE  PIC X(4).',
+  '      10 VW-AMT   PIC S9(5)V99 COMP-3.',
+  '      10 VW-QTY   PIC 9(4).',
+  '   05 VW-CHARS REDEFINES VW-BASE.',
+  '      10 VW-CH    PIC X OCCURS 12 TIMES.',
+  '   05 VW-SHORT REDEFINES VW-BASE PIC X(3).',
+  '   05 VW-END     PIC X.',
+);
+
 // ── VALUE and level 88 ───────────────────────────────────────────────────────
 
 const VALUES = fixed(
@@ -696,6 +708,26 @@ export const CASES: OracleCase[] = [
     vectors: [
       { name: 'raw view', values: { rdType: 'R', rdPayRaw: 'RAW TEXT 123', rdDate: 19991231, rdTail: 'R' } },
       { name: 'raw view full', values: { rdType: 'R', rdPayRaw: 'ABCDEFGHIJKLM', rdDate: 1, rdTail: 'RR' } },
+    ],
+  },
+  {
+    name: 'redefines-table-view',
+    description: 'REDEFINES: a view that is a table (OCCURS inside the view), selected with mapping.redefines',
+    copybook: VIEWS,
+    options: { ...GNUCOBOL, mapping: { redefines: { 'VW-BASE': 'VW-CHARS' } } },
+    vectors: [
+      { name: 'every element', values: { vwChars: { vwCh: 'ABCDEFGHIJKL'.split('') }, vwEnd: 'E' } },
+      { name: 'digits and punctuation', values: { vwChars: { vwCh: "0123-/.,'()*".split('') }, vwEnd: '' } },
+    ],
+  },
+  {
+    name: 'redefines-short-view',
+    description: 'REDEFINES: a view shorter than the item it redefines; the rest keeps the first view\'s defaults',
+    copybook: VIEWS,
+    options: { ...GNUCOBOL, mapping: { redefines: { 'VW-BASE': 'VW-SHORT' } } },
+    vectors: [
+      { name: 'short view', values: { vwShort: 'XY', vwEnd: 'Z' } },
+      { name: 'short view full', values: { vwShort: 'XYZ', vwEnd: '' } },
     ],
   },
   {
