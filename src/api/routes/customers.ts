@@ -131,7 +131,6 @@ function patchRecord(customerId: string, p: CustomerPatch): Record<string, unkno
 }
 
 export function customerRoutes(app: Api, { backend }: RouteDeps): void {
-
   app.route({
     ...fromTable('getCustomer'),
     schema: {
