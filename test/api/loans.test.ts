@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { LoanDecision } from '../../src/api/routes/loans.ts';
 import { assertProblem, assertShape } from '../helpers/assert-shape.ts';
@@ -27,6 +29,18 @@ test('approved in full: rate by rating, installment by the annuity formula, stor
   const read = await h.request({ method: 'GET', url: `/v1/loan-applications/${d.loanId}`, as: 'ada' });
   assert.equal(read.statusCode, 200);
   assert.deepEqual(read.json(), d);
+
+  // LoanApproved and the audit row were written with the decision, under the request's correlation id.
+  const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'), { readOnly: true });
+  t.after(() => db.close());
+  const event = db.prepare("SELECT * FROM outbox WHERE event_type = 'LoanApproved' AND aggregate_id = ?").get(d.loanId);
+  assert.ok(event);
+  assert.equal(event['correlation_id'], res.headers['x-request-id']);
+  assert.deepEqual(JSON.parse(String(event['payload_json'])), {
+    loanId: d.loanId, customerId: '1001', approvedAmount: 10000, currency: 'EUR', interestRate: 6.9, installments: 24, installmentValue: 447.27,
+  });
+  const audit = db.prepare("SELECT action, principal FROM audit_log WHERE entity = 'loan' AND entity_id = ?").get(d.loanId);
+  assert.deepEqual({ ...audit }, { action: 'approved', principal: 'ada' });
 });
 
 test('more than 60 installments add 1.00 to the rate', async (t) => {
@@ -65,6 +79,9 @@ test('REJECTED with 200: rating D, insufficient income', async (t) => {
   assert.equal(alan.json().status, 'REJECTED');
   assert.equal(alan.json().reason, 'INSUFFICIENT_INCOME');
   assert.equal(alan.json().approvedAmount, 0);
+  const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'), { readOnly: true });
+  t.after(() => db.close());
+  assert.equal(db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE event_type = 'LoanApproved'").get()?.['n'], 0, 'no event for rejections');
   assert.equal((await h.request({ method: 'GET', url: `/v1/loan-applications/${alan.json().loanId}`, as: 'alan' })).json().status, 'REJECTED');
 });
 
