@@ -6,14 +6,28 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { compileCopybook, RecordDecodeError, RecordEncodeError } from '../../src/records/index.ts';
+import { compileCopybook, layoutItems, RecordDecodeError, RecordEncodeError } from '../../src/records/index.ts';
 import {
-  corruptionArb, invalidArb, layoutCaseArb, numericNoiseArb, omissionArb, replaceAt, respelledArb, sitesOf, valueArb,
+  corruptionArb, expectedLayout, invalidArb, layoutCaseArb, renderCopybook, shapeOf, numericNoiseArb, omissionArb, replaceAt, respelledArb, sitesOf, valueArb,
   type Corruption, type Invalid, type LayoutCase, type Site,
 } from './arbitraries.ts';
 
 /** Runs per property; PROPERTY_RUNS=5000 for a longer search. */
 const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
+
+test('property: the layout follows the copybook (levels, names, JSON paths, offsets, lengths by usage and profile), in fixed and free format', () => {
+  fc.assert(
+    fc.property(layoutCaseArb.map((c) => printable(c, describeLayout)), ({ spec, profile, layout }) => {
+      const expected = expectedLayout(spec, layout.profile.binarySizes);
+      assert.deepStrictEqual([...layoutItems(layout.root)].slice(1).map(shapeOf), expected.items);
+      assert.deepStrictEqual([layout.minLength, layout.maxLength], [expected.minLength, expected.maxLength]);
+      const free = compileCopybook(renderCopybook(spec, 'free'), profile.options);
+      assert.deepStrictEqual([...layoutItems(free.root)].map(shapeOf), [...layoutItems(layout.root)].map(shapeOf));
+      assert.equal(free.encode({}).toString('hex'), layout.encode({}).toString('hex'));
+    }),
+    { numRuns: NUM_RUNS },
+  );
+});
 
 interface ValueCase extends LayoutCase { value: Record<string, unknown> }
 
