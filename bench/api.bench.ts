@@ -90,7 +90,7 @@ try {
       `${s.name.padEnd(26)} ${r.requests.average.toFixed(0).padStart(8)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   ${r.requests.total} requests${bad ? `, ${bad} failed` : ''}`,
     );
   }
-  console.log(`\n${SECONDS}s per scenario, ${CONNECTIONS} connections, 127.0.0.1; API: JWT auth (cached verification), one log line per request to a file, in-process back-end, SQLite WAL synchronous=FULL`);
+  console.log(`\n${SECONDS}s per scenario, ${CONNECTIONS} connections, 127.0.0.1; API: JWT auth (verified tokens cached), one API log line per request + one back-end line per transaction, to a file; in-process back-end over EBCDIC records; SQLite WAL synchronous=FULL`);
   console.log(rows.join('\n'));
   console.log(`server log: ${(statSync(logFile).size / 1e6).toFixed(1)} MB written during the run`);
 } finally {
