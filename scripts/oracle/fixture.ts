@@ -14,6 +14,16 @@ export interface OracleVector {
   decoded?: Record<string, unknown>;
   /** The record's bytes after INITIALIZE … ALL TO VALUE THEN TO DEFAULT and the MOVEs, as cobc's program dumped them. */
   hex: string;
+  /**
+   * Where the codec deliberately writes other bytes than cobc (decode still reads cobc's bytes): the codec's
+   * bytes and why. The test checks both, so a change on either side shows.
+   */
+  codecDiffers?: CodecDifference;
+}
+
+export interface CodecDifference {
+  hex: string;
+  why: string;
 }
 
 export interface OracleFixture {
