@@ -262,3 +262,13 @@ test('regression: the ODO counter takes the decimal strings any field of its pic
   }
   assert.equal(layout.encode({ n: '-0', t: [] }).toString('latin1'), '00');
 });
+
+// ── open bugs in src/records: minimal counterexamples, failing until fixed ──
+
+test('known bug: a VALUE on a JUSTIFIED RIGHT item is stored left-justified, as COBOL does', () => {
+  // cobc 3.1.2: `05 A PIC X(5) JUSTIFIED RIGHT VALUE "AB".` holds "AB   " (also after INITIALIZE … ALL TO VALUE);
+  // JUSTIFIED governs MOVEs into the item, not its initial value. The codec writes "   AB".
+  const layout = compileCopybook(fixed('01 R.', '   05 A PIC X(5) JUSTIFIED RIGHT VALUE "AB".'), { profile: 'gnucobol' });
+  assert.equal(layout.encode({}).toString('latin1'), 'AB   ');
+  assert.deepStrictEqual(layout.decode(layout.encode({})), { a: 'AB   ' });
+});
