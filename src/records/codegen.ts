@@ -251,7 +251,7 @@ export function compileCodec(built: BuiltLayout, template: Buffer, profile: Plat
   const runtime = {
     K: g.constants, T: template, RecordEncodeError, RecordDecodeError, Buffer, isObject, countKeys, unknownKey, reanchor, typeName,
     toBuffer, fieldAt: (offset: number) => fieldAt(root, offset), odoCountOf, putText, putZoned, putPacked, putBinary, getText,
-    getTextLatin1, getZoned, getZonedTrailing, getPacked, getPackedNumber, getBinary, putField,
+    getTextLatin1, getZoned, getZonedTrailing, getPacked, getPackedNumber, getBinary,
   };
   const factory = new Function(...Object.keys(runtime), source) as (...args: unknown[]) => { encode: EncodeFn; decode: DecodeFn };
   return factory(...Object.values(runtime));

@@ -236,59 +236,49 @@ export function putPacked(buf: Buffer, off: number, s: PackedSpec, v: unknown, p
   }
 }
 
-export function getPacked(b: Buffer, off: number, s: PackedSpec, field: string): number | string {
-  const last = off + s.length - 1;
+/** Checks the sign nibble and the spare nibble of an even picture; returns whether the value is negative. */
+function packedNegative(b: Buffer, off: number, last: number, s: PackedSpec, field: string): boolean {
   const signNibble = b[last]! & 0x0f;
   if (signNibble < 0x0a) throw new RecordDecodeError(last, field, `invalid sign nibble ${signNibble.toString(16)} in packed decimal`);
   const negative = signNibble === 0x0d || signNibble === 0x0b;
   if (negative && !s.signed) throw new RecordDecodeError(last, field, `negative sign nibble ${signNibble.toString(16)} in an unsigned field (PIC ${s.picture})`);
   // an even digit count leaves the first nibble unused: it must be zero
-  if (s.digits % 2 === 0 && b[off]! >> 4 !== 0) {
-    throw new RecordDecodeError(off, field, (b[off]! >> 4) > 9 ? `invalid digit nibble ${(b[off]! >> 4).toString(16)} in packed decimal` : `digit beyond PIC ${s.picture} in packed decimal`);
+  const spare = b[off]! >> 4;
+  if (s.digits % 2 === 0 && spare !== 0) {
+    throw new RecordDecodeError(off, field, spare > 9 ? `invalid digit nibble ${spare.toString(16)} in packed decimal` : `digit beyond PIC ${s.picture} in packed decimal`);
   }
-  let num = 0;
+  return negative;
+}
+
+function packedDigit(nibble: number, at: number, field: string): number {
+  if (nibble > 9) throw new RecordDecodeError(at, field, `invalid digit nibble ${nibble.toString(16)} in packed decimal`);
+  return nibble;
+}
+
+/** Packed decimal: a JSON number for at most 15 digits, a decimal string beyond. */
+export function getPacked(b: Buffer, off: number, s: PackedSpec, field: string): number | string {
+  if (!s.asString) return getPackedNumber(b, off, s, field);
+  const last = off + s.length - 1;
+  const negative = packedNegative(b, off, last, s, field);
   let text = '';
-  for (let i = off; i <= last; i++) {
-    const x = b[i]!;
-    const hi = x >> 4;
-    const lo = x & 0x0f;
-    if (hi > 9) throw new RecordDecodeError(i, field, `invalid digit nibble ${hi.toString(16)} in packed decimal`);
-    if (i === last) {
-      if (s.asString) text += hi;
-      else num = num * 10 + hi;
-      break;
-    }
-    if (lo > 9) throw new RecordDecodeError(i, field, `invalid digit nibble ${lo.toString(16)} in packed decimal`);
-    if (s.asString) text += `${hi}${lo}`;
-    else num = num * 100 + hi * 10 + lo;
-  }
-  if (s.asString) return scaledToJson(negative ? -BigInt(text) : BigInt(text), s.scale, true);
-  if (negative && num !== 0) num = -num;
-  return s.scale === 0 ? num : num / POW10[s.scale]!;
+  for (let i = off; i < last; i++) text += `${packedDigit(b[i]! >> 4, i, field)}${packedDigit(b[i]! & 0x0f, i, field)}`;
+  text += packedDigit(b[last]! >> 4, last, field);
+  return scaledToJson(negative ? -BigInt(text) : BigInt(text), s.scale, true);
 }
 
 /** getPacked for at most 15 digits: a byte at a time, no strings. */
 export function getPackedNumber(b: Buffer, off: number, s: PackedSpec, field: string): number {
   const last = off + s.length - 1;
-  const tail = b[last]!;
-  const signNibble = tail & 0x0f;
-  if (signNibble < 0x0a) throw new RecordDecodeError(last, field, `invalid sign nibble ${signNibble.toString(16)} in packed decimal`);
-  const negative = signNibble === 0x0d || signNibble === 0x0b;
-  if (negative && !s.signed) throw new RecordDecodeError(last, field, `negative sign nibble ${signNibble.toString(16)} in an unsigned field (PIC ${s.picture})`);
-  if (s.digits % 2 === 0 && b[off]! >> 4 !== 0) {
-    throw new RecordDecodeError(off, field, (b[off]! >> 4) > 9 ? `invalid digit nibble ${(b[off]! >> 4).toString(16)} in packed decimal` : `digit beyond PIC ${s.picture} in packed decimal`);
-  }
+  const negative = packedNegative(b, off, last, s, field);
   let num = 0;
   for (let i = off; i < last; i++) {
     const x = b[i]!;
     const hi = x >> 4;
     const lo = x & 0x0f;
-    if (hi > 9 || lo > 9) throw new RecordDecodeError(i, field, `invalid digit nibble ${(hi > 9 ? hi : lo).toString(16)} in packed decimal`);
+    if (hi > 9 || lo > 9) packedDigit(hi > 9 ? hi : lo, i, field);
     num = num * 100 + hi * 10 + lo;
   }
-  const hi = tail >> 4;
-  if (hi > 9) throw new RecordDecodeError(last, field, `invalid digit nibble ${hi.toString(16)} in packed decimal`);
-  num = num * 10 + hi;
+  num = num * 10 + packedDigit(b[last]! >> 4, last, field);
   if (negative && num !== 0) num = -num;
   return s.scale === 0 ? num : num / POW10[s.scale]!;
 }

@@ -282,4 +282,3 @@ export function buildLayout(entries: Entry[], options: { fileName: string; profi
   return { root, odo, maxLength: root.size, minLength };
 }
 
-export type { Literal };

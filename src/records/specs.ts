@@ -113,7 +113,8 @@ function fillText(buf: Buffer, off: number, length: number, lit: Literal, table:
   if (bytes) bytes.copy(buf, off);
   else {
     try {
-      putText(buf, off, { length, table, justifiedRight: n.entry.justifiedRight === true, alphabetic: false }, lit.text, '');
+      // VALUE ignores JUSTIFIED: the literal is stored left-justified, as COBOL does
+      putText(buf, off, { length, table, justifiedRight: false, alphabetic: false }, lit.text, '');
     } catch (e) {
       literalFail(n, e instanceof RecordEncodeError ? e.reason : String(e));
     }
