@@ -191,7 +191,7 @@ test('GET /v1/orders lists only what the caller may see, with a cursor', async (
   const clerk = await h.request({ method: 'GET', url: '/v1/orders?customerId=1002&status=CONFIRMED', as: 'clerk' });
   assert.equal(clerk.json().items.length, 2);
 
-  for (const query of ['limit=0', 'limit=101', 'limit=abc', 'status=OPEN', 'cursor=x', 'sort=asc']) {
+  for (const query of ['limit=0', 'limit=101', 'limit=abc', 'status=OPEN', 'cursor=x', 'cursor=1', 'cursor=a%20b', 'sort=asc']) {
     assertProblem(await h.request({ method: 'GET', url: `/v1/orders?${query}`, as: 'ada' }), 400, 'VALIDATION_FAILED');
   }
 });
