@@ -1,19 +1,34 @@
 /**
- * Property-based tests of the record codec (issue 2, point 4): random copybooks under every profile and
- * encoding, random valid values, invalid values and corrupted records. On failure fast-check prints the
- * seed, the shrunk copybook text, its options and the JSON value.
+ * Property-based tests of the record codec (issue 2, point 4). Random copybooks — real copybook text, compiled
+ * under gnucobol, zos, and zos with encoding ascii, latin1 and cp1140 — and random values derived from each
+ * layout's `root`:
+ * - the layout follows the copybook (fixed and free format alike);
+ * - decode(encode(x)) deep-equals x, and re-encoding gives the same bytes;
+ * - other spellings of the same values, and values left out, encode as they must;
+ * - encode refuses a value its picture cannot hold with a RecordEncodeError naming its JSON path;
+ * - decode refuses corrupted records with a RecordDecodeError naming the byte offset, and what it accepts fits
+ *   the layout's JSON Schema and encodes back.
+ * On failure fast-check prints the seed, the shrunk copybook text and options, and the values.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { compileCopybook, layoutItems, RecordDecodeError, RecordEncodeError } from '../../src/records/index.ts';
 import {
-  corruptionArb, expectedLayout, invalidArb, layoutCaseArb, renderCopybook, shapeOf, numericNoiseArb, omissionArb, replaceAt, respelledArb, sitesOf, valueArb,
+  corruptionArb, expectedLayout, invalidArb, layoutCaseArb, numericNoiseArb, omissionArb, renderCopybook, replaceAt, respelledArb, shapeOf, sitesOf, valueArb,
   type Corruption, type Invalid, type LayoutCase, type Site,
 } from './arbitraries.ts';
 
 /** Runs per property; PROPERTY_RUNS=5000 for a longer search. */
 const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
+
+interface ValueCase extends LayoutCase { value: Record<string, unknown> }
+
+const printable = <T extends object>(c: T, describe: (c: T) => string): T =>
+  Object.assign(c, { [fc.toStringMethod]: () => describe(c) });
+
+const describeLayout = (c: LayoutCase) => `\ncompileCopybook(${JSON.stringify(c.text)}, ${JSON.stringify(c.profile.options)})\n${c.text}\n`;
+const describeValue = (c: ValueCase) => `${describeLayout(c)}value: ${JSON.stringify(c.value)}\n`;
 
 test('property: the layout follows the copybook (levels, names, JSON paths, offsets, lengths by usage and profile), in fixed and free format', () => {
   fc.assert(
@@ -28,14 +43,6 @@ test('property: the layout follows the copybook (levels, names, JSON paths, offs
     { numRuns: NUM_RUNS },
   );
 });
-
-interface ValueCase extends LayoutCase { value: Record<string, unknown> }
-
-const printable = <T extends object>(c: T, describe: (c: T) => string): T =>
-  Object.assign(c, { [fc.toStringMethod]: () => describe(c) });
-
-const describeLayout = (c: LayoutCase) => `\ncompileCopybook(${JSON.stringify(c.text)}, ${JSON.stringify(c.profile.options)})\n${c.text}\n`;
-const describeValue = (c: ValueCase) => `${describeLayout(c)}value: ${JSON.stringify(c.value)}\n`;
 
 const valueCaseArb: fc.Arbitrary<ValueCase> = layoutCaseArb.chain((c) =>
   valueArb(c.layout).map((value) => printable<ValueCase>({ ...c, value }, describeValue)));
@@ -206,7 +213,7 @@ test('property: what decode accepts (random bytes in numeric fields) fits jsonSc
   );
 });
 
-// ── regressions: the bugs these properties found in src/records (fixed in b91eec0), as minimal cases ──
+// ── regressions: the bugs these properties found in src/records (fixed in b91eec0 and f9c6612), as minimal cases ──
 
 const fixed = (...lines: string[]) => lines.map((l) => `       ${l}`).join('\n');
 
@@ -263,11 +270,9 @@ test('regression: the ODO counter takes the decimal strings any field of its pic
   assert.equal(layout.encode({ n: '-0', t: [] }).toString('latin1'), '00');
 });
 
-// ── open bugs in src/records: minimal counterexamples, failing until fixed ──
-
-test('known bug: a VALUE on a JUSTIFIED RIGHT item is stored left-justified, as COBOL does', () => {
+test('regression: a VALUE on a JUSTIFIED RIGHT item is stored left-justified, as COBOL does', () => {
   // cobc 3.1.2: `05 A PIC X(5) JUSTIFIED RIGHT VALUE "AB".` holds "AB   " (also after INITIALIZE … ALL TO VALUE);
-  // JUSTIFIED governs MOVEs into the item, not its initial value. The codec writes "   AB".
+  // JUSTIFIED governs MOVEs into the item, not its initial value. The codec wrote "   AB".
   const layout = compileCopybook(fixed('01 R.', '   05 A PIC X(5) JUSTIFIED RIGHT VALUE "AB".'), { profile: 'gnucobol' });
   assert.equal(layout.encode({}).toString('latin1'), 'AB   ');
   assert.deepStrictEqual(layout.decode(layout.encode({})), { a: 'AB   ' });
