@@ -21,6 +21,8 @@ export interface ElemSpec {
   pic: TextPic | NumericPic;
   usage: Usage;
   sign?: { leading: boolean; separate: boolean };
+  /** BLANK WHEN ZERO (unsigned USAGE DISPLAY only). */
+  blankWhenZero?: boolean;
   justified: boolean;
   occurs?: number;
   /** A VALUE clause: the literal as written, and the `value` the layout item must show. */
@@ -91,9 +93,10 @@ function numericElem(integerOnly: boolean): fc.Arbitrary<ElemSpec> {
       signed: fc.boolean(),
       sign: fc.option(fc.record({ leading: fc.boolean(), separate: fc.boolean() }), { freq: 2, nil: undefined }),
       value: valueRawArb,
+      blank: fc.nat({ max: 3 }),
       style: styleArb,
     })
-    .map(({ usage, digits: raw, scale, signed, sign, value, style }) => {
+    .map(({ usage, digits: raw, scale, signed, sign, value, blank, style }) => {
       // binary items hold at most 18 digits; DISPLAY and COMP-3 up to 31
       const digits = usage === 'binary' || usage === 'comp-5' ? ((raw - 1) % 18) + 1 : raw;
       const elem: ElemSpec = {
@@ -101,6 +104,7 @@ function numericElem(integerOnly: boolean): fc.Arbitrary<ElemSpec> {
         pic: { type: '9', digits, scale: Math.min(scale, digits), signed },
       };
       if (signed && usage === 'display' && sign !== undefined) elem.sign = sign;
+      if (!signed && usage === 'display' && blank === 0) elem.blankWhenZero = true;
       if (value !== undefined) elem.value = numericValue(value, elem.pic as NumericPic);
       return elem;
     });
@@ -234,6 +238,7 @@ function elemClauses(e: ElemSpec): string[] {
     clauses.push(`${pick(['SIGN IS ', 'SIGN ', ''], s, 5)}${position}${e.sign.separate ? pick([' SEPARATE', ' SEPARATE CHARACTER'], s, 7) : ''}`);
   }
   if (e.justified) clauses.push(pick(['JUSTIFIED RIGHT', 'JUST RIGHT', 'JUSTIFIED', 'JUST'], s, 8));
+  if (e.blankWhenZero) clauses.push(pick(['BLANK WHEN ZERO', 'BLANK ZERO', 'BLANK WHEN ZEROS', 'BLANK WHEN ZEROES'], s, 16));
   if (e.value) clauses.push(`${bit(s, 15) ? 'VALUE IS' : 'VALUE'} ${e.value.literal}`);
   if (e.occurs !== undefined) clauses.push(occursText(e.occurs, s));
   // clauses may come in any order: rotate them
@@ -704,14 +709,20 @@ export function corruptionArb(layout: CompiledLayout, value: Record<string, unkn
       const position = fc.oneof(fc.constantFrom(0, item.length - 1), fc.nat({ max: item.length - 1 }));
       options.push(fc.tuple(position, fc.nat({ max: 255 }), fc.nat({ max: 2 })).map(([p, r, choice]) => {
         const valid = zonedValidBytes(item, layout, p);
-        const invalid = Array.from({ length: 256 }, (_, b) => b).filter((b) => !valid.has(b));
+        // BLANK WHEN ZERO: an all-space field is zero; leave spaces out so that the field is not all spaces
+        const space = byteOfChar(layout.profile.charset, ' ')!;
+        const invalid = Array.from({ length: 256 }, (_, b) => b).filter((b) => !valid.has(b) && !(item.blankWhenZero && b === space));
         const edges = [
           invalid.filter((b) => b === 0 || b === 0xff),
           invalid.filter((b) => b === 0 || b === 0xff || valid.has(b - 1) || valid.has(b + 1)),
         ][choice];
         const from = edges !== undefined && edges.length > 0 ? edges : invalid;
         const byte = from[r % from.length]!;
-        return { label: `zoned ${site.path}: byte ${p} = 0x${byte.toString(16)}`, bytes: copy((b) => { b[site.offset + p] = byte; }), expectedOffset: site.offset + p, expectedField: field };
+        const bytes = copy((b) => { b[site.offset + p] = byte; });
+        // the first byte that is not valid where it stands: the corrupted one, or a space of a blank field before it
+        let at = 0;
+        while (zonedValidBytes(item, layout, at).has(bytes[site.offset + at]!)) at++;
+        return { label: `zoned ${site.path}: byte ${p} = 0x${byte.toString(16)}`, bytes, expectedOffset: site.offset + at, expectedField: field };
       }));
     } else if (item.usage === 'packed-decimal') {
       const last = item.length - 1;
@@ -877,11 +888,11 @@ export function omissionArb(layout: CompiledLayout, value: Record<string, unknow
 // ── the layout a copybook must compile to ───────────────────────────────────
 
 /** The parts of a LayoutItem the copybook text decides (no line and column). */
-export type ItemShape = Pick<LayoutItem, 'level' | 'cobolName' | 'jsonPath' | 'offset' | 'length' | 'kind' | 'usage' | 'picture' | 'digits' | 'scale' | 'signed' | 'sign' | 'occurs' | 'justifiedRight' | 'value'>;
+export type ItemShape = Pick<LayoutItem, 'level' | 'cobolName' | 'jsonPath' | 'offset' | 'length' | 'kind' | 'usage' | 'picture' | 'digits' | 'scale' | 'signed' | 'sign' | 'occurs' | 'justifiedRight' | 'blankWhenZero' | 'value'>;
 
 export function shapeOf(item: LayoutItem): ItemShape {
-  const { level, cobolName, jsonPath, offset, length, kind, usage, picture, digits, scale, signed, sign, occurs, justifiedRight, value } = item;
-  const shape: Record<string, unknown> = { level, cobolName, jsonPath, offset, length, kind, usage, picture, digits, scale, signed, sign, occurs, justifiedRight, value };
+  const { level, cobolName, jsonPath, offset, length, kind, usage, picture, digits, scale, signed, sign, occurs, justifiedRight, blankWhenZero, value } = item;
+  const shape: Record<string, unknown> = { level, cobolName, jsonPath, offset, length, kind, usage, picture, digits, scale, signed, sign, occurs, justifiedRight, blankWhenZero, value };
   for (const k of Object.keys(shape)) if (shape[k] === undefined) delete shape[k];
   return shape as unknown as ItemShape;
 }
@@ -924,6 +935,7 @@ export function expectedLayout(spec: CopybookSpec, binarySizes: 'ibm' | 'gnucobo
         const { digits, scale, signed } = i.pic;
         Object.assign(shape, { kind: 'numeric', picture: `${signed ? 'S' : ''}${run('9', digits - scale)}${scale > 0 ? `V${run('9', scale)}` : ''}`, digits, scale, signed });
         if (signed && i.usage === 'display') shape.sign = { position: i.sign?.leading ? 'leading' : 'trailing', separate: i.sign?.separate === true };
+        if (i.blankWhenZero) shape.blankWhenZero = true;
       }
     }
     if (occurs) shape.occurs = occurs;
