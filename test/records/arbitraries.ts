@@ -29,9 +29,11 @@ export interface ElemSpec {
   value?: { literal: string; shown: string | number };
   /** Picks spellings (PIC / PICTURE IS, COMP / BINARY, clause order …). */
   style: number;
+  /** An item that REDEFINES this one, right after it. */
+  view?: ElemSpec;
 }
 
-export interface GroupSpec { kind: 'group'; children: ItemSpec[]; occurs?: number; style: number }
+export interface GroupSpec { kind: 'group'; children: ItemSpec[]; occurs?: number; style: number; view?: ElemSpec }
 
 export type ItemSpec = ElemSpec | GroupSpec;
 
@@ -123,9 +125,38 @@ const textElem: fc.Arbitrary<ElemSpec> = fc
     ...(value === undefined ? {} : { value: textValue(value, { type, length }) }),
   }));
 
-const elemArb: fc.Arbitrary<ElemSpec> = fc
+const elemArb: fc.Arbitrary<ElemSpec> = withView(fc
   .tuple(fc.oneof(textElem, numericElem(false)), occursArb, fc.integer({ min: 0, max: 7 }))
-  .map(([e, occurs, f]) => ({ ...e, filler: f === 0, ...(occurs === undefined ? {} : { occurs }) }));
+  .map(([e, occurs, f]) => ({ ...e, filler: f === 0, ...(occurs === undefined ? {} : { occurs }) })));
+
+/** Bytes of an item at its maximum, views left out. */
+function specSize(item: ItemSpec, binarySizes: 'ibm' | 'gnucobol'): number {
+  const one = item.kind === 'elem' ? elementLength(item, binarySizes) : item.children.reduce((n, c) => n + specSize(c, binarySizes), 0);
+  return one * (item.occurs ?? 1);
+}
+
+/** A group cut short: its view shrunk to fit it again. */
+function fitView(item: ItemSpec): ItemSpec {
+  const view = item.view;
+  if (view === undefined) return item;
+  const size = specSize(item, 'gnucobol');
+  const pic = view.pic.type === '9' ? { ...view.pic, digits: Math.min(view.pic.digits, size) } : { ...view.pic, length: Math.min(view.pic.length, size) };
+  return { ...item, view: { ...view, pic } };
+}
+
+/** Sometimes a PIC X or 9 item that REDEFINES the item (not a table, not FILLER), no larger under any profile. */
+function withView<T extends ItemSpec>(arb: fc.Arbitrary<T>): fc.Arbitrary<T> {
+  const raw = fc.option(fc.record({ size: fc.nat(), numeric: fc.boolean(), filler: fc.nat({ max: 3 }), style: styleArb }), { freq: 6, nil: undefined });
+  return fc.tuple(arb, raw).map(([item, r]) => {
+    if (r === undefined || item.occurs !== undefined || (item.kind === 'elem' && item.filler)) return item;
+    const length = 1 + (r.size % Math.min(specSize(item, 'gnucobol'), r.numeric ? 31 : 40));
+    const view: ElemSpec = {
+      kind: 'elem', filler: r.filler === 0, usage: 'display', justified: false, style: r.style,
+      pic: r.numeric ? { type: '9', digits: length, scale: 0, signed: false } : { type: 'X', length },
+    };
+    return { ...item, view };
+  });
+}
 
 /** An item at `depth` enclosing groups: groups only while depth < 3. */
 function itemArb(depth: number): fc.Arbitrary<ItemSpec> {
@@ -133,16 +164,18 @@ function itemArb(depth: number): fc.Arbitrary<ItemSpec> {
   const group: fc.Arbitrary<ItemSpec> = fc
     .record({ children: fc.array(itemArb(depth + 1), { minLength: 1, maxLength: 4 }), occurs: occursArb, style: styleArb })
     .map(({ children, occurs, style }) => ({ kind: 'group', children, style, ...(occurs === undefined ? {} : { occurs }) }));
-  return fc.oneof({ weight: 3, arbitrary: elemArb }, { weight: 1, arbitrary: group });
+  return fc.oneof({ weight: 3, arbitrary: elemArb }, { weight: 1, arbitrary: withView(group) });
 }
 
 function countItems(items: ItemSpec[]): number {
-  return items.reduce((n, i) => n + 1 + (i.kind === 'group' ? countItems(i.children) : 0), 0);
+  return items.reduce((n, i) => n + 1 + (i.view ? 1 : 0) + (i.kind === 'group' ? countItems(i.children) : 0), 0);
 }
 
+/** The ODO table's element: no OCCURS of its own, no view after it (the table is the record's last item). */
 function withoutOccurs(item: ItemSpec): ItemSpec {
   const copy = { ...item };
   delete copy.occurs;
+  delete copy.view;
   return copy;
 }
 
@@ -185,16 +218,17 @@ function trimItems(items: ItemSpec[], budget: number): ItemSpec[] {
   const out: ItemSpec[] = [];
   let used = 0;
   for (const i of items) {
-    if (used + 1 > budget) break;
+    const own = i.view ? 2 : 1;
+    if (used + own > budget) break;
     if (i.kind === 'elem') {
       out.push(i);
-      used += 1;
+      used += own;
       continue;
     }
-    const children = trimItems(i.children, budget - used - 1);
+    const children = trimItems(i.children, budget - used - own);
     if (children.length === 0) break;
-    out.push({ ...i, children });
-    used += 1 + countItems(children);
+    out.push(fitView({ ...i, children }));
+    used += own + countItems(children);
   }
   return out;
 }
@@ -247,7 +281,7 @@ function elemClauses(e: ElemSpec): string[] {
 }
 
 /** An item of the copybook with the name the text gives it (null: FILLER) and its ODO clause. */
-export interface NamedItem { spec: ItemSpec; name: string | null; depth: number; children: NamedItem[]; odo?: { min: number; max: number; counter: string } }
+export interface NamedItem { spec: ItemSpec; name: string | null; depth: number; children: NamedItem[]; odo?: { min: number; max: number; counter: string }; redefines?: string }
 
 /** The record's items in text order, named: ITM-n / GRP-n, the counter CNT-0, the table ODO-TBL or ODO-ITM. */
 export function namedItems(spec: CopybookSpec): NamedItem[] {
@@ -255,17 +289,21 @@ export function namedItems(spec: CopybookSpec): NamedItem[] {
   const named = (i: ItemSpec, depth: number, name?: string): NamedItem => {
     if (i.kind === 'group') {
       const n: NamedItem = { spec: i, name: name ?? `GRP-${next++}`, depth, children: [] };
-      n.children = i.children.map((c) => named(c, depth + 1));
+      n.children = i.children.flatMap((c) => withViews(c, depth + 1));
       return n;
     }
     return { spec: i, name: i.filler ? null : (name ?? `ITM-${next++}`), depth, children: [] };
+  };
+  const withViews = (i: ItemSpec, depth: number): NamedItem[] => {
+    const base = named(i, depth);
+    return i.view ? [base, { ...named(i.view, depth), redefines: base.name! }] : [base];
   };
   const out: NamedItem[] = [];
   const odo = spec.odo;
   const counterAt = odo ? odo.counterAt % (spec.items.length + 1) : -1;
   spec.items.forEach((i, k) => {
     if (k === counterAt) out.push(named(odo!.counter, 1, 'CNT-0'));
-    out.push(named(i, 1));
+    out.push(...withViews(i, 1));
   });
   if (odo) {
     if (counterAt === spec.items.length) out.push(named(odo.counter, 1, 'CNT-0'));
@@ -321,7 +359,7 @@ export function renderCopybook(spec: CopybookSpec, format: 'fixed' | 'free' = 'f
       n.children.forEach(item);
       return;
     }
-    const head = n.name === null ? (bit(i.style, 13) ? ['FILLER'] : []) : [n.name];
+    const head = [...(n.name === null ? (bit(i.style, 13) ? ['FILLER'] : []) : [n.name]), ...(n.redefines ? [`REDEFINES ${n.redefines}`] : [])];
     // a literal is a word of its own, so that it can be continued on the next line
     const words = elemClauses(i).flatMap((c) => /^(VALUE(?: IS)?) (["'].*)$/.exec(c)?.slice(1) ?? [c]);
     emit(n.depth, [level(n.depth), ...head, ...words, ...extra]);
@@ -612,7 +650,9 @@ export function invalidArb(site: Site, cs: Charset): fc.Arbitrary<Invalid> {
   const item = site.item;
   if (site.role === 'root' || site.role === 'group') {
     options.push(at('not an object', fc.constantFrom<unknown>('x', 1, true, null, [], [{}])));
-    const key = fc.constantFrom('zzUnknown', 'extra', 'ITM-1', 'filler', 'rec');
+    // the JSON name of a REDEFINES view that JSON does not show is unknown too
+    const views = (item.children ?? []).filter((c) => c.redefines !== undefined && c.cobolName !== 'FILLER').map((c) => camel(c.cobolName));
+    const key = fc.constantFrom('zzUnknown', 'extra', 'ITM-1', 'filler', 'rec', ...views);
     options.push(key.chain((k) => at(`unknown key ${k}`, fc.constant({ ...(site.value as object), [k]: 1 }), join(site.path, k))));
   } else if (site.role === 'table') {
     const arr = site.value as unknown[];
@@ -888,11 +928,11 @@ export function omissionArb(layout: CompiledLayout, value: Record<string, unknow
 // ── the layout a copybook must compile to ───────────────────────────────────
 
 /** The parts of a LayoutItem the copybook text decides (no line and column). */
-export type ItemShape = Pick<LayoutItem, 'level' | 'cobolName' | 'jsonPath' | 'offset' | 'length' | 'kind' | 'usage' | 'picture' | 'digits' | 'scale' | 'signed' | 'sign' | 'occurs' | 'justifiedRight' | 'blankWhenZero' | 'value'>;
+export type ItemShape = Pick<LayoutItem, 'level' | 'cobolName' | 'jsonPath' | 'offset' | 'length' | 'kind' | 'usage' | 'picture' | 'digits' | 'scale' | 'signed' | 'sign' | 'occurs' | 'redefines' | 'justifiedRight' | 'blankWhenZero' | 'value'>;
 
 export function shapeOf(item: LayoutItem): ItemShape {
-  const { level, cobolName, jsonPath, offset, length, kind, usage, picture, digits, scale, signed, sign, occurs, justifiedRight, blankWhenZero, value } = item;
-  const shape: Record<string, unknown> = { level, cobolName, jsonPath, offset, length, kind, usage, picture, digits, scale, signed, sign, occurs, justifiedRight, blankWhenZero, value };
+  const { level, cobolName, jsonPath, offset, length, kind, usage, picture, digits, scale, signed, sign, occurs, redefines, justifiedRight, blankWhenZero, value } = item;
+  const shape: Record<string, unknown> = { level, cobolName, jsonPath, offset, length, kind, usage, picture, digits, scale, signed, sign, occurs, redefines, justifiedRight, blankWhenZero, value };
   for (const k of Object.keys(shape)) if (shape[k] === undefined) delete shape[k];
   return shape as unknown as ItemShape;
 }
@@ -917,13 +957,13 @@ export function expectedLayout(spec: CopybookSpec, binarySizes: 'ibm' | 'gnucobo
   const visit = (n: NamedItem, offset: number, parentPath: string | null): number => {
     const i = n.spec;
     const occurs = n.odo ? { min: n.odo.min, max: n.odo.max, dependingOn: n.odo.counter } : i.occurs !== undefined ? { min: i.occurs, max: i.occurs } : undefined;
-    const jsonPath = n.name === null || parentPath === null ? null : `${parentPath === '' ? '' : `${parentPath}.`}${camel(n.name)}${occurs ? '[]' : ''}`;
+    // FILLER and REDEFINES views (the first view is the JSON one) have no JSON path, nor has what they contain
+    const jsonPath = n.name === null || n.redefines !== undefined || parentPath === null ? null : `${parentPath === '' ? '' : `${parentPath}.`}${camel(n.name)}${occurs ? '[]' : ''}`;
     const shape: Record<string, unknown> = { level: n.depth * 5, cobolName: n.name ?? 'FILLER', jsonPath, offset, length: 0, kind: 'group', usage: 'display' };
     items.push(shape as unknown as ItemShape);
+    if (n.redefines) shape.redefines = n.redefines;
     if (i.kind === 'group') {
-      let at = offset;
-      for (const c of n.children) at += visit(c, at, jsonPath);
-      shape.length = at - offset;
+      shape.length = place(n.children, offset, jsonPath) - offset;
     } else {
       shape.length = elementLength(i, binarySizes);
       shape.usage = i.usage;
@@ -943,7 +983,19 @@ export function expectedLayout(spec: CopybookSpec, binarySizes: 'ibm' | 'gnucobo
     if (n.odo) shrink = (n.odo.max - n.odo.min) * (shape.length as number);
     return (shape.length as number) * (occurs?.max ?? 1);
   };
-  let at = 0;
-  for (const n of namedItems(spec)) at += visit(n, at, '');
-  return { items, minLength: at - shrink, maxLength: at };
+  /** Places siblings from `offset` (a view where the item before it starts); returns the end. */
+  const place = (siblings: NamedItem[], offset: number, parentPath: string | null): number => {
+    let at = offset;
+    let previous = offset;
+    for (const c of siblings) {
+      if (c.redefines) visit(c, previous, parentPath);
+      else {
+        previous = at;
+        at += visit(c, at, parentPath);
+      }
+    }
+    return at;
+  };
+  const end = place(namedItems(spec), 0, '');
+  return { items, minLength: end - shrink, maxLength: end };
 }
