@@ -31,9 +31,17 @@ export interface ElemSpec {
   style: number;
   /** An item that REDEFINES this one, right after it. */
   view?: ElemSpec;
+  /** The usage comes from the enclosing group: the item does not restate it. */
+  inheritsUsage?: boolean;
 }
 
-export interface GroupSpec { kind: 'group'; children: ItemSpec[]; occurs?: number; style: number; view?: ElemSpec }
+export interface GroupSpec {
+  kind: 'group'; children: ItemSpec[]; occurs?: number; style: number; view?: ElemSpec;
+  /** USAGE on the group (COMP, COMP-5, COMP-3): every item below is numeric and has it. */
+  usage?: Usage;
+  /** SIGN on the group: for the signed DISPLAY items below without a SIGN of their own. */
+  sign?: { leading: boolean; separate: boolean };
+}
 
 export type ItemSpec = ElemSpec | GroupSpec;
 
@@ -162,9 +170,40 @@ function withView<T extends ItemSpec>(arb: fc.Arbitrary<T>): fc.Arbitrary<T> {
 function itemArb(depth: number): fc.Arbitrary<ItemSpec> {
   if (depth >= MAX_GROUP_DEPTH) return elemArb;
   const group: fc.Arbitrary<ItemSpec> = fc
-    .record({ children: fc.array(itemArb(depth + 1), { minLength: 1, maxLength: 4 }), occurs: occursArb, style: styleArb })
-    .map(({ children, occurs, style }) => ({ kind: 'group', children, style, ...(occurs === undefined ? {} : { occurs }) }));
+    .record({
+      children: fc.array(itemArb(depth + 1), { minLength: 1, maxLength: 4 }),
+      occurs: occursArb,
+      usage: fc.option(fc.constantFrom<Usage>('binary', 'comp-5', 'packed-decimal'), { freq: 3, nil: undefined }),
+      sign: fc.option(fc.record({ leading: fc.boolean(), separate: fc.boolean() }), { freq: 5, nil: undefined }),
+      style: styleArb,
+    })
+    .map(({ children, occurs, usage, sign, style }) => {
+      const g: GroupSpec = { kind: 'group', children, style, ...(occurs === undefined ? {} : { occurs }), ...(sign === undefined ? {} : { sign }) };
+      return usage !== undefined && canTakeUsage(children, usage) ? withGroupUsage(g, usage) : g;
+    });
   return fc.oneof({ weight: 3, arbitrary: elemArb }, { weight: 1, arbitrary: withView(group) });
+}
+
+/** A group USAGE other than DISPLAY needs numeric items below it (binary ones of at most 18 digits), no views. */
+function canTakeUsage(items: ItemSpec[], usage: Usage): boolean {
+  return items.every((i) => i.view === undefined && (i.kind === 'group'
+    ? canTakeUsage(i.children, usage)
+    : i.pic.type === '9' && (usage === 'packed-decimal' || i.pic.digits <= 18)));
+}
+
+function withGroupUsage(g: GroupSpec, usage: Usage): GroupSpec {
+  const below = (i: ItemSpec): ItemSpec => {
+    if (i.kind === 'group') {
+      const inner = { ...i, children: i.children.map(below) };
+      delete inner.usage;
+      return inner;
+    }
+    const e: ElemSpec = { ...i, usage, inheritsUsage: bit(i.style, 17) };
+    delete e.sign; // SIGN is for DISPLAY items
+    delete e.blankWhenZero;
+    return e;
+  };
+  return { ...g, usage, children: g.children.map(below) };
 }
 
 function countItems(items: ItemSpec[]): number {
@@ -258,6 +297,10 @@ const USAGE_WORDS: Record<Usage, readonly string[]> = {
   'packed-decimal': ['COMP-3', 'PACKED-DECIMAL', 'COMPUTATIONAL-3', 'USAGE IS COMP-3'],
 };
 
+function signText(sign: { leading: boolean; separate: boolean }, s: number): string {
+  return `${pick(['SIGN IS ', 'SIGN ', ''], s, 5)}${sign.leading ? 'LEADING' : 'TRAILING'}${sign.separate ? pick([' SEPARATE', ' SEPARATE CHARACTER'], s, 7) : ''}`;
+}
+
 function occursText(n: number, style: number): string {
   return bit(style, 12) ? `OCCURS ${n}` : `OCCURS ${n} TIMES`;
 }
@@ -265,12 +308,9 @@ function occursText(n: number, style: number): string {
 function elemClauses(e: ElemSpec): string[] {
   const s = e.style;
   const clauses = [`${bit(s, 1) ? 'PICTURE IS' : 'PIC'} ${pictureText(e.pic, s)}`];
-  const usage = pick(USAGE_WORDS[e.usage], s, 2);
+  const usage = e.inheritsUsage ? '' : pick(USAGE_WORDS[e.usage], s, 2);
   if (usage !== '') clauses.push(usage);
-  if (e.sign) {
-    const position = e.sign.leading ? 'LEADING' : 'TRAILING';
-    clauses.push(`${pick(['SIGN IS ', 'SIGN ', ''], s, 5)}${position}${e.sign.separate ? pick([' SEPARATE', ' SEPARATE CHARACTER'], s, 7) : ''}`);
-  }
+  if (e.sign) clauses.push(signText(e.sign, s));
   if (e.justified) clauses.push(pick(['JUSTIFIED RIGHT', 'JUST RIGHT', 'JUSTIFIED', 'JUST'], s, 8));
   if (e.blankWhenZero) clauses.push(pick(['BLANK WHEN ZERO', 'BLANK ZERO', 'BLANK WHEN ZEROS', 'BLANK WHEN ZEROES'], s, 16));
   if (e.value) clauses.push(`${bit(s, 15) ? 'VALUE IS' : 'VALUE'} ${e.value.literal}`);
@@ -355,7 +395,9 @@ export function renderCopybook(spec: CopybookSpec, format: 'fixed' | 'free' = 'f
       ? [n.odo.min === 0 && !spec.odo!.withTo ? `OCCURS ${n.odo.max}` : `OCCURS ${n.odo.min} TO ${n.odo.max}`, pick(['TIMES DEPENDING ON', 'DEPENDING ON', 'TIMES DEPENDING'], spec.style, 3), n.odo.counter]
       : [];
     if (i.kind === 'group') {
-      emit(n.depth, [level(n.depth), n.name!, ...(i.occurs !== undefined ? [occursText(i.occurs, i.style)] : []), ...extra]);
+      const usage = i.usage === undefined ? [] : [pick(USAGE_WORDS[i.usage], i.style, 2)];
+      const sign = i.sign === undefined ? [] : [signText(i.sign, i.style)];
+      emit(n.depth, [level(n.depth), n.name!, ...(i.occurs !== undefined ? [occursText(i.occurs, i.style)] : []), ...usage, ...sign, ...extra]);
       n.children.forEach(item);
       return;
     }
@@ -941,10 +983,10 @@ const camel = (name: string) => name.toLowerCase().split('-').map((p, i) => (i =
 const run = (symbol: string, n: number) => (n === 0 ? '' : n === 1 ? symbol : `${symbol}(${n})`);
 
 /** Bytes of one occurrence of an elementary item, by the rules of the issue (sizes by digit count per profile). */
-function elementLength(e: ElemSpec, binarySizes: 'ibm' | 'gnucobol'): number {
+function elementLength(e: ElemSpec, binarySizes: 'ibm' | 'gnucobol', inheritedSign?: GroupSpec['sign']): number {
   if (e.pic.type !== '9') return e.pic.length;
   const d = e.pic.digits;
-  if (e.usage === 'display') return d + (e.sign?.separate ? 1 : 0);
+  if (e.usage === 'display') return d + (e.pic.signed && (e.sign ?? inheritedSign)?.separate ? 1 : 0);
   if (e.usage === 'packed-decimal') return Math.floor(d / 2) + 1;
   if (binarySizes === 'gnucobol' && d <= 2) return 1;
   return d <= 4 ? 2 : d <= 9 ? 4 : 8;
@@ -954,18 +996,19 @@ function elementLength(e: ElemSpec, binarySizes: 'ibm' | 'gnucobol'): number {
 export function expectedLayout(spec: CopybookSpec, binarySizes: 'ibm' | 'gnucobol'): { items: ItemShape[]; minLength: number; maxLength: number } {
   const items: ItemShape[] = [];
   let shrink = 0;
-  const visit = (n: NamedItem, offset: number, parentPath: string | null): number => {
+  const visit = (n: NamedItem, offset: number, parentPath: string | null, inherited: { usage?: Usage; sign?: GroupSpec['sign'] }): number => {
     const i = n.spec;
     const occurs = n.odo ? { min: n.odo.min, max: n.odo.max, dependingOn: n.odo.counter } : i.occurs !== undefined ? { min: i.occurs, max: i.occurs } : undefined;
     // FILLER and REDEFINES views (the first view is the JSON one) have no JSON path, nor has what they contain
     const jsonPath = n.name === null || n.redefines !== undefined || parentPath === null ? null : `${parentPath === '' ? '' : `${parentPath}.`}${camel(n.name)}${occurs ? '[]' : ''}`;
-    const shape: Record<string, unknown> = { level: n.depth * 5, cobolName: n.name ?? 'FILLER', jsonPath, offset, length: 0, kind: 'group', usage: 'display' };
+    const shape: Record<string, unknown> = { level: n.depth * 5, cobolName: n.name ?? 'FILLER', jsonPath, offset, length: 0, kind: 'group', usage: inherited.usage ?? 'display' };
     items.push(shape as unknown as ItemShape);
     if (n.redefines) shape.redefines = n.redefines;
     if (i.kind === 'group') {
-      shape.length = place(n.children, offset, jsonPath) - offset;
+      if (i.usage) shape.usage = i.usage;
+      shape.length = place(n.children, offset, jsonPath, { usage: i.usage ?? inherited.usage, sign: i.sign ?? inherited.sign }) - offset;
     } else {
-      shape.length = elementLength(i, binarySizes);
+      shape.length = elementLength(i, binarySizes, inherited.sign);
       shape.usage = i.usage;
       if (i.pic.type !== '9') {
         shape.kind = i.pic.type === 'A' ? 'alphabetic' : 'alphanumeric';
@@ -974,7 +1017,8 @@ export function expectedLayout(spec: CopybookSpec, binarySizes: 'ibm' | 'gnucobo
       } else {
         const { digits, scale, signed } = i.pic;
         Object.assign(shape, { kind: 'numeric', picture: `${signed ? 'S' : ''}${run('9', digits - scale)}${scale > 0 ? `V${run('9', scale)}` : ''}`, digits, scale, signed });
-        if (signed && i.usage === 'display') shape.sign = { position: i.sign?.leading ? 'leading' : 'trailing', separate: i.sign?.separate === true };
+        const sign = i.sign ?? inherited.sign;
+        if (signed && i.usage === 'display') shape.sign = { position: sign?.leading ? 'leading' : 'trailing', separate: sign?.separate === true };
         if (i.blankWhenZero) shape.blankWhenZero = true;
       }
     }
@@ -984,18 +1028,18 @@ export function expectedLayout(spec: CopybookSpec, binarySizes: 'ibm' | 'gnucobo
     return (shape.length as number) * (occurs?.max ?? 1);
   };
   /** Places siblings from `offset` (a view where the item before it starts); returns the end. */
-  const place = (siblings: NamedItem[], offset: number, parentPath: string | null): number => {
+  const place = (siblings: NamedItem[], offset: number, parentPath: string | null, inherited: { usage?: Usage; sign?: GroupSpec['sign'] }): number => {
     let at = offset;
     let previous = offset;
     for (const c of siblings) {
-      if (c.redefines) visit(c, previous, parentPath);
+      if (c.redefines) visit(c, previous, parentPath, inherited);
       else {
         previous = at;
-        at += visit(c, at, parentPath);
+        at += visit(c, at, parentPath, inherited);
       }
     }
     return at;
   };
-  const end = place(namedItems(spec), 0, '');
+  const end = place(namedItems(spec), 0, '', {});
   return { items, minLength: end - shrink, maxLength: end };
 }

@@ -20,7 +20,7 @@ import {
 } from './arbitraries.ts';
 
 /** Runs per property; PROPERTY_RUNS=5000 for a longer search. */
-const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 300);
+const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
 
 interface ValueCase extends LayoutCase { value: Record<string, unknown> }
 
