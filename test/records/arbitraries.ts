@@ -48,7 +48,11 @@ export type ItemSpec = ElemSpec | GroupSpec;
 /** One OCCURS m TO n DEPENDING ON table, last in the record, with its counter at top level before it. */
 export interface OdoSpec { min: number; max: number; withTo: boolean; counter: ElemSpec; counterAt: number; element: ItemSpec }
 
-export interface CopybookSpec { items: ItemSpec[]; odo?: OdoSpec; style: number }
+export interface CopybookSpec {
+  items: ItemSpec[]; odo?: OdoSpec; style: number;
+  /** options.mapping.fields: COBOL name → JSON name, or false to leave the item out of JSON. */
+  mapping?: Record<string, string | false>;
+}
 
 const MAX_ITEMS = 12;
 const MAX_GROUP_DEPTH = 3;
@@ -243,14 +247,36 @@ export const copybookArb: fc.Arbitrary<CopybookSpec> = fc
   .record({
     items: fc.array(itemArb(0), { minLength: 1, maxLength: 6 }),
     odo: fc.option(odoArb, { freq: 3, nil: undefined }),
+    mapping: fc.option(fc.array(fc.nat(), { minLength: 1, maxLength: 3 }), { freq: 4, nil: undefined }),
     style: styleArb,
   })
-  .map(({ items, odo, style }) => {
+  .map(({ items, odo, mapping, style }) => {
     // at most 12 items in all, the ODO table and its counter included: drop what does not fit
-    if (odo === undefined) return { items: trimItems(items, MAX_ITEMS), style };
-    const element = odo.element.kind === 'group' ? { ...odo.element, children: trimItems(odo.element.children, MAX_ITEMS - 2) } : odo.element;
-    return { items: trimItems(items, MAX_ITEMS - 2 - countItems(element.kind === 'group' ? element.children : [])), style, odo: { ...odo, element } };
+    let spec: CopybookSpec;
+    if (odo === undefined) spec = { items: trimItems(items, MAX_ITEMS), style };
+    else {
+      const element = odo.element.kind === 'group' ? { ...odo.element, children: trimItems(odo.element.children, MAX_ITEMS - 2) } : odo.element;
+      spec = { items: trimItems(items, MAX_ITEMS - 2 - countItems(element.kind === 'group' ? element.children : [])), style, odo: { ...odo, element } };
+    }
+    return mapping === undefined ? spec : { ...spec, mapping: mappingOf(spec, mapping) };
   });
+
+/** Renames (to aliasN) or leaves out a few named items; the ODO table and counter are only renamed. */
+function mappingOf(spec: CopybookSpec, choices: number[]): Record<string, string | false> {
+  const names: string[] = [];
+  const visit = (n: NamedItem) => {
+    if (n.name !== null && n.redefines === undefined) names.push(n.name);
+    n.children.forEach(visit);
+  };
+  namedItems(spec).forEach(visit);
+  const fields: Record<string, string | false> = {};
+  if (names.length === 0) return fields;
+  choices.forEach((c, k) => {
+    const name = names[c % names.length]!;
+    fields[name] = c % 3 === 0 && name !== 'CNT-0' && !name.startsWith('ODO-') ? false : `alias${k}`;
+  });
+  return fields;
+}
 
 /** The first items (groups cut short) that hold at most `budget` items; at least one when budget ≥ 1. */
 function trimItems(items: ItemSpec[], budget: number): ItemSpec[] {
@@ -433,14 +459,15 @@ export const PROFILE_CASES: readonly ProfileCase[] = [
 export const profileArb = fc.constantFrom(...PROFILE_CASES);
 
 /** A compiled random copybook; prints as the copybook text and options. */
-export interface LayoutCase { spec: CopybookSpec; text: string; profile: ProfileCase; layout: CompiledLayout }
+export interface LayoutCase { spec: CopybookSpec; text: string; profile: ProfileCase; options: CompileOptions; layout: CompiledLayout }
 
 export function compileCase(spec: CopybookSpec, profile: ProfileCase): LayoutCase {
   const text = renderCopybook(spec);
-  const layout = compileCopybook(text, profile.options);
+  const options: CompileOptions = spec.mapping ? { ...profile.options, mapping: { fields: spec.mapping } } : profile.options;
+  const layout = compileCopybook(text, options);
   return {
-    spec, text, profile, layout,
-    [fc.toStringMethod]: () => `\ncompileCopybook(${JSON.stringify(text)}, ${JSON.stringify(profile.options)})\n${text}\n`,
+    spec, text, profile, options, layout,
+    [fc.toStringMethod]: () => `\ncompileCopybook(${JSON.stringify(text)}, ${JSON.stringify(options)})\n${text}\n`,
   } as LayoutCase;
 }
 
@@ -692,9 +719,10 @@ export function invalidArb(site: Site, cs: Charset): fc.Arbitrary<Invalid> {
   const item = site.item;
   if (site.role === 'root' || site.role === 'group') {
     options.push(at('not an object', fc.constantFrom<unknown>('x', 1, true, null, [], [{}])));
-    // the JSON name of a REDEFINES view that JSON does not show is unknown too
-    const views = (item.children ?? []).filter((c) => c.redefines !== undefined && c.cobolName !== 'FILLER').map((c) => camel(c.cobolName));
-    const key = fc.constantFrom('zzUnknown', 'extra', 'ITM-1', 'filler', 'rec', ...views);
+    // the derived JSON name of an item JSON does not show (a REDEFINES view, left out or renamed by the mapping) is unknown too
+    const shown = new Set(shownChildren(item).map(keyOf));
+    const hidden = (item.children ?? []).filter((c) => c.cobolName !== 'FILLER').map((c) => camel(c.cobolName)).filter((k) => !shown.has(k));
+    const key = fc.constantFrom('zzUnknown', 'extra', 'ITM-1', 'filler', 'rec', ...hidden);
     options.push(key.chain((k) => at(`unknown key ${k}`, fc.constant({ ...(site.value as object), [k]: 1 }), join(site.path, k))));
   } else if (site.role === 'table') {
     const arr = site.value as unknown[];
@@ -1000,7 +1028,10 @@ export function expectedLayout(spec: CopybookSpec, binarySizes: 'ibm' | 'gnucobo
     const i = n.spec;
     const occurs = n.odo ? { min: n.odo.min, max: n.odo.max, dependingOn: n.odo.counter } : i.occurs !== undefined ? { min: i.occurs, max: i.occurs } : undefined;
     // FILLER and REDEFINES views (the first view is the JSON one) have no JSON path, nor has what they contain
-    const jsonPath = n.name === null || n.redefines !== undefined || parentPath === null ? null : `${parentPath === '' ? '' : `${parentPath}.`}${camel(n.name)}${occurs ? '[]' : ''}`;
+    const mapped = n.name === null ? undefined : spec.mapping?.[n.name];
+    const jsonPath = n.name === null || n.redefines !== undefined || parentPath === null || mapped === false
+      ? null
+      : `${parentPath === '' ? '' : `${parentPath}.`}${mapped ?? camel(n.name)}${occurs ? '[]' : ''}`;
     const shape: Record<string, unknown> = { level: n.depth * 5, cobolName: n.name ?? 'FILLER', jsonPath, offset, length: 0, kind: 'group', usage: inherited.usage ?? 'display' };
     items.push(shape as unknown as ItemShape);
     if (n.redefines) shape.redefines = n.redefines;

@@ -27,16 +27,16 @@ interface ValueCase extends LayoutCase { value: Record<string, unknown> }
 const printable = <T extends object>(c: T, describe: (c: T) => string): T =>
   Object.assign(c, { [fc.toStringMethod]: () => describe(c) });
 
-const describeLayout = (c: LayoutCase) => `\ncompileCopybook(${JSON.stringify(c.text)}, ${JSON.stringify(c.profile.options)})\n${c.text}\n`;
+const describeLayout = (c: LayoutCase) => `\ncompileCopybook(${JSON.stringify(c.text)}, ${JSON.stringify(c.options)})\n${c.text}\n`;
 const describeValue = (c: ValueCase) => `${describeLayout(c)}value: ${JSON.stringify(c.value)}\n`;
 
-test('property: the layout follows the copybook (levels, names, JSON paths, offsets, lengths by usage and profile), in fixed and free format', () => {
+test('property: the layout follows the copybook and the mapping (levels, names, JSON paths, offsets, lengths by usage and profile), in fixed and free format', () => {
   fc.assert(
-    fc.property(layoutCaseArb.map((c) => printable(c, describeLayout)), ({ spec, profile, layout }) => {
+    fc.property(layoutCaseArb.map((c) => printable(c, describeLayout)), ({ spec, options, layout }) => {
       const expected = expectedLayout(spec, layout.profile.binarySizes);
       assert.deepStrictEqual([...layoutItems(layout.root)].slice(1).map(shapeOf), expected.items);
       assert.deepStrictEqual([layout.minLength, layout.maxLength], [expected.minLength, expected.maxLength]);
-      const free = compileCopybook(renderCopybook(spec, 'free'), profile.options);
+      const free = compileCopybook(renderCopybook(spec, 'free'), options);
       assert.deepStrictEqual([...layoutItems(free.root)].map(shapeOf), [...layoutItems(layout.root)].map(shapeOf));
       assert.equal(free.encode({}).toString('hex'), layout.encode({}).toString('hex'));
     }),
