@@ -26,6 +26,11 @@ import { customerRoutes } from './api/routes/customers.ts';
 import { loanRoutes } from './api/routes/loans.ts';
 import { orderRoutes } from './api/routes/orders.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
+import { installCors } from './api/protection/cors.ts';
+import { installLimits, limitBackendCalls, serverLimitOptions } from './api/protection/limits.ts';
+import { installRateLimits } from './api/protection/rate-limit.ts';
+import { installSecurityHeaders } from './api/protection/security-headers.ts';
+import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts';
 import { publicRoutes } from './api/routes/public.ts';
 import { backendFile, createBackend } from './backend/index.ts';
 import { loadMessageCatalog } from './backend/copybooks/index.ts';
@@ -58,12 +63,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
   const idempotencyStore = openIdempotencyStore(join(config.dataDir, 'api.sqlite'), config.idempotency);
 
+  const protection = config.protection;
+  const tls = httpsOptions(protection.tls, protection.limits.headerBytes);
   const typed = Fastify({
     loggerInstance: logger,
     // One line per request, written by our onResponse hook: Fastify's two default lines are off.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: requestIdFor,
     return503OnClosing: true,
+    ...serverLimitOptions(protection.limits),
+    ...(tls ? { https: tls } : { http: { maxHeaderSize: protection.limits.headerBytes } }),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const app = typed as unknown as FastifyInstance;
@@ -86,6 +95,12 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   installRequestId(app);
   installRequestLog(app);
   installErrorHandler(app);
+  // Protection runs before authentication: overload, CORS preflight, headers, mTLS identity, per-address limits.
+  await installLimits(app, protection.limits);
+  await installCors(app, protection.cors);
+  await installSecurityHeaders(app, { tls: tls !== undefined });
+  installMutualTlsIdentity(app, protection.tls);
+  const rateLimits = await installRateLimits(app, protection.rateLimit);
   app.addSchema(ProblemSchema);
   await app.register(swagger, openApiOptions(config.auth.issuer));
   installAuth(app, createTokenVerifier({
@@ -95,10 +110,13 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     clockToleranceSeconds: config.auth.clockToleranceSeconds,
     cacheSize: config.auth.tokenCacheSize,
   }));
+  rateLimits.installAfterAuth();
   installIdempotency(app, idempotencyStore);
 
   const api = typed as unknown as Api;
-  const routeDeps = { backend: createBackendClient(catalog, transport) };
+  const routeDeps = {
+    backend: limitBackendCalls(createBackendClient(catalog, transport), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
+  };
   publicRoutes(api, { transport, issuer, isClosing: () => closing });
   orderRoutes(api, routeDeps);
   customerRoutes(api, routeDeps);

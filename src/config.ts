@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
+import { loadProtectionConfig, ProtectionConfigError, type ProtectionConfig } from './api/protection/config.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -33,6 +34,8 @@ export interface Config {
      */
     leaseMs: number;
   };
+  /** CORS, rate limits, resource limits, TLS and mutual TLS (src/api/protection/config.ts). */
+  protection: ProtectionConfig;
 }
 
 export class ConfigError extends Error {
@@ -64,6 +67,15 @@ function text(env: Env, name: string, fallback: string, pattern?: RegExp): strin
   return raw;
 }
 
+function protectionConfig(env: Env): ProtectionConfig {
+  try {
+    return loadProtectionConfig(env);
+  } catch (error) {
+    if (error instanceof ProtectionConfigError) throw new ConfigError(error.variable, error.message);
+    throw error;
+  }
+}
+
 /** Parses and checks every variable; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
@@ -89,6 +101,7 @@ export function loadConfig(env: Env = process.env): Config {
       ttlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 30 * 86_400),
       leaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 10_000, 100, 600_000),
     },
+    protection: protectionConfig(env),
   };
 }
 

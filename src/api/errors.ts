@@ -19,8 +19,12 @@ export const ERROR_CODES = {
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'This idempotency key was used with a different request' },
   BUSINESS_RULE_VIOLATION: { status: 422, title: 'A business rule does not allow this change' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
+  HEADERS_TOO_LARGE: { status: 431, title: 'The request headers are too large' },
   INTERNAL_ERROR: { status: 500, title: 'Internal server error' },
   BACKEND_UNAVAILABLE: { status: 503, title: 'The back-end system is not available' },
+  BACKEND_BUSY: { status: 503, title: 'The back-end system is busy' },
+  OVERLOADED: { status: 503, title: 'The service is overloaded' },
+  REQUEST_TIMEOUT: { status: 504, title: 'The request took too long to process' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -33,7 +33,8 @@ export function installAuth(app: FastifyInstance, verifier: TokenVerifier): void
   app.addHook('onRequest', async (req) => {
     const access = req.routeOptions.config.access;
     if (!access) return;
-    req.principal = await authenticate(req);
+    // A principal already set came from a verified client certificate (mutual-TLS listener).
+    req.principal ??= await authenticate(req);
     authorize(req.principal, access);
   });
 

@@ -1,0 +1,108 @@
+/**
+ * Resource limits: body size (Fastify's bodyLimit → 413), JSON nesting depth and array length (400),
+ * header size (Node's maxHeaderSize → 431 problem+json), server-side processing time (504), concurrent
+ * back-end calls (503 + Retry-After) and event-loop overload (@fastify/under-pressure → 503 + Retry-After).
+ */
+import type { Socket } from 'node:net';
+import underPressure from '@fastify/under-pressure';
+import type { FastifyInstance } from 'fastify';
+import type { BackendClient } from '../backend-client.ts';
+import { ApiError, toProblem } from '../errors.ts';
+import type { ProtectionConfig } from './config.ts';
+
+type Limits = ProtectionConfig['limits'];
+
+/** Where the body first breaks a limit, as a JSON pointer, or null. Iterative: depth cannot blow the stack. */
+export function jsonShapeViolation(body: unknown, limits: { jsonDepth: number; jsonArrayLength: number }): { pointer: string; detail: string } | null {
+  const stack: Array<{ value: unknown; depth: number; pointer: string }> = [{ value: body, depth: 0, pointer: '' }];
+  while (stack.length > 0) {
+    const { value, depth, pointer } = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= limits.jsonDepth) return { pointer, detail: `nests deeper than ${limits.jsonDepth} levels` };
+    if (Array.isArray(value)) {
+      if (value.length > limits.jsonArrayLength) return { pointer, detail: `has more than ${limits.jsonArrayLength} items` };
+      value.forEach((item, i) => stack.push({ value: item, depth: depth + 1, pointer: `${pointer}/${i}` }));
+    } else {
+      for (const [key, item] of Object.entries(value)) {
+        stack.push({ value: item, depth: depth + 1, pointer: `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}` });
+      }
+    }
+  }
+  return null;
+}
+
+/** Fastify factory options for the limits enforced by the HTTP server itself. */
+export function serverLimitOptions(limits: Limits) {
+  return {
+    bodyLimit: limits.bodyBytes,
+    /** Node answers an oversized header block before any request exists; this renders it as problem+json. */
+    clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket) {
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      const apiError = error.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError('HEADERS_TOO_LARGE', `the request headers exceed ${limits.headerBytes} bytes`)
+        : new ApiError('MALFORMED_REQUEST', 'the request could not be read');
+      const body = JSON.stringify(toProblem(apiError, '', ''));
+      this.log.info({ code: error.code }, 'client error');
+      if (socket.writable) {
+        socket.write(`HTTP/1.1 ${apiError.status} ${apiError.message.replace(/[^ -~]/g, '')}\r\nContent-Type: application/problem+json\r\n`
+          + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      }
+      socket.destroy(error);
+    },
+  };
+}
+
+export async function installLimits(app: FastifyInstance, limits: Limits): Promise<void> {
+  // Overload first: the cheapest refusal, before rate-limit stores or token checks are touched.
+  await app.register(underPressure, {
+    maxEventLoopDelay: limits.maxEventLoopDelayMs,
+    maxEventLoopUtilization: limits.maxEventLoopUtilization,
+    maxHeapUsedBytes: limits.maxHeapUsedBytes,
+    retryAfter: limits.retryAfterSeconds,
+    pressureHandler: async (req, _reply, type) => {
+      req.log.warn({ type }, 'overloaded: request refused');
+      throw new ApiError('OVERLOADED', undefined, { headers: { 'retry-after': String(limits.retryAfterSeconds) } });
+    },
+  });
+
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined || req.body === null) return;
+    const violation = jsonShapeViolation(req.body, limits);
+    if (violation) {
+      throw new ApiError('VALIDATION_FAILED', `the body ${violation.detail}`, { violations: [{ ...violation, in: 'body' }] });
+    }
+  });
+
+  const timers = new WeakMap<object, NodeJS.Timeout>();
+  app.addHook('onRequest', async (req, reply) => {
+    const timer = setTimeout(() => {
+      if (reply.sent) return;
+      req.log.warn({ timeoutMs: limits.requestTimeoutMs }, 'request timed out');
+      // The handler may still finish (a payment may still commit); the client retries with its idempotency key.
+      reply.send(new ApiError('REQUEST_TIMEOUT', `the request was not processed within ${limits.requestTimeoutMs} ms`));
+    }, limits.requestTimeoutMs);
+    timer.unref();
+    timers.set(req, timer);
+  });
+  app.addHook('onResponse', async (req) => {
+    clearTimeout(timers.get(req));
+  });
+}
+
+/** The back-end client, refusing calls beyond `max` in flight instead of queueing them. */
+export function limitBackendCalls(client: BackendClient, max: number, retryAfterSeconds: number): BackendClient {
+  let inFlight = 0;
+  return {
+    async call(...args) {
+      if (inFlight >= max) {
+        throw new ApiError('BACKEND_BUSY', `more than ${max} back-end calls are in flight`, { headers: { 'retry-after': String(retryAfterSeconds) } });
+      }
+      inFlight += 1;
+      try {
+        return await client.call(...args);
+      } finally {
+        inFlight -= 1;
+      }
+    },
+  };
+}

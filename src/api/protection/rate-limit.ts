@@ -1,0 +1,136 @@
+/**
+ * Rate limits with @fastify/rate-limit (its in-memory store, or its Redis store when REDIS_URL is set
+ * so that several instances share the counters).
+ *
+ * Two checks, so that a flood costs nothing before it is refused:
+ * - before authentication (onRequest, ahead of the auth hook): a request without credentials counts
+ *   against its address and route class; one with credentials counts against its address's ceiling
+ *   (RATE_LIMIT_ADDRESS_MAX), before its token is verified;
+ * - after authentication: a request with a principal counts against that principal and route class.
+ * Every response that passed a check carries the IETF RateLimit-Policy and RateLimit fields
+ * (draft-ietf-httpapi-ratelimit-headers); a refused one is 429 problem+json with Retry-After.
+ */
+import rateLimit, { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Redis } from 'ioredis';
+import { ApiError } from '../errors.ts';
+import type { ProtectionConfig, RateLimitClass } from './config.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Rate-limit class of a route; by default read/write by method for API routes, public otherwise. */
+    rateLimitClass?: RateLimitClass;
+  }
+}
+
+interface Outcome {
+  max: number;
+  remaining: number;
+  ttlInSeconds: number;
+  isExceeded: boolean;
+  isAllowed: boolean;
+}
+
+type Limiter = (req: FastifyRequest) => Promise<Outcome>;
+
+interface Evaluated {
+  policy: string;
+  quota: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+const evaluated = new WeakMap<FastifyRequest, Evaluated[]>();
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+export function rateLimitClassOf(req: FastifyRequest): RateLimitClass {
+  const config = req.routeOptions.config;
+  if (config.rateLimitClass) return config.rateLimitClass;
+  if (config.access) return SAFE_METHODS.has(req.method) ? 'read' : 'write';
+  // The identity provider's endpoints (token, authorize, login) are their own class.
+  if (/^\/(oauth|token)(\/|$)/.test(req.routeOptions.url ?? '')) return 'auth';
+  return 'public';
+}
+
+function address(req: FastifyRequest): string {
+  return normalizeIP(req.ip);
+}
+
+export interface RateLimits {
+  /** Adds the per-principal check; call right after the auth plugin is installed. */
+  installAfterAuth(): void;
+}
+
+export async function installRateLimits(app: FastifyInstance, config: ProtectionConfig['rateLimit']): Promise<RateLimits> {
+  let redis: Redis | undefined;
+  if (config.redisUrl) {
+    // No offline queue: with Redis down a request fails at once (503) instead of waiting.
+    redis = new Redis(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+    redis.on('error', (error: Error) => app.log.warn({ err: error }, 'rate-limit store error'));
+    await redis.connect();
+    const client = redis;
+    app.addHook('onClose', async () => {
+      await client.quit().catch(() => client.disconnect());
+    });
+  }
+  await app.register(rateLimit, {
+    global: false,
+    timeWindow: config.windowSeconds * 1000,
+    ...(redis ? { redis, nameSpace: 'corebridge:ratelimit:' } : {}),
+  });
+
+  const limiter = (max: number, key: (req: FastifyRequest) => string): Limiter => {
+    const check = app.createRateLimit({ max, keyGenerator: key });
+    return async (req) => {
+      const outcome = await check(req).catch((error: unknown) => {
+        req.log.error({ err: error }, 'rate-limit store unavailable');
+        throw new ApiError('OVERLOADED', 'the rate-limit store is unavailable', { headers: { 'retry-after': '1' } });
+      });
+      return outcome as Outcome;
+    };
+  };
+
+  const classes = Object.keys(config.perClass) as RateLimitClass[];
+  const byAddress = Object.fromEntries(classes.map((c) => [c, limiter(config.perClass[c], (req) => `address:${c}:${address(req)}`)])) as Record<RateLimitClass, Limiter>;
+  const byPrincipal = Object.fromEntries(classes.map((c) => [c, limiter(config.perClass[c], (req) => `principal:${c}:${req.principal?.subject ?? ''}`)])) as Record<RateLimitClass, Limiter>;
+  const ceiling = limiter(config.perAddress, (req) => `ceiling:${address(req)}`);
+
+  async function apply(req: FastifyRequest, reply: FastifyReply, policy: string, check: Limiter): Promise<void> {
+    const outcome = await check(req);
+    const list = evaluated.get(req) ?? [];
+    list.push({ policy, quota: outcome.max, remaining: outcome.remaining, resetSeconds: outcome.ttlInSeconds });
+    evaluated.set(req, list);
+    const headers = {
+      'ratelimit-policy': list.map((e) => `"${e.policy}";q=${e.quota};w=${config.windowSeconds}`).join(', '),
+      ratelimit: list.map((e) => `"${e.policy}";r=${e.remaining};t=${e.resetSeconds}`).join(', '),
+    };
+    reply.headers(headers);
+    if (outcome.isExceeded) {
+      const retryAfter = String(Math.max(1, outcome.ttlInSeconds));
+      req.log.info({ policy }, 'rate limit exceeded');
+      throw new ApiError('RATE_LIMITED', `the ${policy} limit of ${outcome.max} requests per ${config.windowSeconds} s is used up; retry in ${retryAfter} s`, {
+        headers: { ...headers, 'retry-after': retryAfter },
+      });
+    }
+  }
+
+  const countedAnonymously = new WeakSet<FastifyRequest>();
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.headers.authorization === undefined && !req.principal) {
+      countedAnonymously.add(req);
+      const cls = rateLimitClassOf(req);
+      return apply(req, reply, cls, byAddress[cls]);
+    }
+    return apply(req, reply, 'address', ceiling);
+  });
+
+  return {
+    installAfterAuth() {
+      app.addHook('onRequest', async (req, reply) => {
+        if (countedAnonymously.has(req)) return;
+        const cls = rateLimitClassOf(req);
+        return apply(req, reply, cls, req.principal ? byPrincipal[cls] : byAddress[cls]);
+      });
+    },
+  };
+}

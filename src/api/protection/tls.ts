@@ -1,0 +1,91 @@
+/**
+ * TLS for the main listener (certificate and key files) and a second, mutual-TLS listener for
+ * service-to-service callers: it requires a client certificate issued by MTLS_CA_FILE and maps the
+ * certificate's subject CN or a SAN entry to a client identity through the MTLS_CLIENTS table. A
+ * certificate that does not verify never completes the handshake; a verified one whose names are not in
+ * the table gets 403. On that listener the certificate is the credential: no bearer token is needed.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import type { FastifyInstance } from 'fastify';
+import { ROLE_SCOPES } from '../auth/roles.ts';
+import { ApiError } from '../errors.ts';
+import type { ProtectionConfig, TlsConfig } from './config.ts';
+
+const TLS_BASE = { minVersion: 'TLSv1.2' } as const;
+
+/** Sockets accepted by the mutual-TLS listener. */
+const mutualSockets = new WeakSet<Socket>();
+
+/** `https` options of the main listener, or undefined for plain HTTP. */
+export function httpsOptions(tls: TlsConfig | null, maxHeaderSize: number) {
+  if (!tls) return undefined;
+  return { ...TLS_BASE, cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), maxHeaderSize };
+}
+
+/** The names a client certificate is known by: subject CN and SAN DNS/URI entries. */
+export function certificateNames(socket: TLSSocket): string[] {
+  const cert = socket.getPeerCertificate();
+  if (!cert || Object.keys(cert).length === 0) return [];
+  const names: string[] = [];
+  const cn = cert.subject?.CN;
+  if (typeof cn === 'string') names.push(cn);
+  else if (Array.isArray(cn)) names.push(...(cn as string[]));
+  for (const entry of (cert.subjectaltname ?? '').split(', ')) {
+    const match = /^(DNS|URI):(.+)$/.exec(entry);
+    if (match) names.push(match[2]!);
+  }
+  return names;
+}
+
+/** Sets the principal of requests that arrive on the mutual-TLS listener; runs before authentication. */
+export function installMutualTlsIdentity(app: FastifyInstance, tls: ProtectionConfig['tls']): void {
+  const mutual = tls?.mutual;
+  if (!mutual) return;
+  app.addHook('onRequest', async (req) => {
+    const socket = req.raw.socket as TLSSocket;
+    if (!mutualSockets.has(socket)) return;
+    if (!socket.authorized) throw new ApiError('UNAUTHENTICATED', 'a client certificate is required');
+    const names = certificateNames(socket);
+    const client = names.map((n) => mutual.clients.get(n)).find((c) => c !== undefined);
+    if (!client) {
+      req.log.warn({ certificate: names }, 'client certificate not in MTLS_CLIENTS');
+      throw new ApiError('FORBIDDEN', 'the client certificate is not registered');
+    }
+    const validTo = Date.parse(socket.getPeerCertificate().valid_to);
+    req.principal = {
+      subject: client.subject,
+      role: client.role,
+      customerId: null,
+      scopes: new Set(ROLE_SCOPES[client.role]),
+      expiresAt: Math.floor(validTo / 1000),
+    };
+  });
+}
+
+/**
+ * Starts the mutual-TLS listener, serving the same app. Call after `app.ready()`; close it before the
+ * app. Resolves with the server once it listens.
+ */
+export async function listenMutualTls(app: FastifyInstance, tls: TlsConfig, options: { host: string; maxHeaderSize: number }): Promise<Server> {
+  const mutual = tls.mutual;
+  if (!mutual) throw new Error('no mutual-TLS listener configured');
+  const server = createServer({
+    ...TLS_BASE,
+    cert: readFileSync(tls.certFile),
+    key: readFileSync(tls.keyFile),
+    ca: readFileSync(mutual.caFile),
+    requestCert: true,
+    rejectUnauthorized: true,
+    maxHeaderSize: options.maxHeaderSize,
+  }, (req, res) => app.routing(req, res));
+  server.on('secureConnection', (socket: TLSSocket) => mutualSockets.add(socket));
+  server.on('tlsClientError', (error: Error) => app.log.info({ err: { message: error.message } }, 'mutual TLS handshake refused'));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(mutual.port, options.host, () => resolve());
+  });
+  return server;
+}
