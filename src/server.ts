@@ -1,5 +1,6 @@
 /** Process entry: load config, build the app, listen, close gracefully on SIGINT/SIGTERM. */
 import { buildApp, createLogger } from './app.ts';
+import { listenMutualTls } from './api/protection/tls.ts';
 import { ConfigError, loadConfig, processEnv } from './config.ts';
 
 async function main(): Promise<void> {
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config);
   const app = await buildApp(config, { logger });
+  let mutualTls: Awaited<ReturnType<typeof listenMutualTls>> | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -25,6 +27,8 @@ async function main(): Promise<void> {
       process.exit(1);
     }, 10_000);
     force.unref();
+    mutualTls?.close();
+    mutualTls?.closeAllConnections();
     await app.close();
     logger.info('stopped');
     logger.flush(() => process.exit(0));
@@ -32,7 +36,12 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
   process.once('SIGTERM', () => void stop('SIGTERM'));
   await app.listen({ port: config.port, host: config.host });
-  logger.info({ dataDir: config.dataDir, issuer: config.auth.issuer, logLevel: config.logLevel }, 'corebridge listening');
+  const tls = config.protection.tls;
+  if (tls?.mutual) {
+    mutualTls = await listenMutualTls(app, tls, { host: config.host, maxHeaderSize: config.protection.limits.headerBytes });
+    logger.info({ port: tls.mutual.port, clients: [...tls.mutual.clients.keys()] }, 'mutual TLS listener ready');
+  }
+  logger.info({ dataDir: config.dataDir, issuer: config.auth.issuer, logLevel: config.logLevel, tls: tls !== null }, 'corebridge listening');
 }
 
 main().catch((error: unknown) => {
