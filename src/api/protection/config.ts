@@ -25,6 +25,8 @@ export interface ProtectionConfig {
     perAddress: number;
     /** Shared counters across instances when set; in-memory otherwise. */
     redisUrl: string | null;
+    /** Prefix of the counters' Redis keys (instances that share a limit share it). */
+    redisPrefix: string;
   };
   limits: {
     bodyBytes: number;
@@ -137,6 +139,12 @@ function tls(env: Env): TlsConfig | null {
   return { certFile, keyFile, mutual: { port: whole(env, 'MTLS_PORT', 0, 0, 65535), caFile, clients } };
 }
 
+function redisPrefix(env: Env): string {
+  const value = raw(env, 'RATE_LIMIT_REDIS_PREFIX') ?? 'corebridge:ratelimit:';
+  if (!/^[A-Za-z0-9:._-]{1,100}$/.test(value)) throw new ProtectionConfigError('RATE_LIMIT_REDIS_PREFIX', 'must be 1–100 characters of A–Z a–z 0–9 : . _ -');
+  return value;
+}
+
 export function loadProtectionConfig(env: Env): ProtectionConfig {
   const perClass = whole(env, 'RATE_LIMIT_MAX', 100, 1, 1_000_000);
   const redisUrl = raw(env, 'REDIS_URL') ?? null;
@@ -157,6 +165,7 @@ export function loadProtectionConfig(env: Env): ProtectionConfig {
       },
       perAddress: whole(env, 'RATE_LIMIT_ADDRESS_MAX', 1000, 1, 10_000_000),
       redisUrl,
+      redisPrefix: redisPrefix(env),
     },
     limits: {
       bodyBytes: whole(env, 'BODY_LIMIT_BYTES', 16_384, 256, 10_485_760),

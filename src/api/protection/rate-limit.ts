@@ -76,7 +76,7 @@ export async function installRateLimits(app: FastifyInstance, config: Protection
   await app.register(rateLimit, {
     global: false,
     timeWindow: config.windowSeconds * 1000,
-    ...(redis ? { redis, nameSpace: 'corebridge:ratelimit:' } : {}),
+    ...(redis ? { redis, nameSpace: config.redisPrefix } : {}),
   });
 
   const limiter = (max: number, key: (req: FastifyRequest) => string): Limiter => {
