@@ -38,7 +38,7 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   const tls = config.protection.tls;
   if (tls?.mutual) {
-    mutualTls = await listenMutualTls(app, tls, { host: config.host, maxHeaderSize: config.protection.limits.headerBytes });
+    mutualTls = await listenMutualTls(app, tls, { host: config.host, limits: config.protection.limits });
     logger.info({ port: tls.mutual.port, clients: [...tls.mutual.clients.keys()] }, 'mutual TLS listener ready');
   }
   logger.info({ dataDir: config.dataDir, issuer: config.auth.issuer, logLevel: config.logLevel, tls: tls !== null }, 'corebridge listening');

@@ -99,7 +99,7 @@ async function mutualSetup(t: TestContext) {
     MTLS_CLIENTS: 'billing.internal=billing-service:agent,shop-gateway.internal=acme-shop:partner',
   });
   const tls = h.config.protection.tls!;
-  const server: Server = await listenMutualTls(h.app, tls, { host: '127.0.0.1', maxHeaderSize: 16_384 });
+  const server: Server = await listenMutualTls(h.app, tls, { host: '127.0.0.1', limits: h.config.protection.limits });
   t.after(() => {
     server.close();
     server.closeAllConnections();

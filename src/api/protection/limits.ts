@@ -87,6 +87,9 @@ export async function installLimits(app: FastifyInstance, limits: Limits): Promi
   app.addHook('onResponse', async (req) => {
     clearTimeout(timers.get(req));
   });
+  app.addHook('onRequestAbort', async (req) => {
+    clearTimeout(timers.get(req));
+  });
 }
 
 /** The back-end client, refusing calls beyond `max` in flight instead of queueing them. */

@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { ROLE_SCOPES } from '../auth/roles.ts';
 import { ApiError } from '../errors.ts';
 import type { ProtectionConfig, TlsConfig } from './config.ts';
+import { serverLimitOptions } from './limits.ts';
 
 const TLS_BASE = { minVersion: 'TLSv1.2' } as const;
 
@@ -69,7 +70,7 @@ export function installMutualTlsIdentity(app: FastifyInstance, tls: ProtectionCo
  * Starts the mutual-TLS listener, serving the same app. Call after `app.ready()`; close it before the
  * app. Resolves with the server once it listens.
  */
-export async function listenMutualTls(app: FastifyInstance, tls: TlsConfig, options: { host: string; maxHeaderSize: number }): Promise<Server> {
+export async function listenMutualTls(app: FastifyInstance, tls: TlsConfig, options: { host: string; limits: ProtectionConfig['limits'] }): Promise<Server> {
   const mutual = tls.mutual;
   if (!mutual) throw new Error('no mutual-TLS listener configured');
   const server = createServer({
@@ -79,8 +80,10 @@ export async function listenMutualTls(app: FastifyInstance, tls: TlsConfig, opti
     ca: readFileSync(mutual.caFile),
     requestCert: true,
     rejectUnauthorized: true,
-    maxHeaderSize: options.maxHeaderSize,
+    maxHeaderSize: options.limits.headerBytes,
   }, (req, res) => app.routing(req, res));
+  // The same limits as the main listener: oversized headers → 431 problem+json.
+  server.on('clientError', serverLimitOptions(options.limits).clientErrorHandler.bind(app));
   server.on('secureConnection', (socket: TLSSocket) => mutualSockets.add(socket));
   server.on('tlsClientError', (error: Error) => app.log.info({ err: { message: error.message } }, 'mutual TLS handshake refused'));
   await new Promise<void>((resolve, reject) => {
