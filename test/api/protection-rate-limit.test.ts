@@ -11,6 +11,9 @@ import { Redis } from 'ioredis';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { FastifyRequest } from 'fastify';
+import { rateLimitClassOf } from '../../src/api/protection/rate-limit.ts';
+import { ROUTES } from '../../src/api/route-table.ts';
 
 const POLICY = /^"(\w+)";q=(\d+);w=(\d+)$/;
 const STATE = /^"(\w+)";r=(\d+);t=(\d+)$/;
@@ -147,4 +150,16 @@ test('with REDIS_URL two instances share one limit (local Redis on 127.0.0.1:637
   const d = await startApp(t, { RATE_LIMIT_READ_MAX: '1' });
   assert.equal((await read(c)).statusCode, 200);
   assert.equal((await read(d)).statusCode, 200);
+});
+
+test('route classes: API reads and writes by method, the identity provider\'s endpoints as auth, an explicit class wins', () => {
+  const req = (method: string, url: string, config: Record<string, unknown>) => ({ method, routeOptions: { url, config } }) as unknown as FastifyRequest;
+  const access = ROUTES.getOrder;
+  assert.equal(rateLimitClassOf(req('GET', '/v1/orders/:orderId', { access })), 'read');
+  assert.equal(rateLimitClassOf(req('POST', '/v1/payments', { access: ROUTES.createPayment })), 'write');
+  assert.equal(rateLimitClassOf(req('DELETE', '/v1/orders/:orderId', { access: ROUTES.cancelOrder })), 'write');
+  assert.equal(rateLimitClassOf(req('POST', '/oauth/token', { public: true })), 'auth');
+  assert.equal(rateLimitClassOf(req('GET', '/oauth/auth', { public: true })), 'auth');
+  assert.equal(rateLimitClassOf(req('GET', '/health/live', { public: true })), 'public');
+  assert.equal(rateLimitClassOf(req('POST', '/login', { public: true, rateLimitClass: 'auth' })), 'auth');
 });
