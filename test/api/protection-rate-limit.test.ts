@@ -51,8 +51,8 @@ async function balance(h: TestApp, account: string): Promise<number> {
 }
 
 test('anonymous requests are limited per address and route class, with RateLimit fields on every response', async (t) => {
-  const h = await startApp(t, { RATE_LIMIT_PUBLIC_MAX: '3' });
-  const get = (remoteAddress = '127.0.0.1') => h.app.inject({ method: 'GET', url: '/health/live', remoteAddress });
+  const h = await startApp(t, { RATE_LIMIT_PUBLIC_MAX: '3', CORS_ORIGINS: 'https://app.example.com' });
+  const get = (remoteAddress = '127.0.0.1') => h.app.inject({ method: 'GET', url: '/health/live', remoteAddress, headers: { origin: 'https://app.example.com' } });
   for (let i = 1; i <= 3; i++) {
     const res = await get();
     assert.equal(res.statusCode, 200);
@@ -63,7 +63,11 @@ test('anonymous requests are limited per address and route class, with RateLimit
     assert.equal(l.r, 3 - i);
     assert.ok(l.t >= 1 && l.t <= 60);
   }
-  assertRateLimited(await get(), 'public');
+  const refused = await get();
+  assertRateLimited(refused, 'public');
+  // A browser client can read the refusal: CORS headers and no-store are on the 429 too.
+  assert.equal(refused.headers['access-control-allow-origin'], 'https://app.example.com');
+  assert.equal(refused.headers['cache-control'], 'no-store');
   // Another address has its own allowance.
   assert.equal((await get('127.0.0.2')).statusCode, 200);
 });
