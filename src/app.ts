@@ -11,6 +11,7 @@ import { pino, type Logger } from 'pino';
 import './api/fastify-types.ts';
 import { createBackendClient } from './api/backend-client.ts';
 import { openDevIssuer, type DevIssuer } from './api/auth/dev-issuer.ts';
+import { discoverJwksUri, EXTERNAL_ALGORITHMS } from './api/auth/external-issuer.ts';
 import { createTokenVerifier } from './api/auth/verifier.ts';
 import { openIdempotencyStore } from './api/idempotency/store.ts';
 import { openApiOptions } from './api/openapi.ts';
@@ -35,6 +36,7 @@ import { publicRoutes } from './api/routes/public.ts';
 import { backendFile, createBackend } from './backend/index.ts';
 import { loadMessageCatalog } from './backend/copybooks/index.ts';
 import type { Config } from './config.ts';
+import { openEmbeddedIdentity } from './identity/index.ts';
 import { inProcessTransport } from './transport/in-process.ts';
 import type { Transport } from './transport/transport.ts';
 
@@ -61,6 +63,9 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const transport = deps.transport
     ?? inProcessTransport(createBackend({ file: backendFile(config.dataDir), log: logger, catalog }));
   const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
+  // The embedded identity provider (same signing key), unless an external issuer is configured: then its keys are fetched.
+  const identity = config.auth.external ? null : await openEmbeddedIdentity(config, logger);
+  const jwks = config.auth.external ? await discoverJwksUri(config.auth.issuer) : issuer.jwks;
   const idempotencyStore = openIdempotencyStore(join(config.dataDir, 'api.sqlite'), config.idempotency);
 
   const protection = config.protection;
@@ -106,7 +111,8 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   installAuth(app, createTokenVerifier({
     issuer: config.auth.issuer,
     audience: config.auth.audience,
-    jwks: issuer.jwks,
+    jwks,
+    ...(config.auth.external ? { algorithms: EXTERNAL_ALGORITHMS, jwksCooldownMs: config.auth.jwksCooldownSeconds * 1000 } : {}),
     clockToleranceSeconds: config.auth.clockToleranceSeconds,
     cacheSize: config.auth.tokenCacheSize,
   }));
@@ -118,6 +124,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     backend: limitBackendCalls(createBackendClient(catalog, transport), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
   };
   publicRoutes(api, { transport, issuer, isClosing: () => closing });
+  if (identity) await identity.install(app);
   orderRoutes(api, routeDeps);
   customerRoutes(api, routeDeps);
   accountRoutes(api, routeDeps);

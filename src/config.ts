@@ -16,10 +16,23 @@ export interface Config {
   dataDir: string;
   logLevel: LogLevel;
   auth: {
-    /** `iss` of the development issuer, and the only issuer accepted. */
+    /**
+     * `iss` of the accepted tokens: the embedded OpenID provider's public URL (served under /oauth), or
+     * the external issuer when one is configured.
+     */
     issuer: string;
-    /** `aud` our access tokens must carry. */
+    /** `aud` our access tokens must carry; the embedded provider's resource indicator for this API. */
     audience: string;
+    /** An external OpenID provider (AUTH_EXTERNAL_ISSUER): verification uses its discovery and JWKS; the embedded one is off. */
+    external: boolean;
+    /** Lifetime of the access tokens the embedded provider issues, seconds (5–15 minutes). */
+    accessTokenTtlSeconds: number;
+    /** Redirect URIs of the public demo client (authorization code + PKCE). */
+    demoRedirectUris: readonly string[];
+    /** A JWKS file of public keys: registers the partner client `acme-shop-jwt` (private_key_jwt). */
+    partnerJwksFile: string | null;
+    /** Least time between two fetches of an external issuer's JWKS (an unknown `kid` triggers one), seconds. */
+    jwksCooldownSeconds: number;
     /** Allowed clock skew for exp/nbf, seconds. */
     clockToleranceSeconds: number;
     /** Verified tokens kept in memory until they expire (hot path). */
@@ -85,7 +98,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevelRaw}"`);
   }
-  const issuer = text(env, 'AUTH_ISSUER', `http://localhost:${port === 0 ? 8080 : port}`, /^https?:\/\/\S+$/);
+  const externalIssuer = text(env, 'AUTH_EXTERNAL_ISSUER', '', /^https?:\/\/\S+$/);
+  if (externalIssuer && !env['AUTH_AUDIENCE']) throw new ConfigError('AUTH_AUDIENCE', 'must be set with AUTH_EXTERNAL_ISSUER');
+  const issuer = externalIssuer || text(env, 'AUTH_ISSUER', `http://localhost:${port === 0 ? 8080 : port}/oauth`, /^https?:\/\/\S+$/);
+  const redirectUris = text(env, 'AUTH_DEMO_REDIRECT_URIS', 'http://localhost:3000/callback http://127.0.0.1:3000/callback')
+    .split(/\s+/).filter(Boolean);
+  for (const uri of redirectUris) if (!URL.canParse(uri)) throw new ConfigError('AUTH_DEMO_REDIRECT_URIS', `has an invalid URI "${uri}"`);
+  const partnerJwks = text(env, 'AUTH_PARTNER_JWKS_FILE', '');
   return {
     port,
     host,
@@ -93,7 +112,13 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: logLevelRaw as LogLevel,
     auth: {
       issuer: issuer.replace(/\/+$/, ''),
-      audience: text(env, 'AUTH_AUDIENCE', 'corebridge-api', /^\S{1,200}$/),
+      // The embedded provider's audience is a resource indicator (RFC 8707: an absolute URI); an external one names its own.
+      audience: text(env, 'AUTH_AUDIENCE', 'urn:corebridge:api', externalIssuer ? /^\S{1,200}$/ : /^[A-Za-z][A-Za-z0-9+.-]*:[^\s#]{1,200}$/),
+      external: externalIssuer !== '',
+      accessTokenTtlSeconds: integer(env, 'AUTH_ACCESS_TOKEN_TTL_SECONDS', 600, 300, 900),
+      demoRedirectUris: redirectUris,
+      partnerJwksFile: partnerJwks ? resolve(partnerJwks) : null,
+      jwksCooldownSeconds: integer(env, 'AUTH_JWKS_COOLDOWN_SECONDS', 30, 1, 3600),
       clockToleranceSeconds: integer(env, 'AUTH_CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
       tokenCacheSize: integer(env, 'AUTH_TOKEN_CACHE_SIZE', 10_000, 0, 1_000_000),
     },

@@ -12,7 +12,7 @@ test('defaults: port 8080, ./data, info, 24 h idempotency', () => {
   assert.match(c.dataDir, /\/data$/);
   assert.equal(c.logLevel, 'info');
   assert.equal(c.idempotency.ttlSeconds, 86_400);
-  assert.equal(c.auth.issuer, 'http://localhost:8080');
+  assert.equal(c.auth.issuer, 'http://localhost:8080/oauth');
 });
 
 test('an invalid value stops startup with a message naming the variable', () => {

@@ -26,9 +26,18 @@ export interface TestApp {
   }): Promise<LightMyRequestResponse>;
 }
 
-export async function startApp(t: TestContext, env: Record<string, string> = {}): Promise<TestApp> {
+export interface StartOptions {
+  /**
+   * Runs on the fresh DATA_DIR before the app is built (for example to write the identity credentials);
+   * may return more environment variables (paths of files it wrote there).
+   */
+  beforeBuild?(dataDir: string): Record<string, string> | void;
+}
+
+export async function startApp(t: TestContext, env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env });
+  const extraEnv = options.beforeBuild?.(dataDir) ?? {};
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env, ...extraEnv });
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {

@@ -1,7 +1,8 @@
 /**
- * Development issuer: until the identity provider lands, the server signs its own access tokens.
- * The signing key is created under DATA_DIR at first start (owner-only file) and never leaves it;
- * its public half is published as a JWKS.
+ * The signing key of the embedded identity provider, and a signer for development and tests
+ * (`npm run token`, test helpers, bench) that makes tokens exactly like the provider's: same key, `iss`,
+ * `aud`, `typ: at+jwt` and claims. The key is created under DATA_DIR at first start (owner-only file)
+ * and never leaves it; its public half is published as a JWKS.
  */
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -59,6 +60,11 @@ async function loadOrCreateKey(file: string): Promise<JWK> {
   return jwk;
 }
 
+/** The private signing key (created on first use), for the embedded provider's keystore. */
+export async function readSigningKey(dataDir: string): Promise<JWK> {
+  return loadOrCreateKey(signingKeyFile(dataDir));
+}
+
 export async function openDevIssuer(options: { dataDir: string; issuer: string; audience: string }): Promise<DevIssuer> {
   const privateJwk = await loadOrCreateKey(signingKeyFile(options.dataDir));
   const { d: _private, ...publicJwk } = privateJwk;
@@ -88,17 +94,23 @@ export async function openDevIssuer(options: { dataDir: string; issuer: string; 
   };
 }
 
-/** The OpenID Provider metadata of the development issuer (discovery document). */
+/**
+ * The embedded provider's metadata, also served at the server root for older clients; the provider's
+ * own document is at `<issuer>/.well-known/openid-configuration`.
+ */
 export function openIdConfiguration(issuer: string, scopes: readonly string[]) {
   return {
     issuer,
+    authorization_endpoint: `${issuer}/auth`,
+    token_endpoint: `${issuer}/token`,
+    revocation_endpoint: `${issuer}/token/revocation`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
-    scopes_supported: scopes,
+    scopes_supported: ['openid', ...scopes],
     response_types_supported: ['code'],
-    grant_types_supported: [] as string[],
+    grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [SIGNING_ALG],
-    token_endpoint_auth_methods_supported: [] as string[],
+    token_endpoint_auth_methods_supported: ['none', 'client_secret_basic', 'private_key_jwt'],
     code_challenge_methods_supported: ['S256'],
   };
 }

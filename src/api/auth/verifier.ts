@@ -1,8 +1,12 @@
 /**
  * Access-token verification with jose: algorithm allowlist, typ, iss, aud, exp/nbf with a small skew.
  * Verified tokens are cached until their `exp` — signature checks dominate the cost of a request.
+ * Keys come from the embedded provider (a local JWKS) or from an external issuer's jwks_uri (a remote
+ * JWKS: jose refetches it once when a token names an unknown `kid`, at most once per cooldown).
  */
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
+import {
+  createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload,
+} from 'jose';
 import { ACCESS_TOKEN_TYPE, SIGNING_ALG } from './dev-issuer.ts';
 import type { Principal, Role } from './roles.ts';
 
@@ -17,7 +21,12 @@ export interface TokenVerifier {
 export interface VerifierOptions {
   issuer: string;
   audience: string;
-  jwks: JSONWebKeySet;
+  /** The keys themselves, or the URL of a remote JWKS. */
+  jwks: JSONWebKeySet | URL;
+  /** Accepted signature algorithms (asymmetric only; default ES256, the embedded provider's). */
+  algorithms?: readonly string[];
+  /** Minimum time between two refetches of a remote JWKS, ms (jose's default 30 s). */
+  jwksCooldownMs?: number;
   clockToleranceSeconds: number;
   cacheSize: number;
   now?: () => number;
@@ -44,7 +53,11 @@ function toPrincipal(payload: JWTPayload): Principal {
 }
 
 export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
-  const keySet = createLocalJWKSet(options.jwks);
+  const keySet = options.jwks instanceof URL
+    ? createRemoteJWKSet(options.jwks, { cooldownDuration: options.jwksCooldownMs ?? 30_000, timeoutDuration: 5_000 })
+    : createLocalJWKSet(options.jwks);
+  const algorithms = [...(options.algorithms ?? [SIGNING_ALG])];
+  if (algorithms.some((alg) => alg === 'none' || alg.startsWith('HS'))) throw new Error('only asymmetric signature algorithms may be accepted');
   const now = options.now ?? Date.now;
   const cache = new Map<string, Principal>();
 
@@ -60,7 +73,7 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
         ({ payload } = await jwtVerify(token, keySet, {
           issuer: options.issuer,
           audience: options.audience,
-          algorithms: [SIGNING_ALG],
+          algorithms,
           typ: ACCESS_TOKEN_TYPE,
           clockTolerance: options.clockToleranceSeconds,
           requiredClaims: ['exp', 'iat', 'sub'],
@@ -85,5 +98,8 @@ function describe(error: InstanceType<typeof joseErrors.JOSEError>): string {
   if (error instanceof joseErrors.JWTExpired) return 'the access token expired';
   if (error instanceof joseErrors.JWTClaimValidationFailed) return `the access token's ${error.claim} claim is not accepted`;
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'the access token signature is invalid';
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return 'the access token names an unknown signing key';
+  if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'the access token algorithm is not accepted';
+  if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid) return 'the issuer keys could not be fetched';
   return 'the access token is invalid';
 }

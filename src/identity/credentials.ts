@@ -1,0 +1,58 @@
+/**
+ * Secrets of the embedded provider that must never be committed: the demo users' passwords, the
+ * partner client's secret and the cookie-signing keys. Created at first start under DATA_DIR in an
+ * owner-only file (write-then-rename), or supplied in that file by whoever runs the service (tests write
+ * their own before starting).
+ */
+import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { DEMO_IDENTITIES } from '../api/auth/roles.ts';
+
+export interface IdentityCredentials {
+  /** Demo user name → password. */
+  passwords: Record<string, string>;
+  /** Confidential client id → client secret. */
+  clientSecrets: Record<string, string>;
+  /** Keys that sign the provider's cookies (newest first). */
+  cookieKeys: string[];
+}
+
+export function credentialsFile(dataDir: string): string {
+  return join(dataDir, 'identity', 'demo-credentials.json');
+}
+
+function secret(bytes: number): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+function generate(): IdentityCredentials {
+  const passwords: Record<string, string> = {};
+  const clientSecrets: Record<string, string> = {};
+  for (const identity of DEMO_IDENTITIES) {
+    if (identity.kind === 'user') passwords[identity.subject] = secret(12);
+    else clientSecrets[identity.subject] = secret(32);
+  }
+  return { passwords, clientSecrets, cookieKeys: [secret(32)] };
+}
+
+/** Reads the credentials file, creating it on first start; `created` says whether it was just written. */
+export function loadOrCreateCredentials(dataDir: string): { credentials: IdentityCredentials; file: string; created: boolean } {
+  const file = credentialsFile(dataDir);
+  if (existsSync(file)) return { credentials: JSON.parse(readFileSync(file, 'utf8')) as IdentityCredentials, file, created: false };
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  const temp = `${file}.${process.pid}.tmp`;
+  writeFileSync(temp, `${JSON.stringify(generate(), null, 2)}\n`, { mode: 0o600 });
+  if (existsSync(file)) return { credentials: JSON.parse(readFileSync(file, 'utf8')) as IdentityCredentials, file, created: false };
+  renameSync(temp, file);
+  chmodSync(file, 0o600);
+  return { credentials: JSON.parse(readFileSync(file, 'utf8')) as IdentityCredentials, file, created: true };
+}
+
+/** Constant-time password check (both sides hashed, so lengths never leak through timing). */
+export function passwordMatches(expected: string | undefined, given: string): boolean {
+  const salt = 'corebridge-demo-login';
+  const a = scryptSync(given, salt, 32);
+  const b = scryptSync(expected ?? secret(12), salt, 32);
+  return timingSafeEqual(a, b) && expected !== undefined;
+}

@@ -1,0 +1,42 @@
+/**
+ * Opens the embedded identity provider for buildApp: its secrets under DATA_DIR (created and announced
+ * at first start), the provider itself, and the routes that mount it under /oauth.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { readSigningKey } from '../api/auth/dev-issuer.ts';
+import type { Config } from '../config.ts';
+import { openProviderStore, providerStoreFile } from './adapter.ts';
+import { loadOrCreateCredentials } from './credentials.ts';
+import { createIdentityProvider } from './provider.ts';
+import { identityRoutes } from './routes.ts';
+
+export interface EmbeddedIdentity {
+  install(app: FastifyInstance): Promise<void>;
+}
+
+export async function openEmbeddedIdentity(config: Config, logger: Logger): Promise<EmbeddedIdentity> {
+  const log = logger.child({ component: 'identity' });
+  const { credentials, file, created } = loadOrCreateCredentials(config.dataDir);
+  // Where the demo passwords are, never the passwords themselves.
+  if (created) log.warn({ file }, 'demo user passwords and client secrets generated; read them from this owner-only file');
+  else log.info({ file }, 'demo user passwords and client secrets loaded');
+  const store = openProviderStore(providerStoreFile(config.dataDir));
+  const provider = createIdentityProvider({
+    adapter: (model) => store.adapterFor(model),
+    issuer: config.auth.issuer,
+    audience: config.auth.audience,
+    accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
+    demoRedirectUris: config.auth.demoRedirectUris,
+    partnerJwksFile: config.auth.partnerJwksFile,
+    signingJwk: await readSigningKey(config.dataDir),
+    credentials,
+    onEvent: (level, event, message) => log[level](event, message),
+  });
+  return {
+    async install(app) {
+      app.addHook('onClose', async () => store.close());
+      await identityRoutes(app, { provider, credentials });
+    },
+  };
+}

@@ -1,0 +1,186 @@
+/**
+ * The embedded OpenID Provider (oidc-provider), the default issuer of this API's access tokens.
+ * - Authorization code + PKCE (S256) for the public demo client; no implicit, no password grant.
+ * - Refresh tokens, rotated for public clients (a reused one is refused and revokes its grant).
+ * - Client credentials for partner clients: client secret, or private_key_jwt with registered keys.
+ * - Access tokens are RFC 9068 JWTs (`typ: at+jwt`) for one resource, this API (RFC 8707 resource
+ *   indicator = our audience), signed with the same key the development tooling uses, carrying the
+ *   role and the customer binding the API needs and only the scopes allowed for the client and user.
+ */
+import { readFileSync } from 'node:fs';
+import type { JWK } from 'jose';
+import Provider, { errors, type Adapter, type ClientMetadata, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { DEMO_IDENTITIES, findDemoIdentity, ROLE_SCOPES, SCOPES, type Role } from '../api/auth/roles.ts';
+import { SIGNING_ALG } from '../api/auth/dev-issuer.ts';
+import type { IdentityCredentials } from './credentials.ts';
+
+export const DEMO_SPA_CLIENT = 'corebridge-demo-spa';
+export const PARTNER_SECRET_CLIENT = 'acme-shop';
+export const PARTNER_JWT_CLIENT = 'acme-shop-jwt';
+
+/** The role a client acting for itself (client credentials) holds. */
+const CLIENT_ROLES: Record<string, Role> = { [PARTNER_SECRET_CLIENT]: 'partner', [PARTNER_JWT_CLIENT]: 'partner' };
+
+export interface IdentityProviderOptions {
+  issuer: string;
+  audience: string;
+  accessTokenTtlSeconds: number;
+  demoRedirectUris: readonly string[];
+  partnerJwksFile: string | null;
+  signingJwk: JWK;
+  credentials: IdentityCredentials;
+  /** Storage of sessions, grants and tokens (one adapter per model). */
+  adapter(model: string): Adapter;
+  /** Where oidc-provider's own events (grant errors, server errors) are reported. */
+  onEvent(level: 'info' | 'warn' | 'error', event: Record<string, unknown>, message: string): void;
+}
+
+/** The account id a token or interaction belongs to, where the context knows one. */
+function accountOf(ctx: KoaContextWithOIDC): string | undefined {
+  const { entities } = ctx.oidc;
+  const fromEntities = entities.AuthorizationCode?.accountId ?? entities.RefreshToken?.accountId ?? entities.Account?.accountId;
+  if (fromEntities) return fromEntities;
+  try {
+    return ctx.oidc.session?.accountId;
+  } catch {
+    return undefined; // no session on this route (token endpoint)
+  }
+}
+
+/** Scopes the given account may hold: its role's, or everything before anyone has logged in. */
+export function scopesForAccount(accountId: string | undefined): readonly string[] {
+  if (!accountId) return SCOPES;
+  const identity = findDemoIdentity(accountId);
+  return identity && identity.kind === 'user' ? ROLE_SCOPES[identity.role] : [];
+}
+
+function clients(options: IdentityProviderOptions): ClientMetadata[] {
+  const list: ClientMetadata[] = [
+    {
+      client_id: DEMO_SPA_CLIENT,
+      client_name: 'Corebridge demo app',
+      token_endpoint_auth_method: 'none',
+      application_type: 'web',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: [...options.demoRedirectUris],
+      scope: ['openid', ...SCOPES].join(' '),
+    },
+  ];
+  const secret = options.credentials.clientSecrets[PARTNER_SECRET_CLIENT];
+  if (secret) {
+    list.push({
+      client_id: PARTNER_SECRET_CLIENT,
+      client_secret: secret,
+      token_endpoint_auth_method: 'client_secret_basic',
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      scope: ROLE_SCOPES.partner.join(' '),
+    });
+  }
+  if (options.partnerJwksFile) {
+    const jwks = JSON.parse(readFileSync(options.partnerJwksFile, 'utf8')) as { keys: JWK[] };
+    if (jwks.keys.some((key) => 'd' in key || 'k' in key)) throw new Error(`${options.partnerJwksFile} must hold public keys only`);
+    list.push({
+      client_id: PARTNER_JWT_CLIENT,
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_signing_alg: 'ES256',
+      jwks: jwks as ClientMetadata['jwks'],
+      grant_types: ['client_credentials'],
+      response_types: [],
+      redirect_uris: [],
+      scope: ROLE_SCOPES.partner.join(' '),
+    });
+  }
+  return list;
+}
+
+export function createIdentityProvider(options: IdentityProviderOptions): Provider {
+  const ttl = options.accessTokenTtlSeconds;
+  const configuration: Configuration = {
+    adapter: options.adapter,
+    clients: clients(options),
+    clientDefaults: { id_token_signed_response_alg: SIGNING_ALG },
+    jwks: { keys: [options.signingJwk as NonNullable<Configuration['jwks']>['keys'][number]] },
+    enabledJWA: {
+      clientAuthSigningAlgValues: ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA'],
+      idTokenSigningAlgValues: [SIGNING_ALG],
+    },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientAuthMethods: ['none', 'client_secret_basic', 'private_key_jwt'],
+    scopes: ['openid', ...SCOPES],
+    claims: { openid: ['sub'] },
+    cookies: { keys: options.credentials.cookieKeys },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      // A client may revoke only its own tokens.
+      revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
+      resourceIndicators: {
+        enabled: true,
+        // Clients need not name the API: it is the only resource.
+        defaultResource: () => options.audience,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (ctx, resource, client) => {
+          if (resource !== options.audience) throw new errors.InvalidTarget();
+          // A user's token: their role's scopes at most. A client's own token: its registered `scope` limits it.
+          const scopes = CLIENT_ROLES[client.clientId] ? SCOPES : scopesForAccount(accountOf(ctx));
+          return {
+            scope: scopes.join(' '),
+            audience: options.audience,
+            accessTokenTTL: ttl,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: SIGNING_ALG } },
+          };
+        },
+      },
+    },
+    ttl: { AccessToken: ttl, ClientCredentials: ttl, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 8 * 3600, Grant: 14 * 86_400, RefreshToken: 14 * 86_400 },
+    // A refresh token with every code for clients allowed to refresh (no offline_access dance).
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // Public clients: a new refresh token on every use; the old one is then refused.
+    rotateRefreshToken: (ctx) => ctx.oidc.entities.Client?.clientAuthMethod === 'none' || (ctx.oidc.entities.RefreshToken?.ttlPercentagePassed() ?? 0) >= 70,
+    extraTokenClaims: (_ctx, token) => {
+      const kind = (token as { kind?: string }).kind;
+      if (kind === 'ClientCredentials') {
+        const role = CLIENT_ROLES[(token as { clientId: string }).clientId];
+        return role ? { role } : undefined;
+      }
+      const accountId = (token as { accountId?: string }).accountId;
+      const identity = accountId ? findDemoIdentity(accountId) : undefined;
+      if (!identity) return undefined;
+      return { role: identity.role, ...(identity.customerId ? { customer_id: identity.customerId } : {}) };
+    },
+    findAccount: (_ctx, sub) => {
+      const identity = DEMO_IDENTITIES.find((i) => i.kind === 'user' && i.subject === sub);
+      if (!identity) return undefined;
+      return { accountId: sub, claims: () => ({ sub }) };
+    },
+    // Same path as the server-root JWKS of earlier versions, under the issuer.
+    routes: { jwks: '/.well-known/jwks.json' },
+    interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
+    clientBasedCORS: (_ctx, origin, client) => origin !== 'null'
+      && client.clientAuthMethod === 'none'
+      && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    renderError: (ctx, out) => {
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = `${String(out['error'])}: ${String(out['error_description'] ?? '')}\n`;
+    },
+  };
+  const provider = new Provider(options.issuer, configuration);
+  provider.proxy = true;
+  const refused = (event: string) => (ctx: KoaContextWithOIDC, error: Error & { error_description?: string }) => {
+    options.onEvent('info', {
+      event, error: error.message, reason: error.error_description, clientId: ctx.oidc?.client?.clientId,
+    }, 'authentication failed');
+  };
+  provider.on('grant.error', refused('grant.error'));
+  provider.on('authorization.error', refused('authorization.error'));
+  provider.on('revocation.error', refused('revocation.error'));
+  provider.on('server_error', (_ctx: unknown, error: Error) => {
+    options.onEvent('error', { event: 'server_error', error: error.message }, 'identity provider error');
+  });
+  return provider;
+}

@@ -1,0 +1,170 @@
+/**
+ * The embedded provider on the API's Fastify server, under /oauth: its own endpoints (discovery, JWKS,
+ * authorization, token, revocation…) are handed the raw request unparsed; the login and consent pages
+ * are plain HTML forms served here. Every route is public in the route-table sense: the provider
+ * authenticates its callers itself.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import { findDemoIdentity } from '../api/auth/roles.ts';
+import { passwordMatches, type IdentityCredentials } from './credentials.ts';
+import { scopesForAccount } from './provider.ts';
+
+export const MOUNT_PATH = '/oauth';
+
+class InteractionGone extends Error {
+  override readonly name = 'InteractionGone';
+}
+const PUBLIC = { public: true } as const;
+const FORM_LIMIT = 4096;
+// The pages load nothing; forms post to this origin only (the redirect that follows is the provider's).
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}label,input,button{display:block;width:100%;margin:.4rem 0}.error{color:#b00020}</style>
+</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
+}
+
+function loginPage(uid: string, clientName: string, error?: string): string {
+  return page('Sign in to Corebridge', `
+<p>${escapeHtml(clientName)} asks you to sign in.</p>
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
+<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/login" autocomplete="off">
+<label for="username">User name</label><input id="username" name="username" required autofocus>
+<label for="password">Password</label><input id="password" name="password" type="password" required>
+<button type="submit">Sign in</button>
+</form>
+<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/abort"><button type="submit">Cancel</button></form>`);
+}
+
+function consentPage(uid: string, clientName: string, scopes: readonly string[]): string {
+  return page('Allow access?', `
+<p>${escapeHtml(clientName)} asks for:</p>
+<ul>${scopes.map((s) => `<li>${escapeHtml(s)}</li>`).join('')}</ul>
+<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/confirm"><button type="submit">Allow</button></form>
+<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/abort"><button type="submit">Deny</button></form>`);
+}
+
+function html(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).header('content-security-policy', PAGE_CSP).type('text/html; charset=utf-8').send(body);
+}
+
+export interface IdentityRouteDeps {
+  provider: Provider;
+  credentials: IdentityCredentials;
+}
+
+export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDeps): Promise<void> {
+  const { provider } = deps;
+
+  // Login and consent pages: URL-encoded forms, parsed here.
+  await app.register(async (pages) => {
+    pages.removeAllContentTypeParsers();
+    pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+
+    const interaction = async (req: FastifyRequest, reply: FastifyReply) => {
+      let details;
+      try {
+        details = await provider.interactionDetails(req.raw, reply.raw);
+      } catch (error) {
+        // No interaction cookie, or an expired interaction: nothing to sign in to.
+        req.log.info({ reason: (error as Error).message }, 'login page without a valid interaction');
+        throw new InteractionGone();
+      }
+      const { uid } = req.params as { uid: string };
+      // The uid in the path must be the one bound to this browser's interaction cookie.
+      if (details.uid !== uid) throw new InteractionGone();
+      const client = await provider.Client.find(String(details.params['client_id']));
+      return { details, clientName: client?.clientName ?? String(details.params['client_id']) };
+    };
+    pages.setErrorHandler(async (error, _req, reply) => {
+      if (error instanceof InteractionGone) return html(reply, 400, page('Sign-in expired', '<p>This sign-in request is unknown or expired; start again from the app.</p>'));
+      throw error;
+    });
+
+    pages.get(`${MOUNT_PATH}/interaction/:uid`, { config: PUBLIC, schema: { hide: true } }, async (req, reply) => {
+      const { details, clientName } = await interaction(req, reply);
+      if (details.prompt.name === 'login') return html(reply, 200, loginPage(details.uid, clientName));
+      const missing = (details.prompt.details['missingResourceScopes'] ?? {}) as Record<string, string[]>;
+      const scopes = [...new Set([...(details.prompt.details['missingOIDCScope'] as string[] | undefined ?? []), ...Object.values(missing).flat()])];
+      return html(reply, 200, consentPage(details.uid, clientName, scopes));
+    });
+
+    pages.post(`${MOUNT_PATH}/interaction/:uid/login`, { config: PUBLIC, schema: { hide: true } }, async (req, reply) => {
+      const { details, clientName } = await interaction(req, reply);
+      const form = (req.body ?? {}) as Record<string, string>;
+      const username = String(form['username'] ?? '');
+      const identity = findDemoIdentity(username);
+      const known = identity?.kind === 'user';
+      if (!passwordMatches(known ? deps.credentials.passwords[username] : undefined, String(form['password'] ?? ''))) {
+        // The user name is a claimed principal only; the password never reaches a log.
+        req.log.warn({ reason: known ? 'wrong password' : 'unknown user', principal: username.slice(0, 64), clientId: details.params['client_id'] }, 'authentication failed');
+        return html(reply, 401, loginPage(details.uid, clientName, 'Wrong user name or password.'));
+      }
+      req.log.info({ principal: username, clientId: details.params['client_id'] }, 'user signed in');
+      const returnTo = await provider.interactionResult(req.raw, reply.raw, { login: { accountId: username } }, { mergeWithLastSubmission: false });
+      return reply.redirect(returnTo, 303);
+    });
+
+    pages.post(`${MOUNT_PATH}/interaction/:uid/confirm`, { config: PUBLIC, schema: { hide: true } }, async (req, reply) => {
+      const { details } = await interaction(req, reply);
+      const accountId = details.session?.accountId;
+      if (details.prompt.name !== 'consent' || !accountId) {
+        return html(reply, 400, page('Sign in first', '<p>This request has no signed-in user.</p>'));
+      }
+      const grant = details.grantId
+        ? await provider.Grant.find(details.grantId)
+        : new provider.Grant({ accountId, clientId: String(details.params['client_id']) });
+      if (!grant) return html(reply, 400, page('Expired', '<p>This request expired; start again.</p>'));
+      const allowed = new Set(scopesForAccount(accountId));
+      const promptDetails = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+      if (promptDetails.missingOIDCScope) grant.addOIDCScope(promptDetails.missingOIDCScope.join(' '));
+      if (promptDetails.missingOIDCClaims) grant.addOIDCClaims(promptDetails.missingOIDCClaims);
+      for (const [indicator, scopes] of Object.entries(promptDetails.missingResourceScopes ?? {})) {
+        // Least privilege: never more than the user's role allows, whatever was requested.
+        grant.addResourceScope(indicator, scopes.filter((s) => allowed.has(s)).join(' '));
+      }
+      const grantId = await grant.save();
+      const returnTo = await provider.interactionResult(req.raw, reply.raw, { consent: { grantId } }, { mergeWithLastSubmission: true });
+      return reply.redirect(returnTo, 303);
+    });
+
+    pages.post(`${MOUNT_PATH}/interaction/:uid/abort`, { config: PUBLIC, schema: { hide: true } }, async (req, reply) => {
+      await interaction(req, reply);
+      const returnTo = await provider.interactionResult(req.raw, reply.raw, { error: 'access_denied', error_description: 'the user cancelled' }, { mergeWithLastSubmission: false });
+      return reply.redirect(returnTo, 303);
+    });
+  });
+
+  // The provider's own endpoints: the body stays unread for oidc-provider to parse.
+  await app.register(async (endpoints) => {
+    endpoints.removeAllContentTypeParsers();
+    endpoints.addContentTypeParser('*', (_req, _payload, done) => done(null, undefined));
+    const callback = provider.callback();
+    const handle = (req: FastifyRequest, reply: FastifyReply) => {
+      reply.hijack();
+      const raw = req.raw as typeof req.raw & { originalUrl?: string };
+      // Headers already set by the protection plugins (security headers, CORS) go out with the provider's response.
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
+      reply.raw.setHeader('x-request-id', req.id);
+      const url = raw.url!;
+      raw.originalUrl = url;
+      raw.url = url.slice(MOUNT_PATH.length) || '/';
+      // The request log line (written on 'finish') names the URL as received.
+      reply.raw.prependOnceListener('finish', () => {
+        raw.url = url;
+      });
+      void callback(raw, reply.raw);
+    };
+    endpoints.route({ method: ['GET', 'POST'], url: `${MOUNT_PATH}/*`, config: PUBLIC, schema: { hide: true }, handler: handle });
+  });
+}
