@@ -60,12 +60,13 @@ export function createLogger(config: Config, destination?: NodeJS.WritableStream
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
   const logger = deps.logger ?? createLogger(config);
   const catalog = loadMessageCatalog();
+  // An external issuer's keys (its discovery document first: a wrong issuer stops startup before anything opens).
+  const externalJwks = config.auth.external ? await discoverJwksUri(config.auth.issuer) : null;
   const transport = deps.transport
     ?? inProcessTransport(createBackend({ file: backendFile(config.dataDir), log: logger, catalog }));
   const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
-  // The embedded identity provider (same signing key), unless an external issuer is configured: then its keys are fetched.
+  // Otherwise the embedded identity provider, signing with the same key.
   const identity = config.auth.external ? null : await openEmbeddedIdentity(config, logger);
-  const jwks = config.auth.external ? await discoverJwksUri(config.auth.issuer) : issuer.jwks;
   const idempotencyStore = openIdempotencyStore(join(config.dataDir, 'api.sqlite'), config.idempotency);
 
   const protection = config.protection;
@@ -111,7 +112,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   installAuth(app, createTokenVerifier({
     issuer: config.auth.issuer,
     audience: config.auth.audience,
-    jwks,
+    jwks: externalJwks ?? issuer.jwks,
     ...(config.auth.external ? { algorithms: EXTERNAL_ALGORITHMS, jwksCooldownMs: config.auth.jwksCooldownSeconds * 1000 } : {}),
     clockToleranceSeconds: config.auth.clockToleranceSeconds,
     cacheSize: config.auth.tokenCacheSize,
@@ -123,7 +124,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const routeDeps = {
     backend: limitBackendCalls(createBackendClient(catalog, transport), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
   };
-  publicRoutes(api, { transport, issuer, isClosing: () => closing });
+  publicRoutes(api, { transport, issuer: identity ? issuer : null, isClosing: () => closing });
   if (identity) await identity.install(app);
   orderRoutes(api, routeDeps);
   customerRoutes(api, routeDeps);

@@ -11,7 +11,8 @@ import type { Api } from './common.ts';
 const PUBLIC = { public: true } as const;
 const Health = Type.Object({ status: Type.Literal('ok') });
 
-export function publicRoutes(app: Api, deps: { transport: Transport; issuer: DevIssuer; isClosing: () => boolean }): void {
+/** `issuer` is null when an external issuer is configured: then this server publishes no keys of its own. */
+export function publicRoutes(app: Api, deps: { transport: Transport; issuer: DevIssuer | null; isClosing: () => boolean }): void {
   app.get('/health/live', {
     config: PUBLIC,
     schema: { tags: ['health'], summary: 'The process is up', response: { 200: Health } },
@@ -25,12 +26,15 @@ export function publicRoutes(app: Api, deps: { transport: Transport; issuer: Dev
     return { status: 'ok' as const };
   });
 
-  app.get('/.well-known/jwks.json', { config: PUBLIC, schema: { hide: true } }, async (_req, reply) => {
-    return reply.header('cache-control', 'public, max-age=300').send(deps.issuer.jwks);
-  });
+  const issuer = deps.issuer;
+  if (issuer) {
+    app.get('/.well-known/jwks.json', { config: PUBLIC, schema: { hide: true } }, async (_req, reply) => {
+      return reply.header('cache-control', 'public, max-age=300').send(issuer.jwks);
+    });
 
-  app.get('/.well-known/openid-configuration', { config: PUBLIC, schema: { hide: true } }, async () =>
-    openIdConfiguration(deps.issuer.issuer, SCOPES));
+    app.get('/.well-known/openid-configuration', { config: PUBLIC, schema: { hide: true } }, async () =>
+      openIdConfiguration(issuer.issuer, SCOPES));
+  }
 
   app.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, async () => app.swagger());
 }
