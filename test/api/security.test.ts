@@ -1,14 +1,16 @@
 /**
  * The shared security test: every protected route of the route table, with no token, a bad token
- * (bad signature, expired, wrong audience, wrong issuer, alg none, not a bearer), a token without the
- * route's scope, and another customer's object.
+ * (the JWT attacks: alg none, HS256 signed with the public key, unknown kid, bad signature, expired, not
+ * yet valid, wrong issuer, wrong audience, tampered payload, an ID token or other token for another
+ * audience, not a bearer), a token without the route's scope, and another customer's object — with
+ * storage checked unchanged afterwards and no token in any log line.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
+import { exportSPKI, generateKeyPair, importJWK, SignJWT, UnsecuredJWT, type CryptoKey } from 'jose';
 import { ROUTES, type OperationId } from '../../src/api/route-table.ts';
 import { ROLE_SCOPES } from '../../src/api/auth/roles.ts';
-import { openDevIssuer } from '../../src/api/auth/dev-issuer.ts';
+import { openDevIssuer, readSigningKey } from '../../src/api/auth/dev-issuer.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 
@@ -75,13 +77,52 @@ async function badTokens(h: TestApp): Promise<Record<string, string>> {
     expired: await h.token('ada', { issuedAt: now - 3600, ttlSeconds: 600 }),
     'wrong audience': await h.token('ada', { audience: 'another-api' }),
     garbage: 'not.a.jwt',
+    ...(await keyConfusionTokens(h)),
   };
+}
+
+/** Tokens that abuse the real key material: algorithm confusion, kid games, tokens meant for someone else. */
+async function keyConfusionTokens(h: TestApp): Promise<Record<string, string>> {
+  const privateJwk = await readSigningKey(h.dataDir);
+  const { d: _d, ...publicJwk } = privateJwk;
+  const realKey = (await importJWK(privateJwk, 'ES256')) as CryptoKey;
+  const publicPem = await exportSPKI((await importJWK(publicJwk, 'ES256', { extractable: true })) as CryptoKey);
+  const now = Math.floor(Date.now() / 1000);
+  const claims = { role: 'customer', customer_id: '1001', scope: ROLE_SCOPES.customer.join(' ') };
+  const build = (header: Record<string, unknown>, audience = h.config.auth.audience) => new SignJWT(claims)
+    .setProtectedHeader({ alg: 'ES256', ...header })
+    .setIssuer(h.config.auth.issuer).setAudience(audience).setSubject('ada').setIssuedAt(now).setExpirationTime(now + 600);
+  const stranger = await generateKeyPair('ES256');
+  return {
+    // The classic confusion: the public key (PEM) used as an HMAC secret, with the real kid.
+    'HS256 signed with the public key': await build({ alg: 'HS256', typ: 'at+jwt', kid: publicJwk.kid }).sign(new TextEncoder().encode(publicPem)),
+    'unknown kid': await build({ typ: 'at+jwt', kid: 'no-such-key' }).sign(stranger.privateKey),
+    'no kid, foreign key': await build({ typ: 'at+jwt' }).sign(stranger.privateKey),
+    // Genuinely signed by our key, but not an access token for this API.
+    'ID token for the demo client': await build({ typ: 'JWT', kid: publicJwk.kid }, 'corebridge-demo-spa').sign(realKey),
+    'access token of another audience': await build({ typ: 'at+jwt', kid: publicJwk.kid }, 'urn:another:api').sign(realKey),
+    'typ JWT instead of at+jwt': await build({ typ: 'JWT', kid: publicJwk.kid }).sign(realKey),
+  };
+}
+
+/** What a bad token must never change: balances, orders, the customer record. */
+async function storageSnapshot(h: TestApp): Promise<string> {
+  const read = async (url: string) => (await h.request({ method: 'GET', url, as: 'clerk' })).json();
+  const balance = async (account: string) => {
+    const { balance: booked, availableBalance } = await read(`/v1/accounts/${account}/balance`);
+    return { account, booked, availableBalance }; // asOf is the time of reading
+  };
+  return JSON.stringify([
+    await balance('1001-01'), await balance('1002-01'),
+    await read('/v1/orders?customerId=1001'), await read('/v1/customers/1001'),
+  ]);
 }
 
 test('every protected route: 401 without or with a bad token, 403 without its scope', async (t) => {
   const h = await startApp(t);
   const f = await fixture(h);
   const bad = await badTokens(h);
+  const before = await storageSnapshot(h);
   let n = 0;
   for (const [op, access] of Object.entries(ROUTES) as Array<[OperationId, (typeof ROUTES)[OperationId]]>) {
     const s = sample(op, f, n++);
@@ -104,6 +145,17 @@ test('every protected route: 401 without or with a bad token, 403 without its sc
     const problem = assertProblem(noScope, 403, 'INSUFFICIENT_SCOPE');
     assert.match(String(noScope.headers['www-authenticate']), new RegExp(`error="insufficient_scope", scope="${access.scope}"`));
     assert.match(String(problem['detail']), new RegExp(access.scope));
+    assert.equal(await storageSnapshot(h), before, `${op}: nothing changed by the refused requests`);
+  }
+  const failures = h.logs.filter((l) => l['msg'] === 'authentication failed');
+  assert.ok(failures.length >= Object.keys(ROUTES).length * Object.keys(bad).length, 'every authentication failure is logged');
+  assert.ok(failures.every((l) => typeof l['reason'] === 'string' && typeof l['requestId'] === 'string'), 'with its reason and request id');
+  const expired = failures.find((l) => l['reason'] === 'the access token expired');
+  assert.equal(expired?.['principal'], 'ada', 'the principal where the signature verified');
+  const logText = JSON.stringify(h.logs);
+  for (const [name, token] of Object.entries(bad)) {
+    const signature = token.split('.')[2];
+    if (signature) assert.ok(!logText.includes(signature), `no ${name} token in the logs`);
   }
 });
 

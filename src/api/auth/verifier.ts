@@ -12,6 +12,12 @@ import type { Principal, Role } from './roles.ts';
 
 export class TokenRejected extends Error {
   override readonly name = 'TokenRejected';
+  /** The subject, when the signature verified but a claim (exp, nbf, iss, aud…) did not: for the log, never the token. */
+  readonly principal: string | undefined;
+  constructor(message: string, principal?: string) {
+    super(message);
+    this.principal = principal;
+  }
 }
 
 export interface TokenVerifier {
@@ -37,10 +43,10 @@ const ROLES: readonly Role[] = ['customer', 'agent', 'partner'];
 function toPrincipal(payload: JWTPayload): Principal {
   const role = payload['role'];
   if (typeof payload.sub !== 'string' || !payload.sub) throw new TokenRejected('token has no subject');
-  if (typeof role !== 'string' || !ROLES.includes(role as Role)) throw new TokenRejected('token has no valid role');
+  if (typeof role !== 'string' || !ROLES.includes(role as Role)) throw new TokenRejected('token has no valid role', payload.sub);
   const customerId = payload['customer_id'];
   if (role === 'customer' && (typeof customerId !== 'string' || !/^[0-9]{1,10}$/.test(customerId))) {
-    throw new TokenRejected('customer token is not bound to a customer');
+    throw new TokenRejected('customer token is not bound to a customer', payload.sub);
   }
   const scope = typeof payload['scope'] === 'string' ? payload['scope'] : '';
   return {
@@ -80,7 +86,11 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
           currentDate: new Date(now()),
         }));
       } catch (error) {
-        if (error instanceof joseErrors.JOSEError) throw new TokenRejected(describe(error));
+        if (error instanceof joseErrors.JOSEError) {
+          // jose attaches the payload only to claim failures, i.e. after the signature verified.
+          const sub = error instanceof joseErrors.JWTClaimValidationFailed || error instanceof joseErrors.JWTExpired ? error.payload.sub : undefined;
+          throw new TokenRejected(describe(error), typeof sub === 'string' ? sub.slice(0, 128) : undefined);
+        }
         throw error;
       }
       const principal = toPrincipal(payload);

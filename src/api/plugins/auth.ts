@@ -50,7 +50,7 @@ export function installAuth(app: FastifyInstance, verifier: TokenVerifier): void
       return await verifier.verify(token);
     } catch (error) {
       if (!(error instanceof TokenRejected)) throw error;
-      req.log.info({ reason: error.message }, 'authentication failed');
+      req.log.info({ reason: error.message, ...(error.principal ? { principal: error.principal } : {}) }, 'authentication failed');
       throw new ApiError('UNAUTHENTICATED', error.message, {
         headers: {
           'www-authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="${error.message}"`,
