@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { createGuardedClient, guardedLookup, type Resolver } from '../../src/outbound/fetch.ts';
+import { checkUrl, compilePolicy, OutboundRefusedError, type OutboundPolicy, type RefusalReason } from '../../src/outbound/policy.ts';
+
+function reasonOf(url: string, policy: OutboundPolicy = {}): RefusalReason | 'allowed' {
+  try {
+    checkUrl(url, compilePolicy(policy));
+    return 'allowed';
+  } catch (e) {
+    assert.ok(e instanceof OutboundRefusedError, String(e));
+    return e.reason;
+  }
+}
+
+test('public https URLs pass; schemes, userinfo and ports are checked', () => {
+  assert.equal(reasonOf('https://hooks.example.com/corebridge'), 'allowed');
+  assert.equal(reasonOf('https://93.184.216.34/x'), 'allowed');
+  assert.equal(reasonOf('http://hooks.example.com/'), 'scheme_not_allowed');
+  assert.equal(reasonOf('http://hooks.example.com/', { allowHttp: true }), 'allowed');
+  for (const scheme of ['file:///etc/passwd', 'gopher://example.com/', 'ftp://example.com/', 'data:text/plain,x', 'javascript:alert(1)']) {
+    assert.equal(reasonOf(scheme), 'scheme_not_allowed', scheme);
+  }
+  assert.equal(reasonOf('https://user:pw@hooks.example.com/'), 'userinfo_not_allowed');
+  assert.equal(reasonOf('https://hooks.example.com@169.254.169.254/'), 'userinfo_not_allowed');
+  assert.equal(reasonOf('https://hooks.example.com:8443/'), 'port_not_allowed');
+  assert.equal(reasonOf('https://hooks.example.com:8443/', { allowedPorts: [8443] }), 'allowed');
+  assert.equal(reasonOf('not a url'), 'invalid_url');
+  assert.equal(reasonOf('/relative'), 'invalid_url');
+});
+
+test('internal addresses are refused in every spelling', () => {
+  const internal = [
+    'https://127.0.0.1/', 'https://127.1/', 'https://2130706433/', 'https://0x7f.0.0.1/', 'https://0177.0.0.1/', 'https://0x7f000001/',
+    'https://localhost/', 'https://api.localhost/', 'https://0.0.0.0/', 'https://[::1]/', 'https://[::]/',
+    'https://169.254.169.254/latest/meta-data/', 'https://[fe80::1]/', 'https://169.254.170.2/', 'https://100.100.100.200/',
+    'https://10.0.0.1/', 'https://172.16.5.4/', 'https://172.31.255.255/', 'https://192.168.1.1/', 'https://[fc00::1]/', 'https://[fd00:ec2::254]/',
+    'https://[::ffff:127.0.0.1]/', 'https://[::ffff:7f00:1]/', 'https://[::ffff:169.254.169.254]/', 'https://[::127.0.0.1]/',
+    'https://[64:ff9b::a9fe:a9fe]/', 'https://[2002:7f00:1::]/', 'https://224.0.0.1/', 'https://[ff02::1]/', 'https://255.255.255.255/',
+    'https://198.18.0.1/', 'https://192.0.0.170/',
+  ];
+  for (const url of internal) assert.equal(reasonOf(url), 'address_not_allowed', url);
+  // public neighbours of those ranges are fine
+  for (const url of ['https://172.32.0.1/', 'https://11.0.0.1/', 'https://[2606:4700::1111]/', 'https://169.255.0.1/']) {
+    assert.equal(reasonOf(url), 'allowed', url);
+  }
+});
+
+test('a host allowlist admits exact names and subdomains of *.suffix only', () => {
+  const policy = { allowedHosts: ['hooks.partner.com', '*.bank.example'] };
+  assert.equal(reasonOf('https://hooks.partner.com/x', policy), 'allowed');
+  assert.equal(reasonOf('https://eu.bank.example/x', policy), 'allowed');
+  assert.equal(reasonOf('https://bank.example/x', policy), 'host_not_allowed');
+  assert.equal(reasonOf('https://evilbank.example/x', policy), 'host_not_allowed');
+  assert.equal(reasonOf('https://hooks.partner.com.evil.com/x', policy), 'host_not_allowed');
+  assert.equal(reasonOf('https://93.184.216.34/', policy), 'host_not_allowed');
+  assert.equal(reasonOf('https://10.1.2.3/', { allowedCidrs: ['10.1.2.0/24'] }), 'allowed');
+  assert.throws(() => compilePolicy({ allowedCidrs: ['10.1.2.0/33'] }), /not an IPv4 or IPv6 range/);
+});
+
+/** A resolver that answers from a script, one answer per call, as a rebinding DNS server would. */
+function scriptedResolver(answers: string[][]): { resolve: Resolver; calls: () => number } {
+  let calls = 0;
+  const resolve: Resolver = (_host, _options, callback) => {
+    const answer = answers[Math.min(calls, answers.length - 1)]!;
+    calls++;
+    callback(null, answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+  };
+  return { resolve, calls: () => calls };
+}
+
+test('the connected address is checked at connect time: DNS answers naming internal addresses are refused', async () => {
+  const policy = compilePolicy({});
+  for (const answer of [['127.0.0.1'], ['93.184.216.34', '169.254.169.254'], ['::ffff:10.0.0.1'], ['fd00::1']]) {
+    const lookup = guardedLookup(policy, scriptedResolver([answer]).resolve);
+    const err = await new Promise<Error | null>((resolve) => lookup('hooks.example.com', { all: true }, (e) => resolve(e)));
+    assert.ok(err instanceof OutboundRefusedError, `${answer.join(',')} was not refused`);
+    assert.equal(err.reason, 'address_not_allowed');
+  }
+  const ok = guardedLookup(policy, scriptedResolver([['93.184.216.34']]).resolve);
+  const address = await new Promise<string>((resolve, reject) => ok('hooks.example.com', {}, (e, a) => (e ? reject(e) : resolve(a as string))));
+  assert.equal(address, '93.184.216.34');
+
+  // rebinding: the name passes the URL check, then resolves to the metadata address when the socket opens
+  const dns = scriptedResolver([['169.254.169.254']]);
+  const client = createGuardedClient({ allowedHosts: ['*.example.test'] }, { resolve: dns.resolve, timeoutMs: 2000 });
+  await assert.rejects(client.request('https://rebind.example.test/hook', { method: 'POST', body: '{}' }), (e: unknown) => e instanceof OutboundRefusedError && e.reason === 'address_not_allowed');
+  assert.equal(dns.calls(), 1);
+  await client.close();
+});
+
+function tlsMaterial(dir: string): { key: Buffer; cert: Buffer } {
+  const key = join(dir, 'key.pem');
+  const cert = join(dir, 'cert.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert,
+    '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  return { key: readFileSync(key), cert: readFileSync(cert) };
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+test('redirects are followed only to allowed targets; a refused target receives nothing', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'corebridge-outbound-'));
+  const { key, cert } = tlsMaterial(dir);
+  rmSync(dir, { recursive: true, force: true });
+  let insideHits = 0;
+  const inside = createHttpServer((_req, res) => {
+    insideHits++;
+    res.end('internal');
+  });
+  const insidePort = await listen(inside);
+  let targets: Record<string, string> = {};
+  const hook = createHttpsServer({ key, cert }, (req, res) => {
+    const to = targets[req.url ?? ''];
+    if (to) {
+      res.writeHead(302, { location: to });
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.end(`hello ${req.method}`);
+  });
+  const hookPort = await listen(hook as unknown as Server);
+  t.after(() => {
+    inside.close();
+    hook.close();
+  });
+  const base = `https://127.0.0.1:${hookPort}`;
+  targets = {
+    '/to-metadata': 'https://169.254.169.254/latest/meta-data/',
+    '/to-inside': `http://127.0.0.1:${insidePort}/`,
+    '/to-inside-https': `https://127.0.0.1:${insidePort}/`,
+    '/to-self': '/final',
+    '/loop': '/loop',
+  };
+  const client = createGuardedClient({ allowedCidrs: ['127.0.0.1/32'], allowedPorts: [hookPort] }, { tls: { ca: cert }, timeoutMs: 3000 });
+  t.after(() => client.close());
+
+  const plain = await client.request(`${base}/hook`, { method: 'POST', body: '{"event":"LoanApproved"}' });
+  assert.deepEqual([plain.status, await plain.text()], [200, 'hello POST']);
+  const followed = await client.request(`${base}/to-self`);
+  assert.deepEqual([followed.status, await followed.text()], [200, 'hello GET']);
+
+  const refused = async (path: string, reason: RefusalReason) => {
+    await assert.rejects(client.request(`${base}${path}`), (e: unknown) => e instanceof OutboundRefusedError && e.reason === reason, path);
+  };
+  await refused('/to-metadata', 'address_not_allowed');
+  await refused('/to-inside', 'scheme_not_allowed');
+  await refused('/to-inside-https', 'port_not_allowed');
+  await refused('/loop', 'too_many_redirects');
+  assert.equal(insideHits, 0, 'a refused redirect target received a request');
+});
