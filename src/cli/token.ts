@@ -1,6 +1,9 @@
 /**
  * npm run token -- <user|client> [--scope "orders:read orders:write"] [--ttl 10m]
- * Prints an access token of the development issuer (key under DATA_DIR) for a demo identity.
+ * Prints an access token for a demo identity, for development and tests: signed with the embedded
+ * identity provider's key under DATA_DIR, with the same issuer, audience, `typ: at+jwt` and claims as the
+ * provider's own tokens, so the API verifies it exactly like them. Real clients use the provider's flows
+ * under /oauth instead.
  */
 import { parseArgs } from 'node:util';
 import { openDevIssuer } from '../api/auth/dev-issuer.ts';
@@ -54,6 +57,7 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
+  if (config.auth.external) fail('AUTH_EXTERNAL_ISSUER is set: tokens come from that issuer, not from this command');
   const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
   const token = await issuer.sign(
     {

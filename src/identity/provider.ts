@@ -174,6 +174,8 @@ export function createIdentityProvider(options: IdentityProviderOptions): Provid
   const refused = (event: string) => (ctx: KoaContextWithOIDC, error: Error & { error_description?: string }) => {
     options.onEvent('info', {
       event, error: error.message, reason: error.error_description, clientId: ctx.oidc?.client?.clientId,
+      // Set on the response by the mount (src/identity/routes.ts): the same id as the request log line.
+      requestId: ctx.res.getHeader('x-request-id'),
     }, 'authentication failed');
   };
   provider.on('grant.error', refused('grant.error'));

@@ -5,11 +5,13 @@
  * used against /v1.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair } from 'jose';
 import * as client from 'openid-client';
+import { credentialsFile } from '../../src/identity/credentials.ts';
+import { startApp } from '../helpers/app.ts';
 import { startIdentityServer, type IdentityServer } from '../helpers/identity.ts';
 
 const SPA = 'corebridge-demo-spa';
@@ -312,4 +314,30 @@ test('the access-token lifetime is configurable within 5 to 15 minutes', async (
   const tokens = await client.clientCredentialsGrant(config, { scope: 'orders:read' });
   const claims = decodeJwt(tokens.access_token);
   assert.equal(claims.exp! - claims.iat!, 300);
+});
+
+test('first start: demo passwords and client secret generated into an owner-only file, its path logged, never its content', async (t) => {
+  const h = await startApp(t);
+  const file = credentialsFile(h.dataDir);
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  const generated = JSON.parse(readFileSync(file, 'utf8')) as { passwords: Record<string, string>; clientSecrets: Record<string, string> };
+  assert.deepEqual(Object.keys(generated.passwords).sort(), ['ada', 'alan', 'clerk', 'grace']);
+  assert.ok(Object.values(generated.passwords).every((p) => p.length >= 16));
+  assert.ok(generated.clientSecrets['acme-shop']!.length >= 40);
+  const notice = h.logs.find((l) => l['file'] === file);
+  assert.ok(notice, 'the log says where to find them');
+  const logText = JSON.stringify(h.logs);
+  for (const secret of [...Object.values(generated.passwords), ...Object.values(generated.clientSecrets)]) assert.ok(!logText.includes(secret));
+});
+
+test('`npm run token` tokens and the provider\'s are alike: same key, issuer, audience, typ and claims', async (t) => {
+  const h = await startIdentityServer(t);
+  const config = await client.discovery(new URL(h.issuer), 'acme-shop', undefined,
+    client.ClientSecretBasic(h.credentials.clientSecrets['acme-shop']!), insecure);
+  const fromProvider = (await client.clientCredentialsGrant(config, { scope: 'orders:read' })).access_token;
+  const fromTooling = await h.token('acme-shop', { scopes: ['orders:read'] });
+  assert.deepEqual(decodeProtectedHeader(fromTooling), decodeProtectedHeader(fromProvider));
+  const [a, b] = [decodeJwt(fromProvider), decodeJwt(fromTooling)];
+  for (const claim of ['iss', 'aud', 'sub', 'role', 'scope', 'client_id']) assert.deepEqual(b[claim], a[claim], claim);
+  for (const token of [fromProvider, fromTooling]) assert.equal((await api(h, token, '/v1/orders')).status, 200);
 });
