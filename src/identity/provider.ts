@@ -170,7 +170,8 @@ export function createIdentityProvider(options: IdentityProviderOptions): Provid
     },
   };
   const provider = new Provider(options.issuer, configuration);
-  provider.proxy = true;
+  // Like the Fastify server: X-Forwarded-* headers are not trusted (TLS is terminated here or not at all).
+  provider.proxy = false;
   const refused = (event: string) => (ctx: KoaContextWithOIDC, error: Error & { error_description?: string }) => {
     options.onEvent('info', {
       event, error: error.message, reason: error.error_description, clientId: ctx.oidc?.client?.clientId,

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair } from 'jose';
 import * as client from 'openid-client';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import { credentialsFile } from '../../src/identity/credentials.ts';
 import { startApp } from '../helpers/app.ts';
 import { startIdentityServer, type IdentityServer } from '../helpers/identity.ts';
@@ -233,6 +234,12 @@ test('client credentials with a client secret: partner role, partner scopes only
   assert.equal(((await order.json()) as { status: string }).status, 'CONFIRMED');
   assert.equal((await api(h, tokens.access_token, '/v1/accounts/1001-01/balance')).status, 403);
 
+  // The only resource is this API: a token for another one is refused (RFC 8707 invalid_target).
+  await assert.rejects(client.clientCredentialsGrant(config, { scope: 'orders:read', resource: 'https://other-api.example' }), (error: unknown) => {
+    assert.ok(error instanceof client.ResponseBodyError);
+    assert.equal(error.error, 'invalid_target');
+    return true;
+  });
   // A partner cannot obtain a scope its client does not hold.
   await assert.rejects(client.clientCredentialsGrant(config, { scope: 'payments:write' }), (error: unknown) => {
     assert.ok(error instanceof client.ResponseBodyError);
@@ -314,6 +321,9 @@ test('the access-token lifetime is configurable within 5 to 15 minutes', async (
   const tokens = await client.clientCredentialsGrant(config, { scope: 'orders:read' });
   const claims = decodeJwt(tokens.access_token);
   assert.equal(claims.exp! - claims.iat!, 300);
+  for (const outside of ['299', '901']) {
+    assert.throws(() => loadConfig({ AUTH_ACCESS_TOKEN_TTL_SECONDS: outside }), (error: unknown) => error instanceof ConfigError && error.variable === 'AUTH_ACCESS_TOKEN_TTL_SECONDS');
+  }
 });
 
 test('first start: demo passwords and client secret generated into an owner-only file, its path logged, never its content', async (t) => {
