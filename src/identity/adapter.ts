@@ -3,7 +3,7 @@
  * DATA_DIR, so that a restart keeps users signed in and refresh tokens valid, and several processes on one
  * data directory share them. Expired rows are ignored on read and purged on write.
  */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
@@ -34,6 +34,9 @@ export interface ProviderStore {
 
 export function openProviderStore(file: string): ProviderStore {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  // Sessions and refresh tokens live here: owner-only (SQLite gives its -wal and -shm files the same mode).
+  closeSync(openSync(file, 'a', 0o600));
+  chmodSync(file, 0o600);
   const db = new DatabaseSync(file);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
   db.exec(SCHEMA);

@@ -7,9 +7,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair } from 'jose';
 import * as client from 'openid-client';
+import { buildApp, createLogger } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { credentialsFile } from '../../src/identity/credentials.ts';
 import { startApp } from '../helpers/app.ts';
@@ -350,4 +352,19 @@ test('`npm run token` tokens and the provider\'s are alike: same key, issuer, au
   const [a, b] = [decodeJwt(fromProvider), decodeJwt(fromTooling)];
   for (const claim of ['iss', 'aud', 'sub', 'role', 'scope', 'client_id']) assert.deepEqual(b[claim], a[claim], claim);
   for (const token of [fromProvider, fromTooling]) assert.equal((await api(h, token, '/v1/orders')).status, 200);
+});
+
+test('sessions and refresh tokens are stored under DATA_DIR: a refresh token still works after a restart', async (t) => {
+  const h = await startIdentityServer(t);
+  const config = await spaConfig(h);
+  const { tokens } = await signIn(h, config, 'grace', 'orders:read');
+  await h.app.close();
+  const restarted = await buildApp(h.config, { logger: createLogger(h.config, new Writable({ write: (_c, _e, done) => done() })) });
+  t.after(() => restarted.close());
+  await restarted.listen({ port: h.config.port, host: '127.0.0.1' });
+  // Kept-alive sockets to the first server are dead now: let the fetch pool find that out first.
+  for (let i = 0; i < 5; i++) if (await fetch(`${h.origin}/health/live`).then(() => true, () => false)) break;
+  const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+  assert.equal(decodeJwt(refreshed.access_token)['customer_id'], '1003');
+  assert.equal((await api(h, refreshed.access_token, '/v1/orders')).status, 200);
 });
