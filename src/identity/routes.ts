@@ -17,8 +17,9 @@ class InteractionGone extends Error {
 }
 const PUBLIC = { public: true } as const;
 const FORM_LIMIT = 4096;
-// The pages load nothing; forms post to this origin only (the redirect that follows is the provider's).
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+// The pages load nothing but their inline style.
+// No form-action: browsers apply it to the redirects after a form post, which end at the client's redirect URI.
+const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -54,6 +55,21 @@ function consentPage(uid: string, clientName: string, scopes: readonly string[])
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
   return reply.code(status).header('content-security-policy', PAGE_CSP).type('text/html; charset=utf-8').send(body);
+}
+
+/**
+ * oidc-provider answers discovery and JWKS requests with `Access-Control-Allow-Origin: <any Origin>`.
+ * The server's CORS allowlist decides instead: the provider may only repeat the origin the CORS plugin
+ * already allowed for this request (then the token endpoint also checks it against the client).
+ */
+function keepCorsPolicy(reply: FastifyReply): void {
+  const allowed = reply.getHeader('access-control-allow-origin');
+  const raw = reply.raw;
+  const setHeader = raw.setHeader.bind(raw);
+  raw.setHeader = ((name: string, value: number | string | readonly string[]) => {
+    if (name.toLowerCase() === 'access-control-allow-origin' && value !== allowed) return raw;
+    return setHeader(name, value);
+  }) as typeof raw.setHeader;
 }
 
 export interface IdentityRouteDeps {
@@ -155,6 +171,7 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       const raw = req.raw as typeof req.raw & { originalUrl?: string };
       // Headers already set by the protection plugins (security headers, CORS) go out with the provider's response.
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
+      keepCorsPolicy(reply);
       reply.raw.setHeader('x-request-id', req.id);
       const url = raw.url!;
       raw.originalUrl = url;

@@ -368,3 +368,22 @@ test('sessions and refresh tokens are stored under DATA_DIR: a refresh token sti
   assert.equal(decodeJwt(refreshed.access_token)['customer_id'], '1003');
   assert.equal((await api(h, refreshed.access_token, '/v1/orders')).status, 200);
 });
+
+test('CORS on the provider follows the allowlist: the SPA origin may call the token endpoint, no other origin is echoed', async (t) => {
+  const spaOrigin = 'http://localhost:3000';
+  const h = await startIdentityServer(t, { CORS_ORIGINS: spaOrigin });
+  const config = await spaConfig(h);
+  const { tokens } = await signIn(h, config, 'ada', 'orders:read');
+  const refresh = await fetch(`${h.issuer}/token`, {
+    method: 'POST',
+    headers: { origin: spaOrigin, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'refresh_token', client_id: SPA, refresh_token: tokens.refresh_token! }).toString(),
+  });
+  assert.equal(refresh.status, 200);
+  assert.equal(refresh.headers.get('access-control-allow-origin'), spaOrigin);
+  for (const path of ['/.well-known/openid-configuration', '/.well-known/jwks.json']) {
+    const res = await fetch(`${h.issuer}${path}`, { headers: { origin: 'https://evil.example' } });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('access-control-allow-origin'), null, path);
+  }
+});
