@@ -113,7 +113,11 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     issuer: config.auth.issuer,
     audience: config.auth.audience,
     jwks: externalJwks ?? issuer.jwks,
-    ...(config.auth.external ? { algorithms: EXTERNAL_ALGORITHMS, jwksCooldownMs: config.auth.jwksCooldownSeconds * 1000 } : {}),
+    ...(config.auth.external ? {
+      algorithms: EXTERNAL_ALGORITHMS,
+      jwksCooldownMs: config.auth.jwksCooldownSeconds * 1000,
+      claims: { role: config.auth.roleClaim, customerId: config.auth.customerIdClaim },
+    } : {}),
     clockToleranceSeconds: config.auth.clockToleranceSeconds,
     cacheSize: config.auth.tokenCacheSize,
   }));

@@ -31,6 +31,9 @@ export interface Config {
     demoRedirectUris: readonly string[];
     /** A JWKS file of public keys: registers the partner client `acme-shop-jwt` (private_key_jwt). */
     partnerJwksFile: string | null;
+    /** Claims holding the role and the customer binding in an external issuer's tokens (often namespaced there). */
+    roleClaim: string;
+    customerIdClaim: string;
     /** Least time between two fetches of an external issuer's JWKS (an unknown `kid` triggers one), seconds. */
     jwksCooldownSeconds: number;
     /** Allowed clock skew for exp/nbf, seconds. */
@@ -118,6 +121,8 @@ export function loadConfig(env: Env = process.env): Config {
       accessTokenTtlSeconds: integer(env, 'AUTH_ACCESS_TOKEN_TTL_SECONDS', 600, 300, 900),
       demoRedirectUris: redirectUris,
       partnerJwksFile: partnerJwks ? resolve(partnerJwks) : null,
+      roleClaim: text(env, 'AUTH_ROLE_CLAIM', 'role', /^[A-Za-z0-9_:/.\-]{1,200}$/),
+      customerIdClaim: text(env, 'AUTH_CUSTOMER_ID_CLAIM', 'customer_id', /^[A-Za-z0-9_:/.\-]{1,200}$/),
       jwksCooldownSeconds: integer(env, 'AUTH_JWKS_COOLDOWN_SECONDS', 30, 1, 3600),
       clockToleranceSeconds: integer(env, 'AUTH_CLOCK_TOLERANCE_SECONDS', 30, 0, 300),
       tokenCacheSize: integer(env, 'AUTH_TOKEN_CACHE_SIZE', 10_000, 0, 1_000_000),

@@ -121,3 +121,23 @@ test('external issuer: AUTH_AUDIENCE is required, and a discovery document namin
   await assert.rejects(startApp(t, { AUTH_EXTERNAL_ISSUER: idp.issuer }), /AUTH_AUDIENCE/);
   await assert.rejects(startApp(t, { AUTH_EXTERNAL_ISSUER: `${idp.issuer}/elsewhere`, AUTH_AUDIENCE: AUDIENCE }), /discovery document/);
 });
+
+test('external issuer: the role and customer binding may come from namespaced claims', async (t) => {
+  const idp = await fakeIssuer(t);
+  const key = await signingKey('key-1');
+  idp.publish([key.jwk]);
+  const h = await startApp(t, {
+    AUTH_EXTERNAL_ISSUER: idp.issuer, AUTH_AUDIENCE: AUDIENCE,
+    AUTH_ROLE_CLAIM: 'https://corebridge.example/role', AUTH_CUSTOMER_ID_CLAIM: 'https://corebridge.example/customer_id',
+  });
+  const namespaced = await accessToken(idp.issuer, key, 'key-1', {
+    role: undefined, customer_id: undefined,
+    'https://corebridge.example/role': 'customer', 'https://corebridge.example/customer_id': '1002',
+  });
+  const own = await h.request({ method: 'GET', url: '/v1/customers/1002', token: namespaced });
+  assert.equal(own.statusCode, 200);
+  assert.equal(own.json().customerId, '1002');
+  assertProblem(await h.request({ method: 'GET', url: '/v1/customers/1001', token: namespaced }), 404, 'NOT_FOUND');
+  // The plain claim names mean nothing here: no role → 401.
+  assertProblem(await h.request({ method: 'GET', url: '/v1/customers/1001', token: await accessToken(idp.issuer, key, 'key-1') }), 401, 'UNAUTHENTICATED');
+});

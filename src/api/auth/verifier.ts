@@ -35,16 +35,26 @@ export interface VerifierOptions {
   jwksCooldownMs?: number;
   clockToleranceSeconds: number;
   cacheSize: number;
+  /** Claim names of the role and the customer binding (default `role`, `customer_id`). */
+  claims?: ClaimNames;
   now?: () => number;
 }
 
 const ROLES: readonly Role[] = ['customer', 'agent', 'partner'];
 
-function toPrincipal(payload: JWTPayload): Principal {
-  const role = payload['role'];
+/** Where the role and the customer binding are in a token (external issuers often namespace them). */
+export interface ClaimNames {
+  role: string;
+  customerId: string;
+}
+
+const DEFAULT_CLAIMS: ClaimNames = { role: 'role', customerId: 'customer_id' };
+
+function toPrincipal(payload: JWTPayload, claims: ClaimNames): Principal {
+  const role = payload[claims.role];
   if (typeof payload.sub !== 'string' || !payload.sub) throw new TokenRejected('token has no subject');
   if (typeof role !== 'string' || !ROLES.includes(role as Role)) throw new TokenRejected('token has no valid role', payload.sub);
-  const customerId = payload['customer_id'];
+  const customerId = payload[claims.customerId];
   if (role === 'customer' && (typeof customerId !== 'string' || !/^[0-9]{1,10}$/.test(customerId))) {
     throw new TokenRejected('customer token is not bound to a customer', payload.sub);
   }
@@ -65,6 +75,7 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
   const algorithms = [...(options.algorithms ?? [SIGNING_ALG])];
   if (algorithms.some((alg) => alg === 'none' || alg.startsWith('HS'))) throw new Error('only asymmetric signature algorithms may be accepted');
   const now = options.now ?? Date.now;
+  const claimNames = options.claims ?? DEFAULT_CLAIMS;
   const cache = new Map<string, Principal>();
 
   return {
@@ -93,7 +104,7 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
         }
         throw error;
       }
-      const principal = toPrincipal(payload);
+      const principal = toPrincipal(payload, claimNames);
       if (options.cacheSize > 0) {
         // Oldest entry out first: a Map iterates in insertion order.
         if (cache.size >= options.cacheSize) cache.delete(cache.keys().next().value!);
