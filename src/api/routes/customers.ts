@@ -2,6 +2,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import type { Principal } from '../auth/roles.ts';
+import { CUSTOMER_FIELDS, projectFields, rolesReceiving } from '../authorization/fields.ts';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
 import { CustomerId, Timestamp } from '../schemas/common.ts';
@@ -54,6 +55,9 @@ export const CustomerPatch = Type.Object(
 );
 export type CustomerPatch = Static<typeof CustomerPatch>;
 
+/** OpenAPI extension naming the roles that receive a field. */
+const receivedBy = (field: string) => ({ 'x-roles': rolesReceiving(CUSTOMER_FIELDS, field) });
+
 export const Customer = Type.Object({
   customerId: CustomerId,
   name: Type.String(),
@@ -63,21 +67,24 @@ export const Customer = Type.Object({
   address: Type.Optional(
     Type.Object({ line1: Type.String(), line2: Type.Optional(Type.String()), postalCode: Type.String(), city: Type.String(), country: Type.String() }),
   ),
+  riskRating: Type.Optional(Type.String({ description: 'Agents only: credit risk rating A–D', ...receivedBy('riskRating') })),
+  monthlyIncome: Type.Optional(Type.Number({ description: 'Agents only', ...receivedBy('monthlyIncome') })),
+  orderCreditLimit: Type.Optional(Type.Number({ description: 'Agents only: limit of open confirmed orders', ...receivedBy('orderCreditLimit') })),
+  currency: Type.Optional(Type.String({ description: 'Agents only: currency of income and limit', ...receivedBy('currency') })),
   createdAt: Type.Optional(Timestamp),
   updatedAt: Type.Optional(Timestamp),
-}, { description: 'Fields beyond customerId and name depend on the caller role (partners see basic data only)' });
+}, { description: 'Fields returned depend on the caller role: agents every field, customers their own record without internal fields, partners customerId and name (see x-roles)' });
 export type Customer = Static<typeof Customer>;
 
 const CustomerParams = Type.Object({ customerId: CustomerId }, { additionalProperties: false });
 
-/** CUSREC → API customer, projected for the caller's role. */
+/** CUSREC → API customer, projected for the caller's role (src/api/authorization/fields.ts). */
 export function customerFromRecord(r: Record<string, unknown>, principal: Principal | null): Customer {
-  const basic = { customerId: String(r['cusCustomerId']), name: String(r['cusName']) };
-  if (principal?.role === 'partner') return basic;
   const a = (r['cusAddr'] ?? {}) as Record<string, unknown>;
   const line2 = String(a['cusAddrLine2'] ?? '');
-  return {
-    ...basic,
+  const full: Customer = {
+    customerId: String(r['cusCustomerId']),
+    name: String(r['cusName']),
     email: String(r['cusEmail']),
     ...(r['cusPhone'] ? { phone: String(r['cusPhone']) } : {}),
     ...(r['cusBirthDate'] ? { dateOfBirth: String(r['cusBirthDate']) } : {}),
@@ -92,9 +99,14 @@ export function customerFromRecord(r: Record<string, unknown>, principal: Princi
         },
       }
       : {}),
+    ...(r['cusRiskRating'] ? { riskRating: String(r['cusRiskRating']) } : {}),
+    monthlyIncome: Number(r['cusMonthlyIncome']),
+    orderCreditLimit: Number(r['cusCreditLimit']),
+    currency: String(r['cusCurrencyCode']),
     createdAt: String(r['cusCreatedAt']),
     updatedAt: String(r['cusUpdatedAt']),
   };
+  return projectFields(full, CUSTOMER_FIELDS, principal?.role) as Customer;
 }
 
 /** Merge-patch member → (action, value): K keep, S set, D delete. */

@@ -1,0 +1,47 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CUSTOMER_FIELDS } from '../../src/api/authorization/fields.ts';
+import { startApp } from '../helpers/app.ts';
+
+const INTERNAL = ['riskRating', 'monthlyIncome', 'orderCreditLimit', 'currency'];
+
+test('customer records are projected per role: agent all, customer without internal fields, partner id and name', async (t) => {
+  const h = await startApp(t);
+  const agent = (await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'clerk' })).json();
+  assert.deepEqual(
+    { riskRating: agent.riskRating, monthlyIncome: agent.monthlyIncome, orderCreditLimit: agent.orderCreditLimit, currency: agent.currency },
+    { riskRating: 'A', monthlyIncome: 6000, orderCreditLimit: 5000, currency: 'EUR' },
+  );
+  assert.deepEqual(Object.keys(agent).sort(), Object.keys(agent).filter((k) => (CUSTOMER_FIELDS.agent as readonly string[]).includes(k)).sort());
+
+  const own = await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'ada' });
+  assert.equal(own.statusCode, 200);
+  assert.equal(own.json().customerId, '1001');
+  for (const field of INTERNAL) assert.equal(field in own.json(), false, `a customer received ${field}`);
+  assert.equal(own.json().email, agent.email);
+
+  const partner = await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'acme-shop' });
+  assert.deepEqual(partner.json(), { customerId: '1001', name: 'Ada Lovelace' });
+
+  // the same projection on writes: a customer's PATCH answer carries no internal fields
+  const patched = await h.request({ method: 'PATCH', url: '/v1/customers/1001', as: 'ada', body: { phone: '+44 20 7946 0018' }, headers: { 'content-type': 'application/merge-patch+json' } });
+  assert.equal(patched.statusCode, 200);
+  for (const field of INTERNAL) assert.equal(field in patched.json(), false, `a customer's PATCH answer carried ${field}`);
+  // and internal fields cannot be written by anyone (mass assignment): unknown to the patch schema
+  for (const field of INTERNAL) {
+    const res = await h.request({ method: 'PATCH', url: '/v1/customers/1001', as: 'clerk', body: { [field]: 'B' }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(res.statusCode, 400, field);
+  }
+  assert.equal((await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'clerk' })).json().riskRating, 'A');
+});
+
+test('OpenAPI marks the fields some roles do not receive', async (t) => {
+  const h = await startApp(t);
+  const doc = (await h.request({ method: 'GET', url: '/openapi.json' })).json();
+  const op = doc.paths['/v1/customers/{customerId}'].get;
+  const schema = op.responses['200'].content['application/json'].schema;
+  const props = schema.properties ?? doc.components?.schemas?.[schema.$ref?.split('/').pop()]?.properties;
+  assert.deepEqual(props.riskRating['x-roles'], ['agent']);
+  assert.deepEqual(props.monthlyIncome['x-roles'], ['agent']);
+  assert.equal(props.name['x-roles'], undefined);
+});
