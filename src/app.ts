@@ -9,6 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import './api/fastify-types.ts';
+import { redactionOptions } from './api/logging/redaction.ts';
 import { createBackendClient } from './api/backend-client.ts';
 import { openDevIssuer, type DevIssuer } from './api/auth/dev-issuer.ts';
 import { discoverJwksUri, EXTERNAL_ALGORITHMS } from './api/auth/external-issuer.ts';
@@ -50,7 +51,7 @@ export interface AppDeps {
 export type App = FastifyInstance & { devIssuer: DevIssuer };
 
 export function createLogger(config: Config, destination?: NodeJS.WritableStream): Logger {
-  const options = { level: config.logLevel, base: { service: 'corebridge' }, timestamp: pino.stdTimeFunctions.isoTime };
+  const options = { level: config.logLevel, base: { service: 'corebridge' }, timestamp: pino.stdTimeFunctions.isoTime, ...redactionOptions() };
   if (destination) return pino(options, destination as pino.DestinationStream);
   // Asynchronous stdout: lines written while a write is pending are batched into the next one, which
   // halves the cost of a request under load and adds no delay when idle. server.ts flushes on shutdown.
