@@ -1,0 +1,117 @@
+/**
+ * The object-level matrix (OWASP API1): every route of the route table × every role (a customer, another
+ * customer, an agent, a partner) × the owner's object, another customer's object and a missing one. Nobody
+ * reaches another customer's object (404, never 200 and never a 403 that reveals it exists), writes that are
+ * refused change nothing, and a route added to the table without a row here fails this test.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ROUTES, type OperationId } from '../../src/api/route-table.ts';
+import { startApp, type TestApp } from '../helpers/app.ts';
+
+type Actor = 'owner' | 'otherCustomer' | 'agent' | 'partner';
+const ACTORS: Record<Actor, string> = { owner: 'ada', otherCustomer: 'alan', agent: 'clerk', partner: 'acme-shop' };
+type Target = 'own' | 'missing';
+
+interface Ids { order: string; payment: string; loan: string }
+interface Call { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; url: string; body?: unknown; headers?: Record<string, string> }
+
+let keyCounter = 0;
+const key = () => ({ 'idempotency-key': `matrix-${++keyCounter}` });
+
+/** How to call each route on ada's object (own) or on one that does not exist (missing). */
+const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
+  createOrder: (_ids, t) => ({ method: 'POST', url: '/v1/orders', body: { customerId: t === 'own' ? '1001' : '9999', productId: 'P-100', quantity: 1 } }),
+  getOrder: (ids, t) => ({ method: 'GET', url: `/v1/orders/${t === 'own' ? ids.order : 'ORD-0000000000000000'}` }),
+  listOrders: (_ids, t) => ({ method: 'GET', url: `/v1/orders?customerId=${t === 'own' ? '1001' : '9999'}` }),
+  updateOrder: (ids, t) => ({ method: 'PUT', url: `/v1/orders/${t === 'own' ? ids.order : 'ORD-0000000000000000'}`, body: { productId: 'P-100', quantity: 2 } }),
+  cancelOrder: (ids, t) => ({ method: 'DELETE', url: `/v1/orders/${t === 'own' ? ids.order : 'ORD-0000000000000000'}` }),
+  getCustomer: (_ids, t) => ({ method: 'GET', url: `/v1/customers/${t === 'own' ? '1001' : '9999'}` }),
+  createCustomer: () => ({ method: 'POST', url: '/v1/customers', body: { name: 'Mary Jackson', email: `mary.${++keyCounter}@example.com` } }),
+  updateCustomer: (_ids, t) => ({ method: 'PATCH', url: `/v1/customers/${t === 'own' ? '1001' : '9999'}`, body: { phone: '+44 1234 5678' }, headers: { 'content-type': 'application/merge-patch+json' } }),
+  getBalance: (_ids, t) => ({ method: 'GET', url: `/v1/accounts/${t === 'own' ? '1001-01' : '9999-01'}/balance` }),
+  createPayment: (_ids, t) => ({ method: 'POST', url: '/v1/payments', body: { debtorAccount: t === 'own' ? '1001-01' : '9999-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' }, headers: key() }),
+  getPayment: (ids, t) => ({ method: 'GET', url: `/v1/payments/${t === 'own' ? ids.payment : 'PAY-0000000000000000'}` }),
+  createLoanApplication: (_ids, t) => ({ method: 'POST', url: '/v1/loan-applications', body: { customerId: t === 'own' ? 1001 : 9999, amount: 1000, installments: 12 } }),
+  getLoanApplication: (ids, t) => ({ method: 'GET', url: `/v1/loan-applications/${t === 'own' ? ids.loan : 'LN-0000000000000000'}` }),
+};
+
+/**
+ * Expected status for ada's object by actor; `missing` is 404 for everyone the route admits. `role` means the
+ * role may not use the route at all (403, the same for any object, so it reveals nothing).
+ */
+const OWN: Record<OperationId, Record<Actor, number | 'role'>> = {
+  createOrder: { owner: 201, otherCustomer: 404, agent: 201, partner: 201 },
+  getOrder: { owner: 200, otherCustomer: 404, agent: 200, partner: 404 },
+  // a filter, not an object: everyone gets 200 with only what they may see (empty for others' customers)
+  listOrders: { owner: 200, otherCustomer: 200, agent: 200, partner: 200 },
+  updateOrder: { owner: 200, otherCustomer: 404, agent: 200, partner: 404 },
+  cancelOrder: { owner: 200, otherCustomer: 404, agent: 200, partner: 404 },
+  getCustomer: { owner: 200, otherCustomer: 404, agent: 200, partner: 200 },
+  createCustomer: { owner: 'role', otherCustomer: 'role', agent: 201, partner: 201 },
+  updateCustomer: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
+  getBalance: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
+  createPayment: { owner: 201, otherCustomer: 404, agent: 201, partner: 'role' },
+  getPayment: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
+  createLoanApplication: { owner: 201, otherCustomer: 404, agent: 201, partner: 'role' },
+  getLoanApplication: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
+};
+
+async function fixtures(h: TestApp): Promise<Ids> {
+  const order = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
+  const payment = await h.request({ method: 'POST', url: '/v1/payments', as: 'ada', headers: key(), body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 2, currency: 'EUR' } });
+  const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: 1001, amount: 1000, installments: 12 } });
+  assert.deepEqual([order.statusCode, payment.statusCode, loan.statusCode], [201, 201, 201]);
+  return { order: order.json().orderId, payment: payment.json().paymentId, loan: loan.json().loanId };
+}
+
+/** What a refused write could have changed: ada's order, balances, customer record. */
+async function snapshot(h: TestApp, ids: Ids): Promise<string> {
+  const parts = await Promise.all([
+    h.request({ method: 'GET', url: `/v1/orders/${ids.order}`, as: 'clerk' }),
+    h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' }),
+    h.request({ method: 'GET', url: '/v1/accounts/1002-01/balance', as: 'clerk' }),
+    h.request({ method: 'GET', url: '/v1/customers/1001', as: 'clerk' }),
+    h.request({ method: 'GET', url: '/v1/orders?customerId=1001&limit=100', as: 'clerk' }),
+  ]);
+  return JSON.stringify(parts.map((p) => {
+    const body = p.json();
+    delete body.asOf;
+    return body;
+  }));
+}
+
+test('every route of the route table has a matrix row', () => {
+  assert.deepEqual(Object.keys(CALLS).sort(), Object.keys(ROUTES).sort());
+  assert.deepEqual(Object.keys(OWN).sort(), Object.keys(ROUTES).sort());
+});
+
+for (const operation of Object.keys(ROUTES) as OperationId[]) {
+  test(`object-level matrix: ${operation}`, async (t) => {
+    const h = await startApp(t);
+    const ids = await fixtures(h);
+    for (const actor of Object.keys(ACTORS) as Actor[]) {
+      const expected = OWN[operation][actor];
+      for (const target of ['own', 'missing'] as Target[]) {
+        if (target === 'missing' && (operation === 'createCustomer')) continue;
+        const call = CALLS[operation](ids, target);
+        const before = await snapshot(h, ids);
+        const res = await h.request({ ...call, as: ACTORS[actor] });
+        const want = expected === 'role' ? 403 : target === 'missing' && operation !== 'listOrders' ? 404 : expected;
+        const where = `${operation} by ${actor} (${ACTORS[actor]}) on ${target}: ${res.body.slice(0, 200)}`;
+        assert.equal(res.statusCode, want, where);
+        if (res.statusCode >= 400) {
+          assert.match(String(res.headers['content-type']), /application\/problem\+json/, where);
+          if (call.method !== 'GET') assert.equal(await snapshot(h, ids), before, `refused ${where} changed state`);
+        }
+        if (operation === 'listOrders' && res.statusCode === 200) {
+          for (const item of res.json().items) assert.equal(item.customerId, target === 'own' ? '1001' : '9999', where);
+          if (actor === 'otherCustomer' || target === 'missing') assert.deepEqual(res.json().items, [], `orders listed that the caller may not see: ${where}`);
+          if (actor === 'owner' || actor === 'agent') assert.ok(res.json().items.length > 0 || target === 'missing', where);
+          if (actor === 'partner') assert.deepEqual(res.json().items.filter((o: { orderId: string }) => o.orderId === ids.order), [], `a partner listed an order it did not create: ${where}`);
+        }
+        if (operation === 'getCustomer' && res.statusCode === 200) assert.equal(res.json().customerId, '1001', where);
+      }
+    }
+  });
+}
