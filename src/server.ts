@@ -1,4 +1,5 @@
 /** Process entry: load config, build the app, listen, close gracefully on SIGINT/SIGTERM. */
+import { effectiveConfig } from './api/logging/effective-config.ts';
 import { buildApp, createLogger } from './app.ts';
 import { listenMutualTls } from './api/protection/tls.ts';
 import { ConfigError, loadConfig, processEnv } from './config.ts';
@@ -15,6 +16,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config);
+  logger.info({ config: effectiveConfig(config) }, 'effective configuration');
   const app = await buildApp(config, { logger });
   let mutualTls: Awaited<ReturnType<typeof listenMutualTls>> | undefined;
   let stopping = false;

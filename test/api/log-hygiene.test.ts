@@ -70,3 +70,28 @@ test('redaction removes secrets by path and by shape, errors included', () => {
   assert.match(error.err.stack, /Error: verification failed for \[redacted-jwt\]/);
   assert.equal(scrub('plain text stays'), 'plain text stays');
 });
+
+test('authorization and validation failures are logged with request id and principal, never the values', async (t) => {
+  const h = await startApp(t);
+  const narrow = await h.token('ada', { scopes: ['orders:read'] });
+  const forbidden = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', token: narrow, headers: { 'x-request-id': 'authz-1' } });
+  assert.equal(forbidden.statusCode, 403);
+  const invalid = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', headers: { 'x-request-id': 'valid-1' }, body: { customerId: '1001', productId: 'P-100', quantity: 'secret-looking-value' } });
+  assert.equal(invalid.statusCode, 400);
+
+  const authz = h.logs.find((l) => l['msg'] === 'authorization failed');
+  assert.deepEqual([authz?.['requestId'], authz?.['principal'], authz?.['code'], authz?.['route']], ['authz-1', 'ada', 'INSUFFICIENT_SCOPE', '/v1/accounts/:accountId/balance']);
+  const validation = h.logs.find((l) => l['msg'] === 'validation failed');
+  assert.deepEqual([validation?.['requestId'], validation?.['principal'], validation?.['pointers']], ['valid-1', 'ada', ['body:/quantity']]);
+  assert.equal(JSON.stringify(h.logs).includes('secret-looking-value'), false, 'a rejected value reached the log');
+});
+
+test('the effective configuration is logged at startup with secrets masked', async () => {
+  const { effectiveConfig } = await import('../../src/api/logging/effective-config.ts');
+  const { loadConfig } = await import('../../src/config.ts');
+  const config = loadConfig({ DATA_DIR: '/tmp/corebridge-config-test', REDIS_URL: 'redis://user:s3cr3t-pass@127.0.0.1:6379/0' });
+  const shown = JSON.stringify(effectiveConfig(config));
+  assert.equal(shown.includes('s3cr3t-pass'), false);
+  assert.match(shown, /redis:\/\/\[masked\]@127\.0\.0\.1:6379\/0/);
+  assert.match(shown, /"dataDir":"\/tmp\/corebridge-config-test"/);
+});

@@ -71,10 +71,23 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: Api
     .send(toProblem(error, path, req.id));
 }
 
+/**
+ * Security events beside the request line: authorization failures, and validation failures with the JSON
+ * pointers that failed — never the values, which may be secrets.
+ */
+function logSecurityEvent(req: FastifyRequest, error: ApiError): void {
+  const who = { principal: req.principal?.subject, role: req.principal?.role, route: req.routeOptions.url };
+  if (error.status === 403) req.log.warn({ ...who, code: error.code, detail: error.message }, 'authorization failed');
+  else if (error.code === 'VALIDATION_FAILED') {
+    req.log.info({ ...who, pointers: error.violations?.map((v) => `${v.in}:${v.pointer}`) }, 'validation failed');
+  }
+}
+
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error, req, reply) => {
     const apiError = toApiError(error);
     if (apiError.status >= 500) req.log.error({ err: error }, 'unhandled error');
+    else logSecurityEvent(req, apiError);
     return sendProblem(req, reply, apiError);
   });
   app.setNotFoundHandler((req, reply) => sendProblem(req, reply, new ApiError('NOT_FOUND', `no resource at ${req.method} ${req.url.split('?')[0]}`)));
