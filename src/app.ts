@@ -109,7 +109,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   installMutualTlsIdentity(app, protection.tls);
   const rateLimits = await installRateLimits(app, protection.rateLimit);
   app.addSchema(ProblemSchema);
-  await app.register(swagger, openApiOptions(config.auth.issuer));
+  await app.register(swagger, openApiOptions(config.auth.issuer, !config.auth.external));
   installAuth(app, createTokenVerifier({
     issuer: config.auth.issuer,
     audience: config.auth.audience,

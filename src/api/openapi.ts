@@ -1,7 +1,21 @@
 /** OpenAPI 3.1 document options; the paths come from the route schemas themselves. */
 import { SCOPES } from './auth/roles.ts';
 
-export function openApiOptions(issuer: string) {
+const SCOPE_DESCRIPTIONS: Record<string, string> = Object.fromEntries(SCOPES.map((scope) => {
+  const [resource, access] = scope.split(':');
+  return [scope, `${access === 'write' ? 'Create and change' : 'Read'} ${resource}`];
+}));
+
+/** With the embedded provider, the OAuth 2.0 flows it offers; with an external issuer, bearer tokens only. */
+export function openApiOptions(issuer: string, embeddedProvider = true) {
+  const oauth2 = {
+    type: 'oauth2' as const,
+    description: 'Authorization code with PKCE (S256) for apps; client credentials for partners and services. Access tokens are RFC 9068 JWTs.',
+    flows: {
+      authorizationCode: { authorizationUrl: `${issuer}/auth`, tokenUrl: `${issuer}/token`, refreshUrl: `${issuer}/token`, scopes: SCOPE_DESCRIPTIONS },
+      clientCredentials: { tokenUrl: `${issuer}/token`, scopes: SCOPE_DESCRIPTIONS },
+    },
+  };
   return {
     // Shared schemas (Problem) appear under components/schemas by their $id.
     refResolver: { buildLocalReference: (json: Record<string, unknown>, _base: unknown, _fragment: unknown, i: number) => String(json['$id'] ?? `def-${i}`) },
@@ -21,6 +35,10 @@ export function openApiOptions(issuer: string) {
       ],
       components: {
         securitySchemes: {
+          // the same name either way, so operations reference it whatever the issuer
+          oauth2: embeddedProvider
+            ? oauth2
+            : { type: 'openIdConnect' as const, openIdConnectUrl: `${issuer}/.well-known/openid-configuration`, description: 'Tokens from the configured external issuer' },
           bearerAuth: {
             type: 'http' as const,
             scheme: 'bearer',

@@ -48,13 +48,20 @@ test('GET /openapi.json is OpenAPI 3.1 with every route of the table, its scope 
   const validation = await new Validator().validate(doc);
   assert.equal(validation.valid, true, JSON.stringify(validation.errors)?.slice(0, 2000));
   assert.equal(doc.components.securitySchemes.bearerAuth.scheme, 'bearer');
+  const oauth2 = doc.components.securitySchemes.oauth2;
+  assert.equal(oauth2.type, 'oauth2');
+  assert.match(oauth2.flows.authorizationCode.authorizationUrl, /\/oauth\/auth$/);
+  assert.match(oauth2.flows.clientCredentials.tokenUrl, /\/oauth\/token$/);
+  assert.deepEqual(Object.keys(oauth2.flows.clientCredentials.scopes).sort(), [...new Set(Object.values(ROUTES).map((r) => r.scope))].sort());
   assert.ok(doc.components.schemas.Problem);
   for (const [operationId, access] of Object.entries(ROUTES)) {
     const path = access.url.replace(/:([A-Za-z]+)/g, '{$1}');
     const op = doc.paths[path]?.[access.method.toLowerCase()];
     assert.ok(op, `${access.method} ${path} documented`);
     assert.equal(op.operationId, operationId);
-    assert.deepEqual(op.security, [{ bearerAuth: [access.scope] }]);
+    assert.deepEqual(op.security, [{ oauth2: [access.scope] }, { bearerAuth: [access.scope] }]);
+    assert.ok(op.description.includes(`ownership: ${access.ownership}`), `${operationId} shows its ownership rule`);
+    assert.ok(op.responses['429'] && op.responses['503'], `${operationId} documents limits`);
     assert.ok(op.responses['401'] && op.responses['403'] && op.responses['404'], `${operationId} documents auth errors`);
     assert.ok(op.responses['200'] || op.responses['201']);
   }

@@ -33,8 +33,9 @@ export function protectedErrors(tags: string[], operationId: OperationId, summar
     operationId,
     tags,
     summary,
-    description: `Scope \`${access.scope}\`; roles: ${access.roles.join(', ')}.`,
-    security: [{ bearerAuth: [access.scope] }],
+    description: `Scope \`${access.scope}\`; roles: ${access.roles.join(', ')}; ownership: ${access.ownership}.`,
+    // the route table, as the document shows it: the scope per scheme, and the ownership rule
+    security: [{ oauth2: [access.scope] }, { bearerAuth: [access.scope] }] as Array<Record<string, string[]>>,
   } satisfies RouteShorthandOptions['schema'];
 }
 
@@ -43,5 +44,8 @@ export const STANDARD_ERRORS = {
   401: problem('Missing, invalid or expired access token'),
   403: problem('The token lacks the scope or the role for this operation'),
   404: problem('Not found, or not visible to the caller'),
+  429: problem('Rate limit exceeded (Retry-After, RateLimit headers)'),
   500: problem('Internal error'),
+  503: problem('Overloaded or back-end busy (Retry-After)'),
+  504: problem('The request took too long; retry with the same Idempotency-Key'),
 };
