@@ -1,6 +1,6 @@
 /**
  * Log hygiene: secrets never reach a log line, in the API layer or the back-end (they share the root
- * logger). Known places are removed by path (pino `redact`); anything that still looks like a bearer token,
+ * logger). Values under secret-named keys are replaced at any depth; anything that still looks like a bearer token,
  * a JWT, a PEM private key or a secret query parameter is scrubbed from every string as a backstop — also
  * inside error messages and stacks.
  */
@@ -8,14 +8,8 @@ import type { LoggerOptions } from 'pino';
 
 const CENSOR = '[redacted]';
 
-/** Paths pino removes before a line is written. */
-export const REDACT_PATHS = [
-  'req.headers.authorization', 'req.headers.cookie', 'req.headers["proxy-authorization"]', 'res.headers["set-cookie"]',
-  'headers.authorization', 'headers.cookie', 'authorization', 'cookie',
-  '*.password', '*.passwd', '*.secret', '*.client_secret', '*.clientSecret', '*.access_token', '*.accessToken',
-  '*.refresh_token', '*.refreshToken', '*.id_token', '*.idToken', '*.token', '*.privateKey', '*.private_key', '*.key',
-  'password', 'secret', 'client_secret', 'clientSecret', 'token', 'accessToken', 'refreshToken', 'privateKey',
-];
+/** Keys whose values never reach a log line, at any depth (headers, bodies, error properties, config). */
+const SECRET_KEYS = /^(authorization|proxy-authorization|cookie|set-cookie|password|passwd|secret|client_secret|clientsecret|access_token|accesstoken|refresh_token|refreshtoken|id_token|idtoken|token|privatekey|private_key|key|assertion|client_assertion|code_verifier)$/i;
 
 const PATTERNS: Array<[RegExp, string]> = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '[redacted-private-key]'],
@@ -34,6 +28,7 @@ export function scrub(text: string): string {
   return out;
 }
 
+/** The value with secrets replaced; the same object when nothing needed replacing (no copy on the hot path). */
 function scrubDeep(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return scrub(value);
   if (depth > 6 || value === null || typeof value !== 'object') return value;
@@ -43,16 +38,26 @@ function scrubDeep(value: unknown, depth: number): unknown {
     const own = scrubDeep({ ...value }, depth + 1) as Record<string, unknown>;
     return { type: name, message: scrub(message), ...(stack ? { stack: scrub(stack) } : {}), ...own };
   }
-  if (Array.isArray(value)) return value.map((v) => scrubDeep(v, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = scrubDeep(v, depth + 1);
-  return out;
+  if (Array.isArray(value)) {
+    let out: unknown[] | null = null;
+    value.forEach((v, i) => {
+      const s = scrubDeep(v, depth + 1);
+      if (s !== v) (out ??= [...value])[i] = s;
+    });
+    return out ?? value;
+  }
+  let out: Record<string, unknown> | null = null;
+  for (const key in value) {
+    const v = (value as Record<string, unknown>)[key];
+    const s = SECRET_KEYS.test(key) && v !== undefined && v !== null ? CENSOR : scrubDeep(v, depth + 1);
+    if (s !== v) (out ??= { ...(value as Record<string, unknown>) })[key] = s;
+  }
+  return out ?? value;
 }
 
-/** pino options that apply the redaction: paths first, then the string backstop on every line and message. */
-export function redactionOptions(): Pick<LoggerOptions, 'redact' | 'formatters' | 'hooks'> {
+/** pino options that apply the redaction to every line and message, before it is written. */
+export function redactionOptions(): Pick<LoggerOptions, 'formatters' | 'hooks'> {
   return {
-    redact: { paths: REDACT_PATHS, censor: CENSOR },
     formatters: { log: (object) => scrubDeep(object, 0) as Record<string, unknown> },
     hooks: {
       logMethod(args, method) {
