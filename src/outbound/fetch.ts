@@ -6,7 +6,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, fetch, type RequestInit, type Response } from 'undici';
-import { checkUrl, compilePolicy, isAddressAllowed, OutboundRefusedError, type CompiledPolicy, type OutboundPolicy } from './policy.ts';
+import { assertUrlAllowed, compilePolicy, isAddressAllowed, OutboundRefusedError, type CompiledPolicy, type OutboundPolicy } from './policy.ts';
 
 export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
@@ -29,8 +29,8 @@ export function guardedLookup(policy: CompiledPolicy, resolve: Resolver = system
 }
 
 export interface GuardedClientOptions {
-  /** Injected resolver (tests); default the system's. */
-  resolve?: Resolver;
+  /** Injected resolver with `dns.lookup`'s signature (tests); default the system's. */
+  lookup?: Resolver;
   /** Extra TLS options (e.g. `ca` for a private CA). */
   tls?: { ca?: string | Buffer | Array<string | Buffer> };
   timeoutMs?: number;
@@ -39,8 +39,7 @@ export interface GuardedClientOptions {
 
 /** An undici Agent whose every connection goes through the guarded lookup. */
 export function createGuardedDispatcher(policy: OutboundPolicy | CompiledPolicy, options: GuardedClientOptions = {}): Agent {
-  const compiled = 'ports' in policy && policy.ports instanceof Set ? (policy as CompiledPolicy) : compilePolicy(policy as OutboundPolicy);
-  return new Agent({ connect: { lookup: guardedLookup(compiled, options.resolve), ...(options.tls ?? {}) } });
+  return new Agent({ connect: { lookup: guardedLookup(compilePolicy(policy), options.lookup), ...(options.tls ?? {}) } });
 }
 
 /** Where a refusal is hidden inside fetch's TypeError('fetch failed'), bring it out. */
@@ -52,14 +51,14 @@ function refusalOf(e: unknown): OutboundRefusedError | undefined {
 }
 
 /** A client that calls allowed URLs only, following at most `maxRedirects` checked redirects. */
-export function createGuardedClient(policy: OutboundPolicy, options: GuardedClientOptions = {}) {
+export function createGuardedClient(policy: OutboundPolicy | CompiledPolicy, options: GuardedClientOptions = {}) {
   const compiled = compilePolicy(policy);
   const dispatcher = createGuardedDispatcher(compiled, options);
   const maxRedirects = options.maxRedirects ?? 3;
   const timeoutMs = options.timeoutMs ?? 5000;
 
   async function request(input: string | URL, init: RequestInit = {}): Promise<Response> {
-    let url = checkUrl(input, compiled);
+    let url = assertUrlAllowed(input, compiled);
     for (let hop = 0; ; hop++) {
       let response: Response;
       try {
@@ -71,11 +70,26 @@ export function createGuardedClient(policy: OutboundPolicy, options: GuardedClie
       if (location === null) return response;
       await response.body?.cancel();
       if (hop >= maxRedirects) throw new OutboundRefusedError('too_many_redirects', `more than ${maxRedirects}`);
-      url = checkUrl(new URL(location, url), compiled);
+      url = assertUrlAllowed(new URL(location, url), compiled);
       // 307/308 repeat the request as it was; the others turn it into a GET without a body
       if (response.status !== 307 && response.status !== 308) init = { method: 'GET', ...(init.signal ? { signal: init.signal } : {}) };
     }
   }
 
   return { request, close: () => dispatcher.close() };
+}
+
+/**
+ * One guarded call: checks the URL, connects through a guarded dispatcher, times out, follows checked
+ * redirects. The dispatcher closes once the response body has been read (or cancelled); a service that
+ * calls often should keep one `createGuardedClient` instead.
+ */
+export async function guardedFetch(input: string | URL, init: RequestInit, policy: OutboundPolicy | CompiledPolicy, options: GuardedClientOptions = {}): Promise<Response> {
+  const client = createGuardedClient(policy, options);
+  try {
+    return await client.request(input, init);
+  } finally {
+    // graceful: waits for the body in flight, then frees the sockets
+    void client.close();
+  }
 }

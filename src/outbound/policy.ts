@@ -24,6 +24,7 @@ export type RefusalReason =
   | 'host_not_allowed'
   | 'port_not_allowed'
   | 'address_not_allowed'
+  | 'host_not_resolved'
   | 'too_many_redirects';
 
 /** A refused outbound call: the reason is one of a closed set, the detail says what was refused. */
@@ -82,7 +83,8 @@ export interface CompiledPolicy {
   ports: ReadonlySet<number>;
 }
 
-export function compilePolicy(policy: OutboundPolicy = {}): CompiledPolicy {
+export function compilePolicy(policy: OutboundPolicy | CompiledPolicy = {}): CompiledPolicy {
+  if (isCompiled(policy)) return policy;
   const allowHttp = policy.allowHttp === true;
   const hosts = (policy.allowedHosts ?? []).map((h) => h.toLowerCase());
   for (const h of hosts) if (!/^(\*\.)?[a-z0-9.-]+$/.test(h)) throw new TypeError(`allowed host "${h}" is not a host name or *.suffix`);
@@ -92,6 +94,10 @@ export function compilePolicy(policy: OutboundPolicy = {}): CompiledPolicy {
     allowed: ranges(policy.allowedCidrs ?? [], 'allowed range'),
     ports: new Set(policy.allowedPorts ?? (allowHttp ? [443, 80] : [443])),
   };
+}
+
+function isCompiled(policy: OutboundPolicy | CompiledPolicy): policy is CompiledPolicy {
+  return 'ports' in policy && policy.ports instanceof Set;
 }
 
 /** Is a resolved or literal address one the service may connect to? */
@@ -108,7 +114,7 @@ function hostAllowed(host: string, policy: CompiledPolicy): boolean {
 }
 
 /** Checks a URL before any connection; the connected address is checked again at connect time (DNS rebinding). */
-export function checkUrl(input: string | URL, policy: CompiledPolicy): URL {
+export function assertUrlAllowed(input: string | URL, policy: CompiledPolicy): URL {
   let url: URL;
   try {
     url = new URL(String(input));

@@ -7,17 +7,23 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { createGuardedClient, guardedLookup, type Resolver } from '../../src/outbound/fetch.ts';
-import { checkUrl, compilePolicy, OutboundRefusedError, type OutboundPolicy, type RefusalReason } from '../../src/outbound/policy.ts';
+import {
+  checkUrl,
+  checkUrlResolved,
+  compilePolicy,
+  createGuardedClient,
+  createGuardedDispatcher,
+  guardedFetch,
+  guardedLookup,
+  OutboundRefusedError,
+  type OutboundPolicy,
+  type RefusalReason,
+  type Resolver,
+} from '../../src/outbound/url-guard.ts';
 
 function reasonOf(url: string, policy: OutboundPolicy = {}): RefusalReason | 'allowed' {
-  try {
-    checkUrl(url, compilePolicy(policy));
-    return 'allowed';
-  } catch (e) {
-    assert.ok(e instanceof OutboundRefusedError, String(e));
-    return e.reason;
-  }
+  const result = checkUrl(url, policy);
+  return result.allowed ? 'allowed' : result.reason;
 }
 
 test('public https URLs pass; schemes, userinfo and ports are checked', () => {
@@ -90,7 +96,7 @@ test('the connected address is checked at connect time: DNS answers naming inter
 
   // rebinding: the name passes the URL check, then resolves to the metadata address when the socket opens
   const dns = scriptedResolver([['169.254.169.254']]);
-  const client = createGuardedClient({ allowedHosts: ['*.example.test'] }, { resolve: dns.resolve, timeoutMs: 2000 });
+  const client = createGuardedClient({ allowedHosts: ['*.example.test'] }, { lookup: dns.resolve, timeoutMs: 2000 });
   await assert.rejects(client.request('https://rebind.example.test/hook', { method: 'POST', body: '{}' }), (e: unknown) => e instanceof OutboundRefusedError && e.reason === 'address_not_allowed');
   assert.equal(dns.calls(), 1);
   await client.close();
@@ -100,7 +106,7 @@ function tlsMaterial(dir: string): { key: Buffer; cert: Buffer } {
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert,
-    '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+    '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:hooks.example.test'], { stdio: 'ignore' });
   return { key: readFileSync(key), cert: readFileSync(cert) };
 }
 
@@ -114,6 +120,7 @@ test('redirects are followed only to allowed targets; a refused target receives 
   const { key, cert } = tlsMaterial(dir);
   rmSync(dir, { recursive: true, force: true });
   let insideHits = 0;
+  let hookHits = 0;
   const inside = createHttpServer((_req, res) => {
     insideHits++;
     res.end('internal');
@@ -121,6 +128,7 @@ test('redirects are followed only to allowed targets; a refused target receives 
   const insidePort = await listen(inside);
   let targets: Record<string, string> = {};
   const hook = createHttpsServer({ key, cert }, (req, res) => {
+    hookHits++;
     const to = targets[req.url ?? ''];
     if (to) {
       res.writeHead(302, { location: to });
@@ -159,4 +167,69 @@ test('redirects are followed only to allowed targets; a refused target receives 
   await refused('/to-inside-https', 'port_not_allowed');
   await refused('/loop', 'too_many_redirects');
   assert.equal(insideHits, 0, 'a refused redirect target received a request');
+  // 2 + 2 for the calls that succeeded, 1 each for the three refused redirects, 1 + 3 hops for the loop
+  assert.equal(hookHits, 10);
+});
+
+test('DNS rebinding: a name checked as public at registration that resolves to loopback when called is refused before connecting', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'corebridge-outbound-'));
+  const { key, cert } = tlsMaterial(dir);
+  rmSync(dir, { recursive: true, force: true });
+  let hits = 0;
+  const server = createHttpsServer({ key, cert }, (_req, res) => {
+    hits++;
+    res.end('reached');
+  });
+  const port = await listen(server as unknown as Server);
+  t.after(() => server.close());
+  const url = `https://hooks.example.test:${port}/hook`;
+  const tls = { ca: cert };
+
+  // control: with loopback explicitly allowed, the same name really does reach the local server
+  const direct = await guardedFetch(url, {}, { allowedCidrs: ['127.0.0.1/32'], allowedPorts: [port] }, { lookup: scriptedResolver([['127.0.0.1']]).resolve, tls });
+  assert.deepEqual([direct.status, await direct.text(), hits], [200, 'reached', 1]);
+
+  for (const internal of ['127.0.0.1', '169.254.169.254']) {
+    // first answer public (registration check), every later answer internal
+    const dns = scriptedResolver([['93.184.216.34'], [internal]]);
+    const policy = { allowedPorts: [port] };
+    assert.deepEqual(await checkUrlResolved(url, policy, dns.resolve), checkUrl(url, policy));
+    await assert.rejects(
+      guardedFetch(url, { method: 'POST', body: '{}' }, policy, { lookup: dns.resolve, tls, timeoutMs: 2000 }),
+      (e: unknown) => e instanceof OutboundRefusedError && e.reason === 'address_not_allowed' && e.message.includes(internal),
+    );
+    assert.equal(dns.calls(), 2);
+  }
+  assert.equal(hits, 1, 'the server was reached through a rebound name');
+});
+
+test('registration-time check: names resolving to internal addresses, or not at all, are refused', async () => {
+  const refuse = (answers: string[][]) => scriptedResolver(answers).resolve;
+  const reason = async (lookup: Resolver, policy: OutboundPolicy = {}) => {
+    const r = await checkUrlResolved('https://hooks.example.test/x', policy, lookup);
+    return r.allowed ? 'allowed' : r.reason;
+  };
+  assert.equal(await reason(refuse([['10.0.0.5']])), 'address_not_allowed');
+  assert.equal(await reason(refuse([['93.184.216.34', 'fd00::5']])), 'address_not_allowed');
+  assert.equal(await reason(refuse([['93.184.216.34', '2606:4700::1111']])), 'allowed');
+  assert.equal(await reason(refuse([['10.0.0.5']]), { allowedCidrs: ['10.0.0.0/24'] }), 'allowed');
+  assert.equal(await reason(refuse([[]])), 'host_not_resolved');
+  const failing: Resolver = (_h, _o, cb) => cb(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }), []);
+  assert.equal(await reason(failing), 'host_not_resolved');
+  // URL rules come first, without any lookup
+  assert.equal((await checkUrlResolved('http://hooks.example.test/', {}, failing) as { reason: string }).reason, 'scheme_not_allowed');
+});
+
+test('createGuardedDispatcher refuses a connection to a disallowed address for any undici call', async () => {
+  const { request } = await import('undici');
+  const dispatcher = createGuardedDispatcher({}, { lookup: scriptedResolver([['169.254.169.254']]).resolve });
+  try {
+    await assert.rejects(request('https://metadata.example.test/', { dispatcher }), (e: unknown) => {
+      let x: unknown = e;
+      while (x instanceof Error && !(x instanceof OutboundRefusedError)) x = (x as Error & { cause?: unknown }).cause;
+      return x instanceof OutboundRefusedError && x.reason === 'address_not_allowed';
+    });
+  } finally {
+    await dispatcher.close();
+  }
 });
