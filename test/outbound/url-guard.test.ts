@@ -51,6 +51,8 @@ test('internal addresses are refused in every spelling', () => {
     'https://[::ffff:127.0.0.1]/', 'https://[::ffff:7f00:1]/', 'https://[::ffff:169.254.169.254]/', 'https://[::127.0.0.1]/',
     'https://[64:ff9b::a9fe:a9fe]/', 'https://[2002:7f00:1::]/', 'https://224.0.0.1/', 'https://[ff02::1]/', 'https://255.255.255.255/',
     'https://198.18.0.1/', 'https://192.0.0.170/',
+    'https://127.0.0.1./', 'https://0x7f.1/', 'https://017700000001/', 'https://0/', 'https://\uff11\uff12\uff17.0.0.1/', 'https://LOCALHOST./',
+    'https://[0:0:0:0:0:ffff:127.0.0.1]/', 'https://[::ffff:a9fe:a9fe]/', 'https://100.64.0.1/',
   ];
   for (const url of internal) assert.equal(reasonOf(url), 'address_not_allowed', url);
   // public neighbours of those ranges are fine
