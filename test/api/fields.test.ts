@@ -45,3 +45,38 @@ test('OpenAPI marks the fields some roles do not receive', async (t) => {
   assert.deepEqual(props.monthlyIncome['x-roles'], ['agent']);
   assert.equal(props.name['x-roles'], undefined);
 });
+
+test('every resource has one field list that covers exactly its response schema; partners get no balance, payment or loan fields', async () => {
+  const { RESOURCE_FIELDS, projectFields } = await import('../../src/api/authorization/fields.ts');
+  const { Customer } = await import('../../src/api/routes/customers.ts');
+  const { Order } = await import('../../src/api/routes/orders.ts');
+  const { Balance } = await import('../../src/api/routes/accounts.ts');
+  const { Payment } = await import('../../src/api/routes/payments.ts');
+  const { LoanDecision } = await import('../../src/api/routes/loans.ts');
+  const schemas = { customer: Customer, order: Order, balance: Balance, payment: Payment, loan: LoanDecision };
+  for (const [resource, lists] of Object.entries(RESOURCE_FIELDS)) {
+    const props = Object.keys(schemas[resource as keyof typeof schemas].properties).sort();
+    // agents see every field: a field added to a schema without a decision here fails
+    assert.deepEqual([...lists.agent].sort(), props, `${resource}: agent list vs schema`);
+    for (const [role, list] of Object.entries(lists)) {
+      for (const field of list) assert.ok(props.includes(field), `${resource}.${role} lists unknown field ${field}`);
+    }
+  }
+  for (const resource of ['balance', 'payment', 'loan'] as const) assert.deepEqual(RESOURCE_FIELDS[resource].partner, [], resource);
+  // a role without a list, or with an empty one, receives nothing — and inherited keys are never copied
+  assert.deepEqual(projectFields({ account: 'X', balance: 1 }, RESOURCE_FIELDS.balance, 'partner'), {});
+  assert.deepEqual(projectFields({ account: 'X' }, RESOURCE_FIELDS.balance, undefined), {});
+  assert.deepEqual(projectFields(Object.create({ name: 'inherited' }), RESOURCE_FIELDS.customer, 'agent'), {});
+});
+
+test('orders, payments and loans reach their allowed roles whole through the projection', async (t) => {
+  const h = await startApp(t);
+  const order = await h.request({ method: 'POST', url: '/v1/orders', as: 'acme-shop', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
+  assert.equal(order.statusCode, 201, order.body);
+  for (const field of ['orderId', 'status', 'customerId', 'productId', 'quantity', 'amount', 'currency', 'createdAt', 'updatedAt']) {
+    assert.ok(field in order.json(), `partner's order lacks ${field}`);
+  }
+  const read = await h.request({ method: 'GET', url: `/v1/orders/${order.json().orderId}`, as: 'ada' });
+  assert.equal(read.statusCode, 200);
+  assert.deepEqual(Object.keys(read.json()).sort(), Object.keys(order.json()).sort());
+});

@@ -11,6 +11,29 @@ export const CUSTOMER_FIELDS = {
   partner: ['customerId', 'name'],
 } as const satisfies Record<Role, readonly string[]>;
 
+// Orders: every caller allowed on the route (the route table) sees the whole order; listed so a field
+// added to the schema is a decision, not an accident.
+const ORDER_ALL = ['orderId', 'status', 'reason', 'customerId', 'productId', 'quantity', 'amount', 'currency', 'createdAt', 'updatedAt'] as const;
+export const ORDER_FIELDS = { agent: ORDER_ALL, customer: ORDER_ALL, partner: ORDER_ALL } as const satisfies Record<Role, readonly string[]>;
+
+// Balances, payments and loans: no partner access (the route table refuses them too; an empty list here
+// means nothing would leak if a route's roles were widened by mistake).
+const BALANCE_ALL = ['account', 'balance', 'currency', 'availableBalance', 'asOf'] as const;
+export const BALANCE_FIELDS = { agent: BALANCE_ALL, customer: BALANCE_ALL, partner: [] } as const satisfies Record<Role, readonly string[]>;
+
+const PAYMENT_ALL = ['paymentId', 'status', 'reason', 'debtorAccount', 'creditorAccount', 'amount', 'currency', 'reference', 'createdAt'] as const;
+export const PAYMENT_FIELDS = { agent: PAYMENT_ALL, customer: PAYMENT_ALL, partner: [] } as const satisfies Record<Role, readonly string[]>;
+
+const LOAN_ALL = [
+  'loanId', 'status', 'reason', 'customerId', 'requestedAmount', 'approvedAmount', 'interestRate', 'installmentValue', 'installments', 'currency', 'createdAt',
+] as const;
+export const LOAN_FIELDS = { agent: LOAN_ALL, customer: LOAN_ALL, partner: [] } as const satisfies Record<Role, readonly string[]>;
+
+/** Every resource's list, by the response schema it projects (the fields test checks each covers its schema). */
+export const RESOURCE_FIELDS = {
+  customer: CUSTOMER_FIELDS, order: ORDER_FIELDS, balance: BALANCE_FIELDS, payment: PAYMENT_FIELDS, loan: LOAN_FIELDS,
+} as const;
+
 /** Roles that receive a field of a resource's list: what the OpenAPI document shows. */
 export function rolesReceiving(fields: Record<Role, readonly string[]>, field: string): Role[] {
   return (Object.keys(fields) as Role[]).filter((role) => fields[role].includes(field));
@@ -21,7 +44,7 @@ export function projectFields<T extends object>(value: T, fields: Record<Role, r
   const allowed: readonly string[] = role === undefined ? [] : fields[role];
   const out: Partial<T> = {};
   for (const key of allowed) {
-    if (key in value && (value as Record<string, unknown>)[key] !== undefined) {
+    if (Object.hasOwn(value, key) && (value as Record<string, unknown>)[key] !== undefined) {
       (out as Record<string, unknown>)[key] = (value as Record<string, unknown>)[key];
     }
   }

@@ -1,6 +1,7 @@
 /** /v1/accounts/{accountId}/balance — ACCBAL. */
 import { Type, type Static } from 'typebox';
 import { AccountId, CurrencyCode, Money, Timestamp } from '../schemas/common.ts';
+import { BALANCE_FIELDS, projectFields } from '../authorization/fields.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 export const Balance = Type.Object({
@@ -23,13 +24,15 @@ export function accountRoutes(app: Api, { backend }: RouteDeps): void {
     handler: async (req): Promise<Balance> => {
       const out = await backend.call('ACCBAL', req, { acckAccountId: req.params.accountId });
       const r = out.body;
-      return {
+      const balance: Balance = {
         account: String(r['accbAccountId']),
         balance: Number(r['accbBalance']),
         currency: String(r['accbCurrencyCode']),
         availableBalance: Number(r['accbAvailable']),
         asOf: String(r['accbAsOf']),
       };
+      // projected like every resource; partners have no balance access (route table and field list)
+      return projectFields(balance, BALANCE_FIELDS, req.principal?.role) as Balance;
     },
   });
 }

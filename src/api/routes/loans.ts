@@ -2,6 +2,8 @@
 import { Type, type Static } from 'typebox';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
+import { LOAN_FIELDS, projectFields } from '../authorization/fields.ts';
+import type { Role } from '../auth/roles.ts';
 import { CurrencyCode, IdempotencyKeyHeader, LoanId, Money, Timestamp } from '../schemas/common.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
@@ -29,6 +31,9 @@ export const LoanDecision = Type.Object({
   createdAt: Timestamp,
 });
 export type LoanDecision = Static<typeof LoanDecision>;
+
+/** The decision as the caller's role may see it (src/api/authorization/fields.ts). */
+const forRole = (loan: LoanDecision, role: Role | undefined): LoanDecision => projectFields(loan, LOAN_FIELDS, role) as LoanDecision;
 
 export function loanFromRecord(r: Record<string, unknown>): LoanDecision {
   const status = String(r['lnStatus']) as LoanDecision['status'];
@@ -70,7 +75,7 @@ export function loanRoutes(app: Api, { backend }: RouteDeps): void {
         lnrqAmount: req.body.amount,
         lnrqInstallments: req.body.installments,
       }, { lnrqCustomerId: '/customerId', lnrqAmount: '/amount', lnrqInstallments: '/installments' });
-      const decision = loanFromRecord(out.body);
+      const decision = forRole(loanFromRecord(out.body), req.principal?.role);
       if (out.rejected) return reply.code(200).send(decision);
       return reply.code(201).header('location', `/v1/loan-applications/${decision.loanId}`).send(decision);
     },
@@ -85,7 +90,7 @@ export function loanRoutes(app: Api, { backend }: RouteDeps): void {
     },
     handler: async (req) => {
       const out = await backend.call('LNINQ', req, { lnkLoanId: req.params.loanId });
-      return loanFromRecord(out.body);
+      return forRole(loanFromRecord(out.body), req.principal?.role);
     },
   });
 }

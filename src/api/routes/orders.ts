@@ -2,6 +2,8 @@
 import { Type, type Static } from 'typebox';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { ApiError } from '../errors.ts';
+import { ORDER_FIELDS, projectFields } from '../authorization/fields.ts';
+import type { Role } from '../auth/roles.ts';
 import { problem } from '../schemas/problem.ts';
 import { CurrencyCode, CustomerId, IdempotencyKeyHeader, Money, OrderId, ProductId, Timestamp } from '../schemas/common.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
@@ -30,6 +32,9 @@ export const Order = Type.Object({
   updatedAt: Timestamp,
 });
 export type Order = Static<typeof Order>;
+
+/** The order as the caller's role may see it (src/api/authorization/fields.ts). */
+const forRole = (order: Order, role: Role | undefined): Order => projectFields(order, ORDER_FIELDS, role) as Order;
 
 export const OrderList = Type.Object({
   items: Type.Array(Order),
@@ -122,7 +127,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
         ordcProductId: req.body.productId,
         ordcQuantity: req.body.quantity,
       });
-      const order = orderFromRecord(out.body);
+      const order = forRole(orderFromRecord(out.body), req.principal?.role);
       if (out.rejected) return reply.code(200).send(order);
       return reply.code(201).header('location', `/v1/orders/${order.orderId}`).header('etag', etag(out.body)).send(order);
     },
@@ -137,7 +142,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
     },
     handler: async (req, reply) => {
       const out = await backend.call('ORDINQ', req, { ordkOrderId: req.params.orderId });
-      return reply.header('etag', etag(out.body)).send(orderFromRecord(out.body));
+      return reply.header('etag', etag(out.body)).send(forRole(orderFromRecord(out.body), req.principal?.role));
     },
   });
 
@@ -158,7 +163,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
       });
       const items = (out.body['ordoItem'] as OrderRecord[] | undefined) ?? [];
       const next = Number(out.body['ordoNextSeq']);
-      return { items: items.map((item) => orderFromRecord(item, 'ordo')), nextCursor: next > 0 ? encodeCursor(next) : null };
+      return { items: items.map((item) => forRole(orderFromRecord(item, 'ordo'), req.principal?.role)), nextCursor: next > 0 ? encodeCursor(next) : null };
     },
   });
 
@@ -184,7 +189,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
         orduQuantity: req.body.quantity,
         orduIfMatchVersion: ifMatchVersion(req.headers['if-match']),
       });
-      return reply.header('etag', etag(out.body)).send(orderFromRecord(out.body));
+      return reply.header('etag', etag(out.body)).send(forRole(orderFromRecord(out.body), req.principal?.role));
     },
   });
 
@@ -197,7 +202,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
     },
     handler: async (req, reply) => {
       const out = await backend.call('ORDCAN', req, { ordkOrderId: req.params.orderId });
-      return reply.header('etag', etag(out.body)).send(orderFromRecord(out.body));
+      return reply.header('etag', etag(out.body)).send(forRole(orderFromRecord(out.body), req.principal?.role));
     },
   });
 }

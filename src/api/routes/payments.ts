@@ -1,6 +1,8 @@
 /** /v1/payments — PAYCRT (Idempotency-Key required) and PAYINQ. */
 import { Type, type Static } from 'typebox';
 import { problem } from '../schemas/problem.ts';
+import { PAYMENT_FIELDS, projectFields } from '../authorization/fields.ts';
+import type { Role } from '../auth/roles.ts';
 import { AccountId, CurrencyCode, IdempotencyKeyHeader, Money, PaymentId, Timestamp } from '../schemas/common.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
@@ -28,6 +30,9 @@ export const Payment = Type.Object({
   createdAt: Timestamp,
 });
 export type Payment = Static<typeof Payment>;
+
+/** The payment as the caller's role may see it (src/api/authorization/fields.ts). */
+const forRole = (payment: Payment, role: Role | undefined): Payment => projectFields(payment, PAYMENT_FIELDS, role) as Payment;
 
 export function paymentFromRecord(r: Record<string, unknown>): Payment {
   const status = String(r['payStatus']) as Payment['status'];
@@ -70,7 +75,7 @@ export function paymentRoutes(app: Api, { backend }: RouteDeps): void {
         paycCurrencyCode: b.currency,
         paycRemittance: b.reference ?? '',
       }, { paycAmount: '/amount' });
-      const payment = paymentFromRecord(out.body);
+      const payment = forRole(paymentFromRecord(out.body), req.principal?.role);
       if (out.rejected) return reply.code(200).send(payment);
       return reply.code(201).header('location', `/v1/payments/${payment.paymentId}`).send(payment);
     },
@@ -85,7 +90,7 @@ export function paymentRoutes(app: Api, { backend }: RouteDeps): void {
     },
     handler: async (req) => {
       const out = await backend.call('PAYINQ', req, { paykPaymentId: req.params.paymentId });
-      return paymentFromRecord(out.body);
+      return forRole(paymentFromRecord(out.body), req.principal?.role);
     },
   });
 }
