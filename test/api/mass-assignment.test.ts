@@ -45,3 +45,33 @@ test('read-only and unknown fields in bodies are refused with their JSON pointer
   const orders = await h.request({ method: 'GET', url: '/v1/orders?customerId=1001&limit=100', as: 'ada' });
   assert.equal(orders.json().items.length, 1, 'an order was created from a refused body');
 });
+
+test('__proto__, constructor and prototype keys in any body → 400, no prototype pollution, nothing stored', async (t) => {
+  const h = await startApp(t);
+  const order = (await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } })).json();
+  const before = await state(h, order.orderId);
+  const ada = `Bearer ${await h.token('ada')}`;
+  const clerk = `Bearer ${await h.token('clerk')}`;
+  const json = { 'content-type': 'application/json' };
+  const merge = { 'content-type': 'application/merge-patch+json' };
+  const base = '"customerId":"1001","productId":"P-100","quantity":1';
+  const cases: Array<[string, string, string, Record<string, string>, string]> = [
+    ['POST', '/v1/orders', `{${base},"__proto__":{"polluted":true}}`, { ...json, authorization: ada }, 'order with __proto__'],
+    ['POST', '/v1/orders', `{${base},"constructor":{"prototype":{"polluted":true}}}`, { ...json, authorization: ada }, 'order with constructor.prototype'],
+    ['POST', '/v1/orders', `{${base},"prototype":{"polluted":true}}`, { ...json, authorization: ada }, 'order with prototype'],
+    ['PUT', `/v1/orders/${order.orderId}`, '{"productId":"P-100","quantity":2,"__proto__":{"status":"CANCELLED"}}', { ...json, authorization: ada }, 'order update with __proto__'],
+    ['PATCH', '/v1/customers/1001', '{"__proto__":{"riskRating":"D","polluted":true}}', { ...merge, authorization: clerk }, 'customer patch with __proto__'],
+    ['PATCH', '/v1/customers/1001', '{"address":{"constructor":{"prototype":{"polluted":true}}}}', { ...merge, authorization: clerk }, 'nested constructor in a patch'],
+    ['POST', '/v1/loan-applications', '{"customerId":1001,"amount":1000,"installments":12,"__proto__":{"approvedAmount":1000000}}', { ...json, authorization: ada }, 'loan with __proto__'],
+  ];
+  for (const [method, url, payload, headers, name] of cases) {
+    const res = await h.app.inject({ method: method as 'POST', url, payload, headers });
+    assert.equal(res.statusCode, 400, `${name}: ${res.body}`);
+    assert.match(String(res.headers['content-type']), /^application\/problem\+json/, name);
+    assert.ok(['MALFORMED_REQUEST', 'VALIDATION_FAILED'].includes(res.json().code), `${name}: ${res.body}`);
+  }
+  assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+  assert.equal(({} as Record<string, unknown>)['riskRating'], undefined);
+  assert.equal(({} as Record<string, unknown>)['approvedAmount'], undefined);
+  assert.equal(await state(h, order.orderId), before, 'a refused body changed stored data');
+});
