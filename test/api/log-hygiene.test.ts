@@ -95,3 +95,14 @@ test('the effective configuration is logged at startup with secrets masked', asy
   assert.match(shown, /redis:\/\/\[masked\]@127\.0\.0\.1:6379\/0/);
   assert.match(shown, /"dataDir":"\/tmp\/corebridge-config-test"/);
 });
+
+test('another customer\'s object: 404 like a missing one, logged at debug with request id and principal', async (t) => {
+  const h = await startApp(t, { LOG_LEVEL: 'debug' });
+  const order = (await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } })).json();
+  const res = await h.request({ method: 'GET', url: `/v1/orders/${order.orderId}`, as: 'alan', headers: { 'x-request-id': 'own-1' } });
+  assert.equal(res.statusCode, 404);
+  const event = h.logs.find((l) => l['msg'] === 'object not found for caller');
+  assert.deepEqual([event?.['level'], event?.['requestId'], event?.['principal'], event?.['route']], [20, 'own-1', 'alan', '/v1/orders/:orderId']);
+  const line = h.logs.find((l) => l['msg'] === 'request completed' && l['requestId'] === 'own-1');
+  assert.deepEqual([line?.['level'], line?.['status'], line?.['principal'], line?.['code']], [30, 404, 'alan', 'NOT_FOUND']);
+});

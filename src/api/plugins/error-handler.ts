@@ -72,12 +72,16 @@ export function sendProblem(req: FastifyRequest, reply: FastifyReply, error: Api
 }
 
 /**
- * Security events beside the request line: authorization failures, and validation failures with the JSON
- * pointers that failed — never the values, which may be secrets.
+ * Security events beside the request line: authorization failures (warn), objects not found for an
+ * authenticated caller (debug), and validation failures (info) with the JSON pointers that failed — never
+ * the values, which may be secrets.
  */
 function logSecurityEvent(req: FastifyRequest, error: ApiError): void {
   const who = { principal: req.principal?.subject, role: req.principal?.role, route: req.routeOptions.url };
   if (error.status === 403) req.log.warn({ ...who, code: error.code, detail: error.message }, 'authorization failed');
+  // An object the caller may not see is answered 404 like a missing one (the back-end does not tell them
+  // apart): debug only, since the request line (info) already carries status, code, principal and request id.
+  else if (error.status === 404 && req.principal) req.log.debug({ ...who, code: error.code }, 'object not found for caller');
   else if (error.code === 'VALIDATION_FAILED') {
     req.log.info({ ...who, pointers: error.violations?.map((v) => `${v.in}:${v.pointer}`) }, 'validation failed');
   }
