@@ -53,11 +53,12 @@ const order: Order = {
   coCreatedDate: 20261122, coCreatedTime: 235959, coCurrency: 'EUR', coTotalAmount: 1949.8, coTaxAmount: -311.32,
   coDiscountPct: 12.5, coItemCount: 5, coPriority: -3, coRiskScore: -42, coBranch: 12345,
   coShipTo: { coStreet: '12 St James Square', coCity: 'London', coPostcode: 'SW1Y 4JH', coCountry: 'GB' },
-  coLines: [1, 2, 3, 4, 5].map((n) => ({ coLineNo: n, coSku: `SKU-${n}00`, coQty: n * 2, coUnitPrice: 19.99 * n, coLineAmount: -1234.56 * n })),
+  coLines: [1, 2, 3, 4, 5].map((n) => ({
+    coLineNo: n, coSku: `SKU-${n}00`, coQty: n * 2,
+    coUnitPrice: [19.99, 39.98, 59.97, 79.96, 99.95][n - 1]!, coLineAmount: [-1234.56, -2469.12, -3703.68, -4938.24, -6172.8][n - 1]!,
+  })),
   coNotes: 'Leave at the door', coAgentId: 987654321, coVersion: -7,
 };
-for (const l of order.coLines) l.coUnitPrice = Math.round(l.coUnitPrice * 100) / 100;
-for (const l of order.coLines) l.coLineAmount = Math.round(l.coLineAmount * 100) / 100;
 
 // ── the hand-written codec: what an engineer writes for this one record with Buffer calls ──
 const SPACE = 0x20;
