@@ -7,9 +7,8 @@ import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import './api/fastify-types.ts';
-import { redactionOptions } from './api/logging/redaction.ts';
 import { createBackendClient } from './api/backend-client.ts';
 import { openDevIssuer, type DevIssuer } from './api/auth/dev-issuer.ts';
 import { discoverJwksUri, EXTERNAL_ALGORITHMS } from './api/auth/external-issuer.ts';
@@ -38,6 +37,7 @@ import { backendFile, createBackend } from './backend/index.ts';
 import { loadMessageCatalog } from './backend/copybooks/index.ts';
 import type { Config } from './config.ts';
 import { openEmbeddedIdentity } from './identity/index.ts';
+import { createLogger } from './logger.ts';
 import { inProcessTransport } from './transport/in-process.ts';
 import type { Transport } from './transport/transport.ts';
 
@@ -48,15 +48,9 @@ export interface AppDeps {
   transport?: Transport;
 }
 
-export type App = FastifyInstance & { devIssuer: DevIssuer };
+export { createLogger };
 
-export function createLogger(config: Config, destination?: NodeJS.WritableStream): Logger {
-  const options = { level: config.logLevel, base: { service: 'corebridge' }, timestamp: pino.stdTimeFunctions.isoTime, ...redactionOptions() };
-  if (destination) return pino(options, destination as pino.DestinationStream);
-  // Asynchronous stdout: lines written while a write is pending are batched into the next one, which
-  // halves the cost of a request under load and adds no delay when idle. server.ts flushes on shutdown.
-  return pino(options, pino.destination({ dest: 1, sync: false }));
-}
+export type App = FastifyInstance & { devIssuer: DevIssuer };
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
   const logger = deps.logger ?? createLogger(config);

@@ -18,6 +18,11 @@ export const MIGRATIONS_DIR = fileURLToPath(new URL('./store/migrations/', impor
 export interface Backend {
   /** Handles one message; never throws — failures come back as return codes. */
   handle(message: Buffer): Buffer;
+  /**
+   * Handles several messages as one group commit: each runs in its own savepoint, all commit together
+   * (one fsync), and the answers are returned, in order, only after that commit is durable.
+   */
+  handleBatch(messages: readonly Buffer[]): Buffer[];
   /** Can it serve (database open and answering)? */
   ready(): boolean;
   close(): void;
@@ -139,6 +144,7 @@ export function createBackend(options: BackendOptions): Backend {
 
   return {
     handle,
+    handleBatch: (messages) => messages.map(handle),
     ready: () => {
       try {
         db.statement('SELECT 1').get();

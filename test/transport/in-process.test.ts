@@ -23,6 +23,7 @@ test('the in-process transport carries copies of encoded messages both ways and 
       answer = real.handle(message);
       return answer;
     },
+    handleBatch: (messages) => real.handleBatch(messages),
     ready: () => real.ready(),
     close: () => real.close(),
   };
