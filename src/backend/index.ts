@@ -1,17 +1,18 @@
 /**
- * The back-end transaction system: takes a message (CBHDR header + request record) as bytes, runs the
- * transaction's program in one database transaction, and answers with a message as bytes.
+ * The back-end transaction system: takes messages (CBHDR header + request record) as bytes, runs each
+ * transaction's program in its own savepoint of one group-committed database transaction, and answers
+ * with messages as bytes once that commit is durable.
  */
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parseRole, type Caller } from './caller.ts';
-import { isTranCode, loadMessageCatalog, READ_ONLY_TRANSACTIONS, type MessageCatalog } from './copybooks/index.ts';
+import { isTranCode, loadMessageCatalog, READ_ONLY_TRANSACTIONS, type MessageCatalog, type TranCode } from './copybooks/index.ts';
 import { RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
 import type { ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
 import { isEmpty, seedDemoData } from './store/seed.ts';
-import { SqliteDatabase } from './store/sqlite.ts';
+import { SqliteDatabase, type Tx } from './store/sqlite.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./store/migrations/', import.meta.url));
 
@@ -73,8 +74,12 @@ export function createBackend(options: BackendOptions): Backend {
     return writeMessage(catalog, out, layout, reply.body);
   }
 
-  function handle(message: Buffer): Buffer {
-    const started = performance.now();
+  /** A message read and checked, ready to run; or already answered (unreadable, unknown, bad caller). */
+  type Job =
+    | { header: MessageHeader; reply: ProgramReply }
+    | { header: MessageHeader; tran: TranCode; caller: Caller; request: Record<string, unknown>; reply?: undefined };
+
+  function prepare(message: Buffer): Job {
     let header: MessageHeader;
     let body: Buffer;
     try {
@@ -85,66 +90,99 @@ export function createBackend(options: BackendOptions): Backend {
         tranCode: '', correlationId: '', principal: '', role: '', customerId: '', idempotencyKey: '',
         returnCode: RC.ABEND, reasonCode: 'MALFORMED_HEADER', reasonText: '',
       };
-      return answer(blank, { returnCode: RC.INVALID_INPUT, reasonCode: 'MALFORMED_HEADER', reasonText: 'unreadable header' });
+      return { header: blank, reply: { returnCode: RC.INVALID_INPUT, reasonCode: 'MALFORMED_HEADER', reasonText: 'unreadable header' } };
     }
-    const log = rootLog.child({ requestId: header.correlationId, tran: header.tranCode });
-    let reply: ProgramReply;
+    const tran = header.tranCode;
+    if (!isTranCode(tran)) {
+      return { header, reply: { returnCode: RC.UNKNOWN_TRAN, reasonCode: 'UNKNOWN_TRANSACTION', reasonText: `unknown transaction ${tran}` } };
+    }
+    const role = parseRole(header.role);
+    if (!role || !header.principal || (role === 'CUSTOMER' && !header.customerId)) {
+      return { header, reply: { returnCode: RC.INVALID_INPUT, reasonCode: 'INVALID_CALLER', reasonText: 'the header names no valid caller' } };
+    }
+    const caller: Caller = { principal: header.principal, role, customerId: role === 'CUSTOMER' ? header.customerId : null };
     try {
-      reply = run(header, body, log);
+      return { header, tran, caller, request: catalog.request(tran).decode(body) };
     } catch (error) {
-      log.error({ err: error }, 'transaction abended');
-      reply = { returnCode: RC.ABEND, reasonCode: 'ABEND', reasonText: 'internal error' };
+      rootLog.warn({ err: error, requestId: header.correlationId, tran }, 'malformed request record');
+      return { header, reply: { returnCode: RC.INVALID_INPUT, reasonCode: 'MALFORMED_RECORD', reasonText: 'the request record does not match its copybook' } };
     }
+  }
+
+  // A child logger per transaction costs an allocation per call: only made when debug lines are wanted.
+  function programLog(header: MessageHeader): Logger {
+    return rootLog.isLevelEnabled('debug') ? rootLog.child({ requestId: header.correlationId, tran: header.tranCode }) : rootLog;
+  }
+
+  function runProgram(tx: Tx, job: Extract<Job, { tran: TranCode }>): ProgramReply {
+    const reply = PROGRAMS[job.tran](
+      {
+        tx, tranCode: job.tran, caller: job.caller, correlationId: job.header.correlationId,
+        idempotencyKey: job.header.idempotencyKey, now: new Date().toISOString(), log: programLog(job.header),
+      },
+      job.request,
+    );
+    // Only OK and business REJECTED outcomes keep their writes: anything else rolls back its savepoint.
+    if (reply.returnCode !== RC.OK && reply.returnCode !== RC.REJECTED) throw new Refusal(reply);
+    return reply;
+  }
+
+  const ABEND: ProgramReply = { returnCode: RC.ABEND, reasonCode: 'ABEND', reasonText: 'internal error' };
+
+  /** Runs the runnable jobs as one group commit and fills in their replies. */
+  function runGroup(jobs: Job[]): void {
+    const runnable = jobs.filter((j): j is Extract<Job, { tran: TranCode }> => j.reply === undefined);
+    if (runnable.length === 0) return;
+    const readOnly = runnable.every((j) => READ_ONLY_TRANSACTIONS.has(j.tran));
+    let results;
+    try {
+      results = db.group(runnable, runProgram, { readOnly });
+    } catch (error) {
+      // The commit failed: nothing of the group was kept, so no one may be told it was.
+      rootLog.error({ err: error, size: runnable.length }, 'group commit failed');
+      for (const job of runnable) (job as Job).reply = ABEND;
+      return;
+    }
+    results.forEach((result, i) => {
+      const job = runnable[i]! as Job;
+      if (result.ok) job.reply = result.value;
+      else if (result.error instanceof Refusal) job.reply = result.error.reply;
+      else {
+        rootLog.error({ err: result.error, requestId: job.header.correlationId, tran: job.header.tranCode }, 'transaction abended');
+        job.reply = ABEND;
+      }
+    });
+  }
+
+  function encode(job: Job, started: number): Buffer {
+    let reply = job.reply ?? ABEND;
     let out: Buffer;
     try {
-      out = answer(header, reply);
+      out = answer(job.header, reply);
     } catch (error) {
-      log.error({ err: error }, 'response record could not be encoded');
-      reply = { returnCode: RC.ABEND, reasonCode: 'ABEND', reasonText: 'internal error' };
-      out = answer(header, reply);
+      rootLog.error({ err: error, requestId: job.header.correlationId, tran: job.header.tranCode }, 'response record could not be encoded');
+      reply = ABEND;
+      out = answer(job.header, reply);
     }
-    log.info(
-      { rc: reply.returnCode, reason: reply.reasonCode || undefined, ms: Math.round((performance.now() - started) * 100) / 100 },
-      'transaction ended',
-    );
+    if (rootLog.isLevelEnabled('debug')) {
+      rootLog.debug(
+        { requestId: job.header.correlationId, tran: job.header.tranCode, rc: reply.returnCode, reason: reply.reasonCode || undefined, ms: Math.round((performance.now() - started) * 100) / 100 },
+        'transaction ended',
+      );
+    }
     return out;
   }
 
-  function run(header: MessageHeader, body: Buffer, log: Logger): ProgramReply {
-    const tran = header.tranCode;
-    if (!isTranCode(tran)) return { returnCode: RC.UNKNOWN_TRAN, reasonCode: 'UNKNOWN_TRANSACTION', reasonText: `unknown transaction ${tran}` };
-    const role = parseRole(header.role);
-    if (!role || !header.principal || (role === 'CUSTOMER' && !header.customerId)) {
-      return { returnCode: RC.INVALID_INPUT, reasonCode: 'INVALID_CALLER', reasonText: 'the header names no valid caller' };
-    }
-    const caller: Caller = { principal: header.principal, role, customerId: role === 'CUSTOMER' ? header.customerId : null };
-    let request: Record<string, unknown>;
-    try {
-      request = catalog.request(tran).decode(body);
-    } catch (error) {
-      log.warn({ err: error }, 'malformed request record');
-      return { returnCode: RC.INVALID_INPUT, reasonCode: 'MALFORMED_RECORD', reasonText: 'the request record does not match its copybook' };
-    }
-    const program = PROGRAMS[tran];
-    try {
-      return db.transaction((tx) => {
-        const reply = program(
-          { tx, tranCode: tran, caller, correlationId: header.correlationId, idempotencyKey: header.idempotencyKey, now: new Date().toISOString(), log },
-          request,
-        );
-        // Only OK and business REJECTED outcomes keep their writes.
-        if (reply.returnCode !== RC.OK && reply.returnCode !== RC.REJECTED) throw new Refusal(reply);
-        return reply;
-      }, { readOnly: READ_ONLY_TRANSACTIONS.has(tran) });
-    } catch (error) {
-      if (error instanceof Refusal) return error.reply;
-      throw error;
-    }
+  function handleBatch(messages: readonly Buffer[]): Buffer[] {
+    const started = performance.now();
+    const jobs = messages.map(prepare);
+    runGroup(jobs);
+    return jobs.map((job) => encode(job, started));
   }
 
   return {
-    handle,
-    handleBatch: (messages) => messages.map(handle),
+    handle: (message) => handleBatch([message])[0]!,
+    handleBatch,
     ready: () => {
       try {
         db.statement('SELECT 1').get();

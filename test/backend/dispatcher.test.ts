@@ -12,11 +12,11 @@ import { RC, readHeader, writeMessage, type MessageHeader } from '../../src/back
 
 const catalog = loadMessageCatalog();
 
-function start(t: TestContext) {
+function start(t: TestContext, level = 'debug') {
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-backend-'));
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({ write(chunk: Buffer, _e, done) { for (const l of chunk.toString().split('\n')) if (l) logs.push(JSON.parse(l)); done(); } });
-  const backend = createBackend({ file: join(dir, 'backend.sqlite'), log: pino({ level: 'info' }, sink), catalog });
+  const backend = createBackend({ file: join(dir, 'backend.sqlite'), log: pino({ level }, sink), catalog });
   t.after(() => {
     backend.close();
     rmSync(dir, { recursive: true, force: true });
@@ -45,7 +45,36 @@ test('the header comes back with the correlation id and the return code; EBCDIC 
   assert.equal(out.body?.['accbBalance'], 2500);
   // 'CBH1' in cp037.
   assert.deepEqual([...out.bytes.subarray(0, 4)], [0xc3, 0xc2, 0xc8, 0xf1]);
-  assert.ok(logs.some((l) => l['requestId'] === 'corr-1' && l['tran'] === 'ACCBAL'));
+  // The back-end's own line is a debug line; at info the API's request line carries its facts.
+  assert.ok(logs.some((l) => l['requestId'] === 'corr-1' && l['tran'] === 'ACCBAL' && l['rc'] === RC.OK && l['level'] === 20));
+});
+
+test('at info the back-end writes no line for a transaction that ended normally', (t) => {
+  const { backend, logs } = start(t, 'info');
+  assert.equal(call(backend, 'ACCBAL', { acckAccountId: '1001-01' }).header.returnCode, RC.OK);
+  assert.deepEqual(logs, []);
+});
+
+test('a group commit keeps every transaction that succeeded and rolls back only the one that was refused', (t) => {
+  const { backend } = start(t);
+  const pay = (key: string, amount: number, debtor = '1003-01') => writeMessage(
+    catalog, header('PAYCRT', { idempotencyKey: key, correlationId: key, principal: 'clerk', role: 'AGENT', customerId: '' }),
+    catalog.request('PAYCRT'), { paycDebtorAccount: debtor, paycCreditorAccount: '1001-01', paycAmount: amount, paycCurrencyCode: 'EUR' },
+  );
+  const replies = backend.handleBatch([
+    pay('g-1', 1),
+    pay('g-2', 2, 'NO-SUCH'),
+    pay('g-3', 3),
+    writeMessage(catalog, header('ACCBAL', { principal: 'clerk', role: 'AGENT', customerId: '' }), catalog.request('ACCBAL'), { acckAccountId: '1001-01' }),
+  ]).map((bytes) => readHeader(catalog, bytes));
+  assert.deepEqual(replies.map((r) => r.header.correlationId), ['g-1', 'g-2', 'g-3', 'corr-1']);
+  assert.deepEqual(replies.map((r) => r.header.returnCode), [RC.OK, RC.NOT_FOUND, RC.OK, RC.OK]);
+  // The inquiry in the same group sees the writes committed before it: 2,500.00 + 1.00 + 3.00.
+  assert.equal(catalog.response('ACCBAL').decode(replies[3]!.body)['accbBalance'], 2504);
+  assert.equal(call(backend, 'ACCBAL', { acckAccountId: '1003-01' }, { principal: 'clerk', role: 'AGENT', customerId: '' }).body?.['accbBalance'], 9996);
+  // The refused payment left nothing behind; its key is free for a correct request.
+  const retried = readHeader(catalog, backend.handle(pay('g-2', 2)));
+  assert.equal(retried.header.returnCode, RC.OK);
 });
 
 test('payments are exactly-once per caller and key, even when the API layer forgot the first answer', (t) => {

@@ -36,21 +36,42 @@ export class SqliteDatabase implements Tx {
   /**
    * Runs `work` in one transaction: commit on return, roll back on throw. Writers take the write lock
    * up front (IMMEDIATE) so two writers never deadlock on upgrade; readers use a deferred transaction.
+   * BEGIN/COMMIT are prepared statements: `exec` would parse them again on every call.
    */
   transaction<T>(work: (tx: Tx) => T, options: { readOnly?: boolean } = {}): T {
     if (this.inTransaction) throw new Error('nested transaction');
-    this.db.exec(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE');
+    this.statement(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE').run();
     this.inTransaction = true;
     try {
       const result = work(this);
-      this.db.exec('COMMIT');
+      this.statement('COMMIT').run();
       return result;
     } catch (error) {
-      this.db.exec('ROLLBACK');
+      if (this.db.isTransaction) this.statement('ROLLBACK').run();
       throw error;
     } finally {
       this.inTransaction = false;
     }
+  }
+
+  /**
+   * Group commit: runs every item of `items` in its own savepoint of one transaction and commits once
+   * (one fsync with synchronous=FULL). An item that throws rolls back only its own savepoint; its error
+   * is returned in its place. If the COMMIT itself fails, nothing of the group is kept and it throws.
+   */
+  group<I, T>(items: readonly I[], work: (tx: Tx, item: I) => T, options: { readOnly?: boolean } = {}): Array<{ ok: true; value: T } | { ok: false; error: unknown }> {
+    return this.transaction((tx) => items.map((item) => {
+      this.statement('SAVEPOINT item').run();
+      try {
+        const value = work(tx, item);
+        this.statement('RELEASE item').run();
+        return { ok: true as const, value };
+      } catch (error) {
+        this.statement('ROLLBACK TO item').run();
+        this.statement('RELEASE item').run();
+        return { ok: false as const, error };
+      }
+    }), options);
   }
 
   /** Applies the numbered *.sql files of `dir` not applied yet, each in its own transaction. */
