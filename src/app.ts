@@ -16,7 +16,7 @@ import { createTokenVerifier } from './api/auth/verifier.ts';
 import { openIdempotencyStore } from './api/idempotency/store.ts';
 import { openApiOptions } from './api/openapi.ts';
 import { ProblemSchema } from './api/schemas/problem.ts';
-import { installAuth } from './api/plugins/auth.ts';
+import { installAuth, installRouteTableCheck } from './api/plugins/auth.ts';
 import { installErrorHandler } from './api/plugins/error-handler.ts';
 import { installIdempotency } from './api/plugins/idempotency.ts';
 import { installRequestId, requestIdFor } from './api/plugins/request-id.ts';
@@ -28,7 +28,7 @@ import { loanRoutes } from './api/routes/loans.ts';
 import { orderRoutes } from './api/routes/orders.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
 import { installCors } from './api/protection/cors.ts';
-import { installLimits, limitBackendCalls, serverLimitOptions } from './api/protection/limits.ts';
+import { installBodyShapeLimit, installLimits, limitBackendCalls, serverLimitOptions } from './api/protection/limits.ts';
 import { installRateLimits } from './api/protection/rate-limit.ts';
 import { installSecurityHeaders } from './api/protection/security-headers.ts';
 import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts';
@@ -96,15 +96,16 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   installRequestId(app);
   installRequestLog(app);
   installErrorHandler(app);
-  // Protection runs before authentication: overload, CORS preflight, headers, mTLS identity, per-address limits.
+  // Protection runs before authentication: overload, CORS preflight, headers, mTLS identity, anonymous limits.
   await installLimits(app, protection.limits);
   await installCors(app, protection.cors);
   await installSecurityHeaders(app, { tls: tls !== undefined });
   installMutualTlsIdentity(app, protection.tls);
   const rateLimits = await installRateLimits(app, protection.rateLimit);
+  installRouteTableCheck(app);
   app.addSchema(ProblemSchema);
   await app.register(swagger, openApiOptions(config.auth.issuer, !config.auth.external));
-  installAuth(app, createTokenVerifier({
+  const verifier = createTokenVerifier({
     issuer: config.auth.issuer,
     audience: config.auth.audience,
     jwks: externalJwks ?? issuer.jwks,
@@ -115,21 +116,27 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     } : {}),
     clockToleranceSeconds: config.auth.clockToleranceSeconds,
     cacheSize: config.auth.tokenCacheSize,
-  }));
-  rateLimits.installAfterAuth();
-  installIdempotency(app, idempotencyStore);
+  });
 
-  const api = typed as unknown as Api;
+  publicRoutes(typed as unknown as Api, { transport, issuer: identity ? issuer : null, isClosing: () => closing });
+  if (identity) await identity.install(app);
+
+  // The API's own context: /health, /openapi.json and /oauth pay nothing for these hooks.
   const routeDeps = {
     backend: limitBackendCalls(createBackendClient(catalog, transport), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
   };
-  publicRoutes(api, { transport, issuer: identity ? issuer : null, isClosing: () => closing });
-  if (identity) await identity.install(app);
-  orderRoutes(api, routeDeps);
-  customerRoutes(api, routeDeps);
-  accountRoutes(api, routeDeps);
-  paymentRoutes(api, routeDeps);
-  loanRoutes(api, routeDeps);
+  await app.register(async (v1) => {
+    installAuth(v1, verifier, { beforeVerify: rateLimits.ceiling });
+    v1.addHook('onRequest', rateLimits.byPrincipal);
+    installBodyShapeLimit(v1, protection.limits);
+    installIdempotency(v1, idempotencyStore);
+    const api = v1 as unknown as Api;
+    orderRoutes(api, routeDeps);
+    customerRoutes(api, routeDeps);
+    accountRoutes(api, routeDeps);
+    paymentRoutes(api, routeDeps);
+    loanRoutes(api, routeDeps);
+  });
 
   await app.ready();
   return Object.assign(app, { devIssuer: issuer }) as unknown as App;

@@ -7,6 +7,7 @@ import type { MessageCatalog, TranCode } from '../backend/copybooks/index.ts';
 import { RC, readHeader, writeMessage } from '../backend/message.ts';
 import type { Transport } from '../transport/transport.ts';
 import { ApiError } from './errors.ts';
+import type { BackendCallFacts } from './fastify-types.ts';
 import { RecordEncodeError } from '../records/index.ts';
 
 export interface BackendOutcome {
@@ -57,13 +58,20 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
         });
       }
       let response: Buffer;
+      const started = performance.now();
+      const facts: BackendCallFacts = { tran, rc: null, reason: undefined, ms: 0 };
+      req.backendCall = facts;
       try {
         response = await transport.call(request);
       } catch (error) {
+        facts.ms = Math.round((performance.now() - started) * 100) / 100;
         req.log.error({ err: error }, 'back-end call failed');
         throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
       }
+      facts.ms = Math.round((performance.now() - started) * 100) / 100;
       const { header, body } = readHeader(catalog, response);
+      facts.rc = header.returnCode;
+      facts.reason = header.reasonCode || undefined;
       const reason = header.reasonCode || undefined;
       const text = header.reasonText || undefined;
       switch (header.returnCode) {

@@ -3,12 +3,23 @@ import type { Principal } from './auth/roles.ts';
 import type { OperationId, RouteAccess } from './route-table.ts';
 import type { ErrorCode } from './errors.ts';
 
+/** What the request's log line says about its back-end transaction. */
+export interface BackendCallFacts {
+  tran: string;
+  rc: number | null;
+  reason: string | undefined;
+  /** Transport round trip, ms. */
+  ms: number;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the auth hook on protected routes. */
     principal: Principal | null;
     /** Set by the idempotency hook when this request holds a key. */
     idempotency: { caller: string; key: string } | null;
+    /** The back-end transaction this request ran, for its one log line. */
+    backendCall: BackendCallFacts | null;
   }
   interface FastifyReply {
     /** Error code of the problem sent, for the request log line. */
@@ -21,4 +32,3 @@ declare module 'fastify' {
   }
 }
 
-export {};

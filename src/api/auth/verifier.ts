@@ -22,6 +22,8 @@ export class TokenRejected extends Error {
 
 export interface TokenVerifier {
   verify(token: string): Promise<Principal>;
+  /** The principal of a token verified before and not expired, without checking anything else. */
+  cached(token: string): Principal | undefined;
 }
 
 export interface VerifierOptions {
@@ -78,13 +80,19 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
   const claimNames = options.claims ?? DEFAULT_CLAIMS;
   const cache = new Map<string, Principal>();
 
+  function cached(token: string): Principal | undefined {
+    const principal = cache.get(token);
+    if (!principal) return undefined;
+    if (principal.expiresAt * 1000 > now()) return principal;
+    cache.delete(token);
+    return undefined;
+  }
+
   return {
+    cached,
     async verify(token) {
-      const cached = cache.get(token);
-      if (cached) {
-        if (cached.expiresAt * 1000 > now()) return cached;
-        cache.delete(token);
-      }
+      const known = cached(token);
+      if (known) return known;
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(token, keySet, {

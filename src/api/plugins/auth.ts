@@ -3,7 +3,7 @@
  * entry and not public → the app refuses to start. 401 for a missing/invalid/expired token (with
  * WWW-Authenticate per RFC 6750), 403 for a valid token without the route's scope or role.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import { TokenRejected, type TokenVerifier } from '../auth/verifier.ts';
 import type { Principal } from '../auth/roles.ts';
@@ -19,9 +19,9 @@ function bearerToken(req: FastifyRequest): string | undefined {
   return match[1];
 }
 
-export function installAuth(app: FastifyInstance, verifier: TokenVerifier): void {
+/** App-wide: the typed principal on every request, and no route without a route-table entry. */
+export function installRouteTableCheck(app: FastifyInstance): void {
   app.decorateRequest('principal', null);
-
   app.addHook('onRoute', (route) => {
     const config = route.config as { access?: RouteAccess; public?: true } | undefined;
     // HEAD routes are generated from GET ones and inherit their config.
@@ -29,16 +29,24 @@ export function installAuth(app: FastifyInstance, verifier: TokenVerifier): void
       throw new Error(`route ${route.method} ${route.url} has no entry in the route table and is not public`);
     }
   });
+}
 
-  app.addHook('onRequest', async (req) => {
+export interface AuthOptions {
+  /** Runs before a token's signature is checked (not on cache hits): the address ceiling of the rate limits. */
+  beforeVerify?(req: FastifyRequest, reply: FastifyReply): Promise<void>;
+}
+
+/** Authentication and authorization of the API routes; registered in their encapsulated context only. */
+export function installAuth(app: FastifyInstance, verifier: TokenVerifier, options: AuthOptions = {}): void {
+  app.addHook('onRequest', async (req, reply) => {
     const access = req.routeOptions.config.access;
     if (!access) return;
     // A principal already set came from a verified client certificate (mutual-TLS listener).
-    req.principal ??= await authenticate(req);
+    req.principal ??= await authenticate(req, reply);
     authorize(req.principal, access);
   });
 
-  async function authenticate(req: FastifyRequest): Promise<Principal> {
+  async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     let token: string | undefined;
     try {
       token = bearerToken(req);
@@ -47,6 +55,9 @@ export function installAuth(app: FastifyInstance, verifier: TokenVerifier): void
           headers: { 'www-authenticate': `Bearer realm="${REALM}"` },
         });
       }
+      const known = verifier.cached(token);
+      if (known) return known;
+      await options.beforeVerify?.(req, reply);
       return await verifier.verify(token);
     } catch (error) {
       if (!(error instanceof TokenRejected)) throw error;

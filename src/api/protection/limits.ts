@@ -65,14 +65,6 @@ export async function installLimits(app: FastifyInstance, limits: Limits): Promi
     },
   });
 
-  app.addHook('preValidation', async (req) => {
-    if (req.body === undefined || req.body === null) return;
-    const violation = jsonShapeViolation(req.body, limits);
-    if (violation) {
-      throw new ApiError('VALIDATION_FAILED', `the body ${violation.detail}`, { violations: [{ ...violation, in: 'body' }] });
-    }
-  });
-
   const timers = new WeakMap<object, NodeJS.Timeout>();
   app.addHook('onRequest', async (req, reply) => {
     const timer = setTimeout(() => {
@@ -89,6 +81,17 @@ export async function installLimits(app: FastifyInstance, limits: Limits): Promi
   });
   app.addHook('onRequestAbort', async (req) => {
     clearTimeout(timers.get(req));
+  });
+}
+
+/** JSON nesting depth and array length of API bodies, before schema validation walks them. */
+export function installBodyShapeLimit(app: FastifyInstance, limits: Limits): void {
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined || req.body === null) return;
+    const violation = jsonShapeViolation(req.body, limits);
+    if (violation) {
+      throw new ApiError('VALIDATION_FAILED', `the body ${violation.detail}`, { violations: [{ ...violation, in: 'body' }] });
+    }
   });
 }
 

@@ -1,12 +1,11 @@
 /**
  * Rate limits with @fastify/rate-limit (its in-memory store, or its Redis store when REDIS_URL is set
- * so that several instances share the counters).
- *
- * Two checks, so that a flood costs nothing before it is refused:
- * - before authentication (onRequest, ahead of the auth hook): a request without credentials counts
- *   against its address and route class; one with credentials counts against its address's ceiling
- *   (RATE_LIMIT_ADDRESS_MAX), before its token is verified;
- * - after authentication: a request with a principal counts against that principal and route class.
+ * so that several instances share the counters). One counter lookup per request on the hot path:
+ * - a request without credentials, or to a route outside the API, counts against its address and
+ *   route class, before anything else runs (onRequest);
+ * - an API request with credentials counts against its principal and route class, once authenticated;
+ * - a token not verified before (not in the verifier's cache) first counts against its address's
+ *   ceiling (RATE_LIMIT_ADDRESS_MAX), so a flood of forged tokens is refused before signatures are checked.
  * Every response that passed a check carries the IETF RateLimit-Policy and RateLimit fields
  * (draft-ietf-httpapi-ratelimit-headers); a refused one is 429 problem+json with Retry-After.
  */
@@ -57,8 +56,10 @@ function address(req: FastifyRequest): string {
 }
 
 export interface RateLimits {
-  /** Adds the per-principal check; call right after the auth plugin is installed. */
-  installAfterAuth(): void;
+  /** Counts an unverified token's request against its address ceiling (before its signature is checked). */
+  ceiling(req: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Counts an authenticated request against its principal; add it as a hook after authentication. */
+  byPrincipal(req: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
 export async function installRateLimits(app: FastifyInstance, config: ProtectionConfig['rateLimit']): Promise<RateLimits> {
@@ -97,9 +98,11 @@ export async function installRateLimits(app: FastifyInstance, config: Protection
 
   async function apply(req: FastifyRequest, reply: FastifyReply, policy: string, check: Limiter): Promise<void> {
     const outcome = await check(req);
-    const list = evaluated.get(req) ?? [];
-    list.push({ policy, quota: outcome.max, remaining: outcome.remaining, resetSeconds: outcome.ttlInSeconds });
-    evaluated.set(req, list);
+    const entry = { policy, quota: outcome.max, remaining: outcome.remaining, resetSeconds: outcome.ttlInSeconds };
+    // Usually one check per request; a first-seen token adds its address ceiling before its principal.
+    const earlier = evaluated.get(req);
+    const list = earlier ? [...earlier, entry] : [entry];
+    if (policy === 'address') evaluated.set(req, list);
     const headers = {
       'ratelimit-policy': list.map((e) => `"${e.policy}";q=${e.quota};w=${config.windowSeconds}`).join(', '),
       ratelimit: list.map((e) => `"${e.policy}";r=${e.remaining};t=${e.resetSeconds}`).join(', '),
@@ -114,23 +117,19 @@ export async function installRateLimits(app: FastifyInstance, config: Protection
     }
   }
 
-  const countedAnonymously = new WeakSet<FastifyRequest>();
+  // Anonymous requests, and every route outside the API (health, OpenAPI, the identity provider).
   app.addHook('onRequest', async (req, reply) => {
-    if (req.headers.authorization === undefined && !req.principal) {
-      countedAnonymously.add(req);
-      const cls = rateLimitClassOf(req);
-      return apply(req, reply, cls, byAddress[cls]);
-    }
-    return apply(req, reply, 'address', ceiling);
+    if (req.routeOptions.config.access && (req.headers.authorization !== undefined || req.principal)) return;
+    const cls = rateLimitClassOf(req);
+    return apply(req, reply, cls, byAddress[cls]);
   });
 
   return {
-    installAfterAuth() {
-      app.addHook('onRequest', async (req, reply) => {
-        if (countedAnonymously.has(req)) return;
-        const cls = rateLimitClassOf(req);
-        return apply(req, reply, cls, req.principal ? byPrincipal[cls] : byAddress[cls]);
-      });
+    ceiling: (req, reply) => apply(req, reply, 'address', ceiling),
+    async byPrincipal(req, reply) {
+      if (!req.principal) return;
+      const cls = rateLimitClassOf(req);
+      return apply(req, reply, cls, byPrincipal[cls]);
     },
   };
 }

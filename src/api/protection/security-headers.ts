@@ -1,26 +1,46 @@
 /**
- * Security headers on every response (helmet), `Cache-Control: no-store` unless a route chose its own
- * caching, a locked-down CSP on everything that is not an HTML page (the login pages set their own), and
- * HSTS only when this process serves TLS.
+ * Security headers on every response: helmet's set (nosniff, frame and referrer policy, COOP/CORP…),
+ * `Cache-Control: no-store` unless a route chose its own caching, a locked-down CSP on everything that is
+ * not an HTML page (the login pages set their own), and HSTS only when this process serves TLS.
+ * helmet decides the values once, at startup; each request only copies the finished header object.
  */
-import helmet from '@fastify/helmet';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import helmet from 'helmet';
 
-const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
-export async function installSecurityHeaders(app: FastifyInstance, options: { tls: boolean }): Promise<void> {
-  await app.register(helmet, {
-    global: true,
+/** The headers helmet would set, computed once by running it against a response that only records them. */
+export function securityHeaders(options: { tls: boolean }): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const recorder = {
+    setHeader(name: string, value: string) {
+      headers[name.toLowerCase()] = value;
+    },
+    removeHeader(name: string) {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  helmet({
     // The JSON API gets API_CSP below; HTML pages (the identity provider's login) bring their own policy.
     contentSecurityPolicy: false,
     strictTransportSecurity: options.tls ? { maxAge: 31_536_000, includeSubDomains: true } : false,
     xFrameOptions: { action: 'deny' },
     referrerPolicy: { policy: 'no-referrer' },
+  })({} as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => {
+    if (error) throw error;
+  });
+  return headers;
+}
+
+export async function installSecurityHeaders(app: FastifyInstance, options: { tls: boolean }): Promise<void> {
+  const headers = securityHeaders(options);
+  app.addHook('onRequest', async (_req, reply) => {
+    reply.headers(headers);
   });
   app.addHook('onSend', async (_req, reply, payload) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    const type = String(reply.getHeader('content-type') ?? '');
-    if (!type.startsWith('text/html') && !reply.hasHeader('content-security-policy')) {
+    if (!reply.hasHeader('content-security-policy') && !String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
       reply.header('content-security-policy', API_CSP);
     }
     return payload;
