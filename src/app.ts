@@ -1,7 +1,7 @@
 /**
  * buildApp(config, deps): wires plugins and routes; no logic. Only server.ts listens. With no
- * transport given, the embedded back-end (SQLite under DATA_DIR) runs in this process behind the
- * in-process transport.
+ * transport given, the embedded back-end (SQLite under DATA_DIR) runs in a worker thread
+ * (BACKEND_TRANSPORT=worker, the default) or on this thread (in-process).
  */
 import { join } from 'node:path';
 import swagger from '@fastify/swagger';
@@ -13,7 +13,7 @@ import { createBackendClient } from './api/backend-client.ts';
 import { openDevIssuer, type DevIssuer } from './api/auth/dev-issuer.ts';
 import { discoverJwksUri, EXTERNAL_ALGORITHMS } from './api/auth/external-issuer.ts';
 import { createTokenVerifier } from './api/auth/verifier.ts';
-import { openIdempotencyStore } from './api/idempotency/store.ts';
+import { openIdempotencyStore, purgeInChunks } from './api/idempotency/store.ts';
 import { openApiOptions } from './api/openapi.ts';
 import { ProblemSchema } from './api/schemas/problem.ts';
 import { installAuth, installRouteTableCheck } from './api/plugins/auth.ts';
@@ -34,11 +34,12 @@ import { installSecurityHeaders } from './api/protection/security-headers.ts';
 import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts';
 import { publicRoutes } from './api/routes/public.ts';
 import { backendFile, createBackend } from './backend/index.ts';
-import { loadMessageCatalog } from './backend/copybooks/index.ts';
+import { loadMessageCatalog, type MessageCatalog } from './backend/copybooks/index.ts';
 import type { Config } from './config.ts';
 import { openEmbeddedIdentity } from './identity/index.ts';
 import { createLogger } from './logger.ts';
 import { inProcessTransport } from './transport/in-process.ts';
+import { openWorkerTransport } from './transport/worker.ts';
 import type { Transport } from './transport/transport.ts';
 
 export interface AppDeps {
@@ -52,13 +53,19 @@ export { createLogger };
 
 export type App = FastifyInstance & { devIssuer: DevIssuer };
 
+/** The embedded back-end (SQLite under DATA_DIR) behind the configured transport. */
+async function openEmbeddedBackend(config: Config, logger: Logger, catalog: MessageCatalog): Promise<Transport> {
+  const file = backendFile(config.dataDir);
+  if (config.backend.transport === 'in-process') return inProcessTransport(createBackend({ file, log: logger, catalog }));
+  return openWorkerTransport({ file, logLevel: config.logLevel, logger });
+}
+
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
   const logger = deps.logger ?? createLogger(config);
   const catalog = loadMessageCatalog();
   // An external issuer's keys (its discovery document first: a wrong issuer stops startup before anything opens).
   const externalJwks = config.auth.external ? await discoverJwksUri(config.auth.issuer) : null;
-  const transport = deps.transport
-    ?? inProcessTransport(createBackend({ file: backendFile(config.dataDir), log: logger, catalog }));
+  const transport = deps.transport ?? await openEmbeddedBackend(config, logger, catalog);
   const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
   // Otherwise the embedded identity provider, signing with the same key.
   const identity = config.auth.external ? null : await openEmbeddedIdentity(config, logger);
@@ -87,7 +94,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     await transport.close();
     idempotencyStore.close();
   });
-  const purgeTimer = setInterval(() => idempotencyStore.purgeExpired(), 10 * 60_000);
+  const purgeTimer = setInterval(() => void purgeInChunks(idempotencyStore, () => closing), 10 * 60_000);
   purgeTimer.unref();
 
   // Only JSON bodies: Fastify's text/plain parser would let other media types through as strings.

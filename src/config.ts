@@ -7,6 +7,9 @@ import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { loadProtectionConfig, ProtectionConfigError, type ProtectionConfig } from './api/protection/config.ts';
 
+export type BackendTransportKind = 'worker' | 'in-process';
+const BACKEND_TRANSPORTS: readonly BackendTransportKind[] = ['worker', 'in-process'];
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
@@ -49,6 +52,13 @@ export interface Config {
      * it again (safe: the back-end finds an effect already committed under the key).
      */
     leaseMs: number;
+  };
+  backend: {
+    /**
+     * How the API reaches the embedded back-end: `worker` (default) runs it in a worker thread, off the
+     * API's event loop, with group commit; `in-process` runs it on the API's thread (tests, debugging).
+     */
+    transport: BackendTransportKind;
   };
   /** CORS, rate limits, resource limits, TLS and mutual TLS (src/api/protection/config.ts). */
   protection: ProtectionConfig;
@@ -101,6 +111,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevelRaw}"`);
   }
+  const backendTransport = text(env, 'BACKEND_TRANSPORT', 'worker');
+  if (!BACKEND_TRANSPORTS.includes(backendTransport as BackendTransportKind)) {
+    throw new ConfigError('BACKEND_TRANSPORT', `must be one of ${BACKEND_TRANSPORTS.join(', ')}, got "${backendTransport}"`);
+  }
   const externalIssuer = text(env, 'AUTH_EXTERNAL_ISSUER', '', /^https?:\/\/\S+$/);
   if (externalIssuer && !env['AUTH_AUDIENCE']) throw new ConfigError('AUTH_AUDIENCE', 'must be set with AUTH_EXTERNAL_ISSUER');
   const issuer = externalIssuer || text(env, 'AUTH_ISSUER', `http://localhost:${port === 0 ? 8080 : port}/oauth`, /^https?:\/\/\S+$/);
@@ -131,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
       ttlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 30 * 86_400),
       leaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 10_000, 100, 600_000),
     },
+    backend: { transport: backendTransport as BackendTransportKind },
     protection: protectionConfig(env),
   };
 }

@@ -28,6 +28,20 @@ function migrate(db: DatabaseSync): void {
   }
 }
 
+/** Rows deleted per purge statement. */
+export const PURGE_CHUNK = 500;
+
+/** Purges expired records chunk by chunk, letting requests run between chunks; resolves with the count. */
+export async function purgeInChunks(store: IdempotencyStore, stopped: () => boolean = () => false): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = store.purgeExpired(PURGE_CHUNK);
+    total += n;
+    if (n < PURGE_CHUNK || stopped()) return total;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 export interface StoredResponse {
   statusCode: number;
   contentType: string;
@@ -46,7 +60,8 @@ export interface IdempotencyStore {
   complete(caller: string, key: string, response: StoredResponse): void;
   /** Forgets an in-flight key whose request failed without a result to replay. */
   release(caller: string, key: string): void;
-  purgeExpired(): number;
+  /** Deletes at most `maxRows` expired records (a bounded statement: the event loop is never held long). */
+  purgeExpired(maxRows?: number): number;
   /** Forgets every record (demo data reload). */
   clear(): void;
   close(): void;
@@ -71,7 +86,13 @@ export function openIdempotencyStore(file: string, options: { ttlSeconds: number
   return {
     begin(caller, key, requestHash) {
       const t = now();
-      db.exec('BEGIN IMMEDIATE');
+      // The usual case, a new key: one statement, no explicit transaction.
+      const fresh = sql(
+        `INSERT INTO idempotency_records (caller, idempotency_key, request_hash, state, locked_until, expires_at, created_at)
+         VALUES (?, ?, ?, 'IN_FLIGHT', ?, ?, ?) ON CONFLICT (caller, idempotency_key) DO NOTHING`,
+      ).run(caller, key, requestHash, t + options.leaseMs, t + options.ttlSeconds * 1000, t);
+      if (Number(fresh.changes) === 1) return { outcome: 'execute' };
+      sql('BEGIN IMMEDIATE').run();
       try {
         const row = sql('SELECT * FROM idempotency_records WHERE caller = ? AND idempotency_key = ?').get(caller, key);
         let result: BeginResult;
@@ -106,10 +127,10 @@ export function openIdempotencyStore(file: string, options: { ttlSeconds: number
           );
           result = { outcome: 'execute' };
         }
-        db.exec('COMMIT');
+        sql('COMMIT').run();
         return result;
       } catch (error) {
-        db.exec('ROLLBACK');
+        if (db.isTransaction) sql('ROLLBACK').run();
         throw error;
       }
     },
@@ -122,8 +143,10 @@ export function openIdempotencyStore(file: string, options: { ttlSeconds: number
     release(caller, key) {
       sql("DELETE FROM idempotency_records WHERE caller = ? AND idempotency_key = ? AND state = 'IN_FLIGHT'").run(caller, key);
     },
-    purgeExpired() {
-      return Number(sql('DELETE FROM idempotency_records WHERE expires_at <= ?').run(now()).changes);
+    purgeExpired(maxRows = PURGE_CHUNK) {
+      return Number(sql(
+        'DELETE FROM idempotency_records WHERE rowid IN (SELECT rowid FROM idempotency_records WHERE expires_at <= ? LIMIT ?)',
+      ).run(now(), maxRows).changes);
     },
     clear() {
       db.exec('DELETE FROM idempotency_records');
