@@ -35,10 +35,12 @@ import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts'
 import { publicRoutes } from './api/routes/public.ts';
 import { backendFile, createBackend } from './backend/index.ts';
 import { loadMessageCatalog, type MessageCatalog } from './backend/copybooks/index.ts';
+import { inquiryMatcher } from './backend/message.ts';
 import type { Config } from './config.ts';
 import { openEmbeddedIdentity } from './identity/index.ts';
 import { createLogger } from './logger.ts';
 import { inProcessTransport } from './transport/in-process.ts';
+import { splitReads } from './transport/read-split.ts';
 import { openWorkerTransport } from './transport/worker.ts';
 import type { Transport } from './transport/transport.ts';
 
@@ -57,7 +59,11 @@ export type App = FastifyInstance & { devIssuer: DevIssuer };
 async function openEmbeddedBackend(config: Config, logger: Logger, catalog: MessageCatalog): Promise<Transport> {
   const file = backendFile(config.dataDir);
   if (config.backend.transport === 'in-process') return inProcessTransport(createBackend({ file, log: logger, catalog }));
-  return openWorkerTransport({ file, logLevel: config.logLevel, logger });
+  const worker = await openWorkerTransport({ file, logLevel: config.logLevel, logger });
+  if (config.backend.reads === 'worker') return worker;
+  // The worker has migrated the store: inquiries can now be read here, without crossing threads.
+  const reader = inProcessTransport(createBackend({ file, log: logger, catalog, readOnly: true }));
+  return splitReads(inquiryMatcher(catalog), reader, worker);
 }
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {

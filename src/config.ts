@@ -10,6 +10,9 @@ import { loadProtectionConfig, ProtectionConfigError, type ProtectionConfig } fr
 export type BackendTransportKind = 'worker' | 'in-process';
 const BACKEND_TRANSPORTS: readonly BackendTransportKind[] = ['worker', 'in-process'];
 
+export type BackendReads = 'api-thread' | 'worker';
+const BACKEND_READS: readonly BackendReads[] = ['api-thread', 'worker'];
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface Config {
@@ -59,6 +62,11 @@ export interface Config {
      * API's event loop, with group commit; `in-process` runs it on the API's thread (tests, debugging).
      */
     transport: BackendTransportKind;
+    /**
+     * With the worker: where inquiries run. `api-thread` reads from a read-only SQLite connection on the
+     * API's thread (no thread crossing; WAL readers do not wait for the writer); `worker` sends them too.
+     */
+    reads: BackendReads;
   };
   /** CORS, rate limits, resource limits, TLS and mutual TLS (src/api/protection/config.ts). */
   protection: ProtectionConfig;
@@ -115,6 +123,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (!BACKEND_TRANSPORTS.includes(backendTransport as BackendTransportKind)) {
     throw new ConfigError('BACKEND_TRANSPORT', `must be one of ${BACKEND_TRANSPORTS.join(', ')}, got "${backendTransport}"`);
   }
+  const backendReads = text(env, 'BACKEND_READS', 'api-thread');
+  if (!BACKEND_READS.includes(backendReads as BackendReads)) {
+    throw new ConfigError('BACKEND_READS', `must be one of ${BACKEND_READS.join(', ')}, got "${backendReads}"`);
+  }
   const externalIssuer = text(env, 'AUTH_EXTERNAL_ISSUER', '', /^https?:\/\/\S+$/);
   if (externalIssuer && !env['AUTH_AUDIENCE']) throw new ConfigError('AUTH_AUDIENCE', 'must be set with AUTH_EXTERNAL_ISSUER');
   const issuer = externalIssuer || text(env, 'AUTH_ISSUER', `http://localhost:${port === 0 ? 8080 : port}/oauth`, /^https?:\/\/\S+$/);
@@ -145,7 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
       ttlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 30 * 86_400),
       leaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 10_000, 100, 600_000),
     },
-    backend: { transport: backendTransport as BackendTransportKind },
+    backend: { transport: backendTransport as BackendTransportKind, reads: backendReads as BackendReads },
     protection: protectionConfig(env),
   };
 }

@@ -35,6 +35,11 @@ export interface BackendOptions {
   log: Logger;
   /** Load the demo data when the store is new (default true). */
   seedWhenEmpty?: boolean;
+  /**
+   * Serve inquiries only, from a read-only connection to a store another back-end instance owns (and has
+   * migrated); any other transaction is refused.
+   */
+  readOnly?: boolean;
   catalog?: MessageCatalog;
 }
 
@@ -59,8 +64,9 @@ class Refusal {
 
 export function createBackend(options: BackendOptions): Backend {
   const catalog = options.catalog ?? loadMessageCatalog();
-  const db = openBackendStore(options.file);
-  if (options.seedWhenEmpty !== false && isEmpty(db)) seedDemoData(db);
+  const readOnly = options.readOnly === true;
+  const db = readOnly ? new SqliteDatabase(options.file, { readOnly }) : openBackendStore(options.file);
+  if (!readOnly && options.seedWhenEmpty !== false && isEmpty(db)) seedDemoData(db);
   const rootLog = options.log.child({ component: 'backend' });
 
   function answer(header: MessageHeader, reply: ProgramReply): Buffer {
@@ -95,6 +101,10 @@ export function createBackend(options: BackendOptions): Backend {
     const tran = header.tranCode;
     if (!isTranCode(tran)) {
       return { header, reply: { returnCode: RC.UNKNOWN_TRAN, reasonCode: 'UNKNOWN_TRANSACTION', reasonText: `unknown transaction ${tran}` } };
+    }
+    if (readOnly && !READ_ONLY_TRANSACTIONS.has(tran)) {
+      rootLog.error({ requestId: header.correlationId, tran }, 'a change was sent to a read-only back-end');
+      return { header, reply: { returnCode: RC.ABEND, reasonCode: 'READ_ONLY_BACKEND', reasonText: 'this back-end instance serves inquiries only' } };
     }
     const role = parseRole(header.role);
     if (!role || !header.principal || (role === 'CUSTOMER' && !header.customerId)) {

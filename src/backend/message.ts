@@ -2,7 +2,7 @@
  * A transaction message is the CBHDR header record followed by the transaction's own record.
  * Both sides use these helpers; only bytes cross the transport.
  */
-import type { MessageCatalog, TranCode } from './copybooks/index.ts';
+import { READ_ONLY_TRANSACTIONS, type MessageCatalog, type TranCode } from './copybooks/index.ts';
 
 export const RC = {
   OK: 0,
@@ -83,3 +83,21 @@ export function writeMessage(
 }
 
 export type { TranCode };
+
+/**
+ * A router's look at a message, like a CICS terminal-owning region's: is it an inquiry? Compares the
+ * header's transaction-code bytes with those of the read-only transactions, encoded once by the codec,
+ * so nothing else of the message is decoded.
+ */
+export function inquiryMatcher(catalog: MessageCatalog): (message: Uint8Array) => boolean {
+  const field = catalog.header.root.children?.find((item) => item.cobolName === 'HDR-TRAN-CODE');
+  if (!field) throw new Error('CBHDR has no HDR-TRAN-CODE');
+  const { offset, length } = field;
+  const blank: MessageHeader = {
+    tranCode: '', correlationId: '', principal: '', role: '', customerId: '', idempotencyKey: '', returnCode: 0, reasonCode: '', reasonText: '',
+  };
+  const codes = new Set(
+    [...READ_ONLY_TRANSACTIONS].map((tranCode) => catalog.header.encode(headerToRecord({ ...blank, tranCode })).toString('latin1', offset, offset + length)),
+  );
+  return (message) => message.length >= offset + length && codes.has(Buffer.from(message.buffer, message.byteOffset + offset, length).toString('latin1'));
+}

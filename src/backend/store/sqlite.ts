@@ -16,7 +16,12 @@ export class SqliteDatabase implements Tx {
   private readonly statements = new Map<string, StatementSync>();
   private inTransaction = false;
 
-  constructor(file: string) {
+  /** `readOnly`: a reader of a store another connection owns (and has created, migrated, put in WAL mode). */
+  constructor(file: string, options: { readOnly?: boolean } = {}) {
+    if (options.readOnly) {
+      this.db = new DatabaseSync(file, { timeout: 5000, readOnly: true });
+      return;
+    }
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new DatabaseSync(file, { timeout: 5000 });
     this.db.exec('PRAGMA journal_mode = WAL');
