@@ -1,0 +1,70 @@
+/**
+ * Entry of the back-end worker thread (started by src/transport/worker.ts): owns the store and the
+ * programs. Group commit: every call that arrived since the last drain runs in one handleBatch (one
+ * transaction, one fsync'd COMMIT), and no reply is posted before that commit returns.
+ */
+import { Writable } from 'node:stream';
+import { parentPort, workerData } from 'node:worker_threads';
+import { createBackend } from '../backend/index.ts';
+import { createLogger } from '../logger.ts';
+import { ownBuffer, type BackendWorkerData, type FromWorker, type ToWorker } from './worker.ts';
+
+const port = parentPort;
+if (!port) throw new Error('backend-worker.ts runs only as a worker thread');
+const options = workerData as BackendWorkerData;
+
+function post(message: FromWorker, transfer: ArrayBuffer[] = []): void {
+  port!.postMessage(message, transfer);
+}
+
+// Log lines go to the main thread, which writes them unchanged to its own destination (one log stream).
+const lines = new Writable({
+  decodeStrings: false,
+  write(chunk: string | Buffer, _encoding, done) {
+    post({ type: 'log', line: String(chunk) });
+    done();
+  },
+});
+const log = createLogger({ logLevel: options.logLevel }, lines);
+// A failure here ends the thread with the error, which rejects openWorkerTransport (or retries a restart).
+const backend = createBackend({ file: options.file, log, seedWhenEmpty: options.seedWhenEmpty });
+
+let queue: Array<{ id: number; message: ArrayBuffer }> = [];
+let drainScheduled = false;
+
+function drain(): void {
+  drainScheduled = false;
+  if (queue.length === 0) return;
+  const batch = queue;
+  queue = [];
+  // A failed COMMIT comes back as ABEND replies; were it to throw, the thread dies and the transport fails these calls.
+  const replies = backend.handleBatch(batch.map((call) => Buffer.from(call.message)));
+  batch.forEach((call, i) => {
+    const message = ownBuffer(replies[i]!);
+    post({ type: 'reply', id: call.id, message }, [message]);
+  });
+}
+
+port.on('message', (message: ToWorker) => {
+  switch (message.type) {
+    case 'call':
+      queue.push(message);
+      if (!drainScheduled) {
+        drainScheduled = true;
+        // After the messages already delivered in this turn: they join the same batch.
+        setImmediate(drain);
+      }
+      break;
+    case 'ping':
+      post({ type: 'pong', id: message.id, ready: backend.ready() });
+      break;
+    case 'close':
+      // Port order: every call posted before the close is already queued; answer them, then end the thread.
+      drain();
+      backend.close();
+      port.close();
+      break;
+  }
+});
+
+post({ type: 'opened' });

@@ -1,0 +1,218 @@
+/**
+ * The back-end in a worker thread: SQLite work and its fsyncs leave the API's event loop, and the
+ * worker commits whatever arrived together (group commit, src/transport/backend-worker.ts). Only bytes
+ * cross, in transferred ArrayBuffers. A worker that dies is restarted; its calls in flight fail with
+ * TransportError (503 + Retry-After), and because replies leave only after the commit, a client that
+ * retries with its idempotency key loses no acknowledged write and doubles none.
+ */
+import { Worker } from 'node:worker_threads';
+import { pino, type Logger } from 'pino';
+import type { LogLevel } from '../config.ts';
+import { TransportError, type Transport } from './transport.ts';
+
+export interface WorkerTransportOptions {
+  /** SQLite file, usually DATA_DIR/backend.sqlite. */
+  file: string;
+  logLevel: LogLevel;
+  /** The main thread's logger: the worker's log lines are written, unchanged, to its destination. */
+  logger: Logger;
+  /** Load the demo data when the store is new (default true). */
+  seedWhenEmpty?: boolean;
+}
+
+export interface WorkerTransport extends Transport {
+  /** For tests and operators: stops the current worker abruptly (like a crash); the transport restarts it. */
+  terminateWorker(): Promise<void>;
+}
+
+/** What the worker entry receives as workerData. */
+export interface BackendWorkerData {
+  file: string;
+  logLevel: LogLevel;
+  seedWhenEmpty: boolean;
+}
+
+/** Main thread → worker. */
+export type ToWorker =
+  | { type: 'call'; id: number; message: ArrayBuffer }
+  | { type: 'ping'; id: number }
+  | { type: 'close' };
+
+/** Worker → main thread. */
+export type FromWorker =
+  | { type: 'opened' }
+  | { type: 'reply'; id: number; message: ArrayBuffer }
+  | { type: 'pong'; id: number; ready: boolean }
+  | { type: 'log'; line: string };
+
+/** A copy in a fresh ArrayBuffer of exact length: a Buffer may be a slice of Node's shared pool, which must not be transferred. */
+export function ownBuffer(bytes: Uint8Array): ArrayBuffer {
+  const copy = new ArrayBuffer(bytes.length);
+  new Uint8Array(copy).set(bytes);
+  return copy;
+}
+
+const ENTRY = new URL('./backend-worker.ts', import.meta.url);
+const PING_TIMEOUT_MS = 1000;
+const FIRST_RESTART_DELAY_MS = 50;
+const MAX_RESTART_DELAY_MS = 5000;
+
+interface PendingCall {
+  resolve(reply: Buffer): void;
+  reject(error: Error): void;
+}
+
+export async function openWorkerTransport(options: WorkerTransportOptions): Promise<WorkerTransport> {
+  const { logger } = options;
+  const data: BackendWorkerData = { file: options.file, logLevel: options.logLevel, seedWhenEmpty: options.seedWhenEmpty ?? true };
+  // pino keeps its destination under this symbol; worker lines bypass formatting but share the stream.
+  const destination = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym]!;
+  const calls = new Map<number, PendingCall>();
+  const pings = new Map<number, (ready: boolean) => void>();
+  let nextId = 1;
+  /** The running worker (maybe still opening the store), and the same one once it has opened it. */
+  let current: Worker | null = null;
+  let live: Worker | null = null;
+  let restartDelay = FIRST_RESTART_DELAY_MS;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let closing = false;
+  let closed: Promise<void> | undefined;
+  /** Settled by the first worker: openWorkerTransport waits for it, and does not restart a first worker that fails. */
+  let first: { resolve(): void; reject(error: unknown): void } | null = null;
+
+  function failInFlight(): void {
+    const error = new TransportError('back-end worker stopped');
+    for (const call of calls.values()) call.reject(error);
+    calls.clear();
+    for (const answer of pings.values()) answer(false);
+    pings.clear();
+  }
+
+  function spawn(): void {
+    const worker = new Worker(ENTRY, { workerData: data });
+    current = worker;
+    let opened = false;
+    let failure: unknown;
+    worker.on('message', (message: FromWorker) => {
+      switch (message.type) {
+        case 'log':
+          destination.write(message.line);
+          break;
+        case 'opened':
+          opened = true;
+          live = worker;
+          restartDelay = FIRST_RESTART_DELAY_MS;
+          if (first) first.resolve();
+          else logger.info('back-end worker restarted');
+          first = null;
+          break;
+        case 'reply': {
+          const call = calls.get(message.id);
+          calls.delete(message.id);
+          call?.resolve(Buffer.from(message.message));
+          break;
+        }
+        case 'pong': {
+          const answer = pings.get(message.id);
+          pings.delete(message.id);
+          answer?.(message.ready);
+          break;
+        }
+      }
+    });
+    worker.on('error', (error) => {
+      failure = error;
+      live = null;
+      failInFlight();
+    });
+    worker.on('exit', (exitCode) => {
+      current = null;
+      live = null;
+      failInFlight();
+      if (closing) return;
+      if (first) {
+        first.reject(failure ?? new Error(`back-end worker exited with code ${exitCode} before opening the store`));
+        first = null;
+        closing = true;
+        return;
+      }
+      logger.error({ exitCode, err: failure }, 'back-end worker stopped; restarting it');
+      // A worker that dies before opening the store will likely die again: back off.
+      if (!opened) restartDelay = Math.min(restartDelay * 2, MAX_RESTART_DELAY_MS);
+      restartTimer = setTimeout(spawn, restartDelay);
+      restartTimer.unref();
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    first = { resolve, reject };
+    spawn();
+  });
+
+  return {
+    async call(request, { signal } = {}) {
+      if (signal?.aborted) throw new TransportError('call aborted');
+      if (closing) throw new TransportError('transport closed');
+      const worker = live;
+      // Restarting: fail at once, the API answers 503 + Retry-After rather than holding the request.
+      if (!worker) throw new TransportError('back-end worker not running');
+      const id = nextId++;
+      const message = ownBuffer(request);
+      return new Promise<Buffer>((resolve, reject) => {
+        // The worker may still run an aborted call; its reply is then dropped.
+        const onAbort = () => {
+          calls.delete(id);
+          reject(new TransportError('call aborted'));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        calls.set(id, {
+          resolve(reply) {
+            signal?.removeEventListener('abort', onAbort);
+            resolve(reply);
+          },
+          reject(error) {
+            signal?.removeEventListener('abort', onAbort);
+            reject(error);
+          },
+        });
+        worker.postMessage({ type: 'call', id, message } satisfies ToWorker, [message]);
+      });
+    },
+
+    async ready() {
+      const worker = live;
+      if (closing || !worker) return false;
+      const id = nextId++;
+      return new Promise<boolean>((resolve) => {
+        // A worker busy for longer than this is not ready to serve.
+        const timer = setTimeout(() => {
+          pings.delete(id);
+          resolve(false);
+        }, PING_TIMEOUT_MS);
+        timer.unref();
+        pings.set(id, (ready) => {
+          clearTimeout(timer);
+          resolve(ready);
+        });
+        worker.postMessage({ type: 'ping', id } satisfies ToWorker);
+      });
+    },
+
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        closing = true;
+        clearTimeout(restartTimer);
+        const worker = current;
+        if (!worker) return resolve();
+        worker.once('exit', () => resolve());
+        // After the calls already posted: the worker answers them, closes the store and ends.
+        worker.postMessage({ type: 'close' } satisfies ToWorker);
+      });
+      return closed;
+    },
+
+    async terminateWorker() {
+      await current?.terminate();
+    },
+  };
+}
