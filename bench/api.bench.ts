@@ -1,100 +1,425 @@
 /**
- * npm run bench: requests/s and p50/p99 latency of GET /v1/orders/{id} and POST /v1/payments through
- * the real server (JWT auth, one log line per request to a file, in-process back-end over encoded
- * records, SQLite with synchronous=FULL), beside a bare Fastify route served in the same run.
- * Servers run as child processes on 127.0.0.1; the load generator (autocannon) runs here.
+ * npm run bench: what Corebridge costs per request compared with a bare Fastify 5 route on the same
+ * machine, in the same run.
+ *
+ * Scenarios (Corebridge vs bare, bare bodies have the same size and shape):
+ *   1. GET /v1/orders/{id}              vs GET /bare/order  (an order-sized JSON)
+ *   2. GET /v1/accounts/1001-01/balance vs GET /bare/order
+ *   3. POST /v1/payments (durable, a unique Idempotency-Key per request, 0.01 EUR 1003-01 → 1001-01)
+ *                                       vs POST /bare/payments (body validated by a route schema, 201)
+ *
+ * Corebridge runs as `node src/server.ts` (JWT auth, its log written straight to a file, the back-end over
+ * encoded records, SQLite in a fresh DATA_DIR); the bare routes run in bench/bare-server.ts. Each round
+ * measures every scenario on both sides, alternating which side goes first from round to round, each
+ * run after a short warm-up. The servers are pinned to CPU 0 and the load generator (wrk, or autocannon
+ * in a child process when wrk is missing) to CPU 1 when taskset exists and there are two cores.
+ *
+ * How to read it: per side, the median over rounds of req/s, p50 and p99. "CB/bare" is the median of
+ * the per-round ratios of req/s and "+p99" the median of the per-round differences in p99 (each round
+ * pairs runs made a few seconds apart). Absolute figures move with whatever else the machine does; on
+ * a small shared machine only the ratios within one run mean anything. "log lines/req" is the lines
+ * Corebridge wrote to its log during its measured runs of a scenario divided by the requests it served.
+ *
+ * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50);
+ * LOG_LEVEL (info) and everything else (e.g. BACKEND_TRANSPORT=in-process) is passed to the server.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import autocannon from 'autocannon';
+import { availableParallelism, tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
 
-const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 10);
-const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 10);
+const ROOT = join(import.meta.dirname, '..');
+const ROUNDS = setting('BENCH_ROUNDS', 3);
+const SECONDS = setting('BENCH_SECONDS', 10);
+const WARMUP_SECONDS = setting('BENCH_WARMUP_SECONDS', 2, 0);
+const CONNECTIONS = setting('BENCH_CONNECTIONS', 50);
+const LOG_LEVEL = process.env['LOG_LEVEL'] || 'info';
+const TRANSPORT = process.env['BACKEND_TRANSPORT'] || 'worker (default)';
+const PAYMENT_BODY = JSON.stringify({ debtorAccount: '1003-01', creditorAccount: '1001-01', amount: 0.01, currency: 'EUR' });
+/** Time for the server to finish in-flight requests and write their log lines after a run. */
+const SETTLE_MS = 300;
+
+type Side = 'bare' | 'corebridge';
+
+interface Target {
+  url: string;
+  /** POSTs send PAYMENT_BODY with a unique Idempotency-Key per request. */
+  method: 'GET' | 'POST';
+  expectStatus: number;
+}
+
+interface Scenario {
+  name: string;
+  bare: Target;
+  corebridge: Target;
+}
+
+/** One load-generator run, as bench/wrk/report.lua (or autocannon-load.ts) prints it. */
+interface Measurement {
+  requests: number;
+  durationMs: number;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Responses with status >= 400 under wrk; any non-2xx under autocannon. */
+  non2xx: number;
+  /** Socket errors and timeouts. */
+  errors: number;
+}
+
+interface Run extends Measurement {
+  /** Lines the server logged during the run (Corebridge only). */
+  logLines: number;
+}
+
+function setting(name: string, fallback: number, min = 1): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${raw}"`);
+  return value;
+}
+
+// ---------------------------------------------------------------- processes and pinning
+
+const children = new Set<ChildProcess>();
+
+function onPath(name: string): string | null {
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+    const file = join(dir, name);
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch { /* not here */ }
+  }
+  return null;
+}
+
+const TASKSET = onPath('taskset');
+const WRK = onPath('wrk');
+const PINNED = TASKSET !== null && availableParallelism() >= 2;
+
+function pinningDescription(): string {
+  if (PINNED) return 'servers on CPU 0, load generator on CPU 1 (taskset)';
+  return `not pinned (${TASKSET === null ? 'taskset not found' : `${availableParallelism()} core available`}): servers and load generator share the cores`;
+}
+
+/** Spawns `file args` on the given CPU when pinning, and tracks the child for cleanup. */
+function start(cpu: 0 | 1, file: string, args: string[], options: SpawnOptions): ChildProcess {
+  const child = PINNED ? spawn(TASKSET ?? 'taskset', ['-c', String(cpu), file, ...args], options) : spawn(file, args, options);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  if ((await Promise.race([exited, sleep(5_000, 'timeout')])) === 'timeout') child.kill('SIGKILL');
+}
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer().listen(0, '127.0.0.1', () => {
       const a = s.address();
-      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no port'))));
+      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no free port'))));
     });
   });
 }
 
-async function waitFor(url: string): Promise<void> {
-  const until = Date.now() + 20_000;
+async function waitFor(url: string, child: ChildProcess): Promise<void> {
+  const until = Date.now() + 30_000;
   while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`the server for ${url} exited with code ${child.exitCode} while starting`);
     try {
       if ((await fetch(url)).ok) return;
     } catch { /* starting */ }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
-  throw new Error(`${url} did not come up`);
+  throw new Error(`${url} did not come up within 30 s`);
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-bench-'));
-const children: ChildProcess[] = [];
-try {
-  const apiPort = await freePort();
-  const barePort = await freePort();
-  const env = { ...process.env, PORT: String(apiPort), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info', RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000' };
+// ---------------------------------------------------------------- load generation
+
+function loadGeneratorDescription(): string {
+  if (WRK === null) return 'autocannon in a child process (wrk not on PATH; latencies to 1 ms)';
+  const version = /^wrk (\S+)/.exec(spawnSync(WRK, ['-v'], { encoding: 'utf8' }).stdout)?.[1] ?? '?';
+  return `wrk ${version}, 1 thread`;
+}
+
+function loadCommand(target: Target, authorization: string, seconds: number): { file: string; args: string[] } {
+  const keyPrefix = randomUUID().slice(0, 8);
+  if (WRK !== null) {
+    const script = join(ROOT, 'bench', 'wrk', target.method === 'GET' ? 'get.lua' : 'post.lua');
+    const scriptArgs = target.method === 'GET' ? [authorization] : [authorization, PAYMENT_BODY, keyPrefix];
+    return { file: WRK, args: ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', script, target.url, '--', ...scriptArgs] };
+  }
+  const spec = {
+    url: target.url, method: target.method, authorization, connections: CONNECTIONS, seconds,
+    ...(target.method === 'POST' ? { body: PAYMENT_BODY, keyPrefix } : {}),
+  };
+  return { file: process.execPath, args: [join(ROOT, 'bench', 'wrk', 'autocannon-load.ts'), JSON.stringify(spec)] };
+}
+
+/** Runs the load generator on CPU 1 for `seconds` and returns its BENCH_JSON line. */
+function runLoad(target: Target, authorization: string, seconds: number): Promise<Measurement> {
+  const { file, args } = loadCommand(target, authorization, seconds);
+  return new Promise((resolve, reject) => {
+    const child = start(1, file, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      const line = output.split('\n').find((l) => l.startsWith('BENCH_JSON '));
+      if (code === 0 && line) resolve(JSON.parse(line.slice('BENCH_JSON '.length)) as Measurement);
+      else reject(new Error(`load generator exited with ${code ?? signal}:\n${output.trim()}`));
+    });
+  });
+}
+
+// ---------------------------------------------------------------- the servers
+
+interface Servers {
+  corebridge: ChildProcess;
+  bare: ChildProcess;
+  apiBase: string;
+  bareBase: string;
+  logFile: string;
+  authorization: string;
+}
+
+async function startServers(dir: string): Promise<Servers> {
+  const [apiPort, barePort] = [await freePort(), await freePort()];
+  const dataDir = join(dir, 'data');
+  mkdirSync(dataDir);
+  const env = {
+    ...process.env, PORT: String(apiPort), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL,
+    // The highest limits the server accepts, per 1 s window: the bench never meets a 429.
+    RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000', RATE_LIMIT_WINDOW_SECONDS: '1',
+  };
+  // The token is signed with the key the server will find in DATA_DIR (created here, first).
   const config = loadConfig(env);
   const issuer = await openDevIssuer({ dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
   const token = await issuer.sign({ subject: 'clerk', role: 'agent', scopes: ROLE_SCOPES.agent }, { ttlSeconds: 3600 });
 
-  const logFile = join(dataDir, 'server.log');
   // The server writes its log lines straight into a file (no pipe through this process).
+  const logFile = join(dir, 'server.log');
   const logFd = openSync(logFile, 'w');
-  const api = spawn(process.execPath, ['src/server.ts'], { env, stdio: ['ignore', logFd, 'inherit'] });
+  const corebridge = start(0, process.execPath, ['src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', logFd, 'inherit'] });
   closeSync(logFd);
-  const bare = spawn(process.execPath, ['bench/bare-server.ts'], { env: { ...process.env, PORT: String(barePort) }, stdio: 'inherit' });
-  children.push(api, bare);
-  await waitFor(`http://127.0.0.1:${apiPort}/health/ready`);
-  await waitFor(`http://127.0.0.1:${barePort}/bare`);
+  const bare = start(0, process.execPath, ['bench/bare-server.ts'], { cwd: ROOT, env: { ...process.env, PORT: String(barePort) }, stdio: 'inherit' });
+  const servers = {
+    corebridge, bare, logFile, authorization: `Bearer ${token}`,
+    apiBase: `http://127.0.0.1:${apiPort}`, bareBase: `http://127.0.0.1:${barePort}`,
+  };
+  await waitFor(`${servers.apiBase}/health/ready`, corebridge);
+  await waitFor(`${servers.bareBase}/bare`, bare);
+  return servers;
+}
 
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const order = await fetch(`http://127.0.0.1:${apiPort}/v1/orders`, {
-    method: 'POST', headers, body: JSON.stringify({ customerId: '1001', productId: 'P-100', quantity: 1 }),
+async function createOrder(servers: Servers): Promise<string> {
+  const response = await fetch(`${servers.apiBase}/v1/orders`, {
+    method: 'POST',
+    headers: { authorization: servers.authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ customerId: '1001', productId: 'P-100', quantity: 1 }),
   });
-  const orderId = ((await order.json()) as { orderId: string }).orderId;
+  const body = await response.text();
+  if (response.status !== 201) throw new Error(`creating an order: expected 201, got ${response.status}: ${body}`);
+  return (JSON.parse(body) as { orderId: string }).orderId;
+}
 
-  const scenarios: Array<{ name: string; options: autocannon.Options }> = [
-    { name: 'bare Fastify GET /bare', options: { url: `http://127.0.0.1:${barePort}/bare` } },
-    { name: 'GET /v1/orders/{id}', options: { url: `http://127.0.0.1:${apiPort}/v1/orders/${orderId}`, headers } },
+function scenarios(servers: Servers, orderId: string): Scenario[] {
+  const bareOrder: Target = { url: `${servers.bareBase}/bare/order`, method: 'GET', expectStatus: 200 };
+  return [
+    { name: 'GET /v1/orders/{id}', bare: bareOrder, corebridge: { url: `${servers.apiBase}/v1/orders/${orderId}`, method: 'GET', expectStatus: 200 } },
+    { name: 'GET /v1/accounts/{id}/balance', bare: bareOrder, corebridge: { url: `${servers.apiBase}/v1/accounts/1001-01/balance`, method: 'GET', expectStatus: 200 } },
     {
       name: 'POST /v1/payments',
-      options: {
-        url: `http://127.0.0.1:${apiPort}/v1/payments`,
-        method: 'POST',
-        headers,
-        // 0.01 EUR from Grace (10,000.00) to Ada, each with its own Idempotency-Key.
-        body: JSON.stringify({ debtorAccount: '1003-01', creditorAccount: '1001-01', amount: 0.01, currency: 'EUR' }),
-        requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': randomUUID() } }) }],
-      },
+      bare: { url: `${servers.bareBase}/bare/payments`, method: 'POST', expectStatus: 201 },
+      corebridge: { url: `${servers.apiBase}/v1/payments`, method: 'POST', expectStatus: 201 },
     },
   ];
+}
 
-  const rows: string[] = [];
-  for (const s of scenarios) {
-    // Short warm-up (JIT, caches), then the measured run.
-    await autocannon({ ...s.options, connections: CONNECTIONS, duration: 2 });
-    const r = await autocannon({ ...s.options, connections: CONNECTIONS, duration: SECONDS });
-    const bad = r.non2xx + r.errors + r.timeouts;
-    rows.push(
-      `${s.name.padEnd(26)} ${r.requests.average.toFixed(0).padStart(8)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   ${r.requests.total} requests${bad ? `, ${bad} failed` : ''}`,
-    );
+/** One request as the load generator will send it; anything but the expected status stops the bench. */
+async function checkFirstResponse(target: Target, authorization: string): Promise<void> {
+  const headers: Record<string, string> = { authorization };
+  if (target.method === 'POST') Object.assign(headers, { 'content-type': 'application/json', 'idempotency-key': `check-${randomUUID()}` });
+  const response = await fetch(target.url, { method: target.method, headers, ...(target.method === 'POST' ? { body: PAYMENT_BODY } : {}) });
+  const body = await response.text();
+  if (response.status !== target.expectStatus) {
+    throw new Error(`${target.method} ${target.url}: expected ${target.expectStatus}, got ${response.status}: ${body.slice(0, 500)}`);
   }
-  console.log(`\n${SECONDS}s per scenario, ${CONNECTIONS} connections, 127.0.0.1; API: JWT auth (verified tokens cached), one API log line per request + one back-end line per transaction, to a file; in-process back-end over EBCDIC records; SQLite WAL synchronous=FULL`);
-  console.log(rows.join('\n'));
-  console.log(`server log: ${(statSync(logFile).size / 1e6).toFixed(1)} MB written during the run`);
+}
+
+// ---------------------------------------------------------------- measuring
+
+function fileSize(file: string): number {
+  return statSync(file).size;
+}
+
+function countNewlines(file: string, from: number, to: number): number {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(1 << 20);
+    let count = 0;
+    for (let position = from; position < to;) {
+      const read = readSync(fd, buffer, 0, Math.min(buffer.length, to - position), position);
+      if (read === 0) break;
+      for (let i = 0; i < read; i++) if (buffer[i] === 0x0a) count++;
+      position += read;
+    }
+    return count;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Warm-up, then the measured run; for Corebridge also the log lines written meanwhile. */
+async function measure(side: Side, target: Target, servers: Servers): Promise<Run> {
+  if (WARMUP_SECONDS > 0) await runLoad(target, servers.authorization, WARMUP_SECONDS);
+  await sleep(SETTLE_MS);
+  const logFrom = fileSize(servers.logFile);
+  const result = await runLoad(target, servers.authorization, SECONDS);
+  await sleep(SETTLE_MS);
+  const server = servers[side];
+  if (server.exitCode !== null) throw new Error(`the ${side} server exited with code ${server.exitCode} during the run`);
+  const logLines = side === 'corebridge' ? countNewlines(servers.logFile, logFrom, fileSize(servers.logFile)) : 0;
+  return { ...result, logLines };
+}
+
+// ---------------------------------------------------------------- reporting
+
+interface Summary {
+  name: string;
+  bareTarget: string;
+  bare: { rps: number; p50: number; p99: number; runs: Run[] };
+  corebridge: { rps: number; p50: number; p99: number; runs: Run[] };
+  ratio: number;
+  p99Added: number;
+  logLinesPerRequest: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function sideSummary(runs: Run[]): Summary['bare'] {
+  return { rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)), runs };
+}
+
+function summarize(scenario: Scenario, bareRuns: Run[], corebridgeRuns: Run[]): Summary {
+  const pairs = bareRuns.map((bare, i) => ({ bare, corebridge: corebridgeRuns[i]! }));
+  const served = corebridgeRuns.reduce((n, r) => n + r.requests, 0);
+  return {
+    name: scenario.name,
+    bareTarget: `${scenario.bare.method} ${new URL(scenario.bare.url).pathname}`,
+    bare: sideSummary(bareRuns),
+    corebridge: sideSummary(corebridgeRuns),
+    ratio: median(pairs.map((p) => p.corebridge.rps / p.bare.rps)),
+    p99Added: median(pairs.map((p) => p.corebridge.p99Ms - p.bare.p99Ms)),
+    logLinesPerRequest: served > 0 ? corebridgeRuns.reduce((n, r) => n + r.logLines, 0) / served : 0,
+  };
+}
+
+const num = (value: number, digits = 0) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const signed = (value: number, digits = 2) => (value >= 0 ? `+${num(value, digits)}` : num(value, digits));
+
+function failures(runs: Run[]): string {
+  const non2xx = runs.reduce((n, r) => n + r.non2xx, 0);
+  const errors = runs.reduce((n, r) => n + r.errors, 0);
+  return non2xx + errors === 0 ? '' : `   ! ${num(non2xx)} non-2xx, ${num(errors)} socket errors/timeouts`;
+}
+
+function printScenario(s: Summary): void {
+  const line = (label: string, side: Summary['bare']) =>
+    `  ${label.padEnd(11)} ${num(side.rps).padStart(9)} req/s   p50 ${num(side.p50, 2).padStart(7)} ms   p99 ${num(side.p99, 2).padStart(7)} ms${failures(side.runs)}`;
+  console.log(`\n${s.name}   (bare: ${s.bareTarget})`);
+  console.log(line('bare', s.bare));
+  console.log(line('corebridge', s.corebridge));
+  console.log(`  Corebridge/bare ${num(s.ratio, 3)} × req/s   p99 ${signed(s.p99Added)} ms   log lines/request ${num(s.logLinesPerRequest, 2)}`);
+  if (s.bare.runs.length > 1) {
+    const rounds = (runs: Run[]) => runs.map((r) => num(r.rps)).join(' ');
+    console.log(`  req/s per round: bare ${rounds(s.bare.runs)} | corebridge ${rounds(s.corebridge.runs)}`);
+  }
+}
+
+function printTable(summaries: Summary[]): void {
+  const header = ['scenario', 'bare req/s', 'CB req/s', 'CB/bare', 'bare p99', 'CB p99', '+p99 ms', 'lines/req'];
+  const rows = summaries.map((s) => [
+    s.name, num(s.bare.rps), num(s.corebridge.rps), num(s.ratio, 3),
+    num(s.bare.p99, 2), num(s.corebridge.p99, 2), signed(s.p99Added), num(s.logLinesPerRequest, 2),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(`\nSummary (medians over ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}; p99 in ms)`);
+  console.log(format(header));
+  for (const row of rows) console.log(format(row));
+}
+
+// ---------------------------------------------------------------- main
+
+const workDir = mkdtempSync(join(tmpdir(), 'corebridge-bench-'));
+let cleaning: Promise<void> | undefined;
+let interrupted = false;
+
+function cleanup(): Promise<void> {
+  cleaning ??= Promise.all([...children].map(stop)).then(() => rmSync(workDir, { recursive: true, force: true }));
+  return cleaning;
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping the servers and removing ${workDir}`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+async function main(): Promise<void> {
+  console.log(`Corebridge vs bare Fastify: ${ROUNDS} round(s) × ${SECONDS} s per side and scenario (+${WARMUP_SECONDS} s warm-up), ${CONNECTIONS} connections, 127.0.0.1`);
+  console.log(`load generator: ${loadGeneratorDescription()}`);
+  console.log(`pinning: ${pinningDescription()}`);
+  console.log(`Corebridge: BACKEND_TRANSPORT=${TRANSPORT}, LOG_LEVEL=${LOG_LEVEL}, log to a file, fresh DATA_DIR`);
+
+  const servers = await startServers(workDir);
+  const list = scenarios(servers, await createOrder(servers));
+  for (const s of list) {
+    await checkFirstResponse(s.bare, servers.authorization);
+    await checkFirstResponse(s.corebridge, servers.authorization);
+  }
+
+  const runs = new Map(list.map((s) => [s, { bare: [] as Run[], corebridge: [] as Run[] }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order: Side[] = round % 2 === 0 ? ['bare', 'corebridge'] : ['corebridge', 'bare'];
+    for (const s of list) {
+      for (const side of order) {
+        const run = await measure(side, s[side], servers);
+        runs.get(s)![side].push(run);
+        console.error(`  round ${round + 1}/${ROUNDS}  ${s.name.padEnd(30)} ${side.padEnd(10)} ${num(run.rps).padStart(8)} req/s  p99 ${num(run.p99Ms, 2)} ms`);
+      }
+    }
+  }
+
+  const summaries = list.map((s) => summarize(s, runs.get(s)!.bare, runs.get(s)!.corebridge));
+  summaries.forEach(printScenario);
+  printTable(summaries);
+}
+
+try {
+  await main();
+} catch (error) {
+  if (!interrupted) console.error(`\nbench failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
 } finally {
-  for (const c of children) c.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 300));
-  rmSync(dataDir, { recursive: true, force: true });
+  await cleanup();
 }
