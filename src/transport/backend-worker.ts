@@ -39,16 +39,15 @@ function drain(): void {
   queue = [];
   // A failed COMMIT comes back as ABEND replies; were it to throw, the thread dies and the transport fails these calls.
   const replies = backend.handleBatch(batch.map((call) => Buffer.from(call.message)));
-  batch.forEach((call, i) => {
-    const message = ownBuffer(replies[i]!);
-    post({ type: 'reply', id: call.id, message }, [message]);
-  });
+  // One message back for the whole batch (see the main side for why).
+  const messages = replies.map((reply) => ownBuffer(reply));
+  post({ type: 'replies', ids: batch.map((call) => call.id), messages }, messages);
 }
 
 port.on('message', (message: ToWorker) => {
   switch (message.type) {
-    case 'call':
-      queue.push(message);
+    case 'calls':
+      message.ids.forEach((id, i) => queue.push({ id, message: message.messages[i]! }));
       if (!drainScheduled) {
         drainScheduled = true;
         // After the messages already delivered in this turn: they join the same batch.

@@ -34,14 +34,14 @@ export interface BackendWorkerData {
 
 /** Main thread → worker. */
 export type ToWorker =
-  | { type: 'call'; id: number; message: ArrayBuffer }
+  | { type: 'calls'; ids: number[]; messages: ArrayBuffer[] }
   | { type: 'ping'; id: number }
   | { type: 'close' };
 
 /** Worker → main thread. */
 export type FromWorker =
   | { type: 'opened' }
-  | { type: 'reply'; id: number; message: ArrayBuffer }
+  | { type: 'replies'; ids: number[]; messages: ArrayBuffer[] }
   | { type: 'pong'; id: number; ready: boolean }
   | { type: 'log'; line: string };
 
@@ -106,12 +106,13 @@ export async function openWorkerTransport(options: WorkerTransportOptions): Prom
           else logger.info('back-end worker restarted');
           first = null;
           break;
-        case 'reply': {
-          const call = calls.get(message.id);
-          calls.delete(message.id);
-          call?.resolve(Buffer.from(message.message));
+        case 'replies':
+          message.ids.forEach((id, i) => {
+            const call = calls.get(id);
+            calls.delete(id);
+            call?.resolve(Buffer.from(message.messages[i]!));
+          });
           break;
-        }
         case 'pong': {
           const answer = pings.get(message.id);
           pings.delete(message.id);
@@ -149,13 +150,23 @@ export async function openWorkerTransport(options: WorkerTransportOptions): Prom
     spawn();
   });
 
+  // Calls made in one turn of the event loop cross in one message: a postMessage (serialise, wake the
+  // other thread) costs about as much as a whole inquiry, so under load it is paid per batch, not per call.
+  let outgoing: { ids: number[]; messages: ArrayBuffer[] } | null = null;
+  function flush(): void {
+    const batch = outgoing;
+    outgoing = null;
+    if (!batch) return;
+    if (live) live.postMessage({ type: 'calls', ...batch } satisfies ToWorker, batch.messages);
+    else failInFlight();
+  }
+
   return {
     async call(request, { signal } = {}) {
       if (signal?.aborted) throw new TransportError('call aborted');
       if (closing) throw new TransportError('transport closed');
-      const worker = live;
       // Restarting: fail at once, the API answers 503 + Retry-After rather than holding the request.
-      if (!worker) throw new TransportError('back-end worker not running');
+      if (!live) throw new TransportError('back-end worker not running');
       const id = nextId++;
       const message = ownBuffer(request);
       return new Promise<Buffer>((resolve, reject) => {
@@ -175,7 +186,12 @@ export async function openWorkerTransport(options: WorkerTransportOptions): Prom
             reject(error);
           },
         });
-        worker.postMessage({ type: 'call', id, message } satisfies ToWorker, [message]);
+        if (!outgoing) {
+          outgoing = { ids: [], messages: [] };
+          setImmediate(flush);
+        }
+        outgoing.ids.push(id);
+        outgoing.messages.push(message);
       });
     },
 
@@ -200,6 +216,7 @@ export async function openWorkerTransport(options: WorkerTransportOptions): Prom
 
     close() {
       closed ??= new Promise<void>((resolve) => {
+        flush();
         closing = true;
         clearTimeout(restartTimer);
         const worker = current;
