@@ -12,7 +12,7 @@ import { RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
 import type { ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
 import { isEmpty, seedDemoData } from './store/seed.ts';
-import { SqliteDatabase, type Tx } from './store/sqlite.ts';
+import { SqliteDatabase, type Tx } from '../sqlite.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./store/migrations/', import.meta.url));
 

@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Caller } from './caller.ts';
 import { RC, type ReturnCode } from './message.ts';
-import type { Tx } from './store/sqlite.ts';
+import type { Tx } from '../sqlite.ts';
 
 export interface ProgramContext {
   tx: Tx;

@@ -30,7 +30,9 @@ test('crash after the payment committed but before the response was stored: the 
   const send = () => h.request({ method: 'POST', url: '/v1/payments', as: 'ada', body: BODY, headers: { 'idempotency-key': 'lost-answer' } });
   const first = await send();
   assert.equal(first.statusCode, 201);
-  // Make the API layer forget the answer, as if the process died between the back-end commit and the response.
+  // Make the API layer forget the answer, as if the process died between the back-end commit and the response
+  // (after the turn in which the store commits its writes).
+  await new Promise((resolve) => setImmediate(resolve));
   const db = new DatabaseSync(join(h.dataDir, 'api.sqlite'));
   db.prepare("UPDATE idempotency_records SET state = 'IN_FLIGHT', response_body = NULL, locked_until = 0").run();
   db.close();

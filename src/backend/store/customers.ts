@@ -1,4 +1,4 @@
-import type { Tx } from './sqlite.ts';
+import type { Tx } from '../../sqlite.ts';
 
 export interface Address {
   line1: string;

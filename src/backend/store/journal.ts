@@ -1,6 +1,6 @@
 /** Audit and outbox rows, written inside the business transaction they describe. */
 import { randomUUID } from 'node:crypto';
-import type { Tx } from './sqlite.ts';
+import type { Tx } from '../../sqlite.ts';
 
 export interface AuditEntry {
   tranCode: string;

@@ -2,7 +2,7 @@
 import { insertAccount, postTransfer } from './accounts.ts';
 import { insertCustomer, type Customer } from './customers.ts';
 import { insertProduct } from './products.ts';
-import type { SqliteDatabase } from './sqlite.ts';
+import type { SqliteDatabase } from '../../sqlite.ts';
 
 const DEMO_CUSTOMERS: Array<Pick<Customer, 'customerId' | 'name' | 'email' | 'riskRating' | 'monthlyIncome' | 'creditLimit'>> = [
   { customerId: '1001', name: 'Ada Lovelace', email: 'ada@example.com', riskRating: 'A', monthlyIncome: 600_000, creditLimit: 500_000 },

@@ -1,6 +1,7 @@
 /**
- * The back-end's SQLite database: one file under DATA_DIR, WAL journal, synchronous=FULL so an
- * acknowledged commit survives a crash. Repositories receive a `Tx` and never open transactions.
+ * The one SQLite opener and migration runner (node:sqlite): a file under DATA_DIR in WAL mode. The
+ * back-end's store runs with synchronous=FULL so an acknowledged commit survives a crash; the API's
+ * idempotency records with NORMAL. Repositories receive a `Tx` and never open transactions.
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -16,8 +17,11 @@ export class SqliteDatabase implements Tx {
   private readonly statements = new Map<string, StatementSync>();
   private inTransaction = false;
 
-  /** `readOnly`: a reader of a store another connection owns (and has created, migrated, put in WAL mode). */
-  constructor(file: string, options: { readOnly?: boolean } = {}) {
+  /**
+   * `readOnly`: a reader of a store another connection owns (and has created, migrated, put in WAL mode).
+   * `synchronous`: FULL (default) fsyncs every commit; NORMAL may lose the newest commits on power loss.
+   */
+  constructor(file: string, options: { readOnly?: boolean; synchronous?: 'FULL' | 'NORMAL' } = {}) {
     if (options.readOnly) {
       this.db = new DatabaseSync(file, { timeout: 5000, readOnly: true });
       return;
@@ -25,7 +29,7 @@ export class SqliteDatabase implements Tx {
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
     this.db = new DatabaseSync(file, { timeout: 5000 });
     this.db.exec('PRAGMA journal_mode = WAL');
-    this.db.exec('PRAGMA synchronous = FULL');
+    this.db.exec(`PRAGMA synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.exec('PRAGMA foreign_keys = ON');
   }
 
