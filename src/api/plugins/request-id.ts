@@ -11,7 +11,8 @@ export function requestIdFor(req: IncomingMessage): string {
 }
 
 export function installRequestId(app: FastifyInstance): void {
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     reply.header('x-request-id', req.id);
+    done();
   });
 }

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 export function installRequestLog(app: FastifyInstance): void {
   app.decorateReply('problemCode', null);
   app.decorateRequest('backendCall', null);
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     const status = reply.statusCode;
     const line = {
       method: req.method,
@@ -22,5 +22,6 @@ export function installRequestLog(app: FastifyInstance): void {
     };
     if (status >= 500) req.log.error(line, 'request failed');
     else req.log.info(line, 'request completed');
+    done();
   });
 }

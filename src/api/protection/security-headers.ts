@@ -35,14 +35,16 @@ export function securityHeaders(options: { tls: boolean }): Record<string, strin
 
 export async function installSecurityHeaders(app: FastifyInstance, options: { tls: boolean }): Promise<void> {
   const headers = securityHeaders(options);
-  app.addHook('onRequest', async (_req, reply) => {
+  // Callback-style hooks: no promise per request.
+  app.addHook('onRequest', (_req, reply, done) => {
     reply.headers(headers);
+    done();
   });
-  app.addHook('onSend', async (_req, reply, payload) => {
+  app.addHook('onSend', (_req, reply, payload, done) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     if (!reply.hasHeader('content-security-policy') && !String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
       reply.header('content-security-policy', API_CSP);
     }
-    return payload;
+    done(null, payload);
   });
 }
