@@ -69,15 +69,19 @@ export class SqliteDatabase implements Tx {
    * is returned in its place. If the COMMIT itself fails, nothing of the group is kept and it throws.
    */
   group<I, T>(items: readonly I[], work: (tx: Tx, item: I) => T, options: { readOnly?: boolean } = {}): Array<{ ok: true; value: T } | { ok: false; error: unknown }> {
+    // A read-only group has nothing to roll back: no savepoints.
+    const savepoints = !options.readOnly;
     return this.transaction((tx) => items.map((item) => {
-      this.statement('SAVEPOINT item').run();
+      if (savepoints) this.statement('SAVEPOINT item').run();
       try {
         const value = work(tx, item);
-        this.statement('RELEASE item').run();
+        if (savepoints) this.statement('RELEASE item').run();
         return { ok: true as const, value };
       } catch (error) {
-        this.statement('ROLLBACK TO item').run();
-        this.statement('RELEASE item').run();
+        if (savepoints) {
+          this.statement('ROLLBACK TO item').run();
+          this.statement('RELEASE item').run();
+        }
         return { ok: false as const, error };
       }
     }), options);
