@@ -41,6 +41,7 @@ const WARMUP_SECONDS = setting('BENCH_WARMUP_SECONDS', 2, 0);
 const CONNECTIONS = setting('BENCH_CONNECTIONS', 50);
 const LOG_LEVEL = process.env['LOG_LEVEL'] || 'info';
 const TRANSPORT = process.env['BACKEND_TRANSPORT'] || 'worker (default)';
+const READS = process.env['BACKEND_READS'] || 'api-thread (default)';
 const PAYMENT_BODY = JSON.stringify({ debtorAccount: '1003-01', creditorAccount: '1001-01', amount: 0.01, currency: 'EUR' });
 /** Time for the server to finish in-flight requests and write their log lines after a run. */
 const SETTLE_MS = 300;
@@ -389,7 +390,7 @@ async function main(): Promise<void> {
   console.log(`Corebridge vs bare Fastify: ${ROUNDS} round(s) × ${SECONDS} s per side and scenario (+${WARMUP_SECONDS} s warm-up), ${CONNECTIONS} connections, 127.0.0.1`);
   console.log(`load generator: ${loadGeneratorDescription()}`);
   console.log(`pinning: ${pinningDescription()}`);
-  console.log(`Corebridge: BACKEND_TRANSPORT=${TRANSPORT}, LOG_LEVEL=${LOG_LEVEL}, log to a file, fresh DATA_DIR`);
+  console.log(`Corebridge: BACKEND_TRANSPORT=${TRANSPORT}, BACKEND_READS=${READS}, LOG_LEVEL=${LOG_LEVEL}, log to a file, fresh DATA_DIR`);
 
   const servers = await startServers(workDir);
   const list = scenarios(servers, await createOrder(servers));
