@@ -52,8 +52,6 @@ export interface AppDeps {
   transport?: Transport;
 }
 
-export { createLogger };
-
 export type App = FastifyInstance & { devIssuer: DevIssuer };
 
 /** The embedded back-end (SQLite under DATA_DIR) behind the configured transport. */
@@ -63,8 +61,13 @@ async function openEmbeddedBackend(config: Config, logger: Logger, catalog: Mess
   const worker = await openWorkerTransport({ file, logLevel: config.logLevel, logger });
   if (config.backend.reads === 'worker') return worker;
   // The worker has migrated the store: inquiries can now be read here, without crossing threads.
-  const reader = inProcessTransport(createBackend({ file, log: logger, catalog, readOnly: true }));
-  return splitReads(inquiryMatcher(catalog), reader, worker);
+  try {
+    const reader = inProcessTransport(createBackend({ file, log: logger, catalog, readOnly: true }));
+    return splitReads(inquiryMatcher(catalog), reader, worker);
+  } catch (error) {
+    await worker.close();
+    throw error;
+  }
 }
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
@@ -73,6 +76,18 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   // An external issuer's keys (its discovery document first: a wrong issuer stops startup before anything opens).
   const externalJwks = config.auth.external ? await discoverJwksUri(config.auth.issuer) : null;
   const transport = deps.transport ?? await openEmbeddedBackend(config, logger, catalog);
+  try {
+    return await assemble(config, logger, catalog, externalJwks, transport);
+  } catch (error) {
+    // The back-end worker would keep the process alive: a failed start closes what it opened.
+    if (!deps.transport) await transport.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function assemble(
+  config: Config, logger: Logger, catalog: MessageCatalog, externalJwks: URL | null, transport: Transport,
+): Promise<App> {
   const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
   // Otherwise the embedded identity provider, signing with the same key.
   const identity = config.auth.external ? null : await openEmbeddedIdentity(config, logger);

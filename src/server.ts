@@ -1,6 +1,7 @@
 /** Process entry: load config, build the app, listen, close gracefully on SIGINT/SIGTERM. */
 import { effectiveConfig } from './api/logging/effective-config.ts';
-import { buildApp, createLogger } from './app.ts';
+import { buildApp } from './app.ts';
+import { createLogger } from './logger.ts';
 import { listenMutualTls } from './api/protection/tls.ts';
 import { ConfigError, loadConfig, processEnv } from './config.ts';
 

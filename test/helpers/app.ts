@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { buildApp, createLogger, type App } from '../../src/app.ts';
+import { buildApp, type App } from '../../src/app.ts';
+import { createLogger } from '../../src/logger.ts';
 import { ROLE_SCOPES, findDemoIdentity } from '../../src/api/auth/roles.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 
