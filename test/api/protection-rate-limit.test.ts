@@ -109,6 +109,11 @@ test('requests with credentials hit the address ceiling before their token is ve
   const failures = h.logs.filter((l) => l['msg'] === 'authentication failed').length;
   assert.equal(failures, 3, 'the fourth token was never verified');
 
+  // Credentials that are not a bearer token never reach a signature check, and are counted all the same.
+  const basic = () => h.app.inject({ method: 'GET', url: '/v1/customers/1001', remoteAddress: '127.0.0.11', headers: { authorization: 'Basic YWRhOnNlY3JldA==' } });
+  for (let i = 0; i < 3; i++) assertProblem(await basic(), 401, 'UNAUTHENTICATED');
+  assertRateLimited(await basic(), 'address');
+
   const anonymous = () => h.app.inject({ method: 'GET', url: '/v1/customers/1001', remoteAddress: '127.0.0.10' });
   assertProblem(await anonymous(), 401, 'UNAUTHENTICATED');
   assertProblem(await anonymous(), 401, 'UNAUTHENTICATED');

@@ -32,7 +32,10 @@ export function installRouteTableCheck(app: FastifyInstance): void {
 }
 
 export interface AuthOptions {
-  /** Runs before a token's signature is checked (not on cache hits): the address ceiling of the rate limits. */
+  /**
+   * Runs once for a request whose credentials are not a known token's, before its signature is checked or
+   * it is refused: the address ceiling of the rate limits.
+   */
   beforeVerify?(req: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
@@ -47,20 +50,29 @@ export function installAuth(app: FastifyInstance, verifier: TokenVerifier, optio
   });
 
   async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<Principal> {
-    let token: string | undefined;
+    // Every request that is not a known token's is counted once before it costs more: malformed
+    // credentials included, which never reach a signature check.
+    let counted = false;
+    const countOnce = async () => {
+      if (counted) return;
+      counted = true;
+      await options.beforeVerify?.(req, reply);
+    };
     try {
-      token = bearerToken(req);
+      const token = bearerToken(req);
       if (!token) {
+        await countOnce();
         throw new ApiError('UNAUTHENTICATED', 'an access token is required', {
           headers: { 'www-authenticate': `Bearer realm="${REALM}"` },
         });
       }
       const known = verifier.cached(token);
       if (known) return known;
-      await options.beforeVerify?.(req, reply);
+      await countOnce();
       return await verifier.verify(token);
     } catch (error) {
       if (!(error instanceof TokenRejected)) throw error;
+      await countOnce();
       req.log.info({ reason: error.message, ...(error.principal ? { principal: error.principal } : {}) }, 'authentication failed');
       throw new ApiError('UNAUTHENTICATED', error.message, {
         headers: {
