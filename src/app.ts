@@ -62,8 +62,8 @@ async function openEmbeddedBackend(config: Config, logger: Logger, catalog: Mess
   if (config.backend.reads === 'worker') return worker;
   // The worker has migrated the store: inquiries can now be read here, without crossing threads.
   try {
-    const reader = inProcessTransport(createBackend({ file, log: logger, catalog, readOnly: true }));
-    return splitReads(inquiryMatcher(catalog), reader, worker);
+    const reader = createBackend({ file, log: logger, catalog, readOnly: true });
+    return splitReads(inquiryMatcher(catalog), inProcessTransport(reader), worker, () => reader.refresh());
   } catch (error) {
     await worker.close();
     throw error;

@@ -24,6 +24,11 @@ export interface Backend {
    * (one fsync), and the answers are returned, in order, only after that commit is durable.
    */
   handleBatch(messages: readonly Buffer[]): Buffer[];
+  /**
+   * A read-only instance reads every inquiry of an event-loop turn from one snapshot; this ends it, so the
+   * next inquiry sees every write answered until now. Call it when a write's answer arrives.
+   */
+  refresh(): void;
   /** Can it serve (database open and answering)? */
   ready(): boolean;
   close(): void;
@@ -64,9 +69,9 @@ class Refusal {
 
 export function createBackend(options: BackendOptions): Backend {
   const catalog = options.catalog ?? loadMessageCatalog();
-  const readOnly = options.readOnly === true;
-  const db = readOnly ? new SqliteDatabase(options.file, { readOnly }) : openBackendStore(options.file);
-  if (!readOnly && options.seedWhenEmpty !== false && isEmpty(db)) seedDemoData(db);
+  const readOnlyInstance = options.readOnly === true;
+  const db = readOnlyInstance ? new SqliteDatabase(options.file, { readOnly: true }) : openBackendStore(options.file);
+  if (!readOnlyInstance && options.seedWhenEmpty !== false && isEmpty(db)) seedDemoData(db);
   const rootLog = options.log.child({ component: 'backend' });
 
   function answer(header: MessageHeader, reply: ProgramReply): Buffer {
@@ -102,7 +107,7 @@ export function createBackend(options: BackendOptions): Backend {
     if (!isTranCode(tran)) {
       return { header, reply: { returnCode: RC.UNKNOWN_TRAN, reasonCode: 'UNKNOWN_TRANSACTION', reasonText: `unknown transaction ${tran}` } };
     }
-    if (readOnly && !READ_ONLY_TRANSACTIONS.has(tran)) {
+    if (readOnlyInstance && !READ_ONLY_TRANSACTIONS.has(tran)) {
       rootLog.error({ requestId: header.correlationId, tran }, 'a change was sent to a read-only back-end');
       return { header, reply: { returnCode: RC.ABEND, reasonCode: 'READ_ONLY_BACKEND', reasonText: 'this back-end instance serves inquiries only' } };
     }
@@ -146,7 +151,16 @@ export function createBackend(options: BackendOptions): Backend {
     const readOnly = runnable.every((j) => READ_ONLY_TRANSACTIONS.has(j.tran));
     let results;
     try {
-      results = db.group(runnable, runProgram, { readOnly });
+      results = readOnlyInstance
+        // Inquiries only: nothing to roll back, one snapshot per turn.
+        ? db.readInSnapshot((tx) => runnable.map((job) => {
+          try {
+            return { ok: true as const, value: runProgram(tx, job) };
+          } catch (error) {
+            return { ok: false as const, error };
+          }
+        }))
+        : db.group(runnable, runProgram, { readOnly });
     } catch (error) {
       // The commit failed: nothing of the group was kept, so no one may be told it was.
       rootLog.error({ err: error, size: runnable.length }, 'group commit failed');
@@ -193,6 +207,7 @@ export function createBackend(options: BackendOptions): Backend {
   return {
     handle: (message) => handleBatch([message])[0]!,
     handleBatch,
+    refresh: () => db.endSnapshot(),
     ready: () => {
       try {
         db.statement('SELECT 1').get();

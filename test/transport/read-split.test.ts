@@ -35,8 +35,9 @@ test('reads on a read-only connection see every write the worker has answered; a
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-split-'));
   const file = join(dir, 'backend.sqlite');
   const worker = await openWorkerTransport({ file, logLevel: 'silent', logger: silent });
-  const reader = inProcessTransport(createBackend({ file, log: silent, catalog, readOnly: true }));
-  const transport = splitReads(inquiryMatcher(catalog), reader, worker);
+  const readOnlyBackend = createBackend({ file, log: silent, catalog, readOnly: true });
+  const reader = inProcessTransport(readOnlyBackend);
+  const transport = splitReads(inquiryMatcher(catalog), reader, worker, () => readOnlyBackend.refresh());
   t.after(async () => {
     await transport.close();
     rmSync(dir, { recursive: true, force: true });
@@ -61,4 +62,33 @@ test('reads on a read-only connection see every write the worker has answered; a
   assert.equal(refused.header.reasonCode, 'READ_ONLY_BACKEND');
   assert.equal(await balance(), 1250, 'the refused change moved nothing');
   assert.equal(await transport.ready(), true);
+});
+
+test('a read-only back-end reads one snapshot per event-loop turn, ended early by refresh()', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'corebridge-snapshot-'));
+  const file = join(dir, 'backend.sqlite');
+  const owner = createBackend({ file, log: silent, catalog });
+  const reader = createBackend({ file, log: silent, catalog, readOnly: true });
+  t.after(() => {
+    reader.close();
+    owner.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const balance = () => {
+    const { header, body } = readHeader(catalog, reader.handle(message('ACCBAL', { acckAccountId: '1002-01' })));
+    assert.equal(header.returnCode, RC.OK);
+    return catalog.response('ACCBAL').decode(body)['accbBalance'];
+  };
+  const pay = (key: string) => readHeader(catalog, owner.handle(message('PAYCRT', {
+    paycDebtorAccount: '1003-01', paycCreditorAccount: '1002-01', paycAmount: 10, paycCurrencyCode: 'EUR',
+  }, { idempotencyKey: key }))).header.returnCode;
+
+  assert.equal(balance(), 1200);
+  assert.equal(pay('snap-1'), RC.OK);
+  assert.equal(balance(), 1200, 'the same turn reads the same snapshot');
+  reader.refresh();
+  assert.equal(balance(), 1210, 'after refresh() the committed payment is visible');
+  assert.equal(pay('snap-2'), RC.OK);
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(balance(), 1220, 'the next turn reads a new snapshot');
 });

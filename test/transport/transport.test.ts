@@ -116,6 +116,7 @@ test('in-process: each side gets its own copy of the bytes', async (t) => {
       return answer;
     },
     handleBatch: (messages) => real.handleBatch(messages),
+    refresh: () => real.refresh(),
     ready: () => real.ready(),
     close: () => real.close(),
   };
