@@ -41,7 +41,7 @@ export interface AuthOptions {
 
 /** Authentication and authorization of the API routes; registered in their encapsulated context only. */
 export function installAuth(app: FastifyInstance, verifier: TokenVerifier, options: AuthOptions = {}): void {
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', async function authenticateRequest(req, reply) {
     const access = req.routeOptions.config.access;
     if (!access) return;
     // A principal already set came from a verified client certificate (mutual-TLS listener).

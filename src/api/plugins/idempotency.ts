@@ -24,7 +24,7 @@ function requestHash(req: FastifyRequest): string {
 export function installIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
   app.decorateRequest('idempotency', null);
 
-  app.addHook('preHandler', async (req, reply) => {
+  app.addHook('preHandler', async function holdIdempotencyKey(req, reply) {
     const mode = req.routeOptions.config.access?.idempotency;
     if (!mode || !req.principal) return;
     const raw = req.headers['idempotency-key'];
@@ -56,7 +56,7 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     }
   });
 
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', async function storeIdempotentAnswer(req, reply, payload) {
     const held = req.idempotency;
     if (!held) return payload;
     req.idempotency = null;

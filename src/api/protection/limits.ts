@@ -101,7 +101,7 @@ export async function installLimits(app: FastifyInstance, limits: Limits): Promi
 
 /** JSON nesting depth and array length of API bodies, before schema validation walks them. */
 export function installBodyShapeLimit(app: FastifyInstance, limits: Limits): void {
-  app.addHook('preValidation', async (req) => {
+  app.addHook('preValidation', async function checkBodyShape(req) {
     if (req.body === undefined || req.body === null) return;
     const violation = jsonShapeViolation(req.body, limits);
     if (violation) {
