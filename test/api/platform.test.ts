@@ -132,7 +132,7 @@ test('the API\'s hooks run only on /v1 routes: health, OpenAPI and the identity 
   const hooksOf = (segment: string) => {
     const at = lines.findIndex((line) => line.includes(`── ${segment} (GET`));
     assert.ok(at >= 0, `route ${segment} listed`);
-    const hooks = [];
+    const hooks: string[] = [];
     for (let i = at + 1; i < lines.length && lines[i]!.includes('•'); i++) hooks.push(lines[i]!);
     return API_HOOKS.filter((name) => hooks.some((line) => line.includes(`"${name}()"`)));
   };
