@@ -1,7 +1,7 @@
 /** LNAPPL decides a loan application and stores the decision; LNINQ reads one. */
-import { randomBytes } from 'node:crypto';
 import { mayUseCustomerData } from '../caller.ts';
 import { installmentFor, largestPrincipal } from '../loan-math.ts';
+import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
 import { fail, field, ok, rejected, type Program } from '../program.ts';
@@ -92,7 +92,7 @@ export const applyForLoan: Program = (ctx, req) => {
   }
   const d = decideLoan(customer.riskRating, customer.monthlyIncome, amount, installments);
   const loan: LoanApplication = {
-    loanId: `LN-${randomBytes(8).toString('hex').toUpperCase()}`, status: d.status, rejectReason: d.reason,
+    loanId: newId('LN'), status: d.status, rejectReason: d.reason,
     customerId, requestedAmount: amount, approvedAmount: d.approved, interestRateBp: d.rateBp,
     installmentValue: d.installment, installments, currency: customer.currency, createdBy: caller.principal,
     idempotencyKey: ctx.idempotencyKey || null, correlationId: ctx.correlationId, createdAt: ctx.now,

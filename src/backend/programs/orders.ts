@@ -1,6 +1,6 @@
 /** Order transactions: ORDCRT create, ORDINQ inquire, ORDLST list, ORDUPD update, ORDCAN cancel. */
-import { randomBytes } from 'node:crypto';
 import { maySeeCustomer, maySeeOrder, type Caller } from '../caller.ts';
+import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits } from '../money.ts';
 import { fail, field, ok, rejected, type Program, type ProgramContext } from '../program.ts';
@@ -47,7 +47,7 @@ function audit(ctx: ProgramContext, orderId: string, action: string): void {
 }
 
 function newOrderId(): string {
-  return `ORD-${randomBytes(8).toString('hex').toUpperCase()}`;
+  return newId('ORD');
 }
 
 /** A customer may order for themselves; partners and staff for any existing customer. */

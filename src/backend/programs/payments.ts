@@ -3,8 +3,8 @@
  * idempotency key (unique per caller) and commits with its postings, so a retry after any crash
  * finds the original instead of paying twice.
  */
-import { randomBytes } from 'node:crypto';
 import { mayUseCustomerData } from '../caller.ts';
+import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
 import { fail, field, ok, rejected, type Program, type ProgramContext } from '../program.ts';
@@ -81,7 +81,7 @@ export const createPayment: Program = (ctx, req) => {
   else if (currency !== debtor.currency || currency !== creditor.currency) reason = 'CURRENCY_MISMATCH';
   else if (debtor.balance < amount) reason = 'INSUFFICIENT_FUNDS';
   const payment: Payment = {
-    paymentId: `PAY-${randomBytes(8).toString('hex').toUpperCase()}`,
+    paymentId: newId('PAY'),
     status: reason ? 'REJECTED' : 'COMPLETED', rejectReason: reason, customerId: debtor.customerId,
     debtorAccount: debtorId, creditorAccount: creditorId, amount, currency, remittance: remittance || null,
     createdBy: caller.principal, idempotencyKey: ctx.idempotencyKey, correlationId: ctx.correlationId, createdAt: ctx.now,
