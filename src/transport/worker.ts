@@ -157,8 +157,16 @@ export async function openWorkerTransport(options: WorkerTransportOptions): Prom
     const batch = outgoing;
     outgoing = null;
     if (!batch) return;
-    if (live) live.postMessage({ type: 'calls', ...batch } satisfies ToWorker, batch.messages);
-    else failInFlight();
+    if (!live) return failInFlight();
+    // Calls aborted (or failed by a worker's death) since they were made are not sent at all.
+    const ids: number[] = [];
+    const messages: ArrayBuffer[] = [];
+    batch.ids.forEach((id, i) => {
+      if (!calls.has(id)) return;
+      ids.push(id);
+      messages.push(batch.messages[i]!);
+    });
+    if (ids.length > 0) live.postMessage({ type: 'calls', ids, messages } satisfies ToWorker, messages);
   }
 
   return {
