@@ -136,3 +136,14 @@ test('a worker that dies under load: 503 + Retry-After, recovery, retries under 
   assert.equal(after.total, before.total, 'the sum of all balances is unchanged');
   assert.equal(after.debtorBalance, before.debtorBalance - payments.reduce((sum, p) => sum + p.minor, 0));
 });
+
+test('a start that fails after the back-end worker opened closes the worker (nothing keeps the process alive)', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-failed-start-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  // The partner JWKS file is read after the worker has opened the store: a missing one stops the start there.
+  const config = loadConfig({ DATA_DIR: dataDir, AUTH_PARTNER_JWKS_FILE: join(dataDir, 'missing-jwks.json') });
+  const ports = () => process.getActiveResourcesInfo().filter((kind) => kind === 'MessagePort').length;
+  const before = ports();
+  await assert.rejects(buildApp(config, { logger: createLogger(config, new Writable({ write: (_c, _e, done) => done() })) }));
+  assert.equal(ports(), before, 'the worker\'s message port is closed');
+});
