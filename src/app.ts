@@ -10,7 +10,6 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import './api/fastify-types.ts';
 import { createBackendClient } from './api/backend-client.ts';
-import { lazyChildLoggerFactory } from './api/logging/request-logger.ts';
 import { openDevIssuer, type DevIssuer } from './api/auth/dev-issuer.ts';
 import { discoverJwksUri, EXTERNAL_ALGORITHMS } from './api/auth/external-issuer.ts';
 import { createTokenVerifier } from './api/auth/verifier.ts';
@@ -100,7 +99,6 @@ async function assemble(
     // One line per request, written by our onResponse hook: Fastify's two default lines are off.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: requestIdFor,
-    childLoggerFactory: lazyChildLoggerFactory,
     return503OnClosing: true,
     ...serverLimitOptions(protection.limits),
     ...(tls ? { https: tls } : { http: { maxHeaderSize: protection.limits.headerBytes } }),

@@ -28,18 +28,6 @@ export function scrub(text: string): string {
   return out;
 }
 
-/** Key names seen so far and whether they are secret: log lines repeat the same few keys. */
-const secretKeyCache = new Map<string, boolean>();
-function isSecretKey(key: string): boolean {
-  let secret = secretKeyCache.get(key);
-  if (secret === undefined) {
-    secret = SECRET_KEYS.test(key);
-    // Bounded: keys come from code, but error objects may bring their own.
-    if (secretKeyCache.size < 10_000) secretKeyCache.set(key, secret);
-  }
-  return secret;
-}
-
 /** The value with secrets replaced; the same object when nothing needed replacing (no copy on the hot path). */
 function scrubDeep(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return scrub(value);
@@ -61,7 +49,7 @@ function scrubDeep(value: unknown, depth: number): unknown {
   let out: Record<string, unknown> | null = null;
   for (const key in value) {
     const v = (value as Record<string, unknown>)[key];
-    const s = isSecretKey(key) && v !== undefined && v !== null ? CENSOR : scrubDeep(v, depth + 1);
+    const s = SECRET_KEYS.test(key) && v !== undefined && v !== null ? CENSOR : scrubDeep(v, depth + 1);
     if (s !== v) (out ??= { ...(value as Record<string, unknown>) })[key] = s;
   }
   return out ?? value;

@@ -11,7 +11,6 @@ export function installRequestLog(app: FastifyInstance): void {
   app.addHook('onResponse', (req, reply, done) => {
     const status = reply.statusCode;
     const line = {
-      requestId: req.id,
       method: req.method,
       url: req.url,
       route: req.routeOptions.url,
@@ -21,9 +20,8 @@ export function installRequestLog(app: FastifyInstance): void {
       code: reply.problemCode ?? undefined,
       backend: req.backendCall ?? undefined,
     };
-    // Through the root logger, the request id in the line: no child logger made for this one line.
-    if (status >= 500) app.log.error(line, 'request failed');
-    else app.log.info(line, 'request completed');
+    if (status >= 500) req.log.error(line, 'request failed');
+    else req.log.info(line, 'request completed');
     done();
   });
 }

@@ -5,7 +5,7 @@
  */
 import type { Socket } from 'node:net';
 import underPressure from '@fastify/under-pressure';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { BackendClient } from '../backend-client.ts';
 import { ApiError, toProblem } from '../errors.ts';
 import type { ProtectionConfig } from './config.ts';
@@ -65,37 +65,22 @@ export async function installLimits(app: FastifyInstance, limits: Limits): Promi
     },
   });
 
-  // One sweep for all requests instead of a timer each (a timer per request costs more than its hook).
-  // Every request has the same time limit, so the Map's insertion order is deadline order.
-  const deadlines = new Map<FastifyRequest, { reply: FastifyReply; at: number }>();
-  const sweep = setInterval(() => {
-    const now = performance.now();
-    for (const [req, { reply, at }] of deadlines) {
-      if (at > now) break;
-      deadlines.delete(req);
-      if (reply.sent) continue;
+  const timers = new WeakMap<object, NodeJS.Timeout>();
+  app.addHook('onRequest', async (req, reply) => {
+    const timer = setTimeout(() => {
+      if (reply.sent) return;
       req.log.warn({ timeoutMs: limits.requestTimeoutMs }, 'request timed out');
       // The handler may still finish (a payment may still commit); the client retries with its idempotency key.
       reply.send(new ApiError('REQUEST_TIMEOUT', `the request was not processed within ${limits.requestTimeoutMs} ms`));
-    }
-  }, Math.max(5, Math.min(250, Math.floor(limits.requestTimeoutMs / 4))));
-  sweep.unref();
-  app.addHook('onClose', (_app, done) => {
-    clearInterval(sweep);
-    done();
+    }, limits.requestTimeoutMs);
+    timer.unref();
+    timers.set(req, timer);
   });
-  app.addHook('onRequest', (req, reply, done) => {
-    deadlines.set(req, { reply, at: performance.now() + limits.requestTimeoutMs });
-    done();
+  app.addHook('onResponse', async (req) => {
+    clearTimeout(timers.get(req));
   });
-  const forget = (req: FastifyRequest, _reply: FastifyReply, done: () => void) => {
-    deadlines.delete(req);
-    done();
-  };
-  app.addHook('onResponse', forget);
-  app.addHook('onRequestAbort', (req, done) => {
-    deadlines.delete(req);
-    done();
+  app.addHook('onRequestAbort', async (req) => {
+    clearTimeout(timers.get(req));
   });
 }
 
