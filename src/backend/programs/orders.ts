@@ -46,10 +46,6 @@ function audit(ctx: ProgramContext, orderId: string, action: string): void {
   });
 }
 
-function newOrderId(): string {
-  return newId('ORD');
-}
-
 /** A customer may order for themselves; partners and staff for any existing customer. */
 function mayOrderFor(caller: Caller, customerId: string): boolean {
   return maySeeCustomer(caller, customerId);
@@ -81,7 +77,7 @@ export const createOrder: Program = (ctx, req) => {
   if (reason) status = 'REJECTED';
   else adjustStock(tx, productId, -quantity);
   const order = insertOrder(tx, {
-    orderId: newOrderId(), status, rejectReason: reason, customerId, productId, quantity, amount,
+    orderId: newId('ORD'), status, rejectReason: reason, customerId, productId, quantity, amount,
     currency: product?.currency ?? customer.currency, createdBy: caller.principal,
     idempotencyKey: ctx.idempotencyKey || null, correlationId: ctx.correlationId, createdAt: ctx.now,
     updatedAt: ctx.now, version: 1,
