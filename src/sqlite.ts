@@ -16,7 +16,8 @@ export class SqliteDatabase implements Tx {
   readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
   private inTransaction = false;
-  private snapshotOpen = false;
+  /** The open transaction of this event-loop turn, if any (inTurnTransaction). */
+  private turn: 'read' | 'write' | null = null;
 
   /**
    * `readOnly`: a reader of a store another connection owns (and has created, migrated, put in WAL mode).
@@ -68,11 +69,14 @@ export class SqliteDatabase implements Tx {
    * Group commit: runs every item of `items` in its own savepoint of one transaction and commits once
    * (one fsync with synchronous=FULL). An item that throws rolls back only its own savepoint; its error
    * is returned in its place. If the COMMIT itself fails, nothing of the group is kept and it throws.
+   * A read-only group has nothing to roll back (no savepoints); with `perTurn` it joins the transaction
+   * of this event-loop turn (see inTurnTransaction) instead of opening its own.
    */
-  group<I, T>(items: readonly I[], work: (tx: Tx, item: I) => T, options: { readOnly?: boolean } = {}): Array<{ ok: true; value: T } | { ok: false; error: unknown }> {
-    // A read-only group has nothing to roll back: no savepoints.
+  group<I, T>(
+    items: readonly I[], work: (tx: Tx, item: I) => T, options: { readOnly?: boolean; perTurn?: boolean } = {},
+  ): Array<{ ok: true; value: T } | { ok: false; error: unknown }> {
     const savepoints = !options.readOnly;
-    return this.transaction((tx) => items.map((item) => {
+    const all = (tx: Tx) => items.map((item) => {
       if (savepoints) this.statement('SAVEPOINT item').run();
       try {
         const value = work(tx, item);
@@ -85,29 +89,32 @@ export class SqliteDatabase implements Tx {
         }
         return { ok: false as const, error };
       }
-    }), options);
+    });
+    return options.perTurn ? this.inTurnTransaction(all, options) : this.transaction(all, options);
   }
 
   /**
-   * Runs read-only work in one snapshot shared by every read of this event-loop turn: one BEGIN/COMMIT
-   * (and one pair of WAL read-lock system calls) per turn instead of per read. The snapshot ends at the
-   * end of the turn, or earlier with endSnapshot() (when a write was answered meanwhile).
+   * Joins the transaction of this event-loop turn, opening it if there is none: everything in one turn
+   * shares one BEGIN/COMMIT — one snapshot and one pair of WAL read-lock system calls for readers, one
+   * commit for writers. It commits at the end of the turn, or earlier with endTurnTransaction().
    */
-  readInSnapshot<T>(work: (tx: Tx) => T): T {
-    if (!this.snapshotOpen) {
+  inTurnTransaction<T>(work: (tx: Tx) => T, options: { readOnly?: boolean } = {}): T {
+    if (this.turn === null) {
       if (this.inTransaction) throw new Error('nested transaction');
-      this.statement('BEGIN').run();
-      this.snapshotOpen = true;
+      this.statement(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE').run();
+      this.turn = options.readOnly ? 'read' : 'write';
       this.inTransaction = true;
-      setImmediate(() => this.endSnapshot());
+      setImmediate(() => this.endTurnTransaction());
+    } else if (this.turn === 'read' && !options.readOnly) {
+      throw new Error('a write in a read-only transaction');
     }
     return work(this);
   }
 
-  /** Ends the current read snapshot, if any: the next read sees every commit made until now. */
-  endSnapshot(): void {
-    if (!this.snapshotOpen) return;
-    this.snapshotOpen = false;
+  /** Commits the transaction of this turn, if any: the next read sees every commit made until now. */
+  endTurnTransaction(): void {
+    if (this.turn === null) return;
+    this.turn = null;
     this.inTransaction = false;
     if (this.db.isOpen && this.db.isTransaction) this.statement('COMMIT').run();
   }
@@ -129,7 +136,7 @@ export class SqliteDatabase implements Tx {
   }
 
   close(): void {
-    this.endSnapshot();
+    this.endTurnTransaction();
     if (this.db.isOpen) this.db.close();
   }
 }

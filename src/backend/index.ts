@@ -151,16 +151,8 @@ export function createBackend(options: BackendOptions): Backend {
     const readOnly = runnable.every((j) => READ_ONLY_TRANSACTIONS.has(j.tran));
     let results;
     try {
-      results = readOnlyInstance
-        // Inquiries only: nothing to roll back, one snapshot per turn.
-        ? db.readInSnapshot((tx) => runnable.map((job) => {
-          try {
-            return { ok: true as const, value: runProgram(tx, job) };
-          } catch (error) {
-            return { ok: false as const, error };
-          }
-        }))
-        : db.group(runnable, runProgram, { readOnly });
+      // A read-only instance reads every inquiry of an event-loop turn from one snapshot.
+      results = db.group(runnable, runProgram, { readOnly, perTurn: readOnlyInstance });
     } catch (error) {
       // The commit failed: nothing of the group was kept, so no one may be told it was.
       rootLog.error({ err: error, size: runnable.length }, 'group commit failed');
@@ -207,7 +199,7 @@ export function createBackend(options: BackendOptions): Backend {
   return {
     handle: (message) => handleBatch([message])[0]!,
     handleBatch,
-    refresh: () => db.endSnapshot(),
+    refresh: () => db.endTurnTransaction(),
     ready: () => {
       try {
         db.statement('SELECT 1').get();

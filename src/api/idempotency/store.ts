@@ -8,8 +8,6 @@
  * write would cost each payment two WAL appends on the API's thread. Losing the newest records in a
  * crash is harmless: the back-end keeps the key with the business row and finds the original.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SqliteDatabase } from '../../sqlite.ts';
 
@@ -55,27 +53,12 @@ export interface IdempotencyStore {
 }
 
 export function openIdempotencyStore(file: string, options: { ttlSeconds: number; leaseMs: number; now?: () => number }): IdempotencyStore {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const store = new SqliteDatabase(file, { synchronous: 'NORMAL' });
   store.migrate(MIGRATIONS_DIR);
   const now = options.now ?? Date.now;
   const sql = (text: string) => store.statement(text);
 
-  // The transaction open for this turn's writes, if any.
-  let open = false;
-  const commit = () => {
-    if (!open) return;
-    open = false;
-    sql('COMMIT').run();
-  };
-  const write = <T>(work: () => T): T => {
-    if (!open) {
-      sql('BEGIN IMMEDIATE').run();
-      open = true;
-      setImmediate(commit);
-    }
-    return work();
-  };
+  const write = <T>(work: () => T): T => store.inTurnTransaction(work);
 
   return {
     begin(caller, key, requestHash) {
@@ -131,10 +114,9 @@ export function openIdempotencyStore(file: string, options: { ttlSeconds: number
     },
     clear() {
       write(() => sql('DELETE FROM idempotency_records').run());
-      commit();
+      store.endTurnTransaction();
     },
     close() {
-      if (store.db.isOpen) commit();
       store.close();
     },
   };
