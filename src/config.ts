@@ -101,6 +101,12 @@ function text(env: Env, name: string, fallback: string, pattern?: RegExp): strin
   return raw;
 }
 
+function oneOf<T extends string>(env: Env, name: string, fallback: T, values: readonly T[]): T {
+  const raw = text(env, name, fallback);
+  if (!values.includes(raw as T)) throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
 function protectionConfig(env: Env): ProtectionConfig {
   try {
     return loadProtectionConfig(env);
@@ -115,18 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = text(env, 'HOST', '0.0.0.0', /^[A-Za-z0-9.:\-[\]]+$/);
   const dataDir = resolve(text(env, 'DATA_DIR', './data'));
-  const logLevelRaw = text(env, 'LOG_LEVEL', 'info');
-  if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevelRaw}"`);
-  }
-  const backendTransport = text(env, 'BACKEND_TRANSPORT', 'worker');
-  if (!BACKEND_TRANSPORTS.includes(backendTransport as BackendTransportKind)) {
-    throw new ConfigError('BACKEND_TRANSPORT', `must be one of ${BACKEND_TRANSPORTS.join(', ')}, got "${backendTransport}"`);
-  }
-  const backendReads = text(env, 'BACKEND_READS', 'api-thread');
-  if (!BACKEND_READS.includes(backendReads as BackendReads)) {
-    throw new ConfigError('BACKEND_READS', `must be one of ${BACKEND_READS.join(', ')}, got "${backendReads}"`);
-  }
+  const logLevel = oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS);
   const externalIssuer = text(env, 'AUTH_EXTERNAL_ISSUER', '', /^https?:\/\/\S+$/);
   if (externalIssuer && !env['AUTH_AUDIENCE']) throw new ConfigError('AUTH_AUDIENCE', 'must be set with AUTH_EXTERNAL_ISSUER');
   const issuer = externalIssuer || text(env, 'AUTH_ISSUER', `http://localhost:${port === 0 ? 8080 : port}/oauth`, /^https?:\/\/\S+$/);
@@ -138,7 +133,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     host,
     dataDir,
-    logLevel: logLevelRaw as LogLevel,
+    logLevel,
     auth: {
       issuer: issuer.replace(/\/+$/, ''),
       // The embedded provider's audience is a resource indicator (RFC 8707: an absolute URI); an external one names its own.
@@ -157,7 +152,10 @@ export function loadConfig(env: Env = process.env): Config {
       ttlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 30 * 86_400),
       leaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 10_000, 100, 600_000),
     },
-    backend: { transport: backendTransport as BackendTransportKind, reads: backendReads as BackendReads },
+    backend: {
+      transport: oneOf(env, 'BACKEND_TRANSPORT', 'worker', BACKEND_TRANSPORTS),
+      reads: oneOf(env, 'BACKEND_READS', 'api-thread', BACKEND_READS),
+    },
     protection: protectionConfig(env),
   };
 }

@@ -59,20 +59,21 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
       }
       let response: Buffer;
       const started = performance.now();
+      // For the request's log line: filled in as far as the call got.
       const facts: BackendCallFacts = { tran, rc: null, reason: undefined, ms: 0 };
       req.backendCall = facts;
       try {
         response = await transport.call(request);
       } catch (error) {
-        facts.ms = Math.round((performance.now() - started) * 100) / 100;
         req.log.error({ err: error }, 'back-end call failed');
         throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
+      } finally {
+        facts.ms = Math.round((performance.now() - started) * 100) / 100;
       }
-      facts.ms = Math.round((performance.now() - started) * 100) / 100;
       const { header, body } = readHeader(catalog, response);
-      facts.rc = header.returnCode;
-      facts.reason = header.reasonCode || undefined;
       const reason = header.reasonCode || undefined;
+      facts.rc = header.returnCode;
+      facts.reason = reason;
       const text = header.reasonText || undefined;
       switch (header.returnCode) {
         case RC.OK:

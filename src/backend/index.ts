@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parseRole, type Caller } from './caller.ts';
 import { isTranCode, loadMessageCatalog, READ_ONLY_TRANSACTIONS, type MessageCatalog, type TranCode } from './copybooks/index.ts';
-import { RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
+import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
 import type { ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
 import { isEmpty, seedDemoData } from './store/seed.ts';
@@ -97,11 +97,8 @@ export function createBackend(options: BackendOptions): Backend {
       ({ header, body } = readHeader(catalog, message));
     } catch (error) {
       rootLog.error({ err: error }, 'unreadable message header');
-      const blank: MessageHeader = {
-        tranCode: '', correlationId: '', principal: '', role: '', customerId: '', idempotencyKey: '',
-        returnCode: RC.ABEND, reasonCode: 'MALFORMED_HEADER', reasonText: '',
-      };
-      return { header: blank, reply: { returnCode: RC.INVALID_INPUT, reasonCode: 'MALFORMED_HEADER', reasonText: 'unreadable header' } };
+      // answer() fills in the return and reason codes.
+      return { header: { ...BLANK_HEADER }, reply: { returnCode: RC.INVALID_INPUT, reasonCode: 'MALFORMED_HEADER', reasonText: 'unreadable header' } };
     }
     const tran = header.tranCode;
     if (!isTranCode(tran)) {

@@ -31,6 +31,11 @@ export interface MessageHeader {
   reasonText: string;
 }
 
+/** A header with nothing in it, to fill in. */
+export const BLANK_HEADER: Readonly<MessageHeader> = {
+  tranCode: '', correlationId: '', principal: '', role: '', customerId: '', idempotencyKey: '', returnCode: 0, reasonCode: '', reasonText: '',
+};
+
 export function headerToRecord(h: MessageHeader): Record<string, unknown> {
   return {
     hdrTranCode: h.tranCode,
@@ -93,11 +98,8 @@ export function inquiryMatcher(catalog: MessageCatalog): (message: Uint8Array) =
   const field = catalog.header.root.children?.find((item) => item.cobolName === 'HDR-TRAN-CODE');
   if (!field) throw new Error('CBHDR has no HDR-TRAN-CODE');
   const { offset, length } = field;
-  const blank: MessageHeader = {
-    tranCode: '', correlationId: '', principal: '', role: '', customerId: '', idempotencyKey: '', returnCode: 0, reasonCode: '', reasonText: '',
-  };
   const codes = new Set(
-    [...READ_ONLY_TRANSACTIONS].map((tranCode) => catalog.header.encode(headerToRecord({ ...blank, tranCode })).toString('latin1', offset, offset + length)),
+    [...READ_ONLY_TRANSACTIONS].map((tranCode) => catalog.header.encode(headerToRecord({ ...BLANK_HEADER, tranCode })).toString('latin1', offset, offset + length)),
   );
   return (message) => message.length >= offset + length && codes.has(Buffer.from(message.buffer, message.byteOffset + offset, length).toString('latin1'));
 }

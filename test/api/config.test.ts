@@ -13,6 +13,7 @@ test('defaults: port 8080, ./data, info, 24 h idempotency', () => {
   assert.equal(c.logLevel, 'info');
   assert.equal(c.idempotency.ttlSeconds, 86_400);
   assert.equal(c.auth.issuer, 'http://localhost:8080/oauth');
+  assert.deepEqual(c.backend, { transport: 'worker', reads: 'api-thread' });
 });
 
 test('an invalid value stops startup with a message naming the variable', () => {
@@ -20,6 +21,8 @@ test('an invalid value stops startup with a message naming the variable', () => 
     [{ PORT: 'eighty' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ BACKEND_TRANSPORT: 'tcp' }, 'BACKEND_TRANSPORT'],
+    [{ BACKEND_READS: 'anywhere' }, 'BACKEND_READS'],
     [{ IDEMPOTENCY_TTL_SECONDS: '5' }, 'IDEMPOTENCY_TTL_SECONDS'],
     [{ AUTH_ISSUER: 'not a url' }, 'AUTH_ISSUER'],
   ];
