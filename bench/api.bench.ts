@@ -26,13 +26,13 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { accessSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
+import { freePort, PAYMENT_BODY, waitFor } from './harness.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const ROUNDS = setting('BENCH_ROUNDS', 3);
@@ -42,7 +42,6 @@ const CONNECTIONS = setting('BENCH_CONNECTIONS', 50);
 const LOG_LEVEL = process.env['LOG_LEVEL'] || 'info';
 const TRANSPORT = process.env['BACKEND_TRANSPORT'] || 'worker (default)';
 const READS = process.env['BACKEND_READS'] || 'api-thread (default)';
-const PAYMENT_BODY = JSON.stringify({ debtorAccount: '1003-01', creditorAccount: '1001-01', amount: 0.01, currency: 'EUR' });
 /** Time for the server to finish in-flight requests and write their log lines after a run. */
 const SETTLE_MS = 300;
 
@@ -124,27 +123,6 @@ async function stop(child: ChildProcess): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   if ((await Promise.race([exited, sleep(5_000, 'timeout')])) === 'timeout') child.kill('SIGKILL');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no free port'))));
-    });
-  });
-}
-
-async function waitFor(url: string, child: ChildProcess): Promise<void> {
-  const until = Date.now() + 30_000;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`the server for ${url} exited with code ${child.exitCode} while starting`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch { /* starting */ }
-    await sleep(50);
-  }
-  throw new Error(`${url} did not come up within 30 s`);
 }
 
 // ---------------------------------------------------------------- load generation

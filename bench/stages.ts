@@ -21,13 +21,13 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
+import { freePort, PAYMENT_BODY, waitFor } from './harness.ts';
 
 // ── stages and the rules that assign frames to them ─────────────────────────────────────────────────
 
@@ -534,31 +534,9 @@ const INTERVAL_US = Number(process.env['STAGES_INTERVAL_US'] ?? 500);
 const WRK_THREADS = Number(process.env['WRK_THREADS'] ?? 1);
 const KEEP = process.env['STAGES_KEEP'] === '1';
 const WRK_LUA = fileURLToPath(new URL('./stages/wrk.lua', import.meta.url));
-const PAYMENT_BODY = JSON.stringify({ debtorAccount: '1003-01', creditorAccount: '1001-01', amount: 0.01, currency: 'EUR' });
 
 const pinned = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const pin = (cpu: number, argv: string[]) => (pinned ? ['taskset', '-c', String(cpu), ...argv] : argv);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-async function waitFor(url: string, child: ChildProcess): Promise<void> {
-  const until = Date.now() + 30_000;
-  while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode} while starting`);
-    try {
-      if ((await fetch(url)).ok) return;
-    } catch { /* starting */ }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${url} did not come up`);
-}
 
 function nowUs(): number {
   return Number(process.hrtime.bigint() / 1000n);

@@ -1,0 +1,29 @@
+/** What the bench scripts share: a free port, waiting for a child server, the payment they send. */
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** 0.01 EUR from Grace (10,000.00) to Ada: enough for a million payments. */
+export const PAYMENT_BODY = JSON.stringify({ debtorAccount: '1003-01', creditorAccount: '1001-01', amount: 0.01, currency: 'EUR' });
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+/** Resolves once `url` answers 2xx; fails when the child exits first or after 30 s. */
+export async function waitFor(url: string, child: ChildProcess): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`the server for ${url} exited with code ${child.exitCode} while starting`);
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch { /* starting */ }
+    await sleep(50);
+  }
+  throw new Error(`${url} did not come up within 30 s`);
+}
