@@ -39,6 +39,8 @@ import { inquiryMatcher } from './backend/message.ts';
 import type { Config } from './config.ts';
 import { openEmbeddedIdentity } from './identity/index.ts';
 import { createLogger } from './logger.ts';
+import { openProgramHost, type CobolProgramSettings } from './transport/cobol-host.ts';
+import { buildCobolHost } from './transport/cobol-host/build.ts';
 import { inProcessTransport } from './transport/in-process.ts';
 import { splitReads } from './transport/read-split.ts';
 import { openWorkerTransport } from './transport/worker.ts';
@@ -54,10 +56,24 @@ export interface AppDeps {
 export type App = FastifyInstance & { devIssuer: DevIssuer };
 
 /** The embedded back-end (SQLite under DATA_DIR) behind the configured transport. */
+/** Compiles the COBOL programs chosen with PROGRAMS_COBOL (and their host) under DATA_DIR/cobol. */
+async function cobolSettings(config: Config, logger: Logger): Promise<CobolProgramSettings | undefined> {
+  const programs = config.backend.cobolPrograms;
+  if (programs.length === 0) return undefined;
+  const build = await buildCobolHost({
+    outDir: join(config.dataDir, 'cobol'), programs, ...(config.backend.cobolSourceDir ? { programsDir: config.backend.cobolSourceDir } : {}),
+  });
+  logger.info({ programs, libraryPath: build.libraryPath }, 'COBOL programs built');
+  return { programs, ...build, processes: config.backend.cobolHosts, callTimeoutMs: config.backend.cobolCallTimeoutMs };
+}
+
 async function openEmbeddedBackend(config: Config, logger: Logger, catalog: MessageCatalog): Promise<Transport> {
   const file = backendFile(config.dataDir);
-  if (config.backend.transport === 'in-process') return inProcessTransport(createBackend({ file, log: logger, catalog }));
-  const worker = await openWorkerTransport({ file, logLevel: config.logLevel, logger });
+  const cobol = await cobolSettings(config, logger);
+  if (config.backend.transport === 'in-process') {
+    return inProcessTransport(createBackend({ file, log: logger, catalog, ...(cobol ? { linkHost: openProgramHost(cobol, logger) } : {}) }));
+  }
+  const worker = await openWorkerTransport({ file, logLevel: config.logLevel, logger, ...(cobol ? { cobol } : {}) });
   if (config.backend.reads === 'worker') return worker;
   // The worker has migrated the store: inquiries can now be read here, without crossing threads.
   try {

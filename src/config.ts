@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
+import { isLinkedProgram, LINKED_PROGRAMS, type LinkedProgramName } from './backend/copybooks/index.ts';
 import { loadProtectionConfig, ProtectionConfigError, type ProtectionConfig } from './api/protection/config.ts';
 
 export type BackendTransportKind = 'worker' | 'in-process';
@@ -67,6 +68,17 @@ export interface Config {
      * API's thread (no thread crossing; WAL readers do not wait for the writer); `worker` sends them too.
      */
     reads: BackendReads;
+    /**
+     * Linked programs that run as compiled GnuCOBOL in the COBOL program host instead of their TypeScript
+     * version (PROGRAMS_COBOL, e.g. `LNDECIDE`); empty: all TypeScript, no cobc needed.
+     */
+    cobolPrograms: readonly LinkedProgramName[];
+    /** Where their sources (`<PROGRAM>.cbl`) are (COBOL_SOURCE_DIR); default: the ones Corebridge ships, src/backend/cobol. */
+    cobolSourceDir: string | null;
+    /** Host processes, so COBOL calls in flight at once (COBOL_HOSTS). */
+    cobolHosts: number;
+    /** Time limit of one COBOL program call (COBOL_CALL_TIMEOUT_MS); a call over it answers 504. */
+    cobolCallTimeoutMs: number;
   };
   /** CORS, rate limits, resource limits, TLS and mutual TLS (src/api/protection/config.ts). */
   protection: ProtectionConfig;
@@ -105,6 +117,14 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, values: re
   const raw = text(env, name, fallback);
   if (!values.includes(raw as T)) throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
   return raw as T;
+}
+
+function programList(env: Env, name: string): LinkedProgramName[] {
+  const names = text(env, name, '').split(/[\s,]+/).filter(Boolean).map((n) => n.toUpperCase());
+  for (const n of names) {
+    if (!isLinkedProgram(n)) throw new ConfigError(name, `names no linked program: "${n}" (known: ${Object.keys(LINKED_PROGRAMS).join(', ')})`);
+  }
+  return [...new Set(names)] as LinkedProgramName[];
 }
 
 function protectionConfig(env: Env): ProtectionConfig {
@@ -155,6 +175,10 @@ export function loadConfig(env: Env = process.env): Config {
     backend: {
       transport: oneOf(env, 'BACKEND_TRANSPORT', 'worker', BACKEND_TRANSPORTS),
       reads: oneOf(env, 'BACKEND_READS', 'api-thread', BACKEND_READS),
+      cobolPrograms: programList(env, 'PROGRAMS_COBOL'),
+      cobolSourceDir: env['COBOL_SOURCE_DIR'] ? resolve(env['COBOL_SOURCE_DIR']) : null,
+      cobolHosts: integer(env, 'COBOL_HOSTS', 2, 1, 64),
+      cobolCallTimeoutMs: integer(env, 'COBOL_CALL_TIMEOUT_MS', 2000, 10, 600_000),
     },
     protection: protectionConfig(env),
   };

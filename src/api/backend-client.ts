@@ -4,6 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { MessageCatalog, TranCode } from '../backend/copybooks/index.ts';
+import { LINK_FAILURE } from '../backend/links.ts';
 import { RC, readHeader, writeMessage } from '../backend/message.ts';
 import type { Transport } from '../transport/transport.ts';
 import { ApiError } from './errors.ts';
@@ -96,6 +97,10 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
           throw new ApiError('PRECONDITION_FAILED', text, { reason });
         default:
           req.log.error({ rc: header.returnCode, reason }, 'back-end abended');
+          // A linked program's failure, told in the client's words: no program names, no return codes.
+          if (reason === LINK_FAILURE.FAILED) throw new ApiError('BACKEND_PROGRAM_FAILED');
+          if (reason === LINK_FAILURE.TIMEOUT) throw new ApiError('BACKEND_TIMEOUT');
+          if (reason === LINK_FAILURE.UNAVAILABLE) throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
           throw new ApiError('INTERNAL_ERROR');
       }
     },

@@ -21,10 +21,12 @@ export const ERROR_CODES = {
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   HEADERS_TOO_LARGE: { status: 431, title: 'The request headers are too large' },
   INTERNAL_ERROR: { status: 500, title: 'Internal server error' },
+  BACKEND_PROGRAM_FAILED: { status: 502, title: 'The back-end program failed while processing the request' },
   BACKEND_UNAVAILABLE: { status: 503, title: 'The back-end system is not available' },
   BACKEND_BUSY: { status: 503, title: 'The back-end system is busy' },
   OVERLOADED: { status: 503, title: 'The service is overloaded' },
   REQUEST_TIMEOUT: { status: 504, title: 'The request took too long to process' },
+  BACKEND_TIMEOUT: { status: 504, title: 'The back-end system did not answer in time' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

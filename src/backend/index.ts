@@ -7,31 +7,38 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parseRole, type Caller } from './caller.ts';
-import { isTranCode, loadMessageCatalog, READ_ONLY_TRANSACTIONS, type MessageCatalog, type TranCode } from './copybooks/index.ts';
+import { isTranCode, loadLinkCatalog, loadMessageCatalog, READ_ONLY_TRANSACTIONS, type LinkedProgramName, type MessageCatalog, type TranCode } from './copybooks/index.ts';
+import { LINK_FAILURE, LinkFailure, linkMessage, NeedsLink, readLinkReply, runLocalProgram } from './links.ts';
 import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
 import type { ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
 import { isEmpty, seedDemoData } from './store/seed.ts';
 import { SqliteDatabase, type Tx } from '../sqlite.ts';
+import { TransportError, TransportTimeoutError } from '../transport/transport.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./store/migrations/', import.meta.url));
 
 export interface Backend {
-  /** Handles one message; never throws — failures come back as return codes. */
-  handle(message: Buffer): Buffer;
+  /** Handles one message; never rejects — failures come back as return codes. */
+  handle(message: Buffer): Promise<Buffer>;
   /**
    * Handles several messages as one group commit: each runs in its own savepoint, all commit together
-   * (one fsync), and the answers are returned, in order, only after that commit is durable.
+   * (one fsync), and the answers are returned, in order, only after that commit is durable. A message
+   * whose program links to a program in another process (src/backend/links.ts) is answered later: its
+   * place holds a promise.
    */
-  handleBatch(messages: readonly Buffer[]): Buffer[];
+  handleBatch(messages: readonly Buffer[]): Array<Buffer | Promise<Buffer>>;
+  /** Resolves once no answer is waiting for a linked program. */
+  idle(): Promise<void>;
   /**
    * A read-only instance reads every inquiry of an event-loop turn from one snapshot; this ends it, so the
    * next inquiry sees every write answered until now. Call it when a write's answer arrives.
    */
   refresh(): void;
-  /** Can it serve (database open and answering)? */
+  /** Can it serve (database open and answering, and a program host running where one is used)? */
   ready(): boolean;
-  close(): void;
+  /** Closes the store at once, then the program host (its processes finish their calls and end). */
+  close(): Promise<void>;
 }
 
 export interface BackendOptions {
@@ -46,7 +53,20 @@ export interface BackendOptions {
    */
   readOnly?: boolean;
   catalog?: MessageCatalog;
+  /** Linked programs that run in another process (the COBOL program host), and how to reach it. */
+  linkHost?: { programs: ReadonlySet<LinkedProgramName>; host: LinkHost };
 }
+
+/** Where linked programs that do not run here are called: the COBOL program host's transport. */
+export interface LinkHost {
+  call(message: Buffer): Promise<Buffer>;
+  /** Can it take calls now (a host process running)? */
+  available(): boolean;
+  close(): Promise<void>;
+}
+
+/** A program that keeps needing new answers from a linked program (its data keeps changing) gives up. */
+const MAX_LINK_ROUNDS = 3;
 
 export function backendFile(dataDir: string): string {
   return join(dataDir, 'backend.sqlite');
@@ -73,6 +93,9 @@ export function createBackend(options: BackendOptions): Backend {
   const db = readOnlyInstance ? new SqliteDatabase(options.file, { readOnly: true }) : openBackendStore(options.file);
   if (!readOnlyInstance && options.seedWhenEmpty !== false && isEmpty(db)) seedDemoData(db);
   const rootLog = options.log.child({ component: 'backend' });
+  const linkCatalog = loadLinkCatalog();
+  const linkHost = options.linkHost;
+  const linksInFlight = new Set<Promise<Buffer>>();
 
   function answer(header: MessageHeader, reply: ProgramReply): Buffer {
     const out: MessageHeader = {
@@ -88,7 +111,14 @@ export function createBackend(options: BackendOptions): Backend {
   /** A message read and checked, ready to run; or already answered (unreadable, unknown, bad caller). */
   type Job =
     | { header: MessageHeader; reply: ProgramReply }
-    | { header: MessageHeader; tran: TranCode; caller: Caller; request: Record<string, unknown>; reply?: undefined };
+    | {
+      header: MessageHeader; tran: TranCode; caller: Caller; request: Record<string, unknown>; reply?: undefined;
+      /** The link its last run could not make here. */
+      needs?: NeedsLink;
+      /** Answers of links made for it elsewhere, for its next run. */
+      answered?: Array<{ request: Buffer; reply: Buffer }>;
+    };
+  type RunnableJob = Extract<Job, { tran: TranCode }>;
 
   function prepare(message: Buffer): Job {
     let header: MessageHeader;
@@ -126,11 +156,20 @@ export function createBackend(options: BackendOptions): Backend {
     return rootLog.isLevelEnabled('debug') ? rootLog.child({ requestId: header.correlationId, tran: header.tranCode }) : rootLog;
   }
 
-  function runProgram(tx: Tx, job: Extract<Job, { tran: TranCode }>): ProgramReply {
+  function link(job: RunnableJob, program: LinkedProgramName, record: Record<string, unknown>): Record<string, unknown> {
+    const message = linkMessage(linkCatalog, program, job.header, record);
+    const earlier = job.answered?.find((a) => a.request.equals(message));
+    if (earlier) return readLinkReply(linkCatalog, program, earlier.reply);
+    if (linkHost?.programs.has(program)) throw new NeedsLink(program, message);
+    return readLinkReply(linkCatalog, program, runLocalProgram(linkCatalog, message));
+  }
+
+  function runProgram(tx: Tx, job: RunnableJob): ProgramReply {
     const reply = PROGRAMS[job.tran](
       {
         tx, tranCode: job.tran, caller: job.caller, correlationId: job.header.correlationId,
         idempotencyKey: job.header.idempotencyKey, now: new Date().toISOString(), log: programLog(job.header),
+        link: (program, record) => link(job, program, record),
       },
       job.request,
     );
@@ -143,7 +182,7 @@ export function createBackend(options: BackendOptions): Backend {
 
   /** Runs the runnable jobs as one group commit and fills in their replies. */
   function runGroup(jobs: Job[]): void {
-    const runnable = jobs.filter((j): j is Extract<Job, { tran: TranCode }> => j.reply === undefined);
+    const runnable = jobs.filter((j): j is RunnableJob => j.reply === undefined);
     if (runnable.length === 0) return;
     const readOnly = runnable.every((j) => READ_ONLY_TRANSACTIONS.has(j.tran));
     let results;
@@ -160,7 +199,11 @@ export function createBackend(options: BackendOptions): Backend {
       const job = runnable[i]! as Job;
       if (result.ok) job.reply = result.value;
       else if (result.error instanceof Refusal) job.reply = result.error.reply;
-      else {
+      else if (result.error instanceof NeedsLink) (job as RunnableJob).needs = result.error;
+      else if (result.error instanceof LinkFailure) {
+        rootLog.error({ err: result.error, requestId: job.header.correlationId, tran: job.header.tranCode }, 'linked program failed');
+        job.reply = { returnCode: RC.ABEND, reasonCode: result.error.reason, reasonText: 'a program of this transaction did not complete' };
+      } else {
         rootLog.error({ err: result.error, requestId: job.header.correlationId, tran: job.header.tranCode }, 'transaction abended');
         job.reply = ABEND;
       }
@@ -186,18 +229,53 @@ export function createBackend(options: BackendOptions): Backend {
     return out;
   }
 
-  function handleBatch(messages: readonly Buffer[]): Buffer[] {
+  /** Makes the links a job asked for, running it again after each answer, until it completes. */
+  async function completeWithLinks(job: RunnableJob, started: number): Promise<Buffer> {
+    for (let round = 1; job.needs; round++) {
+      const { program, message } = job.needs;
+      job.needs = undefined;
+      if (round > MAX_LINK_ROUNDS) {
+        (job as Job).reply = { returnCode: RC.CONFLICT, reasonCode: 'CHANGED_DURING_DECISION', reasonText: 'the data this transaction reads kept changing; try again' };
+        break;
+      }
+      let reply: Buffer;
+      try {
+        if (!linkHost!.host.available()) throw new TransportError(`no host for ${program} is running`);
+        reply = await linkHost!.host.call(message);
+      } catch (error) {
+        const reason = error instanceof TransportTimeoutError ? LINK_FAILURE.TIMEOUT : LINK_FAILURE.UNAVAILABLE;
+        rootLog.error({ err: error, requestId: job.header.correlationId, tran: job.tran, program }, 'linked program could not be called');
+        (job as Job).reply = { returnCode: RC.ABEND, reasonCode: reason, reasonText: 'a program of this transaction is not available' };
+        break;
+      }
+      (job.answered ??= []).push({ request: message, reply });
+      runGroup([job]);
+    }
+    return encode(job, started);
+  }
+
+  function handleBatch(messages: readonly Buffer[]): Array<Buffer | Promise<Buffer>> {
     const started = performance.now();
     const jobs = messages.map(prepare);
     runGroup(jobs);
-    return jobs.map((job) => encode(job, started));
+    return jobs.map((job) => {
+      if (job.reply !== undefined || !job.needs) return encode(job, started);
+      const answer = completeWithLinks(job, started);
+      linksInFlight.add(answer);
+      void answer.finally(() => linksInFlight.delete(answer));
+      return answer;
+    });
   }
 
   return {
-    handle: (message) => handleBatch([message])[0]!,
+    handle: async (message) => handleBatch([message])[0]!,
     handleBatch,
+    idle: async () => {
+      while (linksInFlight.size > 0) await Promise.allSettled([...linksInFlight]);
+    },
     refresh: () => db.endTurnTransaction(),
     ready: () => {
+      if (linkHost && !linkHost.host.available()) return false;
       try {
         db.statement('SELECT 1').get();
         return true;
@@ -205,6 +283,9 @@ export function createBackend(options: BackendOptions): Backend {
         return false;
       }
     },
-    close: () => db.close(),
+    close: async () => {
+      db.close();
+      await linkHost?.host.close();
+    },
   };
 }

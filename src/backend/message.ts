@@ -70,7 +70,7 @@ export function headerFromRecord(r: Record<string, unknown>): MessageHeader {
 export class MessageFormatError extends Error {}
 
 /** Splits a message into its decoded header and the raw bytes of the record after it. */
-export function readHeader(catalog: MessageCatalog, message: Buffer): { header: MessageHeader; body: Buffer } {
+export function readHeader(catalog: Pick<MessageCatalog, 'header'>, message: Buffer): { header: MessageHeader; body: Buffer } {
   const length = catalog.header.maxLength;
   if (message.length < length) throw new MessageFormatError(`message of ${message.length} bytes is shorter than the header`);
   const header = headerFromRecord(catalog.header.decode(message.subarray(0, length)));
@@ -78,7 +78,7 @@ export function readHeader(catalog: MessageCatalog, message: Buffer): { header: 
 }
 
 export function writeMessage(
-  catalog: MessageCatalog,
+  catalog: Pick<MessageCatalog, 'header'>,
   header: MessageHeader,
   bodyLayout: { encode(json: unknown): Buffer } | null,
   body: unknown,

@@ -1,6 +1,7 @@
 /** What a transaction program receives and answers. Programs are pure business logic over a Tx. */
 import type { Logger } from 'pino';
 import type { Caller } from './caller.ts';
+import type { LinkedProgramName } from './copybooks/index.ts';
 import { RC, type ReturnCode } from './message.ts';
 import type { Tx } from '../sqlite.ts';
 
@@ -14,6 +15,12 @@ export interface ProgramContext {
   /** ISO timestamp of this transaction, one clock reading for every row it writes. */
   now: string;
   log: Logger;
+  /**
+   * Calls a linked program (CICS LINK) with its request record and returns its response record; it may
+   * run elsewhere, in which case this program runs again once the answer is in (src/backend/links.ts).
+   * Throws LinkFailure when the program does not complete.
+   */
+  link(program: LinkedProgramName, request: Record<string, unknown>): Record<string, unknown>;
 }
 
 export interface ProgramReply {

@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createBackend } from '../backend/index.ts';
 import { createLogger } from '../logger.ts';
+import { openProgramHost } from './cobol-host.ts';
 import { ownBuffer, type BackendWorkerData, type FromWorker, type ToWorker } from './worker.ts';
 
 const port = parentPort;
@@ -27,7 +28,10 @@ const lines = new Writable({
 });
 const log = createLogger({ logLevel: options.logLevel }, lines);
 // A failure here ends the thread with the error, which rejects openWorkerTransport (or retries a restart).
-const backend = createBackend({ file: options.file, log, seedWhenEmpty: options.seedWhenEmpty });
+const backend = createBackend({
+  file: options.file, log, seedWhenEmpty: options.seedWhenEmpty,
+  ...(options.cobol ? { linkHost: openProgramHost(options.cobol, log) } : {}),
+});
 
 let queue: Array<{ id: number; message: ArrayBuffer }> = [];
 let drainScheduled = false;
@@ -39,9 +43,23 @@ function drain(): void {
   queue = [];
   // A failed COMMIT comes back as ABEND replies; were it to throw, the thread dies and the transport fails these calls.
   const replies = backend.handleBatch(batch.map((call) => Buffer.from(call.message)));
-  // One message back for the whole batch (see the main side for why).
-  const messages = replies.map((reply) => ownBuffer(reply));
-  post({ type: 'replies', ids: batch.map((call) => call.id), messages }, messages);
+  // One message back for the whole batch (see the main side for why); a call waiting for a linked
+  // program in another process gets its own once that answer is in and its transaction committed.
+  const ids: number[] = [];
+  const messages: ArrayBuffer[] = [];
+  replies.forEach((reply, i) => {
+    const id = batch[i]!.id;
+    if (Buffer.isBuffer(reply)) {
+      ids.push(id);
+      messages.push(ownBuffer(reply));
+    } else {
+      void reply.then((late) => {
+        const message = ownBuffer(late);
+        post({ type: 'replies', ids: [id], messages: [message] }, [message]);
+      });
+    }
+  });
+  if (ids.length > 0) post({ type: 'replies', ids, messages }, messages);
 }
 
 port.on('message', (message: ToWorker) => {
@@ -58,10 +76,10 @@ port.on('message', (message: ToWorker) => {
       post({ type: 'pong', id: message.id, ready: backend.ready() });
       break;
     case 'close':
-      // Port order: every call posted before the close is already queued; answer them, then end the thread.
+      // Port order: every call posted before the close is already queued; answer them (and the calls
+      // waiting for a linked program), then end the thread.
       drain();
-      backend.close();
-      port.close();
+      void backend.idle().then(() => backend.close()).finally(() => port.close());
       break;
   }
 });

@@ -8,7 +8,7 @@ export function inProcessTransport(backend: Backend): Transport {
     async call(request) {
       if (closed) throw new TransportError('transport closed');
       // Copy both ways: the two sides never share a buffer, as over a wire.
-      return Buffer.from(backend.handle(Buffer.from(request)));
+      return Buffer.from(await backend.handle(Buffer.from(request)));
     },
     async ready() {
       return !closed && backend.ready();
@@ -16,7 +16,8 @@ export function inProcessTransport(backend: Backend): Transport {
     async close() {
       if (closed) return;
       closed = true;
-      backend.close();
+      await backend.idle();
+      await backend.close();
     },
   };
 }

@@ -11,5 +11,10 @@ export interface Transport {
 }
 
 export class TransportError extends Error {
-  override readonly name = 'TransportError';
+  override readonly name: string = 'TransportError';
+}
+
+/** The back-end did not answer within the call's time limit. */
+export class TransportTimeoutError extends TransportError {
+  override readonly name = 'TransportTimeoutError';
 }

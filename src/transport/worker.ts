@@ -8,6 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
 import type { LogLevel } from '../config.ts';
+import type { CobolProgramSettings } from './cobol-host.ts';
 import { TransportError, type Transport } from './transport.ts';
 
 export interface WorkerTransportOptions {
@@ -18,6 +19,8 @@ export interface WorkerTransportOptions {
   logger: Logger;
   /** Load the demo data when the store is new (default true). */
   seedWhenEmpty?: boolean;
+  /** Linked programs the worker runs in the COBOL program host (it starts the host processes). */
+  cobol?: CobolProgramSettings;
 }
 
 export interface WorkerTransport extends Transport {
@@ -30,6 +33,7 @@ export interface BackendWorkerData {
   file: string;
   logLevel: LogLevel;
   seedWhenEmpty: boolean;
+  cobol: CobolProgramSettings | null;
 }
 
 /** Main thread → worker. */
@@ -64,7 +68,7 @@ interface PendingCall {
 
 export async function openWorkerTransport(options: WorkerTransportOptions): Promise<WorkerTransport> {
   const { logger } = options;
-  const data: BackendWorkerData = { file: options.file, logLevel: options.logLevel, seedWhenEmpty: options.seedWhenEmpty ?? true };
+  const data: BackendWorkerData = { file: options.file, logLevel: options.logLevel, seedWhenEmpty: options.seedWhenEmpty ?? true, cobol: options.cobol ?? null };
   // pino keeps its destination under this symbol; worker lines bypass formatting but share the stream.
   const destination = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym]!;
   const calls = new Map<number, PendingCall>();

@@ -13,7 +13,11 @@ test('defaults: port 8080, ./data, info, 24 h idempotency', () => {
   assert.equal(c.logLevel, 'info');
   assert.equal(c.idempotency.ttlSeconds, 86_400);
   assert.equal(c.auth.issuer, 'http://localhost:8080/oauth');
-  assert.deepEqual(c.backend, { transport: 'worker', reads: 'api-thread' });
+  assert.deepEqual(c.backend, {
+    transport: 'worker', reads: 'api-thread', cobolPrograms: [], cobolSourceDir: null, cobolHosts: 2, cobolCallTimeoutMs: 2000,
+  });
+  // Programs in COBOL: names of linked programs, in any case, once each.
+  assert.deepEqual(loadConfig({ PROGRAMS_COBOL: 'lndecide, LNDECIDE' }).backend.cobolPrograms, ['LNDECIDE']);
 });
 
 test('an invalid value stops startup with a message naming the variable', () => {
@@ -23,6 +27,8 @@ test('an invalid value stops startup with a message naming the variable', () => 
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ BACKEND_TRANSPORT: 'tcp' }, 'BACKEND_TRANSPORT'],
     [{ BACKEND_READS: 'anywhere' }, 'BACKEND_READS'],
+    [{ PROGRAMS_COBOL: 'LNDECIDE,PAYCRT' }, 'PROGRAMS_COBOL'],
+    [{ COBOL_HOSTS: '0' }, 'COBOL_HOSTS'],
     [{ IDEMPOTENCY_TTL_SECONDS: '5' }, 'IDEMPOTENCY_TTL_SECONDS'],
     [{ AUTH_ISSUER: 'not a url' }, 'AUTH_ISSUER'],
   ];

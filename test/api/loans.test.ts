@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { LoanDecision } from '../../src/api/routes/loans.ts';
 import { assertProblem, assertShape } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
+import { cobolSkip } from '../helpers/cobol.ts';
 
 const KEYS = ['loanId', 'status', 'customerId', 'requestedAmount', 'approvedAmount', 'interestRate', 'installmentValue', 'installments', 'currency', 'createdAt'];
 
@@ -12,109 +13,120 @@ function apply(h: TestApp, body: Record<string, unknown>, as = 'ada', headers: R
   return h.request({ method: 'POST', url: '/v1/loan-applications', as, body, headers });
 }
 
-test('approved in full: rate by rating, installment by the annuity formula, stored decision', async (t) => {
-  const h = await startApp(t);
-  const res = await apply(h, { customerId: 1001, amount: 10000, installments: 24 });
-  assert.equal(res.statusCode, 201);
-  const d = res.json();
-  assertShape(LoanDecision, d, KEYS);
-  assert.equal(d.status, 'APPROVED');
-  assert.equal(d.customerId, 1001);
-  assert.equal(d.requestedAmount, 10000);
-  assert.equal(d.approvedAmount, 10000);
-  assert.equal(d.interestRate, 6.9);
-  // 10000 · r / (1 − (1 + r)^−24), r = 6.9 / 1200 → 447.27
-  assert.equal(d.installmentValue, 447.27);
-  assert.equal(res.headers['location'], `/v1/loan-applications/${d.loanId}`);
-  const read = await h.request({ method: 'GET', url: `/v1/loan-applications/${d.loanId}`, as: 'ada' });
-  assert.equal(read.statusCode, 200);
-  assert.deepEqual(read.json(), d);
+/** The same acceptance tests with the decision rule in TypeScript and in COBOL (LNDECIDE in the program host). */
+const MODES = [
+  { name: 'TypeScript rule', env: {} as Record<string, string>, cobol: false },
+  { name: 'COBOL LNDECIDE', env: { PROGRAMS_COBOL: 'LNDECIDE' }, cobol: true },
+];
 
-  // LoanApproved and the audit row were written with the decision, under the request's correlation id.
-  const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'), { readOnly: true });
-  t.after(() => db.close());
-  const event = db.prepare("SELECT * FROM outbox WHERE event_type = 'LoanApproved' AND aggregate_id = ?").get(d.loanId);
-  assert.ok(event);
-  assert.equal(event['correlation_id'], res.headers['x-request-id']);
-  assert.deepEqual(JSON.parse(String(event['payload_json'])), {
-    loanId: d.loanId, customerId: '1001', approvedAmount: 10000, currency: 'EUR', interestRate: 6.9, installments: 24, installmentValue: 447.27,
+for (const mode of MODES) {
+  const skip = mode.cobol ? cobolSkip : false;
+  const start = (t: TestContext): Promise<TestApp> => startApp(t, mode.env);
+
+  test(`${mode.name}: approved in full: rate by rating, installment by the annuity formula, stored decision`, { skip }, async (t) => {
+    const h = await start(t);
+    const res = await apply(h, { customerId: 1001, amount: 10000, installments: 24 });
+    assert.equal(res.statusCode, 201);
+    const d = res.json();
+    assertShape(LoanDecision, d, KEYS);
+    assert.equal(d.status, 'APPROVED');
+    assert.equal(d.customerId, 1001);
+    assert.equal(d.requestedAmount, 10000);
+    assert.equal(d.approvedAmount, 10000);
+    assert.equal(d.interestRate, 6.9);
+    // 10000 · r / (1 − (1 + r)^−24), r = 6.9 / 1200 → 447.27
+    assert.equal(d.installmentValue, 447.27);
+    assert.equal(res.headers['location'], `/v1/loan-applications/${d.loanId}`);
+    const read = await h.request({ method: 'GET', url: `/v1/loan-applications/${d.loanId}`, as: 'ada' });
+    assert.equal(read.statusCode, 200);
+    assert.deepEqual(read.json(), d);
+
+    // LoanApproved and the audit row were written with the decision, under the request's correlation id.
+    const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'), { readOnly: true });
+    t.after(() => db.close());
+    const event = db.prepare("SELECT * FROM outbox WHERE event_type = 'LoanApproved' AND aggregate_id = ?").get(d.loanId);
+    assert.ok(event);
+    assert.equal(event['correlation_id'], res.headers['x-request-id']);
+    assert.deepEqual(JSON.parse(String(event['payload_json'])), {
+      loanId: d.loanId, customerId: '1001', approvedAmount: 10000, currency: 'EUR', interestRate: 6.9, installments: 24, installmentValue: 447.27,
+    });
+    const audit = db.prepare("SELECT action, principal FROM audit_log WHERE entity = 'loan' AND entity_id = ?").get(d.loanId);
+    assert.deepEqual({ ...audit }, { action: 'approved', principal: 'ada' });
   });
-  const audit = db.prepare("SELECT action, principal FROM audit_log WHERE entity = 'loan' AND entity_id = ?").get(d.loanId);
-  assert.deepEqual({ ...audit }, { action: 'approved', principal: 'ada' });
-});
 
-test('more than 60 installments add 1.00 to the rate', async (t) => {
-  const h = await startApp(t);
-  const d = (await apply(h, { customerId: 1001, amount: 20000, installments: 72 })).json();
-  assert.equal(d.status, 'APPROVED');
-  assert.equal(d.interestRate, 7.9);
-  // r = 7.9 / 1200, n = 72 → 349.69 (checked with exact decimal arithmetic)
-  assert.equal(d.installmentValue, 349.69);
-});
+  test(`${mode.name}: more than 60 installments add 1.00 to the rate`, { skip }, async (t) => {
+    const h = await start(t);
+    const d = (await apply(h, { customerId: 1001, amount: 20000, installments: 72 })).json();
+    assert.equal(d.status, 'APPROVED');
+    assert.equal(d.interestRate, 7.9);
+    // r = 7.9 / 1200, n = 72 → 349.69 (checked with exact decimal arithmetic)
+    assert.equal(d.installmentValue, 349.69);
+  });
 
-test('reduced approval: the largest affordable multiple of 100 when at least half the request', async (t) => {
-  const h = await startApp(t);
-  // Alan: rating C (12.90 %), income 2,500.00 → at most 1,000.00 a month.
-  const d = (await apply(h, { customerId: 1002, amount: 12000, installments: 12 }, 'alan')).json();
-  assert.equal(d.status, 'APPROVED');
-  assert.equal(d.interestRate, 12.9);
-  assert.equal(d.requestedAmount, 12000);
-  assert.equal(d.approvedAmount, 11200);
-  assert.ok(d.installmentValue <= 1000);
-  // 11,300.00 would cost 1,008.76 a month.
-  assert.equal(d.installmentValue, 999.83);
-});
+  test(`${mode.name}: reduced approval: the largest affordable multiple of 100 when at least half the request`, { skip }, async (t) => {
+    const h = await start(t);
+    // Alan: rating C (12.90 %), income 2,500.00 → at most 1,000.00 a month.
+    const d = (await apply(h, { customerId: 1002, amount: 12000, installments: 12 }, 'alan')).json();
+    assert.equal(d.status, 'APPROVED');
+    assert.equal(d.interestRate, 12.9);
+    assert.equal(d.requestedAmount, 12000);
+    assert.equal(d.approvedAmount, 11200);
+    assert.ok(d.installmentValue <= 1000);
+    // 11,300.00 would cost 1,008.76 a month.
+    assert.equal(d.installmentValue, 999.83);
+  });
 
-test('REJECTED with 200: rating D, insufficient income', async (t) => {
-  const h = await startApp(t);
-  const grace = await apply(h, { customerId: 1003, amount: 1000, installments: 12 }, 'grace');
-  assert.equal(grace.statusCode, 200);
-  assertShape(LoanDecision, grace.json(), [...KEYS, 'reason']);
-  assert.equal(grace.json().status, 'REJECTED');
-  assert.equal(grace.json().reason, 'RISK_RATING');
-  assert.equal(grace.json().approvedAmount, 0);
+  test(`${mode.name}: REJECTED with 200: rating D, insufficient income`, { skip }, async (t) => {
+    const h = await start(t);
+    const grace = await apply(h, { customerId: 1003, amount: 1000, installments: 12 }, 'grace');
+    assert.equal(grace.statusCode, 200);
+    assertShape(LoanDecision, grace.json(), [...KEYS, 'reason']);
+    assert.equal(grace.json().status, 'REJECTED');
+    assert.equal(grace.json().reason, 'RISK_RATING');
+    assert.equal(grace.json().approvedAmount, 0);
 
-  const alan = await apply(h, { customerId: 1002, amount: 50000, installments: 12 }, 'alan');
-  assert.equal(alan.statusCode, 200);
-  assert.equal(alan.json().status, 'REJECTED');
-  assert.equal(alan.json().reason, 'INSUFFICIENT_INCOME');
-  assert.equal(alan.json().approvedAmount, 0);
-  const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'), { readOnly: true });
-  t.after(() => db.close());
-  assert.equal(db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE event_type = 'LoanApproved'").get()?.['n'], 0, 'no event for rejections');
-  assert.equal((await h.request({ method: 'GET', url: `/v1/loan-applications/${alan.json().loanId}`, as: 'alan' })).json().status, 'REJECTED');
-});
+    const alan = await apply(h, { customerId: 1002, amount: 50000, installments: 12 }, 'alan');
+    assert.equal(alan.statusCode, 200);
+    assert.equal(alan.json().status, 'REJECTED');
+    assert.equal(alan.json().reason, 'INSUFFICIENT_INCOME');
+    assert.equal(alan.json().approvedAmount, 0);
+    const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'), { readOnly: true });
+    t.after(() => db.close());
+    assert.equal(db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE event_type = 'LoanApproved'").get()?.['n'], 0, 'no event for rejections');
+    assert.equal((await h.request({ method: 'GET', url: `/v1/loan-applications/${alan.json().loanId}`, as: 'alan' })).json().status, 'REJECTED');
+  });
 
-test('400 outside 500.00–200,000.00 or 6–120 installments, wrong types, unknown fields; 404 for others', async (t) => {
-  const h = await startApp(t);
-  const bad = [
-    { customerId: 1001, amount: 499.99, installments: 12 },
-    { customerId: 1001, amount: 200000.01, installments: 12 },
-    { customerId: 1001, amount: 1000, installments: 5 },
-    { customerId: 1001, amount: 1000, installments: 121 },
-    { customerId: 1001, amount: 1000, installments: 12.5 },
-    { customerId: '1001', amount: 1000, installments: 12 },
-    { customerId: 1001, amount: '1000', installments: 12 },
-    { customerId: 1001, amount: 1000 },
-    { customerId: 1001, amount: 1000, installments: 12, interestRate: 0.1 },
-    { customerId: 1001, amount: 1000, installments: 1000 },
-    { customerId: 1001, amount: 1000, installments: -12 },
-    { customerId: 1001, amount: 1e20, installments: 12 },
-    { customerId: 1001, amount: 1000.001, installments: 12 },
-  ];
-  for (const b of bad) assertProblem(await apply(h, b), 400, 'VALIDATION_FAILED');
-  assertProblem(await apply(h, { customerId: 1002, amount: 1000, installments: 12 }), 404, 'NOT_FOUND');
-  assertProblem(await apply(h, { customerId: 9999, amount: 1000, installments: 12 }, 'clerk'), 404, 'NOT_FOUND');
-  assertProblem(await h.request({ method: 'GET', url: '/v1/loan-applications/LN-0000000000000000', as: 'ada' }), 404, 'NOT_FOUND');
-});
+  test(`${mode.name}: 400 outside 500.00–200,000.00 or 6–120 installments, wrong types, unknown fields; 404 for others`, { skip }, async (t) => {
+    const h = await start(t);
+    const bad = [
+      { customerId: 1001, amount: 499.99, installments: 12 },
+      { customerId: 1001, amount: 200000.01, installments: 12 },
+      { customerId: 1001, amount: 1000, installments: 5 },
+      { customerId: 1001, amount: 1000, installments: 121 },
+      { customerId: 1001, amount: 1000, installments: 12.5 },
+      { customerId: '1001', amount: 1000, installments: 12 },
+      { customerId: 1001, amount: '1000', installments: 12 },
+      { customerId: 1001, amount: 1000 },
+      { customerId: 1001, amount: 1000, installments: 12, interestRate: 0.1 },
+      { customerId: 1001, amount: 1000, installments: 1000 },
+      { customerId: 1001, amount: 1000, installments: -12 },
+      { customerId: 1001, amount: 1e20, installments: 12 },
+      { customerId: 1001, amount: 1000.001, installments: 12 },
+    ];
+    for (const b of bad) assertProblem(await apply(h, b), 400, 'VALIDATION_FAILED');
+    assertProblem(await apply(h, { customerId: 1002, amount: 1000, installments: 12 }), 404, 'NOT_FOUND');
+    assertProblem(await apply(h, { customerId: 9999, amount: 1000, installments: 12 }, 'clerk'), 404, 'NOT_FOUND');
+    assertProblem(await h.request({ method: 'GET', url: '/v1/loan-applications/LN-0000000000000000', as: 'ada' }), 404, 'NOT_FOUND');
+  });
 
-test('an Idempotency-Key makes a loan application repeatable', async (t) => {
-  const h = await startApp(t);
-  const body = { customerId: 1001, amount: 5000, installments: 36 };
-  const first = await apply(h, body, 'ada', { 'idempotency-key': 'loan-1' });
-  const again = await apply(h, body, 'ada', { 'idempotency-key': 'loan-1' });
-  assert.equal(again.statusCode, 201);
-  assert.equal(again.headers['idempotent-replayed'], 'true');
-  assert.equal(again.json().loanId, first.json().loanId);
-  assertProblem(await apply(h, { ...body, amount: 6000 }, 'ada', { 'idempotency-key': 'loan-1' }), 422, 'IDEMPOTENCY_KEY_REUSED');
-});
+  test(`${mode.name}: an Idempotency-Key makes a loan application repeatable`, { skip }, async (t) => {
+    const h = await start(t);
+    const body = { customerId: 1001, amount: 5000, installments: 36 };
+    const first = await apply(h, body, 'ada', { 'idempotency-key': 'loan-1' });
+    const again = await apply(h, body, 'ada', { 'idempotency-key': 'loan-1' });
+    assert.equal(again.statusCode, 201);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.equal(again.json().loanId, first.json().loanId);
+    assertProblem(await apply(h, { ...body, amount: 6000 }, 'ada', { 'idempotency-key': 'loan-1' }), 422, 'IDEMPOTENCY_KEY_REUSED');
+  });
+}

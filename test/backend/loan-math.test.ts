@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { installmentFor, largestPrincipal } from '../../src/backend/loan-math.ts';
-import { decideLoan } from '../../src/backend/programs/loans.ts';
+import { decideLoan } from '../../src/backend/programs/loan-decision.ts';
 
 test('installments match exact decimal arithmetic (values checked independently)', () => {
   assert.equal(installmentFor(1_000_000, 690, 24), 44_727);

@@ -74,21 +74,21 @@ test('a read-only back-end reads one snapshot per event-loop turn, ended early b
     owner.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const balance = () => {
-    const { header, body } = readHeader(catalog, reader.handle(message('ACCBAL', { acckAccountId: '1002-01' })));
+  const balance = async () => {
+    const { header, body } = readHeader(catalog, await reader.handle(message('ACCBAL', { acckAccountId: '1002-01' })));
     assert.equal(header.returnCode, RC.OK);
     return catalog.response('ACCBAL').decode(body)['accbBalance'];
   };
-  const pay = (key: string) => readHeader(catalog, owner.handle(message('PAYCRT', {
+  const pay = async (key: string) => readHeader(catalog, await owner.handle(message('PAYCRT', {
     paycDebtorAccount: '1003-01', paycCreditorAccount: '1002-01', paycAmount: 10, paycCurrencyCode: 'EUR',
   }, { idempotencyKey: key }))).header.returnCode;
 
-  assert.equal(balance(), 1200);
-  assert.equal(pay('snap-1'), RC.OK);
-  assert.equal(balance(), 1200, 'the same turn reads the same snapshot');
+  assert.equal(await balance(), 1200);
+  assert.equal(await pay('snap-1'), RC.OK);
+  assert.equal(await balance(), 1200, 'the same turn reads the same snapshot');
   reader.refresh();
-  assert.equal(balance(), 1210, 'after refresh() the committed payment is visible');
-  assert.equal(pay('snap-2'), RC.OK);
+  assert.equal(await balance(), 1210, 'after refresh() the committed payment is visible');
+  assert.equal(await pay('snap-2'), RC.OK);
   await new Promise((resolve) => setImmediate(resolve));
-  assert.equal(balance(), 1220, 'the next turn reads a new snapshot');
+  assert.equal(await balance(), 1220, 'the next turn reads a new snapshot');
 });

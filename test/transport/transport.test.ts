@@ -110,12 +110,13 @@ test('in-process: each side gets its own copy of the bytes', async (t) => {
   let seen: Buffer | undefined;
   let answer: Buffer | undefined;
   const observed: Backend = {
-    handle(message) {
+    async handle(message) {
       seen = message;
-      answer = real.handle(message);
+      answer = await real.handle(message);
       return answer;
     },
     handleBatch: (messages) => real.handleBatch(messages),
+    idle: () => real.idle(),
     refresh: () => real.refresh(),
     ready: () => real.ready(),
     close: () => real.close(),

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { compileCopybook } from '../../records/index.ts';
-import type { RecordLayout } from '../../records/types.ts';
+import type { ProfileName, RecordLayout } from '../../records/types.ts';
 
 export const TRANSACTIONS = {
   ORDCRT: { request: 'ORDCRTI', response: 'ORDREC' },
@@ -25,6 +25,20 @@ export const TRANSACTIONS = {
 
 export type TranCode = keyof typeof TRANSACTIONS;
 
+/**
+ * Programs that transactions call for part of their work (CICS LINK), each with its request and response
+ * copybook: the caller's request record is the COMMAREA, and the program leaves its answer there.
+ */
+export const LINKED_PROGRAMS = {
+  LNDECIDE: { request: 'LNDECI', response: 'LNDECO' },
+} as const;
+
+export type LinkedProgramName = keyof typeof LINKED_PROGRAMS;
+
+export function isLinkedProgram(name: string): name is LinkedProgramName {
+  return Object.hasOwn(LINKED_PROGRAMS, name);
+}
+
 /** Inquiries change nothing. */
 export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['ORDINQ', 'ORDLST', 'CUSINQ', 'ACCBAL', 'PAYINQ', 'LNINQ']);
 
@@ -42,17 +56,21 @@ function copybookSource(name: string): string {
   return readFileSync(new URL(`./${name}.cpy`, import.meta.url), 'utf8');
 }
 
-/** Compiles every copybook once (z/OS profile: EBCDIC text, packed decimals). */
-export function loadMessageCatalog(): MessageCatalog {
+function layoutCache(profile: ProfileName): (name: string) => RecordLayout {
   const cache = new Map<string, RecordLayout>();
-  const layout = (name: string): RecordLayout => {
+  return (name) => {
     let compiled = cache.get(name);
     if (!compiled) {
-      compiled = compileCopybook(copybookSource(name), { fileName: `${name}.cpy`, profile: 'zos' });
+      compiled = compileCopybook(copybookSource(name), { fileName: `${name}.cpy`, profile });
       cache.set(name, compiled);
     }
     return compiled;
   };
+}
+
+/** Compiles every copybook once (z/OS profile: EBCDIC text, packed decimals). */
+export function loadMessageCatalog(): MessageCatalog {
+  const layout = layoutCache('zos');
   const header = layout('CBHDR');
   for (const t of Object.values(TRANSACTIONS)) {
     layout(t.request);
@@ -62,5 +80,29 @@ export function loadMessageCatalog(): MessageCatalog {
     header,
     request: (tran) => layout(TRANSACTIONS[tran].request),
     response: (tran) => layout(TRANSACTIONS[tran].response),
+  };
+}
+
+export interface LinkCatalog {
+  header: RecordLayout;
+  request(program: LinkedProgramName): RecordLayout;
+  response(program: LinkedProgramName): RecordLayout;
+}
+
+/**
+ * The linked programs' records as the COBOL program host on this machine lays them out (GnuCOBOL on
+ * Linux: ASCII text, native binary). Programs written in TypeScript get the same bytes, so either kind
+ * answers a link with byte-identical records.
+ */
+export function loadLinkCatalog(): LinkCatalog {
+  const layout = layoutCache('gnucobol');
+  for (const p of Object.values(LINKED_PROGRAMS)) {
+    layout(p.request);
+    layout(p.response);
+  }
+  return {
+    header: layout('CBHDR'),
+    request: (program) => layout(LINKED_PROGRAMS[program].request),
+    response: (program) => layout(LINKED_PROGRAMS[program].response),
   };
 }

@@ -1,7 +1,7 @@
 /** LNAPPL decides a loan application and stores the decision; LNINQ reads one. */
 import { mayUseCustomerData } from '../caller.ts';
-import { installmentFor, largestPrincipal } from '../loan-math.ts';
 import { newId } from '../ids.ts';
+import { LINK_FAILURE, LinkFailure } from '../links.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
 import { fail, field, ok, rejected, type Program } from '../program.ts';
@@ -13,13 +13,6 @@ const MIN_AMOUNT = 50_000; // 500.00
 const MAX_AMOUNT = 20_000_000; // 200,000.00
 const MIN_INSTALLMENTS = 6;
 const MAX_INSTALLMENTS = 120;
-/** Annual rate per risk rating in hundredths of a percent; D is not lent to. */
-const RATE_BY_RATING: Record<string, number | undefined> = { A: 690, B: 890, C: 1290 };
-const LONG_TERM_SURCHARGE = 100;
-const LONG_TERM_FROM = 61;
-/** Affordable: installment ≤ 40 % of monthly income. */
-const AFFORDABLE_PERCENT = 40;
-const APPROVAL_STEP = 10_000; // counter-offers are multiples of 100.00
 
 export function loanRecord(l: LoanApplication): Record<string, unknown> {
   return {
@@ -40,29 +33,6 @@ export function loanRecord(l: LoanApplication): Record<string, unknown> {
 
 function reply(l: LoanApplication) {
   return l.status === 'REJECTED' ? rejected(l.rejectReason ?? '', loanRecord(l)) : ok(loanRecord(l));
-}
-
-interface Decision {
-  status: LoanApplication['status'];
-  reason: string | null;
-  approved: number;
-  rateBp: number;
-  installment: number;
-}
-
-export function decideLoan(rating: string, monthlyIncome: number, amount: number, installments: number): Decision {
-  const baseRate = RATE_BY_RATING[rating];
-  if (baseRate === undefined) return { status: 'REJECTED', reason: 'RISK_RATING', approved: 0, rateBp: 0, installment: 0 };
-  const rateBp = baseRate + (installments >= LONG_TERM_FROM ? LONG_TERM_SURCHARGE : 0);
-  // installment ≤ income·40/100 ⇔ installment ≤ floor(income·40/100) for whole cents.
-  const maxInstallment = Math.floor((monthlyIncome * AFFORDABLE_PERCENT) / 100);
-  const full = installmentFor(amount, rateBp, installments);
-  if (full <= maxInstallment) return { status: 'APPROVED', reason: null, approved: amount, rateBp, installment: full };
-  const reduced = largestPrincipal(maxInstallment, rateBp, installments, APPROVAL_STEP);
-  if (reduced > 0 && reduced * 2 >= amount) {
-    return { status: 'APPROVED', reason: null, approved: reduced, rateBp, installment: installmentFor(reduced, rateBp, installments) };
-  }
-  return { status: 'REJECTED', reason: 'INSUFFICIENT_INCOME', approved: 0, rateBp, installment: 0 };
 }
 
 export const applyForLoan: Program = (ctx, req) => {
@@ -90,7 +60,22 @@ export const applyForLoan: Program = (ctx, req) => {
   if (!customer || !mayUseCustomerData(caller, customer.customerId)) {
     return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', `customer ${customerId} not found`);
   }
-  const d = decideLoan(customer.riskRating, customer.monthlyIncome, amount, installments);
+  // The decision rule is its own program (LNDECIDE), in TypeScript or COBOL: see src/backend/links.ts.
+  const decision = ctx.link('LNDECIDE', {
+    lndiRiskRating: customer.riskRating,
+    lndiMonthlyIncome: fromMinorUnits(customer.monthlyIncome),
+    lndiAmount: fromMinorUnits(amount),
+    lndiInstallments: installments,
+  });
+  const status = field(decision, 'lndoStatus');
+  if (status !== 'APPROVED' && status !== 'REJECTED') throw new LinkFailure(LINK_FAILURE.FAILED, `LNDECIDE answered status "${status}"`);
+  const d = {
+    status: status as LoanApplication['status'],
+    reason: field(decision, 'lndoRejectReason') || null,
+    approved: toMinorUnits(decision['lndoApprovedAmount']),
+    rateBp: toMinorUnits(decision['lndoInterestRate']),
+    installment: toMinorUnits(decision['lndoInstallmentValue']),
+  };
   const loan: LoanApplication = {
     loanId: newId('LN'), status: d.status, rejectReason: d.reason,
     customerId, requestedAmount: amount, approvedAmount: d.approved, interestRateBp: d.rateBp,

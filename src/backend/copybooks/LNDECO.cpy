@@ -1,0 +1,10 @@
+      * LNDECO   LOAN DECISION RULE: RESPONSE OF PROGRAM LNDECIDE.
+      *          THE RATE IS ANNUAL, IN PERCENT.
+       01  LOAN-RULE-RESULT.
+           05  LNDO-STATUS             PIC X(10).
+               88  LNDO-APPROVED                  VALUE 'APPROVED'.
+               88  LNDO-REJECTED                  VALUE 'REJECTED'.
+           05  LNDO-REJECT-REASON      PIC X(32).
+           05  LNDO-APPROVED-AMOUNT    PIC S9(13)V99 COMP-3.
+           05  LNDO-INTEREST-RATE      PIC S9(3)V99  COMP-3.
+           05  LNDO-INSTALLMENT-VALUE  PIC S9(13)V99 COMP-3.

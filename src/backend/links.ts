@@ -1,0 +1,90 @@
+/**
+ * LINK: a transaction's program calls another program for part of its work, CICS style. The request
+ * record is the COMMAREA (padded to the larger of the two records); the linked program leaves its
+ * response record in it. A linked program runs here, in TypeScript, or in the COBOL program host
+ * (src/transport/cobol-host.ts); both get and give the same bytes (the link catalogue's layouts).
+ *
+ * Programs stay synchronous inside their savepoint. A link to the COBOL host cannot answer at once, so
+ * `ctx.link` throws NeedsLink: the savepoint rolls back, the back-end makes the call, and the program
+ * runs again from the start with the answer at hand. If it then asks the same program with the same
+ * bytes, it gets that answer; if what it read has changed meanwhile, it asks again.
+ */
+import { isLinkedProgram, type LinkCatalog, type LinkedProgramName } from './copybooks/index.ts';
+import { RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
+import { decideLoanRecord } from './programs/loan-decision.ts';
+
+/** The TypeScript implementation of each linked program: response record from request record. */
+export const LOCAL_PROGRAMS: Record<LinkedProgramName, (request: Record<string, unknown>) => Record<string, unknown>> = {
+  LNDECIDE: decideLoanRecord,
+};
+
+/** How a link that did not answer is told to the client (reason codes of RC 99, mapped by the API). */
+export const LINK_FAILURE = {
+  /** The program abended, or the host knows no such program: 502. */
+  FAILED: 'PROGRAM_FAILED',
+  /** No host is running, or it died during the call: 503 with Retry-After. */
+  UNAVAILABLE: 'PROGRAM_UNAVAILABLE',
+  /** The program did not answer in time: 504. */
+  TIMEOUT: 'PROGRAM_TIMEOUT',
+} as const;
+
+export type LinkFailureReason = (typeof LINK_FAILURE)[keyof typeof LINK_FAILURE];
+
+export class LinkFailure extends Error {
+  override readonly name = 'LinkFailure';
+  readonly reason: LinkFailureReason;
+  constructor(reason: LinkFailureReason, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** Thrown by `ctx.link` when the answer must come from elsewhere first. */
+export class NeedsLink {
+  readonly program: LinkedProgramName;
+  readonly message: Buffer;
+  constructor(program: LinkedProgramName, message: Buffer) {
+    this.program = program;
+    this.message = message;
+  }
+}
+
+function commareaLength(catalog: LinkCatalog, program: LinkedProgramName): number {
+  return Math.max(catalog.request(program).maxLength, catalog.response(program).maxLength);
+}
+
+/** The link message: CBHDR naming the program (the caller's header otherwise), then the COMMAREA. */
+export function linkMessage(catalog: LinkCatalog, program: LinkedProgramName, caller: MessageHeader, record: Record<string, unknown>): Buffer {
+  const header: MessageHeader = { ...caller, tranCode: program, idempotencyKey: '', returnCode: RC.OK, reasonCode: '', reasonText: '' };
+  const message = writeMessage(catalog, header, catalog.request(program), record);
+  const length = catalog.header.maxLength + commareaLength(catalog, program);
+  return message.length >= length ? message : Buffer.concat([message, Buffer.alloc(length - message.length, 0x20)]);
+}
+
+/**
+ * Runs a TypeScript linked program on a link message, as the COBOL host runs a COBOL one: the answer is
+ * the same header and COMMAREA bytes, the response record written over the request.
+ */
+export function runLocalProgram(catalog: LinkCatalog, message: Buffer): Buffer {
+  const { header, body } = readHeader(catalog, message);
+  const reply = Buffer.from(message);
+  const headerLength = catalog.header.maxLength;
+  if (!isLinkedProgram(header.tranCode)) {
+    writeMessage(catalog, { ...header, returnCode: RC.UNKNOWN_TRAN, reasonCode: 'UNKNOWN_PROGRAM', reasonText: 'no such program on this host' }, null, undefined).copy(reply);
+    return reply;
+  }
+  const program = header.tranCode;
+  const response = catalog.response(program).encode(LOCAL_PROGRAMS[program](catalog.request(program).decode(body.subarray(0, catalog.request(program).maxLength))));
+  writeMessage(catalog, { ...header, returnCode: RC.OK }, null, undefined).copy(reply);
+  response.copy(reply, headerLength);
+  return reply;
+}
+
+/** The response record of a link's answer, or LinkFailure when the program did not complete. */
+export function readLinkReply(catalog: LinkCatalog, program: LinkedProgramName, reply: Buffer): Record<string, unknown> {
+  const { header, body } = readHeader(catalog, reply);
+  if (header.returnCode !== RC.OK) {
+    throw new LinkFailure(LINK_FAILURE.FAILED, `program ${program} ended with return code ${header.returnCode} ${header.reasonCode}: ${header.reasonText}`.trim());
+  }
+  return catalog.response(program).decode(body.subarray(0, catalog.response(program).maxLength));
+}

@@ -1,0 +1,56 @@
+/**
+ * LNDECIDE, the loan decision rule, in TypeScript: the same rule as src/backend/cobol/LNDECIDE.cbl,
+ * record for record (the differential test holds them to identical bytes). LNAPPL links to whichever
+ * runs it (PROGRAMS_COBOL).
+ */
+import { installmentFor, largestPrincipal } from '../loan-math.ts';
+import { fromMinorUnits, toMinorUnits } from '../money.ts';
+
+/** Annual rate per risk rating in hundredths of a percent; D is not lent to. */
+const RATE_BY_RATING: Record<string, number | undefined> = { A: 690, B: 890, C: 1290 };
+const LONG_TERM_SURCHARGE = 100;
+const LONG_TERM_FROM = 61;
+/** Affordable: installment ≤ 40 % of monthly income. */
+const AFFORDABLE_PERCENT = 40;
+const APPROVAL_STEP = 10_000; // counter-offers are multiples of 100.00
+
+export interface Decision {
+  status: 'APPROVED' | 'REJECTED';
+  reason: string | null;
+  approved: number;
+  rateBp: number;
+  installment: number;
+}
+
+/** Amounts in minor units, the rate in hundredths of a percent. */
+export function decideLoan(rating: string, monthlyIncome: number, amount: number, installments: number): Decision {
+  const baseRate = RATE_BY_RATING[rating];
+  if (baseRate === undefined) return { status: 'REJECTED', reason: 'RISK_RATING', approved: 0, rateBp: 0, installment: 0 };
+  const rateBp = baseRate + (installments >= LONG_TERM_FROM ? LONG_TERM_SURCHARGE : 0);
+  // installment ≤ income·40/100 ⇔ installment ≤ floor(income·40/100) for whole cents.
+  const maxInstallment = Math.floor((monthlyIncome * AFFORDABLE_PERCENT) / 100);
+  const full = installmentFor(amount, rateBp, installments);
+  if (full <= maxInstallment) return { status: 'APPROVED', reason: null, approved: amount, rateBp, installment: full };
+  const reduced = largestPrincipal(maxInstallment, rateBp, installments, APPROVAL_STEP);
+  if (reduced > 0 && reduced * 2 >= amount) {
+    return { status: 'APPROVED', reason: null, approved: reduced, rateBp, installment: installmentFor(reduced, rateBp, installments) };
+  }
+  return { status: 'REJECTED', reason: 'INSUFFICIENT_INCOME', approved: 0, rateBp, installment: 0 };
+}
+
+/** LNDECI record → LNDECO record. */
+export function decideLoanRecord(request: Record<string, unknown>): Record<string, unknown> {
+  const d = decideLoan(
+    String(request['lndiRiskRating'] ?? '').trim(),
+    toMinorUnits(request['lndiMonthlyIncome']),
+    toMinorUnits(request['lndiAmount']),
+    Number(request['lndiInstallments']),
+  );
+  return {
+    lndoStatus: d.status,
+    lndoRejectReason: d.reason ?? '',
+    lndoApprovedAmount: fromMinorUnits(d.approved),
+    lndoInterestRate: fromMinorUnits(d.rateBp),
+    lndoInstallmentValue: fromMinorUnits(d.installment),
+  };
+}

@@ -1,0 +1,251 @@
+/**
+ * The COBOL program host: a pool of `cbhost` processes (src/transport/cobol-host/cbhost.c) that run
+ * compiled GnuCOBOL programs, reached with length-prefixed frames of CBHDR plus COMMAREA bytes over each
+ * process's stdin and stdout. One call runs at a time per process; calls wait for a free one in order.
+ *
+ * - A process that dies fails its call in flight with TransportError (the caller answers 503) and is
+ *   started again, with backoff while it keeps dying.
+ * - A program that abends still answers (HDR-RETURN-CODE 99, reason PROGRAM_ABEND, written by the host's
+ *   exit handler); that process is then retired and replaced.
+ * - A call that outlives its time limit fails with TransportTimeoutError and its process is killed
+ *   (a COBOL program cannot be interrupted otherwise).
+ */
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import { loadLinkCatalog, type LinkedProgramName } from '../backend/copybooks/index.ts';
+import { layoutItems, type RecordLayout } from '../records/index.ts';
+import { TransportError, TransportTimeoutError, type Transport } from './transport.ts';
+
+/** Where the host finds the header fields it reads (the program name) and writes (an abend). */
+export interface HostHeaderLayout {
+  length: number;
+  tran: { offset: number; length: number };
+  returnCode: { offset: number; length: number };
+  reasonCode: { offset: number; length: number };
+  reasonText: { offset: number; length: number };
+}
+
+export interface CobolHostOptions {
+  /** The built `cbhost` executable. */
+  hostBinary: string;
+  /** Directory of the compiled programs (COB_LIBRARY_PATH). */
+  libraryPath: string;
+  header: HostHeaderLayout;
+  /** Host processes, and so calls in flight at once (default 2). */
+  processes?: number;
+  /** Per call (default 5000 ms). */
+  callTimeoutMs?: number;
+  /** Calls waiting for a free process beyond this fail at once (default 1000). */
+  maxWaiting?: number;
+  log: Logger;
+}
+
+export interface CobolHost extends Transport {
+  /** Is at least one host process running? */
+  available(): boolean;
+  /** For tests and operators: kills every host process as a crash would; they are started again. */
+  killProcesses(signal?: NodeJS.Signals): number;
+}
+
+const FIRST_RESTART_DELAY_MS = 50;
+const MAX_RESTART_DELAY_MS = 5000;
+const ABEND_REASON = 'PROGRAM_ABEND';
+
+interface Call {
+  request: Buffer;
+  resolve(reply: Buffer): void;
+  reject(error: Error): void;
+}
+
+interface HostProcess {
+  child: ChildProcessByStdio<Writable, Readable, Readable>;
+  /** The call it runs, with its time limit. */
+  call: (Call & { timer: NodeJS.Timeout }) | null;
+  /** Ended or about to: takes no more calls. */
+  retired: boolean;
+  pending: Buffer;
+}
+
+/** The spans the host needs, from the compiled CBHDR copybook. */
+export function hostHeaderLayout(header: RecordLayout): HostHeaderLayout {
+  const span = (name: string) => {
+    const item = [...layoutItems(header.root)].find((i) => i.cobolName === name);
+    if (!item) throw new Error(`CBHDR has no ${name}`);
+    return { offset: item.offset, length: item.length };
+  };
+  return {
+    length: header.maxLength,
+    tran: span('HDR-TRAN-CODE'),
+    returnCode: span('HDR-RETURN-CODE'),
+    reasonCode: span('HDR-REASON-CODE'),
+    reasonText: span('HDR-REASON-TEXT'),
+  };
+}
+
+export function hostArguments(header: HostHeaderLayout): string[] {
+  const span = (s: { offset: number; length: number }) => `${s.offset}:${s.length}`;
+  return [String(header.length), span(header.tran), span(header.returnCode), span(header.reasonCode), span(header.reasonText)];
+}
+
+export function openCobolHost(options: CobolHostOptions): CobolHost {
+  const { log, header } = options;
+  const size = options.processes ?? 2;
+  const timeoutMs = options.callTimeoutMs ?? 5000;
+  const maxWaiting = options.maxWaiting ?? 1000;
+  const args = hostArguments(header);
+  const processes = new Set<HostProcess>();
+  const waiting: Call[] = [];
+  let restartDelay = FIRST_RESTART_DELAY_MS;
+  const restartTimers = new Set<NodeJS.Timeout>();
+  let closing = false;
+
+  function isAbend(reply: Buffer): boolean {
+    const { returnCode: rc, reasonCode: reason } = header;
+    return reply.length >= header.length
+      && reply.toString('latin1', rc.offset, rc.offset + rc.length) === '99'
+      && reply.toString('latin1', reason.offset, reason.offset + reason.length).trimEnd() === ABEND_REASON;
+  }
+
+  function start(): void {
+    const child = spawn(options.hostBinary, args, {
+      env: { ...process.env, COB_LIBRARY_PATH: options.libraryPath },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const host: HostProcess = { child, call: null, retired: false, pending: Buffer.alloc(0) };
+    processes.add(host);
+    child.stdin.on('error', () => {}); // a dead host: 'exit' handles it
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text: string) => {
+      for (const line of text.split('\n')) if (line.trim()) log.warn({ pid: child.pid, output: line.trim() }, 'COBOL program host wrote to stderr');
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      host.pending = host.pending.length === 0 ? chunk : Buffer.concat([host.pending, chunk]);
+      while (host.pending.length >= 4) {
+        const length = host.pending.readUInt32BE(0);
+        if (host.pending.length < 4 + length) break;
+        const reply = Buffer.from(host.pending.subarray(4, 4 + length));
+        host.pending = host.pending.subarray(4 + length);
+        finish(host, reply);
+      }
+    });
+    child.on('error', (error) => log.error({ err: error }, 'COBOL program host could not run'));
+    child.on('exit', (code, signal) => {
+      processes.delete(host);
+      host.retired = true;
+      const call = host.call;
+      host.call = null;
+      if (call) {
+        clearTimeout(call.timer);
+        call.reject(new TransportError(`COBOL program host ended (${signal ?? `exit ${code}`}) during a call`));
+      }
+      if (closing) return;
+      log.error({ pid: child.pid, code, signal }, 'COBOL program host ended; starting another');
+      const timer = setTimeout(() => {
+        restartTimers.delete(timer);
+        if (!closing) {
+          start();
+          dispatch();
+        }
+      }, restartDelay);
+      restartTimers.add(timer);
+      restartDelay = Math.min(restartDelay * 2, MAX_RESTART_DELAY_MS);
+    });
+  }
+
+  function finish(host: HostProcess, reply: Buffer): void {
+    const call = host.call;
+    host.call = null;
+    if (!call) {
+      log.error({ pid: host.child.pid }, 'COBOL program host answered no call; stopping it');
+      retire(host, 'SIGKILL');
+      return;
+    }
+    clearTimeout(call.timer);
+    if (isAbend(reply)) retire(host); // its exit handler answered; the process is ending
+    else restartDelay = FIRST_RESTART_DELAY_MS;
+    call.resolve(reply);
+    dispatch();
+  }
+
+  function retire(host: HostProcess, signal?: NodeJS.Signals): void {
+    host.retired = true;
+    if (signal) host.child.kill(signal);
+  }
+
+  function dispatch(): void {
+    for (const host of processes) {
+      if (waiting.length === 0) return;
+      if (host.retired || host.call) continue;
+      const call = waiting.shift()!;
+      const timer = setTimeout(() => {
+        if (host.call?.timer !== timer) return;
+        host.call = null;
+        retire(host, 'SIGKILL');
+        call.reject(new TransportTimeoutError(`COBOL program did not answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      host.call = { ...call, timer };
+      const length = Buffer.alloc(4);
+      length.writeUInt32BE(call.request.length);
+      host.child.stdin.write(Buffer.concat([length, call.request]));
+    }
+  }
+
+  function available(): boolean {
+    for (const host of processes) if (!host.retired) return true;
+    return false;
+  }
+
+  for (let i = 0; i < size; i++) start();
+
+  return {
+    call(request, { signal } = {}) {
+      if (closing) return Promise.reject(new TransportError('COBOL program host closed'));
+      if (signal?.aborted) return Promise.reject(new TransportError('call aborted'));
+      if (!available()) return Promise.reject(new TransportError('no COBOL program host is running'));
+      if (waiting.length >= maxWaiting) return Promise.reject(new TransportError('every COBOL program host is busy'));
+      return new Promise<Buffer>((resolve, reject) => {
+        waiting.push({ request, resolve, reject });
+        dispatch();
+      });
+    },
+    async ready() {
+      return !closing && available();
+    },
+    available,
+    killProcesses(signal = 'SIGKILL') {
+      let killed = 0;
+      for (const host of processes) if (host.child.kill(signal)) killed++;
+      return killed;
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      for (const timer of restartTimers) clearTimeout(timer);
+      for (const call of waiting.splice(0)) call.reject(new TransportError('COBOL program host closed'));
+      // Calls in flight finish; then each host sees the end of its input and exits.
+      await Promise.all([...processes].map((host) => new Promise<void>((resolve) => {
+        host.child.once('exit', () => resolve());
+        host.child.stdin.end();
+      })));
+    },
+  };
+}
+
+/** What a back-end needs to run some linked programs in COBOL: the build, and the config. */
+export interface CobolProgramSettings {
+  programs: readonly LinkedProgramName[];
+  hostBinary: string;
+  libraryPath: string;
+  processes: number;
+  callTimeoutMs: number;
+}
+
+/** Opens the host for a back-end (createBackend's `linkHost`), laid out by the link catalogue's CBHDR. */
+export function openProgramHost(settings: CobolProgramSettings, log: Logger): { programs: ReadonlySet<LinkedProgramName>; host: CobolHost } {
+  const host = openCobolHost({
+    hostBinary: settings.hostBinary, libraryPath: settings.libraryPath, processes: settings.processes,
+    callTimeoutMs: settings.callTimeoutMs, header: hostHeaderLayout(loadLinkCatalog().header), log,
+  });
+  return { programs: new Set(settings.programs), host };
+}
