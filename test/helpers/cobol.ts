@@ -3,6 +3,7 @@
  * reason, but run (and fail) under CI (CI=true), where .ci/run installs it: they never pass by not running.
  */
 import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 function hasCobc(): boolean {
   try {
@@ -15,3 +16,20 @@ function hasCobc(): boolean {
 
 /** The `skip` option of a test that needs cobc. */
 export const cobolSkip: string | false = !hasCobc() && !process.env['CI'] ? 'cobc is not installed (apt-get install gnucobol3)' : false;
+
+/** PIDs of this process's COBOL program host processes (children named cbhost). */
+export function hostProcesses(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // pid (comm) state ppid …
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const match = /^\d+ \((.*)\) \S+ (\d+)/.exec(stat);
+      if (match?.[1] === 'cbhost' && Number(match[2]) === process.pid) pids.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return pids;
+}
