@@ -111,6 +111,9 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
     const child = spawn(options.hostBinary, args, {
       env: { ...process.env, COB_LIBRARY_PATH: options.libraryPath },
       stdio: ['pipe', 'pipe', 'pipe'],
+      // Its own process group: a Ctrl-C or SIGTERM meant for the server does not end the hosts under the
+      // calls it is still finishing; they end when their input closes (close(), or this process's death).
+      detached: true,
     });
     const host: HostProcess = { child, call: null, retired: false, pending: Buffer.alloc(0) };
     processes.add(host);
@@ -215,7 +218,10 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
     available,
     killProcesses(signal = 'SIGKILL') {
       let killed = 0;
-      for (const host of processes) if (host.child.kill(signal)) killed++;
+      for (const host of processes) {
+        host.retired = true; // no call goes to it between the signal and its exit
+        if (host.child.kill(signal)) killed++;
+      }
       return killed;
     },
     async close() {
