@@ -249,9 +249,24 @@ export function createBackend(options: BackendOptions): Backend {
         break;
       }
       (job.answered ??= []).push({ request: message, reply });
-      runGroup([job]);
+      await runAgain(job);
     }
     return encode(job, started);
+  }
+
+  // Jobs whose link answers came in during one turn run again together: one group commit, one fsync.
+  let again: Array<{ job: RunnableJob; done(): void }> = [];
+  function runAgain(job: RunnableJob): Promise<void> {
+    return new Promise((done) => {
+      if (again.length === 0) setImmediate(runAgainNow);
+      again.push({ job, done });
+    });
+  }
+  function runAgainNow(): void {
+    const batch = again;
+    again = [];
+    runGroup(batch.map((b) => b.job));
+    for (const b of batch) b.done();
   }
 
   function handleBatch(messages: readonly Buffer[]): Array<Buffer | Promise<Buffer>> {
