@@ -7,6 +7,10 @@
  *   2. GET /v1/accounts/1001-01/balance vs GET /bare/order
  *   3. POST /v1/payments (durable, a unique Idempotency-Key per request, 0.01 EUR 1003-01 → 1001-01)
  *                                       vs POST /bare/payments (body validated by a route schema, 201)
+ *   4. POST /v1/loan-applications, the decision by LNDECIDE in TypeScript (10,000.00 over 24 months for
+ *      customer 1001, approved, 201; a unique Idempotency-Key per request) vs POST /bare/payments
+ *   5. the same with LNDECIDE in COBOL (a second Corebridge server with PROGRAMS_COBOL=LNDECIDE; only
+ *      where cobc is installed) vs POST /bare/payments
  *
  * Corebridge runs as `node src/server.ts` (JWT auth, its log written straight to a file, the back-end over
  * encoded records, SQLite in a fresh DATA_DIR); the bare routes run in bench/bare-server.ts. Each round
@@ -20,7 +24,8 @@
  * a small shared machine only the ratios within one run mean anything. "log lines/req" is the lines
  * Corebridge wrote to its log during its measured runs of a scenario divided by the requests it served.
  *
- * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50);
+ * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50),
+ * BENCH_ONLY (scenarios whose name contains one of these comma-separated words, e.g. "loan");
  * LOG_LEVEL (info) and everything else (e.g. BACKEND_TRANSPORT=in-process) is passed to the server.
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
@@ -32,13 +37,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
-import { freePort, PAYMENT_BODY, waitFor } from './harness.ts';
+import { cobcVersion } from '../src/transport/cobol-host/build.ts';
+import { freePort, LOAN_BODY, PAYMENT_BODY, waitFor } from './harness.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const ROUNDS = setting('BENCH_ROUNDS', 3);
 const SECONDS = setting('BENCH_SECONDS', 10);
 const WARMUP_SECONDS = setting('BENCH_WARMUP_SECONDS', 2, 0);
 const CONNECTIONS = setting('BENCH_CONNECTIONS', 50);
+const ONLY = (process.env['BENCH_ONLY'] ?? '').split(',').map((w) => w.trim().toLowerCase()).filter(Boolean);
 const LOG_LEVEL = process.env['LOG_LEVEL'] || 'info';
 const TRANSPORT = process.env['BACKEND_TRANSPORT'] || 'worker (default)';
 const READS = process.env['BACKEND_READS'] || 'api-thread (default)';
@@ -49,9 +56,18 @@ type Side = 'bare' | 'corebridge';
 
 interface Target {
   url: string;
-  /** POSTs send PAYMENT_BODY with a unique Idempotency-Key per request. */
+  /** POSTs send `body` with a unique Idempotency-Key per request. */
   method: 'GET' | 'POST';
+  body?: string;
   expectStatus: number;
+  server: ServerProcess;
+}
+
+interface ServerProcess {
+  process: ChildProcess;
+  authorization: string;
+  /** Where it logs (Corebridge), for the log lines per request. */
+  logFile: string | null;
 }
 
 interface Scenario {
@@ -137,12 +153,12 @@ function loadCommand(target: Target, authorization: string, seconds: number): { 
   const keyPrefix = randomUUID().slice(0, 8);
   if (WRK !== null) {
     const script = join(ROOT, 'bench', 'wrk', target.method === 'GET' ? 'get.lua' : 'post.lua');
-    const scriptArgs = target.method === 'GET' ? [authorization] : [authorization, PAYMENT_BODY, keyPrefix];
+    const scriptArgs = target.method === 'GET' ? [authorization] : [authorization, target.body ?? PAYMENT_BODY, keyPrefix];
     return { file: WRK, args: ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', script, target.url, '--', ...scriptArgs] };
   }
   const spec = {
     url: target.url, method: target.method, authorization, connections: CONNECTIONS, seconds,
-    ...(target.method === 'POST' ? { body: PAYMENT_BODY, keyPrefix } : {}),
+    ...(target.method === 'POST' ? { body: target.body ?? PAYMENT_BODY, keyPrefix } : {}),
   };
   return { file: process.execPath, args: [join(ROOT, 'bench', 'wrk', 'autocannon-load.ts'), JSON.stringify(spec)] };
 }
@@ -165,23 +181,26 @@ function runLoad(target: Target, authorization: string, seconds: number): Promis
 
 // ---------------------------------------------------------------- the servers
 
-interface Servers {
-  corebridge: ChildProcess;
-  bare: ChildProcess;
-  apiBase: string;
-  bareBase: string;
-  logFile: string;
-  authorization: string;
+interface CorebridgeServer extends ServerProcess {
+  base: string;
 }
 
-async function startServers(dir: string): Promise<Servers> {
-  const [apiPort, barePort] = [await freePort(), await freePort()];
+interface Servers {
+  corebridge: CorebridgeServer;
+  /** The same with PROGRAMS_COBOL=LNDECIDE; null without cobc. */
+  cobol: CorebridgeServer | null;
+  bare: ServerProcess & { base: string };
+}
+
+/** A Corebridge server on a fresh DATA_DIR under `dir`, its log in a file, and a token it accepts. */
+async function startCorebridge(dir: string, extraEnv: Record<string, string> = {}): Promise<CorebridgeServer> {
+  const port = await freePort();
   const dataDir = join(dir, 'data');
-  mkdirSync(dataDir);
+  mkdirSync(dataDir, { recursive: true });
   const env = {
-    ...process.env, PORT: String(apiPort), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL,
+    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL,
     // The highest limits the server accepts, per 1 s window: the bench never meets a 429.
-    RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000', RATE_LIMIT_WINDOW_SECONDS: '1',
+    RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000', RATE_LIMIT_WINDOW_SECONDS: '1', ...extraEnv,
   };
   // The token is signed with the key the server will find in DATA_DIR (created here, first).
   const config = loadConfig(env);
@@ -191,22 +210,27 @@ async function startServers(dir: string): Promise<Servers> {
   // The server writes its log lines straight into a file (no pipe through this process).
   const logFile = join(dir, 'server.log');
   const logFd = openSync(logFile, 'w');
-  const corebridge = start(0, process.execPath, ['src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', logFd, 'inherit'] });
+  const child = start(0, process.execPath, ['src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', logFd, 'inherit'] });
   closeSync(logFd);
-  const bare = start(0, process.execPath, ['bench/bare-server.ts'], { cwd: ROOT, env: { ...process.env, PORT: String(barePort) }, stdio: 'inherit' });
-  const servers = {
-    corebridge, bare, logFile, authorization: `Bearer ${token}`,
-    apiBase: `http://127.0.0.1:${apiPort}`, bareBase: `http://127.0.0.1:${barePort}`,
-  };
-  await waitFor(`${servers.apiBase}/health/ready`, corebridge);
-  await waitFor(`${servers.bareBase}/bare`, bare);
-  return servers;
+  const server = { process: child, authorization: `Bearer ${token}`, logFile, base: `http://127.0.0.1:${port}` };
+  await waitFor(`${server.base}/health/ready`, child);
+  return server;
 }
 
-async function createOrder(servers: Servers): Promise<string> {
-  const response = await fetch(`${servers.apiBase}/v1/orders`, {
+async function startServers(dir: string, withCobol: boolean): Promise<Servers> {
+  const barePort = await freePort();
+  const bareProcess = start(0, process.execPath, ['bench/bare-server.ts'], { cwd: ROOT, env: { ...process.env, PORT: String(barePort) }, stdio: 'inherit' });
+  const bare = { process: bareProcess, authorization: 'Bearer none', logFile: null, base: `http://127.0.0.1:${barePort}` };
+  await waitFor(`${bare.base}/bare`, bareProcess);
+  const corebridge = await startCorebridge(join(dir, 'corebridge'));
+  const cobol = withCobol ? await startCorebridge(join(dir, 'corebridge-cobol'), { PROGRAMS_COBOL: 'LNDECIDE' }) : null;
+  return { corebridge, cobol, bare };
+}
+
+async function createOrder(server: CorebridgeServer): Promise<string> {
+  const response = await fetch(`${server.base}/v1/orders`, {
     method: 'POST',
-    headers: { authorization: servers.authorization, 'content-type': 'application/json' },
+    headers: { authorization: server.authorization, 'content-type': 'application/json' },
     body: JSON.stringify({ customerId: '1001', productId: 'P-100', quantity: 1 }),
   });
   const body = await response.text();
@@ -215,23 +239,25 @@ async function createOrder(servers: Servers): Promise<string> {
 }
 
 function scenarios(servers: Servers, orderId: string): Scenario[] {
-  const bareOrder: Target = { url: `${servers.bareBase}/bare/order`, method: 'GET', expectStatus: 200 };
-  return [
-    { name: 'GET /v1/orders/{id}', bare: bareOrder, corebridge: { url: `${servers.apiBase}/v1/orders/${orderId}`, method: 'GET', expectStatus: 200 } },
-    { name: 'GET /v1/accounts/{id}/balance', bare: bareOrder, corebridge: { url: `${servers.apiBase}/v1/accounts/1001-01/balance`, method: 'GET', expectStatus: 200 } },
-    {
-      name: 'POST /v1/payments',
-      bare: { url: `${servers.bareBase}/bare/payments`, method: 'POST', expectStatus: 201 },
-      corebridge: { url: `${servers.apiBase}/v1/payments`, method: 'POST', expectStatus: 201 },
-    },
+  const { corebridge, cobol, bare } = servers;
+  const bareOrder: Target = { url: `${bare.base}/bare/order`, method: 'GET', expectStatus: 200, server: bare };
+  const barePost: Target = { url: `${bare.base}/bare/payments`, method: 'POST', expectStatus: 201, server: bare };
+  const loan = (server: CorebridgeServer): Target => ({ url: `${server.base}/v1/loan-applications`, method: 'POST', body: LOAN_BODY, expectStatus: 201, server });
+  const list: Scenario[] = [
+    { name: 'GET /v1/orders/{id}', bare: bareOrder, corebridge: { url: `${corebridge.base}/v1/orders/${orderId}`, method: 'GET', expectStatus: 200, server: corebridge } },
+    { name: 'GET /v1/accounts/{id}/balance', bare: bareOrder, corebridge: { url: `${corebridge.base}/v1/accounts/1001-01/balance`, method: 'GET', expectStatus: 200, server: corebridge } },
+    { name: 'POST /v1/payments', bare: barePost, corebridge: { url: `${corebridge.base}/v1/payments`, method: 'POST', expectStatus: 201, server: corebridge } },
+    { name: 'POST loan, LNDECIDE in TypeScript', bare: barePost, corebridge: loan(corebridge) },
   ];
+  if (cobol) list.push({ name: 'POST loan, LNDECIDE in COBOL', bare: barePost, corebridge: loan(cobol) });
+  return list.filter((s) => ONLY.length === 0 || ONLY.some((word) => s.name.toLowerCase().includes(word)));
 }
 
 /** One request as the load generator will send it; anything but the expected status stops the bench. */
-async function checkFirstResponse(target: Target, authorization: string): Promise<void> {
-  const headers: Record<string, string> = { authorization };
+async function checkFirstResponse(target: Target): Promise<void> {
+  const headers: Record<string, string> = { authorization: target.server.authorization };
   if (target.method === 'POST') Object.assign(headers, { 'content-type': 'application/json', 'idempotency-key': `check-${randomUUID()}` });
-  const response = await fetch(target.url, { method: target.method, headers, ...(target.method === 'POST' ? { body: PAYMENT_BODY } : {}) });
+  const response = await fetch(target.url, { method: target.method, headers, ...(target.method === 'POST' ? { body: target.body ?? PAYMENT_BODY } : {}) });
   const body = await response.text();
   if (response.status !== target.expectStatus) {
     throw new Error(`${target.method} ${target.url}: expected ${target.expectStatus}, got ${response.status}: ${body.slice(0, 500)}`);
@@ -262,15 +288,15 @@ function countNewlines(file: string, from: number, to: number): number {
 }
 
 /** Warm-up, then the measured run; for Corebridge also the log lines written meanwhile. */
-async function measure(side: Side, target: Target, servers: Servers): Promise<Run> {
-  if (WARMUP_SECONDS > 0) await runLoad(target, servers.authorization, WARMUP_SECONDS);
+async function measure(side: Side, target: Target): Promise<Run> {
+  const { process: server, authorization, logFile } = target.server;
+  if (WARMUP_SECONDS > 0) await runLoad(target, authorization, WARMUP_SECONDS);
   await sleep(SETTLE_MS);
-  const logFrom = fileSize(servers.logFile);
-  const result = await runLoad(target, servers.authorization, SECONDS);
+  const logFrom = logFile ? fileSize(logFile) : 0;
+  const result = await runLoad(target, authorization, SECONDS);
   await sleep(SETTLE_MS);
-  const server = servers[side];
   if (server.exitCode !== null) throw new Error(`the ${side} server exited with code ${server.exitCode} during the run`);
-  const logLines = side === 'corebridge' ? countNewlines(servers.logFile, logFrom, fileSize(servers.logFile)) : 0;
+  const logLines = logFile ? countNewlines(logFile, logFrom, fileSize(logFile)) : 0;
   return { ...result, logLines };
 }
 
@@ -370,11 +396,16 @@ async function main(): Promise<void> {
   console.log(`pinning: ${pinningDescription()}`);
   console.log(`Corebridge: BACKEND_TRANSPORT=${TRANSPORT}, BACKEND_READS=${READS}, LOG_LEVEL=${LOG_LEVEL}, log to a file, fresh DATA_DIR`);
 
-  const servers = await startServers(workDir);
-  const list = scenarios(servers, await createOrder(servers));
+  const cobc = await cobcVersion();
+  const wantCobol = ONLY.length === 0 || ONLY.some((word) => 'post loan, lndecide in cobol'.includes(word));
+  console.log(`COBOL: ${cobc === null ? 'cobc not installed, no COBOL row (apt-get install gnucobol3)' : `${cobc}, LNDECIDE in a second server with PROGRAMS_COBOL=LNDECIDE`}`);
+
+  const servers = await startServers(workDir, cobc !== null && wantCobol);
+  const list = scenarios(servers, await createOrder(servers.corebridge));
+  if (list.length === 0) throw new Error(`BENCH_ONLY=${process.env['BENCH_ONLY']} names no scenario`);
   for (const s of list) {
-    await checkFirstResponse(s.bare, servers.authorization);
-    await checkFirstResponse(s.corebridge, servers.authorization);
+    await checkFirstResponse(s.bare);
+    await checkFirstResponse(s.corebridge);
   }
 
   const runs = new Map(list.map((s) => [s, { bare: [] as Run[], corebridge: [] as Run[] }]));
@@ -382,9 +413,9 @@ async function main(): Promise<void> {
     const order: Side[] = round % 2 === 0 ? ['bare', 'corebridge'] : ['corebridge', 'bare'];
     for (const s of list) {
       for (const side of order) {
-        const run = await measure(side, s[side], servers);
+        const run = await measure(side, s[side]);
         runs.get(s)![side].push(run);
-        console.error(`  round ${round + 1}/${ROUNDS}  ${s.name.padEnd(30)} ${side.padEnd(10)} ${num(run.rps).padStart(8)} req/s  p99 ${num(run.p99Ms, 2)} ms`);
+        console.error(`  round ${round + 1}/${ROUNDS}  ${s.name.padEnd(34)} ${side.padEnd(10)} ${num(run.rps).padStart(8)} req/s  p99 ${num(run.p99Ms, 2)} ms`);
       }
     }
   }
