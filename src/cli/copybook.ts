@@ -141,7 +141,9 @@ export function inspectTable(layout: CompiledLayout): string {
     for (const c of item.children ?? []) depth.set(c, d + 1);
     const notes: string[] = [];
     if (item.redefines) notes.push(`REDEFINES ${item.redefines}`);
-    if (item.jsonPath === null && item.cobolName !== 'FILLER') notes.push(item.redefines ? 'view not selected' : 'not in JSON');
+    if (item.viewChoice) notes.push(`view chosen by ${item.viewChoice.discriminator}: ${Object.entries(item.viewChoice.views).map(([v, view]) => `'${v}' ${view}`).join(', ')}`);
+    if (item.encodeKey !== undefined) notes.push(`view not shown; encode takes "${item.encodeKey}" alone`);
+    else if (item.jsonPath === null && item.cobolName !== 'FILLER' && !item.viewChoice) notes.push(item.redefines ? 'view not selected' : 'not in JSON');
     if (item.value !== undefined) notes.push(`VALUE ${typeof item.value === 'string' && !/^[A-Z-]+$/.test(item.value) ? `'${item.value}'` : item.value}`);
     if (item.justifiedRight) notes.push('JUSTIFIED RIGHT');
     if (item.blankWhenZero) notes.push('BLANK WHEN ZERO');

@@ -5,7 +5,7 @@
  */
 import { RecordDecodeError, RecordEncodeError } from './errors.ts';
 import { getBinary, getPacked, getPackedNumber, getText, getTextLatin1, getZoned, getZonedTrailing, putBinary, putPacked, putText, putZoned } from './fields.ts';
-import { jsonNameOf, type BuiltLayout, type Node } from './layout.ts';
+import { jsonNameOf, viewsOf, type BuiltLayout, type Node } from './layout.ts';
 import { fieldSpec, literalJson, putField, type FieldSpec } from './specs.ts';
 import { scaledInteger, typeName } from './decimal.ts';
 import type { PlatformProfile } from './types.ts';
@@ -60,17 +60,61 @@ interface EncodeCtx {
   odo: Node | null;
 }
 
+/** The JSON key encode takes for a child: shown, or a view decode does not show. */
+const encodeKey = (n: Node) => n.key ?? n.altKey ?? null;
+
+/**
+ * Statements that check the views of each REDEFINES item in group `n`: at most one view given; with a
+ * discriminator, the view matches its value, and the value is written when only the view is given.
+ */
+function encodeViews(c: EncodeCtx, n: Node, obj: string, base: string, origin: number, path: string): string {
+  let code = '';
+  for (const redefined of n.children) {
+    if (redefined.redefines) continue;
+    // the view decode shows first: with two views given, the error names the other one
+    const views = viewsOf(redefined).filter((v) => encodeKey(v) !== null).sort((a, b) => Number(a.key === null) - Number(b.key === null));
+    if (views.length < 2 && !redefined.choice) continue;
+    const pick = c.g.id('view');
+    code += `let ${pick} = null;\n`;
+    for (const view of views) {
+      const key = lit(encodeKey(view)!);
+      code += `if (${obj}[${key}] !== undefined) {\n` +
+        `if (${pick} !== null) throw new RecordEncodeError(${lit(join(path, encodeKey(view)!))}, ${lit(`${redefined.name} holds one view at a time; `)} + ${pick} + ' is given too');\n` +
+        `${pick} = ${key};\n}\n`;
+    }
+    const choice = redefined.choice;
+    if (!choice) continue;
+    const disc = choice.discriminator;
+    const discKey = disc.key!;
+    const discPath = join(path, discKey);
+    const values = [...choice.byValue.keys()];
+    const keyOfValue = c.g.constant(new Map([...choice.byValue].map(([value, view]) => [value, view.key])));
+    const valueOfKey = c.g.constant(new Map([...choice.byValue].map(([value, view]) => [view.key, value])));
+    const d = c.g.id('d');
+    const want = c.g.id('want');
+    const { name, f } = c.g.field(disc);
+    code += `const ${d} = ${obj}[${lit(discKey)}];\n` +
+      `if (${d} !== undefined) {\n` +
+      `const ${want} = ${keyOfValue}.get(String(${d}).replace(/ +$/, ''));\n` +
+      `if (${want} === undefined) throw new RecordEncodeError(${lit(discPath)}, JSON.stringify(${d}) + ${lit(` selects no view of ${redefined.name} (values: ${values.map((v) => JSON.stringify(v)).join(', ')})`)});\n` +
+      `if (${pick} !== null && ${pick} !== ${want}) throw new RecordEncodeError(${lit(path === '' ? '' : `${path}.`)} + ${pick}, ${lit(`${discKey} `)} + JSON.stringify(${d}) + ' selects ' + ${want});\n` +
+      `} else if (${pick} !== null) {\n` +
+      `${PUT[f.type]}(buf, ${base} + ${disc.offset - origin}, ${name}, ${valueOfKey}.get(${pick}), ${lit(discPath)});\n}\n`;
+  }
+  return code;
+}
+
 /** Statements that encode the JSON object in `obj` into the children of group `n`. */
 function encodeMembers(c: EncodeCtx, n: Node, obj: string, base: string, origin: number, path: string): string {
-  const fields = shown(n);
+  const fields = [...shown(n), ...n.children.filter((f) => f.altKey !== undefined)];
   const count = c.g.id('n');
   const v = c.g.id('v');
-  const known = c.g.constant(new Set(fields.map((f) => f.key)));
-  // names of REDEFINES views that the mapping did not select, for a helpful message
-  const hidden = c.g.constant(new Map(n.children.filter((f) => f.key === null && f.name !== 'FILLER' && (f.redefines || n.children.some((o) => o.redefines === f))).map((f) => [jsonNameOf(f.name), f])));
-  let code = `let ${count} = 0; let ${v};\n`;
+  const known = c.g.constant(new Set(fields.map(encodeKey)));
+  // names of REDEFINES views that JSON cannot name, for a helpful message
+  const hidden = c.g.constant(new Map(n.children.filter((f) => encodeKey(f) === null && f.name !== 'FILLER' && (f.redefines || n.children.some((o) => o.redefines === f))).map((f) => [jsonNameOf(f.name), f])));
+  let code = `let ${count} = 0; let ${v};\n` + encodeViews(c, n, obj, base, origin, path);
   for (const f of fields) {
-    const key = f.key!;
+    const key = encodeKey(f)!;
     const fpath = join(path, key);
     const at = `${base} + ${f.offset - origin}`;
     code += `${v} = ${obj}[${lit(key)}];\nif (${v} !== undefined) {\n${count}++;\n`;
@@ -118,11 +162,36 @@ function encodeTable(c: EncodeCtx, n: Node, value: string, base: string, path: s
 
 // ── decode ───────────────────────────────────────────────────────────────────
 
+/** Statements that decode the view a discriminator's value chooses into `key` and `value`. */
+function decodeChoice(g: Generator, redefined: Node, base: string, origin: number, odo: Node | null, key: string, value: string): string {
+  const choice = redefined.choice!;
+  const disc = choice.discriminator;
+  const d = g.id('d');
+  let code = `const ${d} = String(${decodeField(g, disc, `${base} + ${disc.offset - origin}`)}).replace(/ +$/, '');\nlet ${key}, ${value};\nswitch (${d}) {\n`;
+  for (const [discValue, view] of choice.byValue) {
+    const decoded = view.children.length > 0 ? decodeMembers(g, view, base, origin, odo) : { pre: '', expr: decodeField(g, view, `${base} + ${view.offset - origin}`) };
+    code += `case ${lit(discValue)}: {\n${decoded.pre}${key} = ${lit(view.key!)}; ${value} = ${decoded.expr};\nbreak;\n}\n`;
+  }
+  const values = [...choice.byValue.keys()].map((v) => JSON.stringify(v)).join(', ');
+  code += `default: throw new RecordDecodeError(${disc.offset}, ${lit(disc.name)}, 'value ' + JSON.stringify(${d}) + ${lit(` selects no view of ${redefined.name} (values: ${values})`)});\n}\n`;
+  return code;
+}
+
 /** An expression building the JSON object of group `n`, plus statements it needs first. */
 function decodeMembers(g: Generator, n: Node, base: string, origin: number, odo: Node | null): { pre: string; expr: string } {
   let pre = '';
   const parts: string[] = [];
   for (const f of shown(n)) {
+    const redefined = f.redefines ?? f;
+    if (redefined.choice) {
+      // the views of a discriminated item: the one its value names, decoded where the item is
+      if (f !== viewsOf(redefined).find((v) => v.key !== null)) continue;
+      const key = g.id('k');
+      const value = g.id('w');
+      pre += decodeChoice(g, redefined, base, origin, odo, key, value);
+      parts.push(`[${key}]: ${value}`);
+      continue;
+    }
     const at = `${base} + ${f.offset - origin}`;
     let expr: string;
     if (f.occurs) {
@@ -172,7 +241,9 @@ function unknownKey(o: object, known: Set<string>, hidden: Map<string, Node>, pa
   const extra = Object.keys(o).find((k) => !known.has(k)) ?? '?';
   const view = hidden.get(extra);
   const base = view?.redefines ?? view;
-  const hint = view && base ? ` (${view.name} is a REDEFINES view that is not selected; select it with mapping.redefines: {"${base.name}": "${view.name}"})` : '';
+  const hint = !view || !base ? ''
+    : base.choice ? ` (${view.name} is a view of ${base.name} that the discriminator ${base.choice.discriminator.name} names for no value)`
+      : ` (${view.name} is a REDEFINES view that is not selected; select it with mapping.redefines: {"${base.name}": "${view.name}"})`;
   throw new RecordEncodeError(join(path, extra), `unknown field${hint}`);
 }
 

@@ -105,6 +105,8 @@ function toItem(n: Node): LayoutItem {
   if (n.sign) item.sign = { ...n.sign };
   if (n.occurs) item.occurs = { ...n.occurs };
   if (n.redefines) item.redefines = n.redefines.name;
+  if (n.altKey !== undefined) item.encodeKey = n.altKey;
+  if (n.choice) item.viewChoice = { discriminator: n.choice.discriminator.name, views: Object.fromEntries([...n.choice.byValue].map(([value, view]) => [value, view.name])) };
   if (n.entry.justifiedRight) item.justifiedRight = true;
   if (n.entry.blankWhenZero) item.blankWhenZero = true;
   const value = literalText(n);

@@ -3,7 +3,7 @@ import { binaryByteSize } from './profiles.ts';
 import { CopybookError, MappingError } from './errors.ts';
 import type { Entry, Literal } from './parser.ts';
 import { analyzePicture, type PictureInfo } from './picture.ts';
-import type { FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage } from './types.ts';
+import type { FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
 
 /** A compiled item: the public LayoutItem plus what the codec generator needs. */
 export interface Node {
@@ -30,6 +30,13 @@ export interface Node {
   key: string | null;
   /** JSON path template (`lines[].qty`), null when not in JSON. */
   path: string | null;
+  /**
+   * A REDEFINES view decode does not show: its JSON key, which encode still takes when it is the only
+   * view of its item given. Its own items have keys, and no paths.
+   */
+  altKey?: string;
+  /** On a redefined item whose views a discriminator chooses: the discriminator and value → view. */
+  choice?: { discriminator: Node; byValue: Map<string, Node> };
 }
 
 export interface BuiltLayout {
@@ -234,6 +241,33 @@ function mappingTarget(root: Node, key: string): Node {
   return matches[0]!;
 }
 
+/** The views of a redefined item, the item first, in layout order. */
+export function viewsOf(base: Node): Node[] {
+  return base.parent ? base.parent.children.filter((c) => c === base || c.redefines === base) : [base];
+}
+
+function viewChoice(root: Node, key: string, choice: ViewChoice, base: Node): NonNullable<Node['choice']> {
+  if (typeof choice !== 'object' || choice === null || typeof choice.discriminator !== 'string' || typeof choice.views !== 'object' || choice.views === null) {
+    throw new MappingError(key, 'a view choice is { "discriminator": "COBOL-NAME", "views": { "value": "VIEW-NAME" } }');
+  }
+  const discriminator = mappingTarget(root, choice.discriminator);
+  if (discriminator.children.length > 0 || discriminator.occurs || discriminator.parent !== base.parent || discriminator.redefines || underRedefines(discriminator)) {
+    throw new MappingError(key, `the discriminator ${discriminator.name} must be an elementary item of the group that holds ${base.name}, outside any REDEFINES or table`);
+  }
+  const byValue = new Map<string, Node>();
+  for (const [value, viewName] of Object.entries(choice.views)) {
+    if (typeof viewName !== 'string') throw new MappingError(key, `the view for value "${value}" must be a COBOL name`);
+    const view = mappingTarget(root, viewName);
+    if (view !== base && view.redefines !== base) throw new MappingError(key, `${view.name} is not a view of ${base.name}`);
+    if (view.occurs) throw new MappingError(key, `${view.name} is a table; a discriminator chooses a group or an elementary item`);
+    const text = value.replace(/ +$/, '');
+    if ([...byValue.values()].includes(view)) throw new MappingError(key, `${view.name} is named for two values`);
+    byValue.set(text, view);
+  }
+  if (byValue.size === 0) throw new MappingError(key, 'a view choice names at least one view');
+  return { discriminator, byValue };
+}
+
 /** Gives every item its JSON key and path, applying the mapping; checks for clashes. */
 function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
   const renamed = new Map<Node, string | false>();
@@ -242,31 +276,51 @@ function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
     renamed.set(mappingTarget(root, key), to);
   }
   const selected = new Map<Node, Node>();
-  for (const [key, viewName] of Object.entries(mapping?.redefines ?? {})) {
+  for (const [key, choice] of Object.entries(mapping?.redefines ?? {})) {
     const base = mappingTarget(root, key);
     if (base.redefines) throw new MappingError(key, `${base.name} redefines ${base.redefines.name}; name the redefined item`);
-    const view = mappingTarget(root, viewName);
+    if (typeof choice !== 'string') {
+      base.choice = viewChoice(root, key, choice, base);
+      if (renamed.get(base.choice.discriminator) === false) throw new MappingError(key, `the discriminator ${base.choice.discriminator.name} is left out of JSON`);
+      continue;
+    }
+    const view = mappingTarget(root, choice);
     if (view !== base && view.redefines !== base) throw new MappingError(key, `${view.name} is not a view of ${base.name}`);
     selected.set(base, view);
   }
-  const visit = (n: Node, prefix: string) => {
+  const isView = (n: Node) => n.redefines !== undefined || (n.parent?.children.some((o) => o.redefines === n) ?? false);
+  // `pathless`: under a view decode does not show; keys for encode, no paths.
+  const visit = (n: Node, prefix: string, pathless: boolean) => {
     const keys = new Map<string, Node>();
+    const alternates: Node[] = [];
     for (const child of n.children) {
       const base = child.redefines ?? child;
-      const shown = (selected.get(base) ?? base) === child;
+      const shown = base.choice ? [...base.choice.byValue.values()].includes(child) : (selected.get(base) ?? base) === child;
       const rename = renamed.get(child);
-      if (child.name === 'FILLER' || !shown || rename === false) continue;
+      if (child.name === 'FILLER' || rename === false) continue;
+      if (!shown) {
+        if (!base.choice && isView(child)) alternates.push(child);
+        continue;
+      }
       child.key = rename ?? jsonNameOf(child.name);
       const clash = keys.get(child.key);
       if (clash) fail(ctx, child.entry, `${child.name} and ${clash.name} both map to the JSON name "${child.key}"; rename one in the mapping`);
       keys.set(child.key, child);
-      child.path = `${prefix}${prefix === '' ? '' : '.'}${child.key}${child.occurs ? '[]' : ''}`;
-      visit(child, child.path);
+      child.path = pathless ? null : `${prefix}${prefix === '' ? '' : '.'}${child.key}${child.occurs ? '[]' : ''}`;
+      visit(child, child.path ?? '', pathless);
+    }
+    for (const view of alternates) {
+      // A view not shown is taken by encode under its own key, unless that key is taken.
+      const key = renamed.get(view) || jsonNameOf(view.name);
+      if (keys.has(key)) continue;
+      view.altKey = key;
+      keys.set(key, view);
+      visit(view, '', true);
     }
   };
   root.path = '';
   root.key = '';
-  visit(root, '');
+  visit(root, '', false);
 }
 
 export function buildLayout(entries: Entry[], options: { fileName: string; profile: PlatformProfile; record?: string; mapping?: FieldMapping }): BuiltLayout {

@@ -32,8 +32,24 @@ export interface PlatformProfile {
 export interface FieldMapping {
   /** COBOL name → JSON name, or `false` to leave the field out of JSON (encode writes its VALUE or default). */
   fields?: Record<string, string | false>;
-  /** Redefined item's COBOL name → COBOL name of the view the JSON exposes (default: the first). */
-  redefines?: Record<string, string>;
+  /**
+   * Redefined item's COBOL name → the view the JSON shows: one view's COBOL name (default: the first), or
+   * views chosen by a discriminator field's value in both directions. Whatever is chosen, encode also
+   * takes any single view whose JSON key is present.
+   */
+  redefines?: Record<string, string | ViewChoice>;
+}
+
+/**
+ * Views chosen by the value of a discriminator, an elementary item of the same group:
+ * `{ "discriminator": "PAY-METHOD", "views": { "C": "PAY-CARD", "A": "PAY-ACH" } }`. Decode shows the
+ * view the value names; encode takes the view the discriminator's JSON value names or, without it, the
+ * one view whose key is present, and writes the discriminator's value for it.
+ */
+export interface ViewChoice {
+  discriminator: string;
+  /** Discriminator value (trailing spaces ignored) → COBOL name of its view. */
+  views: Record<string, string>;
 }
 
 export interface CompileOptions {
@@ -96,6 +112,10 @@ export interface LayoutItem {
   occurs?: OccursSpec;
   /** COBOL name of the item this one redefines. */
   redefines?: string;
+  /** A REDEFINES view decode does not show: encode takes it under this key when it is the only view given. */
+  encodeKey?: string;
+  /** On a redefined item whose view a discriminator chooses: its COBOL name, and value → view's COBOL name. */
+  viewChoice?: ViewChoice;
   justifiedRight?: boolean;
   blankWhenZero?: boolean;
   /** The VALUE clause, as written (figuratives resolved to ZERO/SPACE/HIGH-VALUE/LOW-VALUE). */

@@ -87,3 +87,34 @@ test('errors go to stderr with a non-zero exit, naming the path, offset or line'
   assert.match(run(['copybook', 'inspect', cpy, '--profile', 'vms']).stderr, /--profile must be one of zos, gnucobol/);
   assert.equal(run([]).code, 2);
 });
+
+test('REDEFINES from the command line: encode takes the one view the JSON names; --mapping chooses views by a discriminator', () => {
+  const methods = join(dir, 'method.cpy');
+  writeFileSync(methods, [
+    '       01  PAY-METHOD-REC.',
+    '           05  PAY-METHOD    PIC X.',
+    '           05  PAY-DETAILS   PIC X(12).',
+    '           05  PAY-CARD REDEFINES PAY-DETAILS.',
+    '               10  CARD-NUMBER PIC X(8).',
+    '               10  CARD-EXPIRY PIC 9(4).',
+    '           05  PAY-ACH REDEFINES PAY-DETAILS.',
+    '               10  ACH-ROUTING PIC 9(9).',
+  ].join('\n'));
+  // Without a mapping the first view is the JSON one; a JSON that names only the ACH view is encoded with it.
+  const ach = run(['copybook', 'encode', methods, '--profile', 'gnucobol'], '{"payMethod":"A","payAch":{"achRouting":123456789}}');
+  assert.equal(ach.code, 0, ach.stderr);
+  assert.equal(Buffer.from(ach.stdout.trim(), 'hex').toString('latin1'), 'A123456789   ');
+  assert.match(run(['copybook', 'inspect', methods]).stdout, /PAY-ACH .*view not shown; encode takes "payAch" alone/);
+  const both = run(['copybook', 'encode', methods], '{"payDetails":"x","payAch":{"achRouting":1}}');
+  assert.notEqual(both.code, 0);
+  assert.match(both.stderr, /payAch: PAY-DETAILS holds one view at a time; payDetails is given too/);
+
+  const mapping = join(dir, 'method.mapping.json');
+  writeFileSync(mapping, JSON.stringify({ redefines: { 'PAY-DETAILS': { discriminator: 'PAY-METHOD', views: { C: 'PAY-CARD', A: 'PAY-ACH' } } } }));
+  const card = run(['copybook', 'encode', methods, '--profile', 'gnucobol', '--mapping', mapping], '{"payCard":{"cardNumber":"41111111","cardExpiry":1228}}');
+  assert.equal(card.code, 0, card.stderr);
+  const decoded = run(['copybook', 'decode', methods, '--profile', 'gnucobol', '--mapping', mapping], card.stdout);
+  assert.deepEqual(JSON.parse(decoded.stdout), { payMethod: 'C', payCard: { cardNumber: '41111111', cardExpiry: 1228 } });
+  assert.deepEqual(JSON.parse(run(['copybook', 'decode', methods, '--profile', 'gnucobol', '--mapping', mapping], ach.stdout).stdout), { payMethod: 'A', payAch: { achRouting: 123456789 } });
+  assert.match(run(['copybook', 'inspect', methods, '--mapping', mapping]).stdout, /view chosen by PAY-METHOD: 'C' PAY-CARD, 'A' PAY-ACH/);
+});

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compileCopybook, CopybookError, layoutItems, MappingError, type LayoutItem } from '../../src/records/index.ts';
+import fc from 'fast-check';
+import { compileCopybook, CopybookError, layoutItems, MappingError, RecordDecodeError, RecordEncodeError, type LayoutItem } from '../../src/records/index.ts';
 
 /** Fixed-format lines: code starts in column 8. */
 const fixed = (...lines: string[]) => lines.map((l) => `       ${l}`).join('\n');
@@ -84,9 +85,61 @@ test('REDEFINES: first view by default, another selected by the mapping; renames
   assert.equal(item(parts.root, 'P1').jsonPath, 'asParts.p1');
   assert.equal(item(parts.root, 'P2').jsonPath, null);
   assert.deepEqual(parts.decode(parts.encode({ recordType: 'Z', asParts: { p1: 'AB' } })), { recordType: 'Z', asParts: { p1: 'AB' } });
-  assert.throws(() => first.encode({ asParts: { p1: 'AB' } }), /asParts: unknown field \(AS-PARTS is a REDEFINES view that is not selected; select it with mapping.redefines: \{"BODY": "AS-PARTS"\}\)/);
+  // Encode takes a view decode does not show when its key is the only view given; decode shows the selected one.
+  assert.deepEqual(first.decode(first.encode({ asParts: { p1: 'AB', p2: 'CDEF' } })), { kind: '', body: 'ABCDEF' });
+  assert.deepEqual(first.decode(first.encode({ asNum: 42 })), { kind: '', body: '000042' });
+  assert.throws(() => first.encode({ body: 'x', asParts: { p1: 'AB' } }), /asParts: BODY holds one view at a time; body is given too/);
+  assert.throws(() => first.encode({ asNum: 1, asParts: { p1: 'AB' } }), /asParts: BODY holds one view at a time; asNum is given too/);
   assert.throws(() => compileCopybook(src, { mapping: { fields: { NOPE: 'x' } } }), MappingError);
   assert.throws(() => compileCopybook(src, { mapping: { redefines: { BODY: 'KIND' } } }), /KIND is not a view of BODY/);
+});
+
+test('REDEFINES chosen by a discriminator, both directions; encode also chooses by the view given', () => {
+  const src = fixed(
+    '01 PAYMENT-METHOD.', '   05 PAY-ID PIC X(8).', '   05 PAY-METHOD PIC X.', '   05 PAY-DETAILS PIC X(30).',
+    '   05 PAY-CARD REDEFINES PAY-DETAILS.', '      10 CARD-NUMBER PIC X(16).', '      10 CARD-EXPIRY PIC 9(4).',
+    '   05 PAY-ACH REDEFINES PAY-DETAILS.', '      10 ACH-ROUTING PIC 9(9).', '      10 ACH-ACCOUNT PIC X(17).',
+    '   05 PAY-AMOUNT PIC S9(7)V99 COMP-3.',
+  );
+  const choice = { discriminator: 'PAY-METHOD', views: { C: 'PAY-CARD', A: 'PAY-ACH' } };
+  for (const profile of ['zos', 'gnucobol'] as const) {
+    const layout = compileCopybook(src, { profile, mapping: { redefines: { 'PAY-DETAILS': choice } } });
+    assert.equal(item(layout.root, 'PAY-DETAILS').jsonPath, null);
+    assert.equal(item(layout.root, 'CARD-NUMBER').jsonPath, 'payCard.cardNumber');
+    assert.equal(item(layout.root, 'ACH-ACCOUNT').jsonPath, 'payAch.achAccount');
+    // Only the view given: the discriminator is written for it, and decode reads it back.
+    const card = layout.encode({ payId: 'P1', payCard: { cardNumber: '4111111111111111', cardExpiry: 1228 }, payAmount: 12.5 });
+    assert.deepEqual(layout.decode(card), { payId: 'P1', payMethod: 'C', payCard: { cardNumber: '4111111111111111', cardExpiry: 1228 }, payAmount: 12.5 });
+    const ach = layout.encode({ payId: 'P2', payMethod: 'A', payAch: { achRouting: 123456789, achAccount: 'ACC-1' } });
+    assert.deepEqual(layout.decode(ach), { payId: 'P2', payMethod: 'A', payAch: { achRouting: 123456789, achAccount: 'ACC-1' }, payAmount: 0 });
+    // The same bytes as the fixed view, selected by hand, writes.
+    const fixedAch = compileCopybook(src, { profile, mapping: { redefines: { 'PAY-DETAILS': 'PAY-ACH' } } });
+    assert.deepEqual(ach, fixedAch.encode({ payId: 'P2', payMethod: 'A', payAch: { achRouting: 123456789, achAccount: 'ACC-1' } }));
+
+    const encodeError = (json: unknown) => {
+      try {
+        layout.encode(json);
+      } catch (error) {
+        assert.ok(error instanceof RecordEncodeError);
+        return `${error.path}: ${error.reason}`;
+      }
+      return assert.fail('encode accepted it');
+    };
+    assert.equal(encodeError({ payMethod: 'C', payAch: { achRouting: 1 } }), 'payAch: payMethod "C" selects payCard');
+    assert.equal(encodeError({ payMethod: 'X' }), 'payMethod: "X" selects no view of PAY-DETAILS (values: "C", "A")');
+    assert.equal(encodeError({ payCard: {}, payAch: {} }), 'payAch: PAY-DETAILS holds one view at a time; payCard is given too');
+    assert.equal(encodeError({ payDetails: 'x' }), 'payDetails: unknown field (PAY-DETAILS is a view of PAY-DETAILS that the discriminator PAY-METHOD names for no value)');
+    // A value that names no view: a typed error at the discriminator's offset.
+    const unknown = Buffer.from(card);
+    unknown.set(compileCopybook(src, { profile }).encode({ payMethod: 'Z' }).subarray(8, 9), 8);
+    assert.throws(() => layout.decode(unknown), (e: unknown) => e instanceof RecordDecodeError && e.offset === 8 && /value "Z" selects no view of PAY-DETAILS/.test(e.message));
+  }
+  const mappingError = (redefines: Record<string, unknown>) => () => compileCopybook(src, { mapping: { redefines } as never });
+  assert.throws(mappingError({ 'PAY-DETAILS': { discriminator: 'CARD-NUMBER', views: { C: 'PAY-CARD' } } }), /the discriminator CARD-NUMBER must be an elementary item of the group that holds PAY-DETAILS/);
+  assert.throws(mappingError({ 'PAY-DETAILS': { discriminator: 'PAY-METHOD', views: { C: 'PAY-AMOUNT' } } }), /PAY-AMOUNT is not a view of PAY-DETAILS/);
+  assert.throws(mappingError({ 'PAY-DETAILS': { discriminator: 'PAY-METHOD', views: {} } }), /names at least one view/);
+  assert.throws(mappingError({ 'PAY-DETAILS': { views: { C: 'PAY-CARD' } } }), /a view choice is/);
+  assert.throws(() => compileCopybook(src, { mapping: { redefines: { 'PAY-DETAILS': choice }, fields: { 'PAY-METHOD': false } } }), /the discriminator PAY-METHOD is left out of JSON/);
 });
 
 test('level 88 values become the field\'s enum in the JSON Schema; VALUE becomes its default', () => {
@@ -172,4 +225,24 @@ test('bad copybooks fail with file, line and column', async (t) => {
 test('unsupported constructs are marked as such, syntax errors as syntax', () => {
   assert.equal(compileError(fixed('01 R.', '   05 A COMP-1.')).code, 'COPYBOOK_UNSUPPORTED');
   assert.equal(compileError(fixed('01 R.', '   05 A PIC X FOO.')).code, 'COPYBOOK_SYNTAX');
+});
+
+test('property: a discriminated view round-trips, and the bytes are the same with or without the discriminator in JSON', () => {
+  const src = fixed(
+    '01 R.', '   05 KIND PIC 9.', '   05 BODY PIC X(10).', '   05 AS-NUM REDEFINES BODY PIC S9(7)V99 COMP-3.',
+    '   05 AS-TEXT REDEFINES BODY.', '      10 T1 PIC X(4).', '      10 T2 PIC X(6).', '   05 TAIL PIC X(2).',
+  );
+  const views = { 1: 'AS-NUM', 2: 'AS-TEXT' };
+  const text = fc.string({ unit: fc.constantFrom(...'ABCXYZ 019-'), maxLength: 4 }).map((s) => s.trimEnd());
+  const view = fc.oneof(
+    fc.integer({ min: -999_999_999, max: 999_999_999 }).map((cents): Record<string, unknown> => ({ asNum: cents / 100 })),
+    fc.tuple(text, text).map(([t1, t2]): Record<string, unknown> => ({ asText: { t1, t2 } })),
+  );
+  fc.assert(fc.property(fc.constantFrom('zos', 'gnucobol' as const), view, text.map((s) => s.slice(0, 2).trimEnd()), (profile, chosen, tail) => {
+    const layout = compileCopybook(src, { profile, mapping: { redefines: { BODY: { discriminator: 'KIND', views } } } });
+    const kind = 'asNum' in chosen ? 1 : 2;
+    const bytes = layout.encode({ ...chosen, tail });
+    assert.deepEqual(layout.decode(bytes), { kind, ...chosen, tail });
+    assert.deepEqual(layout.encode({ kind, ...chosen, tail }), bytes);
+  }), { seed: 7, numRuns: 300 });
 });
