@@ -33,14 +33,16 @@ import { installRateLimits } from './api/protection/rate-limit.ts';
 import { installSecurityHeaders } from './api/protection/security-headers.ts';
 import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts';
 import { publicRoutes } from './api/routes/public.ts';
+import { loadServices, type ServiceDefinition } from './api/services/definition.ts';
+import { serviceRoutes } from './api/services/routes.ts';
 import { backendFile, createBackend } from './backend/index.ts';
-import { loadMessageCatalog, type MessageCatalog } from './backend/copybooks/index.ts';
+import { loadLinkCatalog, loadMessageCatalog, type MessageCatalog } from './backend/copybooks/index.ts';
 import { inquiryMatcher } from './backend/message.ts';
 import type { Config } from './config.ts';
 import { openEmbeddedIdentity } from './identity/index.ts';
 import { createLogger } from './logger.ts';
-import { openProgramHost, type CobolProgramSettings } from './transport/cobol-host.ts';
-import { buildCobolHost } from './transport/cobol-host/build.ts';
+import { hostHeaderLayout, openCobolHost, openProgramHost, type CobolHost, type CobolProgramSettings } from './transport/cobol-host.ts';
+import { buildCobolHost, COPYBOOKS_DIR } from './transport/cobol-host/build.ts';
 import { inProcessTransport } from './transport/in-process.ts';
 import { splitReads } from './transport/read-split.ts';
 import { openWorkerTransport } from './transport/worker.ts';
@@ -90,18 +92,37 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const catalog = loadMessageCatalog();
   // An external issuer's keys (its discovery document first: a wrong issuer stops startup before anything opens).
   const externalJwks = config.auth.external ? await discoverJwksUri(config.auth.issuer) : null;
-  const transport = deps.transport ?? await openEmbeddedBackend(config, logger, catalog);
+  // Service files are checked before anything opens: a bad one stops startup with its file and JSON pointer.
+  const services = config.servicesDir ? loadServices(config.servicesDir) : [];
+  const serviceHost = services.length > 0 ? await openServiceHost(config, logger, services) : null;
+  let transport: Transport | undefined;
   try {
-    return await assemble(config, logger, catalog, externalJwks, transport);
+    transport = deps.transport ?? await openEmbeddedBackend(config, logger, catalog);
+    return await assemble(config, logger, catalog, externalJwks, transport, { services, host: serviceHost });
   } catch (error) {
-    // The back-end worker would keep the process alive: a failed start closes what it opened.
-    if (!deps.transport) await transport.close().catch(() => undefined);
+    // The back-end worker and the host processes would keep the process alive: a failed start closes them.
+    if (!deps.transport) await transport?.close().catch(() => undefined);
+    await serviceHost?.close();
     throw error;
   }
 }
 
+/** Builds the programs of the declared services (their copybooks beside them) and starts their host. */
+async function openServiceHost(config: Config, logger: Logger, services: readonly ServiceDefinition[]): Promise<CobolHost> {
+  const dir = services[0]!.dir;
+  const build = await buildCobolHost({
+    outDir: join(config.dataDir, 'cobol'), programs: services.map((s) => s.program), programsDir: dir, copybookDirs: [dir, COPYBOOKS_DIR],
+  });
+  logger.info({ services: services.map((s) => `${s.method} ${s.url}`), libraryPath: build.libraryPath }, 'COBOL services built');
+  return openCobolHost({
+    ...build, header: hostHeaderLayout(loadLinkCatalog().header), log: logger,
+    processes: config.backend.cobolHosts, callTimeoutMs: config.backend.cobolCallTimeoutMs,
+  });
+}
+
 async function assemble(
   config: Config, logger: Logger, catalog: MessageCatalog, externalJwks: URL | null, transport: Transport,
+  declared: { services: readonly ServiceDefinition[]; host: CobolHost | null },
 ): Promise<App> {
   const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
   // Otherwise the embedded identity provider, signing with the same key.
@@ -129,6 +150,7 @@ async function assemble(
   app.addHook('onClose', async () => {
     clearInterval(purgeTimer);
     await transport.close();
+    await declared.host?.close();
     idempotencyStore.close();
   });
   const purgeTimer = setInterval(() => void purgeInChunks(idempotencyStore, () => closing), 10 * 60_000);
@@ -162,7 +184,8 @@ async function assemble(
     cacheSize: config.auth.tokenCacheSize,
   });
 
-  publicRoutes(typed as unknown as Api, { transport, issuer: identity ? issuer : null, isClosing: () => closing });
+  const ready = async () => (await transport.ready()) && (declared.host?.available() ?? true);
+  publicRoutes(typed as unknown as Api, { ready, issuer: identity ? issuer : null, isClosing: () => closing });
   if (identity) await identity.install(app);
 
   // The API's own context: /health, /openapi.json and /oauth pay nothing for these hooks.
@@ -180,6 +203,7 @@ async function assemble(
     accountRoutes(api, routeDeps);
     paymentRoutes(api, routeDeps);
     loanRoutes(api, routeDeps);
+    if (declared.host) serviceRoutes(api, declared.services, declared.host);
   });
 
   await app.ready();

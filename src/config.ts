@@ -80,6 +80,11 @@ export interface Config {
     /** Time limit of one COBOL program call (COBOL_CALL_TIMEOUT_MS); a call over it answers 504. */
     cobolCallTimeoutMs: number;
   };
+  /**
+   * A directory of service files (SERVICES_DIR): operations served by COBOL programs, declared from their
+   * copybooks (src/api/services/); null: none.
+   */
+  servicesDir: string | null;
   /** CORS, rate limits, resource limits, TLS and mutual TLS (src/api/protection/config.ts). */
   protection: ProtectionConfig;
 }
@@ -180,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
       cobolHosts: integer(env, 'COBOL_HOSTS', 2, 1, 64),
       cobolCallTimeoutMs: integer(env, 'COBOL_CALL_TIMEOUT_MS', 2000, 10, 600_000),
     },
+    servicesDir: env['SERVICES_DIR'] ? resolve(env['SERVICES_DIR']) : null,
     protection: protectionConfig(env),
   };
 }

@@ -4,6 +4,8 @@ import { buildApp } from './app.ts';
 import { createLogger } from './logger.ts';
 import { listenMutualTls } from './api/protection/tls.ts';
 import { ConfigError, loadConfig, processEnv } from './config.ts';
+import { ServiceFileError } from './api/services/definition.ts';
+import { CobolBuildError } from './transport/cobol-host/build.ts';
 
 async function main(): Promise<void> {
   let config;
@@ -18,7 +20,17 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config);
   logger.info({ config: effectiveConfig(config) }, 'effective configuration');
-  const app = await buildApp(config, { logger });
+  let app;
+  try {
+    app = await buildApp(config, { logger });
+  } catch (error) {
+    // A bad service file or a COBOL program that does not compile: the user's to fix, told without a stack.
+    if (error instanceof ServiceFileError || error instanceof CobolBuildError) {
+      process.stderr.write(`corebridge: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
   let mutualTls: Awaited<ReturnType<typeof listenMutualTls>> | undefined;
   let stopping = false;
   const stop = async (signal: string) => {

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { MessageCatalog, TranCode } from '../backend/copybooks/index.ts';
 import { LINK_FAILURE } from '../backend/links.ts';
 import { RC, readHeader, writeMessage } from '../backend/message.ts';
-import type { Transport } from '../transport/transport.ts';
+import { TransportTimeoutError, type Transport } from '../transport/transport.ts';
 import { ApiError } from './errors.ts';
 import type { BackendCallFacts } from './fastify-types.ts';
 import { RecordEncodeError } from '../records/index.ts';
@@ -26,7 +26,14 @@ export interface BackendClient {
   call(tran: TranCode, req: FastifyRequest, record: Record<string, unknown>, pointers?: Record<string, string>): Promise<BackendOutcome>;
 }
 
-const ROLE_CODES = { customer: 'CUSTOMER', agent: 'AGENT', partner: 'PARTNER' } as const;
+export const ROLE_CODES = { customer: 'CUSTOMER', agent: 'AGENT', partner: 'PARTNER' } as const;
+
+/** A transport that did not answer, in the client's words: 504 past its time limit, else 503 to retry. */
+export function transportFailure(req: FastifyRequest, error: unknown): ApiError {
+  req.log.error({ err: error }, 'back-end call failed');
+  if (error instanceof TransportTimeoutError) return new ApiError('BACKEND_TIMEOUT');
+  return new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
+}
 
 export function createBackendClient(catalog: MessageCatalog, transport: Transport): BackendClient {
   return {
@@ -66,8 +73,7 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
       try {
         response = await transport.call(request);
       } catch (error) {
-        req.log.error({ err: error }, 'back-end call failed');
-        throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
+        throw transportFailure(req, error);
       } finally {
         facts.ms = Math.round((performance.now() - started) * 100) / 100;
       }

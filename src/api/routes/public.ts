@@ -3,7 +3,6 @@ import { Type } from 'typebox';
 import type { DevIssuer } from '../auth/dev-issuer.ts';
 import { openIdConfiguration } from '../auth/dev-issuer.ts';
 import { SCOPES } from '../auth/roles.ts';
-import type { Transport } from '../../transport/transport.ts';
 import { ApiError } from '../errors.ts';
 import { problem } from '../schemas/problem.ts';
 import type { Api } from './common.ts';
@@ -12,7 +11,8 @@ const PUBLIC = { public: true } as const;
 const Health = Type.Object({ status: Type.Literal('ok') });
 
 /** `issuer` is null when an external issuer is configured: then this server publishes no keys of its own. */
-export function publicRoutes(app: Api, deps: { transport: Transport; issuer: DevIssuer | null; isClosing: () => boolean }): void {
+/** `ready`: can the back-ends serve (the transport, and the COBOL program host of declared services)? */
+export function publicRoutes(app: Api, deps: { ready: () => Promise<boolean>; issuer: DevIssuer | null; isClosing: () => boolean }): void {
   app.get('/health/live', {
     config: PUBLIC,
     schema: { tags: ['health'], summary: 'The process is up', response: { 200: Health } },
@@ -22,7 +22,7 @@ export function publicRoutes(app: Api, deps: { transport: Transport; issuer: Dev
     config: PUBLIC,
     schema: { tags: ['health'], summary: 'The service can serve requests', response: { 200: Health, 503: problem('Not ready') } },
   }, async () => {
-    if (deps.isClosing() || !(await deps.transport.ready())) throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '5' } });
+    if (deps.isClosing() || !(await deps.ready())) throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '5' } });
     return { status: 'ok' as const };
   });
 

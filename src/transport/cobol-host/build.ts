@@ -52,7 +52,13 @@ async function compile(args: string[], what: string): Promise<void> {
  * Compiles the host and `programs` (names of `<NAME>.cbl` in `programsDir`) under `outDir`, or reuses
  * an identical earlier build.
  */
-export async function buildCobolHost(options: { outDir: string; programs: readonly string[]; programsDir?: string }): Promise<CobolBuild> {
+export async function buildCobolHost(options: {
+  outDir: string;
+  programs: readonly string[];
+  programsDir?: string;
+  /** COPY paths, searched in order (default: the back-end's copybooks, where CBHDR is). */
+  copybookDirs?: readonly string[];
+}): Promise<CobolBuild> {
   const version = await cobcVersion();
   if (version === null) {
     throw new CobolBuildError('COBOL programs need GnuCOBOL, and cobc is not installed (Debian/Ubuntu: apt-get install gnucobol3)');
@@ -65,8 +71,11 @@ export async function buildCobolHost(options: { outDir: string; programs: readon
     if (!existsSync(source)) throw new CobolBuildError(`no COBOL source for program ${name} (${source})`);
     hash.update(name).update(await readFile(source));
   }
-  for (const copybook of (await readdir(COPYBOOKS_DIR)).filter((f) => f.endsWith('.cpy')).sort()) {
-    hash.update(copybook).update(await readFile(join(COPYBOOKS_DIR, copybook)));
+  const copybookDirs = options.copybookDirs ?? [COPYBOOKS_DIR];
+  for (const dir of copybookDirs) {
+    for (const copybook of (await readdir(dir)).filter((f) => /\.cpy$/i.test(f)).sort()) {
+      hash.update(dir).update(copybook).update(await readFile(join(dir, copybook)));
+    }
   }
   const dir = join(options.outDir, hash.digest('hex').slice(0, 16));
   const build: CobolBuild = { hostBinary: join(dir, 'cbhost'), libraryPath: dir };
@@ -77,7 +86,7 @@ export async function buildCobolHost(options: { outDir: string; programs: readon
   try {
     await compile(['-x', '-o', join(staging, 'cbhost'), HOST_SOURCE], 'the program host (cbhost.c)');
     for (const name of programs) {
-      await compile(['-m', '-I', COPYBOOKS_DIR, '-o', join(staging, `${name}.so`), join(programsDir, `${name}.cbl`)], `program ${name}`);
+      await compile(['-m', ...copybookDirs.flatMap((dir) => ['-I', dir]), '-o', join(staging, `${name}.so`), join(programsDir, `${name}.cbl`)], `program ${name}`);
     }
     await rename(staging, dir).catch(async (error: NodeJS.ErrnoException) => {
       // Another start built the same thing at the same time: use theirs.

@@ -1,0 +1,249 @@
+/**
+ * Service files: an HTTP operation served by a COBOL program, declared from its request and response
+ * copybooks (`SERVICES_DIR/*.json`, checked against schemas/service.schema.json). Loading compiles the
+ * copybooks with the file's field mapping and checks what the schema cannot (names against the copybooks,
+ * outcomes against their statuses). A bad file stops startup with the file and the JSON pointer.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { compileCopybook, CopybookError, layoutItems, MappingError, RecordEncodeError, type CompiledLayout, type FieldMapping, type ViewChoice } from '../../records/index.ts';
+import type { Role, Scope } from '../auth/roles.ts';
+import type { ErrorCode } from '../errors.ts';
+import type { RouteAccess } from '../route-table.ts';
+
+export const SERVICE_SCHEMA_FILE = fileURLToPath(new URL('../../../schemas/service.schema.json', import.meta.url));
+
+/** A service file as the schema describes it. */
+interface ServiceFile {
+  method: RouteAccess['method'];
+  path: string;
+  summary: string;
+  description?: string;
+  program: string;
+  transaction?: string;
+  request: RecordSpec;
+  response: RecordSpec;
+  scope: Scope;
+  roles: Role[];
+  ownership: { rule: 'customer-in-request'; field: string } | { rule: 'backend-owner' | 'none' };
+  idempotency?: 'required' | 'optional';
+  outcomes: Outcome[];
+}
+
+interface RecordSpec {
+  copybook: string;
+  fields?: Record<string, string | false>;
+  constants?: Record<string, string | number>;
+  views?: Record<string, string | ViewChoice>;
+}
+
+export interface Outcome {
+  returnCode: number;
+  reasonCode?: string;
+  status: number;
+  businessStatus?: string;
+  error?: ErrorCode;
+  detail?: string;
+}
+
+export interface ServiceDefinition {
+  /** The service file, for messages. */
+  file: string;
+  /** From the file name: the OpenAPI operationId. */
+  operationId: string;
+  method: RouteAccess['method'];
+  /** Fastify's form: /v1/customers/:customerId/checks. */
+  url: string;
+  /** Path parameters: JSON fields of the request record. */
+  params: string[];
+  summary: string;
+  description: string | undefined;
+  program: string;
+  transaction: string;
+  /** `<program>.cbl` beside the service file. */
+  programSource: string;
+  /** The directory of the file: its copybooks and program source. */
+  dir: string;
+  request: CompiledLayout;
+  response: CompiledLayout;
+  /** JSON paths (dotted) the request record always gets, with their values; not in the JSON schema. */
+  constants: Array<{ path: string[]; value: string | number }>;
+  access: RouteAccess;
+  /** For `customer-in-request`: the request field naming the customer. */
+  ownershipField: string | null;
+  outcomes: Outcome[];
+}
+
+export class ServiceFileError extends Error {
+  override readonly name = 'ServiceFileError';
+  readonly file: string;
+  readonly pointer: string;
+  constructor(file: string, pointer: string, reason: string) {
+    super(`${file}: ${pointer || '/'}: ${reason}`);
+    this.file = file;
+    this.pointer = pointer;
+  }
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+const validate = ajv.compile<ServiceFile>(JSON.parse(readFileSync(SERVICE_SCHEMA_FILE, 'utf8')) as object);
+
+const escapePointer = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
+
+function camel(name: string): string {
+  return name.replace(/\.json$/i, '').replace(/[^A-Za-z0-9]+(.)/g, (_, c: string) => c.toUpperCase()).replace(/^[^A-Za-z]+/, '');
+}
+
+/** Internal JSON names for constant fields: never a client's key. */
+const constantKey = (i: number) => `corebridgeConstant${i}`;
+
+function compileRecord(file: string, dir: string, at: '/request' | '/response', spec: RecordSpec): { layout: CompiledLayout; constants: ServiceDefinition['constants'] } {
+  const copybook = resolve(dir, spec.copybook);
+  if (!existsSync(copybook)) throw new ServiceFileError(file, `${at}/copybook`, `no copybook ${spec.copybook} beside the service file`);
+  const fields: Record<string, string | false> = { ...spec.fields };
+  const constantNames = Object.keys(spec.constants ?? {});
+  constantNames.forEach((name, i) => {
+    if (Object.hasOwn(fields, name)) throw new ServiceFileError(file, `${at}/constants/${escapePointer(name)}`, 'is also in fields');
+    fields[name] = constantKey(i);
+  });
+  const mapping: FieldMapping = { fields, ...(spec.views ? { redefines: spec.views } : {}) };
+  let layout: CompiledLayout;
+  try {
+    layout = compileCopybook(readFileSync(copybook, 'utf8'), { fileName: spec.copybook, profile: 'gnucobol', mapping });
+  } catch (error) {
+    if (error instanceof MappingError) {
+      const section = constantNames.includes(error.key) ? 'constants' : Object.hasOwn(spec.views ?? {}, error.key) ? 'views' : 'fields';
+      throw new ServiceFileError(file, `${at}/${section}/${escapePointer(error.key)}`, error.message);
+    }
+    if (error instanceof CopybookError) throw new ServiceFileError(file, `${at}/copybook`, error.message);
+    throw error;
+  }
+  const constants = constantNames.map((name, i) => {
+    const item = [...layoutItems(layout.root)].find((it) => it.jsonPath?.split('.').at(-1) === constantKey(i));
+    const pointer = `${at}/constants/${escapePointer(name)}`;
+    if (!item?.jsonPath || item.children || item.jsonPath.includes('[]')) throw new ServiceFileError(file, pointer, 'a constant is an elementary item outside tables and REDEFINES views');
+    return { path: item.jsonPath.split('.'), value: spec.constants![name]! };
+  });
+  for (const [i, c] of constants.entries()) {
+    try {
+      layout.encode(withConstants({}, [c]));
+    } catch (error) {
+      if (error instanceof RecordEncodeError) throw new ServiceFileError(file, `${at}/constants/${escapePointer(constantNames[i]!)}`, `the value does not fit: ${error.reason}`);
+      throw error;
+    }
+  }
+  return { layout, constants };
+}
+
+/** A copy of `json` with the constants set at their paths. */
+export function withConstants(json: Record<string, unknown>, constants: ServiceDefinition['constants']): Record<string, unknown> {
+  const out = { ...json };
+  for (const { path, value } of constants) {
+    let node = out;
+    for (const key of path.slice(0, -1)) {
+      const inner = node[key];
+      node = node[key] = typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? { ...(inner as Record<string, unknown>) } : {};
+    }
+    node[path.at(-1)!] = value;
+  }
+  return out;
+}
+
+/** Top-level JSON keys of a layout. */
+function topKeys(layout: CompiledLayout): Set<string> {
+  return new Set((layout.root.children ?? []).map((c) => c.jsonPath).filter((p): p is string => p !== null).map((p) => p.replace(/\[\]$/, '')));
+}
+
+export function loadServiceFile(file: string): ServiceDefinition {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new ServiceFileError(file, '', `not JSON: ${(error as Error).message}`);
+  }
+  if (!validate(parsed)) {
+    const errors = validate.errors ?? [];
+    // The most specific error: oneOf/anyOf summaries come after the errors of their branches.
+    const first = errors.find((e: ErrorObject) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf') ?? errors[0];
+    const extra = first?.keyword === 'additionalProperties' ? ` "${String((first.params as { additionalProperty?: string }).additionalProperty)}"` : '';
+    throw new ServiceFileError(file, first?.instancePath ?? '', `${first?.message ?? 'does not match the service schema'}${extra} (schema: schemas/service.schema.json)`);
+  }
+  const spec = parsed;
+  const dir = resolve(file, '..');
+  const request = compileRecord(file, dir, '/request', spec.request);
+  if (spec.response.constants) throw new ServiceFileError(file, '/response/constants', 'constants are for the request record');
+  const response = compileRecord(file, dir, '/response', spec.response).layout;
+
+  const requestKeys = topKeys(request.layout);
+  for (const c of request.constants) requestKeys.delete(c.path[0]!);
+  const params = [...spec.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  for (const p of params) {
+    if (!requestKeys.has(p)) throw new ServiceFileError(file, '/path', `{${p}} is not a top-level JSON field of the request record (fields: ${[...requestKeys].join(', ')})`);
+  }
+  if (new Set(params).size !== params.length) throw new ServiceFileError(file, '/path', 'a path parameter appears twice');
+  const ownershipField = spec.ownership.rule === 'customer-in-request' ? spec.ownership.field : null;
+  if (ownershipField !== null && !requestKeys.has(ownershipField)) {
+    throw new ServiceFileError(file, '/ownership/field', `"${ownershipField}" is not a top-level JSON field of the request record`);
+  }
+  spec.outcomes.forEach((o, i) => {
+    const at = `/outcomes/${i}`;
+    if (o.status >= 400 && !o.error) throw new ServiceFileError(file, at, `status ${o.status} needs an error code`);
+    if (o.status < 400 && o.error) throw new ServiceFileError(file, `${at}/error`, `status ${o.status} is not an error`);
+    if (o.businessStatus && (o.status < 200 || o.status > 299)) throw new ServiceFileError(file, `${at}/businessStatus`, 'is for 2xx statuses');
+    if (o.status >= 300 && o.status < 400) throw new ServiceFileError(file, `${at}/status`, 'redirects are not answers a program gives');
+  });
+  if (spec.outcomes.some((o) => o.businessStatus)) {
+    const clash = ['status', 'reason'].find((k) => topKeys(response).has(k));
+    if (clash) throw new ServiceFileError(file, '/response/fields', `the response record has a field "${clash}", which businessStatus adds; rename it`);
+  }
+  if (!spec.outcomes.some((o) => o.status < 400)) throw new ServiceFileError(file, '/outcomes', 'no outcome answers with a success status');
+  const programSource = join(dir, `${spec.program}.cbl`);
+  if (!existsSync(programSource)) throw new ServiceFileError(file, '/program', `no ${spec.program}.cbl beside the service file`);
+  if (['GET', 'DELETE'].includes(spec.method) && spec.idempotency) throw new ServiceFileError(file, '/idempotency', `${spec.method} is idempotent already`);
+
+  return {
+    file,
+    operationId: camel(basename(file)),
+    method: spec.method,
+    url: spec.path.replace(/\{([^}]+)\}/g, ':$1'),
+    params,
+    summary: spec.summary,
+    description: spec.description,
+    program: spec.program,
+    transaction: spec.transaction ?? spec.program,
+    programSource,
+    dir,
+    request: request.layout,
+    response,
+    constants: request.constants,
+    access: {
+      method: spec.method, url: spec.path.replace(/\{([^}]+)\}/g, ':$1'), scope: spec.scope, roles: spec.roles,
+      ownership: spec.ownership.rule, ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
+    },
+    ownershipField,
+    outcomes: spec.outcomes,
+  };
+}
+
+/** Every `*.json` in `dir`, loaded and checked; duplicates of method and path are refused. */
+export function loadServices(dir: string): ServiceDefinition[] {
+  if (!existsSync(dir)) throw new ServiceFileError(dir, '', 'SERVICES_DIR does not exist');
+  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const services = files.map((f) => loadServiceFile(join(dir, f)));
+  const seen = new Map<string, string>();
+  for (const s of services) {
+    const key = `${s.method} ${s.url.replace(/:[^/]+/g, ':')}`;
+    const other = seen.get(key);
+    if (other) throw new ServiceFileError(s.file, '/path', `${s.method} ${s.url} is also declared by ${other}`);
+    seen.set(key, s.file);
+  }
+  const programs = new Map<string, string>();
+  for (const s of services) {
+    const other = programs.get(s.program);
+    if (other && other !== s.programSource) throw new ServiceFileError(s.file, '/program', `another program ${s.program} is declared by ${other}`);
+    programs.set(s.program, s.programSource);
+  }
+  return services;
+}

@@ -1,0 +1,154 @@
+/**
+ * The routes of declared services (src/api/services/definition.ts): validation and OpenAPI from the
+ * copybooks, the caller in CBHDR, the request record as the COMMAREA of the COBOL program, its return and
+ * reason codes mapped as the service file says.
+ */
+import type { FastifyRequest } from 'fastify';
+import { loadLinkCatalog } from '../../backend/copybooks/index.ts';
+import { readHeader, RC, writeMessage } from '../../backend/message.ts';
+import { RecordDecodeError, RecordEncodeError, type JsonSchema } from '../../records/index.ts';
+import type { Transport } from '../../transport/transport.ts';
+import { ROLE_CODES, transportFailure } from '../backend-client.ts';
+import { ApiError } from '../errors.ts';
+import { assertMayNameCustomer } from '../plugins/auth.ts';
+import { problem } from '../schemas/problem.ts';
+import { STANDARD_ERRORS, type Api } from '../routes/common.ts';
+import { withConstants, type Outcome, type ServiceDefinition } from './definition.ts';
+
+/** The header as the program host lays it out (GnuCOBOL on Linux), as for linked programs. */
+const hostCatalog = loadLinkCatalog();
+
+type Properties = Record<string, JsonSchema>;
+
+/** A layout's JSON schema as an OpenAPI/Fastify schema: no $schema, no title, optional keys removed. */
+function objectSchema(schema: JsonSchema, remove: string[][] = []): JsonSchema {
+  const copy = structuredClone(schema);
+  delete copy['$schema'];
+  delete copy['title'];
+  for (const path of remove) {
+    let node: JsonSchema | undefined = copy;
+    for (const key of path.slice(0, -1)) node = (node?.['properties'] as Properties | undefined)?.[key];
+    delete (node?.['properties'] as Properties | undefined)?.[path.at(-1)!];
+  }
+  return copy;
+}
+
+/** A path parameter's schema: the string form of its record field. */
+function paramSchema(field: JsonSchema): JsonSchema {
+  if (field['type'] === 'integer') return { type: 'string', pattern: `^[0-9]{1,${String(field['maximum'] ?? 9).length}}$` };
+  if (field['type'] === 'string') return { type: 'string', minLength: 1, ...(field['maxLength'] ? { maxLength: field['maxLength'] } : {}) };
+  return { type: 'string', minLength: 1 };
+}
+
+function matchOutcome(outcomes: Outcome[], returnCode: number, reasonCode: string): Outcome | undefined {
+  return outcomes.find((o) => o.returnCode === returnCode && (o.reasonCode === undefined || o.reasonCode === reasonCode));
+}
+
+export function serviceRoutes(app: Api, services: readonly ServiceDefinition[], transport: Transport): void {
+  for (const service of services) registerService(app, service, transport);
+}
+
+function registerService(app: Api, s: ServiceDefinition, transport: Transport): void {
+  const requestSchema = s.request.jsonSchema();
+  const requestProperties = requestSchema['properties'] as Properties;
+  const hasBody = ['POST', 'PUT', 'PATCH'].includes(s.method);
+  const body = objectSchema(requestSchema, [...s.constants.map((c) => c.path), ...s.params.map((p) => [p])]);
+  const businessStatuses = [...new Set(s.outcomes.map((o) => o.businessStatus).filter((b): b is string => b !== undefined))];
+  const response = objectSchema(s.response.jsonSchema());
+  if (businessStatuses.length > 0) {
+    (response['properties'] as Properties)['status'] = { type: 'string', enum: businessStatuses, description: 'The outcome, from the program\'s return code' };
+    (response['properties'] as Properties)['reason'] = { type: 'string', description: 'The program\'s reason code, when it gives one' };
+  }
+  const responses: Record<string, unknown> = {};
+  for (const o of s.outcomes) {
+    if (o.status < 400) responses[String(o.status)] ??= { description: `Return code ${o.returnCode}${o.businessStatus ? `: status ${o.businessStatus}` : ''}`, ...response };
+  }
+  const commarea = Math.max(s.request.maxLength, s.response.maxLength);
+
+  app.route({
+    method: s.method,
+    url: s.url,
+    config: { access: s.access },
+    schema: {
+      operationId: s.operationId,
+      tags: ['services'],
+      summary: s.summary,
+      description: `${s.description ? `${s.description}\n\n` : ''}COBOL program \`${s.program}\`, request copybook ${s.request.name}, response copybook ${s.response.name}. Scope \`${s.access.scope}\`; roles: ${s.access.roles.join(', ')}; ownership: ${s.access.ownership}.`,
+      security: [{ oauth2: [s.access.scope] }, { bearerAuth: [s.access.scope] }],
+      ...(s.params.length > 0 ? { params: { type: 'object', properties: Object.fromEntries(s.params.map((p) => [p, paramSchema(requestProperties[p]!)])), required: s.params, additionalProperties: false } } : {}),
+      ...(hasBody ? { body } : {}),
+      response: {
+        ...responses,
+        ...STANDARD_ERRORS,
+        502: problem('The program failed, or answered with a return code the service does not declare'),
+        503: problem('The COBOL program host is not available (Retry-After)'),
+        504: problem('The program did not answer in time'),
+      },
+    },
+    handler: async (req, reply) => {
+      const params = (req.params ?? {}) as Record<string, string>;
+      const json = withConstants({ ...((hasBody ? req.body : {}) as Record<string, unknown>), ...params }, s.constants);
+      if (s.ownershipField !== null) assertMayNameCustomer(req.principal, String(json[s.ownershipField] ?? ''));
+      const { returnCode, reasonCode, reasonText, record } = await callProgram(req, s, transport, json, commarea);
+      const outcome = matchOutcome(s.outcomes, returnCode, reasonCode);
+      if (!outcome) {
+        req.log.error({ program: s.program, rc: returnCode, reason: reasonCode || undefined }, 'the program answered with a return code the service does not declare');
+        throw new ApiError('BACKEND_PROGRAM_FAILED');
+      }
+      if (outcome.error) throw new ApiError(outcome.error, outcome.detail ?? (reasonText || undefined), reasonCode ? { reason: reasonCode } : {});
+      let answer: Record<string, unknown>;
+      try {
+        answer = s.response.decode(record.subarray(0, s.response.maxLength));
+      } catch (error) {
+        if (!(error instanceof RecordDecodeError)) throw error;
+        req.log.error({ err: error, program: s.program }, 'the program left a response record that does not decode');
+        throw new ApiError('BACKEND_PROGRAM_FAILED');
+      }
+      if (outcome.businessStatus) Object.assign(answer, { status: outcome.businessStatus }, reasonCode ? { reason: reasonCode } : {});
+      return reply.code(outcome.status).send(answer);
+    },
+  });
+}
+
+/** The program call: CBHDR with the caller, the COMMAREA; what it answered. */
+async function callProgram(
+  req: FastifyRequest, s: ServiceDefinition, transport: Transport, json: Record<string, unknown>, commarea: number,
+): Promise<{ returnCode: number; reasonCode: string; reasonText: string; record: Buffer }> {
+  const principal = req.principal;
+  if (!principal) throw new Error('service call without an authenticated caller');
+  let message: Buffer;
+  try {
+    message = writeMessage(hostCatalog, {
+      tranCode: s.transaction, correlationId: req.id, principal: principal.subject, role: ROLE_CODES[principal.role],
+      customerId: principal.customerId ?? '', idempotencyKey: req.idempotency?.key ?? '', returnCode: 0, reasonCode: '', reasonText: '',
+    }, s.request, json);
+  } catch (error) {
+    if (!(error instanceof RecordEncodeError)) throw error;
+    // The record's JSON paths are the request's: the pointer names what the client sent.
+    const pointer = `/${error.path.replaceAll('.', '/').replace(/\[(\d+)\]/g, '/$1')}`;
+    throw new ApiError('VALIDATION_FAILED', `${pointer}: ${error.reason}`, {
+      violations: [{ pointer, in: s.params.includes(error.path) ? 'path' : 'body', detail: error.reason }],
+    });
+  }
+  const framed = Buffer.alloc(hostCatalog.header.maxLength + commarea, 0x20);
+  message.copy(framed);
+  const facts = { tran: s.transaction, rc: null as number | null, reason: undefined as string | undefined, ms: 0 };
+  req.backendCall = facts;
+  const started = performance.now();
+  let reply: Buffer;
+  try {
+    reply = await transport.call(framed);
+  } catch (error) {
+    throw transportFailure(req, error);
+  } finally {
+    facts.ms = Math.round((performance.now() - started) * 100) / 100;
+  }
+  const { header, body } = readHeader(hostCatalog, reply);
+  facts.rc = header.returnCode;
+  facts.reason = header.reasonCode || undefined;
+  if (header.returnCode === RC.ABEND || header.returnCode === RC.UNKNOWN_TRAN) {
+    req.log.error({ program: s.program, rc: header.returnCode, reason: header.reasonCode, text: header.reasonText }, 'the program failed');
+    throw new ApiError('BACKEND_PROGRAM_FAILED');
+  }
+  return { returnCode: header.returnCode, reasonCode: header.reasonCode, reasonText: header.reasonText, record: body };
+}
