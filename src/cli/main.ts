@@ -1,5 +1,6 @@
 /** The `corebridge` command: dispatches to subcommands; every failure is a message on stderr and a non-zero exit. */
 import { copybookCommand } from './copybook.ts';
+import { servicesCommand } from './services.ts';
 
 export interface Io {
   stdin: NodeJS.ReadableStream;
@@ -22,6 +23,7 @@ Commands:
   copybook inspect FILE.cpy [--json | --json-schema]   fields: JSON path, COBOL name, offset, length, usage/picture
   copybook encode  FILE.cpy [--binary]                 JSON on stdin → record (lowercase hex, or raw with --binary)
   copybook decode  FILE.cpy [--binary]                 record (hex, or raw with --binary) on stdin → JSON
+  services check   DIR                                 check the service files in DIR as startup does (SERVICES_DIR)
 
 Copybook options:
   --profile zos|gnucobol        platform profile (default zos: EBCDIC cp037, binary 2/4/8 bytes)
@@ -29,6 +31,7 @@ Copybook options:
   --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
   --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
   --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
+                                or views by a discriminator: "redefines": {"BASE": {"discriminator": "NAME", "views": {"C": "VIEW"}}}
 `;
 
 export async function main(argv: string[], io: Io): Promise<number> {
@@ -39,6 +42,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return command === undefined ? 2 : 0;
     }
     if (command === 'copybook') return await copybookCommand(rest, io);
+    if (command === 'services') return await servicesCommand(rest, io);
     throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   } catch (e) {
     const exitCode = e instanceof UsageError ? e.exitCode : 1;

@@ -1,0 +1,17 @@
+/** `corebridge services check DIR`: loads service files as startup would, without starting anything. */
+import { loadServices, ServiceFileError } from '../api/services/definition.ts';
+import { UsageError, type Io } from './main.ts';
+
+export async function servicesCommand(args: string[], io: Io): Promise<number> {
+  const [sub, dir, ...extra] = args;
+  if (sub !== 'check' || dir === undefined || extra.length > 0) throw new UsageError('usage: corebridge services check DIR');
+  try {
+    for (const s of loadServices(dir)) {
+      io.stdout.write(`${s.method} ${s.url.replace(/:([^/]+)/g, '{$1}')}  program ${s.program}  ${s.request.name} → ${s.response.name}  scope ${s.access.scope}  roles ${s.access.roles.join(',')}  ownership ${s.access.ownership}\n`);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof ServiceFileError) throw new UsageError(error.message, 1);
+    throw error;
+  }
+}
