@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { MessageCatalog, TranCode } from '../backend/copybooks/index.ts';
 import { LINK_FAILURE } from '../backend/links.ts';
-import { RC, readHeader, writeMessage } from '../backend/message.ts';
+import { RC, readHeader, writeMessage, type MessageHeader } from '../backend/message.ts';
 import { TransportTimeoutError, type Transport } from '../transport/transport.ts';
 import { ApiError } from './errors.ts';
 import type { BackendCallFacts } from './fastify-types.ts';
@@ -28,11 +28,31 @@ export interface BackendClient {
 
 export const ROLE_CODES = { customer: 'CUSTOMER', agent: 'AGENT', partner: 'PARTNER' } as const;
 
-/** A transport that did not answer, in the client's words: 504 past its time limit, else 503 to retry. */
-export function transportFailure(req: FastifyRequest, error: unknown): ApiError {
-  req.log.error({ err: error }, 'back-end call failed');
-  if (error instanceof TransportTimeoutError) return new ApiError('BACKEND_TIMEOUT');
-  return new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
+/**
+ * Sends a message and reads the answer's header, recording the call's facts for the request's log line as
+ * far as it got. A transport that does not answer is told in the client's words: 504 past its time limit,
+ * else 503 to retry.
+ */
+export async function callAndRead(
+  req: FastifyRequest, transport: Transport, tran: string, message: Buffer, catalog: Pick<MessageCatalog, 'header'>,
+): Promise<{ header: MessageHeader; body: Buffer }> {
+  const facts: BackendCallFacts = { tran, rc: null, reason: undefined, ms: 0 };
+  req.backendCall = facts;
+  const started = performance.now();
+  let response: Buffer;
+  try {
+    response = await transport.call(message);
+  } catch (error) {
+    req.log.error({ err: error }, 'back-end call failed');
+    if (error instanceof TransportTimeoutError) throw new ApiError('BACKEND_TIMEOUT');
+    throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
+  } finally {
+    facts.ms = Math.round((performance.now() - started) * 100) / 100;
+  }
+  const read = readHeader(catalog, response);
+  facts.rc = read.header.returnCode;
+  facts.reason = read.header.reasonCode || undefined;
+  return read;
 }
 
 export function createBackendClient(catalog: MessageCatalog, transport: Transport): BackendClient {
@@ -65,22 +85,8 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
           violations: [{ pointer, in: 'body', detail: 'has more digits, decimals or characters than allowed' }],
         });
       }
-      let response: Buffer;
-      const started = performance.now();
-      // For the request's log line: filled in as far as the call got.
-      const facts: BackendCallFacts = { tran, rc: null, reason: undefined, ms: 0 };
-      req.backendCall = facts;
-      try {
-        response = await transport.call(request);
-      } catch (error) {
-        throw transportFailure(req, error);
-      } finally {
-        facts.ms = Math.round((performance.now() - started) * 100) / 100;
-      }
-      const { header, body } = readHeader(catalog, response);
+      const { header, body } = await callAndRead(req, transport, tran, request, catalog);
       const reason = header.reasonCode || undefined;
-      facts.rc = header.returnCode;
-      facts.reason = reason;
       const text = header.reasonText || undefined;
       switch (header.returnCode) {
         case RC.OK:

@@ -719,9 +719,10 @@ export function invalidArb(site: Site, cs: Charset): fc.Arbitrary<Invalid> {
   const item = site.item;
   if (site.role === 'root' || site.role === 'group') {
     options.push(at('not an object', fc.constantFrom<unknown>('x', 1, true, null, [], [{}])));
-    // the derived JSON name of an item JSON does not show (a REDEFINES view, left out or renamed by the mapping) is unknown too
+    // the derived JSON name of an item JSON does not show (left out or renamed by the mapping) is unknown too; a
+    // REDEFINES view decode does not show is taken by encode under its key (encodeKey), so that key is not unknown
     const shown = new Set(shownChildren(item).map(keyOf));
-    const hidden = (item.children ?? []).filter((c) => c.cobolName !== 'FILLER').map((c) => camel(c.cobolName)).filter((k) => !shown.has(k));
+    const hidden = (item.children ?? []).filter((c) => c.cobolName !== 'FILLER' && c.encodeKey !== camel(c.cobolName)).map((c) => camel(c.cobolName)).filter((k) => !shown.has(k));
     const key = fc.constantFrom('zzUnknown', 'extra', 'ITM-1', 'filler', 'rec', ...hidden);
     options.push(key.chain((k) => at(`unknown key ${k}`, fc.constant({ ...(site.value as object), [k]: 1 }), join(site.path, k))));
   } else if (site.role === 'table') {

@@ -5,10 +5,10 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { loadLinkCatalog } from '../../backend/copybooks/index.ts';
-import { readHeader, RC, writeMessage } from '../../backend/message.ts';
+import { RC, writeMessage } from '../../backend/message.ts';
 import { RecordDecodeError, RecordEncodeError, type JsonSchema } from '../../records/index.ts';
 import type { Transport } from '../../transport/transport.ts';
-import { ROLE_CODES, transportFailure } from '../backend-client.ts';
+import { callAndRead, ROLE_CODES } from '../backend-client.ts';
 import { ApiError } from '../errors.ts';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
@@ -132,20 +132,7 @@ async function callProgram(
   }
   const framed = Buffer.alloc(hostCatalog.header.maxLength + commarea, 0x20);
   message.copy(framed);
-  const facts = { tran: s.transaction, rc: null as number | null, reason: undefined as string | undefined, ms: 0 };
-  req.backendCall = facts;
-  const started = performance.now();
-  let reply: Buffer;
-  try {
-    reply = await transport.call(framed);
-  } catch (error) {
-    throw transportFailure(req, error);
-  } finally {
-    facts.ms = Math.round((performance.now() - started) * 100) / 100;
-  }
-  const { header, body } = readHeader(hostCatalog, reply);
-  facts.rc = header.returnCode;
-  facts.reason = header.reasonCode || undefined;
+  const { header, body } = await callAndRead(req, transport, s.transaction, framed, hostCatalog);
   if (header.returnCode === RC.ABEND || header.returnCode === RC.UNKNOWN_TRAN) {
     req.log.error({ program: s.program, rc: header.returnCode, reason: header.reasonCode, text: header.reasonText }, 'the program failed');
     throw new ApiError('BACKEND_PROGRAM_FAILED');
