@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import { loadServices, ServiceFileError } from '../../src/api/services/definition.ts';
 import { loadConfig } from '../../src/config.ts';
+import { cobolSkip } from '../helpers/cobol.ts';
 import { EXAMPLE_FILE, EXAMPLE_SERVICES, editedExample, type ServiceJson } from '../helpers/services.ts';
 
 const EXAMPLE = EXAMPLE_SERVICES;
@@ -73,6 +74,26 @@ test('a bad service file stops startup before anything opens', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-data-'));
   try {
     await assert.rejects(buildApp(loadConfig({ DATA_DIR: dataDir, SERVICES_DIR: dir, LOG_LEVEL: 'silent' })), /payment-method-check\.json: \/request\/fields\/PMV-NOPE: /);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('a service on a route Corebridge serves already stops startup, naming the file', { skip: cobolSkip }, async () => {
+  const dir = edited((s) => {
+    s['path'] = '/v1/loan-applications';
+    s['ownership'] = { rule: 'none' };
+  });
+  const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-data-'));
+  try {
+    // The route is checked when the app is built, after its program (cobc).
+    await assert.rejects(buildApp(loadConfig({ DATA_DIR: dataDir, SERVICES_DIR: dir, LOG_LEVEL: 'silent' })), (e: unknown) => {
+      assert.ok(e instanceof ServiceFileError);
+      assert.equal(e.pointer, '/path');
+      assert.match(e.message, /POST \/v1\/loan-applications is a route Corebridge serves already/);
+      return true;
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import { ApiError } from '../errors.ts';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
 import { STANDARD_ERRORS, type Api } from '../routes/common.ts';
-import { withConstants, type Outcome, type ServiceDefinition } from './definition.ts';
+import { ServiceFileError, withConstants, type Outcome, type ServiceDefinition } from './definition.ts';
 
 /** The header as the program host lays it out (GnuCOBOL on Linux), as for linked programs. */
 const hostCatalog = loadLinkCatalog();
@@ -45,7 +45,17 @@ function matchOutcome(outcomes: Outcome[], returnCode: number, reasonCode: strin
 }
 
 export function serviceRoutes(app: Api, services: readonly ServiceDefinition[], transport: Transport): void {
-  for (const service of services) registerService(app, service, transport);
+  for (const service of services) {
+    try {
+      registerService(app, service, transport);
+    } catch (error) {
+      // A path Corebridge serves already: told as the service file's mistake.
+      if ((error as { code?: string }).code === 'FST_ERR_DUPLICATED_ROUTE') {
+        throw new ServiceFileError(service.file, '/path', `${service.method} ${service.url} is a route Corebridge serves already`);
+      }
+      throw error;
+    }
+  }
 }
 
 function registerService(app: Api, s: ServiceDefinition, transport: Transport): void {
@@ -61,7 +71,7 @@ function registerService(app: Api, s: ServiceDefinition, transport: Transport): 
   }
   const responses: Record<string, unknown> = {};
   for (const o of s.outcomes) {
-    if (o.status < 400) responses[String(o.status)] ??= { description: `Return code ${o.returnCode}${o.businessStatus ? `: status ${o.businessStatus}` : ''}`, ...response };
+    if (o.status < 400) responses[String(o.status)] ??= { description: businessStatuses.length > 0 ? `Status ${s.outcomes.filter((x) => x.status === o.status && x.businessStatus).map((x) => x.businessStatus).join(' or ')}` : 'Success', ...response };
   }
   const commarea = Math.max(s.request.maxLength, s.response.maxLength);
 
@@ -73,7 +83,8 @@ function registerService(app: Api, s: ServiceDefinition, transport: Transport): 
       operationId: s.operationId,
       tags: ['services'],
       summary: s.summary,
-      description: `${s.description ? `${s.description}\n\n` : ''}COBOL program \`${s.program}\`, request copybook ${s.request.name}, response copybook ${s.response.name}. Scope \`${s.access.scope}\`; roles: ${s.access.roles.join(', ')}; ownership: ${s.access.ownership}.`,
+      // What the client needs; which program and copybooks serve it stays inside.
+      description: `${s.description ? `${s.description}\n\n` : ''}Scope \`${s.access.scope}\`; roles: ${s.access.roles.join(', ')}; ownership: ${s.access.ownership}.`,
       security: [{ oauth2: [s.access.scope] }, { bearerAuth: [s.access.scope] }],
       ...(s.params.length > 0 ? { params: { type: 'object', properties: Object.fromEntries(s.params.map((p) => [p, paramSchema(requestProperties[p]!)])), required: s.params, additionalProperties: false } } : {}),
       ...(hasBody ? { body } : {}),
