@@ -1,18 +1,21 @@
 /**
- * The shared security test: every protected route of the route table, with no token, a bad token
- * (the JWT attacks: alg none, HS256 signed with the public key, unknown kid, bad signature, expired, not
- * yet valid, wrong issuer, wrong audience, tampered payload, an ID token or other token for another
- * audience, not a bearer), a token without the route's scope, and another customer's object — with
- * storage checked unchanged afterwards and no token in any log line.
+ * The shared security test: every protected route of the route table and of the declared example service,
+ * with no token, a bad token (the JWT attacks: alg none, HS256 signed with the public key, unknown kid, bad
+ * signature, expired, not yet valid, wrong issuer, wrong audience, tampered payload, an ID token or other
+ * token for another audience, not a bearer), a token without the route's scope, and another customer's
+ * object — with storage checked unchanged afterwards and no token in any log line.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { exportSPKI, generateKeyPair, importJWK, SignJWT, UnsecuredJWT, type CryptoKey } from 'jose';
-import { ROUTES, type OperationId } from '../../src/api/route-table.ts';
+import { ROUTES, type OperationId, type RouteAccess } from '../../src/api/route-table.ts';
+import { loadServices } from '../../src/api/services/definition.ts';
 import { ROLE_SCOPES } from '../../src/api/auth/roles.ts';
 import { openDevIssuer, readSigningKey } from '../../src/api/auth/dev-issuer.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
+import { cobolSkip } from '../helpers/cobol.ts';
+import { EXAMPLE_SERVICES } from '../helpers/services.ts';
 
 interface Fixture {
   orderId: string;
@@ -118,14 +121,30 @@ async function storageSnapshot(h: TestApp): Promise<string> {
   ]);
 }
 
+/**
+ * The routes of the declared example service join the table's where its program can be built (cobc): a
+ * service file's scope, roles and ownership must hold as the built-in routes' do. Under CI they always join.
+ */
+const services = cobolSkip === false ? loadServices(EXAMPLE_SERVICES) : [];
+const servicesEnv: Record<string, string> = services.length > 0 ? { SERVICES_DIR: EXAMPLE_SERVICES } : {};
+const SERVICE_SAMPLE = { url: '/v1/customers/1001/payment-method-checks', body: { card: { number: '4111111111111111', expiry: '1230' } } };
+
+/** Every protected route with its access rule and a valid request on Ada's objects. */
+function protectedRoutes(f: Fixture): Array<{ op: string; access: RouteAccess; sample(n: number): ReturnType<typeof sample> }> {
+  return [
+    ...(Object.entries(ROUTES) as Array<[OperationId, RouteAccess]>).map(([op, access]) => ({ op, access, sample: (n: number) => sample(op, f, n) })),
+    ...services.map((s) => ({ op: s.operationId, access: s.access, sample: () => SERVICE_SAMPLE })),
+  ];
+}
+
 test('every protected route: 401 without or with a bad token, 403 without its scope', async (t) => {
-  const h = await startApp(t);
+  const h = await startApp(t, servicesEnv);
   const f = await fixture(h);
   const bad = await badTokens(h);
   const before = await storageSnapshot(h);
   let n = 0;
-  for (const [op, access] of Object.entries(ROUTES) as Array<[OperationId, (typeof ROUTES)[OperationId]]>) {
-    const s = sample(op, f, n++);
+  for (const { op, access, sample: make } of protectedRoutes(f)) {
+    const s = make(n++);
     const base = { method: access.method, url: s.url, body: s.body, headers: s.headers ?? {} };
 
     const none = await h.request(base);
@@ -160,12 +179,12 @@ test('every protected route: 401 without or with a bad token, 403 without its sc
 });
 
 test("another customer's order, account, customer, payment or loan answers 404, never the data", async (t) => {
-  const h = await startApp(t);
+  const h = await startApp(t, servicesEnv);
   const f = await fixture(h);
   let n = 100;
-  for (const [op, access] of Object.entries(ROUTES) as Array<[OperationId, (typeof ROUTES)[OperationId]]>) {
+  for (const { op, access, sample: make } of protectedRoutes(f)) {
     if (access.ownership === 'none' || access.ownership === 'caller-filtered') continue;
-    const s = sample(op, f, n++);
+    const s = make(n++);
     const res = await h.request({ method: access.method, url: s.url, body: s.body, headers: s.headers ?? {}, as: 'alan' });
     assertProblem(res, 404, 'NOT_FOUND');
     assert.ok(!/Ada|Lovelace|"balance"|"amount"/.test(res.body), `${op} leaks nothing`);
