@@ -142,6 +142,8 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
         clearTimeout(call.timer);
         call.reject(new TransportError(`COBOL program host ended (${signal ?? `exit ${code}`}) during a call`));
       }
+      // With no process left, the calls waiting for one answer now (503) rather than after a restart that may fail.
+      if (!available()) for (const waiter of waiting.splice(0)) waiter.reject(new TransportError('no COBOL program host is running'));
       if (closing) return;
       log.error({ pid: child.pid, code, signal }, 'COBOL program host ended; starting another');
       const timer = setTimeout(() => {

@@ -93,6 +93,21 @@ test('a host process killed during a call fails that call with TransportError an
   assert.equal(readHeader(catalog, await host.call(message('ECHOUP'))).header.returnCode, RC.OK);
 });
 
+test('when every host process dies, the calls waiting for one fail too, at once', { skip: cobolSkip }, async (t) => {
+  const { host } = await openHost(t, { processes: 1 });
+  const running = host.call(message('SPIN'));
+  const waiting = [1, 2, 3].map(() => host.call(message('ECHOUP')));
+  const outcomes = Promise.allSettled([running, ...waiting]);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(host.killProcesses('SIGKILL'), 1);
+  for (const outcome of await outcomes) {
+    assert.equal(outcome.status, 'rejected');
+    assert.ok(outcome.status === 'rejected' && outcome.reason instanceof TransportError);
+  }
+  await untilAvailable(host);
+  assert.equal(readHeader(catalog, await host.call(message('ECHOUP'))).header.returnCode, RC.OK);
+});
+
 test('a call past its time limit fails with TransportTimeoutError; the stuck process is replaced', { skip: cobolSkip }, async (t) => {
   const { host } = await openHost(t, { processes: 1, callTimeoutMs: 300 });
   await assert.rejects(host.call(message('SPIN')), TransportTimeoutError);
