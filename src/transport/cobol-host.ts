@@ -132,30 +132,37 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
         finish(host, reply);
       }
     });
-    child.on('error', (error) => log.error({ err: error }, 'COBOL program host could not run'));
-    child.on('exit', (code, signal) => {
-      processes.delete(host);
-      host.retired = true;
-      const call = host.call;
-      host.call = null;
-      if (call) {
-        clearTimeout(call.timer);
-        call.reject(new TransportError(`COBOL program host ended (${signal ?? `exit ${code}`}) during a call`));
-      }
-      // With no process left, the calls waiting for one answer now (503) rather than after a restart that may fail.
-      if (!available()) for (const waiter of waiting.splice(0)) waiter.reject(new TransportError('no COBOL program host is running'));
-      if (closing) return;
-      log.error({ pid: child.pid, code, signal }, 'COBOL program host ended; starting another');
-      const timer = setTimeout(() => {
-        restartTimers.delete(timer);
-        if (!closing) {
-          start();
-          dispatch();
-        }
-      }, restartDelay);
-      restartTimers.add(timer);
-      restartDelay = Math.min(restartDelay * 2, MAX_RESTART_DELAY_MS);
+    child.on('error', (error) => {
+      log.error({ err: error }, 'COBOL program host could not run');
+      // Never started (no such file, no permission): there will be no 'exit'.
+      if (child.pid === undefined) ended(host, error.message);
     });
+    child.on('exit', (code, signal) => ended(host, signal ?? `exit ${code}`));
+  }
+
+  /** A process is gone: its call fails, and another is started, later each time while they keep ending. */
+  function ended(host: HostProcess, how: string): void {
+    if (!processes.delete(host)) return;
+    host.retired = true;
+    const call = host.call;
+    host.call = null;
+    if (call) {
+      clearTimeout(call.timer);
+      call.reject(new TransportError(`COBOL program host ended (${how}) during a call`));
+    }
+    // With no process left, the calls waiting for one answer now (503) rather than after a restart that may fail.
+    if (!available()) for (const waiter of waiting.splice(0)) waiter.reject(new TransportError('no COBOL program host is running'));
+    if (closing) return;
+    log.error({ pid: host.child.pid, how }, 'COBOL program host ended; starting another');
+    const timer = setTimeout(() => {
+      restartTimers.delete(timer);
+      if (!closing) {
+        start();
+        dispatch();
+      }
+    }, restartDelay);
+    restartTimers.add(timer);
+    restartDelay = Math.min(restartDelay * 2, MAX_RESTART_DELAY_MS);
   }
 
   function finish(host: HostProcess, reply: Buffer): void {

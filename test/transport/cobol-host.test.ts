@@ -121,6 +121,17 @@ test('calls beyond the processes wait their turn and all complete', { skip: cobo
   replies.forEach((reply, i) => assert.equal(readHeader(catalog, reply).body.toString('latin1'), `C${String(i).padStart(9, '0')}`));
 });
 
+test('a host binary that cannot run: calls fail with TransportError, not a hang; the host is not available', async (t) => {
+  const lines: unknown[] = [];
+  const log = pino({ level: 'error' }, new Writable({ write(chunk: Buffer, _e, done) { lines.push(chunk.toString()); done(); } }));
+  const host = openCobolHost({ hostBinary: '/nonexistent/cbhost', libraryPath: '/nonexistent', header: hostHeaderLayout(catalog.header), log, processes: 1 });
+  t.after(() => host.close());
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal(host.available(), false);
+  await assert.rejects(host.call(message('ECHOUP')), TransportError);
+  assert.ok(lines.some((l) => String(l).includes('COBOL program host could not run')));
+});
+
 test('closed: calls fail at once; the processes end', { skip: cobolSkip }, async (t) => {
   const { host } = await openHost(t);
   await host.close();
