@@ -83,6 +83,15 @@ export function hostHeaderLayout(header: RecordLayout): HostHeaderLayout {
   };
 }
 
+/**
+ * The host's environment: what libcob and the programs need (GnuCOBOL's own COB_* settings, the locale and
+ * time zone), never the rest of the server's (secrets such as client credentials live there).
+ */
+export function hostEnvironment(libraryPath: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const kept = Object.entries(env).filter(([name]) => /^(COB_|LC_)/.test(name) || ['PATH', 'LANG', 'TZ', 'HOME', 'TMPDIR'].includes(name));
+  return { ...Object.fromEntries(kept), COB_LIBRARY_PATH: libraryPath };
+}
+
 export function hostArguments(header: HostHeaderLayout): string[] {
   const span = (s: { offset: number; length: number }) => `${s.offset}:${s.length}`;
   return [String(header.length), span(header.tran), span(header.returnCode), span(header.reasonCode), span(header.reasonText)];
@@ -109,7 +118,7 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
 
   function start(): void {
     const child = spawn(options.hostBinary, args, {
-      env: { ...process.env, COB_LIBRARY_PATH: options.libraryPath },
+      env: hostEnvironment(options.libraryPath),
       stdio: ['pipe', 'pipe', 'pipe'],
       // Its own process group: a Ctrl-C or SIGTERM meant for the server does not end the hosts under the
       // calls it is still finishing; they end when their input closes (close(), or this process's death).

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadLinkCatalog } from '../../src/backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, writeMessage } from '../../src/backend/message.ts';
-import { hostHeaderLayout, openCobolHost, type CobolHost } from '../../src/transport/cobol-host.ts';
+import { hostEnvironment, hostHeaderLayout, openCobolHost, type CobolHost } from '../../src/transport/cobol-host.ts';
 import { buildCobolHost } from '../../src/transport/cobol-host/build.ts';
 import { TransportError, TransportTimeoutError } from '../../src/transport/transport.ts';
 import { cobolSkip } from '../helpers/cobol.ts';
@@ -130,6 +130,11 @@ test('a host binary that cannot run: calls fail with TransportError, not a hang;
   assert.equal(host.available(), false);
   await assert.rejects(host.call(message('ECHOUP')), TransportError);
   assert.ok(lines.some((l) => String(l).includes('COBOL program host could not run')));
+});
+
+test('the host gets GnuCOBOL\'s settings, the locale and time zone, and none of the server\'s other variables', () => {
+  const env = hostEnvironment('/lib/programs', { PATH: '/usr/bin', TZ: 'UTC', LANG: 'C.UTF-8', COB_SET_TRACE: 'Y', AUTH_CLIENT_SECRET: 'not-for-cobol', DATABASE_URL: 'postgres://x' });
+  assert.deepEqual(env, { PATH: '/usr/bin', TZ: 'UTC', LANG: 'C.UTF-8', COB_SET_TRACE: 'Y', COB_LIBRARY_PATH: '/lib/programs' });
 });
 
 test('closed: calls fail at once; the processes end', { skip: cobolSkip }, async (t) => {
