@@ -36,12 +36,12 @@ import { publicRoutes } from './api/routes/public.ts';
 import { loadServices, type ServiceDefinition } from './api/services/definition.ts';
 import { serviceRoutes } from './api/services/routes.ts';
 import { backendFile, createBackend } from './backend/index.ts';
-import { loadLinkCatalog, loadMessageCatalog, type MessageCatalog } from './backend/copybooks/index.ts';
+import { loadMessageCatalog, type MessageCatalog } from './backend/copybooks/index.ts';
 import { inquiryMatcher } from './backend/message.ts';
 import type { Config } from './config.ts';
 import { openEmbeddedIdentity } from './identity/index.ts';
 import { createLogger } from './logger.ts';
-import { hostHeaderLayout, openCobolHost, openProgramHost, type CobolHost, type CobolProgramSettings } from './transport/cobol-host.ts';
+import { openCobolHost, openProgramHost, type CobolHost, type CobolProgramSettings } from './transport/cobol-host.ts';
 import { buildCobolHost, COPYBOOKS_DIR } from './transport/cobol-host/build.ts';
 import { inProcessTransport } from './transport/in-process.ts';
 import { splitReads } from './transport/read-split.ts';
@@ -114,10 +114,7 @@ async function openServiceHost(config: Config, logger: Logger, services: readonl
     outDir: join(config.dataDir, 'cobol'), programs: services.map((s) => s.program), programsDir: dir, copybookDirs: [dir, COPYBOOKS_DIR],
   });
   logger.info({ services: services.map((s) => `${s.method} ${s.url}`), libraryPath: build.libraryPath }, 'COBOL services built');
-  return openCobolHost({
-    ...build, header: hostHeaderLayout(loadLinkCatalog().header), log: logger,
-    processes: config.backend.cobolHosts, callTimeoutMs: config.backend.cobolCallTimeoutMs,
-  });
+  return openCobolHost({ ...build, log: logger, processes: config.backend.cobolHosts, callTimeoutMs: config.backend.cobolCallTimeoutMs });
 }
 
 async function assemble(

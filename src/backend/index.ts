@@ -8,13 +8,12 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parseRole, type Caller } from './caller.ts';
 import { isTranCode, loadLinkCatalog, loadMessageCatalog, READ_ONLY_TRANSACTIONS, type LinkedProgramName, type MessageCatalog, type TranCode } from './copybooks/index.ts';
-import { LINK_FAILURE, LinkFailure, linkMessage, NeedsLink, readLinkReply, runLocalProgram } from './links.ts';
+import { LINK_FAILURE, LinkFailure, linkMessage, NeedsLink, readLinkReply, runLocalProgram, type LinkHost } from './links.ts';
 import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
 import type { ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
 import { isEmpty, seedDemoData } from './store/seed.ts';
 import { SqliteDatabase, type Tx } from '../sqlite.ts';
-import { TransportError, TransportTimeoutError } from '../transport/transport.ts';
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL('./store/migrations/', import.meta.url));
 
@@ -55,14 +54,6 @@ export interface BackendOptions {
   catalog?: MessageCatalog;
   /** Linked programs that run in another process (the COBOL program host), and how to reach it. */
   linkHost?: { programs: ReadonlySet<LinkedProgramName>; host: LinkHost };
-}
-
-/** Where linked programs that do not run here are called: the COBOL program host's transport. */
-export interface LinkHost {
-  call(message: Buffer): Promise<Buffer>;
-  /** Can it take calls now (a host process running)? */
-  available(): boolean;
-  close(): Promise<void>;
 }
 
 /** A program that keeps needing new answers from a linked program (its data keeps changing) gives up. */
@@ -240,10 +231,10 @@ export function createBackend(options: BackendOptions): Backend {
       }
       let reply: Buffer;
       try {
-        if (!linkHost!.host.available()) throw new TransportError(`no host for ${program} is running`);
+        if (!linkHost!.host.available()) throw new Error(`no host for ${program} is running`);
         reply = await linkHost!.host.call(message);
       } catch (error) {
-        const reason = error instanceof TransportTimeoutError ? LINK_FAILURE.TIMEOUT : LINK_FAILURE.UNAVAILABLE;
+        const reason = (error as { timedOut?: unknown }).timedOut === true ? LINK_FAILURE.TIMEOUT : LINK_FAILURE.UNAVAILABLE;
         rootLog.error({ err: error, requestId: job.header.correlationId, tran: job.tran, program }, 'linked program could not be called');
         (job as Job).reply = { returnCode: RC.ABEND, reasonCode: reason, reasonText: 'a program of this transaction is not available' };
         break;

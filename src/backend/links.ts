@@ -10,13 +10,25 @@
  * bytes, it gets that answer; if what it read has changed meanwhile, it asks again.
  */
 import { isLinkedProgram, type LinkCatalog, type LinkedProgramName } from './copybooks/index.ts';
-import { RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
+import { RC, readHeader, writeCommareaMessage, writeMessage, type MessageHeader } from './message.ts';
 import { decideLoanRecord } from './programs/loan-decision.ts';
 
 /** The TypeScript implementation of each linked program: response record from request record. */
 export const LOCAL_PROGRAMS: Record<LinkedProgramName, (request: Record<string, unknown>) => Record<string, unknown>> = {
   LNDECIDE: decideLoanRecord,
 };
+
+/**
+ * Where linked programs that do not run here are called: the COBOL program host's transport
+ * (src/transport/cobol-host.ts). `call` rejects when the program did not answer; with `timedOut: true` on
+ * the error when it ran out of time.
+ */
+export interface LinkHost {
+  call(message: Buffer): Promise<Buffer>;
+  /** Can it take calls now (a host process running)? */
+  available(): boolean;
+  close(): Promise<void>;
+}
 
 /** How a link that did not answer is told to the client (reason codes of RC 99, mapped by the API). */
 export const LINK_FAILURE = {
@@ -49,16 +61,10 @@ export class NeedsLink {
   }
 }
 
-function commareaLength(catalog: LinkCatalog, program: LinkedProgramName): number {
-  return Math.max(catalog.request(program).maxLength, catalog.response(program).maxLength);
-}
-
 /** The link message: CBHDR naming the program (the caller's header otherwise), then the COMMAREA. */
 export function linkMessage(catalog: LinkCatalog, program: LinkedProgramName, caller: MessageHeader, record: Record<string, unknown>): Buffer {
   const header: MessageHeader = { ...caller, tranCode: program, idempotencyKey: '', returnCode: RC.OK, reasonCode: '', reasonText: '' };
-  const message = writeMessage(catalog, header, catalog.request(program), record);
-  const length = catalog.header.maxLength + commareaLength(catalog, program);
-  return message.length >= length ? message : Buffer.concat([message, Buffer.alloc(length - message.length, 0x20)]);
+  return writeCommareaMessage(catalog, header, { request: catalog.request(program), response: catalog.response(program) }, record);
 }
 
 /**

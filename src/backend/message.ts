@@ -87,6 +87,21 @@ export function writeMessage(
   return bodyLayout && body !== undefined ? Buffer.concat([head, bodyLayout.encode(body)]) : head;
 }
 
+/**
+ * A message for a program called CICS style: the header, then the COMMAREA, which holds the request record
+ * padded with spaces to the larger of the program's two records (the program leaves its answer there).
+ */
+export function writeCommareaMessage(
+  catalog: Pick<MessageCatalog, 'header'>,
+  header: MessageHeader,
+  records: { request: { encode(json: unknown): Buffer; maxLength: number }; response: { maxLength: number } },
+  request: unknown,
+): Buffer {
+  const message = writeMessage(catalog, header, records.request, request);
+  const length = catalog.header.maxLength + Math.max(records.request.maxLength, records.response.maxLength);
+  return message.length >= length ? message : Buffer.concat([message, Buffer.alloc(length - message.length, 0x20)]);
+}
+
 export type { TranCode };
 
 /**

@@ -66,6 +66,7 @@ const encodeKey = (n: Node) => n.key ?? n.altKey ?? null;
 /**
  * Statements that check the views of each REDEFINES item in group `n`: at most one view given; with a
  * discriminator, the view matches its value, and the value is written when only the view is given.
+ * Their messages name JSON keys only: the API passes them on to its clients.
  */
 function encodeViews(c: EncodeCtx, n: Node, obj: string, base: string, origin: number, path: string): string {
   let code = '';
@@ -79,7 +80,7 @@ function encodeViews(c: EncodeCtx, n: Node, obj: string, base: string, origin: n
     for (const view of views) {
       const key = lit(encodeKey(view)!);
       code += `if (${obj}[${key}] !== undefined) {\n` +
-        `if (${pick} !== null) throw new RecordEncodeError(${lit(join(path, encodeKey(view)!))}, ${lit(`${redefined.name} holds one view at a time; `)} + ${pick} + ' is given too');\n` +
+        `if (${pick} !== null) throw new RecordEncodeError(${lit(join(path, encodeKey(view)!))}, 'is an alternative to ' + ${pick} + ${lit(`: give one of ${views.map(encodeKey).join(', ')}`)});\n` +
         `${pick} = ${key};\n}\n`;
     }
     const choice = redefined.choice;
@@ -96,7 +97,7 @@ function encodeViews(c: EncodeCtx, n: Node, obj: string, base: string, origin: n
     code += `const ${d} = ${obj}[${lit(discKey)}];\n` +
       `if (${d} !== undefined) {\n` +
       `const ${want} = ${keyOfValue}.get(String(${d}).replace(/ +$/, ''));\n` +
-      `if (${want} === undefined) throw new RecordEncodeError(${lit(discPath)}, JSON.stringify(${d}) + ${lit(` selects no view of ${redefined.name} (values: ${values.map((v) => JSON.stringify(v)).join(', ')})`)});\n` +
+      `if (${want} === undefined) throw new RecordEncodeError(${lit(discPath)}, JSON.stringify(${d}) + ${lit(` is not one of ${values.map((v) => JSON.stringify(v)).join(', ')}`)});\n` +
       `if (${pick} !== null && ${pick} !== ${want}) throw new RecordEncodeError(${lit(path === '' ? '' : `${path}.`)} + ${pick}, ${lit(`${discKey} `)} + JSON.stringify(${d}) + ' selects ' + ${want});\n` +
       `} else if (${pick} !== null) {\n` +
       `${PUT[f.type]}(buf, ${base} + ${disc.offset - origin}, ${name}, ${valueOfKey}.get(${pick}), ${lit(discPath)});\n}\n`;

@@ -31,7 +31,8 @@ export interface CobolHostOptions {
   hostBinary: string;
   /** Directory of the compiled programs (COB_LIBRARY_PATH). */
   libraryPath: string;
-  header: HostHeaderLayout;
+  /** Default: CBHDR as GnuCOBOL on Linux lays it out (the link catalogue's). */
+  header?: HostHeaderLayout;
   /** Host processes, and so calls in flight at once (default 2). */
   processes?: number;
   /** Per call (default 5000 ms). */
@@ -98,7 +99,8 @@ export function hostArguments(header: HostHeaderLayout): string[] {
 }
 
 export function openCobolHost(options: CobolHostOptions): CobolHost {
-  const { log, header } = options;
+  const { log } = options;
+  const header = options.header ?? hostHeaderLayout(loadLinkCatalog().header);
   const size = options.processes ?? 2;
   const timeoutMs = options.callTimeoutMs ?? 5000;
   const maxWaiting = options.maxWaiting ?? 1000;
@@ -265,11 +267,10 @@ export interface CobolProgramSettings {
   callTimeoutMs: number;
 }
 
-/** Opens the host for a back-end (createBackend's `linkHost`), laid out by the link catalogue's CBHDR. */
+/** Opens the host for a back-end (createBackend's `linkHost`). */
 export function openProgramHost(settings: CobolProgramSettings, log: Logger): { programs: ReadonlySet<LinkedProgramName>; host: CobolHost } {
   const host = openCobolHost({
-    hostBinary: settings.hostBinary, libraryPath: settings.libraryPath, processes: settings.processes,
-    callTimeoutMs: settings.callTimeoutMs, header: hostHeaderLayout(loadLinkCatalog().header), log,
+    hostBinary: settings.hostBinary, libraryPath: settings.libraryPath, processes: settings.processes, callTimeoutMs: settings.callTimeoutMs, log,
   });
   return { programs: new Set(settings.programs), host };
 }

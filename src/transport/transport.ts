@@ -17,4 +17,6 @@ export class TransportError extends Error {
 /** The back-end did not answer within the call's time limit. */
 export class TransportTimeoutError extends TransportError {
   override readonly name = 'TransportTimeoutError';
+  /** What the back-end's LinkHost contract looks for (src/backend/links.ts), without importing this layer. */
+  readonly timedOut = true;
 }

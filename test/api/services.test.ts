@@ -62,7 +62,7 @@ test('bad input: 400 problem+json naming the field, from the schema, the views o
   // Two views, or a view the discriminator does not name.
   const both = await check(h, { card: { number: '4111111111111111', expiry: '1230' }, bankAccount: { routingNumber: '011000015', accountNumber: '1' } });
   assertProblem(both, 400, 'VALIDATION_FAILED');
-  assert.deepEqual(both.json().errors, [{ pointer: '/bankAccount', in: 'body', detail: 'PMV-DETAILS holds one view at a time; card is given too' }]);
+  assert.deepEqual(both.json().errors, [{ pointer: '/bankAccount', in: 'body', detail: 'is an alternative to card: give one of card, bankAccount' }]);
   const mismatch = await check(h, { method: 'C', bankAccount: { routingNumber: '011000015', accountNumber: '1' } });
   assert.deepEqual(mismatch.json().errors, [{ pointer: '/bankAccount', in: 'body', detail: 'method "C" selects card' }]);
   // The program's own refusal (return code 20): its reason text, in the client's words, and its reason code.

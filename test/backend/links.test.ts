@@ -12,8 +12,8 @@ import { DatabaseSync } from 'node:sqlite';
 import { test, type TestContext } from 'node:test';
 import { pino } from 'pino';
 import { loadLinkCatalog, loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
-import { createBackend, type LinkHost } from '../../src/backend/index.ts';
-import { runLocalProgram } from '../../src/backend/links.ts';
+import { createBackend } from '../../src/backend/index.ts';
+import { runLocalProgram, type LinkHost } from '../../src/backend/links.ts';
 import { RC, readHeader, writeMessage } from '../../src/backend/message.ts';
 import { TransportError, TransportTimeoutError } from '../../src/transport/transport.ts';
 

@@ -88,8 +88,8 @@ test('REDEFINES: first view by default, another selected by the mapping; renames
   // Encode takes a view decode does not show when its key is the only view given; decode shows the selected one.
   assert.deepEqual(first.decode(first.encode({ asParts: { p1: 'AB', p2: 'CDEF' } })), { kind: '', body: 'ABCDEF' });
   assert.deepEqual(first.decode(first.encode({ asNum: 42 })), { kind: '', body: '000042' });
-  assert.throws(() => first.encode({ body: 'x', asParts: { p1: 'AB' } }), /asParts: BODY holds one view at a time; body is given too/);
-  assert.throws(() => first.encode({ asNum: 1, asParts: { p1: 'AB' } }), /asParts: BODY holds one view at a time; asNum is given too/);
+  assert.throws(() => first.encode({ body: 'x', asParts: { p1: 'AB' } }), /asParts: is an alternative to body: give one of body, asNum, asParts/);
+  assert.throws(() => first.encode({ asNum: 1, asParts: { p1: 'AB' } }), /asParts: is an alternative to asNum: give one of body, asNum, asParts/);
   assert.throws(() => compileCopybook(src, { mapping: { fields: { NOPE: 'x' } } }), MappingError);
   assert.throws(() => compileCopybook(src, { mapping: { redefines: { BODY: 'KIND' } } }), /KIND is not a view of BODY/);
 });
@@ -126,8 +126,8 @@ test('REDEFINES chosen by a discriminator, both directions; encode also chooses 
       return assert.fail('encode accepted it');
     };
     assert.equal(encodeError({ payMethod: 'C', payAch: { achRouting: 1 } }), 'payAch: payMethod "C" selects payCard');
-    assert.equal(encodeError({ payMethod: 'X' }), 'payMethod: "X" selects no view of PAY-DETAILS (values: "C", "A")');
-    assert.equal(encodeError({ payCard: {}, payAch: {} }), 'payAch: PAY-DETAILS holds one view at a time; payCard is given too');
+    assert.equal(encodeError({ payMethod: 'X' }), 'payMethod: "X" is not one of "C", "A"');
+    assert.equal(encodeError({ payCard: {}, payAch: {} }), 'payAch: is an alternative to payCard: give one of payCard, payAch');
     assert.equal(encodeError({ payDetails: 'x' }), 'payDetails: unknown field (PAY-DETAILS is a view of PAY-DETAILS that the discriminator PAY-METHOD names for no value)');
     // A value that names no view: a typed error at the discriminator's offset.
     const unknown = Buffer.from(card);

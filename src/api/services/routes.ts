@@ -5,7 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { loadLinkCatalog } from '../../backend/copybooks/index.ts';
-import { RC, writeMessage } from '../../backend/message.ts';
+import { RC, writeCommareaMessage } from '../../backend/message.ts';
 import { RecordDecodeError, RecordEncodeError, type JsonSchema } from '../../records/index.ts';
 import type { Transport } from '../../transport/transport.ts';
 import { callAndRead, ROLE_CODES } from '../backend-client.ts';
@@ -73,7 +73,6 @@ function registerService(app: Api, s: ServiceDefinition, transport: Transport): 
   for (const o of s.outcomes) {
     if (o.status < 400) responses[String(o.status)] ??= { description: businessStatuses.length > 0 ? `Status ${s.outcomes.filter((x) => x.status === o.status && x.businessStatus).map((x) => x.businessStatus).join(' or ')}` : 'Success', ...response };
   }
-  const commarea = Math.max(s.request.maxLength, s.response.maxLength);
 
   app.route({
     method: s.method,
@@ -100,7 +99,7 @@ function registerService(app: Api, s: ServiceDefinition, transport: Transport): 
       const params = (req.params ?? {}) as Record<string, string>;
       const json = withConstants({ ...((hasBody ? req.body : {}) as Record<string, unknown>), ...params }, s.constants);
       if (s.ownershipField !== null) assertMayNameCustomer(req.principal, String(json[s.ownershipField] ?? ''));
-      const { returnCode, reasonCode, reasonText, record } = await callProgram(req, s, transport, json, commarea);
+      const { returnCode, reasonCode, reasonText, record } = await callProgram(req, s, transport, json);
       const outcome = matchOutcome(s.outcomes, returnCode, reasonCode);
       if (!outcome) {
         req.log.error({ program: s.program, rc: returnCode, reason: reasonCode || undefined }, 'the program answered with a return code the service does not declare');
@@ -123,16 +122,16 @@ function registerService(app: Api, s: ServiceDefinition, transport: Transport): 
 
 /** The program call: CBHDR with the caller, the COMMAREA; what it answered. */
 async function callProgram(
-  req: FastifyRequest, s: ServiceDefinition, transport: Transport, json: Record<string, unknown>, commarea: number,
+  req: FastifyRequest, s: ServiceDefinition, transport: Transport, json: Record<string, unknown>,
 ): Promise<{ returnCode: number; reasonCode: string; reasonText: string; record: Buffer }> {
   const principal = req.principal;
   if (!principal) throw new Error('service call without an authenticated caller');
   let message: Buffer;
   try {
-    message = writeMessage(hostCatalog, {
+    message = writeCommareaMessage(hostCatalog, {
       tranCode: s.transaction, correlationId: req.id, principal: principal.subject, role: ROLE_CODES[principal.role],
       customerId: principal.customerId ?? '', idempotencyKey: req.idempotency?.key ?? '', returnCode: 0, reasonCode: '', reasonText: '',
-    }, s.request, json);
+    }, s, json);
   } catch (error) {
     if (!(error instanceof RecordEncodeError)) throw error;
     // The record's JSON paths are the request's: the pointer names what the client sent.
@@ -141,9 +140,7 @@ async function callProgram(
       violations: [{ pointer, in: s.params.includes(error.path) ? 'path' : 'body', detail: error.reason }],
     });
   }
-  const framed = Buffer.alloc(hostCatalog.header.maxLength + commarea, 0x20);
-  message.copy(framed);
-  const { header, body } = await callAndRead(req, transport, s.transaction, framed, hostCatalog);
+  const { header, body } = await callAndRead(req, transport, s.transaction, message, hostCatalog);
   if (header.returnCode === RC.ABEND || header.returnCode === RC.UNKNOWN_TRAN) {
     req.log.error({ program: s.program, rc: header.returnCode, reason: header.reasonCode, text: header.reasonText }, 'the program failed');
     throw new ApiError('BACKEND_PROGRAM_FAILED');
