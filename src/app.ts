@@ -1,7 +1,7 @@
 /**
  * buildApp(config, deps): wires plugins and routes; no logic. Only server.ts listens. With no
- * transport given, the embedded back-end (SQLite under DATA_DIR) runs in a worker thread
- * (BACKEND_TRANSPORT=worker, the default) or on this thread (in-process).
+ * transport given, it opens the configured one (src/transport/open.ts): back-end services over mutual
+ * TLS, or the embedded back-end in a worker thread.
  */
 import { join } from 'node:path';
 import swagger from '@fastify/swagger';
@@ -35,17 +35,13 @@ import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts'
 import { publicRoutes } from './api/routes/public.ts';
 import { loadServices, type ServiceDefinition } from './api/services/definition.ts';
 import { serviceRoutes } from './api/services/routes.ts';
-import { backendFile, createBackend } from './backend/index.ts';
 import { loadMessageCatalog, type MessageCatalog } from './backend/copybooks/index.ts';
-import { inquiryMatcher } from './backend/message.ts';
 import type { Config } from './config.ts';
 import { openEmbeddedIdentity } from './identity/index.ts';
 import { createLogger } from './logger.ts';
-import { openCobolHost, openProgramHost, type CobolHost, type CobolProgramSettings } from './transport/cobol-host.ts';
+import { openCobolHost, type CobolHost } from './transport/cobol-host.ts';
 import { buildCobolHost, COPYBOOKS_DIR } from './transport/cobol-host/build.ts';
-import { inProcessTransport } from './transport/in-process.ts';
-import { splitReads } from './transport/read-split.ts';
-import { openWorkerTransport } from './transport/worker.ts';
+import { openBackendTransport } from './transport/open.ts';
 import type { Transport } from './transport/transport.ts';
 
 export interface AppDeps {
@@ -57,36 +53,6 @@ export interface AppDeps {
 
 export type App = FastifyInstance & { devIssuer: DevIssuer };
 
-/** The embedded back-end (SQLite under DATA_DIR) behind the configured transport. */
-/** Compiles the COBOL programs chosen with PROGRAMS_COBOL (and their host) under DATA_DIR/cobol. */
-async function cobolSettings(config: Config, logger: Logger): Promise<CobolProgramSettings | undefined> {
-  const programs = config.backend.cobolPrograms;
-  if (programs.length === 0) return undefined;
-  const build = await buildCobolHost({
-    outDir: join(config.dataDir, 'cobol'), programs, ...(config.backend.cobolSourceDir ? { programsDir: config.backend.cobolSourceDir } : {}),
-  });
-  logger.info({ programs, libraryPath: build.libraryPath }, 'COBOL programs built');
-  return { programs, ...build, processes: config.backend.cobolHosts, callTimeoutMs: config.backend.cobolCallTimeoutMs };
-}
-
-async function openEmbeddedBackend(config: Config, logger: Logger, catalog: MessageCatalog): Promise<Transport> {
-  const file = backendFile(config.dataDir);
-  const cobol = await cobolSettings(config, logger);
-  if (config.backend.transport === 'in-process') {
-    return inProcessTransport(createBackend({ file, log: logger, catalog, ...(cobol ? { linkHost: openProgramHost(cobol, logger) } : {}) }));
-  }
-  const worker = await openWorkerTransport({ file, logLevel: config.logLevel, logger, ...(cobol ? { cobol } : {}) });
-  if (config.backend.reads === 'worker') return worker;
-  // The worker has migrated the store: inquiries can now be read here, without crossing threads.
-  try {
-    const reader = createBackend({ file, log: logger, catalog, readOnly: true });
-    return splitReads(inquiryMatcher(catalog), inProcessTransport(reader), worker, () => reader.refresh());
-  } catch (error) {
-    await worker.close();
-    throw error;
-  }
-}
-
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
   const logger = deps.logger ?? createLogger(config);
   const catalog = loadMessageCatalog();
@@ -97,7 +63,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const serviceHost = services.length > 0 ? await openServiceHost(config, logger, services) : null;
   let transport: Transport | undefined;
   try {
-    transport = deps.transport ?? await openEmbeddedBackend(config, logger, catalog);
+    transport = deps.transport ?? await openBackendTransport(config, logger, catalog);
     return await assemble(config, logger, catalog, externalJwks, transport, { services, host: serviceHost });
   } catch (error) {
     // The back-end worker and the host processes would keep the process alive: a failed start closes them.

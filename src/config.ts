@@ -7,12 +7,21 @@ import { resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { isLinkedProgram, LINKED_PROGRAMS, type LinkedProgramName } from './backend/copybooks/index.ts';
 import { loadProtectionConfig, ProtectionConfigError, type ProtectionConfig } from './api/protection/config.ts';
+import { DEV_API_CLIENT_NAME, devPkiFiles } from './tls/dev-files.ts';
+import { parseBackendUrl } from './transport/tcp/client.ts';
 
 export type BackendTransportKind = 'worker' | 'in-process';
 const BACKEND_TRANSPORTS: readonly BackendTransportKind[] = ['worker', 'in-process'];
 
 export type BackendReads = 'api-thread' | 'worker';
 const BACKEND_READS: readonly BackendReads[] = ['api-thread', 'worker'];
+
+/** PEM files of one side of a mutual-TLS hop: its own certificate and key, and the CA it trusts for the other side. */
+export interface TlsFiles {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+}
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -79,6 +88,27 @@ export interface Config {
     cobolHosts: number;
     /** Time limit of one COBOL program call (COBOL_CALL_TIMEOUT_MS); a call over it answers 504. */
     cobolCallTimeoutMs: number;
+    /**
+     * Back-end services this API calls over mutual TLS (BACKEND_URL, tls://host:port, several round-robin);
+     * empty: the embedded back-end, and the settings above apply here.
+     */
+    urls: readonly string[];
+    /** This API's client certificate and the CA of the back-ends (BACKEND_TLS_*; default the development PKI). */
+    clientTls: TlsFiles;
+    /** Connections kept open to each back-end service (BACKEND_CONNECTIONS). */
+    connections: number;
+    /** Time limit of one call to a back-end service (BACKEND_CALL_TIMEOUT_MS); over it, 504. */
+    callTimeoutMs: number;
+  };
+  /** The back-end service role (`corebridge backend serve`). */
+  backendService: {
+    /** Where it listens for API instances (BACKEND_LISTEN, host:port). */
+    host: string;
+    port: number;
+    /** Its server certificate and the CA its clients' certificates must chain to (BACKEND_TLS_*). */
+    tls: TlsFiles;
+    /** Client certificate names (CN or SAN) allowed to call (BACKEND_ALLOWED_CLIENTS). */
+    allowedClients: ReadonlySet<string>;
   };
   /**
    * A directory of service files (SERVICES_DIR): operations served by COBOL programs, declared from their
@@ -130,6 +160,38 @@ function programList(env: Env, name: string): LinkedProgramName[] {
     if (!isLinkedProgram(n)) throw new ConfigError(name, `names no linked program: "${n}" (known: ${Object.keys(LINKED_PROGRAMS).join(', ')})`);
   }
   return [...new Set(names)] as LinkedProgramName[];
+}
+
+function backendUrls(env: Env): string[] {
+  const urls = text(env, 'BACKEND_URL', '').split(/[\s,]+/).filter(Boolean);
+  for (const url of urls) {
+    try {
+      parseBackendUrl(url);
+    } catch (error) {
+      throw new ConfigError('BACKEND_URL', `lists ${(error as Error).message}`);
+    }
+  }
+  return urls;
+}
+
+function listenAddress(env: Env, name: string, fallback: string): { host: string; port: number } {
+  const raw = text(env, name, fallback);
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/.exec(raw);
+  if (!match || Number(match[2]) > 65535) throw new ConfigError(name, `must be host:port, got "${raw}"`);
+  return { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) };
+}
+
+/** BACKEND_TLS_* when set, else the development PKI's files for this role (`npm run certs`). */
+function tlsFiles(env: Env, dataDir: string, role: 'api' | 'backend'): TlsFiles {
+  const dev = devPkiFiles(dataDir);
+  const certFile = text(env, 'BACKEND_TLS_CERT', '');
+  const keyFile = text(env, 'BACKEND_TLS_KEY', '');
+  if (!certFile !== !keyFile) throw new ConfigError(certFile ? 'BACKEND_TLS_KEY' : 'BACKEND_TLS_CERT', 'must be set together with the other one');
+  return {
+    caFile: resolve(text(env, 'BACKEND_TLS_CA', dev.caCert)),
+    certFile: resolve(certFile || (role === 'api' ? dev.apiCert : dev.backendCert)),
+    keyFile: resolve(keyFile || (role === 'api' ? dev.apiKey : dev.backendKey)),
+  };
 }
 
 function protectionConfig(env: Env): ProtectionConfig {
@@ -184,6 +246,16 @@ export function loadConfig(env: Env = process.env): Config {
       cobolSourceDir: env['COBOL_SOURCE_DIR'] ? resolve(env['COBOL_SOURCE_DIR']) : null,
       cobolHosts: integer(env, 'COBOL_HOSTS', 2, 1, 64),
       cobolCallTimeoutMs: integer(env, 'COBOL_CALL_TIMEOUT_MS', 2000, 10, 600_000),
+      urls: backendUrls(env),
+      clientTls: tlsFiles(env, dataDir, 'api'),
+      connections: integer(env, 'BACKEND_CONNECTIONS', 2, 1, 64),
+      // Below the request's own time limit (REQUEST_TIMEOUT_MS, 5 s), so the client learns it was the back-end.
+      callTimeoutMs: integer(env, 'BACKEND_CALL_TIMEOUT_MS', 4000, 10, 600_000),
+    },
+    backendService: {
+      ...listenAddress(env, 'BACKEND_LISTEN', '127.0.0.1:7443'),
+      tls: tlsFiles(env, dataDir, 'backend'),
+      allowedClients: new Set(text(env, 'BACKEND_ALLOWED_CLIENTS', DEV_API_CLIENT_NAME).split(/[\s,]+/).filter(Boolean)),
     },
     servicesDir: env['SERVICES_DIR'] ? resolve(env['SERVICES_DIR']) : null,
     protection: protectionConfig(env),

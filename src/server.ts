@@ -24,8 +24,8 @@ async function main(): Promise<void> {
   try {
     app = await buildApp(config, { logger });
   } catch (error) {
-    // A bad service file or a COBOL program that does not compile: the user's to fix, told without a stack.
-    if (error instanceof ServiceFileError || error instanceof CobolBuildError) {
+    // A bad service file, a COBOL program that does not compile, an unreadable certificate: the user's to fix, told without a stack.
+    if (error instanceof ServiceFileError || error instanceof CobolBuildError || error instanceof ConfigError) {
       process.stderr.write(`corebridge: ${error.message}\n`);
       process.exit(2);
     }

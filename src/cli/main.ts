@@ -1,4 +1,7 @@
 /** The `corebridge` command: dispatches to subcommands; every failure is a message on stderr and a non-zero exit. */
+import { ConfigError } from '../config.ts';
+import { backendCommand } from './backend.ts';
+import { certsCommand } from './certs.ts';
 import { copybookCommand } from './copybook.ts';
 import { servicesCommand } from './services.ts';
 
@@ -24,6 +27,9 @@ Commands:
   copybook encode  FILE.cpy [--binary]                 JSON on stdin → record (lowercase hex, or raw with --binary)
   copybook decode  FILE.cpy [--binary]                 record (hex, or raw with --binary) on stdin → JSON
   services check   DIR                                 check the service files in DIR as startup does (SERVICES_DIR)
+  backend serve                                        run the back-end as a service over mutual TLS (BACKEND_LISTEN)
+  certs [--force]                                      make a development CA and certificates in DATA_DIR/certs
+  certs --issue NAME --usage client|server             add a certificate from that CA (--dns, --ip, --days)
 
 Copybook options:
   --profile zos|gnucobol        platform profile (default zos: EBCDIC cp037, binary 2/4/8 bytes)
@@ -43,9 +49,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     }
     if (command === 'copybook') return await copybookCommand(rest, io);
     if (command === 'services') return await servicesCommand(rest, io);
+    if (command === 'backend') return await backendCommand(rest, io);
+    if (command === 'certs') return await certsCommand(rest, io);
     throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   } catch (e) {
-    const exitCode = e instanceof UsageError ? e.exitCode : 1;
+    const exitCode = e instanceof UsageError ? e.exitCode : e instanceof ConfigError ? 2 : 1;
     io.stderr.write(`corebridge: ${e instanceof Error ? e.message : String(e)}\n`);
     return exitCode;
   }

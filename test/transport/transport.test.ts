@@ -1,4 +1,7 @@
-/** The same cases over every transport (in-process and worker thread), then what only the worker transport does. */
+/**
+ * The same cases over every transport (in-process, worker thread, TLS to a back-end service), then what only
+ * the worker transport does (the TLS transport's own cases: tcp.test.ts).
+ */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +16,7 @@ import { createLogger } from '../../src/logger.ts';
 import { inProcessTransport } from '../../src/transport/in-process.ts';
 import { TransportError, type Transport } from '../../src/transport/transport.ts';
 import { openWorkerTransport } from '../../src/transport/worker.ts';
+import { connectTls, startBackendService } from '../helpers/backend-service.ts';
 
 const catalog = loadMessageCatalog();
 const silent = pino({ level: 'silent' });
@@ -23,13 +27,23 @@ function tempFile(t: TestContext): string {
   return join(dir, 'backend.sqlite');
 }
 
-const TRANSPORTS: Array<{ name: string; open(file: string): Promise<Transport> }> = [
+const TRANSPORTS: Array<{ name: string; open(file: string, t: TestContext): Promise<Transport> }> = [
   { name: 'in-process', open: async (file) => inProcessTransport(createBackend({ file, log: silent, catalog })) },
   { name: 'worker', open: (file) => openWorkerTransport({ file, logLevel: 'silent', logger: silent }) },
+  {
+    // The API's TLS transport to a back-end service (a worker behind the mutual-TLS listener): closing it
+    // closes the whole chain, as stopping an API and then its back-end would.
+    name: 'tls', open: async (file, t) => {
+      const running = await startBackendService(t, { file });
+      const client = await connectTls(t, [running.url], { connectionsPerBackend: 1 });
+      assert.equal(await client.connected(5000), true);
+      return { call: client.call, ready: client.ready, close: () => client.close().then(running.stop) };
+    },
+  },
 ];
 
 async function open(t: TestContext, kind: (typeof TRANSPORTS)[number]): Promise<Transport> {
-  const transport = await kind.open(tempFile(t));
+  const transport = await kind.open(tempFile(t), t);
   t.after(() => transport.close());
   return transport;
 }

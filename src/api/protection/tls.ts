@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
+import { certificateNames } from '../../tls/certificate-names.ts';
 import { ROLE_SCOPES } from '../auth/roles.ts';
 import { ApiError } from '../errors.ts';
 import type { ProtectionConfig, TlsConfig } from './config.ts';
@@ -24,21 +25,6 @@ const mutualSockets = new WeakSet<Socket>();
 export function httpsOptions(tls: TlsConfig | null, maxHeaderSize: number) {
   if (!tls) return undefined;
   return { ...TLS_BASE, cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile), maxHeaderSize };
-}
-
-/** The names a client certificate is known by: subject CN and SAN DNS/URI entries. */
-export function certificateNames(socket: TLSSocket): string[] {
-  const cert = socket.getPeerCertificate();
-  if (!cert || Object.keys(cert).length === 0) return [];
-  const names: string[] = [];
-  const cn = cert.subject?.CN;
-  if (typeof cn === 'string') names.push(cn);
-  else if (Array.isArray(cn)) names.push(...(cn as string[]));
-  for (const entry of (cert.subjectaltname ?? '').split(', ')) {
-    const match = /^(DNS|URI):(.+)$/.exec(entry);
-    if (match) names.push(match[2]!);
-  }
-  return names;
 }
 
 /** Sets the principal of requests that arrive on the mutual-TLS listener; runs before authentication. */

@@ -1,0 +1,46 @@
+/**
+ * `corebridge backend serve` (`npm run backend`): the back-end programs and their store as their own
+ * process, serving API instances over TCP with TLS 1.3 and mutual TLS (src/transport/tcp/server.ts).
+ * Settings from the environment, as for `npm start` (README, "Operations").
+ */
+import { effectiveConfig } from '../api/logging/effective-config.ts';
+import { loadMessageCatalog } from '../backend/copybooks/index.ts';
+import { loadConfig, processEnv } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import { openEmbeddedBackend, readTlsFiles } from '../transport/open.ts';
+import { serveBackend } from '../transport/tcp/server.ts';
+import { UsageError, type Io } from './main.ts';
+
+export async function backendCommand(args: string[], _io: Io): Promise<number> {
+  if (args.length !== 1 || args[0] !== 'serve') throw new UsageError('usage: corebridge backend serve');
+  const config = loadConfig(processEnv());
+  const settings = config.backendService;
+  const tls = readTlsFiles(settings.tls);
+  const logger = createLogger(config);
+  logger.info({ config: effectiveConfig(config) }, 'effective configuration');
+  const transport = await openEmbeddedBackend(config, logger, loadMessageCatalog());
+  let service;
+  try {
+    service = await serveBackend(transport, { host: settings.host, port: settings.port, ...tls, allowedClients: settings.allowedClients, log: logger });
+  } catch (error) {
+    await transport.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`BACKEND_LISTEN: ${settings.host}:${settings.port} is already in use`, 1);
+    throw error;
+  }
+  logger.info({ listen: `${settings.host}:${service.port}`, allowedClients: [...settings.allowedClients], dataDir: config.dataDir }, 'back-end service listening');
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  logger.info({ signal }, 'back-end service shutting down');
+  const force = setTimeout(() => {
+    logger.error('graceful shutdown timed out');
+    process.exit(1);
+  }, 10_000);
+  force.unref();
+  await service.close();
+  await transport.close();
+  logger.info('stopped');
+  await new Promise<void>((resolve) => logger.flush(() => resolve()));
+  return 0;
+}

@@ -1,0 +1,284 @@
+/**
+ * The API's transport to back-end services over TCP with TLS 1.3 and mutual TLS (BACKEND_URL). A pool of
+ * connections per back-end; calls go round-robin over the connections that are up, many in flight on each,
+ * matched to their replies by call id. A call has a time limit (TransportTimeoutError → 504); a call that
+ * cannot be sent, or whose connection drops, fails with TransportError (503 + Retry-After). Lost
+ * connections come back with backoff.
+ *
+ * A call is sent once: when its connection drops, the back-end may have committed it, and only the client's
+ * retry with its idempotency key can tell. A call the back-end says it did not start (FAILED) is the one
+ * exception: it goes to another back-end, if one is up.
+ */
+import { connect, type TLSSocket } from 'node:tls';
+import { isIP } from 'node:net';
+import type { Logger } from 'pino';
+import { TransportError, TransportTimeoutError, type Transport } from '../transport.ts';
+import { encodeFrame, FRAME_KIND, FrameError, FrameReader } from './frames.ts';
+
+export interface TlsTransportOptions {
+  /** tls://host:port of each back-end service. */
+  urls: readonly string[];
+  /** PEM: the CA the back-ends' certificates chain to, and this API's client certificate and key. */
+  ca: string | Buffer;
+  cert: string | Buffer;
+  key: string | Buffer;
+  /** Connections kept open to each back-end. */
+  connectionsPerBackend: number;
+  /** Time limit of one call, ms. */
+  callTimeoutMs: number;
+  log: Logger;
+}
+
+const PING_TIMEOUT_MS = 1000;
+const FIRST_RETRY_MS = 100;
+const MAX_RETRY_MS = 5000;
+
+/** A call in flight, on the connection it was last sent on. */
+interface Call {
+  message: Buffer;
+  resolve(reply: Buffer): void;
+  reject(error: Error): void;
+  where: Connection | null;
+  id: number;
+  /** Sent to a second back-end after the first did not start it. */
+  resent: boolean;
+}
+
+interface Connection {
+  readonly url: string;
+  up: boolean;
+  send(call: Call): void;
+  forget(callId: number): void;
+  /** Calls sent and not answered yet. */
+  inFlight(): number;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function parseBackendUrl(url: string): { host: string; port: number } {
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  if (!parsed || parsed.protocol !== 'tls:' || !parsed.hostname || !parsed.port || parsed.pathname !== '' || parsed.search || parsed.username) {
+    throw new Error(`"${url}" is not tls://host:port`);
+  }
+  return { host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(parsed.port) };
+}
+
+export interface TlsTransport extends Transport {
+  /** Resolves true once a connection to some back-end is up, false after `timeoutMs` without one. */
+  connected(timeoutMs: number): Promise<boolean>;
+}
+
+export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
+  const { log } = options;
+  let closing = false;
+
+  function openConnection(url: string, onFailed: (call: Call) => void): Connection {
+    const { host, port } = parseBackendUrl(url);
+    const pending = new Map<number, Call>();
+    const pings = new Map<number, (ready: boolean) => void>();
+    let socket: TLSSocket | null = null;
+    let nextId = 1;
+    let retryMs = FIRST_RETRY_MS;
+    let retryTimer: NodeJS.Timeout | undefined;
+    /** Logged once per outage, not on every retry. */
+    let failureLogged = false;
+
+    const self: Connection = {
+      url,
+      up: false,
+      send(call) {
+        call.where = self;
+        call.id = nextId;
+        nextId = nextId === 0xffffffff ? 1 : nextId + 1;
+        pending.set(call.id, call);
+        socket!.write(encodeFrame(FRAME_KIND.CALL, call.id, call.message));
+      },
+      forget(callId) {
+        pending.delete(callId);
+      },
+      inFlight: () => pending.size,
+      ping() {
+        if (!self.up) return Promise.resolve(false);
+        const id = nextId;
+        nextId = nextId === 0xffffffff ? 1 : nextId + 1;
+        return new Promise((resolve) => {
+          const timer = setTimeout(() => {
+            pings.delete(id);
+            resolve(false);
+          }, PING_TIMEOUT_MS);
+          timer.unref();
+          pings.set(id, (ready) => {
+            clearTimeout(timer);
+            resolve(ready);
+          });
+          socket!.write(encodeFrame(FRAME_KIND.PING, id));
+        });
+      },
+      close() {
+        clearTimeout(retryTimer);
+        const current = socket;
+        if (!current || current.destroyed) return Promise.resolve();
+        return new Promise<void>((resolve) => {
+          current.once('close', () => resolve());
+          current.end();
+          setTimeout(() => current.destroy(), 2000).unref();
+        });
+      },
+    };
+
+    function dial(): void {
+      if (closing) return;
+      const reader = new FrameReader();
+      const current = connect({
+        host, port, ca: options.ca, cert: options.cert, key: options.key, minVersion: 'TLSv1.3',
+        // SNI carries host names only; an IP address is still checked against the certificate's IP entries.
+        ...(isIP(host) ? {} : { servername: host }),
+      });
+      socket = current;
+      current.setNoDelay(true);
+      current.on('secureConnect', () => {
+        self.up = true;
+        retryMs = FIRST_RETRY_MS;
+        if (failureLogged) log.info({ backend: url }, 'back-end connection restored');
+        failureLogged = false;
+      });
+      current.on('data', (chunk: Buffer) => {
+        let frames;
+        try {
+          frames = reader.push(chunk);
+        } catch (error) {
+          if (!(error instanceof FrameError)) throw error;
+          log.error({ backend: url, err: error }, 'back-end sent a broken frame; reconnecting');
+          current.destroy();
+          return;
+        }
+        for (const frame of frames) {
+          if (frame.kind === FRAME_KIND.REPLY) {
+            const call = pending.get(frame.callId);
+            pending.delete(frame.callId);
+            call?.resolve(frame.payload);
+          } else if (frame.kind === FRAME_KIND.FAILED) {
+            const call = pending.get(frame.callId);
+            pending.delete(frame.callId);
+            if (call) onFailed(call);
+          } else if (frame.kind === FRAME_KIND.PONG) {
+            const answer = pings.get(frame.callId);
+            pings.delete(frame.callId);
+            answer?.(frame.payload[0] === 1);
+          } else if (frame.kind === FRAME_KIND.REFUSED) {
+            log.error({ backend: url, reason: frame.payload.toString('utf8') }, 'back-end refused this API instance');
+            failureLogged = true;
+            retryMs = MAX_RETRY_MS;
+          }
+        }
+      });
+      current.on('error', (error) => {
+        if (!failureLogged) log.warn({ backend: url, err: error }, 'back-end connection failed; retrying with backoff');
+        failureLogged = true;
+      });
+      current.on('close', () => {
+        self.up = false;
+        if (socket === current) socket = null;
+        const lost = new TransportError(`connection to back-end ${url} lost`);
+        for (const call of pending.values()) call.reject(lost);
+        pending.clear();
+        for (const answer of pings.values()) answer(false);
+        pings.clear();
+        if (closing) return;
+        if (!failureLogged) log.warn({ backend: url }, 'back-end connection closed; reconnecting');
+        failureLogged = true;
+        // Jitter: API instances that lost the same back-end do not all come back in the same millisecond.
+        retryTimer = setTimeout(dial, retryMs * (0.5 + Math.random() / 2));
+        retryTimer.unref();
+        retryMs = Math.min(retryMs * 2, MAX_RETRY_MS);
+      });
+    }
+
+    dial();
+    return self;
+  }
+
+  const connections: Connection[] = [];
+  for (let i = 0; i < options.connectionsPerBackend; i++) {
+    for (const url of options.urls) connections.push(openConnection(url, resendElsewhere));
+  }
+  let cursor = 0;
+
+  /** The next connection that is up, round-robin; `except` skips one back-end. */
+  function pick(except?: string): Connection | undefined {
+    for (let i = 0; i < connections.length; i++) {
+      const connection = connections[(cursor + i) % connections.length]!;
+      if (connection.up && connection.url !== except) {
+        cursor = (cursor + i + 1) % connections.length;
+        return connection;
+      }
+    }
+    return undefined;
+  }
+
+  function resendElsewhere(call: Call): void {
+    const from = call.where!.url;
+    const other = call.resent ? undefined : pick(from);
+    if (!other) return call.reject(new TransportError(`back-end ${from} could not handle the call`));
+    call.resent = true;
+    other.send(call);
+  }
+
+  return {
+    call(request, { signal } = {}) {
+      if (closing) return Promise.reject(new TransportError('transport closed'));
+      if (signal?.aborted) return Promise.reject(new TransportError('call aborted'));
+      const first = pick();
+      if (!first) return Promise.reject(new TransportError('no back-end is reachable'));
+      return new Promise<Buffer>((resolve, reject) => {
+        const settle = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', onAbort);
+        };
+        const call: Call = {
+          message: request, where: null, id: 0, resent: false,
+          resolve(reply) {
+            settle();
+            resolve(reply);
+          },
+          reject(error) {
+            settle();
+            reject(error);
+          },
+        };
+        const timer = setTimeout(() => {
+          call.where?.forget(call.id);
+          call.reject(new TransportTimeoutError(`back-end ${call.where?.url} did not answer within ${options.callTimeoutMs} ms`));
+        }, options.callTimeoutMs);
+        const onAbort = () => {
+          call.where?.forget(call.id);
+          call.reject(new TransportError('call aborted'));
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        first.send(call);
+      });
+    },
+
+    async connected(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      while (!closing && !connections.some((c) => c.up)) {
+        if (Date.now() >= deadline) return false;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return !closing;
+    },
+
+    async ready() {
+      if (closing) return false;
+      const answers = await Promise.all(connections.filter((c) => c.up).map((c) => c.ping()));
+      return answers.some(Boolean);
+    },
+
+    async close() {
+      closing = true;
+      // The calls already sent are answered (or time out) before the connections close.
+      while (connections.some((c) => c.up && c.inFlight() > 0)) await new Promise((resolve) => setTimeout(resolve, 10));
+      await Promise.all(connections.map((c) => c.close()));
+    },
+  };
+}

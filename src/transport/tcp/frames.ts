@@ -1,0 +1,73 @@
+/**
+ * The wire format between the API and a back-end service (TCP + mutual TLS): length-prefixed frames.
+ *
+ *   u32 BE  length of what follows (5 + payload)
+ *   u32 BE  call id: matches a reply to its call, so many calls share one connection
+ *   u8      kind
+ *   payload CALL and REPLY: exactly the message the other transports carry (CBHDR + record);
+ *           PONG: one byte, 1 = ready; FAILED and REFUSED: a reason in UTF-8
+ */
+export const FRAME_KIND = {
+  /** API → back-end: a message to handle. */
+  CALL: 1,
+  /** Back-end → API: the answer to the call of the same id. */
+  REPLY: 2,
+  /** API → back-end: can you serve (store open and answering)? */
+  PING: 3,
+  PONG: 4,
+  /** Back-end → API: the call was not handled (the back-end's own runtime is down); retry later. */
+  FAILED: 5,
+  /** Back-end → API, call id 0, then the connection closes: this client is not allowed. */
+  REFUSED: 6,
+} as const;
+export type FrameKind = (typeof FRAME_KIND)[keyof typeof FRAME_KIND];
+
+const PREFIX = 4;
+const HEADER = PREFIX + 5;
+/** Far above any message (a CBHDR and the largest record are a few KiB): a bigger length is a broken or hostile peer. */
+export const MAX_FRAME_BYTES = 1 << 20;
+
+export class FrameError extends Error {
+  override readonly name = 'FrameError';
+}
+
+export function encodeFrame(kind: FrameKind, callId: number, payload: Uint8Array = EMPTY): Buffer {
+  const frame = Buffer.allocUnsafe(HEADER + payload.length);
+  frame.writeUInt32BE(5 + payload.length, 0);
+  frame.writeUInt32BE(callId, PREFIX);
+  frame[PREFIX + 4] = kind;
+  frame.set(payload, HEADER);
+  return frame;
+}
+const EMPTY = new Uint8Array(0);
+
+export interface Frame {
+  kind: number;
+  callId: number;
+  /** Its own copy: it outlives the chunk it came in. */
+  payload: Buffer;
+}
+
+/** Reassembles frames from a byte stream; throws FrameError for a length no peer of ours sends. */
+export class FrameReader {
+  private buffered: Buffer = Buffer.alloc(0);
+
+  push(chunk: Buffer): Frame[] {
+    this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
+    const frames: Frame[] = [];
+    let at = 0;
+    while (this.buffered.length - at >= PREFIX) {
+      const length = this.buffered.readUInt32BE(at);
+      if (length < 5 || length > MAX_FRAME_BYTES) throw new FrameError(`frame length ${length} at byte ${at} is outside 5..${MAX_FRAME_BYTES}`);
+      if (this.buffered.length - at < PREFIX + length) break;
+      frames.push({
+        callId: this.buffered.readUInt32BE(at + PREFIX),
+        kind: this.buffered[at + PREFIX + 4]!,
+        payload: Buffer.from(this.buffered.subarray(at + HEADER, at + PREFIX + length)),
+      });
+      at += PREFIX + length;
+    }
+    this.buffered = at === this.buffered.length ? Buffer.alloc(0) : this.buffered.subarray(at);
+    return frames;
+  }
+}

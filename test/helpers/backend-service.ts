@@ -1,0 +1,90 @@
+/**
+ * Back-end services over mutual TLS for tests: a PKI made at run time (never a committed key), the real
+ * back-end behind the real TLS listener, and the API's real TLS transport to it.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { TestContext } from 'node:test';
+import { pino, type Logger } from 'pino';
+import { devPkiFiles, DEV_API_CLIENT_NAME } from '../../src/tls/dev-files.ts';
+import { createCertificateAuthority, createDevelopmentPki, type IssuedCertificate } from '../../src/tls/dev-pki.ts';
+import { openTlsTransport, type TlsTransport } from '../../src/transport/tcp/client.ts';
+import { serveBackend, type BackendService } from '../../src/transport/tcp/server.ts';
+import type { Transport } from '../../src/transport/transport.ts';
+import { openWorkerTransport } from '../../src/transport/worker.ts';
+
+export interface TestPki {
+  ca: IssuedCertificate;
+  backend: IssuedCertificate;
+  api: IssuedCertificate;
+  /** Signed by the same CA, but not on the default allowlist. */
+  intruder: IssuedCertificate;
+  /** A client certificate from another CA. */
+  foreign: IssuedCertificate;
+}
+
+let shared: Promise<TestPki> | undefined;
+
+/** One PKI per test file: making keys is cheap, loading the x509 library is not. */
+export function testPki(): Promise<TestPki> {
+  shared ??= (async () => {
+    const dev = await createDevelopmentPki({ days: 1 });
+    const other = await createCertificateAuthority({ commonName: 'Some other CA', days: 1 });
+    return {
+      ca: dev.ca, backend: dev.backend, api: dev.api,
+      intruder: await dev.ca.issue({ commonName: 'intruder', usage: 'client', days: 1 }),
+      foreign: await other.issue({ commonName: DEV_API_CLIENT_NAME, usage: 'client', days: 1 }),
+    };
+  })();
+  return shared;
+}
+
+/** Writes the PKI where the configuration looks by default (DATA_DIR/certs), as `npm run certs` does. */
+export function writeDevPki(dataDir: string, pki: TestPki): void {
+  const files = devPkiFiles(dataDir);
+  mkdirSync(files.dir, { recursive: true, mode: 0o700 });
+  for (const [file, content] of [
+    [files.caCert, pki.ca.cert], [files.backendCert, pki.backend.cert], [files.backendKey, pki.backend.key],
+    [files.apiCert, pki.api.cert], [files.apiKey, pki.api.key],
+  ] as const) writeFileSync(file, content, { mode: 0o600 });
+}
+
+export interface RunningService {
+  url: string;
+  service: BackendService;
+  /** The back-end runtime it serves (a worker transport on the file, unless one was given). */
+  inner: Transport;
+  /** Stops the listener and the runtime (idempotent). */
+  stop(): Promise<void>;
+}
+
+export async function startBackendService(
+  t: TestContext,
+  options: { file?: string; inner?: Transport; port?: number; allowedClients?: string[]; log?: Logger },
+): Promise<RunningService> {
+  const pki = await testPki();
+  const inner = options.inner ?? await openWorkerTransport({ file: options.file!, logLevel: 'silent', logger: pino({ level: 'silent' }) });
+  const service = await serveBackend(inner, {
+    host: '127.0.0.1', port: options.port ?? 0, cert: pki.backend.cert, key: pki.backend.key, ca: pki.ca.cert,
+    allowedClients: new Set(options.allowedClients ?? [DEV_API_CLIENT_NAME]), log: options.log ?? pino({ level: 'silent' }),
+  });
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= service.close().then(() => inner.close()));
+  t.after(stop);
+  return { url: `tls://127.0.0.1:${service.port}`, service, inner, stop };
+}
+
+/** The API side: a TLS transport with the API's (or the given) client certificate. */
+export async function connectTls(
+  t: TestContext,
+  urls: string[],
+  options: { client?: IssuedCertificate; connectionsPerBackend?: number; callTimeoutMs?: number; log?: Logger } = {},
+): Promise<TlsTransport> {
+  const pki = await testPki();
+  const client = options.client ?? pki.api;
+  const transport = openTlsTransport({
+    urls, ca: pki.ca.cert, cert: client.cert, key: client.key, connectionsPerBackend: options.connectionsPerBackend ?? 2,
+    callTimeoutMs: options.callTimeoutMs ?? 5000, log: options.log ?? pino({ level: 'silent' }),
+  });
+  t.after(() => transport.close());
+  return transport;
+}
