@@ -32,6 +32,8 @@ export interface TlsTransportOptions {
 const PING_TIMEOUT_MS = 1000;
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5000;
+/** How long a back-end that said it could not handle a call gets no new ones (on this connection). */
+const AVOID_FAILED_MS = 1000;
 
 /** A call in flight, on the connection it was last sent on. */
 interface Call {
@@ -47,6 +49,8 @@ interface Call {
 interface Connection {
   readonly url: string;
   up: boolean;
+  /** After it answered FAILED (its runtime is down), new calls avoid it until then (Date.now() ms). */
+  avoidUntil: number;
   send(call: Call): void;
   forget(callId: number): void;
   /** Calls sent and not answered yet. */
@@ -86,6 +90,7 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
     const self: Connection = {
       url,
       up: false,
+      avoidUntil: 0,
       send(call) {
         call.where = self;
         call.id = nextId;
@@ -160,6 +165,7 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
           } else if (frame.kind === FRAME_KIND.FAILED) {
             const call = pending.get(frame.callId);
             pending.delete(frame.callId);
+            self.avoidUntil = Date.now() + AVOID_FAILED_MS;
             if (call) onFailed(call);
           } else if (frame.kind === FRAME_KIND.PONG) {
             const answer = pings.get(frame.callId);
@@ -204,16 +210,24 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
   }
   let cursor = 0;
 
-  /** The next connection that is up, round-robin; `except` skips one back-end. */
+  /**
+   * The next connection that is up, round-robin, preferring those not avoided; `except` skips one back-end.
+   * An avoided one is still used when nothing else is up: its runtime may be back.
+   */
   function pick(except?: string): Connection | undefined {
+    const now = Date.now();
+    let fallback: Connection | undefined;
     for (let i = 0; i < connections.length; i++) {
       const connection = connections[(cursor + i) % connections.length]!;
-      if (connection.up && connection.url !== except) {
-        cursor = (cursor + i + 1) % connections.length;
-        return connection;
+      if (!connection.up || connection.url === except) continue;
+      if (connection.avoidUntil > now) {
+        fallback ??= connection;
+        continue;
       }
+      cursor = (cursor + i + 1) % connections.length;
+      return connection;
     }
-    return undefined;
+    return fallback;
   }
 
   function resendElsewhere(call: Call): void {
