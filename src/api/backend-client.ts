@@ -26,6 +26,12 @@ export interface BackendClient {
   call(tran: TranCode, req: FastifyRequest, record: Record<string, unknown>, pointers?: Record<string, string>): Promise<BackendOutcome>;
 }
 
+/**
+ * A back-end that did not answer (503) or not in time (504): retrying is safe with the same Idempotency-Key,
+ * and worth it soon: a restarted back-end or another instance takes over within a second or two.
+ */
+const RETRY_SOON = { headers: { 'retry-after': '1' } };
+
 export const ROLE_CODES = { customer: 'CUSTOMER', agent: 'AGENT', partner: 'PARTNER' } as const;
 
 /**
@@ -44,8 +50,8 @@ export async function callAndRead(
     response = await transport.call(message);
   } catch (error) {
     req.log.error({ err: error }, 'back-end call failed');
-    if (error instanceof TransportTimeoutError) throw new ApiError('BACKEND_TIMEOUT');
-    throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
+    if (error instanceof TransportTimeoutError) throw new ApiError('BACKEND_TIMEOUT', undefined, RETRY_SOON);
+    throw new ApiError('BACKEND_UNAVAILABLE', undefined, RETRY_SOON);
   } finally {
     facts.ms = Math.round((performance.now() - started) * 100) / 100;
   }
@@ -111,8 +117,8 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
           req.log.error({ rc: header.returnCode, reason }, 'back-end abended');
           // A linked program's failure, told in the client's words: no program names, no return codes.
           if (reason === LINK_FAILURE.FAILED) throw new ApiError('BACKEND_PROGRAM_FAILED');
-          if (reason === LINK_FAILURE.TIMEOUT) throw new ApiError('BACKEND_TIMEOUT');
-          if (reason === LINK_FAILURE.UNAVAILABLE) throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '1' } });
+          if (reason === LINK_FAILURE.TIMEOUT) throw new ApiError('BACKEND_TIMEOUT', undefined, RETRY_SOON);
+          if (reason === LINK_FAILURE.UNAVAILABLE) throw new ApiError('BACKEND_UNAVAILABLE', undefined, RETRY_SOON);
           throw new ApiError('INTERNAL_ERROR');
       }
     },

@@ -13,11 +13,34 @@ test('defaults: port 8080, ./data, info, 24 h idempotency', () => {
   assert.equal(c.logLevel, 'info');
   assert.equal(c.idempotency.ttlSeconds, 86_400);
   assert.equal(c.auth.issuer, 'http://localhost:8080/oauth');
+  const certs = join(c.dataDir, 'certs');
   assert.deepEqual(c.backend, {
     transport: 'worker', reads: 'api-thread', cobolPrograms: [], cobolSourceDir: null, cobolHosts: 2, cobolCallTimeoutMs: 2000,
+    // Embedded unless BACKEND_URL names back-end services; then the development PKI's API certificate by default.
+    urls: [], connections: 2, callTimeoutMs: 4000,
+    clientTls: { caFile: join(certs, 'ca.crt'), certFile: join(certs, 'api.crt'), keyFile: join(certs, 'api.key') },
+  });
+  assert.deepEqual(c.backendService, {
+    host: '127.0.0.1', port: 7443, allowedClients: new Set(['corebridge-api']),
+    tls: { caFile: join(certs, 'ca.crt'), certFile: join(certs, 'backend.crt'), keyFile: join(certs, 'backend.key') },
   });
   // Programs in COBOL: names of linked programs, in any case, once each.
   assert.deepEqual(loadConfig({ PROGRAMS_COBOL: 'lndecide, LNDECIDE' }).backend.cobolPrograms, ['LNDECIDE']);
+});
+
+test('back-end services: several URLs, TLS files set for both roles, the allowlist and the listen address', () => {
+  const c = loadConfig({
+    BACKEND_URL: 'tls://10.0.0.5:7443, tls://backend-2.internal:7443 tls://[::1]:7443', BACKEND_TLS_CA: '/pki/ca.pem',
+    BACKEND_TLS_CERT: '/pki/me.pem', BACKEND_TLS_KEY: '/pki/me.key', BACKEND_ALLOWED_CLIENTS: 'api-1.internal,api-2.internal',
+    BACKEND_LISTEN: '[::]:9443', BACKEND_CONNECTIONS: '4', BACKEND_CALL_TIMEOUT_MS: '1500',
+  });
+  assert.deepEqual(c.backend.urls, ['tls://10.0.0.5:7443', 'tls://backend-2.internal:7443', 'tls://[::1]:7443']);
+  const files = { caFile: '/pki/ca.pem', certFile: '/pki/me.pem', keyFile: '/pki/me.key' };
+  assert.deepEqual(c.backend.clientTls, files);
+  assert.deepEqual(c.backendService.tls, files);
+  assert.deepEqual([...c.backendService.allowedClients], ['api-1.internal', 'api-2.internal']);
+  assert.deepEqual([c.backendService.host, c.backendService.port], ['::', 9443]);
+  assert.deepEqual([c.backend.connections, c.backend.callTimeoutMs], [4, 1500]);
 });
 
 test('an invalid value stops startup with a message naming the variable', () => {
@@ -31,6 +54,12 @@ test('an invalid value stops startup with a message naming the variable', () => 
     [{ COBOL_HOSTS: '0' }, 'COBOL_HOSTS'],
     [{ IDEMPOTENCY_TTL_SECONDS: '5' }, 'IDEMPOTENCY_TTL_SECONDS'],
     [{ AUTH_ISSUER: 'not a url' }, 'AUTH_ISSUER'],
+    [{ BACKEND_URL: 'https://backend:7443' }, 'BACKEND_URL'],
+    [{ BACKEND_URL: 'tls://backend' }, 'BACKEND_URL'],
+    [{ BACKEND_URL: 'tls://backend:7443/path' }, 'BACKEND_URL'],
+    [{ BACKEND_TLS_CERT: '/pki/me.pem' }, 'BACKEND_TLS_KEY'],
+    [{ BACKEND_LISTEN: '7443' }, 'BACKEND_LISTEN'],
+    [{ BACKEND_CONNECTIONS: '0' }, 'BACKEND_CONNECTIONS'],
   ];
   for (const [env, name] of bad) {
     assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.variable === name && e.message.includes(name));

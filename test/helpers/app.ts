@@ -1,4 +1,7 @@
-/** Builds the real app in-process on a fresh DATA_DIR (real SQLite files) and closes it after the test. */
+/**
+ * Builds the real app in-process on a fresh DATA_DIR (real SQLite files) and closes it after the test; with
+ * a back-end service over mutual TLS when asked (TEST_BACKEND=tls).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,13 +12,18 @@ import { buildApp, type App } from '../../src/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ROLE_SCOPES, findDemoIdentity } from '../../src/api/auth/roles.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
+import { openEmbeddedBackend } from '../../src/transport/open.ts';
+import { startBackendService, testPki, writeDevPki, type RunningService } from './backend-service.ts';
 
 export interface TestApp {
   app: App;
   config: Config;
   dataDir: string;
-  /** Every log line written so far, parsed. */
+  /** Every log line written so far, parsed (the back-end service's too, when there is one). */
   logs: Array<Record<string, unknown>>;
+  /** The back-end service the app calls over mutual TLS, when started with one. */
+  backendService: RunningService | null;
   token(subject: string, options?: { scopes?: string[]; ttlSeconds?: number; issuedAt?: number; audience?: string }): Promise<string>;
   request(options: {
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -33,6 +41,11 @@ export interface StartOptions {
    * may return more environment variables (paths of files it wrote there).
    */
   beforeBuild?(dataDir: string): Record<string, string> | void;
+  /**
+   * Reach the back-end as a service over mutual TLS (BACKEND_URL, the development PKI's default files)
+   * instead of embedded. Default: TEST_BACKEND=tls in the environment (`npm run test:tls`).
+   */
+  backendService?: boolean;
 }
 
 export async function startApp(t: TestContext, env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApp> {
@@ -40,7 +53,7 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
   const extraEnv = options.beforeBuild?.(dataDir) ?? {};
   // Event-loop-delay shedding is off unless a test turns it on: tests block the loop on purpose (spawnSync of
   // the CLI) on a loaded 2-core machine, which is not the overload the protection is for.
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env, ...extraEnv });
+  const baseEnv = { DATA_DIR: dataDir, LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env, ...extraEnv };
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -48,7 +61,17 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
       done();
     },
   });
-  const app = await buildApp(config, { logger: createLogger(config, sink) });
+  let config = loadConfig(baseEnv);
+  const logger = createLogger(config, sink);
+  let backendService: RunningService | null = null;
+  if (options.backendService ?? process.env['TEST_BACKEND'] === 'tls') {
+    // The back-end service as `corebridge backend serve` runs it, with the same settings, logging to the same sink.
+    writeDevPki(dataDir, await testPki());
+    const inner = await openEmbeddedBackend(config, logger, loadMessageCatalog());
+    backendService = await startBackendService(t, { inner, log: logger });
+    config = loadConfig({ ...baseEnv, BACKEND_URL: backendService.url });
+  }
+  const app = await buildApp(config, { logger });
   t.after(async () => {
     await app.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -88,5 +111,5 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
     });
   };
 
-  return { app, config, dataDir, logs, token, request };
+  return { app, config, dataDir, logs, backendService, token, request };
 }

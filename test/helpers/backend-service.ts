@@ -4,10 +4,12 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { TestContext } from 'node:test';
+import { createServer, type TLSSocket } from 'node:tls';
 import { pino, type Logger } from 'pino';
 import { devPkiFiles, DEV_API_CLIENT_NAME } from '../../src/tls/dev-files.ts';
 import { createCertificateAuthority, createDevelopmentPki, type IssuedCertificate } from '../../src/tls/dev-pki.ts';
 import { openTlsTransport, type TlsTransport } from '../../src/transport/tcp/client.ts';
+import { FrameReader, type Frame } from '../../src/transport/tcp/frames.ts';
 import { serveBackend, type BackendService } from '../../src/transport/tcp/server.ts';
 import type { Transport } from '../../src/transport/transport.ts';
 import { openWorkerTransport } from '../../src/transport/worker.ts';
@@ -87,4 +89,27 @@ export async function connectTls(
   });
   t.after(() => transport.close());
   return transport;
+}
+
+/**
+ * A TLS peer with the back-end's certificate that speaks the frame format but is not our service: for
+ * back-ends that answer late or never. `onFrame` decides what (and when) to answer.
+ */
+export async function startTlsPeer(t: TestContext, onFrame: (frame: Frame, socket: TLSSocket) => void): Promise<string> {
+  const pki = await testPki();
+  const sockets = new Set<TLSSocket>();
+  const server = createServer({ cert: pki.backend.cert, key: pki.backend.key, ca: pki.ca.cert, requestCert: true, minVersion: 'TLSv1.3' }, (socket) => {
+    sockets.add(socket);
+    const reader = new FrameReader();
+    socket.on('data', (chunk: Buffer) => {
+      for (const frame of reader.push(chunk)) onFrame(frame, socket);
+    });
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    for (const socket of sockets) socket.destroy();
+  }));
+  return `tls://127.0.0.1:${(server.address() as { port: number }).port}`;
 }

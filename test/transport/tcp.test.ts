@@ -9,14 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
-import { connect, createServer, type TLSSocket } from 'node:tls';
+import { connect, type TLSSocket } from 'node:tls';
 import { pino } from 'pino';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { RC, readHeader, writeMessage } from '../../src/backend/message.ts';
 import { encodeFrame, FRAME_KIND, FrameReader, MAX_FRAME_BYTES } from '../../src/transport/tcp/frames.ts';
 import { TransportError, TransportTimeoutError, type Transport } from '../../src/transport/transport.ts';
 import { openWorkerTransport } from '../../src/transport/worker.ts';
-import { connectTls, startBackendService, testPki } from '../helpers/backend-service.ts';
+import { connectTls, startBackendService, startTlsPeer, testPki } from '../helpers/backend-service.ts';
 
 const catalog = loadMessageCatalog();
 
@@ -145,28 +145,12 @@ test('a frame longer than any message disconnects that client only', async (t) =
 });
 
 test('a back-end that does not answer in time: TransportTimeoutError, and the late answer is not given to another call', async (t) => {
-  const pki = await testPki();
   // A peer that answers each call after `delays[n]` ms, in the order the calls came.
   const delays = [400, 0];
-  const sockets = new Set<TLSSocket>();
-  const server = createServer({ cert: pki.backend.cert, key: pki.backend.key, ca: pki.ca.cert, requestCert: true, minVersion: 'TLSv1.3' }, (socket) => {
-    sockets.add(socket);
-    const reader = new FrameReader();
-    socket.on('data', (chunk: Buffer) => {
-      for (const frame of reader.push(chunk)) {
-        const delay = delays.shift() ?? 0;
-        setTimeout(() => socket.write(encodeFrame(FRAME_KIND.REPLY, frame.callId, frame.payload)), delay);
-      }
-    });
-    socket.on('error', () => {});
+  const url = await startTlsPeer(t, (frame, socket) => {
+    setTimeout(() => socket.write(encodeFrame(FRAME_KIND.REPLY, frame.callId, frame.payload)), delays.shift() ?? 0);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    for (const socket of sockets) socket.destroy();
-  }));
-  const port = (server.address() as { port: number }).port;
-  const transport = await connectTls(t, [`tls://127.0.0.1:${port}`], { connectionsPerBackend: 1, callTimeoutMs: 150 });
+  const transport = await connectTls(t, [url], { connectionsPerBackend: 1, callTimeoutMs: 150 });
   assert.equal(await transport.connected(5000), true);
   await assert.rejects(transport.call(balanceRequest('slow')), (error: unknown) => error instanceof TransportTimeoutError && /did not answer within 150 ms/.test(error.message));
   const echoed = await transport.call(balanceRequest('quick'));
