@@ -2,19 +2,10 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
+import { freePort } from '../helpers/identity.ts';
 
 test('npm start: serves on PORT with DATA_DIR, and SIGTERM closes gracefully with exit 0', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-server-'));
