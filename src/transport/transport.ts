@@ -14,6 +14,11 @@ export class TransportError extends Error {
   override readonly name: string = 'TransportError';
 }
 
+/** The call was not sent, so nothing of it ran: it may go to another back-end at once. */
+export class CallNotStartedError extends TransportError {
+  override readonly name = 'CallNotStartedError';
+}
+
 /** The back-end did not answer within the call's time limit. */
 export class TransportTimeoutError extends TransportError {
   override readonly name = 'TransportTimeoutError';

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
 import type { LogLevel } from '../config.ts';
 import type { CobolProgramSettings } from './cobol-host.ts';
-import { TransportError, type Transport } from './transport.ts';
+import { CallNotStartedError, TransportError, type Transport } from './transport.ts';
 
 export interface WorkerTransportOptions {
   /** SQLite file, usually DATA_DIR/backend.sqlite. */
@@ -176,9 +176,9 @@ export async function openWorkerTransport(options: WorkerTransportOptions): Prom
   return {
     async call(request, { signal } = {}) {
       if (signal?.aborted) throw new TransportError('call aborted');
-      if (closing) throw new TransportError('transport closed');
+      if (closing) throw new CallNotStartedError('transport closed');
       // Restarting: fail at once, the API answers 503 + Retry-After rather than holding the request.
-      if (!live) throw new TransportError('back-end worker not running');
+      if (!live) throw new CallNotStartedError('back-end worker not running');
       const id = nextId++;
       const message = ownBuffer(request);
       return new Promise<Buffer>((resolve, reject) => {

@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { RC, readHeader, writeMessage } from '../../src/backend/message.ts';
 import { encodeFrame, FRAME_KIND, FrameReader, MAX_FRAME_BYTES } from '../../src/transport/tcp/frames.ts';
-import { TransportError, TransportTimeoutError, type Transport } from '../../src/transport/transport.ts';
+import { CallNotStartedError, TransportError, TransportTimeoutError, type Transport } from '../../src/transport/transport.ts';
 import { openWorkerTransport } from '../../src/transport/worker.ts';
 import { connectTls, startBackendService, startTlsPeer, testPki } from '../helpers/backend-service.ts';
 
@@ -196,7 +196,7 @@ test('several back-ends: calls alternate between them; one that cannot handle a 
   assert.equal(a.calls, 10);
   assert.equal(b.calls, 10);
 
-  // C's runtime is down (its worker closed): C answers FAILED without running the call, D runs it, and
+  // C's runtime is down (its worker closed): C answers NOT_STARTED without running the call, D runs it, and
   // the next calls avoid C for a while.
   const broken = await openWorkerTransport({ file: storeFile(t), logLevel: 'silent', logger: pino({ level: 'silent' }) });
   await broken.close();
@@ -215,4 +215,30 @@ test('several back-ends: calls alternate between them; one that cannot handle a 
   const alone = await connectTls(t, [serviceC.url], { connectionsPerBackend: 1 });
   await alone.connected(5000);
   await assert.rejects(alone.call(balanceRequest('alone')), (error: unknown) => error instanceof TransportError && /could not handle the call/.test(error.message));
+});
+
+test('a call the back-end\'s runtime held when it died is not sent again: its outcome is unknown, the client gets TransportError', async (t) => {
+  const shared = await worker(t);
+  // What a worker transport answers for the calls it held when its thread died (src/transport/worker.ts).
+  const dying: Transport = {
+    call: async () => { throw new TransportError('back-end worker stopped'); },
+    ready: async () => true,
+    close: async () => {},
+  };
+  const c = counting(dying);
+  const d = counting(shared);
+  const serviceC = await startBackendService(t, { inner: c });
+  const serviceD = await startBackendService(t, { inner: d });
+  const transport = await connectTls(t, [serviceC.url, serviceD.url], { connectionsPerBackend: 1 });
+  await transport.connected(5000);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const outcomes = await Promise.allSettled([1, 2].map((i) => transport.call(balanceRequest(`held-${i}`))));
+  // One went to C and failed there, without a second try on D; the other went to D.
+  assert.equal(c.calls, 1);
+  assert.equal(d.calls, 1);
+  const failed = outcomes.filter((o) => o.status === 'rejected');
+  assert.equal(failed.length, 1);
+  const reason = (failed[0] as PromiseRejectedResult).reason as Error;
+  assert.ok(reason instanceof TransportError && !(reason instanceof CallNotStartedError));
+  assert.match(reason.message, /stopped during the call/);
 });

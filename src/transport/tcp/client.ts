@@ -5,14 +5,14 @@
  * cannot be sent, or whose connection drops, fails with TransportError (503 + Retry-After). Lost
  * connections come back with backoff.
  *
- * A call is sent once: when its connection drops, the back-end may have committed it, and only the client's
- * retry with its idempotency key can tell. A call the back-end says it did not start (FAILED) is the one
- * exception: it goes to another back-end, if one is up.
+ * A call is sent once: when its connection drops or the back-end's runtime dies during it (FAILED), the
+ * back-end may have committed it, and only the client's retry with its idempotency key can tell. A call the
+ * back-end says it did not start (NOT_STARTED) is the one exception: it goes to another back-end, if one is up.
  */
 import { connect, type TLSSocket } from 'node:tls';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
-import { TransportError, TransportTimeoutError, type Transport } from '../transport.ts';
+import { CallNotStartedError, TransportError, TransportTimeoutError, type Transport } from '../transport.ts';
 import { encodeFrame, FRAME_KIND, FrameError, FrameReader } from './frames.ts';
 
 export interface TlsTransportOptions {
@@ -32,7 +32,7 @@ export interface TlsTransportOptions {
 const PING_TIMEOUT_MS = 1000;
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5000;
-/** How long a back-end that said it could not handle a call gets no new ones (on this connection). */
+/** How long a back-end whose runtime is down gets no new calls (on this connection). */
 const AVOID_FAILED_MS = 1000;
 
 /** A call in flight, on the connection it was last sent on. */
@@ -49,7 +49,7 @@ interface Call {
 interface Connection {
   readonly url: string;
   up: boolean;
-  /** After it answered FAILED (its runtime is down), new calls avoid it until then (Date.now() ms). */
+  /** After it answered NOT_STARTED or FAILED (its runtime is down), new calls avoid it until then (Date.now() ms). */
   avoidUntil: number;
   send(call: Call): void;
   forget(callId: number): void;
@@ -76,7 +76,7 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
   const { log } = options;
   let closing = false;
 
-  function openConnection(url: string, onFailed: (call: Call) => void): Connection {
+  function openConnection(url: string, onNotStarted: (call: Call) => void): Connection {
     const { host, port } = parseBackendUrl(url);
     const pending = new Map<number, Call>();
     const pings = new Map<number, (ready: boolean) => void>();
@@ -162,11 +162,16 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
             const call = pending.get(frame.callId);
             pending.delete(frame.callId);
             call?.resolve(frame.payload);
+          } else if (frame.kind === FRAME_KIND.NOT_STARTED) {
+            const call = pending.get(frame.callId);
+            pending.delete(frame.callId);
+            self.avoidUntil = Date.now() + AVOID_FAILED_MS;
+            if (call) onNotStarted(call);
           } else if (frame.kind === FRAME_KIND.FAILED) {
             const call = pending.get(frame.callId);
             pending.delete(frame.callId);
             self.avoidUntil = Date.now() + AVOID_FAILED_MS;
-            if (call) onFailed(call);
+            call?.reject(new TransportError(`back-end ${url}: ${frame.payload.toString('utf8')}`));
           } else if (frame.kind === FRAME_KIND.PONG) {
             const answer = pings.get(frame.callId);
             pings.delete(frame.callId);
@@ -233,17 +238,17 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
   function resendElsewhere(call: Call): void {
     const from = call.where!.url;
     const other = call.resent ? undefined : pick(from);
-    if (!other) return call.reject(new TransportError(`back-end ${from} could not handle the call`));
+    if (!other) return call.reject(new CallNotStartedError(`back-end ${from} could not handle the call`));
     call.resent = true;
     other.send(call);
   }
 
   return {
     call(request, { signal } = {}) {
-      if (closing) return Promise.reject(new TransportError('transport closed'));
+      if (closing) return Promise.reject(new CallNotStartedError('transport closed'));
       if (signal?.aborted) return Promise.reject(new TransportError('call aborted'));
       const first = pick();
-      if (!first) return Promise.reject(new TransportError('no back-end is reachable'));
+      if (!first) return Promise.reject(new CallNotStartedError('no back-end is reachable'));
       return new Promise<Buffer>((resolve, reject) => {
         const settle = () => {
           clearTimeout(timer);

@@ -5,7 +5,7 @@
  *   u32 BE  call id: matches a reply to its call, so many calls share one connection
  *   u8      kind
  *   payload CALL and REPLY: exactly the message the other transports carry (CBHDR + record);
- *           PONG: one byte, 1 = ready; FAILED and REFUSED: a reason in UTF-8
+ *           PONG: one byte, 1 = ready; NOT_STARTED, FAILED and REFUSED: a reason in UTF-8
  */
 export const FRAME_KIND = {
   /** API → back-end: a message to handle. */
@@ -15,10 +15,12 @@ export const FRAME_KIND = {
   /** API → back-end: can you serve (store open and answering)? */
   PING: 3,
   PONG: 4,
-  /** Back-end → API: the call was not handled (the back-end's own runtime is down); retry later. */
-  FAILED: 5,
+  /** Back-end → API: the call was not started (its runtime is down or shutting down); it may go elsewhere. */
+  NOT_STARTED: 5,
   /** Back-end → API, call id 0, then the connection closes: this client is not allowed. */
   REFUSED: 6,
+  /** Back-end → API: the call was started and its outcome is unknown (its runtime died); not to be resent. */
+  FAILED: 7,
 } as const;
 export type FrameKind = (typeof FRAME_KIND)[keyof typeof FRAME_KIND];
 

@@ -7,7 +7,7 @@
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { certificateNames } from '../../tls/certificate-names.ts';
-import type { Transport } from '../transport.ts';
+import { CallNotStartedError, type Transport } from '../transport.ts';
 import { encodeFrame, FRAME_KIND, FrameError, FrameReader } from './frames.ts';
 
 export interface BackendServiceOptions {
@@ -97,7 +97,7 @@ export async function serveBackend(transport: Transport, options: BackendService
 
   function handleCall(socket: TLSSocket, callId: number, message: Buffer): void {
     // Shutting down: not started here, so the API may send it to another back-end at once.
-    if (closing) return write(socket, encodeFrame(FRAME_KIND.FAILED, callId, Buffer.from('the back-end is shutting down')));
+    if (closing) return write(socket, encodeFrame(FRAME_KIND.NOT_STARTED, callId, Buffer.from('the back-end is shutting down')));
     inFlight++;
     // The transport answers only after the commit is durable; a reply to a client gone meanwhile is dropped
     // (the client retries with its idempotency key and gets the stored outcome).
@@ -105,7 +105,9 @@ export async function serveBackend(transport: Transport, options: BackendService
       (reply) => write(socket, encodeFrame(FRAME_KIND.REPLY, callId, reply)),
       (error: unknown) => {
         log.error({ err: error, callId }, 'back-end runtime did not handle a call');
-        write(socket, encodeFrame(FRAME_KIND.FAILED, callId, Buffer.from('the back-end runtime is restarting')));
+        // Only a call that never reached the runtime may be run elsewhere; one it held may have committed.
+        if (error instanceof CallNotStartedError) write(socket, encodeFrame(FRAME_KIND.NOT_STARTED, callId, Buffer.from(error.message)));
+        else write(socket, encodeFrame(FRAME_KIND.FAILED, callId, Buffer.from('the back-end runtime stopped during the call')));
       },
     ).finally(() => {
       if (--inFlight === 0) drained?.();
