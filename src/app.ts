@@ -13,7 +13,9 @@ import { createBackendClient } from './api/backend-client.ts';
 import { openDevIssuer, type DevIssuer } from './api/auth/dev-issuer.ts';
 import { discoverJwksUri, EXTERNAL_ALGORITHMS } from './api/auth/external-issuer.ts';
 import { createTokenVerifier } from './api/auth/verifier.ts';
-import { openIdempotencyStore, purgeInChunks } from './api/idempotency/store.ts';
+import { openConfiguredIdempotencyStore } from './api/idempotency/open.ts';
+import { purgeInChunks } from './api/idempotency/store.ts';
+import { closeRedis, connectRedis } from './api/redis.ts';
 import { openApiOptions } from './api/openapi.ts';
 import { ProblemSchema } from './api/schemas/problem.ts';
 import { installAuth, installRouteTableCheck } from './api/plugins/auth.ts';
@@ -90,7 +92,9 @@ async function assemble(
   const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
   // Otherwise the embedded identity provider, signing with the same key.
   const identity = config.auth.external ? null : await openEmbeddedIdentity(config, logger);
-  const idempotencyStore = openIdempotencyStore(join(config.dataDir, 'api.sqlite'), config.idempotency);
+  // REDIS_URL: rate-limit counters and idempotency records shared with the other API instances.
+  const redis = config.protection.rateLimit.redisUrl ? await connectRedis(config.protection.rateLimit.redisUrl, logger) : null;
+  const idempotencyStore = openConfiguredIdempotencyStore(config, redis);
 
   const protection = config.protection;
   const tls = httpsOptions(protection.tls, protection.limits.headerBytes);
@@ -115,6 +119,7 @@ async function assemble(
     await transport.close();
     await declared.host?.close();
     idempotencyStore.close();
+    if (redis) await closeRedis(redis);
   });
   const purgeTimer = setInterval(() => void purgeInChunks(idempotencyStore, () => closing), 10 * 60_000);
   purgeTimer.unref();
@@ -130,7 +135,7 @@ async function assemble(
   await installCors(app, protection.cors);
   await installSecurityHeaders(app, { tls: tls !== undefined });
   installMutualTlsIdentity(app, protection.tls);
-  const rateLimits = await installRateLimits(app, protection.rateLimit);
+  const rateLimits = await installRateLimits(app, protection.rateLimit, redis);
   installRouteTableCheck(app);
   app.addSchema(ProblemSchema);
   await app.register(swagger, openApiOptions(config.auth.issuer, !config.auth.external));

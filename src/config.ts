@@ -65,6 +65,8 @@ export interface Config {
      * it again (safe: the back-end finds an effect already committed under the key).
      */
     leaseMs: number;
+    /** Prefix of the records' Redis keys when REDIS_URL is set (IDEMPOTENCY_REDIS_PREFIX). */
+    redisPrefix: string;
   };
   backend: {
     /**
@@ -238,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
     idempotency: {
       ttlSeconds: integer(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 30 * 86_400),
       leaseMs: integer(env, 'IDEMPOTENCY_LEASE_MS', 10_000, 100, 600_000),
+      redisPrefix: text(env, 'IDEMPOTENCY_REDIS_PREFIX', 'corebridge:idempotency:', /^[A-Za-z0-9:._-]{1,100}$/),
     },
     backend: {
       transport: oneOf(env, 'BACKEND_TRANSPORT', 'worker', BACKEND_TRANSPORTS),

@@ -2,8 +2,8 @@
  * npm run seed: reloads the demo data into the embedded store under DATA_DIR (every business row is
  * replaced) and forgets stored idempotency records, whose responses would no longer match.
  */
-import { join } from 'node:path';
-import { openIdempotencyStore } from '../api/idempotency/store.ts';
+import { openConfiguredIdempotencyStore } from '../api/idempotency/open.ts';
+import { closeRedis, connectRedis } from '../api/redis.ts';
 import { backendFile, openBackendStore } from '../backend/index.ts';
 import { seedDemoData } from '../backend/store/seed.ts';
 import { ConfigError, loadConfig, processEnv } from '../config.ts';
@@ -13,9 +13,12 @@ try {
   const db = openBackendStore(backendFile(config.dataDir));
   seedDemoData(db);
   db.close();
-  const idempotency = openIdempotencyStore(join(config.dataDir, 'api.sqlite'), config.idempotency);
-  idempotency.clear();
+  const redisUrl = config.protection.rateLimit.redisUrl;
+  const redis = redisUrl ? await connectRedis(redisUrl, { warn: () => {} }) : null;
+  const idempotency = openConfiguredIdempotencyStore(config, redis);
+  await idempotency.clear();
   idempotency.close();
+  if (redis) await closeRedis(redis);
   process.stdout.write(`demo data loaded into ${backendFile(config.dataDir)}\n`);
 } catch (error) {
   process.stderr.write(`seed: ${error instanceof ConfigError ? error.message : String(error)}\n`);

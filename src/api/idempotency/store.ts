@@ -20,7 +20,7 @@ export const PURGE_CHUNK = 500;
 export async function purgeInChunks(store: IdempotencyStore, stopped: () => boolean = () => false): Promise<number> {
   let total = 0;
   for (;;) {
-    const n = store.purgeExpired(PURGE_CHUNK);
+    const n = await store.purgeExpired(PURGE_CHUNK);
     total += n;
     if (n < PURGE_CHUNK || stopped()) return total;
     await new Promise((resolve) => setImmediate(resolve));
@@ -40,19 +40,32 @@ export type BeginResult =
   | { outcome: 'mismatch' }
   | { outcome: 'in-flight' };
 
+/**
+ * Embedded (SQLite, this file: answers at once) or shared by every API instance (Redis, ./redis-store.ts:
+ * answers with promises).
+ */
 export interface IdempotencyStore {
-  begin(caller: string, key: string, requestHash: string): BeginResult;
-  complete(caller: string, key: string, response: StoredResponse): void;
+  begin(caller: string, key: string, requestHash: string): BeginResult | Promise<BeginResult>;
+  complete(caller: string, key: string, response: StoredResponse): void | Promise<void>;
   /** Forgets an in-flight key whose request failed without a result to replay. */
-  release(caller: string, key: string): void;
+  release(caller: string, key: string): void | Promise<void>;
   /** Deletes at most `maxRows` expired records (a bounded statement: the event loop is never held long). */
-  purgeExpired(maxRows?: number): number;
+  purgeExpired(maxRows?: number): number | Promise<number>;
   /** Forgets every record (demo data reload). */
-  clear(): void;
+  clear(): void | Promise<void>;
   close(): void;
 }
 
-export function openIdempotencyStore(file: string, options: { ttlSeconds: number; leaseMs: number; now?: () => number }): IdempotencyStore {
+/** The embedded store answers at once. */
+export interface EmbeddedIdempotencyStore extends IdempotencyStore {
+  begin(caller: string, key: string, requestHash: string): BeginResult;
+  complete(caller: string, key: string, response: StoredResponse): void;
+  release(caller: string, key: string): void;
+  purgeExpired(maxRows?: number): number;
+  clear(): void;
+}
+
+export function openIdempotencyStore(file: string, options: { ttlSeconds: number; leaseMs: number; now?: () => number }): EmbeddedIdempotencyStore {
   const store = new SqliteDatabase(file, { synchronous: 'NORMAL' });
   store.migrate(MIGRATIONS_DIR);
   const now = options.now ?? Date.now;

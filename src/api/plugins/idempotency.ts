@@ -38,7 +38,14 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       });
     }
     const caller = req.principal.subject;
-    const begun = store.begin(caller, raw, requestHash(req));
+    let begun;
+    try {
+      begun = await store.begin(caller, raw, requestHash(req));
+    } catch (error) {
+      // Without the record, running the request could run it twice: refuse it, to be retried.
+      req.log.error({ err: error }, 'idempotency store unavailable');
+      throw new ApiError('OVERLOADED', 'the idempotency store is unavailable', { headers: { 'retry-after': '1' } });
+    }
     switch (begun.outcome) {
       case 'execute':
         req.idempotency = { caller, key: raw };
@@ -60,8 +67,17 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
     const held = req.idempotency;
     if (!held) return payload;
     req.idempotency = null;
+    // The answer goes out even when it cannot be stored: the key then stays in flight until its lease runs
+    // out, and a retry after that finds the effect the back-end committed under the same key.
+    const remember = async (work: () => void | Promise<void>) => {
+      try {
+        await work();
+      } catch (error) {
+        req.log.error({ err: error }, 'idempotency store unavailable; the answer was not stored');
+      }
+    };
     if (reply.statusCode >= 500 || typeof payload !== 'string') {
-      store.release(held.caller, held.key);
+      await remember(() => store.release(held.caller, held.key));
       return payload;
     }
     const headers: Record<string, string> = {};
@@ -69,12 +85,12 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       const value = reply.getHeader(name);
       if (typeof value === 'string') headers[name] = value;
     }
-    store.complete(held.caller, held.key, {
+    await remember(() => store.complete(held.caller, held.key, {
       statusCode: reply.statusCode,
       contentType: String(reply.getHeader('content-type') ?? 'application/json'),
       headers,
       body: payload,
-    });
+    }));
     return payload;
   });
 }

@@ -11,7 +11,7 @@
  */
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { ApiError } from '../errors.ts';
 import type { ProtectionConfig, RateLimitClass } from './config.ts';
 
@@ -62,18 +62,8 @@ export interface RateLimits {
   byPrincipal(req: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
-export async function installRateLimits(app: FastifyInstance, config: ProtectionConfig['rateLimit']): Promise<RateLimits> {
-  let redis: Redis | undefined;
-  if (config.redisUrl) {
-    // No offline queue: with Redis down a request fails at once (503) instead of waiting.
-    redis = new Redis(config.redisUrl, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
-    redis.on('error', (error: Error) => app.log.warn({ err: error }, 'rate-limit store error'));
-    await redis.connect();
-    const client = redis;
-    app.addHook('onClose', async () => {
-      await client.quit().catch(() => client.disconnect());
-    });
-  }
+/** `redis`: the instance's Redis connection when REDIS_URL is set (src/api/redis.ts); else counters in memory. */
+export async function installRateLimits(app: FastifyInstance, config: ProtectionConfig['rateLimit'], redis: Redis | null): Promise<RateLimits> {
   await app.register(rateLimit, {
     global: false,
     timeWindow: config.windowSeconds * 1000,
