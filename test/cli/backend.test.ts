@@ -34,7 +34,8 @@ function start(t: TestContext, args: string[], env: Record<string, string>) {
     for (const line of parts) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
   });
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': every line it wrote has been read by then.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   t.after(() => child.kill('SIGKILL'));
   return { child, lines, exited, stderr: () => stderr };
 }

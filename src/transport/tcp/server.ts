@@ -132,10 +132,12 @@ export async function serveBackend(transport: Transport, options: BackendService
         closing = true;
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+        // Each connection's own close (and its log line) before this resolves.
+        const connectionsClosed = [...sockets].map((socket) => new Promise((resolve) => socket.once('close', resolve)));
         for (const socket of sockets) socket.end();
         // Clients close their side on end; one that does not is cut off.
         const cutOff = setTimeout(() => { for (const socket of sockets) socket.destroy(); }, 2000);
-        await stopped;
+        await Promise.all([stopped, ...connectionsClosed]);
         clearTimeout(cutOff);
       })();
       return closed;
