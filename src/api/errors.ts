@@ -25,6 +25,8 @@ export const ERROR_CODES = {
   BACKEND_UNAVAILABLE: { status: 503, title: 'The back-end system is not available' },
   BACKEND_BUSY: { status: 503, title: 'The back-end system is busy' },
   OVERLOADED: { status: 503, title: 'The service is overloaded' },
+  /** From the front of `npm run stack`: no API instance answered. */
+  SERVICE_UNAVAILABLE: { status: 503, title: 'The service is not available' },
   REQUEST_TIMEOUT: { status: 504, title: 'The request took too long to process' },
   BACKEND_TIMEOUT: { status: 504, title: 'The back-end system did not answer in time' },
 } as const satisfies Record<string, { status: number; title: string }>;

@@ -20,6 +20,19 @@ function writeOwnerOnly(file: string, content: string): void {
   chmodSync(file, 0o600); // an existing file keeps its mode on write
 }
 
+/** Makes the development PKI and writes it, owner-only, where the settings look by default. */
+export async function writeDevelopmentPki(files: ReturnType<typeof devPkiFiles>, days?: number): Promise<void> {
+  mkdirSync(files.dir, { recursive: true, mode: 0o700 });
+  chmodSync(files.dir, 0o700);
+  const pki = await createDevelopmentPki(days ? { days } : {});
+  writeOwnerOnly(files.caCert, pki.ca.cert);
+  writeOwnerOnly(files.caKey, pki.ca.key);
+  writeOwnerOnly(files.backendCert, pki.backend.cert);
+  writeOwnerOnly(files.backendKey, pki.backend.key);
+  writeOwnerOnly(files.apiCert, pki.api.cert);
+  writeOwnerOnly(files.apiKey, pki.api.key);
+}
+
 export async function certsCommand(args: string[], io: Io): Promise<number> {
   let values;
   try {
@@ -58,13 +71,7 @@ export async function certsCommand(args: string[], io: Io): Promise<number> {
   if (existsSync(files.caCert) && !values.force) {
     throw new UsageError(`${files.dir} already holds certificates; --force makes a new CA and replaces them all (every API and back-end instance then needs the new files)`, 1);
   }
-  const pki = await createDevelopmentPki(days ? { days } : {});
-  writeOwnerOnly(files.caCert, pki.ca.cert);
-  writeOwnerOnly(files.caKey, pki.ca.key);
-  writeOwnerOnly(files.backendCert, pki.backend.cert);
-  writeOwnerOnly(files.backendKey, pki.backend.key);
-  writeOwnerOnly(files.apiCert, pki.api.cert);
-  writeOwnerOnly(files.apiKey, pki.api.key);
+  await writeDevelopmentPki(files, days);
   io.stdout.write(`Development certificates in ${files.dir} (owner-only):
   ca.crt, ca.key            the CA both sides trust (keep ca.key private)
   backend.crt, backend.key  the back-end service (corebridge-backend; localhost, 127.0.0.1, ::1)

@@ -4,6 +4,7 @@ import { backendCommand } from './backend.ts';
 import { certsCommand } from './certs.ts';
 import { copybookCommand } from './copybook.ts';
 import { servicesCommand } from './services.ts';
+import { stackCommand } from './stack.ts';
 
 export interface Io {
   stdin: NodeJS.ReadableStream;
@@ -30,6 +31,7 @@ Commands:
   backend serve                                        run the back-end as a service over mutual TLS (BACKEND_LISTEN)
   certs [--force]                                      make a development CA and certificates in DATA_DIR/certs
   certs --issue NAME --usage client|server             add a certificate from that CA (--dns, --ip, --days)
+  stack [--api N] [--backend M]                        a small cluster on this machine: N APIs, M back-ends, a front on PORT
 
 Copybook options:
   --profile zos|gnucobol        platform profile (default zos: EBCDIC cp037, binary 2/4/8 bytes)
@@ -51,6 +53,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === 'services') return await servicesCommand(rest, io);
     if (command === 'backend') return await backendCommand(rest, io);
     if (command === 'certs') return await certsCommand(rest, io);
+    if (command === 'stack') return await stackCommand(rest, io);
     throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   } catch (e) {
     const exitCode = e instanceof UsageError ? e.exitCode : e instanceof ConfigError ? 2 : 1;

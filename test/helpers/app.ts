@@ -43,7 +43,8 @@ export interface StartOptions {
   beforeBuild?(dataDir: string): Record<string, string> | void;
   /**
    * Reach the back-end as a service over mutual TLS (BACKEND_URL, the development PKI's default files)
-   * instead of embedded. Default: TEST_BACKEND=tls in the environment (`npm run test:tls`).
+   * instead of embedded. Default: TEST_BACKEND=tls in the environment (`npm run test:tls`), unless the
+   * test sets BACKEND_URL itself.
    */
   backendService?: boolean;
 }
@@ -53,7 +54,7 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
   const extraEnv = options.beforeBuild?.(dataDir) ?? {};
   // Event-loop-delay shedding is off unless a test turns it on: tests block the loop on purpose (spawnSync of
   // the CLI) on a loaded 2-core machine, which is not the overload the protection is for.
-  const baseEnv = { DATA_DIR: dataDir, LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env, ...extraEnv };
+  const baseEnv: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env, ...extraEnv };
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -64,7 +65,8 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
   let config = loadConfig(baseEnv);
   const logger = createLogger(config, sink);
   let backendService: RunningService | null = null;
-  if (options.backendService ?? process.env['TEST_BACKEND'] === 'tls') {
+  // A test that names its own back-end (BACKEND_URL) keeps it.
+  if (options.backendService ?? (process.env['TEST_BACKEND'] === 'tls' && !baseEnv['BACKEND_URL'])) {
     // The back-end service as `corebridge backend serve` runs it, with the same settings, logging to the same sink.
     writeDevPki(dataDir, await testPki());
     const inner = await openEmbeddedBackend(config, logger, loadMessageCatalog());

@@ -1,0 +1,168 @@
+/**
+ * `corebridge stack --api N --backend M` (`npm run stack`): a small cluster on one machine, for trying and
+ * testing. M back-end services and N API instances, with mutual TLS between them, shared state in Redis, and
+ * a round-robin front on PORT. Files under DATA_DIR: the development PKI (made if missing), the back-end
+ * store, the identity provider's key (shared by every API instance, with one issuer: the front's URL), and
+ * stack/ (a log per process, stack.json with their pids and ports). Ctrl-C stops everything it started.
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { closeRedis, connectRedis } from '../api/redis.ts';
+import { backendFile } from '../backend/index.ts';
+import { loadConfig, processEnv } from '../config.ts';
+import { startFront } from '../stack/front.ts';
+import { supervise, type Supervised } from '../stack/supervised.ts';
+import { devPkiFiles } from '../tls/dev-files.ts';
+import { writeDevelopmentPki } from './certs.ts';
+import { UsageError, type Io } from './main.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/corebridge.ts', import.meta.url));
+const SERVER = fileURLToPath(new URL('../server.ts', import.meta.url));
+const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
+const START_TIMEOUT_MS = 60_000;
+
+/** Does something accept connections on this local port? */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port }, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Polls `check` until it holds; fails naming the process and its log after START_TIMEOUT_MS. */
+async function until(p: Supervised, check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${p.name} did not start within ${START_TIMEOUT_MS / 1000} s; see ${p.log}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function count(value: string | undefined, flag: string): number {
+  if (value === undefined) return flag === '--api' ? 2 : 1;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 16) throw new UsageError(`${flag} must be a whole number from 1 to 16`);
+  return n;
+}
+
+/** Ports the instances listen on: PORT+1… for APIs, PORT+101… for back-ends, so they are known before they start. */
+function instancePorts(front: number, n: number, offset: number): number[] {
+  return Array.from({ length: n }, (_, i) => front + offset + i);
+}
+
+export async function stackCommand(args: string[], io: Io): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: { api: { type: 'string' }, backend: { type: 'string' } } }));
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\nusage: corebridge stack [--api N] [--backend M]`);
+  }
+  const apis = count(values.api, '--api');
+  const backends = count(values.backend, '--backend');
+  const env = processEnv();
+  const config = loadConfig(env);
+  if (config.port === 0) throw new UsageError('PORT must be a fixed port for the stack (its instances take the ports after it)');
+  const redisUrl = env['REDIS_URL'] || DEFAULT_REDIS;
+  try {
+    await closeRedis(await connectRedis(redisUrl, { warn: () => {} }));
+  } catch (error) {
+    throw new UsageError(`the stack keeps its shared state in Redis, which is not reachable at ${redisUrl} (set REDIS_URL): ${(error as Error).message}`, 1);
+  }
+
+  const dir = join(config.dataDir, 'stack');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const pki = devPkiFiles(config.dataDir);
+  if (!existsSync(pki.caCert)) {
+    await writeDevelopmentPki(pki);
+    io.stdout.write(`made development certificates in ${pki.dir}\n`);
+  }
+
+  const issuer = `http://localhost:${config.port}/oauth`;
+  const backendPorts = instancePorts(config.port, backends, 101);
+  const apiPorts = instancePorts(config.port, apis, 1);
+  const common = { ...env, DATA_DIR: config.dataDir, LOG_LEVEL: config.logLevel };
+  const events = {
+    exited: (name: string, code: number | null, signal: string | null) => io.stdout.write(`${name} exited (${signal ?? `code ${code}`}); restarting it in 1 s\n`),
+    restarted: (name: string, pid: number | undefined) => {
+      io.stdout.write(`${name} restarted (pid ${pid})\n`);
+      writeState();
+    },
+  };
+  const started: Supervised[] = [];
+  let front: Awaited<ReturnType<typeof startFront>> | undefined;
+
+  function writeState(): void {
+    const state = {
+      front: { url: `http://localhost:${config.port}` },
+      apis: started.filter((p) => p.name.startsWith('api')).map((p, i) => ({ name: p.name, pid: p.pid(), port: apiPorts[i], log: p.log })),
+      backends: started.filter((p) => p.name.startsWith('backend')).map((p, i) => ({ name: p.name, pid: p.pid(), listen: `127.0.0.1:${backendPorts[i]}`, log: p.log })),
+      redis: redisUrl, store: backendFile(config.dataDir), issuer,
+    };
+    writeFileSync(join(dir, 'stack.json'), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  }
+
+  async function stopAll(): Promise<void> {
+    await front?.close();
+    // APIs first (they finish their requests), then the back-ends they call.
+    await Promise.all(started.filter((p) => p.name.startsWith('api')).map((p) => p.stop()));
+    await Promise.all(started.filter((p) => p.name.startsWith('backend')).map((p) => p.stop()));
+  }
+
+  const startBackend = (i: number) => {
+    const p = supervise(`backend-${i + 1}`, [BIN, 'backend', 'serve'], { ...common, BACKEND_LISTEN: `127.0.0.1:${backendPorts[i]}` }, join(dir, `backend-${i + 1}.log`), events);
+    started.push(p);
+    // It listens only once its store is open.
+    return until(p, () => accepts(backendPorts[i]!));
+  };
+  const startApi = (i: number) => {
+    const p = supervise(`api-${i + 1}`, [SERVER], {
+      ...common, PORT: String(apiPorts[i]), HOST: '127.0.0.1', AUTH_ISSUER: issuer, REDIS_URL: redisUrl,
+      BACKEND_URL: backendPorts.map((port) => `tls://127.0.0.1:${port}`).join(','),
+    }, join(dir, `api-${i + 1}.log`), events);
+    started.push(p);
+    return until(p, async () => (await fetch(`http://127.0.0.1:${apiPorts[i]}/health/live`).catch(() => null))?.ok === true);
+  };
+
+  try {
+    // The first of each kind alone: it creates what the others share (the store and its demo data; the
+    // identity provider's key and secrets).
+    await startBackend(0);
+    await Promise.all(backendPorts.slice(1).map((_, i) => startBackend(i + 1)));
+    await startApi(0);
+    await Promise.all(apiPorts.slice(1).map((_, i) => startApi(i + 1)));
+    front = await startFront({ host: config.host, port: config.port, upstreams: apiPorts });
+  } catch (error) {
+    await stopAll();
+    const message = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `PORT ${config.port} is already in use` : (error as Error).message;
+    throw new UsageError(message, 1);
+  }
+  writeState();
+
+  const lines = [
+    `Corebridge stack: ${apis} API instance(s), ${backends} back-end service(s)`,
+    `  front (round-robin)  http://localhost:${config.port}`,
+    ...started.filter((p) => p.name.startsWith('api')).map((p, i) => `  ${p.name.padEnd(19)}  http://127.0.0.1:${apiPorts[i]}  pid ${p.pid()}  log ${p.log}`),
+    ...started.filter((p) => p.name.startsWith('backend')).map((p, i) => `  ${p.name.padEnd(19)}  tls://127.0.0.1:${backendPorts[i]}  pid ${p.pid()}  log ${p.log}`),
+    `  store                ${backendFile(config.dataDir)}`,
+    `  shared state         ${redisUrl}`,
+    `  certificates         ${pki.dir}`,
+    `Tokens: npm run token -- ada   (with the same PORT and DATA_DIR). Ctrl-C stops everything.`,
+    '',
+  ];
+  io.stdout.write(lines.join('\n'));
+
+  const signal = await new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  io.stdout.write(`${signal}: stopping the stack\n`);
+  await stopAll();
+  io.stdout.write('stopped\n');
+  return 0;
+}
