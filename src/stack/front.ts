@@ -39,17 +39,18 @@ export async function startFront(options: { host: string; port: number; upstream
     return fallback;
   }
 
-  function unavailable(req: IncomingMessage, res: ServerResponse, detail: string): void {
+  /** Like the API's own 5xx answers: no detail for the client. */
+  function unavailable(req: IncomingMessage, res: ServerResponse): void {
     if (res.headersSent) return void res.destroy();
     const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : randomUUID();
-    const body = JSON.stringify(toProblem(new ApiError('SERVICE_UNAVAILABLE', detail), req.url ?? '/', requestId));
+    const body = JSON.stringify(toProblem(new ApiError('SERVICE_UNAVAILABLE'), req.url ?? '/', requestId));
     res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1', 'x-request-id': requestId, 'cache-control': 'no-store' });
     res.end(body);
   }
 
   function forward(req: IncomingMessage, res: ServerResponse, body: Buffer, tried: Set<number>): void {
     const port = next(tried);
-    if (port === undefined) return unavailable(req, res, 'no API instance is reachable');
+    if (port === undefined) return unavailable(req, res); // no instance reachable
     tried.add(port);
     const upstream = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -61,7 +62,7 @@ export async function startFront(options: { host: string; port: number; upstream
       // Refused: the request never reached that instance, so another may take it. A read may go elsewhere
       // whatever happened to it; a write may have run, so only the client's retry with its key may repeat it.
       if (error.code === 'ECONNREFUSED' || SAFE_METHODS.has(req.method ?? '')) return forward(req, res, body, tried);
-      unavailable(req, res, 'the API instance stopped while handling the request; retry it');
+      unavailable(req, res);
     });
     upstream.end(body);
   }
