@@ -9,7 +9,7 @@ import { pino, type Logger } from 'pino';
 import { devPkiFiles, DEV_API_CLIENT_NAME } from '../../src/tls/dev-files.ts';
 import { createCertificateAuthority, createDevelopmentPki, type IssuedCertificate } from '../../src/tls/dev-pki.ts';
 import { openTlsTransport, type TlsTransport } from '../../src/transport/tcp/client.ts';
-import { FrameReader, type Frame } from '../../src/transport/tcp/frames.ts';
+import { encodeFrame, FRAME_KIND, FrameReader, type Frame } from '../../src/transport/tcp/frames.ts';
 import { serveBackend, type BackendService } from '../../src/transport/tcp/server.ts';
 import type { Transport } from '../../src/transport/transport.ts';
 import { openWorkerTransport } from '../../src/transport/worker.ts';
@@ -93,7 +93,7 @@ export async function connectTls(
 
 /**
  * A TLS peer with the back-end's certificate that speaks the frame format but is not our service: for
- * back-ends that answer late or never. `onFrame` decides what (and when) to answer.
+ * back-ends that answer late or never. Pings get "ready"; `onFrame` decides what (and when) to answer to calls.
  */
 export async function startTlsPeer(t: TestContext, onFrame: (frame: Frame, socket: TLSSocket) => void): Promise<string> {
   const pki = await testPki();
@@ -102,7 +102,11 @@ export async function startTlsPeer(t: TestContext, onFrame: (frame: Frame, socke
     sockets.add(socket);
     const reader = new FrameReader();
     socket.on('data', (chunk: Buffer) => {
-      for (const frame of reader.push(chunk)) onFrame(frame, socket);
+      for (const frame of reader.push(chunk)) {
+        // Pings (the client's first one included) are answered "ready"; calls are the test's.
+        if (frame.kind === FRAME_KIND.PING) socket.write(encodeFrame(FRAME_KIND.PONG, frame.callId, Uint8Array.of(1)));
+        else onFrame(frame, socket);
+      }
     });
     socket.on('error', () => {});
   });

@@ -30,6 +30,7 @@ export interface TlsTransportOptions {
 }
 
 const PING_TIMEOUT_MS = 1000;
+const HELLO_ID = 0;
 const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5000;
 /** How long a back-end whose runtime is down gets no new calls (on this connection). */
@@ -86,7 +87,9 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
     let retryTimer: NodeJS.Timeout | undefined;
     /** Logged once per outage, not on every retry. */
     let failureLogged = false;
+    let refusalLogged = false;
 
+    /** Call ids start at 1: 0 is the first ping of each connection. */
     const self: Connection = {
       url,
       up: false,
@@ -141,12 +144,9 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
       });
       socket = current;
       current.setNoDelay(true);
-      current.on('secureConnect', () => {
-        self.up = true;
-        retryMs = FIRST_RETRY_MS;
-        if (failureLogged) log.info({ backend: url }, 'back-end connection restored');
-        failureLogged = false;
-      });
+      // In TLS 1.3 the server checks the client's certificate after the client's handshake is done: the
+      // connection is up only once the service answers a first ping (call id 0), not at secureConnect.
+      current.on('secureConnect', () => current.write(encodeFrame(FRAME_KIND.PING, HELLO_ID)));
       current.on('data', (chunk: Buffer) => {
         let frames;
         try {
@@ -172,12 +172,19 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
             pending.delete(frame.callId);
             self.avoidUntil = Date.now() + AVOID_FAILED_MS;
             call?.reject(new TransportError(`back-end ${url}: ${frame.payload.toString('utf8')}`));
+          } else if (frame.kind === FRAME_KIND.PONG && frame.callId === HELLO_ID) {
+            self.up = true;
+            retryMs = FIRST_RETRY_MS;
+            if (failureLogged) log.info({ backend: url }, 'back-end connection restored');
+            failureLogged = false;
+            refusalLogged = false;
           } else if (frame.kind === FRAME_KIND.PONG) {
             const answer = pings.get(frame.callId);
             pings.delete(frame.callId);
             answer?.(frame.payload[0] === 1);
           } else if (frame.kind === FRAME_KIND.REFUSED) {
-            log.error({ backend: url, reason: frame.payload.toString('utf8') }, 'back-end refused this API instance');
+            if (!refusalLogged) log.error({ backend: url, reason: frame.payload.toString('utf8') }, 'back-end refused this API instance; retrying every 5 s');
+            refusalLogged = true;
             failureLogged = true;
             retryMs = MAX_RETRY_MS;
           }

@@ -12,7 +12,8 @@ export const FRAME_KIND = {
   CALL: 1,
   /** Back-end → API: the answer to the call of the same id. */
   REPLY: 2,
-  /** API → back-end: can you serve (store open and answering)? */
+  /** API → back-end: can you serve (store open and answering)? A client's first ping, call id 0, tells it the
+   *  service accepted its certificate: only then does it send calls. */
   PING: 3,
   PONG: 4,
   /** Back-end → API: the call was not started (its runtime is down or shutting down); it may go elsewhere. */
