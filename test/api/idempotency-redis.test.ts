@@ -3,12 +3,14 @@
  * instances. Needs the local Redis (127.0.0.1:6379); fails, never skips, without it.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { Redis } from 'ioredis';
 import { openRedisIdempotencyStore } from '../../src/api/idempotency/redis-store.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/identity.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -105,4 +107,47 @@ test('two API instances, one back-end service, one Redis: a key sent to both at 
   const reused = await b.request({ method: 'POST', url: '/v1/payments', as: 'clerk', body: { ...body, amount: 8 }, headers: { 'idempotency-key': 'shared-key-1' } });
   assert.equal(reused.statusCode, 422);
   assert.equal(reused.json().code, 'IDEMPOTENCY_KEY_REUSED');
+});
+
+test('Redis unreachable: writes answer 503 with Retry-After, nothing is paid; when it is back, they run', async (t) => {
+  // A Redis of this test's own, so that stopping it disturbs nothing else.
+  const port = await freePort();
+  const startRedis = () => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const waitRedis = async () => {
+    for (let i = 0; i < 100; i++) {
+      const probe = new Redis(`redis://127.0.0.1:${port}`, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on('error', () => {});
+      const up = await probe.connect().then(() => true, () => false);
+      probe.disconnect();
+      if (up) return;
+      await sleep(50);
+    }
+    assert.fail('redis-server did not start');
+  };
+  let redis = startRedis();
+  t.after(() => redis.kill('SIGKILL'));
+  await waitRedis();
+  const h = await startApp(t, { REDIS_URL: `redis://127.0.0.1:${port}` });
+  const body = { debtorAccount: '1003-01', creditorAccount: '1001-01', amount: 1, currency: 'EUR' };
+  const pay = () => h.request({ method: 'POST', url: '/v1/payments', as: 'clerk', body, headers: { 'idempotency-key': 'redis-down-1' } });
+  const balance = async () => (await h.request({ method: 'GET', url: '/v1/accounts/1003-01/balance', as: 'clerk' })).json().balance as number;
+  const before = await balance();
+
+  redis.kill('SIGKILL');
+  await new Promise((resolve) => redis.once('exit', resolve));
+  const refused = await pay();
+  assert.equal(refused.statusCode, 503, refused.body);
+  assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
+  assert.equal(refused.headers['retry-after'], '1');
+  assert.equal(refused.json().code, 'OVERLOADED');
+
+  redis = startRedis();
+  await waitRedis();
+  let paid = await pay();
+  for (let i = 0; i < 50 && paid.statusCode === 503; i++) {
+    await sleep(100); // the app's connection comes back on its own
+    paid = await pay();
+  }
+  assert.equal(paid.statusCode, 201, paid.body);
+  assert.equal(await balance(), before - 1, 'paid once');
 });
