@@ -26,6 +26,8 @@
  *
  * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50),
  * BENCH_ONLY (scenarios whose name contains one of these comma-separated words, e.g. "loan");
+ * BENCH_BACKEND=service (the back-end as its own process, `corebridge backend serve`, also on CPU 0,
+ * reached over mutual TLS with BACKEND_URL; default: embedded);
  * LOG_LEVEL (info) and everything else (e.g. BACKEND_TRANSPORT=in-process) is passed to the server.
  */
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
@@ -37,6 +39,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
+import { writeDevelopmentPki } from '../src/cli/certs.ts';
+import { accepts } from '../src/stack/supervised.ts';
+import { devPkiFiles } from '../src/tls/dev-files.ts';
 import { cobcVersion } from '../src/transport/cobol-host/build.ts';
 import { freePort, LOAN_BODY, PAYMENT_BODY, waitFor } from './harness.ts';
 
@@ -49,6 +54,7 @@ const ONLY = (process.env['BENCH_ONLY'] ?? '').split(',').map((w) => w.trim().to
 const LOG_LEVEL = process.env['LOG_LEVEL'] || 'info';
 const TRANSPORT = process.env['BACKEND_TRANSPORT'] || 'worker (default)';
 const READS = process.env['BACKEND_READS'] || 'api-thread (default)';
+const BACKEND_SERVICE = process.env['BENCH_BACKEND'] === 'service';
 /** Time for the server to finish in-flight requests and write their log lines after a run. */
 const SETTLE_MS = 300;
 
@@ -202,6 +208,7 @@ async function startCorebridge(dir: string, extraEnv: Record<string, string> = {
     // The highest limits the server accepts, per 1 s window: the bench never meets a 429.
     RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000', RATE_LIMIT_WINDOW_SECONDS: '1', ...extraEnv,
   };
+  if (BACKEND_SERVICE) Object.assign(env, await startBackendService(dir, env));
   // The token is signed with the key the server will find in DATA_DIR (created here, first).
   const config = loadConfig(env);
   const issuer = await openDevIssuer({ dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
@@ -215,6 +222,23 @@ async function startCorebridge(dir: string, extraEnv: Record<string, string> = {
   const server = { process: child, authorization: `Bearer ${token}`, logFile, base: `http://127.0.0.1:${port}` };
   await waitFor(`${server.base}/health/ready`, child);
   return server;
+}
+
+/** `corebridge backend serve` on the same DATA_DIR, with development certificates; the API's settings to reach it. */
+async function startBackendService(dir: string, env: Record<string, string | undefined>): Promise<Record<string, string>> {
+  await writeDevelopmentPki(devPkiFiles(env['DATA_DIR']!));
+  const port = await freePort();
+  const logFd = openSync(join(dir, 'backend.log'), 'w');
+  const child = start(0, process.execPath, ['bin/corebridge.ts', 'backend', 'serve'], {
+    cwd: ROOT, env: { ...env, BACKEND_LISTEN: `127.0.0.1:${port}` }, stdio: ['ignore', logFd, 'inherit'],
+  });
+  closeSync(logFd);
+  const until = Date.now() + 30_000;
+  while (!(await accepts(port))) {
+    if (child.exitCode !== null || Date.now() > until) throw new Error('the back-end service did not start');
+    await sleep(50);
+  }
+  return { BACKEND_URL: `tls://127.0.0.1:${port}` };
 }
 
 async function startServers(dir: string, withCobol: boolean): Promise<Servers> {
@@ -394,7 +418,9 @@ async function main(): Promise<void> {
   console.log(`Corebridge vs bare Fastify: ${ROUNDS} round(s) × ${SECONDS} s per side and scenario (+${WARMUP_SECONDS} s warm-up), ${CONNECTIONS} connections, 127.0.0.1`);
   console.log(`load generator: ${loadGeneratorDescription()}`);
   console.log(`pinning: ${pinningDescription()}`);
-  console.log(`Corebridge: BACKEND_TRANSPORT=${TRANSPORT}, BACKEND_READS=${READS}, LOG_LEVEL=${LOG_LEVEL}, log to a file, fresh DATA_DIR`);
+  console.log(BACKEND_SERVICE
+    ? `Corebridge: the back-end as its own process (corebridge backend serve, on CPU 0 with the API), over mutual TLS; LOG_LEVEL=${LOG_LEVEL}, logs to files, fresh DATA_DIR`
+    : `Corebridge: BACKEND_TRANSPORT=${TRANSPORT}, BACKEND_READS=${READS}, LOG_LEVEL=${LOG_LEVEL}, log to a file, fresh DATA_DIR`);
 
   const cobc = await cobcVersion();
   const wantCobol = ONLY.length === 0 || ONLY.some((word) => 'post loan, lndecide in cobol'.includes(word));

@@ -6,7 +6,6 @@
  * stack/ (a log per process, stack.json with their pids and ports). Ctrl-C stops everything it started.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +13,7 @@ import { closeRedis, connectRedis } from '../api/redis.ts';
 import { backendFile } from '../backend/index.ts';
 import { loadConfig, processEnv } from '../config.ts';
 import { startFront } from '../stack/front.ts';
-import { supervise, type Supervised } from '../stack/supervised.ts';
+import { accepts, supervise, type Supervised } from '../stack/supervised.ts';
 import { devPkiFiles } from '../tls/dev-files.ts';
 import { writeDevelopmentPki } from './certs.ts';
 import { UsageError, type Io } from './main.ts';
@@ -23,17 +22,6 @@ const BIN = fileURLToPath(new URL('../../bin/corebridge.ts', import.meta.url));
 const SERVER = fileURLToPath(new URL('../server.ts', import.meta.url));
 const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
 const START_TIMEOUT_MS = 60_000;
-
-/** Does something accept connections on this local port? */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 /** Polls `check` until it holds; fails naming the process and its log after START_TIMEOUT_MS. */
 async function until(p: Supervised, check: () => Promise<boolean>): Promise<void> {
