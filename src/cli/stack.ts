@@ -63,6 +63,11 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
     throw new UsageError(`the stack keeps its shared state in Redis, which is not reachable at ${redisUrl} (set REDIS_URL): ${(error as Error).message}`, 1);
   }
 
+  // Listened for from here on: a Ctrl-C while the stack starts stops what has started, once it has.
+  const stopSignal = new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
   const dir = join(config.dataDir, 'stack');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const pki = devPkiFiles(config.dataDir);
@@ -145,10 +150,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   ];
   io.stdout.write(lines.join('\n'));
 
-  const signal = await new Promise<string>((resolve) => {
-    process.once('SIGINT', () => resolve('SIGINT'));
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-  });
+  const signal = await stopSignal;
   io.stdout.write(`${signal}: stopping the stack\n`);
   await stopAll();
   io.stdout.write('stopped\n');
