@@ -152,7 +152,8 @@ async function assemble(
     cacheSize: config.auth.tokenCacheSize,
   });
 
-  const ready = async () => (await transport.ready()) && (declared.host?.available() ?? true);
+  // Ready: the back-end answers, the COBOL service host runs, and the shared state (Redis) is connected.
+  const ready = async () => (redis === null || redis.status === 'ready') && (await transport.ready()) && (declared.host?.available() ?? true);
   publicRoutes(typed as unknown as Api, { ready, issuer: identity ? issuer : null, isClosing: () => closing });
   if (identity) await identity.install(app);
 

@@ -109,7 +109,7 @@ test('two API instances, one back-end service, one Redis: a key sent to both at 
   assert.equal(reused.json().code, 'IDEMPOTENCY_KEY_REUSED');
 });
 
-test('Redis unreachable: writes answer 503 with Retry-After, nothing is paid; when it is back, they run', async (t) => {
+test('Redis unreachable: writes answer 503 with Retry-After, nothing is paid, not ready; when it is back, they run', async (t) => {
   // A Redis of this test's own, so that stopping it disturbs nothing else.
   const port = await freePort();
   const startRedis = () => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
@@ -140,6 +140,7 @@ test('Redis unreachable: writes answer 503 with Retry-After, nothing is paid; wh
   assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
   assert.equal(refused.headers['retry-after'], '1');
   assert.equal(refused.json().code, 'OVERLOADED');
+  assert.equal((await h.request({ method: 'GET', url: '/health/ready' })).statusCode, 503, 'not ready without its shared state');
 
   redis = startRedis();
   await waitRedis();
@@ -150,4 +151,5 @@ test('Redis unreachable: writes answer 503 with Retry-After, nothing is paid; wh
   }
   assert.equal(paid.statusCode, 201, paid.body);
   assert.equal(await balance(), before - 1, 'paid once');
+  assert.equal((await h.request({ method: 'GET', url: '/health/ready' })).statusCode, 200);
 });
