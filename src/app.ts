@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import './api/fastify-types.ts';
 import { createBackendClient } from './api/backend-client.ts';
@@ -64,10 +65,15 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   const services = config.servicesDir ? loadServices(config.servicesDir) : [];
   const serviceHost = services.length > 0 ? await openServiceHost(config, logger, services) : null;
   let transport: Transport | undefined;
+  let redis: Redis | null = null;
   try {
     transport = deps.transport ?? await openBackendTransport(config, logger, catalog);
-    return await assemble(config, logger, catalog, externalJwks, transport, { services, host: serviceHost });
+    // REDIS_URL: rate-limit counters and idempotency records shared with the other API instances.
+    const redisUrl = config.protection.rateLimit.redisUrl;
+    redis = redisUrl ? await connectRedis(redisUrl, logger) : null;
+    return await assemble(config, logger, catalog, externalJwks, transport, redis, { services, host: serviceHost });
   } catch (error) {
+    if (redis) await closeRedis(redis);
     // The back-end worker and the host processes would keep the process alive: a failed start closes them.
     if (!deps.transport) await transport?.close().catch(() => undefined);
     await serviceHost?.close();
@@ -86,14 +92,12 @@ async function openServiceHost(config: Config, logger: Logger, services: readonl
 }
 
 async function assemble(
-  config: Config, logger: Logger, catalog: MessageCatalog, externalJwks: URL | null, transport: Transport,
+  config: Config, logger: Logger, catalog: MessageCatalog, externalJwks: URL | null, transport: Transport, redis: Redis | null,
   declared: { services: readonly ServiceDefinition[]; host: CobolHost | null },
 ): Promise<App> {
   const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
   // Otherwise the embedded identity provider, signing with the same key.
   const identity = config.auth.external ? null : await openEmbeddedIdentity(config, logger);
-  // REDIS_URL: rate-limit counters and idempotency records shared with the other API instances.
-  const redis = config.protection.rateLimit.redisUrl ? await connectRedis(config.protection.rateLimit.redisUrl, logger) : null;
   const idempotencyStore = openConfiguredIdempotencyStore(config, redis);
 
   const protection = config.protection;
