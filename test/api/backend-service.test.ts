@@ -1,8 +1,8 @@
 /**
- * The API in front of a back-end service over mutual TLS (BACKEND_URL), as a client sees it: the same
- * answers as embedded, 503 + Retry-After while the back-end is away, 504 + Retry-After when it is late, and
- * nothing served to an API instance the back-end does not accept. (`npm run test:tls` runs every API
- * suite this way.)
+ * The API in front of back-end services over mutual TLS (BACKEND_URL), as a client sees it: the same
+ * answers as embedded, the other service serving when one is away, 503 + Retry-After when none is, 504 +
+ * Retry-After when one is late, and nothing served to an API instance the back-end does not accept.
+ * (`npm run test:tls` runs every API suite against two services this way.)
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -55,11 +55,21 @@ test('over mutual TLS: a payment, its replay under the same key, and the money i
   assert.deepEqual((line?.['backend'] as Record<string, unknown>)?.['tran'], 'PAYCRT');
 });
 
-test('the back-end service away: 503 with Retry-After for reads and writes, not ready; back on its port, served again', async (t) => {
+test('back-end services away: the other serves; with none, 503 with Retry-After and not ready; one back on its port, served again', async (t) => {
   const h = await startApp(t, {}, { backendService: true });
-  const running = h.backendService!;
+  const [running, other] = h.backendServices;
   assert.equal((await h.request({ method: 'GET', url: '/health/ready' })).statusCode, 200);
-  await running.service.close();
+  await running!.service.close();
+  // The API learns at once (its connections close) and sends everything to the other.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  for (let i = 0; i < 4; i++) {
+    assert.equal((await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' })).statusCode, 200);
+  }
+  const served = await h.request({ method: 'POST', url: '/v1/payments', as: 'clerk', body: PAYMENT, headers: { 'idempotency-key': 'tls-other-1' } });
+  assert.equal(served.statusCode, 201, served.body);
+  assert.equal((await h.request({ method: 'GET', url: '/health/ready' })).statusCode, 200);
+  await other!.service.close();
+  await new Promise((resolve) => setTimeout(resolve, 100));
 
   const read = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' });
   assertProblem(read, 503, 'BACKEND_UNAVAILABLE');
@@ -71,8 +81,8 @@ test('the back-end service away: 503 with Retry-After for reads and writes, not 
 
   // The same runtime (and store) behind a new listener on the same port: the API reconnects by itself.
   const pki = await testPki();
-  const again = await serveBackend(running.inner, {
-    host: '127.0.0.1', port: running.service.port, cert: pki.backend.cert, key: pki.backend.key, ca: pki.ca.cert,
+  const again = await serveBackend(running!.inner, {
+    host: '127.0.0.1', port: running!.service.port, cert: pki.backend.cert, key: pki.backend.key, ca: pki.ca.cert,
     allowedClients: new Set([DEV_API_CLIENT_NAME]), log: pino({ level: 'silent' }),
   });
   t.after(() => again.close());

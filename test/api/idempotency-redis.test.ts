@@ -70,13 +70,13 @@ test('the same key from many connections at once: exactly one executes', async (
   assert.equal(outcomes.filter((o) => o.outcome === 'in-flight').length, 39);
 });
 
-test('two API instances, one back-end service, one Redis: a key sent to both at once pays once; the other answers 409, then replays', async (t) => {
+test('two API instances, two back-end services, one Redis: a key sent to both at once pays once; the other answers 409, then replays', async (t) => {
   const { prefix } = await redisFor(t);
   const shared = { REDIS_URL, IDEMPOTENCY_REDIS_PREFIX: `${prefix}idem:`, RATE_LIMIT_REDIS_PREFIX: `${prefix}rl:` };
   const a = await startApp(t, shared, { backendService: true });
   const certs = join(a.dataDir, 'certs');
   const b = await startApp(t, {
-    ...shared, BACKEND_URL: a.backendService!.url,
+    ...shared, BACKEND_URL: a.backendServices.map((s) => s.url).join(','),
     BACKEND_TLS_CA: join(certs, 'ca.crt'), BACKEND_TLS_CERT: join(certs, 'api.crt'), BACKEND_TLS_KEY: join(certs, 'api.key'),
   }, { backendService: false });
   const balance = async (h: TestApp) => Math.round((await h.request({ method: 'GET', url: '/v1/accounts/1003-01/balance', as: 'clerk' })).json().balance * 100);

@@ -22,8 +22,8 @@ export interface TestApp {
   dataDir: string;
   /** Every log line written so far, parsed (the back-end service's too, when there is one). */
   logs: Array<Record<string, unknown>>;
-  /** The back-end service the app calls over mutual TLS, when started with one. */
-  backendService: RunningService | null;
+  /** The back-end services the app calls over mutual TLS, when started with them (else none). */
+  backendServices: RunningService[];
   token(subject: string, options?: { scopes?: string[]; ttlSeconds?: number; issuedAt?: number; audience?: string }): Promise<string>;
   request(options: {
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -42,8 +42,8 @@ export interface StartOptions {
    */
   beforeBuild?(dataDir: string): Record<string, string> | void;
   /**
-   * Reach the back-end as a service over mutual TLS (BACKEND_URL, the development PKI's default files)
-   * instead of embedded. Default: TEST_BACKEND=tls in the environment (`npm run test:tls`), unless the
+   * Reach the back-end as two services over mutual TLS on one store (BACKEND_URL, the development PKI's
+   * default files) instead of embedded. Default: TEST_BACKEND=tls in the environment (`npm run test:tls`), unless the
    * test sets BACKEND_URL itself.
    */
   backendService?: boolean;
@@ -64,14 +64,18 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
   });
   let config = loadConfig(baseEnv);
   const logger = createLogger(config, sink);
-  let backendService: RunningService | null = null;
+  const backendServices: RunningService[] = [];
   // A test that names its own back-end (BACKEND_URL) keeps it.
   if (options.backendService ?? (process.env['TEST_BACKEND'] === 'tls' && !baseEnv['BACKEND_URL'])) {
     // The back-end service as `corebridge backend serve` runs it, with the same settings, logging to the same sink.
+    // Two of them on the one store, called round-robin, as in a deployment with several back-end instances;
+    // one after the other, since the first creates and seeds the store.
     writeDevPki(dataDir, await testPki());
-    const inner = await openEmbeddedBackend(config, logger, loadMessageCatalog());
-    backendService = await startBackendService(t, { inner, log: logger });
-    config = loadConfig({ ...baseEnv, BACKEND_URL: backendService.url });
+    const catalog = loadMessageCatalog();
+    for (let i = 0; i < 2; i++) {
+      backendServices.push(await startBackendService(t, { inner: await openEmbeddedBackend(config, logger, catalog), log: logger }));
+    }
+    config = loadConfig({ ...baseEnv, BACKEND_URL: backendServices.map((s) => s.url).join(',') });
   }
   const app = await buildApp(config, { logger });
   t.after(async () => {
@@ -113,5 +117,5 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
     });
   };
 
-  return { app, config, dataDir, logs, backendService, token, request };
+  return { app, config, dataDir, logs, backendServices, token, request };
 }
