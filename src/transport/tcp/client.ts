@@ -82,6 +82,7 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
     const pending = new Map<number, Call>();
     const pings = new Map<number, (ready: boolean) => void>();
     let socket: TLSSocket | null = null;
+    let corked = false;
     let nextId = 1;
     let retryMs = FIRST_RETRY_MS;
     let retryTimer: NodeJS.Timeout | undefined;
@@ -99,7 +100,17 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
         call.id = nextId;
         nextId = nextId === 0xffffffff ? 1 : nextId + 1;
         pending.set(call.id, call);
-        socket!.write(encodeFrame(FRAME_KIND.CALL, call.id, call.message));
+        // The calls of one event-loop turn leave in one TLS record and one system call, not one each.
+        const current = socket!;
+        if (!corked) {
+          corked = true;
+          current.cork();
+          setImmediate(() => {
+            corked = false;
+            current.uncork();
+          });
+        }
+        current.write(encodeFrame(FRAME_KIND.CALL, call.id, call.message));
       },
       forget(callId) {
         pending.delete(callId);

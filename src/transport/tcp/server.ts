@@ -91,8 +91,19 @@ export async function serveBackend(transport: Transport, options: BackendService
     });
   });
 
+  /** Sockets corked until the end of this tick: the replies of one group commit leave in one TLS record. */
+  const corked = new Set<TLSSocket>();
   function write(socket: TLSSocket, frame: Buffer): void {
-    if (!socket.destroyed && socket.writable) socket.write(frame);
+    if (socket.destroyed || !socket.writable) return;
+    if (!corked.has(socket)) {
+      corked.add(socket);
+      socket.cork();
+      process.nextTick(() => {
+        corked.delete(socket);
+        socket.uncork();
+      });
+    }
+    socket.write(frame);
   }
 
   function handleCall(socket: TLSSocket, callId: number, message: Buffer): void {
