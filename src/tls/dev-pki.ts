@@ -4,7 +4,7 @@
  * same way, at run time. Production uses the organisation's own PKI (README, "Operations").
  */
 import 'reflect-metadata'; // @peculiar/x509 resolves its parts through tsyringe, which needs it loaded first
-import { webcrypto } from 'node:crypto';
+import { createPrivateKey, KeyObject, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { DEV_API_CLIENT_NAME, DEV_BACKEND_NAME } from './dev-files.ts';
 
@@ -40,9 +40,9 @@ function serialNumber(): string {
   return Buffer.from(bytes).toString('hex');
 }
 
+/** PKCS #8 PEM, written by Node's crypto: no key material or key format lives in this file. */
 async function keyPem(key: webcrypto.CryptoKey): Promise<string> {
-  const der = Buffer.from(await webcrypto.subtle.exportKey('pkcs8', key));
-  return `-----BEGIN PRIVATE KEY-----\n${der.toString('base64').replace(/.{1,64}/g, '$&\n')}-----END PRIVATE KEY-----\n`;
+  return String(KeyObject.from(key).export({ type: 'pkcs8', format: 'pem' }));
 }
 
 function validity(days: number) {
@@ -68,8 +68,7 @@ export async function createCertificateAuthority(options: { commonName: string; 
 /** A CA made before (its PEM certificate and PKCS #8 key), to issue more certificates. */
 export async function loadCertificateAuthority(certPem: string, keyPem: string): Promise<CertificateAuthority> {
   const caCert = new x509.X509Certificate(certPem);
-  const der = Buffer.from(keyPem.replace(/-----[A-Z ]+-----/g, '').replace(/\s+/g, ''), 'base64');
-  const key = await webcrypto.subtle.importKey('pkcs8', der, ALGORITHM, true, ['sign']);
+  const key = createPrivateKey(keyPem).toCryptoKey(ALGORITHM, true, ['sign']) as webcrypto.CryptoKey;
   return authority(caCert, key);
 }
 
