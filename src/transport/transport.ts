@@ -19,6 +19,25 @@ export class CallNotStartedError extends TransportError {
   override readonly name = 'CallNotStartedError';
 }
 
+/**
+ * Sends a readiness ping and waits for its answer, registered under `id` in `waiting` (where the answer's
+ * handler finds it); no answer within `timeoutMs` counts as not ready.
+ */
+export function ping(waiting: Map<number, (ready: boolean) => void>, id: number, timeoutMs: number, send: () => void): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      waiting.delete(id);
+      resolve(false);
+    }, timeoutMs);
+    timer.unref();
+    waiting.set(id, (ready) => {
+      clearTimeout(timer);
+      resolve(ready);
+    });
+    send();
+  });
+}
+
 /** The back-end did not answer within the call's time limit. */
 export class TransportTimeoutError extends TransportError {
   override readonly name = 'TransportTimeoutError';

@@ -9,7 +9,7 @@ import { Worker } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
 import type { LogLevel } from '../config.ts';
 import type { CobolProgramSettings } from './cobol-host.ts';
-import { CallNotStartedError, TransportError, type Transport } from './transport.ts';
+import { CallNotStartedError, ping, TransportError, type Transport } from './transport.ts';
 
 export interface WorkerTransportOptions {
   /** SQLite file, usually DATA_DIR/backend.sqlite. */
@@ -211,19 +211,8 @@ export async function openWorkerTransport(options: WorkerTransportOptions): Prom
       const worker = live;
       if (closing || !worker) return false;
       const id = nextId++;
-      return new Promise<boolean>((resolve) => {
-        // A worker busy for longer than this is not ready to serve.
-        const timer = setTimeout(() => {
-          pings.delete(id);
-          resolve(false);
-        }, PING_TIMEOUT_MS);
-        timer.unref();
-        pings.set(id, (ready) => {
-          clearTimeout(timer);
-          resolve(ready);
-        });
-        worker.postMessage({ type: 'ping', id } satisfies ToWorker);
-      });
+      // A worker busy for longer than this is not ready to serve.
+      return ping(pings, id, PING_TIMEOUT_MS, () => worker.postMessage({ type: 'ping', id } satisfies ToWorker));
     },
 
     close() {

@@ -12,7 +12,7 @@
 import { connect, type TLSSocket } from 'node:tls';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
-import { CallNotStartedError, TransportError, TransportTimeoutError, type Transport } from '../transport.ts';
+import { CallNotStartedError, ping, TransportError, TransportTimeoutError, type Transport } from '../transport.ts';
 import { encodeFrame, FRAME_KIND, FrameError, FrameReader } from './frames.ts';
 
 export interface TlsTransportOptions {
@@ -90,15 +90,19 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
     let failureLogged = false;
     let refusalLogged = false;
 
-    /** Call ids start at 1: 0 is the first ping of each connection. */
+    /** Call ids run 1…2³²−1 and wrap: 0 is the first ping of each connection. */
+    const takeId = () => {
+      const id = nextId;
+      nextId = nextId === 0xffffffff ? 1 : nextId + 1;
+      return id;
+    };
     const self: Connection = {
       url,
       up: false,
       avoidUntil: 0,
       send(call) {
         call.where = self;
-        call.id = nextId;
-        nextId = nextId === 0xffffffff ? 1 : nextId + 1;
+        call.id = takeId();
         pending.set(call.id, call);
         // The calls of one event-loop turn leave in one TLS record and one system call, not one each.
         const current = socket!;
@@ -118,20 +122,8 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
       inFlight: () => pending.size,
       ping() {
         if (!self.up) return Promise.resolve(false);
-        const id = nextId;
-        nextId = nextId === 0xffffffff ? 1 : nextId + 1;
-        return new Promise((resolve) => {
-          const timer = setTimeout(() => {
-            pings.delete(id);
-            resolve(false);
-          }, PING_TIMEOUT_MS);
-          timer.unref();
-          pings.set(id, (ready) => {
-            clearTimeout(timer);
-            resolve(ready);
-          });
-          socket!.write(encodeFrame(FRAME_KIND.PING, id));
-        });
+        const id = takeId();
+        return ping(pings, id, PING_TIMEOUT_MS, () => socket!.write(encodeFrame(FRAME_KIND.PING, id)));
       },
       close() {
         clearTimeout(retryTimer);
