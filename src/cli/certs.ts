@@ -48,8 +48,6 @@ export async function certsCommand(args: string[], io: Io): Promise<number> {
   const days = values.days === undefined ? undefined : Number(values.days);
   if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) throw new UsageError(`--days must be a whole number from 1 to 3650\n${USAGE}`);
   const files = devPkiFiles(loadConfig(processEnv()).dataDir);
-  mkdirSync(files.dir, { recursive: true, mode: 0o700 });
-  chmodSync(files.dir, 0o700);
 
   if (values.issue !== undefined) {
     if (!/^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$/.test(values.issue)) throw new UsageError('--issue NAME: letters, digits, dots and hyphens, at most 63');

@@ -13,7 +13,11 @@ import { connect, type TLSSocket } from 'node:tls';
 import { pino } from 'pino';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { RC, readHeader, writeMessage } from '../../src/backend/message.ts';
+import { DEV_API_CLIENT_NAME } from '../../src/tls/dev-files.ts';
+import { createCertificateAuthority } from '../../src/tls/dev-pki.ts';
+import { openTlsTransport } from '../../src/transport/tcp/client.ts';
 import { encodeFrame, FRAME_KIND, FrameReader, MAX_FRAME_BYTES } from '../../src/transport/tcp/frames.ts';
+import { serveBackend } from '../../src/transport/tcp/server.ts';
 import { CallNotStartedError, TransportError, TransportTimeoutError, type Transport } from '../../src/transport/transport.ts';
 import { openWorkerTransport } from '../../src/transport/worker.ts';
 import { connectTls, startBackendService, startTlsPeer, testPki } from '../helpers/backend-service.ts';
@@ -241,4 +245,25 @@ test('a call the back-end\'s runtime held when it died is not sent again: its ou
   const reason = (failed[0] as PromiseRejectedResult).reason as Error;
   assert.ok(reason instanceof TransportError && !(reason instanceof CallNotStartedError));
   assert.match(reason.message, /stopped during the call/);
+});
+
+test('rotation: with the old and the new CA in one BACKEND_TLS_CA, certificates from either are accepted on both sides', async (t) => {
+  const pki = await testPki();
+  const next = await createCertificateAuthority({ commonName: 'Next CA', days: 1 });
+  const bundle = next.cert + pki.ca.cert;
+  const newClient = await next.issue({ commonName: DEV_API_CLIENT_NAME, usage: 'client', days: 1 });
+  const inner = await worker(t);
+  // The service already trusts both CAs, still with its certificate from the old one; the API moved to the new one.
+  const service = await serveBackend(inner, {
+    host: '127.0.0.1', port: 0, cert: pki.backend.cert, key: pki.backend.key, ca: bundle,
+    allowedClients: new Set([DEV_API_CLIENT_NAME]), log: pino({ level: 'silent' }),
+  });
+  t.after(() => service.close());
+  const transport = openTlsTransport({
+    urls: [`tls://127.0.0.1:${service.port}`], ca: bundle, cert: newClient.cert, key: newClient.key,
+    connectionsPerBackend: 1, callTimeoutMs: 5000, log: pino({ level: 'silent' }),
+  });
+  t.after(() => transport.close());
+  assert.equal(await transport.connected(5000), true);
+  assert.equal(readHeader(catalog, await transport.call(balanceRequest('rotated'))).header.returnCode, RC.OK);
 });
