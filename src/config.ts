@@ -101,6 +101,13 @@ export interface Config {
     connections: number;
     /** Time limit of one call to a back-end service (BACKEND_CALL_TIMEOUT_MS); over it, 504. */
     callTimeoutMs: number;
+    /**
+     * The back-end's PostgreSQL database (DATABASE_URL, postgres://…), shared by every back-end instance;
+     * null: the embedded SQLite file DATA_DIR/backend.sqlite.
+     */
+    databaseUrl: string | null;
+    /** Connections of this back-end instance to PostgreSQL (DATABASE_POOL_SIZE). */
+    databasePoolSize: number;
   };
   /** The back-end service role (`corebridge backend serve`). */
   backendService: {
@@ -174,6 +181,22 @@ function backendUrls(env: Env): string[] {
     }
   }
   return urls;
+}
+
+function databaseUrl(env: Env): string | null {
+  const raw = text(env, 'DATABASE_URL', '');
+  if (!raw) return null;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL', 'is not a URL (postgres://user@host:5432/database)');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError('DATABASE_URL', `must be a postgres:// URL, got "${url.protocol}"`);
+  }
+  if (url.pathname.length <= 1) throw new ConfigError('DATABASE_URL', 'names no database (postgres://host:5432/corebridge)');
+  return raw;
 }
 
 function listenAddress(env: Env, name: string, fallback: string): { host: string; port: number } {
@@ -254,6 +277,8 @@ export function loadConfig(env: Env = process.env): Config {
       connections: integer(env, 'BACKEND_CONNECTIONS', 2, 1, 64),
       // Below the request's own time limit (REQUEST_TIMEOUT_MS, 5 s), so the client learns it was the back-end.
       callTimeoutMs: integer(env, 'BACKEND_CALL_TIMEOUT_MS', 4000, 10, 600_000),
+      databaseUrl: databaseUrl(env),
+      databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 500),
     },
     backendService: {
       ...listenAddress(env, 'BACKEND_LISTEN', '127.0.0.1:7443'),

@@ -1,18 +1,18 @@
 /**
  * The one SQLite opener and migration runner (node:sqlite): a file under DATA_DIR in WAL mode. The
  * back-end's store runs with synchronous=FULL so an acknowledged commit survives a crash; the API's
- * idempotency records with NORMAL. Repositories receive a `Tx` and never open transactions.
+ * idempotency records with NORMAL. The back-end's transactions over it: src/backend/store/sqlite-store.ts.
  */
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
-/** A handle valid inside one transaction; statements are prepared once per connection. */
-export interface Tx {
-  statement(sql: string): StatementSync;
+/** The numbered *.sql files of `dir`, in order: the one list both engines' migration steps apply. */
+export function migrationFiles(dir: string): Array<{ name: string; sql: string }> {
+  return readdirSync(dir).filter((f) => f.endsWith('.sql')).sort().map((name) => ({ name, sql: readFileSync(join(dir, name), 'utf8') }));
 }
 
-export class SqliteDatabase implements Tx {
+export class SqliteDatabase {
   readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
   private inTransaction = false;
@@ -49,7 +49,7 @@ export class SqliteDatabase implements Tx {
    * up front (IMMEDIATE) so two writers never deadlock on upgrade; readers use a deferred transaction.
    * BEGIN/COMMIT are prepared statements: `exec` would parse them again on every call.
    */
-  transaction<T>(work: (tx: Tx) => T, options: { readOnly?: boolean } = {}): T {
+  transaction<T>(work: (db: this) => T, options: { readOnly?: boolean } = {}): T {
     if (this.inTransaction) throw new Error('nested transaction');
     this.statement(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE').run();
     this.inTransaction = true;
@@ -66,31 +66,23 @@ export class SqliteDatabase implements Tx {
   }
 
   /**
-   * Group commit: runs every item of `items` in its own savepoint of one transaction and commits once
-   * (one fsync with synchronous=FULL). An item that throws rolls back only its own savepoint; its error
-   * is returned in its place. If the COMMIT itself fails, nothing of the group is kept and it throws.
-   * A read-only group has nothing to roll back (no savepoints); with `perTurn` it joins the transaction
-   * of this event-loop turn (see inTurnTransaction) instead of opening its own.
+   * transaction() for work that awaits. The caller keeps everything else off this connection until it
+   * settles (src/backend/store/sqlite-store.ts queues its groups): a second BEGIN would fail.
    */
-  group<I, T>(
-    items: readonly I[], work: (tx: Tx, item: I) => T, options: { readOnly?: boolean; perTurn?: boolean } = {},
-  ): Array<{ ok: true; value: T } | { ok: false; error: unknown }> {
-    const savepoints = !options.readOnly;
-    const all = (tx: Tx) => items.map((item) => {
-      if (savepoints) this.statement('SAVEPOINT item').run();
-      try {
-        const value = work(tx, item);
-        if (savepoints) this.statement('RELEASE item').run();
-        return { ok: true as const, value };
-      } catch (error) {
-        if (savepoints) {
-          this.statement('ROLLBACK TO item').run();
-          this.statement('RELEASE item').run();
-        }
-        return { ok: false as const, error };
-      }
-    });
-    return options.perTurn ? this.inTurnTransaction(all, options) : this.transaction(all, options);
+  async transactionAsync<T>(work: () => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
+    if (this.inTransaction) throw new Error('nested transaction');
+    this.statement(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE').run();
+    this.inTransaction = true;
+    try {
+      const result = await work();
+      this.statement('COMMIT').run();
+      return result;
+    } catch (error) {
+      if (this.db.isTransaction) this.statement('ROLLBACK').run();
+      throw error;
+    } finally {
+      this.inTransaction = false;
+    }
   }
 
   /**
@@ -98,7 +90,7 @@ export class SqliteDatabase implements Tx {
    * shares one BEGIN/COMMIT — one snapshot and one pair of WAL read-lock system calls for readers, one
    * commit for writers. It commits at the end of the turn, or earlier with endTurnTransaction().
    */
-  inTurnTransaction<T>(work: (tx: Tx) => T, options: { readOnly?: boolean } = {}): T {
+  inTurnTransaction<T>(work: (db: this) => T, options: { readOnly?: boolean } = {}): T {
     if (this.turn === null) {
       if (this.inTransaction) throw new Error('nested transaction');
       this.statement(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE').run();
@@ -125,9 +117,8 @@ export class SqliteDatabase implements Tx {
     const applied = new Set(
       this.db.prepare('SELECT name FROM schema_migrations').all().map((row) => String(row['name'])),
     );
-    for (const name of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
+    for (const { name, sql } of migrationFiles(dir)) {
       if (applied.has(name)) continue;
-      const sql = readFileSync(join(dir, name), 'utf8');
       this.transaction(() => {
         this.db.exec(sql);
         this.db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(name, new Date().toISOString());

@@ -5,6 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { MessageCatalog, TranCode } from '../backend/copybooks/index.ts';
 import { LINK_FAILURE } from '../backend/links.ts';
+import { STORE_UNAVAILABLE } from '../backend/store/tx.ts';
 import { RC, readHeader, writeMessage, type MessageHeader } from '../backend/message.ts';
 import { TransportTimeoutError, type Transport } from '../transport/transport.ts';
 import { ApiError } from './errors.ts';
@@ -118,7 +119,8 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
           // A linked program's failure, told in the client's words: no program names, no return codes.
           if (reason === LINK_FAILURE.FAILED) throw new ApiError('BACKEND_PROGRAM_FAILED');
           if (reason === LINK_FAILURE.TIMEOUT) throw new ApiError('BACKEND_TIMEOUT', undefined, RETRY_SOON);
-          if (reason === LINK_FAILURE.UNAVAILABLE) throw new ApiError('BACKEND_UNAVAILABLE', undefined, RETRY_SOON);
+          // The program, or the back-end's database, cannot be reached: nothing was kept, or a retry finds what was.
+          if (reason === LINK_FAILURE.UNAVAILABLE || reason === STORE_UNAVAILABLE) throw new ApiError('BACKEND_UNAVAILABLE', undefined, RETRY_SOON);
           throw new ApiError('INTERNAL_ERROR');
       }
     },

@@ -3,7 +3,6 @@
  * transaction's program in its own savepoint of one group-committed database transaction, and answers
  * with messages as bytes once that commit is durable.
  */
-import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parseRole, type Caller } from './caller.ts';
@@ -12,21 +11,18 @@ import { LINK_FAILURE, LinkFailure, linkMessage, NeedsLink, readLinkReply, runLo
 import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
 import type { ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
-import { isEmpty, seedDemoData } from './store/seed.ts';
-import { SqliteDatabase, type Tx } from '../sqlite.ts';
-
-export const MIGRATIONS_DIR = fileURLToPath(new URL('./store/migrations/', import.meta.url));
+import { openBackendStore, type StoreLocation } from './store/open.ts';
+import { STORE_UNAVAILABLE, StoreUnavailableError, type Tx } from './store/tx.ts';
 
 export interface Backend {
   /** Handles one message; never rejects — failures come back as return codes. */
   handle(message: Buffer): Promise<Buffer>;
   /**
-   * Handles several messages as one group commit: each runs in its own savepoint, all commit together
-   * (one fsync), and the answers are returned, in order, only after that commit is durable. A message
-   * whose program links to a program in another process (src/backend/links.ts) is answered later: its
-   * place holds a promise.
+   * Handles several messages as one group (BackendStore.group: one commit for all on SQLite), and
+   * answers, in order, only once their changes are durable. A message whose program links to a program
+   * in another process (src/backend/links.ts) is answered later: its place holds a promise.
    */
-  handleBatch(messages: readonly Buffer[]): Array<Buffer | Promise<Buffer>>;
+  handleBatch(messages: readonly Buffer[]): Promise<Array<Buffer | Promise<Buffer>>>;
   /** Resolves once no answer is waiting for a linked program. */
   idle(): Promise<void>;
   /**
@@ -34,15 +30,13 @@ export interface Backend {
    * next inquiry sees every write answered until now. Call it when a write's answer arrives.
    */
   refresh(): void;
-  /** Can it serve (database open and answering, and a program host running where one is used)? */
-  ready(): boolean;
+  /** Can it serve (database answering, and a program host running where one is used)? */
+  ready(): Promise<boolean>;
   /** Closes the store at once, then the program host (its processes finish their calls and end). */
   close(): Promise<void>;
 }
 
-export interface BackendOptions {
-  /** SQLite file, usually DATA_DIR/backend.sqlite. */
-  file: string;
+export interface BackendOptions extends StoreLocation {
   log: Logger;
   /** Load the demo data when the store is new (default true). */
   seedWhenEmpty?: boolean;
@@ -63,13 +57,6 @@ export function backendFile(dataDir: string): string {
   return join(dataDir, 'backend.sqlite');
 }
 
-/** Opens (and migrates) the store. */
-export function openBackendStore(file: string): SqliteDatabase {
-  const db = new SqliteDatabase(file);
-  db.migrate(MIGRATIONS_DIR);
-  return db;
-}
-
 /** Signals that a program refused: the transaction rolls back, the reply still goes out. */
 class Refusal {
   readonly reply: ProgramReply;
@@ -78,11 +65,10 @@ class Refusal {
   }
 }
 
-export function createBackend(options: BackendOptions): Backend {
+export async function createBackend(options: BackendOptions): Promise<Backend> {
   const catalog = options.catalog ?? loadMessageCatalog();
   const readOnlyInstance = options.readOnly === true;
-  const db = readOnlyInstance ? new SqliteDatabase(options.file, { readOnly: true }) : openBackendStore(options.file);
-  if (!readOnlyInstance && options.seedWhenEmpty !== false && isEmpty(db)) seedDemoData(db);
+  const store = await openBackendStore(options, { log: options.log, readOnly: readOnlyInstance, seedWhenEmpty: options.seedWhenEmpty !== false });
   const rootLog = options.log.child({ component: 'backend' });
   const linkCatalog = loadLinkCatalog();
   const linkHost = options.linkHost;
@@ -155,8 +141,8 @@ export function createBackend(options: BackendOptions): Backend {
     return readLinkReply(linkCatalog, program, runLocalProgram(linkCatalog, message));
   }
 
-  function runProgram(tx: Tx, job: RunnableJob): ProgramReply {
-    const reply = PROGRAMS[job.tran](
+  async function runProgram(tx: Tx, job: RunnableJob): Promise<ProgramReply> {
+    const reply = await PROGRAMS[job.tran](
       {
         tx, tranCode: job.tran, caller: job.caller, correlationId: job.header.correlationId,
         idempotencyKey: job.header.idempotencyKey, now: new Date().toISOString(), log: programLog(job.header),
@@ -171,15 +157,14 @@ export function createBackend(options: BackendOptions): Backend {
 
   const ABEND: ProgramReply = { returnCode: RC.ABEND, reasonCode: 'ABEND', reasonText: 'internal error' };
 
-  /** Runs the runnable jobs as one group commit and fills in their replies. */
-  function runGroup(jobs: Job[]): void {
+  /** Runs the runnable jobs as one group and fills in their replies. */
+  async function runGroup(jobs: Job[]): Promise<void> {
     const runnable = jobs.filter((j): j is RunnableJob => j.reply === undefined);
     if (runnable.length === 0) return;
     const readOnly = runnable.every((j) => READ_ONLY_TRANSACTIONS.has(j.tran));
     let results;
     try {
-      // A read-only instance reads every inquiry of an event-loop turn from one snapshot.
-      results = db.group(runnable, runProgram, { readOnly, perTurn: readOnlyInstance });
+      results = await store.group(runnable, runProgram, { readOnly });
     } catch (error) {
       // The commit failed: nothing of the group was kept, so no one may be told it was.
       rootLog.error({ err: error, size: runnable.length }, 'group commit failed');
@@ -191,6 +176,10 @@ export function createBackend(options: BackendOptions): Backend {
       if (result.ok) job.reply = result.value;
       else if (result.error instanceof Refusal) job.reply = result.error.reply;
       else if (result.error instanceof NeedsLink) (job as RunnableJob).needs = result.error;
+      else if (result.error instanceof StoreUnavailableError) {
+        rootLog.error({ err: result.error, requestId: job.header.correlationId, tran: job.header.tranCode }, 'database unavailable');
+        job.reply = { returnCode: RC.ABEND, reasonCode: STORE_UNAVAILABLE, reasonText: 'the database is not available' };
+      }
       else if (result.error instanceof LinkFailure) {
         rootLog.error({ err: result.error, requestId: job.header.correlationId, tran: job.header.tranCode }, 'linked program failed');
         job.reply = { returnCode: RC.ABEND, reasonCode: result.error.reason, reasonText: 'a program of this transaction did not complete' };
@@ -249,21 +238,21 @@ export function createBackend(options: BackendOptions): Backend {
   let again: Array<{ job: RunnableJob; done(): void }> = [];
   function runAgain(job: RunnableJob): Promise<void> {
     return new Promise((done) => {
-      if (again.length === 0) setImmediate(runAgainNow);
+      if (again.length === 0) setImmediate(() => void runAgainNow());
       again.push({ job, done });
     });
   }
-  function runAgainNow(): void {
+  async function runAgainNow(): Promise<void> {
     const batch = again;
     again = [];
-    runGroup(batch.map((b) => b.job));
+    await runGroup(batch.map((b) => b.job));
     for (const b of batch) b.done();
   }
 
-  function handleBatch(messages: readonly Buffer[]): Array<Buffer | Promise<Buffer>> {
+  async function handleBatch(messages: readonly Buffer[]): Promise<Array<Buffer | Promise<Buffer>>> {
     const started = performance.now();
     const jobs = messages.map(prepare);
-    runGroup(jobs);
+    await runGroup(jobs);
     return jobs.map((job) => {
       if (job.reply !== undefined || !job.needs) return encode(job, started);
       const answer = completeWithLinks(job, started);
@@ -274,23 +263,15 @@ export function createBackend(options: BackendOptions): Backend {
   }
 
   return {
-    handle: async (message) => handleBatch([message])[0]!,
+    handle: async (message) => (await handleBatch([message]))[0]!,
     handleBatch,
     idle: async () => {
       while (linksInFlight.size > 0) await Promise.allSettled([...linksInFlight]);
     },
-    refresh: () => db.endTurnTransaction(),
-    ready: () => {
-      if (linkHost && !linkHost.host.available()) return false;
-      try {
-        db.statement('SELECT 1').get();
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    refresh: () => store.refresh(),
+    ready: async () => (!linkHost || linkHost.host.available()) && store.ready(),
     close: async () => {
-      db.close();
+      await store.close();
       await linkHost?.host.close();
     },
   };

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Caller } from './caller.ts';
 import type { LinkedProgramName } from './copybooks/index.ts';
 import { RC, type ReturnCode } from './message.ts';
-import type { Tx } from '../sqlite.ts';
+import type { Tx } from './store/tx.ts';
 
 export interface ProgramContext {
   tx: Tx;
@@ -31,7 +31,7 @@ export interface ProgramReply {
   body?: Record<string, unknown>;
 }
 
-export type Program = (ctx: ProgramContext, request: Record<string, unknown>) => ProgramReply;
+export type Program = (ctx: ProgramContext, request: Record<string, unknown>) => Promise<ProgramReply>;
 
 export function ok(body: Record<string, unknown>): ProgramReply {
   return { returnCode: RC.OK, body };

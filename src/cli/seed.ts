@@ -1,25 +1,32 @@
 /**
- * npm run seed: reloads the demo data into the embedded store under DATA_DIR (every business row is
- * replaced) and forgets stored idempotency records, whose responses would no longer match.
+ * npm run seed: reloads the demo data into the back-end's store (SQLite under DATA_DIR, or PostgreSQL
+ * with DATABASE_URL; every business row is replaced) and forgets stored idempotency records, whose responses would no longer match.
  */
 import { openConfiguredIdempotencyStore } from '../api/idempotency/open.ts';
 import { closeRedis, connectRedis } from '../api/redis.ts';
-import { backendFile, openBackendStore } from '../backend/index.ts';
+import { openBackendStore } from '../backend/store/open.ts';
+import { redactedDatabaseUrl } from '../backend/store/postgres-store.ts';
 import { seedDemoData } from '../backend/store/seed.ts';
 import { ConfigError, loadConfig, processEnv } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import { storeLocation } from '../transport/open.ts';
 
 try {
   const config = loadConfig(processEnv());
-  const db = openBackendStore(backendFile(config.dataDir));
-  seedDemoData(db);
-  db.close();
+  const location = storeLocation(config);
+  const store = await openBackendStore(location, { log: createLogger({ logLevel: 'warn' }, process.stderr), seedWhenEmpty: false });
+  try {
+    await store.transaction((tx) => seedDemoData(tx));
+  } finally {
+    await store.close();
+  }
   const redisUrl = config.protection.rateLimit.redisUrl;
   const redis = redisUrl ? await connectRedis(redisUrl, { warn: () => {} }) : null;
   const idempotency = openConfiguredIdempotencyStore(config, redis);
   await idempotency.clear();
   idempotency.close();
   if (redis) await closeRedis(redis);
-  process.stdout.write(`demo data loaded into ${backendFile(config.dataDir)}\n`);
+  process.stdout.write(`demo data loaded into ${location.databaseUrl ? redactedDatabaseUrl(location.databaseUrl) : location.file}\n`);
 } catch (error) {
   process.stderr.write(`seed: ${error instanceof ConfigError ? error.message : String(error)}\n`);
   process.exit(1);

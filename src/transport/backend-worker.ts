@@ -28,21 +28,29 @@ const lines = new Writable({
 });
 const log = createLogger({ logLevel: options.logLevel }, lines);
 // A failure here ends the thread with the error, which rejects openWorkerTransport (or retries a restart).
-const backend = createBackend({
-  file: options.file, log, seedWhenEmpty: options.seedWhenEmpty,
+const backend = await createBackend({
+  file: options.file, databaseUrl: options.databaseUrl, ...(options.poolSize ? { poolSize: options.poolSize } : {}), log, seedWhenEmpty: options.seedWhenEmpty,
   ...(options.cobol ? { linkHost: openProgramHost(options.cobol, log) } : {}),
 });
 
 let queue: Array<{ id: number; message: ArrayBuffer }> = [];
 let drainScheduled = false;
+/** Batches not answered yet: with PostgreSQL, several run at once. */
+const draining = new Set<Promise<void>>();
 
 function drain(): void {
   drainScheduled = false;
   if (queue.length === 0) return;
   const batch = queue;
   queue = [];
-  // A failed COMMIT comes back as ABEND replies; were it to throw, the thread dies and the transport fails these calls.
-  const replies = backend.handleBatch(batch.map((call) => Buffer.from(call.message)));
+  const answered = answer(batch);
+  draining.add(answered);
+  // A failed COMMIT comes back as ABEND replies; were it to reject, the rejection ends the thread, and the transport fails these calls.
+  void answered.finally(() => draining.delete(answered));
+}
+
+async function answer(batch: Array<{ id: number; message: ArrayBuffer }>): Promise<void> {
+  const replies = await backend.handleBatch(batch.map((call) => Buffer.from(call.message)));
   // One message back for the whole batch (see the main side for why); a call waiting for a linked
   // program in another process gets its own once that answer is in and its transaction committed.
   const ids: number[] = [];
@@ -73,13 +81,13 @@ port.on('message', (message: ToWorker) => {
       }
       break;
     case 'ping':
-      post({ type: 'pong', id: message.id, ready: backend.ready() });
+      void backend.ready().then((ready) => post({ type: 'pong', id: message.id, ready }));
       break;
     case 'close':
       // Port order: every call posted before the close is already queued; answer them (and the calls
       // waiting for a linked program), then end the thread.
       drain();
-      void backend.idle().then(() => backend.close()).finally(() => port.close());
+      void Promise.all(draining).then(() => backend.idle()).then(() => backend.close()).finally(() => port.close());
       break;
   }
 });

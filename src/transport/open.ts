@@ -1,6 +1,6 @@
 /**
  * Opens the transport the configuration asks for: back-end services over mutual TLS (BACKEND_URL), or
- * the embedded back-end (SQLite under DATA_DIR) in a worker thread (BACKEND_TRANSPORT=worker, the default)
+ * the embedded back-end (its store SQLite under DATA_DIR, or PostgreSQL with DATABASE_URL) in a worker thread (BACKEND_TRANSPORT=worker, the default)
  * or on this thread (in-process). The back-end service (`corebridge backend serve`) opens the embedded one.
  */
 import { readFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { backendFile, createBackend } from '../backend/index.ts';
 import type { MessageCatalog } from '../backend/copybooks/index.ts';
+import type { StoreLocation } from '../backend/store/open.ts';
 import { inquiryMatcher } from '../backend/message.ts';
 import { ConfigError, type Config, type TlsFiles } from '../config.ts';
 import { openProgramHost, type CobolProgramSettings } from './cobol-host.ts';
@@ -57,17 +58,23 @@ async function cobolSettings(config: Config, logger: Logger): Promise<CobolProgr
   return { programs, ...build, processes: config.backend.cobolHosts, callTimeoutMs: config.backend.cobolCallTimeoutMs };
 }
 
+/** Where the back-end's store is: PostgreSQL (DATABASE_URL) or the SQLite file under DATA_DIR. */
+export function storeLocation(config: Config): StoreLocation {
+  return { file: backendFile(config.dataDir), databaseUrl: config.backend.databaseUrl, poolSize: config.backend.databasePoolSize };
+}
+
 export async function openEmbeddedBackend(config: Config, logger: Logger, catalog: MessageCatalog): Promise<Transport> {
-  const file = backendFile(config.dataDir);
+  const location = storeLocation(config);
   const cobol = await cobolSettings(config, logger);
   if (config.backend.transport === 'in-process') {
-    return inProcessTransport(createBackend({ file, log: logger, catalog, ...(cobol ? { linkHost: openProgramHost(cobol, logger) } : {}) }));
+    return inProcessTransport(await createBackend({ ...location, log: logger, catalog, ...(cobol ? { linkHost: openProgramHost(cobol, logger) } : {}) }));
   }
-  const worker = await openWorkerTransport({ file, logLevel: config.logLevel, logger, ...(cobol ? { cobol } : {}) });
-  if (config.backend.reads === 'worker') return worker;
+  const worker = await openWorkerTransport({ ...location, logLevel: config.logLevel, logger, ...(cobol ? { cobol } : {}) });
+  // PostgreSQL serves reads from the worker's pool; the read split is for SQLite's WAL readers.
+  if (config.backend.reads === 'worker' || location.databaseUrl) return worker;
   // The worker has migrated the store: inquiries can now be read here, without crossing threads.
   try {
-    const reader = createBackend({ file, log: logger, catalog, readOnly: true });
+    const reader = await createBackend({ file: location.file, log: logger, catalog, readOnly: true });
     return splitReads(inquiryMatcher(catalog), inProcessTransport(reader), worker, () => reader.refresh());
   } catch (error) {
     await worker.close();

@@ -7,13 +7,12 @@
  */
 import { Worker } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
+import type { StoreLocation } from '../backend/store/open.ts';
 import type { LogLevel } from '../config.ts';
 import type { CobolProgramSettings } from './cobol-host.ts';
 import { CallNotStartedError, ping, TransportError, type Transport } from './transport.ts';
 
-export interface WorkerTransportOptions {
-  /** SQLite file, usually DATA_DIR/backend.sqlite. */
-  file: string;
+export interface WorkerTransportOptions extends StoreLocation {
   logLevel: LogLevel;
   /** The main thread's logger: the worker's log lines are written, unchanged, to its destination. */
   logger: Logger;
@@ -31,6 +30,8 @@ export interface WorkerTransport extends Transport {
 /** What the worker entry receives as workerData. */
 export interface BackendWorkerData {
   file: string;
+  databaseUrl: string | null;
+  poolSize: number | null;
   logLevel: LogLevel;
   seedWhenEmpty: boolean;
   cobol: CobolProgramSettings | null;
@@ -68,7 +69,9 @@ interface PendingCall {
 
 export async function openWorkerTransport(options: WorkerTransportOptions): Promise<WorkerTransport> {
   const { logger } = options;
-  const data: BackendWorkerData = { file: options.file, logLevel: options.logLevel, seedWhenEmpty: options.seedWhenEmpty ?? true, cobol: options.cobol ?? null };
+  const data: BackendWorkerData = {
+    file: options.file, databaseUrl: options.databaseUrl ?? null, poolSize: options.poolSize ?? null, logLevel: options.logLevel, seedWhenEmpty: options.seedWhenEmpty ?? true, cobol: options.cobol ?? null,
+  };
   // pino keeps its destination under this symbol; worker lines bypass formatting but share the stream.
   const destination = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym]!;
   const calls = new Map<number, PendingCall>();

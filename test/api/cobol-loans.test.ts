@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
+import { queryStore } from '../helpers/backend-store.ts';
 import { cobolSkip, hostProcesses } from '../helpers/cobol.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/cobol/', import.meta.url));
@@ -18,13 +18,8 @@ function apply(h: TestApp, key: string, amount = 10000) {
   return h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: 1001, amount, installments: 24 }, headers: { 'idempotency-key': key } });
 }
 
-function loansStored(h: TestApp): Array<{ loan_id: string; idempotency_key: string; status: string }> {
-  const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'), { readOnly: true });
-  try {
-    return db.prepare('SELECT loan_id, idempotency_key, status FROM loan_applications ORDER BY idempotency_key').all() as Array<{ loan_id: string; idempotency_key: string; status: string }>;
-  } finally {
-    db.close();
-  }
+async function loansStored(h: TestApp): Promise<Array<{ loan_id: string; idempotency_key: string; status: string }>> {
+  return await queryStore(h, 'SELECT loan_id, idempotency_key, status FROM loan_applications ORDER BY idempotency_key') as Array<{ loan_id: string; idempotency_key: string; status: string }>;
 }
 
 test('a COBOL program that abends: 502 BACKEND_PROGRAM_FAILED in the client\'s words, nothing stored', { skip: cobolSkip }, async (t) => {
@@ -32,7 +27,7 @@ test('a COBOL program that abends: 502 BACKEND_PROGRAM_FAILED in the client\'s w
   const res = await apply(h, 'abend-1');
   assertProblem(res, 502, 'BACKEND_PROGRAM_FAILED');
   assert.doesNotMatch(res.body, /LNDECIDE|COBOL|STOP RUN|abend|return code|reason/i);
-  assert.deepEqual(loansStored(h), []);
+  assert.deepEqual((await loansStored(h)), []);
   const line = h.logs.find((l) => l['requestId'] === res.headers['x-request-id'] && l['backend']);
   assert.deepEqual(line?.['backend'], { tran: 'LNAPPL', rc: 99, reason: 'PROGRAM_FAILED', ms: (line?.['backend'] as { ms: number }).ms });
   // The host came back for the next call (which abends again, the same way).
@@ -43,7 +38,7 @@ test('a COBOL program that does not answer in time: 504 BACKEND_TIMEOUT, nothing
   const h = await startApp(t, { PROGRAMS_COBOL: 'LNDECIDE', COBOL_SOURCE_DIR: join(FIXTURES, 'hang'), COBOL_CALL_TIMEOUT_MS: '300' });
   const res = await apply(h, 'hang-1');
   assertProblem(res, 504, 'BACKEND_TIMEOUT');
-  assert.deepEqual(loansStored(h), []);
+  assert.deepEqual((await loansStored(h)), []);
 });
 
 test('COBOL hosts killed under load: 503 with Retry-After meanwhile, then recovery; no decision lost or doubled', { skip: cobolSkip, timeout: 120_000 }, async (t) => {
@@ -96,7 +91,7 @@ test('COBOL hosts killed under load: 503 with Retry-After meanwhile, then recove
     assert.equal(res.statusCode, 201);
     acknowledged.set(key, res.json().loanId);
   }
-  const stored = loansStored(h);
+  const stored = (await loansStored(h));
   assert.equal(stored.length, next, 'one stored decision per application');
   assert.equal(new Set(stored.map((l) => l.idempotency_key)).size, next, 'none doubled');
   for (const [key, loanId] of acknowledged) assert.equal(stored.find((l) => l.idempotency_key === key)?.loan_id, loanId, `${key} kept as acknowledged`);

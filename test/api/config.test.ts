@@ -18,6 +18,8 @@ test('defaults: port 8080, ./data, info, 24 h idempotency', () => {
     transport: 'worker', reads: 'api-thread', cobolPrograms: [], cobolSourceDir: null, cobolHosts: 2, cobolCallTimeoutMs: 2000,
     // Embedded unless BACKEND_URL names back-end services; then the development PKI's API certificate by default.
     urls: [], connections: 2, callTimeoutMs: 4000,
+    // The embedded SQLite store unless DATABASE_URL names a PostgreSQL database.
+    databaseUrl: null, databasePoolSize: 10,
     clientTls: { caFile: join(certs, 'ca.crt'), certFile: join(certs, 'api.crt'), keyFile: join(certs, 'api.key') },
   });
   assert.deepEqual(c.backendService, {
@@ -43,6 +45,11 @@ test('back-end services: several URLs, TLS files set for both roles, the allowli
   assert.deepEqual([c.backend.connections, c.backend.callTimeoutMs], [4, 1500]);
 });
 
+test('PostgreSQL: DATABASE_URL and the pool size', () => {
+  const c = loadConfig({ DATABASE_URL: 'postgresql://corebridge@db.internal:5432/corebridge', DATABASE_POOL_SIZE: '25' });
+  assert.deepEqual([c.backend.databaseUrl, c.backend.databasePoolSize], ['postgresql://corebridge@db.internal:5432/corebridge', 25]);
+});
+
 test('an invalid value stops startup with a message naming the variable', () => {
   const bad: Array<[Record<string, string>, string]> = [
     [{ PORT: 'eighty' }, 'PORT'],
@@ -60,6 +67,10 @@ test('an invalid value stops startup with a message naming the variable', () => 
     [{ BACKEND_TLS_CERT: '/pki/me.pem' }, 'BACKEND_TLS_KEY'],
     [{ BACKEND_LISTEN: '7443' }, 'BACKEND_LISTEN'],
     [{ BACKEND_CONNECTIONS: '0' }, 'BACKEND_CONNECTIONS'],
+    [{ DATABASE_URL: 'mysql://db/corebridge' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'postgres://db:5432' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'corebridge' }, 'DATABASE_URL'],
+    [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
   ];
   for (const [env, name] of bad) {
     assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.variable === name && e.message.includes(name));

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test, type TestContext } from 'node:test';
 import { LoanDecision } from '../../src/api/routes/loans.ts';
 import { assertProblem, assertShape } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
+import { queryStore } from '../helpers/backend-store.ts';
 import { cobolSkip } from '../helpers/cobol.ts';
 
 const KEYS = ['loanId', 'status', 'customerId', 'requestedAmount', 'approvedAmount', 'interestRate', 'installmentValue', 'installments', 'currency', 'createdAt'];
@@ -42,15 +41,13 @@ for (const mode of MODES) {
     assert.deepEqual(read.json(), d);
 
     // LoanApproved and the audit row were written with the decision, under the request's correlation id.
-    const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'), { readOnly: true });
-    t.after(() => db.close());
-    const event = db.prepare("SELECT * FROM outbox WHERE event_type = 'LoanApproved' AND aggregate_id = ?").get(d.loanId);
+    const [event] = await queryStore(h, "SELECT * FROM outbox WHERE event_type = 'LoanApproved' AND aggregate_id = ?", d.loanId);
     assert.ok(event);
     assert.equal(event['correlation_id'], res.headers['x-request-id']);
     assert.deepEqual(JSON.parse(String(event['payload_json'])), {
       loanId: d.loanId, customerId: '1001', approvedAmount: 10000, currency: 'EUR', interestRate: 6.9, installments: 24, installmentValue: 447.27,
     });
-    const audit = db.prepare("SELECT action, principal FROM audit_log WHERE entity = 'loan' AND entity_id = ?").get(d.loanId);
+    const [audit] = await queryStore(h, "SELECT action, principal FROM audit_log WHERE entity = 'loan' AND entity_id = ?", d.loanId);
     assert.deepEqual({ ...audit }, { action: 'approved', principal: 'ada' });
   });
 
@@ -90,9 +87,7 @@ for (const mode of MODES) {
     assert.equal(alan.json().status, 'REJECTED');
     assert.equal(alan.json().reason, 'INSUFFICIENT_INCOME');
     assert.equal(alan.json().approvedAmount, 0);
-    const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'), { readOnly: true });
-    t.after(() => db.close());
-    assert.equal(db.prepare("SELECT COUNT(*) AS n FROM outbox WHERE event_type = 'LoanApproved'").get()?.['n'], 0, 'no event for rejections');
+    assert.equal((await queryStore(h, "SELECT COUNT(*) AS n FROM outbox WHERE event_type = 'LoanApproved'"))[0]?.['n'], 0, 'no event for rejections');
     assert.equal((await h.request({ method: 'GET', url: `/v1/loan-applications/${alan.json().loanId}`, as: 'alan' })).json().status, 'REJECTED');
   });
 

@@ -1,7 +1,5 @@
 /** Health, discovery, OpenAPI, correlation ids and the one-line-per-request log. */
 import assert from 'node:assert/strict';
-import { DatabaseSync } from 'node:sqlite';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Fastify from 'fastify';
@@ -9,6 +7,7 @@ import { installRouteTableCheck } from '../../src/api/plugins/auth.ts';
 import { ROUTES } from '../../src/api/route-table.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp } from '../helpers/app.ts';
+import { queryStore } from '../helpers/backend-store.ts';
 
 test('a route without an entry in the route table stops the app from starting', async () => {
   const app = Fastify();
@@ -94,9 +93,7 @@ test('X-Request-ID: kept when well-formed, replaced when not, echoed, logged in 
   assert.deepEqual(backendLines, []);
   assert.equal(lines.length, 1, 'exactly one line for the request at info');
 
-  const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'), { readOnly: true });
-  t.after(() => db.close());
-  assert.equal(db.prepare('SELECT correlation_id FROM orders WHERE order_id = ?').get(res.json().orderId)?.['correlation_id'], id);
+  assert.equal((await queryStore(h, 'SELECT correlation_id FROM orders WHERE order_id = ?', res.json().orderId))[0]?.['correlation_id'], id);
 
   for (const bad of ['has space', 'x'.repeat(129), 'semi;colon']) {
     const r = await h.request({ method: 'GET', url: '/health/live', headers: { 'x-request-id': bad } });
@@ -114,9 +111,7 @@ test('X-Request-ID: kept when well-formed, replaced when not, echoed, logged in 
 test('a 5xx answer hides the details', async (t) => {
   const h = await startApp(t);
   // Break the back-end's store under the running app: the program fails, the client learns nothing.
-  const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'));
-  db.exec('DROP TABLE audit_log');
-  db.close();
+  await queryStore(h, 'DROP TABLE audit_log');
   const res = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
   const problem = assertProblem(res, 500, 'INTERNAL_ERROR');
   assert.equal(problem['detail'], undefined);

@@ -135,7 +135,7 @@ async function slowApp(t: TestContext, env: Record<string, string>, delayMs: num
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
   const logger = createLogger(config, new Writable({ write(_c, _e, done) { done(); } }));
   const catalog = loadMessageCatalog();
-  const inner = inProcessTransport(createBackend({ file: backendFile(dataDir), log: logger, catalog }));
+  const inner = inProcessTransport(await createBackend({ file: backendFile(dataDir), log: logger, catalog }));
   const transport = {
     ...inner,
     async call(request: Buffer, options?: { signal?: AbortSignal }) {

@@ -6,19 +6,19 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
 import { pino } from 'pino';
-import { createBackend } from '../../src/backend/index.ts';
+import { createBackend, type Backend } from '../../src/backend/index.ts';
 import { loadMessageCatalog, type TranCode } from '../../src/backend/copybooks/index.ts';
 import { RC, readHeader, writeMessage, type MessageHeader } from '../../src/backend/message.ts';
 
 const catalog = loadMessageCatalog();
 
-function start(t: TestContext, level = 'debug') {
+async function start(t: TestContext, level = 'debug') {
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-backend-'));
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({ write(chunk: Buffer, _e, done) { for (const l of chunk.toString().split('\n')) if (l) logs.push(JSON.parse(l)); done(); } });
-  const backend = createBackend({ file: join(dir, 'backend.sqlite'), log: pino({ level }, sink), catalog });
-  t.after(() => {
-    backend.close();
+  const backend = await createBackend({ file: join(dir, 'backend.sqlite'), log: pino({ level }, sink), catalog });
+  t.after(async () => {
+    await backend.close();
     rmSync(dir, { recursive: true, force: true });
   });
   return { backend, logs };
@@ -31,14 +31,14 @@ function header(tran: string, extra: Partial<MessageHeader> = {}): MessageHeader
   };
 }
 
-async function call(backend: ReturnType<typeof createBackend>, tran: TranCode, body: Record<string, unknown>, extra: Partial<MessageHeader> = {}) {
+async function call(backend: Backend, tran: TranCode, body: Record<string, unknown>, extra: Partial<MessageHeader> = {}) {
   const reply = await backend.handle(writeMessage(catalog, header(tran, extra), catalog.request(tran), body));
   const { header: h, body: bytes } = readHeader(catalog, reply);
   return { header: h, body: bytes.length ? catalog.response(tran).decode(bytes) : undefined, bytes: reply };
 }
 
 test('the header comes back with the correlation id and the return code; EBCDIC on the wire', async (t) => {
-  const { backend, logs } = start(t);
+  const { backend, logs } = await start(t);
   const out = (await call(backend, 'ACCBAL', { acckAccountId: '1001-01' }));
   assert.equal(out.header.returnCode, RC.OK);
   assert.equal(out.header.correlationId, 'corr-1');
@@ -50,18 +50,18 @@ test('the header comes back with the correlation id and the return code; EBCDIC 
 });
 
 test('at info the back-end writes no line for a transaction that ended normally', async (t) => {
-  const { backend, logs } = start(t, 'info');
+  const { backend, logs } = await start(t, 'info');
   assert.equal((await call(backend, 'ACCBAL', { acckAccountId: '1001-01' })).header.returnCode, RC.OK);
   assert.deepEqual(logs, []);
 });
 
 test('a group commit keeps every transaction that succeeded and rolls back only the one that was refused', async (t) => {
-  const { backend } = start(t);
+  const { backend } = await start(t);
   const pay = (key: string, amount: number, debtor = '1003-01') => writeMessage(
     catalog, header('PAYCRT', { idempotencyKey: key, correlationId: key, principal: 'clerk', role: 'AGENT', customerId: '' }),
     catalog.request('PAYCRT'), { paycDebtorAccount: debtor, paycCreditorAccount: '1001-01', paycAmount: amount, paycCurrencyCode: 'EUR' },
   );
-  const replies = (await Promise.all(backend.handleBatch([
+  const replies = (await Promise.all(await backend.handleBatch([
     pay('g-1', 1),
     pay('g-2', 2, 'NO-SUCH'),
     pay('g-3', 3),
@@ -78,7 +78,7 @@ test('a group commit keeps every transaction that succeeded and rolls back only 
 });
 
 test('payments are exactly-once per caller and key, even when the API layer forgot the first answer', async (t) => {
-  const { backend } = start(t);
+  const { backend } = await start(t);
   const body = { paycDebtorAccount: '1001-01', paycCreditorAccount: '1002-01', paycAmount: 10, paycCurrencyCode: 'EUR' };
   const first = (await call(backend, 'PAYCRT', body, { idempotencyKey: 'once' }));
   const retry = (await call(backend, 'PAYCRT', body, { idempotencyKey: 'once', correlationId: 'corr-2' }));
@@ -93,7 +93,7 @@ test('payments are exactly-once per caller and key, even when the API layer forg
 });
 
 test('refusals roll back; unknown transactions, bad callers and malformed records get return codes', async (t) => {
-  const { backend } = start(t);
+  const { backend } = await start(t);
   assert.equal((await call(backend, 'ORDINQ', { ordkOrderId: 'ORD-X' })).header.returnCode, RC.NOT_FOUND);
   const unknown = await backend.handle(writeMessage(catalog, header('NOSUCH'), null, undefined));
   assert.equal(readHeader(catalog, unknown).header.returnCode, RC.UNKNOWN_TRAN);
@@ -111,7 +111,7 @@ test('refusals roll back; unknown transactions, bad callers and malformed record
 });
 
 test('a cancel releases stock; an update that fails leaves the order and stock unchanged', async (t) => {
-  const { backend } = start(t);
+  const { backend } = await start(t);
   const agent = { principal: 'clerk', role: 'AGENT', customerId: '' };
   const created = (await call(backend, 'ORDCRT', { ordcCustomerId: '1001', ordcProductId: 'P-200', ordcQuantity: 2 }, agent));
   assert.equal(created.body?.['ordStatus'], 'CONFIRMED');

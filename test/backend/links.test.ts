@@ -12,7 +12,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { test, type TestContext } from 'node:test';
 import { pino } from 'pino';
 import { loadLinkCatalog, loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
-import { createBackend } from '../../src/backend/index.ts';
+import { createBackend, type Backend } from '../../src/backend/index.ts';
 import { runLocalProgram, type LinkHost } from '../../src/backend/links.ts';
 import { RC, readHeader, writeMessage } from '../../src/backend/message.ts';
 import { TransportError, TransportTimeoutError } from '../../src/transport/transport.ts';
@@ -20,7 +20,7 @@ import { TransportError, TransportTimeoutError } from '../../src/transport/trans
 const catalog = loadMessageCatalog();
 const linkCatalog = loadLinkCatalog();
 
-function start(t: TestContext, call: (message: Buffer, store: DatabaseSync) => Promise<Buffer>, available = () => true) {
+async function start(t: TestContext, call: (message: Buffer, store: DatabaseSync) => Promise<Buffer>, available = () => true) {
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-links-'));
   const file = join(dir, 'backend.sqlite');
   const calls: Buffer[] = [];
@@ -34,7 +34,7 @@ function start(t: TestContext, call: (message: Buffer, store: DatabaseSync) => P
     available,
     close: async () => {},
   };
-  const backend = createBackend({ file, log: pino({ level: 'silent' }), catalog, linkHost: { programs: new Set(['LNDECIDE']), host } });
+  const backend = await createBackend({ file, log: pino({ level: 'silent' }), catalog, linkHost: { programs: new Set(['LNDECIDE']), host } });
   t.after(async () => {
     store?.close();
     await backend.close();
@@ -51,7 +51,7 @@ function start(t: TestContext, call: (message: Buffer, store: DatabaseSync) => P
   return { backend, calls, loansStored };
 }
 
-async function apply(backend: ReturnType<typeof createBackend>, amount = 10000) {
+async function apply(backend: Backend, amount = 10000) {
   const message = writeMessage(
     catalog,
     { tranCode: 'LNAPPL', correlationId: 'link-1', principal: 'clerk', role: 'AGENT', customerId: '', idempotencyKey: 'k-1', returnCode: 0, reasonCode: '', reasonText: '' },
@@ -65,7 +65,7 @@ async function apply(backend: ReturnType<typeof createBackend>, amount = 10000) 
 const setIncome = (store: DatabaseSync, minor: number) => store.prepare("UPDATE customers SET monthly_income = ? WHERE customer_id = '1001'").run(minor);
 
 test('the transaction runs again with the answer of the program elsewhere, and only then writes', async (t) => {
-  const { backend, calls, loansStored } = start(t, async (message) => runLocalProgram(linkCatalog, message));
+  const { backend, calls, loansStored } = await start(t, async (message) => runLocalProgram(linkCatalog, message));
   const { header, body } = await apply(backend);
   assert.equal(header.returnCode, RC.OK);
   assert.equal(body?.['lnStatus'], 'APPROVED');
@@ -76,7 +76,7 @@ test('the transaction runs again with the answer of the program elsewhere, and o
 });
 
 test('what the program read changed during the call: it asks again with the new values', async (t) => {
-  const { backend, calls, loansStored } = start(t, async (message, store) => {
+  const { backend, calls, loansStored } = await start(t, async (message, store) => {
     // The customer's income drops to 1,000.00 while the first decision is being made.
     if (calls.length === 1) setIncome(store, 100_000);
     return runLocalProgram(linkCatalog, message);
@@ -92,7 +92,7 @@ test('what the program read changed during the call: it asks again with the new 
 });
 
 test('data that keeps changing: after three rounds, CONFLICT and nothing stored', async (t) => {
-  const { backend, calls, loansStored } = start(t, async (message, store) => {
+  const { backend, calls, loansStored } = await start(t, async (message, store) => {
     setIncome(store, 500_000 + calls.length);
     return runLocalProgram(linkCatalog, message);
   });
@@ -117,7 +117,7 @@ test('a host that cannot answer: the reason says how, nothing stored', async (t)
     }, undefined],
   ];
   for (const [reason, call, available] of cases) {
-    const { backend, loansStored } = start(t, call, available);
+    const { backend, loansStored } = await start(t, call, available);
     const { header } = await apply(backend);
     assert.equal(header.returnCode, RC.ABEND, reason);
     assert.equal(header.reasonCode, reason);

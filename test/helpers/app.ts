@@ -1,6 +1,7 @@
 /**
  * Builds the real app in-process on a fresh DATA_DIR (real SQLite files) and closes it after the test; with
- * a back-end service over mutual TLS when asked (TEST_BACKEND=tls).
+ * a back-end service over mutual TLS when asked (TEST_BACKEND=tls), and the back-end's store in a fresh
+ * PostgreSQL database when asked (TEST_DATABASE=postgres).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import { ROLE_SCOPES, findDemoIdentity } from '../../src/api/auth/roles.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { openEmbeddedBackend } from '../../src/transport/open.ts';
+import { createTestDatabase, testOnPostgres } from './backend-store.ts';
 import { startBackendService, testPki, writeDevPki, type RunningService } from './backend-service.ts';
 
 export interface TestApp {
@@ -55,6 +57,7 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
   // Event-loop-delay shedding is off unless a test turns it on: tests block the loop on purpose (spawnSync of
   // the CLI) on a loaded 2-core machine, which is not the overload the protection is for.
   const baseEnv: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env, ...extraEnv };
+  if (testOnPostgres && !baseEnv['DATABASE_URL']) baseEnv['DATABASE_URL'] = await createTestDatabase(t);
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {

@@ -35,7 +35,7 @@ test('reads on a read-only connection see every write the worker has answered; a
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-split-'));
   const file = join(dir, 'backend.sqlite');
   const worker = await openWorkerTransport({ file, logLevel: 'silent', logger: silent });
-  const readOnlyBackend = createBackend({ file, log: silent, catalog, readOnly: true });
+  const readOnlyBackend = await createBackend({ file, log: silent, catalog, readOnly: true });
   const reader = inProcessTransport(readOnlyBackend);
   const transport = splitReads(inquiryMatcher(catalog), reader, worker, () => readOnlyBackend.refresh());
   t.after(async () => {
@@ -67,8 +67,8 @@ test('reads on a read-only connection see every write the worker has answered; a
 test('a read-only back-end reads one snapshot per event-loop turn, ended early by refresh()', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-snapshot-'));
   const file = join(dir, 'backend.sqlite');
-  const owner = createBackend({ file, log: silent, catalog });
-  const reader = createBackend({ file, log: silent, catalog, readOnly: true });
+  const owner = await createBackend({ file, log: silent, catalog });
+  const reader = await createBackend({ file, log: silent, catalog, readOnly: true });
   t.after(() => {
     reader.close();
     owner.close();

@@ -28,7 +28,7 @@ function tempFile(t: TestContext): string {
 }
 
 const TRANSPORTS: Array<{ name: string; open(file: string, t: TestContext): Promise<Transport> }> = [
-  { name: 'in-process', open: async (file) => inProcessTransport(createBackend({ file, log: silent, catalog })) },
+  { name: 'in-process', open: async (file) => inProcessTransport(await createBackend({ file, log: silent, catalog })) },
   { name: 'worker', open: (file) => openWorkerTransport({ file, logLevel: 'silent', logger: silent }) },
   {
     // The API's TLS transport to a back-end service (a worker behind the mutual-TLS listener): closing it
@@ -120,14 +120,14 @@ for (const kind of TRANSPORTS) {
 }
 
 test('in-process: each side gets its own copy of the bytes', async (t) => {
-  const real = createBackend({ file: tempFile(t), log: silent, catalog });
+  const real = await createBackend({ file: tempFile(t), log: silent, catalog });
   let seen: Buffer | undefined;
   let answer: Buffer | undefined;
   const observed: Backend = {
     handle: (message) => real.handle(message),
-    handleBatch(messages) {
+    async handleBatch(messages) {
       seen = messages[0];
-      const replies = real.handleBatch(messages);
+      const replies = await real.handleBatch(messages);
       answer = replies[0] as Buffer;
       return replies;
     },

@@ -5,8 +5,8 @@ import { fromMinorUnits } from '../money.ts';
 import { fail, field, ok, type Program } from '../program.ts';
 import { findAccount } from '../store/accounts.ts';
 
-export const balanceInquiry: Program = (ctx, req) => {
-  const account = findAccount(ctx.tx, field(req, 'acckAccountId'));
+export const balanceInquiry: Program = async (ctx, req) => {
+  const account = await findAccount(ctx.tx, field(req, 'acckAccountId'));
   if (!account || account.kind !== 'CUSTOMER' || !mayUseCustomerData(ctx.caller, account.customerId)) {
     return fail(RC.NOT_FOUND, 'ACCOUNT_NOT_FOUND', 'account not found');
   }

@@ -37,8 +37,8 @@ export function customerRecord(c: Customer): Record<string, unknown> {
   };
 }
 
-function audit(ctx: ProgramContext, customerId: string, action: string): void {
-  writeAudit(ctx.tx, {
+async function audit(ctx: ProgramContext, customerId: string, action: string): Promise<void> {
+  await writeAudit(ctx.tx, {
     tranCode: ctx.tranCode, entity: 'customer', entityId: customerId, action, principal: ctx.caller.principal,
     correlationId: ctx.correlationId, at: ctx.now,
   });
@@ -52,14 +52,14 @@ function validDate(text: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(text) && d.getTime() < Date.now();
 }
 
-export const inquireCustomer: Program = (ctx, req) => {
+export const inquireCustomer: Program = async (ctx, req) => {
   const id = field(req, 'cuskCustomerId');
-  const customer = findCustomer(ctx.tx, id);
+  const customer = await findCustomer(ctx.tx, id);
   if (!customer || !maySeeCustomer(ctx.caller, id)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   return ok(customerRecord(customer));
 };
 
-export const addCustomer: Program = (ctx, req) => {
+export const addCustomer: Program = async (ctx, req) => {
   const { tx } = ctx;
   if (ctx.caller.role === 'CUSTOMER') return fail(RC.NOT_FOUND, 'NOT_PERMITTED', 'customers cannot register others');
   const name = field(req, 'cusaName');
@@ -67,7 +67,7 @@ export const addCustomer: Program = (ctx, req) => {
   const birthDate = field(req, 'cusaBirthDate');
   if (!name) return fail(RC.INVALID_INPUT, 'NAME_REQUIRED', 'name must not be blank');
   if (birthDate && !validDate(birthDate)) return fail(RC.INVALID_INPUT, 'INVALID_BIRTH_DATE', 'dateOfBirth is not a past calendar date');
-  if (findCustomerByEmail(tx, email)) return fail(RC.CONFLICT, 'EMAIL_ALREADY_REGISTERED', 'this e-mail address is already registered');
+  if (await findCustomerByEmail(tx, email)) return fail(RC.CONFLICT, 'EMAIL_ALREADY_REGISTERED', 'this e-mail address is already registered');
   const addr = (req['cusaAddr'] ?? {}) as Record<string, unknown>;
   const address: Address | null = field(req, 'cusaAddrPresent') === 'Y'
     ? {
@@ -79,12 +79,12 @@ export const addCustomer: Program = (ctx, req) => {
     }
     : null;
   const customer: Customer = {
-    customerId: nextCustomerId(tx), name, email, phone: field(req, 'cusaPhone') || null, birthDate: birthDate || null,
+    customerId: await nextCustomerId(tx), name, email, phone: field(req, 'cusaPhone') || null, birthDate: birthDate || null,
     address, riskRating: NEW_CUSTOMER_RATING, monthlyIncome: 0, creditLimit: NEW_CUSTOMER_CREDIT_LIMIT, currency: 'EUR',
     createdAt: ctx.now, updatedAt: ctx.now,
   };
-  insertCustomer(tx, customer);
-  audit(ctx, customer.customerId, 'created');
+  await insertCustomer(tx, customer);
+  await audit(ctx, customer.customerId, 'created');
   return ok(customerRecord(customer));
 };
 
@@ -96,10 +96,10 @@ function patched(action: string, value: string, current: string | null): string 
   return undefined;
 }
 
-export const updateCustomerProgram: Program = (ctx, req) => {
+export const updateCustomerProgram: Program = async (ctx, req) => {
   const { tx } = ctx;
   const id = field(req, 'cusuCustomerId');
-  const current = findCustomer(tx, id);
+  const current = await findCustomer(tx, id, { forUpdate: true });
   if (!current || !maySeeCustomer(ctx.caller, id)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   if (!mayChangeCustomer(ctx.caller, id)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   const name = patched(field(req, 'cusuNameAction'), field(req, 'cusuName'), current.name);
@@ -113,7 +113,7 @@ export const updateCustomerProgram: Program = (ctx, req) => {
   if (!email) return fail(RC.INVALID_INPUT, 'EMAIL_REQUIRED', 'email cannot be removed');
   if (birthDate && !validDate(birthDate)) return fail(RC.INVALID_INPUT, 'INVALID_BIRTH_DATE', 'dateOfBirth is not a past calendar date');
   if (email !== current.email) {
-    const other = findCustomerByEmail(tx, email);
+    const other = await findCustomerByEmail(tx, email);
     if (other && other.customerId !== id) return fail(RC.CONFLICT, 'EMAIL_ALREADY_REGISTERED', 'this e-mail address is already registered');
   }
   let address = current.address;
@@ -133,7 +133,7 @@ export const updateCustomerProgram: Program = (ctx, req) => {
     address = { line1, ...(line2 ? { line2 } : {}), postalCode, city, country };
   }
   const updated: Customer = { ...current, name, email, phone, birthDate, address, updatedAt: ctx.now };
-  updateCustomer(tx, updated);
-  audit(ctx, id, 'updated');
+  await updateCustomer(tx, updated);
+  await audit(ctx, id, 'updated');
   return ok(customerRecord(updated));
 };

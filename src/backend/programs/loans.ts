@@ -35,10 +35,10 @@ function reply(l: LoanApplication) {
   return l.status === 'REJECTED' ? rejected(l.rejectReason ?? '', loanRecord(l)) : ok(loanRecord(l));
 }
 
-export const applyForLoan: Program = (ctx, req) => {
+export const applyForLoan: Program = async (ctx, req) => {
   const { tx, caller } = ctx;
   if (ctx.idempotencyKey) {
-    const earlier = findLoanByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
+    const earlier = await findLoanByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
     if (earlier) return reply(earlier);
   }
   let amount: number;
@@ -56,7 +56,7 @@ export const applyForLoan: Program = (ctx, req) => {
     return fail(RC.INVALID_INPUT, 'INSTALLMENTS_OUT_OF_RANGE', 'installments must be between 6 and 120');
   }
   const customerId = String(Number(req['lnrqCustomerId']));
-  const customer = findCustomer(tx, customerId);
+  const customer = await findCustomer(tx, customerId);
   if (!customer || !mayUseCustomerData(caller, customer.customerId)) {
     return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', `customer ${customerId} not found`);
   }
@@ -82,13 +82,13 @@ export const applyForLoan: Program = (ctx, req) => {
     installmentValue: d.installment, installments, currency: customer.currency, createdBy: caller.principal,
     idempotencyKey: ctx.idempotencyKey || null, correlationId: ctx.correlationId, createdAt: ctx.now,
   };
-  insertLoan(tx, loan);
-  writeAudit(tx, {
+  await insertLoan(tx, loan);
+  await writeAudit(tx, {
     tranCode: ctx.tranCode, entity: 'loan', entityId: loan.loanId, action: d.status.toLowerCase(),
     principal: caller.principal, correlationId: ctx.correlationId, at: ctx.now,
   });
   if (d.status === 'APPROVED') {
-    writeOutboxEvent(tx, {
+    await writeOutboxEvent(tx, {
       eventType: 'LoanApproved', aggregateId: loan.loanId, correlationId: ctx.correlationId, at: ctx.now,
       payload: {
         loanId: loan.loanId, customerId, approvedAmount: fromMinorUnits(d.approved), currency: loan.currency,
@@ -100,8 +100,8 @@ export const applyForLoan: Program = (ctx, req) => {
   return reply(loan);
 };
 
-export const inquireLoan: Program = (ctx, req) => {
-  const loan = findLoan(ctx.tx, field(req, 'lnkLoanId'));
+export const inquireLoan: Program = async (ctx, req) => {
+  const loan = await findLoan(ctx.tx, field(req, 'lnkLoanId'));
   if (!loan || !mayUseCustomerData(ctx.caller, loan.customerId)) return fail(RC.NOT_FOUND, 'LOAN_NOT_FOUND', 'loan not found');
   return ok(loanRecord(loan));
 };

@@ -9,7 +9,7 @@ import { writeAudit } from '../store/journal.ts';
 import {
   findOrder, findOrderByIdempotencyKey, insertOrder, listOrders, openOrderTotal, saveOrder, type Order,
 } from '../store/orders.ts';
-import { adjustStock, findProduct } from '../store/products.ts';
+import { adjustStock, lockProducts } from '../store/products.ts';
 
 const MAX_QUANTITY = 100;
 
@@ -34,13 +34,14 @@ function reply(o: Order) {
   return o.status === 'REJECTED' ? rejected(o.rejectReason ?? '', orderRecord(o)) : ok(orderRecord(o));
 }
 
-function visibleOrder(ctx: ProgramContext, orderId: string): Order | undefined {
-  const order = findOrder(ctx.tx, orderId);
+/** `forUpdate` for a change: the order is locked first, then its customer, then products (see Tx.forUpdate). */
+async function visibleOrder(ctx: ProgramContext, orderId: string, options: { forUpdate?: boolean } = {}): Promise<Order | undefined> {
+  const order = await findOrder(ctx.tx, orderId, options);
   return order && maySeeOrder(ctx.caller, order) ? order : undefined;
 }
 
-function audit(ctx: ProgramContext, orderId: string, action: string): void {
-  writeAudit(ctx.tx, {
+async function audit(ctx: ProgramContext, orderId: string, action: string): Promise<void> {
+  await writeAudit(ctx.tx, {
     tranCode: ctx.tranCode, entity: 'order', entityId: orderId, action, principal: ctx.caller.principal,
     correlationId: ctx.correlationId, at: ctx.now,
   });
@@ -51,10 +52,10 @@ function mayOrderFor(caller: Caller, customerId: string): boolean {
   return maySeeCustomer(caller, customerId);
 }
 
-export const createOrder: Program = (ctx, req) => {
+export const createOrder: Program = async (ctx, req) => {
   const { tx, caller } = ctx;
   if (ctx.idempotencyKey) {
-    const earlier = findOrderByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
+    const earlier = await findOrderByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
     if (earlier) return reply(earlier);
   }
   const customerId = field(req, 'ordcCustomerId');
@@ -63,37 +64,38 @@ export const createOrder: Program = (ctx, req) => {
   if (!Number.isInteger(quantity) || quantity < 1 || quantity > MAX_QUANTITY) {
     return fail(RC.INVALID_INPUT, 'QUANTITY_OUT_OF_RANGE', `quantity must be between 1 and ${MAX_QUANTITY}`);
   }
-  const customer = findCustomer(tx, customerId);
+  // The customer's row is the lock for the credit check: two orders of one customer decide one after the other.
+  const customer = await findCustomer(tx, customerId, { forUpdate: true });
   if (!customer || !mayOrderFor(caller, customerId)) {
     return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', `customer ${customerId} not found`);
   }
-  const product = findProduct(tx, productId);
+  const product = (await lockProducts(tx, [productId])).get(productId);
   let status: Order['status'] = 'CONFIRMED';
   let reason: string | null = null;
   const amount = product ? product.unitPrice * quantity : 0;
   if (!product) reason = 'UNKNOWN_PRODUCT';
   else if (product.stock < quantity) reason = 'OUT_OF_STOCK';
-  else if (openOrderTotal(tx, customerId) + amount > customer.creditLimit) reason = 'CREDIT_LIMIT_EXCEEDED';
+  else if (await openOrderTotal(tx, customerId) + amount > customer.creditLimit) reason = 'CREDIT_LIMIT_EXCEEDED';
   if (reason) status = 'REJECTED';
-  else adjustStock(tx, productId, -quantity);
-  const order = insertOrder(tx, {
+  else await adjustStock(tx, productId, -quantity);
+  const order = await insertOrder(tx, {
     orderId: newId('ORD'), status, rejectReason: reason, customerId, productId, quantity, amount,
     currency: product?.currency ?? customer.currency, createdBy: caller.principal,
     idempotencyKey: ctx.idempotencyKey || null, correlationId: ctx.correlationId, createdAt: ctx.now,
     updatedAt: ctx.now, version: 1,
   });
-  audit(ctx, order.orderId, status === 'CONFIRMED' ? 'created' : 'rejected');
+  await audit(ctx, order.orderId, status === 'CONFIRMED' ? 'created' : 'rejected');
   ctx.log.debug({ orderId: order.orderId, status, reason }, 'order decided');
   return reply(order);
 };
 
-export const inquireOrder: Program = (ctx, req) => {
-  const order = visibleOrder(ctx, field(req, 'ordkOrderId'));
+export const inquireOrder: Program = async (ctx, req) => {
+  const order = await visibleOrder(ctx, field(req, 'ordkOrderId'));
   if (!order) return fail(RC.NOT_FOUND, 'ORDER_NOT_FOUND', 'order not found');
   return ok(orderRecord(order));
 };
 
-export const listOrdersProgram: Program = (ctx, req) => {
+export const listOrdersProgram: Program = async (ctx, req) => {
   const { caller } = ctx;
   const maxItems = Math.min(Math.max(Number(req['ordlMaxItems']) || 20, 1), 100);
   const wantedCustomer = field(req, 'ordlCustomerId') || undefined;
@@ -101,7 +103,7 @@ export const listOrdersProgram: Program = (ctx, req) => {
   if (caller.role === 'CUSTOMER' && wantedCustomer && wantedCustomer !== caller.customerId) {
     return ok({ ordoNextSeq: 0, ordoItemCount: 0, ordoItem: [] });
   }
-  const rows = listOrders(ctx.tx, {
+  const rows = await listOrders(ctx.tx, {
     customerId: caller.role === 'CUSTOMER' ? caller.customerId ?? '-' : wantedCustomer,
     createdBy: caller.role === 'PARTNER' ? caller.principal : undefined,
     status: field(req, 'ordlStatusFilter') || undefined,
@@ -120,9 +122,9 @@ export const listOrdersProgram: Program = (ctx, req) => {
   });
 };
 
-export const updateOrder: Program = (ctx, req) => {
+export const updateOrder: Program = async (ctx, req) => {
   const { tx } = ctx;
-  const order = visibleOrder(ctx, field(req, 'orduOrderId'));
+  const order = await visibleOrder(ctx, field(req, 'orduOrderId'), { forUpdate: true });
   if (!order) return fail(RC.NOT_FOUND, 'ORDER_NOT_FOUND', 'order not found');
   const ifMatch = Number(req['orduIfMatchVersion']) || 0;
   if (ifMatch !== 0 && ifMatch !== order.version) {
@@ -136,34 +138,34 @@ export const updateOrder: Program = (ctx, req) => {
   if (!Number.isInteger(quantity) || quantity < 1 || quantity > MAX_QUANTITY) {
     return fail(RC.INVALID_INPUT, 'QUANTITY_OUT_OF_RANGE', `quantity must be between 1 and ${MAX_QUANTITY}`);
   }
-  const product = findProduct(tx, productId);
+  const customer = await findCustomer(tx, order.customerId, { forUpdate: true });
+  if (!customer) return fail(RC.ABEND, 'CUSTOMER_MISSING', 'order without customer');
+  const product = (await lockProducts(tx, [order.productId, productId])).get(productId);
   if (!product) return fail(RC.RULE_FAILED, 'UNKNOWN_PRODUCT', `product ${productId} does not exist`);
   const available = product.stock + (product.productId === order.productId ? order.quantity : 0);
   if (available < quantity) return fail(RC.RULE_FAILED, 'OUT_OF_STOCK', `only ${available} in stock`);
   const amount = product.unitPrice * quantity;
-  const customer = findCustomer(tx, order.customerId);
-  if (!customer) return fail(RC.ABEND, 'CUSTOMER_MISSING', 'order without customer');
-  if (openOrderTotal(tx, order.customerId) - order.amount + amount > customer.creditLimit) {
+  if (await openOrderTotal(tx, order.customerId) - order.amount + amount > customer.creditLimit) {
     return fail(RC.RULE_FAILED, 'CREDIT_LIMIT_EXCEEDED', 'the change exceeds the customer order credit limit');
   }
-  adjustStock(tx, order.productId, order.quantity);
-  adjustStock(tx, product.productId, -quantity);
+  await adjustStock(tx, order.productId, order.quantity);
+  await adjustStock(tx, product.productId, -quantity);
   const updated: Order = {
     ...order, productId, quantity, amount, currency: product.currency, updatedAt: ctx.now, version: order.version + 1,
   };
-  saveOrder(tx, updated);
-  audit(ctx, order.orderId, 'updated');
+  await saveOrder(tx, updated);
+  await audit(ctx, order.orderId, 'updated');
   return ok(orderRecord(updated));
 };
 
-export const cancelOrder: Program = (ctx, req) => {
-  const order = visibleOrder(ctx, field(req, 'ordkOrderId'));
+export const cancelOrder: Program = async (ctx, req) => {
+  const order = await visibleOrder(ctx, field(req, 'ordkOrderId'), { forUpdate: true });
   if (!order) return fail(RC.NOT_FOUND, 'ORDER_NOT_FOUND', 'order not found');
   if (order.status === 'CANCELLED') return ok(orderRecord(order));
   if (order.status === 'REJECTED') return fail(RC.CONFLICT, 'ORDER_NOT_CANCELLABLE', 'a rejected order cannot be cancelled');
-  adjustStock(ctx.tx, order.productId, order.quantity);
+  await adjustStock(ctx.tx, order.productId, order.quantity);
   const cancelled: Order = { ...order, status: 'CANCELLED', updatedAt: ctx.now, version: order.version + 1 };
-  saveOrder(ctx.tx, cancelled);
-  audit(ctx, order.orderId, 'cancelled');
+  await saveOrder(ctx.tx, cancelled);
+  await audit(ctx, order.orderId, 'cancelled');
   return ok(orderRecord(cancelled));
 };

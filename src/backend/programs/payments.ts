@@ -8,7 +8,7 @@ import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
 import { fail, field, ok, rejected, type Program, type ProgramContext } from '../program.ts';
-import { findAccount, postTransfer } from '../store/accounts.ts';
+import { lockAccounts, postTransfer } from '../store/accounts.ts';
 import { writeAudit } from '../store/journal.ts';
 import { findPayment, findPaymentByIdempotencyKey, insertPayment, type Payment } from '../store/payments.ts';
 
@@ -39,14 +39,14 @@ function sameRequest(p: Payment, debtor: string, creditor: string, amount: numbe
     && (p.remittance ?? '') === remittance;
 }
 
-function audit(ctx: ProgramContext, paymentId: string, action: string): void {
-  writeAudit(ctx.tx, {
+async function audit(ctx: ProgramContext, paymentId: string, action: string): Promise<void> {
+  await writeAudit(ctx.tx, {
     tranCode: ctx.tranCode, entity: 'payment', entityId: paymentId, action, principal: ctx.caller.principal,
     correlationId: ctx.correlationId, at: ctx.now,
   });
 }
 
-export const createPayment: Program = (ctx, req) => {
+export const createPayment: Program = async (ctx, req) => {
   const { tx, caller } = ctx;
   if (!ctx.idempotencyKey) return fail(RC.INVALID_INPUT, 'IDEMPOTENCY_KEY_REQUIRED', 'a payment needs an idempotency key');
   const debtorId = field(req, 'paycDebtorAccount');
@@ -60,7 +60,7 @@ export const createPayment: Program = (ctx, req) => {
     if (error instanceof MoneyFormatError) return fail(RC.INVALID_INPUT, 'INVALID_AMOUNT', 'amount has at most two decimals');
     throw error;
   }
-  const earlier = findPaymentByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
+  const earlier = await findPaymentByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
   if (earlier) {
     if (!sameRequest(earlier, debtorId, creditorId, amount, currency, remittance)) {
       return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different payment');
@@ -71,11 +71,13 @@ export const createPayment: Program = (ctx, req) => {
   if (amount <= 0 || amount > MAX_AMOUNT) {
     return fail(RC.INVALID_INPUT, 'AMOUNT_OUT_OF_RANGE', 'amount must be above 0 and at most 1000000.00');
   }
-  const debtor = findAccount(tx, debtorId);
+  // Locked until the commit: the balance checked below is the balance debited.
+  const accounts = await lockAccounts(tx, [debtorId, creditorId]);
+  const debtor = accounts.get(debtorId);
   if (!debtor || debtor.kind !== 'CUSTOMER' || !mayUseCustomerData(caller, debtor.customerId)) {
     return fail(RC.NOT_FOUND, 'DEBTOR_ACCOUNT_NOT_FOUND', 'debtor account not found');
   }
-  const creditor = findAccount(tx, creditorId);
+  const creditor = accounts.get(creditorId);
   let reason: string | null = null;
   if (!creditor || creditor.kind !== 'CUSTOMER') reason = 'CREDITOR_NOT_FOUND';
   else if (currency !== debtor.currency || currency !== creditor.currency) reason = 'CURRENCY_MISMATCH';
@@ -86,20 +88,20 @@ export const createPayment: Program = (ctx, req) => {
     debtorAccount: debtorId, creditorAccount: creditorId, amount, currency, remittance: remittance || null,
     createdBy: caller.principal, idempotencyKey: ctx.idempotencyKey, correlationId: ctx.correlationId, createdAt: ctx.now,
   };
-  insertPayment(tx, payment);
+  await insertPayment(tx, payment);
   if (!reason) {
-    postTransfer(tx, {
+    await postTransfer(tx, {
       transferId: payment.paymentId, debitAccountId: debtorId, creditAccountId: creditorId, amount, currency,
       correlationId: ctx.correlationId, at: ctx.now,
     });
   }
-  audit(ctx, payment.paymentId, reason ? 'rejected' : 'completed');
+  await audit(ctx, payment.paymentId, reason ? 'rejected' : 'completed');
   ctx.log.debug({ paymentId: payment.paymentId, status: payment.status, reason }, 'payment decided');
   return reply(payment);
 };
 
-export const inquirePayment: Program = (ctx, req) => {
-  const payment = findPayment(ctx.tx, field(req, 'paykPaymentId'));
+export const inquirePayment: Program = async (ctx, req) => {
+  const payment = await findPayment(ctx.tx, field(req, 'paykPaymentId'));
   if (!payment || !mayUseCustomerData(ctx.caller, payment.customerId)) {
     return fail(RC.NOT_FOUND, 'PAYMENT_NOT_FOUND', 'payment not found');
   }

@@ -1,4 +1,4 @@
-import type { Tx } from '../../sqlite.ts';
+import { placeholders, type Tx } from './tx.ts';
 
 export interface Account {
   accountId: string;
@@ -19,13 +19,26 @@ function fromRow(row: Record<string, unknown>): Account {
   };
 }
 
-export function findAccount(tx: Tx, accountId: string): Account | undefined {
-  const row = tx.statement('SELECT * FROM accounts WHERE account_id = ?').get(accountId);
+export async function findAccount(tx: Tx, accountId: string): Promise<Account | undefined> {
+  const row = await tx.get('SELECT * FROM accounts WHERE account_id = ?', accountId);
   return row ? fromRow(row) : undefined;
 }
 
-export function insertAccount(tx: Tx, account: Account): void {
-  tx.statement('INSERT INTO accounts (account_id, customer_id, currency, balance, kind) VALUES (?, ?, ?, ?, ?)').run(
+/**
+ * The accounts of a transfer, locked until the transaction ends (in account-id order, so two transfers
+ * between the same accounts never wait on each other): a balance read here stays true until the posting.
+ */
+export async function lockAccounts(tx: Tx, accountIds: readonly string[]): Promise<Map<string, Account>> {
+  const ids = [...new Set(accountIds)].sort();
+  const rows = await tx.all(
+    `SELECT * FROM accounts WHERE account_id IN (${placeholders(ids.length)}) ORDER BY account_id${tx.forUpdate}`, ...ids,
+  );
+  return new Map(rows.map((row) => [String(row['account_id']), fromRow(row)]));
+}
+
+export async function insertAccount(tx: Tx, account: Account): Promise<void> {
+  await tx.run(
+    'INSERT INTO accounts (account_id, customer_id, currency, balance, kind) VALUES (?, ?, ?, ?, ?)',
     account.accountId, account.customerId, account.currency, account.balance, account.kind,
   );
 }
@@ -42,15 +55,13 @@ export interface Transfer {
 }
 
 /** Double entry: one debit and one credit posting and both balances, in the caller's transaction. */
-export function postTransfer(tx: Tx, t: Transfer): void {
+export async function postTransfer(tx: Tx, t: Transfer): Promise<void> {
   if (!Number.isSafeInteger(t.amount) || t.amount <= 0) throw new Error('transfer amount must be a positive integer');
-  const insert = tx.statement(
-    `INSERT INTO ledger_postings (transfer_id, account_id, direction, amount, currency, correlation_id, posted_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  );
-  insert.run(t.transferId, t.debitAccountId, 'DEBIT', t.amount, t.currency, t.correlationId, t.at);
-  insert.run(t.transferId, t.creditAccountId, 'CREDIT', t.amount, t.currency, t.correlationId, t.at);
-  const move = tx.statement('UPDATE accounts SET balance = balance + ? WHERE account_id = ?');
-  move.run(-t.amount, t.debitAccountId);
-  move.run(t.amount, t.creditAccountId);
+  const posting = `INSERT INTO ledger_postings (transfer_id, account_id, direction, amount, currency, correlation_id, posted_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`;
+  await tx.run(posting, t.transferId, t.debitAccountId, 'DEBIT', t.amount, t.currency, t.correlationId, t.at);
+  await tx.run(posting, t.transferId, t.creditAccountId, 'CREDIT', t.amount, t.currency, t.correlationId, t.at);
+  const move = 'UPDATE accounts SET balance = balance + ? WHERE account_id = ?';
+  await tx.run(move, -t.amount, t.debitAccountId);
+  await tx.run(move, t.amount, t.creditAccountId);
 }

@@ -1,4 +1,4 @@
-import type { Tx } from '../../sqlite.ts';
+import type { Tx } from './tx.ts';
 
 export interface Address {
   line1: string;
@@ -48,38 +48,46 @@ export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-export function findCustomer(tx: Tx, customerId: string): Customer | undefined {
-  const row = tx.statement('SELECT * FROM customers WHERE customer_id = ?').get(customerId);
+/** `forUpdate`: locked until the transaction ends, for a change that depends on what was read (a credit limit). */
+export async function findCustomer(tx: Tx, customerId: string, options: { forUpdate?: boolean } = {}): Promise<Customer | undefined> {
+  const row = await tx.get(`SELECT * FROM customers WHERE customer_id = ?${options.forUpdate ? tx.forUpdate : ''}`, customerId);
   return row ? fromRow(row) : undefined;
 }
 
-export function findCustomerByEmail(tx: Tx, email: string): Customer | undefined {
-  const row = tx.statement('SELECT * FROM customers WHERE email_normalized = ?').get(normalizeEmail(email));
+export async function findCustomerByEmail(tx: Tx, email: string): Promise<Customer | undefined> {
+  const row = await tx.get('SELECT * FROM customers WHERE email_normalized = ?', normalizeEmail(email));
   return row ? fromRow(row) : undefined;
 }
 
-export function nextCustomerId(tx: Tx): string {
-  const row = tx.statement('SELECT COALESCE(MAX(CAST(customer_id AS INTEGER)), 1000) + 1 AS next FROM customers').get();
-  return String(row?.['next'] ?? 1001);
+/**
+ * The next customer number. A counter row, not MAX + 1: two back-end instances adding customers at once
+ * each get their own (the second waits for the first's row lock). It starts above the highest number in use.
+ */
+export async function nextCustomerId(tx: Tx): Promise<string> {
+  const row = await tx.get(
+    `INSERT INTO sequences (name, value)
+     VALUES ('customer_id', (SELECT COALESCE(MAX(CAST(customer_id AS INTEGER)), 1000) + 1 FROM customers))
+     ON CONFLICT (name) DO UPDATE SET value = sequences.value + 1
+     RETURNING value`,
+  );
+  return String(row!['value']);
 }
 
-export function insertCustomer(tx: Tx, c: Customer): void {
-  tx.statement(
+export async function insertCustomer(tx: Tx, c: Customer): Promise<void> {
+  await tx.run(
     `INSERT INTO customers (customer_id, name, email, email_normalized, phone, birth_date, address_json,
        risk_rating, monthly_income, credit_limit, currency, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
     c.customerId, c.name, c.email, normalizeEmail(c.email), c.phone, c.birthDate,
     c.address ? JSON.stringify(c.address) : null, c.riskRating, c.monthlyIncome, c.creditLimit, c.currency,
     c.createdAt, c.updatedAt,
   );
 }
 
-export function updateCustomer(tx: Tx, c: Customer): void {
-  tx.statement(
+export async function updateCustomer(tx: Tx, c: Customer): Promise<void> {
+  await tx.run(
     `UPDATE customers SET name = ?, email = ?, email_normalized = ?, phone = ?, birth_date = ?, address_json = ?,
        updated_at = ? WHERE customer_id = ?`,
-  ).run(
     c.name, c.email, normalizeEmail(c.email), c.phone, c.birthDate, c.address ? JSON.stringify(c.address) : null,
     c.updatedAt, c.customerId,
   );

@@ -1,4 +1,4 @@
-import type { Tx } from '../../sqlite.ts';
+import type { Tx } from './tx.ts';
 
 export interface LoanApplication {
   loanId: string;
@@ -38,25 +38,22 @@ function fromRow(row: Record<string, unknown>): LoanApplication {
   };
 }
 
-export function findLoan(tx: Tx, loanId: string): LoanApplication | undefined {
-  const row = tx.statement('SELECT * FROM loan_applications WHERE loan_id = ?').get(loanId);
+export async function findLoan(tx: Tx, loanId: string): Promise<LoanApplication | undefined> {
+  const row = await tx.get('SELECT * FROM loan_applications WHERE loan_id = ?', loanId);
   return row ? fromRow(row) : undefined;
 }
 
-export function findLoanByIdempotencyKey(tx: Tx, createdBy: string, key: string): LoanApplication | undefined {
-  const row = tx
-    .statement('SELECT * FROM loan_applications WHERE created_by = ? AND idempotency_key = ?')
-    .get(createdBy, key);
+export async function findLoanByIdempotencyKey(tx: Tx, createdBy: string, key: string): Promise<LoanApplication | undefined> {
+  const row = await tx.get('SELECT * FROM loan_applications WHERE created_by = ? AND idempotency_key = ?', createdBy, key);
   return row ? fromRow(row) : undefined;
 }
 
-export function insertLoan(tx: Tx, l: LoanApplication): void {
-  tx.statement(
+export async function insertLoan(tx: Tx, l: LoanApplication): Promise<void> {
+  await tx.run(
     `INSERT INTO loan_applications (loan_id, status, reject_reason, customer_id, requested_amount, approved_amount,
        interest_rate_bp, installment_value, installments, currency, created_by, idempotency_key, correlation_id,
        created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
     l.loanId, l.status, l.rejectReason, l.customerId, l.requestedAmount, l.approvedAmount, l.interestRateBp,
     l.installmentValue, l.installments, l.currency, l.createdBy, l.idempotencyKey, l.correlationId, l.createdAt,
   );

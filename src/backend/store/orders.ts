@@ -1,4 +1,4 @@
-import type { Tx } from '../../sqlite.ts';
+import type { Tx } from './tx.ts';
 
 export type OrderStatus = 'CONFIRMED' | 'REJECTED' | 'CANCELLED';
 
@@ -41,41 +41,42 @@ function fromRow(row: Record<string, unknown>): Order {
   };
 }
 
-export function findOrder(tx: Tx, orderId: string): Order | undefined {
-  const row = tx.statement('SELECT * FROM orders WHERE order_id = ?').get(orderId);
+/** `forUpdate`: locked until the transaction ends, for a change that depends on what was read (its version, its status). */
+export async function findOrder(tx: Tx, orderId: string, options: { forUpdate?: boolean } = {}): Promise<Order | undefined> {
+  const row = await tx.get(`SELECT * FROM orders WHERE order_id = ?${options.forUpdate ? tx.forUpdate : ''}`, orderId);
   return row ? fromRow(row) : undefined;
 }
 
-export function findOrderByIdempotencyKey(tx: Tx, createdBy: string, key: string): Order | undefined {
-  const row = tx.statement('SELECT * FROM orders WHERE created_by = ? AND idempotency_key = ?').get(createdBy, key);
+export async function findOrderByIdempotencyKey(tx: Tx, createdBy: string, key: string): Promise<Order | undefined> {
+  const row = await tx.get('SELECT * FROM orders WHERE created_by = ? AND idempotency_key = ?', createdBy, key);
   return row ? fromRow(row) : undefined;
 }
 
 /** Sum of the customer's CONFIRMED orders, minor units. */
-export function openOrderTotal(tx: Tx, customerId: string): number {
-  const row = tx
-    .statement("SELECT COALESCE(SUM(amount), 0) AS total FROM orders WHERE customer_id = ? AND status = 'CONFIRMED'")
-    .get(customerId);
+export async function openOrderTotal(tx: Tx, customerId: string): Promise<number> {
+  const row = await tx.get(
+    "SELECT COALESCE(SUM(amount), 0) AS total FROM orders WHERE customer_id = ? AND status = 'CONFIRMED'", customerId,
+  );
   return Number(row?.['total'] ?? 0);
 }
 
-export function insertOrder(tx: Tx, o: Omit<Order, 'seq'>): Order {
-  tx.statement(
+export async function insertOrder(tx: Tx, o: Omit<Order, 'seq'>): Promise<Order> {
+  await tx.run(
     `INSERT INTO orders (order_id, status, reject_reason, customer_id, product_id, quantity, amount, currency,
        created_by, idempotency_key, correlation_id, created_at, updated_at, version)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
     o.orderId, o.status, o.rejectReason, o.customerId, o.productId, o.quantity, o.amount, o.currency, o.createdBy,
     o.idempotencyKey, o.correlationId, o.createdAt, o.updatedAt, o.version,
   );
-  return findOrder(tx, o.orderId)!;
+  return (await findOrder(tx, o.orderId))!;
 }
 
-export function saveOrder(tx: Tx, o: Order): void {
-  tx.statement(
+export async function saveOrder(tx: Tx, o: Order): Promise<void> {
+  await tx.run(
     `UPDATE orders SET status = ?, reject_reason = ?, product_id = ?, quantity = ?, amount = ?, currency = ?,
        updated_at = ?, version = ? WHERE order_id = ?`,
-  ).run(o.status, o.rejectReason, o.productId, o.quantity, o.amount, o.currency, o.updatedAt, o.version, o.orderId);
+    o.status, o.rejectReason, o.productId, o.quantity, o.amount, o.currency, o.updatedAt, o.version, o.orderId,
+  );
 }
 
 export interface OrderFilter {
@@ -86,16 +87,15 @@ export interface OrderFilter {
   limit: number;
 }
 
-export function listOrders(tx: Tx, f: OrderFilter): Order[] {
-  const rows = tx
-    .statement(
-      `SELECT * FROM orders
-       WHERE seq > ? AND (? IS NULL OR customer_id = ?) AND (? IS NULL OR created_by = ?) AND (? IS NULL OR status = ?)
-       ORDER BY seq LIMIT ?`,
-    )
-    .all(
-      f.afterSeq, f.customerId ?? null, f.customerId ?? null, f.createdBy ?? null, f.createdBy ?? null,
-      f.status ?? null, f.status ?? null, f.limit,
-    );
+export async function listOrders(tx: Tx, f: OrderFilter): Promise<Order[]> {
+  // CAST: PostgreSQL must know a parameter's type to test it for NULL.
+  const rows = await tx.all(
+    `SELECT * FROM orders
+     WHERE seq > ? AND (CAST(? AS TEXT) IS NULL OR customer_id = ?) AND (CAST(? AS TEXT) IS NULL OR created_by = ?)
+       AND (CAST(? AS TEXT) IS NULL OR status = ?)
+     ORDER BY seq LIMIT ?`,
+    f.afterSeq, f.customerId ?? null, f.customerId ?? null, f.createdBy ?? null, f.createdBy ?? null,
+    f.status ?? null, f.status ?? null, f.limit,
+  );
   return rows.map(fromRow);
 }

@@ -1,4 +1,4 @@
-import type { Tx } from '../../sqlite.ts';
+import type { Tx } from './tx.ts';
 
 export interface Payment {
   paymentId: string;
@@ -36,22 +36,21 @@ function fromRow(row: Record<string, unknown>): Payment {
   };
 }
 
-export function findPayment(tx: Tx, paymentId: string): Payment | undefined {
-  const row = tx.statement('SELECT * FROM payments WHERE payment_id = ?').get(paymentId);
+export async function findPayment(tx: Tx, paymentId: string): Promise<Payment | undefined> {
+  const row = await tx.get('SELECT * FROM payments WHERE payment_id = ?', paymentId);
   return row ? fromRow(row) : undefined;
 }
 
-export function findPaymentByIdempotencyKey(tx: Tx, createdBy: string, key: string): Payment | undefined {
-  const row = tx.statement('SELECT * FROM payments WHERE created_by = ? AND idempotency_key = ?').get(createdBy, key);
+export async function findPaymentByIdempotencyKey(tx: Tx, createdBy: string, key: string): Promise<Payment | undefined> {
+  const row = await tx.get('SELECT * FROM payments WHERE created_by = ? AND idempotency_key = ?', createdBy, key);
   return row ? fromRow(row) : undefined;
 }
 
-export function insertPayment(tx: Tx, p: Payment): void {
-  tx.statement(
+export async function insertPayment(tx: Tx, p: Payment): Promise<void> {
+  await tx.run(
     `INSERT INTO payments (payment_id, status, reject_reason, customer_id, debtor_account, creditor_account, amount,
        currency, remittance, created_by, idempotency_key, correlation_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
     p.paymentId, p.status, p.rejectReason, p.customerId, p.debtorAccount, p.creditorAccount, p.amount, p.currency,
     p.remittance, p.createdBy, p.idempotencyKey, p.correlationId, p.createdAt,
   );

@@ -1,4 +1,4 @@
-import type { Tx } from '../../sqlite.ts';
+import { placeholders, type Row, type Tx } from './tx.ts';
 
 export interface Product {
   productId: string;
@@ -9,9 +9,7 @@ export interface Product {
   stock: number;
 }
 
-export function findProduct(tx: Tx, productId: string): Product | undefined {
-  const row = tx.statement('SELECT * FROM products WHERE product_id = ?').get(productId);
-  if (!row) return undefined;
+function fromRow(row: Row): Product {
   return {
     productId: String(row['product_id']),
     name: String(row['name']),
@@ -21,13 +19,27 @@ export function findProduct(tx: Tx, productId: string): Product | undefined {
   };
 }
 
-export function insertProduct(tx: Tx, p: Product): void {
-  tx.statement('INSERT INTO products (product_id, name, unit_price, currency, stock) VALUES (?, ?, ?, ?, ?)').run(
+export async function findProduct(tx: Tx, productId: string): Promise<Product | undefined> {
+  const row = await tx.get('SELECT * FROM products WHERE product_id = ?', productId);
+  return row ? fromRow(row) : undefined;
+}
+
+/** Products whose stock a transaction changes, locked until it ends, in product-id order (see lockAccounts). */
+export async function lockProducts(tx: Tx, productIds: readonly string[]): Promise<Map<string, Product>> {
+  const ids = [...new Set(productIds)].sort();
+  const rows = await tx.all(
+    `SELECT * FROM products WHERE product_id IN (${placeholders(ids.length)}) ORDER BY product_id${tx.forUpdate}`, ...ids,
+  );
+  return new Map(rows.map((row) => [String(row['product_id']), fromRow(row)]));
+}
+
+export async function insertProduct(tx: Tx, p: Product): Promise<void> {
+  await tx.run('INSERT INTO products (product_id, name, unit_price, currency, stock) VALUES (?, ?, ?, ?, ?)',
     p.productId, p.name, p.unitPrice, p.currency, p.stock,
   );
 }
 
 /** Positive delta releases stock, negative reserves it; the CHECK keeps stock from going below zero. */
-export function adjustStock(tx: Tx, productId: string, delta: number): void {
-  tx.statement('UPDATE products SET stock = stock + ? WHERE product_id = ?').run(delta, productId);
+export async function adjustStock(tx: Tx, productId: string, delta: number): Promise<void> {
+  await tx.run('UPDATE products SET stock = stock + ? WHERE product_id = ?', delta, productId);
 }

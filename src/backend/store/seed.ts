@@ -2,7 +2,7 @@
 import { insertAccount, postTransfer } from './accounts.ts';
 import { insertCustomer, type Customer } from './customers.ts';
 import { insertProduct } from './products.ts';
-import type { SqliteDatabase } from '../../sqlite.ts';
+import type { Tx } from './tx.ts';
 
 const DEMO_CUSTOMERS: Array<Pick<Customer, 'customerId' | 'name' | 'email' | 'riskRating' | 'monthlyIncome' | 'creditLimit'>> = [
   { customerId: '1001', name: 'Ada Lovelace', email: 'ada@example.com', riskRating: 'A', monthlyIncome: 600_000, creditLimit: 500_000 },
@@ -23,30 +23,29 @@ const DEMO_PRODUCTS = [
   { productId: 'P-300', name: 'Lamp', unitPrice: 1_000, currency: 'EUR', stock: 0 },
 ];
 
-const TABLES = ['outbox', 'audit_log', 'ledger_postings', 'payments', 'loan_applications', 'orders', 'accounts', 'products', 'customers'];
+const TABLES = ['sequences', 'outbox', 'audit_log', 'ledger_postings', 'payments', 'loan_applications', 'orders', 'accounts', 'products', 'customers'];
 
-export function isEmpty(db: SqliteDatabase): boolean {
-  return db.statement('SELECT COUNT(*) AS n FROM customers').get()?.['n'] === 0;
+export async function isEmpty(tx: Tx): Promise<boolean> {
+  return Number((await tx.get('SELECT COUNT(*) AS n FROM customers'))?.['n']) === 0;
 }
 
-/** Replaces every business row with the demo data, in one transaction. */
-export function seedDemoData(db: SqliteDatabase, now = new Date().toISOString()): void {
-  db.transaction((tx) => {
-    for (const table of TABLES) db.db.exec(`DELETE FROM ${table}`);
-    for (const c of DEMO_CUSTOMERS) {
-      insertCustomer(tx, { ...c, phone: null, birthDate: null, address: null, currency: 'EUR', createdAt: now, updatedAt: now });
-    }
-    // Opening balances are posted against an equity account per currency, so the books stay balanced.
-    for (const currency of ['EUR', 'USD']) {
-      insertAccount(tx, { accountId: `SYS-OPENING-${currency}`, customerId: null, currency, balance: 0, kind: 'SYSTEM' });
-    }
-    for (const a of DEMO_ACCOUNTS) {
-      insertAccount(tx, { accountId: a.accountId, customerId: a.customerId, currency: a.currency, balance: 0, kind: 'CUSTOMER' });
-      postTransfer(tx, {
-        transferId: `OPENING-${a.accountId}`, debitAccountId: `SYS-OPENING-${a.currency}`, creditAccountId: a.accountId,
-        amount: a.opening, currency: a.currency, correlationId: 'seed', at: now,
-      });
-    }
-    for (const p of DEMO_PRODUCTS) insertProduct(tx, p);
-  });
+/** Replaces every business row with the demo data, in the caller's transaction. */
+export async function seedDemoData(tx: Tx, now = new Date().toISOString()): Promise<void> {
+  for (const table of TABLES) await tx.run(
+    `DELETE FROM ${table}`);
+  for (const c of DEMO_CUSTOMERS) {
+    await insertCustomer(tx, { ...c, phone: null, birthDate: null, address: null, currency: 'EUR', createdAt: now, updatedAt: now });
+  }
+  // Opening balances are posted against an equity account per currency, so the books stay balanced.
+  for (const currency of ['EUR', 'USD']) {
+    await insertAccount(tx, { accountId: `SYS-OPENING-${currency}`, customerId: null, currency, balance: 0, kind: 'SYSTEM' });
+  }
+  for (const a of DEMO_ACCOUNTS) {
+    await insertAccount(tx, { accountId: a.accountId, customerId: a.customerId, currency: a.currency, balance: 0, kind: 'CUSTOMER' });
+    await postTransfer(tx, {
+      transferId: `OPENING-${a.accountId}`, debitAccountId: `SYS-OPENING-${a.currency}`, creditAccountId: a.accountId,
+      amount: a.opening, currency: a.currency, correlationId: 'seed', at: now,
+    });
+  }
+  for (const p of DEMO_PRODUCTS) await insertProduct(tx, p);
 }
