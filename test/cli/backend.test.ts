@@ -3,7 +3,7 @@
  * real processes; a request goes through both, and each stops cleanly on SIGTERM.
  */
 import assert from 'node:assert/strict';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { freePort } from '../helpers/identity.ts';
+import { startProcess as start, until } from '../helpers/processes.ts';
 
 function corebridge(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, ['bin/corebridge.ts', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
@@ -20,33 +21,6 @@ function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-cli-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** A child process whose JSON log lines are collected; killed after the test if still running. */
-function start(t: TestContext, args: string[], env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: Array<Record<string, unknown>> = [];
-  let stderr = '';
-  let partial = '';
-  child.stdout!.on('data', (d: Buffer) => {
-    const parts = (partial + d.toString()).split('\n');
-    partial = parts.pop()!;
-    for (const line of parts) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-  });
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  // 'close', not 'exit': every line it wrote has been read by then.
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  t.after(() => child.kill('SIGKILL'));
-  return { child, lines, exited, stderr: () => stderr };
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.fail(`${what} within ${ms} ms`);
 }
 
 test('corebridge certs: a CA, a back-end and an API certificate, owner-only; no silent overwrite; more from the same CA', (t) => {

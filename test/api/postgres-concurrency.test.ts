@@ -1,0 +1,118 @@
+/**
+ * Two back-end processes (`corebridge backend serve`) on one PostgreSQL database, taking payments between
+ * the same accounts at the same time: no overdraft, no lost update, money conserved, and one payment per
+ * idempotency key even when two API instances that share nothing send it at once. Needs the local
+ * PostgreSQL server: without it, this fails.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { startApp, type TestApp } from '../helpers/app.ts';
+import { createTestDatabase, queryStore } from '../helpers/backend-store.ts';
+import { testPki, writeDevPki } from '../helpers/backend-service.ts';
+import { freePort } from '../helpers/identity.ts';
+import { startProcess, until } from '../helpers/processes.ts';
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
+/** Two back-end services on one new database, started at the same moment (they migrate and seed it once). */
+async function twoBackends(t: TestContext): Promise<{ databaseUrl: string; backendUrls: string; dataDir: string }> {
+  const databaseUrl = await createTestDatabase(t);
+  const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-pg-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  writeDevPki(dataDir, await testPki());
+  const ports = [await freePort(), await freePort()];
+  const services = ports.map((port) => startProcess(t, ['bin/corebridge.ts', 'backend', 'serve'], {
+    DATA_DIR: dataDir, DATABASE_URL: databaseUrl, BACKEND_LISTEN: `127.0.0.1:${port}`, LOG_LEVEL: 'warn',
+  }));
+  for (const [i, port] of ports.entries()) {
+    await until(`back-end ${i + 1} listening (${services[i]!.stderr()})`, () => accepts(port));
+  }
+  return { databaseUrl, dataDir, backendUrls: ports.map((p) => `tls://127.0.0.1:${p}`).join(',') };
+}
+
+async function api(t: TestContext, backends: { databaseUrl: string; backendUrls: string; dataDir: string }): Promise<TestApp> {
+  return startApp(t, { BACKEND_URL: backends.backendUrls, DATABASE_URL: backends.databaseUrl, RATE_LIMIT_MAX: '100000' }, {
+    // The API's client certificate from the same CA as the back-ends'.
+    beforeBuild: () => {
+      return { BACKEND_TLS_CA: join(backends.dataDir, 'certs/ca.crt'), BACKEND_TLS_CERT: join(backends.dataDir, 'certs/api.crt'), BACKEND_TLS_KEY: join(backends.dataDir, 'certs/api.key') };
+    },
+  });
+}
+
+const OPENING: Record<string, number> = { '1001-01': 250_000, '1002-01': 120_000, '1003-01': 1_000_000 };
+
+test('payments in parallel through two back-end processes on one PostgreSQL database: no overdraft, money conserved', async (t) => {
+  const backends = await twoBackends(t);
+  const h = await api(t, backends);
+  const accounts = Object.keys(OPENING);
+  // Far more asked of each account than it holds, in both directions, many at once.
+  const intents = Array.from({ length: 240 }, (_, i) => {
+    const debtor = accounts[i % 3]!;
+    const creditor = accounts[(i + 1 + (i % 2)) % 3]!;
+    return { key: `race-${i}`, debtor, creditor, minor: 20_000 + ((i * 7919) % 50_000) };
+  });
+  const answers: Awaited<ReturnType<TestApp['request']>>[] = [];
+  for (let i = 0; i < intents.length; i += 40) {
+    answers.push(...await Promise.all(intents.slice(i, i + 40).map((p) => h.request({
+      method: 'POST', url: '/v1/payments', as: 'clerk', headers: { 'idempotency-key': p.key },
+      body: { debtorAccount: p.debtor, creditorAccount: p.creditor, amount: p.minor / 100, currency: 'EUR' },
+    }))));
+  }
+  // Every answer is a decision: a completed payment, or one rejected for want of funds. A lost race
+  // would show as a 500 (the database's overdraft guard refusing the UPDATE) or as a 409.
+  const statuses = answers.map((r) => `${r.statusCode} ${r.json().status ?? r.json().code} ${r.json().reason ?? ''}`.trim());
+  assert.deepEqual([...new Set(statuses)].sort(), ['200 REJECTED INSUFFICIENT_FUNDS', '201 COMPLETED']);
+  const completed = intents.filter((_, i) => answers[i]!.statusCode === 201);
+  assert.ok(completed.length > 20 && completed.length < intents.length, `${completed.length} completed`);
+
+  // The balances are what the acknowledged answers say, on the API and in the store.
+  const expected = { ...OPENING };
+  for (const p of completed) {
+    expected[p.debtor]! -= p.minor;
+    expected[p.creditor]! += p.minor;
+  }
+  for (const account of accounts) {
+    const balance = await h.request({ method: 'GET', url: `/v1/accounts/${account}/balance`, as: 'clerk' });
+    assert.equal(Math.round(balance.json().balance * 100), expected[account], account);
+    assert.ok(expected[account]! >= 0, `${account} overdrawn`);
+  }
+  // Double entry holds: every account's balance is its postings' sum, and all balances sum to zero.
+  const books = await queryStore(h, `SELECT a.account_id, a.balance,
+      COALESCE(SUM(CASE p.direction WHEN 'CREDIT' THEN p.amount ELSE -p.amount END), 0) AS posted
+    FROM accounts a LEFT JOIN ledger_postings p ON p.account_id = a.account_id GROUP BY a.account_id, a.balance`);
+  for (const row of books) assert.equal(row['balance'], row['posted'], String(row['account_id']));
+  assert.equal(books.reduce((sum, row) => sum + Number(row['balance']), 0), 0);
+  const stored = await queryStore(h, "SELECT COUNT(*) AS n FROM payments WHERE status = 'COMPLETED'");
+  assert.equal(stored[0]!['n'], completed.length);
+});
+
+test('the same idempotency key at two API instances that share nothing, at once: one payment, both told the same', async (t) => {
+  const backends = await twoBackends(t);
+  // Two API instances, each with its own idempotency records: only the database's unique key stands between them.
+  const [first, second] = [await api(t, backends), await api(t, backends)];
+  for (let round = 0; round < 10; round++) {
+    const send = (h: TestApp) => h.request({
+      method: 'POST', url: '/v1/payments', as: 'clerk', headers: { 'idempotency-key': `twice-${round}` },
+      body: { debtorAccount: '1003-01', creditorAccount: '1001-01', amount: 1, currency: 'EUR' },
+    });
+    const answers = await Promise.all([send(first), send(second)]);
+    for (const answer of answers) assert.equal(answer.statusCode, 201, answer.body);
+    assert.equal(new Set(answers.map((a) => a.json().paymentId)).size, 1);
+  }
+  const rows = await queryStore(first, "SELECT COUNT(*) AS n FROM payments WHERE idempotency_key LIKE 'twice-%'");
+  assert.equal(rows[0]!['n'], 10);
+  const balance = await first.request({ method: 'GET', url: '/v1/accounts/1003-01/balance', as: 'clerk' });
+  assert.equal(balance.json().balance, 10_000 - 10);
+});

@@ -1,0 +1,31 @@
+/** Corebridge's own commands as real child processes, for tests that run them as a user would. */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { TestContext } from 'node:test';
+
+/** A child process whose JSON log lines are collected; killed after the test if still running. */
+export function startProcess(t: TestContext, args: string[], env: Record<string, string>) {
+  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  let partial = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    const parts = (partial + d.toString()).split('\n');
+    partial = parts.pop()!;
+    for (const line of parts) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+  });
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  // 'close', not 'exit': every line it wrote has been read by then.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  t.after(() => child.kill('SIGKILL'));
+  return { child, lines, exited, stderr: () => stderr };
+}
+
+export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail(`${what} within ${ms} ms`);
+}
