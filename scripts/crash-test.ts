@@ -89,7 +89,7 @@ try {
   server!.kill('SIGTERM');
   await new Promise((r) => server!.once('exit', r));
   server = undefined;
-  const store = checkStore(join(dataDir, 'backend.sqlite'), { acks: load.acks, intents: load.intents() });
+  const store = await checkStore({ file: join(dataDir, 'backend.sqlite'), databaseUrl: null }, { acks: load.acks, intents: load.intents() });
   failures.push(...store.failures);
 
   console.log(`kills: ${KILLS}, clients: ${CLIENTS}`);

@@ -2,14 +2,14 @@
  * Fault test (npm run test:faults): a stack of 2 API instances and 2 back-end services (npm run stack:
  * mutual TLS, Redis, a round-robin front) under payment load with retries, while its parts are killed:
  * kill -9 of one back-end service, then of one API instance (the stack restarts each, as an orchestrator
- * would). Afterwards: no acknowledged payment lost, none duplicated, money conserved, and during the
- * outages only 503/504 (and 409 for a key still held) answers, each with Retry-After.
- * The store is the embedded SQLite file the back-ends share; a PostgreSQL restart joins this test when
- * the PostgreSQL store lands (issue 11).
+ * would), then a restart of the PostgreSQL server the back-ends share (a database of this run's own on
+ * the local server). Afterwards: no acknowledged payment lost, none duplicated, money conserved, and
+ * during the outages only 503/504 (and 409 for a key still held) answers, each with Retry-After.
+ * POSTGRES_RESTART_COMMAND overrides how the server is restarted (default: pg_ctlcluster, as root).
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,7 @@ import { Redis } from 'ioredis';
 import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
+import { createTestDatabase, dropTestDatabases } from '../test/helpers/backend-store.ts';
 import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summary, total } from './payment-load.ts';
 
 const { values: args } = parseArgs({
@@ -38,11 +39,23 @@ async function freeBase(): Promise<number> {
   }
 }
 
+/** Restarts the local PostgreSQL server (every connection to it breaks); throws if it cannot. */
+function restartPostgres(): void {
+  const custom = process.env['POSTGRES_RESTART_COMMAND'];
+  const [command, ...args] = custom
+    ? ['sh', '-c', custom]
+    : ['pg_ctlcluster', '--skip-systemctl-redirect', readdirSync('/etc/postgresql').sort()[0] ?? '', 'main', 'restart'];
+  const run = spawnSync(command!, args, { encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`restarting PostgreSQL failed (${[command, ...args].join(' ')}): ${run.error?.message ?? run.stderr}`);
+}
+
 const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-faults-'));
+// Named, not made: the first back-end creates it, as for a new user of `npm run stack`; dropped at the end.
+const databaseUrl = await createTestDatabase({ prefix: 'corebridge_faults', create: false });
 const port = await freeBase();
 const prefix = `corebridge-faults:${randomUUID()}:`;
 const env = {
-  ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', REDIS_URL,
+  ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', REDIS_URL, DATABASE_URL: databaseUrl,
   IDEMPOTENCY_REDIS_PREFIX: `${prefix}idem:`, RATE_LIMIT_REDIS_PREFIX: `${prefix}rl:`,
   IDEMPOTENCY_LEASE_MS: '1000', RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000',
 };
@@ -62,6 +75,13 @@ async function until(what: string, check: () => boolean | Promise<boolean>): Pro
   }
 }
 const ready = async () => (await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(1000) }).catch(() => null))?.ok === true;
+
+async function restartDatabase(): Promise<string> {
+  const started = Date.now();
+  restartPostgres();
+  await until('the stack ready after the database restart', ready);
+  return `PostgreSQL restarted: the stack ready again after ${Date.now() - started} ms`;
+}
 
 /** kill -9 of one process of the stack; resolves once the stack has restarted it and the front is ready. */
 async function kill(kind: 'apis' | 'backends'): Promise<string> {
@@ -89,6 +109,8 @@ try {
   await sleep(1500);
   events.push(await kill('apis'));
   await sleep(1500);
+  events.push(await restartDatabase());
+  await sleep(1500);
   await load.stop();
 
   failures.push(...load.unexpected, ...await checkAcknowledged(base, auth, load.acks));
@@ -97,7 +119,7 @@ try {
   stack.kill('SIGINT');
   const code = await stackExited;
   if (code !== 0) failures.push(`the stack exited with ${code} on Ctrl-C`);
-  const store = checkStore(join(dataDir, 'backend.sqlite'), { acks: load.acks, intents: load.intents() });
+  const store = await checkStore({ file: '', databaseUrl }, { acks: load.acks, intents: load.intents() });
   failures.push(...store.failures);
 
   console.log(events.join('\n'));
@@ -115,7 +137,10 @@ try {
     const keys = await redis.keys(`${prefix}*`);
     if (keys.length) await redis.del(...keys);
   }).catch(() => undefined).finally(() => redis.disconnect());
-  if (!args.keep) rmSync(dataDir, { recursive: true, force: true });
+  if (!args.keep) {
+    rmSync(dataDir, { recursive: true, force: true });
+    await dropTestDatabases().catch((error: unknown) => console.error(`could not drop the test database: ${String(error)}`));
+  }
 }
 
 if (failures.length) {

@@ -4,7 +4,7 @@
  * the service answers it; afterwards every acknowledged payment must exist exactly once, none twice, every
  * intended one acknowledged, the ledger must match the balances, and the sum of balances must be unchanged.
  */
-import { DatabaseSync } from 'node:sqlite';
+import { queryStoreAt } from '../test/helpers/backend-store.ts';
 
 export const ACCOUNTS = ['1001-01', '1002-01', '1003-01'];
 const ALL_ACCOUNTS = ['1001-01', '1001-02', '1002-01', '1003-01'];
@@ -102,33 +102,31 @@ export async function checkAcknowledged(base: string, auth: Record<string, strin
   return failures;
 }
 
-/** The store itself (SQLite file): no duplicates, nothing unacknowledged, ledger = balances. */
-export function checkStore(file: string, load: { acks: readonly Ack[]; intents: number }): { failures: string[]; stored: number } {
+/** The store itself (SQLite file or PostgreSQL): no duplicates, nothing unacknowledged, ledger = balances. */
+export async function checkStore(
+  store: { file: string; databaseUrl: string | null }, load: { acks: readonly Ack[]; intents: number },
+): Promise<{ failures: string[]; stored: number }> {
   const failures: string[] = [];
-  const db = new DatabaseSync(file, { readOnly: true });
-  try {
-    const rows = db.prepare("SELECT payment_id, idempotency_key FROM payments WHERE created_by = 'clerk'").all();
-    const byKey = new Map<string, number>();
-    for (const r of rows) byKey.set(String(r['idempotency_key']), (byKey.get(String(r['idempotency_key'])) ?? 0) + 1);
-    const duplicated = [...byKey].filter(([, n]) => n > 1);
-    if (duplicated.length) failures.push(`duplicated payments: ${JSON.stringify(duplicated)}`);
-    if (rows.length !== load.intents) failures.push(`${load.intents} payments intended, ${rows.length} stored`);
-    if (load.acks.length !== load.intents) failures.push(`${load.intents} payments intended, ${load.acks.length} acknowledged`);
-    const ackIds = new Set(load.acks.map((a) => a.paymentId));
-    for (const r of rows) if (!ackIds.has(String(r['payment_id']))) failures.push(`stored payment ${String(r['payment_id'])} was never acknowledged`);
-    const ledgerMismatch = db.prepare(`
-      SELECT a.account_id, a.balance,
-        COALESCE(SUM(CASE p.direction WHEN 'CREDIT' THEN p.amount ELSE -p.amount END), 0) AS ledger
-      FROM accounts a LEFT JOIN ledger_postings p ON p.account_id = a.account_id
-      GROUP BY a.account_id HAVING a.balance <> ledger`).all();
-    if (ledgerMismatch.length) failures.push(`balances differ from the ledger: ${JSON.stringify(ledgerMismatch)}`);
-    const completed = Number(db.prepare("SELECT COUNT(*) AS n FROM payments WHERE status = 'COMPLETED'").get()?.['n']);
-    const transfers = Number(db.prepare("SELECT COUNT(DISTINCT transfer_id) AS n FROM ledger_postings WHERE transfer_id LIKE 'PAY-%'").get()?.['n']);
-    if (completed !== transfers) failures.push(`${completed} completed payments but ${transfers} posted transfers`);
-    return { failures, stored: rows.length };
-  } finally {
-    db.close();
-  }
+  const query = (sql: string) => queryStoreAt(store, sql);
+  const rows = await query("SELECT payment_id, idempotency_key FROM payments WHERE created_by = 'clerk'");
+  const byKey = new Map<string, number>();
+  for (const r of rows) byKey.set(String(r['idempotency_key']), (byKey.get(String(r['idempotency_key'])) ?? 0) + 1);
+  const duplicated = [...byKey].filter(([, n]) => n > 1);
+  if (duplicated.length) failures.push(`duplicated payments: ${JSON.stringify(duplicated)}`);
+  if (rows.length !== load.intents) failures.push(`${load.intents} payments intended, ${rows.length} stored`);
+  if (load.acks.length !== load.intents) failures.push(`${load.intents} payments intended, ${load.acks.length} acknowledged`);
+  const ackIds = new Set(load.acks.map((a) => a.paymentId));
+  for (const r of rows) if (!ackIds.has(String(r['payment_id']))) failures.push(`stored payment ${String(r['payment_id'])} was never acknowledged`);
+  const ledgerMismatch = await query(`
+    SELECT a.account_id, a.balance,
+      COALESCE(SUM(CASE p.direction WHEN 'CREDIT' THEN p.amount ELSE -p.amount END), 0) AS ledger
+    FROM accounts a LEFT JOIN ledger_postings p ON p.account_id = a.account_id
+    GROUP BY a.account_id, a.balance HAVING a.balance <> COALESCE(SUM(CASE p.direction WHEN 'CREDIT' THEN p.amount ELSE -p.amount END), 0)`);
+  if (ledgerMismatch.length) failures.push(`balances differ from the ledger: ${JSON.stringify(ledgerMismatch)}`);
+  const completed = Number((await query("SELECT COUNT(*) AS n FROM payments WHERE status = 'COMPLETED'"))[0]?.['n']);
+  const transfers = Number((await query("SELECT COUNT(DISTINCT transfer_id) AS n FROM ledger_postings WHERE transfer_id LIKE 'PAY-%'"))[0]?.['n']);
+  if (completed !== transfers) failures.push(`${completed} completed payments but ${transfers} posted transfers`);
+  return { failures, stored: rows.length };
 }
 
 export function summary(load: { acks: readonly Ack[]; intents: number; retried: ReadonlyMap<string, number> }, stored: number): string {

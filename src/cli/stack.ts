@@ -1,8 +1,8 @@
 /**
  * `corebridge stack --api N --backend M` (`npm run stack`): a small cluster on one machine, for trying and
- * testing. M back-end services and N API instances, with mutual TLS between them, shared state in Redis, and
- * a round-robin front on PORT. Files under DATA_DIR: the development PKI (made if missing), the back-end
- * store, the identity provider's key (shared by every API instance, with one issuer: the front's URL), and
+ * testing. M back-end services on one PostgreSQL database (DATABASE_URL, default the local server's
+ * `corebridge` database, made if missing) and N API instances, with mutual TLS between them, shared state in
+ * Redis, and a round-robin front on PORT. Files under DATA_DIR: the development PKI (made if missing), the identity provider's key (shared by every API instance, with one issuer: the front's URL), and
  * stack/ (a log per process, stack.json with their pids and ports). Ctrl-C stops everything it started.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { closeRedis, connectRedis } from '../api/redis.ts';
-import { backendFile } from '../backend/index.ts';
+import pg from 'pg';
+import { redactedDatabaseUrl } from '../backend/store/postgres-store.ts';
 import { loadConfig, processEnv } from '../config.ts';
 import { startFront } from '../stack/front.ts';
 import { accepts, supervise, type Supervised } from '../stack/supervised.ts';
@@ -21,6 +22,7 @@ import { UsageError, type Io } from './main.ts';
 const BIN = fileURLToPath(new URL('../../bin/corebridge.ts', import.meta.url));
 const SERVER = fileURLToPath(new URL('../server.ts', import.meta.url));
 const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
+const DEFAULT_DATABASE = 'postgres://postgres@127.0.0.1:5432/corebridge';
 const START_TIMEOUT_MS = 60_000;
 
 /** Polls `check` until it holds; fails naming the process and its log after START_TIMEOUT_MS. */
@@ -37,6 +39,19 @@ function count(value: string | undefined, flag: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 16) throw new UsageError(`${flag} must be a whole number from 1 to 16`);
   return n;
+}
+
+/** Fails early, in the user's words, when the database server cannot be reached (a missing database is made later). */
+async function checkPostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    if ((error as { code?: unknown }).code === '3D000') return;
+    throw new UsageError(`the stack's back-ends share a PostgreSQL database, which is not reachable at ${redactedDatabaseUrl(url)} (set DATABASE_URL): ${(error as Error).message}`, 1);
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 /** Ports the instances listen on: PORT+1… for APIs, PORT+101… for back-ends, so they are known before they start. */
@@ -57,6 +72,8 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   const config = loadConfig(env);
   if (config.port === 0) throw new UsageError('PORT must be a fixed port for the stack (its instances take the ports after it)');
   const redisUrl = env['REDIS_URL'] || DEFAULT_REDIS;
+  const databaseUrl = config.backend.databaseUrl ?? DEFAULT_DATABASE;
+  await checkPostgres(databaseUrl);
   try {
     await closeRedis(await connectRedis(redisUrl, { warn: () => {} }));
   } catch (error) {
@@ -79,7 +96,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   const issuer = `http://localhost:${config.port}/oauth`;
   const backendPorts = instancePorts(config.port, backends, 101);
   const apiPorts = instancePorts(config.port, apis, 1);
-  const common = { ...env, DATA_DIR: config.dataDir, LOG_LEVEL: config.logLevel };
+  const common = { ...env, DATA_DIR: config.dataDir, LOG_LEVEL: config.logLevel, DATABASE_URL: databaseUrl };
   const events = {
     exited: (name: string, code: number | null, signal: string | null) => io.stdout.write(`${name} exited (${signal ?? `code ${code}`}); restarting it in 1 s\n`),
     restarted: (name: string, pid: number | undefined) => {
@@ -95,7 +112,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
       front: { url: `http://localhost:${config.port}` },
       apis: started.filter((p) => p.name.startsWith('api')).map((p, i) => ({ name: p.name, pid: p.pid(), port: apiPorts[i], log: p.log })),
       backends: started.filter((p) => p.name.startsWith('backend')).map((p, i) => ({ name: p.name, pid: p.pid(), listen: `127.0.0.1:${backendPorts[i]}`, log: p.log })),
-      redis: redisUrl, store: backendFile(config.dataDir), issuer,
+      redis: redisUrl, database: redactedDatabaseUrl(databaseUrl), issuer,
     };
     writeFileSync(join(dir, 'stack.json'), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   }
@@ -123,8 +140,8 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   };
 
   try {
-    // The first of each kind alone: it creates what the others share (the store and its demo data; the
-    // identity provider's key and secrets).
+    // The first of each kind alone: it creates what the others share (the database, its tables and demo
+    // data; the identity provider's key and secrets).
     await startBackend(0);
     await Promise.all(backendPorts.slice(1).map((_, i) => startBackend(i + 1)));
     await startApi(0);
@@ -142,7 +159,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
     `  front (round-robin)  http://localhost:${config.port}`,
     ...started.filter((p) => p.name.startsWith('api')).map((p, i) => `  ${p.name.padEnd(19)}  http://127.0.0.1:${apiPorts[i]}  pid ${p.pid()}  log ${p.log}`),
     ...started.filter((p) => p.name.startsWith('backend')).map((p, i) => `  ${p.name.padEnd(19)}  tls://127.0.0.1:${backendPorts[i]}  pid ${p.pid()}  log ${p.log}`),
-    `  store                ${backendFile(config.dataDir)}`,
+    `  database             ${redactedDatabaseUrl(databaseUrl)}`,
     `  shared state         ${redisUrl}`,
     `  certificates         ${pki.dir}`,
     `Tokens: npm run token -- ada   (with the same PORT and DATA_DIR). Ctrl-C stops everything.`,

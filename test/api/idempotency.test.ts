@@ -11,7 +11,7 @@ import { startApp } from '../helpers/app.ts';
 const BODY = { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 40, currency: 'EUR' };
 
 test('a key held by a crashed request answers 409 until its lease runs out, then runs', async (t) => {
-  const h = await startApp(t, { IDEMPOTENCY_LEASE_MS: '300' });
+  const h = await startApp(t, { IDEMPOTENCY_LEASE_MS: '300' }, { singleInstance: true });
   // Another process took the key and died before answering.
   const other = openIdempotencyStore(join(h.dataDir, 'api.sqlite'), { ttlSeconds: 3600, leaseMs: 300 });
   assert.equal(other.begin('ada', 'held', requestFingerprint('POST', '/v1/payments', {}, BODY)).outcome, 'execute');
@@ -26,7 +26,7 @@ test('a key held by a crashed request answers 409 until its lease runs out, then
 });
 
 test('crash after the payment committed but before the response was stored: the retry finds it, money moves once', async (t) => {
-  const h = await startApp(t, { IDEMPOTENCY_LEASE_MS: '100' });
+  const h = await startApp(t, { IDEMPOTENCY_LEASE_MS: '100' }, { singleInstance: true });
   const send = () => h.request({ method: 'POST', url: '/v1/payments', as: 'ada', body: BODY, headers: { 'idempotency-key': 'lost-answer' } });
   const first = await send();
   assert.equal(first.statusCode, 201);

@@ -70,7 +70,7 @@ test('external issuer: discovery + JWKS, rotation by unknown kid with one cached
   const second = await signingKey('key-2');
   const stranger = await signingKey('key-3');
   idp.publish([first.jwk]);
-  const h = await startApp(t, { AUTH_EXTERNAL_ISSUER: idp.issuer, AUTH_AUDIENCE: AUDIENCE, AUTH_JWKS_COOLDOWN_SECONDS: '1' });
+  const h = await startApp(t, { AUTH_EXTERNAL_ISSUER: idp.issuer, AUTH_AUDIENCE: AUDIENCE, AUTH_JWKS_COOLDOWN_SECONDS: '1' }, { singleInstance: true });
   assert.equal(h.config.auth.external, true);
   assert.equal(h.config.auth.issuer, idp.issuer);
 

@@ -26,9 +26,12 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-/** Two back-end services on one new database, started at the same moment (they migrate and seed it once). */
+/**
+ * Two back-end services started at the same moment on a database that does not exist yet: they create it,
+ * migrate it and load the demo data once.
+ */
 async function twoBackends(t: TestContext): Promise<{ databaseUrl: string; backendUrls: string; dataDir: string }> {
-  const databaseUrl = await createTestDatabase(t);
+  const databaseUrl = await createTestDatabase({ create: false });
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-pg-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   writeDevPki(dataDir, await testPki());

@@ -73,7 +73,8 @@ test('anonymous requests are limited per address and route class, with RateLimit
 });
 
 test('authenticated requests are limited per principal and route class (reads, writes); the refused payment moves no money', async (t) => {
-  const h = await startApp(t, { RATE_LIMIT_READ_MAX: '3', RATE_LIMIT_WRITE_MAX: '2' });
+  // One instance: the address ceiling counts a token once per instance's token cache.
+  const h = await startApp(t, { RATE_LIMIT_READ_MAX: '3', RATE_LIMIT_WRITE_MAX: '2' }, { singleInstance: true });
   for (let i = 0; i < 3; i++) {
     const res = await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'ada' });
     assert.equal(res.statusCode, 200);

@@ -12,7 +12,14 @@ test('npm run seed reloads the demo data and forgets idempotency records', async
   assert.equal((await pay()).statusCode, 201);
   await h.request({ method: 'POST', url: '/v1/customers', as: 'clerk', body: { name: 'Temp', email: 'temp@example.com' } });
 
-  const run = spawnSync(process.execPath, ['src/cli/seed.ts'], { env: { ...process.env, DATA_DIR: h.dataDir, DATABASE_URL: h.config.backend.databaseUrl ?? '' }, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['src/cli/seed.ts'], {
+    // Where this app keeps its store and, with Redis, its idempotency records.
+    env: {
+      ...process.env, DATA_DIR: h.dataDir, DATABASE_URL: h.config.backend.databaseUrl ?? '',
+      REDIS_URL: h.config.protection.rateLimit.redisUrl ?? '', IDEMPOTENCY_REDIS_PREFIX: h.config.idempotency.redisPrefix,
+    },
+    encoding: 'utf8',
+  });
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /demo data loaded/);
 

@@ -1,25 +1,34 @@
 /**
  * Builds the real app in-process on a fresh DATA_DIR (real SQLite files) and closes it after the test; with
  * a back-end service over mutual TLS when asked (TEST_BACKEND=tls), and the back-end's store in a fresh
- * PostgreSQL database when asked (TEST_DATABASE=postgres).
+ * PostgreSQL database when asked (TEST_DATABASE=postgres), and as two API instances sharing Redis when
+ * asked (TEST_API_INSTANCES=2): requests then alternate between them, as behind a round-robin balancer.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { TestContext } from 'node:test';
+import { after, type TestContext } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { Redis } from 'ioredis';
 import { buildApp, type App } from '../../src/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ROLE_SCOPES, findDemoIdentity } from '../../src/api/auth/roles.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { openEmbeddedBackend } from '../../src/transport/open.ts';
-import { createTestDatabase, testOnPostgres } from './backend-store.ts';
+import { createTestDatabase, dropTestDatabases, testOnPostgres } from './backend-store.ts';
 import { startBackendService, testPki, writeDevPki, type RunningService } from './backend-service.ts';
 
+// Registered as the file loads, so it runs after the file's last test, once every app and back-end has closed.
+after(dropTestDatabases);
+
 export interface TestApp {
+  /** The API instance (the first one, when there are several). */
   app: App;
+  /** Every API instance; `request` goes to each in turn. */
+  apps: App[];
   config: Config;
   dataDir: string;
   /** Every log line written so far, parsed (the back-end service's too, when there is one). */
@@ -49,6 +58,11 @@ export interface StartOptions {
    * test sets BACKEND_URL itself.
    */
   backendService?: boolean;
+  /**
+   * The test is about one instance's own mechanics (its embedded idempotency records, its token or JWKS
+   * cache): it gets one API instance without Redis, even under TEST_API_INSTANCES.
+   */
+  singleInstance?: boolean;
 }
 
 export async function startApp(t: TestContext, env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApp> {
@@ -57,7 +71,9 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
   // Event-loop-delay shedding is off unless a test turns it on: tests block the loop on purpose (spawnSync of
   // the CLI) on a loaded 2-core machine, which is not the overload the protection is for.
   const baseEnv: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env, ...extraEnv };
-  if (testOnPostgres && !baseEnv['DATABASE_URL']) baseEnv['DATABASE_URL'] = await createTestDatabase(t);
+  if (testOnPostgres && !baseEnv['DATABASE_URL']) baseEnv['DATABASE_URL'] = await createTestDatabase();
+  const instances = options.singleInstance ? 1 : Number(process.env['TEST_API_INSTANCES'] ?? 1);
+  if (instances > 1 && !baseEnv['REDIS_URL']) Object.assign(baseEnv, sharedRedis(t));
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -80,11 +96,14 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
     }
     config = loadConfig({ ...baseEnv, BACKEND_URL: backendServices.map((s) => s.url).join(',') });
   }
-  const app = await buildApp(config, { logger });
+  // Several instances share DATA_DIR (the identity provider's keys and issuer) and Redis, as `npm run stack` runs them.
+  const apps: App[] = [];
   t.after(async () => {
-    await app.close();
+    for (const app of apps) await app.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
+  for (let i = 0; i < instances; i++) apps.push(await buildApp(config, { logger }));
+  const app = apps[0]!;
 
   const token: TestApp['token'] = async (subject, options = {}) => {
     const identity = findDemoIdentity(subject);
@@ -106,13 +125,15 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
   };
 
   const tokens = new Map<string, string>();
+  let sent = 0;
   const request: TestApp['request'] = async ({ method, url, as, token: given, body, headers = {} }) => {
     let bearer = given;
     if (!bearer && as) {
       bearer = tokens.get(as) ?? (await token(as));
       tokens.set(as, bearer);
     }
-    return app.inject({
+    const instance = apps[sent++ % apps.length]!;
+    return instance.inject({
       method,
       url,
       headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...headers },
@@ -120,5 +141,21 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
     });
   };
 
-  return { app, config, dataDir, logs, backendServices, token, request };
+  return { app, apps, config, dataDir, logs, backendServices, token, request };
+}
+
+/** The local Redis, under a key prefix of this test's own, removed afterwards. */
+function sharedRedis(t: TestContext): Record<string, string> {
+  const url = 'redis://127.0.0.1:6379';
+  const prefix = `corebridge-test:${randomUUID()}:`;
+  t.after(async () => {
+    const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+    try {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length > 0) await redis.del(...keys);
+    } finally {
+      redis.disconnect();
+    }
+  });
+  return { REDIS_URL: url, IDEMPOTENCY_REDIS_PREFIX: `${prefix}idem:`, RATE_LIMIT_REDIS_PREFIX: `${prefix}rl:` };
 }

@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { TestContext } from 'node:test';
 import pg from 'pg';
 
 /** Where test databases are made: the local server (postgres user, trust authentication). */
@@ -25,11 +24,24 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** A new, empty database for one test, dropped after it; its URL. */
-export async function createTestDatabase(t: TestContext): Promise<string> {
-  const name = `corebridge_test_${randomBytes(6).toString('hex')}`;
-  await admin((client) => client.query(`CREATE DATABASE ${name}`));
-  t.after(() => admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
+const created: string[] = [];
+
+/** Drops the databases made so far: once every test of a file has ended (test/helpers/app.ts). */
+export async function dropTestDatabases(): Promise<void> {
+  if (created.length === 0) return;
+  await admin(async (client) => {
+    for (const name of created.splice(0)) await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  });
+}
+
+/**
+ * A new, empty database, dropped by dropTestDatabases(); its URL. `create: false` only names it, for the
+ * back-end to create (as for a new user).
+ */
+export async function createTestDatabase(options: { prefix?: string; create?: boolean } = {}): Promise<string> {
+  const name = `${options.prefix ?? 'corebridge_test'}_${randomBytes(6).toString('hex')}`;
+  if (options.create !== false) await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  created.push(name);
   const url = new URL(TEST_POSTGRES_URL);
   url.pathname = `/${name}`;
   return url.toString();
@@ -44,7 +56,14 @@ const types = {
 export async function queryStore(
   h: { config: { backend: { databaseUrl: string | null } }; dataDir: string }, sql: string, ...params: Array<string | number | null>
 ): Promise<Array<Record<string, unknown>>> {
-  const url = h.config.backend.databaseUrl;
+  return queryStoreAt({ databaseUrl: h.config.backend.databaseUrl, file: join(h.dataDir, 'backend.sqlite') }, sql, ...params);
+}
+
+/** The same, by where the store is. */
+export async function queryStoreAt(
+  store: { databaseUrl: string | null; file: string }, sql: string, ...params: Array<string | number | null>
+): Promise<Array<Record<string, unknown>>> {
+  const url = store.databaseUrl;
   if (url) {
     const client = new pg.Client({ connectionString: url, types });
     await client.connect();
@@ -55,7 +74,7 @@ export async function queryStore(
       await client.end();
     }
   }
-  const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'));
+  const db = new DatabaseSync(store.file);
   try {
     const statement = db.prepare(sql);
     return statement.columns().length > 0 ? statement.all(...params).map((row) => ({ ...row })) : (statement.run(...params), []);

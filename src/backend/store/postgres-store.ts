@@ -92,7 +92,9 @@ async function createDatabase(url: string, log: Logger): Promise<void> {
     await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
     log.info({ database: name }, 'PostgreSQL database created');
   } catch (error) {
-    if ((error as { code?: unknown }).code !== '42P04') throw error; // created meanwhile by another instance
+    // Created meanwhile by another instance: 42P04, or 23505 when both got as far as the catalogue.
+    const code = (error as { code?: unknown }).code;
+    if (code !== '42P04' && code !== '23505') throw error;
   } finally {
     await client.end();
   }
