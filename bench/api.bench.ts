@@ -30,11 +30,11 @@
  * reached over mutual TLS with BACKEND_URL; default: embedded);
  * LOG_LEVEL (info) and everything else (e.g. BACKEND_TRANSPORT=in-process) is passed to the server.
  */
-import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { accessSync, closeSync, constants, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
@@ -44,6 +44,7 @@ import { accepts } from '../src/stack/supervised.ts';
 import { devPkiFiles } from '../src/tls/dev-files.ts';
 import { cobcVersion } from '../src/transport/cobol-host/build.ts';
 import { freePort, LOAN_BODY, PAYMENT_BODY, waitFor } from './harness.ts';
+import { children, loadGeneratorDescription, pinningDescription, runLoad, start, stop, type LoadTarget, type Measurement } from './load.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const ROUNDS = setting('BENCH_ROUNDS', 3);
@@ -60,11 +61,7 @@ const SETTLE_MS = 300;
 
 type Side = 'bare' | 'corebridge';
 
-interface Target {
-  url: string;
-  /** POSTs send `body` with a unique Idempotency-Key per request. */
-  method: 'GET' | 'POST';
-  body?: string;
+interface Target extends LoadTarget {
   expectStatus: number;
   server: ServerProcess;
 }
@@ -82,19 +79,6 @@ interface Scenario {
   corebridge: Target;
 }
 
-/** One load-generator run, as bench/wrk/report.lua (or autocannon-load.ts) prints it. */
-interface Measurement {
-  requests: number;
-  durationMs: number;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** Responses with status >= 400 under wrk; any non-2xx under autocannon. */
-  non2xx: number;
-  /** Socket errors and timeouts. */
-  errors: number;
-}
-
 interface Run extends Measurement {
   /** Lines the server logged during the run (Corebridge only). */
   logLines: number;
@@ -106,83 +90,6 @@ function setting(name: string, fallback: number, min = 1): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${raw}"`);
   return value;
-}
-
-// ---------------------------------------------------------------- processes and pinning
-
-const children = new Set<ChildProcess>();
-
-function onPath(name: string): string | null {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    const file = join(dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch { /* not here */ }
-  }
-  return null;
-}
-
-const TASKSET = onPath('taskset');
-const WRK = onPath('wrk');
-const PINNED = TASKSET !== null && availableParallelism() >= 2;
-
-function pinningDescription(): string {
-  if (PINNED) return 'servers on CPU 0, load generator on CPU 1 (taskset)';
-  return `not pinned (${TASKSET === null ? 'taskset not found' : `${availableParallelism()} core available`}): servers and load generator share the cores`;
-}
-
-/** Spawns `file args` on the given CPU when pinning, and tracks the child for cleanup. */
-function start(cpu: 0 | 1, file: string, args: string[], options: SpawnOptions): ChildProcess {
-  const child = PINNED ? spawn(TASKSET ?? 'taskset', ['-c', String(cpu), file, ...args], options) : spawn(file, args, options);
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return child;
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  if ((await Promise.race([exited, sleep(5_000, 'timeout')])) === 'timeout') child.kill('SIGKILL');
-}
-
-// ---------------------------------------------------------------- load generation
-
-function loadGeneratorDescription(): string {
-  if (WRK === null) return 'autocannon in a child process (wrk not on PATH; latencies to 1 ms)';
-  const version = /^wrk (\S+)/.exec(spawnSync(WRK, ['-v'], { encoding: 'utf8' }).stdout)?.[1] ?? '?';
-  return `wrk ${version}, 1 thread`;
-}
-
-function loadCommand(target: Target, authorization: string, seconds: number): { file: string; args: string[] } {
-  const keyPrefix = randomUUID().slice(0, 8);
-  if (WRK !== null) {
-    const script = join(ROOT, 'bench', 'wrk', target.method === 'GET' ? 'get.lua' : 'post.lua');
-    const scriptArgs = target.method === 'GET' ? [authorization] : [authorization, target.body ?? PAYMENT_BODY, keyPrefix];
-    return { file: WRK, args: ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--timeout', '10s', '-s', script, target.url, '--', ...scriptArgs] };
-  }
-  const spec = {
-    url: target.url, method: target.method, authorization, connections: CONNECTIONS, seconds,
-    ...(target.method === 'POST' ? { body: target.body ?? PAYMENT_BODY, keyPrefix } : {}),
-  };
-  return { file: process.execPath, args: [join(ROOT, 'bench', 'wrk', 'autocannon-load.ts'), JSON.stringify(spec)] };
-}
-
-/** Runs the load generator on CPU 1 for `seconds` and returns its BENCH_JSON line. */
-function runLoad(target: Target, authorization: string, seconds: number): Promise<Measurement> {
-  const { file, args } = loadCommand(target, authorization, seconds);
-  return new Promise((resolve, reject) => {
-    const child = start(1, file, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    let output = '';
-    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      const line = output.split('\n').find((l) => l.startsWith('BENCH_JSON '));
-      if (code === 0 && line) resolve(JSON.parse(line.slice('BENCH_JSON '.length)) as Measurement);
-      else reject(new Error(`load generator exited with ${code ?? signal}:\n${output.trim()}`));
-    });
-  });
 }
 
 // ---------------------------------------------------------------- the servers
@@ -314,10 +221,10 @@ function countNewlines(file: string, from: number, to: number): number {
 /** Warm-up, then the measured run; for Corebridge also the log lines written meanwhile. */
 async function measure(side: Side, target: Target): Promise<Run> {
   const { process: server, authorization, logFile } = target.server;
-  if (WARMUP_SECONDS > 0) await runLoad(target, authorization, WARMUP_SECONDS);
+  if (WARMUP_SECONDS > 0) await runLoad(target, authorization, WARMUP_SECONDS, CONNECTIONS);
   await sleep(SETTLE_MS);
   const logFrom = logFile ? fileSize(logFile) : 0;
-  const result = await runLoad(target, authorization, SECONDS);
+  const result = await runLoad(target, authorization, SECONDS, CONNECTIONS);
   await sleep(SETTLE_MS);
   if (server.exitCode !== null) throw new Error(`the ${side} server exited with code ${server.exitCode} during the run`);
   const logLines = logFile ? countNewlines(logFile, logFrom, fileSize(logFile)) : 0;
