@@ -17,6 +17,8 @@ export interface LoadTarget {
   url: string;
   method: 'GET' | 'POST';
   body?: string;
+  /** Each POST replaces {debtor} and {creditor} in `body` with two different accounts of these, at random. */
+  accounts?: readonly string[];
 }
 
 /** One load-generator run, as bench/wrk/report.lua (or autocannon-load.ts) prints it. */
@@ -56,8 +58,8 @@ export function pinningDescription(): string {
 }
 
 /** Spawns `file args` on the given CPU when pinning, and tracks the child for cleanup. */
-export function start(cpu: 0 | 1, file: string, args: string[], options: SpawnOptions): ChildProcess {
-  const child = PINNED ? spawn(TASKSET ?? 'taskset', ['-c', String(cpu), file, ...args], options) : spawn(file, args, options);
+export function start(cpu: 0 | 1 | null, file: string, args: string[], options: SpawnOptions): ChildProcess {
+  const child = PINNED && cpu !== null ? spawn(TASKSET ?? 'taskset', ['-c', String(cpu), file, ...args], options) : spawn(file, args, options);
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -80,21 +82,22 @@ export function loadCommand(target: LoadTarget, authorization: string, seconds: 
   const keyPrefix = randomUUID().slice(0, 8);
   if (WRK !== null) {
     const script = join(ROOT, 'bench', 'wrk', target.method === 'GET' ? 'get.lua' : 'post.lua');
-    const scriptArgs = target.method === 'GET' ? [authorization] : [authorization, target.body ?? PAYMENT_BODY, keyPrefix];
+    const scriptArgs = target.method === 'GET' ? [authorization] : [authorization, target.body ?? PAYMENT_BODY, keyPrefix, (target.accounts ?? []).join(',')];
     return { file: WRK, args: ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', script, target.url, '--', ...scriptArgs] };
   }
   const spec = {
     url: target.url, method: target.method, authorization, connections, seconds,
-    ...(target.method === 'POST' ? { body: target.body ?? PAYMENT_BODY, keyPrefix } : {}),
+    ...(target.method === 'POST' ? { body: target.body ?? PAYMENT_BODY, keyPrefix, accounts: target.accounts ?? [] } : {}),
   };
   return { file: process.execPath, args: [join(ROOT, 'bench', 'wrk', 'autocannon-load.ts'), JSON.stringify(spec)] };
 }
 
 /** Runs the load generator on CPU 1 for `seconds` and returns its BENCH_JSON line. */
-export function runLoad(target: LoadTarget, authorization: string, seconds: number, connections: number): Promise<Measurement> {
+/** `cpu`: where the load generator runs when pinning (null: anywhere, beside what it measures). */
+export function runLoad(target: LoadTarget, authorization: string, seconds: number, connections: number, cpu: 0 | 1 | null = 1): Promise<Measurement> {
   const { file, args } = loadCommand(target, authorization, seconds, connections);
   return new Promise((resolve, reject) => {
-    const child = start(1, file, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = start(cpu, file, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
     child.once('error', reject);

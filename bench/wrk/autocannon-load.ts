@@ -4,7 +4,8 @@
  *
  *   node bench/wrk/autocannon-load.ts '{"url":…,"method":"GET","authorization":…,"connections":50,"seconds":10}'
  *
- * With "body" and "keyPrefix", every request is a POST of that body with its own Idempotency-Key.
+ * With "body" and "keyPrefix", every request is a POST of that body with its own Idempotency-Key; with
+ * "accounts" too, {debtor} and {creditor} in the body become two different ones of them, at random.
  */
 import autocannon from 'autocannon';
 
@@ -16,6 +17,16 @@ export interface LoadSpec {
   seconds: number;
   body?: string;
   keyPrefix?: string;
+  accounts?: string[];
+}
+
+function payload(spec: LoadSpec): string {
+  const accounts = spec.accounts ?? [];
+  if (accounts.length < 2) return spec.body!;
+  const d = Math.floor(Math.random() * accounts.length);
+  let c = Math.floor(Math.random() * (accounts.length - 1));
+  if (c >= d) c += 1;
+  return spec.body!.replaceAll('{debtor}', accounts[d]!).replaceAll('{creditor}', accounts[c]!);
 }
 
 function options(spec: LoadSpec): autocannon.Options {
@@ -26,7 +37,7 @@ function options(spec: LoadSpec): autocannon.Options {
   const keyPrefix = spec.keyPrefix ?? 'bench';
   return {
     url: spec.url, method: spec.method, headers, body: spec.body, connections: spec.connections, duration: spec.seconds,
-    requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, 'idempotency-key': `${keyPrefix}-${++counter}` } }) }],
+    requests: [{ setupRequest: (req) => ({ ...req, body: payload(spec), headers: { ...req.headers, 'idempotency-key': `${keyPrefix}-${++counter}` } }) }],
   };
 }
 

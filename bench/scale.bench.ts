@@ -1,0 +1,300 @@
+/**
+ * npm run bench:scale: payments/s and GET req/s through `npm run stack` with 1, 2 and 3 API instances on
+ * the PostgreSQL back-end, and where it saturates.
+ *
+ * Each step starts a fresh stack (`corebridge stack --api N --backend B`: mutual TLS, Redis, the round-robin
+ * front) on a new database of the local PostgreSQL server, then runs, after a warm-up each:
+ *   - GET /v1/orders/{id} (one order created before);
+ *   - POST /v1/payments between one pair of accounts (durable, a unique Idempotency-Key per request, 0.01 EUR
+ *     1003-01 → 1001-01): every payment locks the same two rows, so they commit one after the other;
+ *   - POST /v1/payments spread over BENCH_ACCOUNTS accounts (made in the bench's database before the run,
+ *     1,000,000.00 EUR each, posted against the opening-balance account), two different ones at random;
+ * through the front with the load generator (wrk, or autocannon). Nothing is pinned: the stack uses every
+ * core, and so does the load generator, which competes with it; the CPU columns say who used what.
+ *
+ * CPU columns: the share of one core each part used during the payment run (utime + stime from /proc),
+ * front (the stack process, whose front proxies every request), the API instances, the back-end services,
+ * PostgreSQL (every `postgres` process), and the rest of the machine (the load generator, mostly).
+ * "machine" is all cores busy / all cores. A step saturates the machine when that nears 100 %: another API
+ * instance then only shares the same cores.
+ *
+ * Environment: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50), BENCH_BACKENDS (2), BENCH_ACCOUNTS (100),
+ * BENCH_API_COUNTS (1,2,3), LOG_LEVEL (info), REDIS_URL (redis://127.0.0.1:6379), TEST_POSTGRES_URL (the
+ * server's postgres database, where databases are made).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
+import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
+import { loadConfig } from '../src/config.ts';
+import { createTestDatabase, dropTestDatabases } from '../test/helpers/backend-store.ts';
+import { PAYMENT_BODY } from './harness.ts';
+import { loadGeneratorDescription, runLoad, type LoadTarget, type Measurement } from './load.ts';
+
+const ROOT = join(import.meta.dirname, '..');
+const SECONDS = Number(process.env['BENCH_SECONDS'] || 10);
+const WARMUP_SECONDS = Number(process.env['BENCH_WARMUP_SECONDS'] || 2);
+const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] || 50);
+const BACKENDS = Number(process.env['BENCH_BACKENDS'] || 2);
+const ACCOUNTS = Number(process.env['BENCH_ACCOUNTS'] || 100);
+const API_COUNTS = (process.env['BENCH_API_COUNTS'] || '1,2,3').split(',').map(Number);
+const LOG_LEVEL = process.env['LOG_LEVEL'] || 'info';
+const REDIS_URL = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
+const CORES = availableParallelism();
+const TICKS_PER_SECOND = 100;
+
+// ---------------------------------------------------------------- CPU accounting from /proc
+
+/** utime + stime of a process (all its threads), in clock ticks; 0 once it is gone. */
+function processTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+function postgresPids(): number[] {
+  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Busy and total ticks of the whole machine (/proc/stat). */
+function machineTicks(): { busy: number; total: number } {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = cpu[3]! + cpu[4]!;
+  const total = cpu.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+interface Parts { front: number[]; apis: number[]; backends: number[] }
+type Sample = Record<'front' | 'apis' | 'backends' | 'postgres', number> & { machine: { busy: number; total: number } };
+
+function sample(parts: Parts): Sample {
+  const sum = (pids: number[]) => pids.reduce((a, pid) => a + processTicks(pid), 0);
+  return { front: sum(parts.front), apis: sum(parts.apis), backends: sum(parts.backends), postgres: sum(postgresPids()), machine: machineTicks() };
+}
+
+/** Per part, the cores it kept busy (1.0 = one core) between two samples over `seconds`; machine as a share of all cores. */
+function usage(before: Sample, after: Sample, seconds: number) {
+  const cores = (k: 'front' | 'apis' | 'backends' | 'postgres') => (after[k] - before[k]) / TICKS_PER_SECOND / seconds;
+  const busyCores = (after.machine.busy - before.machine.busy) / TICKS_PER_SECOND / seconds;
+  const parts = { front: cores('front'), apis: cores('apis'), backends: cores('backends'), postgres: cores('postgres') };
+  const rest = Math.max(0, busyCores - Object.values(parts).reduce((a, b) => a + b, 0));
+  const machine = (after.machine.busy - before.machine.busy) / Math.max(1, after.machine.total - before.machine.total);
+  return { ...parts, rest, machine };
+}
+
+// ---------------------------------------------------------------- accounts for spread payments
+
+/** Accounts 7000-01, 7001-01, … of customer 1003, 1,000,000.00 EUR each, opened by postings against SYS-OPENING-EUR. */
+async function openBenchAccounts(databaseUrl: string, count: number): Promise<string[]> {
+  const ids = Array.from({ length: count }, (_, i) => `${7000 + i}-01`);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const opening = 100_000_000;
+    const now = new Date().toISOString();
+    await client.query('BEGIN');
+    for (const id of ids) {
+      await client.query("INSERT INTO accounts (account_id, customer_id, currency, balance, kind) VALUES ($1, '1003', 'EUR', $2, 'CUSTOMER')", [id, opening]);
+      await client.query(
+        `INSERT INTO ledger_postings (transfer_id, account_id, direction, amount, currency, correlation_id, posted_at)
+         VALUES ($1, $2, 'CREDIT', $3, 'EUR', 'bench', $4), ($1, 'SYS-OPENING-EUR', 'DEBIT', $3, 'EUR', 'bench', $4)`,
+        [`OPENING-${id}`, id, opening, now],
+      );
+    }
+    await client.query("UPDATE accounts SET balance = balance - $1 WHERE account_id = 'SYS-OPENING-EUR'", [opening * ids.length]);
+    await client.query('COMMIT');
+  } finally {
+    await client.end();
+  }
+  return ids;
+}
+
+const SPREAD_BODY = JSON.stringify({ debtorAccount: '{debtor}', creditorAccount: '{creditor}', amount: 0.01, currency: 'EUR' });
+
+// ---------------------------------------------------------------- one stack
+
+/** The error answers the API instances logged (status, code and message), counted: what a non-2xx count was. */
+function errorAnswers(dataDir: string): string {
+  const seen = new Map<string, number>();
+  const dir = join(dataDir, 'stack');
+  for (const file of readdirSync(dir).filter((f) => f.startsWith('api-') && f.endsWith('.log'))) {
+    for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
+      if (!line.includes('"status":4') && !line.includes('"status":5')) continue;
+      try {
+        const entry = JSON.parse(line) as { status?: number; code?: string; msg?: string };
+        if ((entry.status ?? 0) < 400) continue;
+        const key = `${entry.status} ${entry.code ?? ''} ${entry.msg ?? ''}`.trim();
+        seen.set(key, (seen.get(key) ?? 0) + 1);
+      } catch { /* a partial line */ }
+    }
+  }
+  return seen.size === 0 ? 'none logged by the API instances (so from the front)' : [...seen].map(([k, n]) => `${n}× ${k}`).join(', ');
+}
+
+interface StackState { apis: Array<{ pid: number }>; backends: Array<{ pid: number }> }
+
+async function freeBase(): Promise<number> {
+  const { createServer } = await import('node:net');
+  const free = (port: number) => new Promise<boolean>((resolve) => {
+    const s = createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+  for (;;) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const ports = [base, ...[1, 2, 3].map((i) => base + i), ...Array.from({ length: BACKENDS }, (_, i) => base + 101 + i)];
+    if ((await Promise.all(ports.map(free))).every(Boolean)) return base;
+  }
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
+    await sleep(100);
+  }
+}
+
+interface Step {
+  apis: number;
+  get: Measurement;
+  /** Payments between one pair of accounts. */
+  pay: Measurement;
+  /** Payments spread over many accounts, and the CPU during them. */
+  spread: Measurement;
+  cpu: ReturnType<typeof usage>;
+}
+
+async function measureStack(apis: number): Promise<Step> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-scale-'));
+  const port = await freeBase();
+  const databaseUrl = await createTestDatabase({ prefix: 'corebridge_bench', create: false });
+  const prefix = `corebridge-bench:${randomUUID()}:`;
+  const env = {
+    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL, REDIS_URL, DATABASE_URL: databaseUrl,
+    IDEMPOTENCY_REDIS_PREFIX: `${prefix}idem:`, RATE_LIMIT_REDIS_PREFIX: `${prefix}rl:`,
+    RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+  };
+  const stack: ChildProcess = spawn(process.execPath, ['bin/corebridge.ts', 'stack', '--api', String(apis), '--backend', String(BACKENDS)], {
+    cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  stack.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise((resolve) => stack.once('close', resolve));
+  try {
+    await until('the stack started', () => {
+      if (stack.exitCode !== null) throw new Error(`the stack exited: ${out}`);
+      return out.includes('Ctrl-C stops everything');
+    });
+    const base = `http://127.0.0.1:${port}`;
+    await until('the stack ready', async () => (await fetch(`${base}/health/ready`).catch(() => null))?.ok === true);
+    const state = JSON.parse(readFileSync(join(dataDir, 'stack', 'stack.json'), 'utf8')) as StackState;
+    const parts: Parts = { front: [stack.pid!], apis: state.apis.map((a) => a.pid), backends: state.backends.map((b) => b.pid) };
+
+    const config = loadConfig(env);
+    const issuer = await openDevIssuer({ dataDir, issuer: `http://localhost:${port}/oauth`, audience: config.auth.audience });
+    const authorization = `Bearer ${await issuer.sign({ subject: 'clerk', role: 'agent', scopes: ROLE_SCOPES.agent }, { ttlSeconds: 3600 })}`;
+    const order = await fetch(`${base}/v1/orders`, {
+      method: 'POST', headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ customerId: '1001', productId: 'P-100', quantity: 1 }),
+    });
+    if (order.status !== 201) throw new Error(`creating the order answered ${order.status}: ${await order.text()}`);
+    const orderId = ((await order.json()) as { orderId: string }).orderId;
+
+    const run = async (target: LoadTarget) => {
+      if (WARMUP_SECONDS > 0) await runLoad(target, authorization, WARMUP_SECONDS, CONNECTIONS, null);
+      // The warm-up's last requests are still running when its load generator exits: let them end, or the
+      // measured run starts above BACKEND_MAX_CONCURRENT and sees 503 BACKEND_BUSY.
+      await sleep(1000);
+      const before = sample(parts);
+      const started = performance.now();
+      const measured = await runLoad(target, authorization, SECONDS, CONNECTIONS, null);
+      const cpu = usage(before, sample(parts), (performance.now() - started) / 1000);
+      if (measured.non2xx > 0 || measured.errors > 0) {
+        console.error(`  ${target.method} ${target.url}: ${measured.non2xx} non-2xx, ${measured.errors} errors; error answers so far: ${errorAnswers(dataDir)}`);
+      }
+      return { measured, cpu };
+    };
+    const accounts = await openBenchAccounts(databaseUrl, ACCOUNTS);
+    const get = await run({ url: `${base}/v1/orders/${orderId}`, method: 'GET' });
+    const pay = await run({ url: `${base}/v1/payments`, method: 'POST', body: PAYMENT_BODY });
+    const spread = await run({ url: `${base}/v1/payments`, method: 'POST', body: SPREAD_BODY, accounts });
+    return { apis, get: get.measured, pay: pay.measured, spread: spread.measured, cpu: spread.cpu };
+  } finally {
+    stack.kill('SIGINT');
+    await Promise.race([exited, sleep(15_000)]);
+    if (stack.exitCode === null) stack.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+    await dropTestDatabases();
+    const redis = new Redis(REDIS_URL, { lazyConnect: true });
+    await redis.connect().then(async () => {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+    }).catch(() => undefined).finally(() => redis.disconnect());
+  }
+}
+
+// ---------------------------------------------------------------- report
+
+const num = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const cores = (n: number) => `${num(n * 100)} %`;
+
+function saturation(steps: Step[]): string {
+  const lines: string[] = [];
+  for (const [i, s] of steps.entries()) {
+    const busiest = (['front', 'apis', 'backends', 'postgres', 'rest'] as const).reduce((a, b) => (s.cpu[b] > s.cpu[a] ? b : a));
+    const gain = i === 0 ? '' : `; of 1 instance: GET ×${num(s.get.rps / steps[0]!.get.rps, 2)}, spread payments ×${num(s.spread.rps / steps[0]!.spread.rps, 2)}`;
+    lines.push(`  ${s.apis} API instance(s): machine ${cores(s.cpu.machine)} busy, busiest part ${busiest} (${cores(s.cpu[busiest])} of a core)${gain}`);
+  }
+  const full = steps.find((s) => s.cpu.machine >= 0.9);
+  lines.push(full
+    ? `  saturates at ${full.apis} API instance(s): the machine's ${CORES} cores are ≥ 90 % busy, so more instances only share them`
+    : `  the machine's ${CORES} cores were not saturated; more instances may still add throughput`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  console.log(`Scale-out on PostgreSQL: npm run stack with ${API_COUNTS.join(', ')} API instance(s) and ${BACKENDS} back-end service(s), ${CORES} cores, not pinned`);
+  console.log(`${SECONDS} s per run (+${WARMUP_SECONDS} s warm-up), ${CONNECTIONS} connections through the front; load generator: ${loadGeneratorDescription()}; LOG_LEVEL=${LOG_LEVEL}`);
+  const steps: Step[] = [];
+  for (const apis of API_COUNTS) {
+    const step = await measureStack(apis);
+    console.error(`  ${apis} API: GET ${num(step.get.rps)} req/s, payments ${num(step.pay.rps)}/s (one pair), ${num(step.spread.rps)}/s (spread)`);
+    steps.push(step);
+  }
+  console.log('');
+  console.log(`| API instances | GET /v1/orders/{id} req/s | p99 ms | payments/s, one pair of accounts | p99 ms | payments/s, ${ACCOUNTS} accounts | p99 ms |`);
+  console.log('|---|---|---|---|---|---|---|');
+  for (const s of steps) {
+    console.log(`| ${s.apis} | ${num(s.get.rps)} | ${num(s.get.p99Ms, 1)} | ${num(s.pay.rps)} | ${num(s.pay.p99Ms, 1)} | ${num(s.spread.rps)} | ${num(s.spread.p99Ms, 1)} |`);
+  }
+  console.log(`\nCPU during the payments over ${ACCOUNTS} accounts (100 % = one core busy for the whole run; machine: share of all ${CORES} cores):`);
+  console.log('| API instances | front | API instances | back-end services | PostgreSQL | rest (load generator) | machine |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const s of steps) {
+    console.log(`| ${s.apis} | ${cores(s.cpu.front)} | ${cores(s.cpu.apis)} | ${cores(s.cpu.backends)} | ${cores(s.cpu.postgres)} | ${cores(s.cpu.rest)} | ${cores(s.cpu.machine)} |`);
+  }
+  console.log('\nWhere it saturates:');
+  console.log(saturation(steps));
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`\nbench failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+}
