@@ -10,6 +10,8 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
+import pg from 'pg';
+import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, queryStore } from '../helpers/backend-store.ts';
 import { testPki, writeDevPki } from '../helpers/backend-service.ts';
@@ -118,4 +120,28 @@ test('the same idempotency key at two API instances that share nothing, at once:
   assert.equal(rows[0]!['n'], 10);
   const balance = await first.request({ method: 'GET', url: '/v1/accounts/1003-01/balance', as: 'clerk' });
   assert.equal(balance.json().balance, 10_000 - 10);
+});
+
+test('a row lock held too long elsewhere: 503 with Retry-After, nothing kept; the retry under the same key pays once', async (t) => {
+  const databaseUrl = await createTestDatabase();
+  const h = await startApp(t, { DATABASE_URL: databaseUrl });
+  const send = () => h.request({
+    method: 'POST', url: '/v1/payments', as: 'ada', headers: { 'idempotency-key': 'locked-out' },
+    body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 7, currency: 'EUR' },
+  });
+  // Another client of the database (a batch job, an operator's session) holds the debtor's row.
+  const other = new pg.Client({ connectionString: databaseUrl });
+  await other.connect();
+  t.after(() => other.end());
+  await other.query('BEGIN');
+  await other.query("SELECT * FROM accounts WHERE account_id = '1001-01' FOR UPDATE");
+  const refused = await send();
+  assertProblem(refused, 503, 'BACKEND_UNAVAILABLE');
+  assert.equal(refused.headers['retry-after'], '1');
+  await other.query('ROLLBACK');
+  const paid = await send();
+  assert.equal(paid.statusCode, 201, paid.body);
+  const balance = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'ada' });
+  assert.equal(balance.json().balance, 2500 - 7);
+  assert.equal((await queryStore(h, "SELECT COUNT(*) AS n FROM payments WHERE idempotency_key = 'locked-out'"))[0]!['n'], 1);
 });

@@ -46,6 +46,12 @@ function statement(sql: string): { name: string; text: string } {
   return found;
 }
 
+/** The server gave up waiting (lock_timeout, statement_timeout): nothing was kept; worth a retry soon. */
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return code === '55P03' || code === '57014';
+}
+
 /** A failure of the connection or the server (not of the SQL): the outcome of an open transaction is unknown. */
 function isConnectionFailure(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
@@ -57,13 +63,21 @@ function isConnectionFailure(error: unknown): boolean {
   return error instanceof Error && /connection|terminat|timeout/i.test(error.message) && !(error as { severity?: unknown }).severity;
 }
 
+/** One query; a broken connection comes out as StoreUnavailableError, telling it from errors of the SQL. */
+async function query(client: pg.PoolClient, sql: string, params?: SqlValue[]): Promise<Row[]> {
+  try {
+    return (await (params ? client.query<Row>({ ...statement(sql), values: params }) : client.query<Row>(sql))).rows;
+  } catch (error) {
+    throw isConnectionFailure(error) ? new StoreUnavailableError(error) : error;
+  }
+}
+
 function txOver(client: pg.PoolClient): Tx {
-  const query = async (sql: string, params: SqlValue[]) => (await client.query<Row>({ ...statement(sql), values: params })).rows;
   return {
-    get: async (sql, ...params) => (await query(sql, params))[0],
-    all: (sql, ...params) => query(sql, params),
+    get: async (sql, ...params) => (await query(client, sql, params))[0],
+    all: (sql, ...params) => query(client, sql, params),
     run: async (sql, ...params) => {
-      await query(sql, params);
+      await query(client, sql, params);
     },
     forUpdate: ' FOR UPDATE',
   };
@@ -71,7 +85,10 @@ function txOver(client: pg.PoolClient): Tx {
 
 function poolFor(url: string, size: number, log: Logger): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: url, max: size, connectionTimeoutMillis: 2000, application_name: 'corebridge-backend',
+    // The wait for a free pooled connection counts too: under a burst, transactions queue here rather than
+    // fail; the API's own time limit (BACKEND_CALL_TIMEOUT_MS) answers the client first. A server that
+    // refuses connections fails at once.
+    connectionString: url, max: size, connectionTimeoutMillis: 10_000, application_name: 'corebridge-backend',
     // A transaction never waits long for a row lock, nor holds one for long while its caller is gone.
     lock_timeout: 3000, idle_in_transaction_session_timeout: 10_000,
   });
@@ -130,6 +147,9 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   } catch (error) {
     if ((error as { code?: unknown }).code !== '3D000') {
       await pool.end();
+      if (isConnectionFailure(error)) {
+        throw new Error(`PostgreSQL is not reachable at ${redactedDatabaseUrl(url)} (DATABASE_URL): ${(error as Error).message}`, { cause: error });
+      }
       throw error;
     }
     await pool.end();
@@ -150,14 +170,15 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
       try {
         // An inquiry reads one row or one page: one statement, no transaction round trips.
         if (readOnly) return await work(txOver(client));
-        await client.query('BEGIN');
+        await query(client, 'BEGIN');
         const value = await work(txOver(client));
-        await client.query('COMMIT');
+        await query(client, 'COMMIT');
         return value;
       } catch (error) {
-        broken = isConnectionFailure(error);
+        broken = error instanceof StoreUnavailableError;
         if (!broken && !readOnly) await client.query('ROLLBACK').catch(() => { broken = true; });
-        if (broken) throw new StoreUnavailableError(error);
+        if (broken) throw error;
+        if (isBusy(error)) throw new StoreUnavailableError(error);
         const code = (error as { code?: unknown }).code;
         if (attempt < MAX_ATTEMPTS && typeof code === 'string' && RACE_CODES.has(code)) continue;
         throw error;
