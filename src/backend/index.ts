@@ -1,7 +1,8 @@
 /**
  * The back-end transaction system: takes messages (CBHDR header + request record) as bytes, runs each
- * transaction's program in its own savepoint of one group-committed database transaction, and answers
- * with messages as bytes once that commit is durable.
+ * transaction's program as one unit of the store's group (BackendStore.group: on SQLite a savepoint of one
+ * group-committed transaction, on PostgreSQL a transaction of its own), and answers with messages as bytes
+ * once its changes are durable.
  */
 import { join } from 'node:path';
 import type { Logger } from 'pino';
