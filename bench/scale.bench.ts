@@ -177,6 +177,8 @@ interface Step {
   /** Payments spread over many accounts, and the CPU during them. */
   spread: Measurement;
   cpu: ReturnType<typeof usage>;
+  /** The CPU during the GET run. */
+  getCpu: ReturnType<typeof usage>;
 }
 
 async function measureStack(apis: number): Promise<Step> {
@@ -233,7 +235,7 @@ async function measureStack(apis: number): Promise<Step> {
     const get = await run({ url: `${base}/v1/orders/${orderId}`, method: 'GET' });
     const pay = await run({ url: `${base}/v1/payments`, method: 'POST', body: PAYMENT_BODY });
     const spread = await run({ url: `${base}/v1/payments`, method: 'POST', body: SPREAD_BODY, accounts });
-    return { apis, get: get.measured, pay: pay.measured, spread: spread.measured, cpu: spread.cpu };
+    return { apis, get: get.measured, pay: pay.measured, spread: spread.measured, cpu: spread.cpu, getCpu: get.cpu };
   } finally {
     stack.kill('SIGINT');
     await Promise.race([exited, sleep(15_000)]);
@@ -255,12 +257,14 @@ const cores = (n: number) => `${num(n * 100)} %`;
 
 function saturation(steps: Step[]): string {
   const lines: string[] = [];
+  const busiest = (c: Step['cpu']) => (['front', 'apis', 'backends', 'postgres', 'rest'] as const).reduce((a, b) => (c[b] > c[a] ? b : a));
   for (const [i, s] of steps.entries()) {
-    const busiest = (['front', 'apis', 'backends', 'postgres', 'rest'] as const).reduce((a, b) => (s.cpu[b] > s.cpu[a] ? b : a));
     const gain = i === 0 ? '' : `; of 1 instance: GET ×${num(s.get.rps / steps[0]!.get.rps, 2)}, spread payments ×${num(s.spread.rps / steps[0]!.spread.rps, 2)}`;
-    lines.push(`  ${s.apis} API instance(s): machine ${cores(s.cpu.machine)} busy, busiest part ${busiest} (${cores(s.cpu[busiest])} of a core)${gain}`);
+    const [g, p] = [busiest(s.getCpu), busiest(s.cpu)];
+    lines.push(`  ${s.apis} API instance(s): GET: machine ${cores(s.getCpu.machine)} busy, busiest ${g} (${cores(s.getCpu[g])} of a core); `
+      + `payments: machine ${cores(s.cpu.machine)} busy, busiest ${p} (${cores(s.cpu[p])})${gain}`);
   }
-  const full = steps.find((s) => s.cpu.machine >= 0.9);
+  const full = steps.find((s) => Math.min(s.cpu.machine, s.getCpu.machine) >= 0.9);
   lines.push(full
     ? `  saturates at ${full.apis} API instance(s): the machine's ${CORES} cores are ≥ 90 % busy, so more instances only share them`
     : `  the machine's ${CORES} cores were not saturated; more instances may still add throughput`);
@@ -282,11 +286,14 @@ async function main(): Promise<void> {
   for (const s of steps) {
     console.log(`| ${s.apis} | ${num(s.get.rps)} | ${num(s.get.p99Ms, 1)} | ${num(s.pay.rps)} | ${num(s.pay.p99Ms, 1)} | ${num(s.spread.rps)} | ${num(s.spread.p99Ms, 1)} |`);
   }
-  console.log(`\nCPU during the payments over ${ACCOUNTS} accounts (100 % = one core busy for the whole run; machine: share of all ${CORES} cores):`);
-  console.log('| API instances | front | API instances | back-end services | PostgreSQL | rest (load generator) | machine |');
-  console.log('|---|---|---|---|---|---|---|');
-  for (const s of steps) {
-    console.log(`| ${s.apis} | ${cores(s.cpu.front)} | ${cores(s.cpu.apis)} | ${cores(s.cpu.backends)} | ${cores(s.cpu.postgres)} | ${cores(s.cpu.rest)} | ${cores(s.cpu.machine)} |`);
+  console.log(`\nCPU (100 % = one core busy for the whole run; machine: share of all ${CORES} cores):`);
+  console.log('| run | API instances | front | API instances | back-end services | PostgreSQL | rest (load generator) | machine |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const [run, pick] of [['GET', (s: Step) => s.getCpu], [`payments, ${ACCOUNTS} accounts`, (s: Step) => s.cpu]] as const) {
+    for (const s of steps) {
+      const c = pick(s);
+      console.log(`| ${run} | ${s.apis} | ${cores(c.front)} | ${cores(c.apis)} | ${cores(c.backends)} | ${cores(c.postgres)} | ${cores(c.rest)} | ${cores(c.machine)} |`);
+    }
   }
   console.log('\nWhere it saturates:');
   console.log(saturation(steps));
