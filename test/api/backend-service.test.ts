@@ -26,9 +26,11 @@ async function balance(h: TestApp, account: string): Promise<number> {
   return Math.round((res.json() as { balance: number }).balance * 100);
 }
 
+/** Every API instance ready (each reconnects on its own backoff; under TEST_API_INSTANCES there are several). */
 async function waitReady(h: TestApp): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    if ((await h.request({ method: 'GET', url: '/health/ready' })).statusCode === 200) return;
+    const answers = await Promise.all(h.apps.map((app) => app.inject({ method: 'GET', url: '/health/ready' })));
+    if (answers.every((a) => a.statusCode === 200)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   assert.fail('not ready within 10 s');

@@ -57,11 +57,16 @@ export interface Transfer {
 /** Double entry: one debit and one credit posting and both balances, in the caller's transaction. */
 export async function postTransfer(tx: Tx, t: Transfer): Promise<void> {
   if (!Number.isSafeInteger(t.amount) || t.amount <= 0) throw new Error('transfer amount must be a positive integer');
-  const posting = `INSERT INTO ledger_postings (transfer_id, account_id, direction, amount, currency, correlation_id, posted_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`;
-  await tx.run(posting, t.transferId, t.debitAccountId, 'DEBIT', t.amount, t.currency, t.correlationId, t.at);
-  await tx.run(posting, t.transferId, t.creditAccountId, 'CREDIT', t.amount, t.currency, t.correlationId, t.at);
-  const move = 'UPDATE accounts SET balance = balance + ? WHERE account_id = ?';
-  await tx.run(move, -t.amount, t.debitAccountId);
-  await tx.run(move, t.amount, t.creditAccountId);
+  if (t.debitAccountId === t.creditAccountId) throw new Error('a transfer needs two different accounts');
+  // Two statements, not four: on PostgreSQL each is a round trip made while both accounts are locked.
+  await tx.run(
+    `INSERT INTO ledger_postings (transfer_id, account_id, direction, amount, currency, correlation_id, posted_at)
+     VALUES (?, ?, 'DEBIT', ?, ?, ?, ?), (?, ?, 'CREDIT', ?, ?, ?, ?)`,
+    t.transferId, t.debitAccountId, t.amount, t.currency, t.correlationId, t.at,
+    t.transferId, t.creditAccountId, t.amount, t.currency, t.correlationId, t.at,
+  );
+  await tx.run(
+    'UPDATE accounts SET balance = balance + CASE WHEN account_id = ? THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END WHERE account_id IN (?, ?)',
+    t.creditAccountId, t.amount, -t.amount, t.debitAccountId, t.creditAccountId,
+  );
 }

@@ -89,8 +89,9 @@ function poolFor(url: string, size: number, log: Logger): pg.Pool {
     // fail; the API's own time limit (BACKEND_CALL_TIMEOUT_MS) answers the client first. A server that
     // refuses connections fails at once.
     connectionString: url, max: size, connectionTimeoutMillis: 10_000, application_name: 'corebridge-backend',
-    // A transaction never waits long for a row lock, nor holds one for long while its caller is gone.
-    lock_timeout: 3000, idle_in_transaction_session_timeout: 10_000,
+    // A transaction never waits long for a row lock, no statement runs away, and no lock outlives a
+    // caller that is gone: past these, 503 with Retry-After (isBusy) and nothing kept.
+    lock_timeout: 3000, statement_timeout: 5000, idle_in_transaction_session_timeout: 10_000,
   });
   // An idle connection that breaks (server restart) is dropped from the pool; without a listener it would end the process.
   pool.on('error', (error) => log.warn({ err: error }, 'PostgreSQL connection lost'));
@@ -121,6 +122,9 @@ async function migrate(pool: pg.Pool, prepare: PostgresStoreOptions['prepare']):
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
+    // A migration may rewrite a large table, and waits for the instance migrating before it: no time limits.
+    await client.query('SET LOCAL statement_timeout = 0');
+    await client.query('SET LOCAL lock_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
     const applied = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
