@@ -50,18 +50,11 @@ export class SqliteDatabase {
    * BEGIN/COMMIT are prepared statements: `exec` would parse them again on every call.
    */
   transaction<T>(work: (db: this) => T, options: { readOnly?: boolean } = {}): T {
-    if (this.inTransaction) throw new Error('nested transaction');
-    this.statement(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE').run();
-    this.inTransaction = true;
+    this.begin(options.readOnly === true);
     try {
-      const result = work(this);
-      this.statement('COMMIT').run();
-      return result;
+      return this.commit(work(this));
     } catch (error) {
-      if (this.db.isTransaction) this.statement('ROLLBACK').run();
-      throw error;
-    } finally {
-      this.inTransaction = false;
+      throw this.rollback(error);
     }
   }
 
@@ -70,19 +63,34 @@ export class SqliteDatabase {
    * settles (src/backend/store/sqlite-store.ts queues its groups): a second BEGIN would fail.
    */
   async transactionAsync<T>(work: () => Promise<T>, options: { readOnly?: boolean } = {}): Promise<T> {
-    if (this.inTransaction) throw new Error('nested transaction');
-    this.statement(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE').run();
-    this.inTransaction = true;
+    this.begin(options.readOnly === true);
     try {
-      const result = await work();
+      return this.commit(await work());
+    } catch (error) {
+      throw this.rollback(error);
+    }
+  }
+
+  private begin(readOnly: boolean): void {
+    if (this.inTransaction) throw new Error('nested transaction');
+    this.statement(readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE').run();
+    this.inTransaction = true;
+  }
+
+  private commit<T>(result: T): T {
+    try {
       this.statement('COMMIT').run();
       return result;
-    } catch (error) {
-      if (this.db.isTransaction) this.statement('ROLLBACK').run();
-      throw error;
     } finally {
       this.inTransaction = false;
     }
+  }
+
+  /** Rolls back what is still open, and gives back the error that caused it. */
+  private rollback(error: unknown): unknown {
+    this.inTransaction = false;
+    if (this.db.isTransaction) this.statement('ROLLBACK').run();
+    return error;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { placeholders, type Tx } from './tx.ts';
+import { lockRows, type Tx } from './tx.ts';
 
 export interface Account {
   accountId: string;
@@ -29,11 +29,8 @@ export async function findAccount(tx: Tx, accountId: string): Promise<Account | 
  * between the same accounts never wait on each other): a balance read here stays true until the posting.
  */
 export async function lockAccounts(tx: Tx, accountIds: readonly string[]): Promise<Map<string, Account>> {
-  const ids = [...new Set(accountIds)].sort();
-  const rows = await tx.all(
-    `SELECT * FROM accounts WHERE account_id IN (${placeholders(ids.length)}) ORDER BY account_id${tx.forUpdate}`, ...ids,
-  );
-  return new Map(rows.map((row) => [String(row['account_id']), fromRow(row)]));
+  const rows = await lockRows(tx, 'accounts', 'account_id', accountIds);
+  return new Map([...rows].map(([id, row]) => [id, fromRow(row)]));
 }
 
 export async function insertAccount(tx: Tx, account: Account): Promise<void> {

@@ -1,4 +1,4 @@
-import { placeholders, type Row, type Tx } from './tx.ts';
+import { lockRows, type Row, type Tx } from './tx.ts';
 
 export interface Product {
   productId: string;
@@ -26,15 +26,13 @@ export async function findProduct(tx: Tx, productId: string): Promise<Product | 
 
 /** Products whose stock a transaction changes, locked until it ends, in product-id order (see lockAccounts). */
 export async function lockProducts(tx: Tx, productIds: readonly string[]): Promise<Map<string, Product>> {
-  const ids = [...new Set(productIds)].sort();
-  const rows = await tx.all(
-    `SELECT * FROM products WHERE product_id IN (${placeholders(ids.length)}) ORDER BY product_id${tx.forUpdate}`, ...ids,
-  );
-  return new Map(rows.map((row) => [String(row['product_id']), fromRow(row)]));
+  const rows = await lockRows(tx, 'products', 'product_id', productIds);
+  return new Map([...rows].map(([id, row]) => [id, fromRow(row)]));
 }
 
 export async function insertProduct(tx: Tx, p: Product): Promise<void> {
-  await tx.run('INSERT INTO products (product_id, name, unit_price, currency, stock) VALUES (?, ?, ?, ?, ?)',
+  await tx.run(
+    'INSERT INTO products (product_id, name, unit_price, currency, stock) VALUES (?, ?, ?, ?, ?)',
     p.productId, p.name, p.unitPrice, p.currency, p.stock,
   );
 }

@@ -23,9 +23,15 @@ export interface Tx {
   readonly forUpdate: string;
 }
 
-/** `?, ?, ?` for an IN list of `count` values. */
-export function placeholders(count: number): string {
-  return Array.from({ length: count }, () => '?').join(', ');
+/**
+ * Rows of `table` by their key column, locked until the transaction ends (Tx.forUpdate). They are taken
+ * in key order, so two transactions that lock some of the same rows never wait on each other in a circle.
+ */
+export async function lockRows(tx: Tx, table: 'accounts' | 'products', key: string, ids: readonly string[]): Promise<Map<string, Row>> {
+  const sorted = [...new Set(ids)].sort();
+  const marks = sorted.map(() => '?').join(', ');
+  const rows = await tx.all(`SELECT * FROM ${table} WHERE ${key} IN (${marks}) ORDER BY ${key}${tx.forUpdate}`, ...sorted);
+  return new Map(rows.map((row) => [String(row[key]), row]));
 }
 
 export type ItemResult<T> = { ok: true; value: T } | { ok: false; error: unknown };
