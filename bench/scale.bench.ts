@@ -22,22 +22,15 @@
  * BENCH_API_COUNTS (1,2,3), LOG_LEVEL (info), REDIS_URL (redis://127.0.0.1:6379), TEST_POSTGRES_URL (the
  * server's postgres database, where databases are made).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Redis } from 'ioredis';
 import pg from 'pg';
-import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
-import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
-import { loadConfig } from '../src/config.ts';
-import { createTestDatabase, dropTestDatabases } from '../test/helpers/backend-store.ts';
+import { startStack } from '../scripts/stack-run.ts';
 import { PAYMENT_BODY } from './harness.ts';
 import { loadGeneratorDescription, runLoad, type LoadTarget, type Measurement } from './load.ts';
 
-const ROOT = join(import.meta.dirname, '..');
 const SECONDS = Number(process.env['BENCH_SECONDS'] || 10);
 const WARMUP_SECONDS = Number(process.env['BENCH_WARMUP_SECONDS'] || 2);
 const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] || 50);
@@ -45,7 +38,6 @@ const BACKENDS = Number(process.env['BENCH_BACKENDS'] || 2);
 const ACCOUNTS = Number(process.env['BENCH_ACCOUNTS'] || 100);
 const API_COUNTS = (process.env['BENCH_API_COUNTS'] || '1,2,3').split(',').map(Number);
 const LOG_LEVEL = process.env['LOG_LEVEL'] || 'info';
-const REDIS_URL = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
 const CORES = availableParallelism();
 const TICKS_PER_SECOND = 100;
 
@@ -147,28 +139,6 @@ function errorAnswers(dataDir: string): string {
   return seen.size === 0 ? 'none logged by the API instances (so from the front)' : [...seen].map(([k, n]) => `${n}× ${k}`).join(', ');
 }
 
-interface StackState { apis: Array<{ pid: number }>; backends: Array<{ pid: number }> }
-
-async function freeBase(): Promise<number> {
-  const { createServer } = await import('node:net');
-  const free = (port: number) => new Promise<boolean>((resolve) => {
-    const s = createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-  for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const ports = [base, ...[1, 2, 3].map((i) => base + i), ...Array.from({ length: BACKENDS }, (_, i) => base + 101 + i)];
-    if ((await Promise.all(ports.map(free))).every(Boolean)) return base;
-  }
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
-    await sleep(100);
-  }
-}
-
 interface Step {
   apis: number;
   get: Measurement;
@@ -182,34 +152,11 @@ interface Step {
 }
 
 async function measureStack(apis: number): Promise<Step> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-scale-'));
-  const port = await freeBase();
-  const databaseUrl = await createTestDatabase({ prefix: 'corebridge_bench', create: false });
-  const prefix = `corebridge-bench:${randomUUID()}:`;
-  const env = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL, REDIS_URL, DATABASE_URL: databaseUrl,
-    IDEMPOTENCY_REDIS_PREFIX: `${prefix}idem:`, RATE_LIMIT_REDIS_PREFIX: `${prefix}rl:`,
-    RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
-  };
-  const stack: ChildProcess = spawn(process.execPath, ['bin/corebridge.ts', 'stack', '--api', String(apis), '--backend', String(BACKENDS)], {
-    cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  stack.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise((resolve) => stack.once('close', resolve));
+  const stack = await startStack({ apis, backends: BACKENDS, env: { LOG_LEVEL, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' } });
   try {
-    await until('the stack started', () => {
-      if (stack.exitCode !== null) throw new Error(`the stack exited: ${out}`);
-      return out.includes('Ctrl-C stops everything');
-    });
-    const base = `http://127.0.0.1:${port}`;
-    await until('the stack ready', async () => (await fetch(`${base}/health/ready`).catch(() => null))?.ok === true);
-    const state = JSON.parse(readFileSync(join(dataDir, 'stack', 'stack.json'), 'utf8')) as StackState;
-    const parts: Parts = { front: [stack.pid!], apis: state.apis.map((a) => a.pid), backends: state.backends.map((b) => b.pid) };
-
-    const config = loadConfig(env);
-    const issuer = await openDevIssuer({ dataDir, issuer: `http://localhost:${port}/oauth`, audience: config.auth.audience });
-    const authorization = `Bearer ${await issuer.sign({ subject: 'clerk', role: 'agent', scopes: ROLE_SCOPES.agent }, { ttlSeconds: 3600 })}`;
+    const { base, auth: { authorization } } = stack;
+    const state = stack.state();
+    const parts: Parts = { front: [stack.process.pid!], apis: state.apis.map((a) => a.pid), backends: state.backends.map((b) => b.pid) };
     const order = await fetch(`${base}/v1/orders`, {
       method: 'POST', headers: { authorization, 'content-type': 'application/json' },
       body: JSON.stringify({ customerId: '1001', productId: 'P-100', quantity: 1 }),
@@ -227,26 +174,17 @@ async function measureStack(apis: number): Promise<Step> {
       const measured = await runLoad(target, authorization, SECONDS, CONNECTIONS, null);
       const cpu = usage(before, sample(parts), (performance.now() - started) / 1000);
       if (measured.non2xx > 0 || measured.errors > 0) {
-        console.error(`  ${target.method} ${target.url}: ${measured.non2xx} non-2xx, ${measured.errors} errors; error answers so far: ${errorAnswers(dataDir)}`);
+        console.error(`  ${target.method} ${target.url}: ${measured.non2xx} non-2xx, ${measured.errors} errors; error answers so far: ${errorAnswers(stack.dataDir)}`);
       }
       return { measured, cpu };
     };
-    const accounts = await openBenchAccounts(databaseUrl, ACCOUNTS);
+    const accounts = await openBenchAccounts(stack.databaseUrl, ACCOUNTS);
     const get = await run({ url: `${base}/v1/orders/${orderId}`, method: 'GET' });
     const pay = await run({ url: `${base}/v1/payments`, method: 'POST', body: PAYMENT_BODY });
     const spread = await run({ url: `${base}/v1/payments`, method: 'POST', body: SPREAD_BODY, accounts });
     return { apis, get: get.measured, pay: pay.measured, spread: spread.measured, cpu: spread.cpu, getCpu: get.cpu };
   } finally {
-    stack.kill('SIGINT');
-    await Promise.race([exited, sleep(15_000)]);
-    if (stack.exitCode === null) stack.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-    await dropTestDatabases();
-    const redis = new Redis(REDIS_URL, { lazyConnect: true });
-    await redis.connect().then(async () => {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
-    }).catch(() => undefined).finally(() => redis.disconnect());
+    await stack.cleanup();
   }
 }
 
