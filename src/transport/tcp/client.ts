@@ -13,7 +13,7 @@ import { connect, type TLSSocket } from 'node:tls';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { CallNotStartedError, ping, TransportError, TransportTimeoutError, type Transport } from '../transport.ts';
-import { encodeFrame, FRAME_KIND, FrameError, FrameReader } from './frames.ts';
+import { encodeFrame, FRAME_KIND, onFrames } from './frames.ts';
 
 export interface TlsTransportOptions {
   /** tls://host:port of each back-end service. */
@@ -139,7 +139,6 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
 
     function dial(): void {
       if (closing) return;
-      const reader = new FrameReader();
       const current = connect({
         host, port, ca: options.ca, cert: options.cert, key: options.key, minVersion: 'TLSv1.3',
         // SNI carries host names only; an IP address is still checked against the certificate's IP entries.
@@ -150,16 +149,7 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
       // In TLS 1.3 the server checks the client's certificate after the client's handshake is done: the
       // connection is up only once the service answers a first ping (call id 0), not at secureConnect.
       current.on('secureConnect', () => current.write(encodeFrame(FRAME_KIND.PING, HELLO_ID)));
-      current.on('data', (chunk: Buffer) => {
-        let frames;
-        try {
-          frames = reader.push(chunk);
-        } catch (error) {
-          if (!(error instanceof FrameError)) throw error;
-          log.error({ backend: url, err: error }, 'back-end sent a broken frame; reconnecting');
-          current.destroy();
-          return;
-        }
+      onFrames(current, (frames) => {
         for (const frame of frames) {
           if (frame.kind === FRAME_KIND.REPLY) {
             const call = pending.get(frame.callId);
@@ -192,6 +182,9 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
             retryMs = MAX_RETRY_MS;
           }
         }
+      }, (error) => {
+        log.error({ backend: url, err: error }, 'back-end sent a broken frame; reconnecting');
+        current.destroy();
       });
       current.on('error', (error) => {
         if (!failureLogged) log.warn({ backend: url, err: error }, 'back-end connection failed; retrying with backoff');

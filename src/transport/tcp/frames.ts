@@ -7,6 +7,8 @@
  *   payload CALL and REPLY: exactly the message the other transports carry (CBHDR + record);
  *           PONG: one byte, 1 = ready; NOT_STARTED, FAILED and REFUSED: a reason in UTF-8
  */
+import type { Duplex } from 'node:stream';
+
 export const FRAME_KIND = {
   /** API → back-end: a message to handle. */
   CALL: 1,
@@ -73,4 +75,23 @@ export class FrameReader {
     this.buffered = at === this.buffered.length ? Buffer.alloc(0) : this.buffered.subarray(at);
     return frames;
   }
+}
+
+/**
+ * Reads the frames arriving on `socket`, a batch per chunk. A broken frame ends the reading: `onBroken`
+ * is told, and the caller drops the connection (nothing after it can be trusted to line up).
+ */
+export function onFrames(socket: Duplex, handle: (frames: Frame[]) => void, onBroken: (error: FrameError) => void): void {
+  const reader = new FrameReader();
+  socket.on('data', (chunk: Buffer) => {
+    let frames;
+    try {
+      frames = reader.push(chunk);
+    } catch (error) {
+      if (!(error instanceof FrameError)) throw error;
+      onBroken(error);
+      return;
+    }
+    handle(frames);
+  });
 }

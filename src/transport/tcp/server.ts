@@ -8,7 +8,7 @@ import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { certificateNames } from '../../tls/certificate-names.ts';
 import { CallNotStartedError, type Transport } from '../transport.ts';
-import { encodeFrame, FRAME_KIND, FrameError, FrameReader } from './frames.ts';
+import { encodeFrame, FRAME_KIND, onFrames } from './frames.ts';
 
 export interface BackendServiceOptions {
   host: string;
@@ -62,17 +62,7 @@ export async function serveBackend(transport: Transport, options: BackendService
     sockets.add(socket);
     log.info({ ...peer, client: identity }, 'back-end client connected');
     socket.setNoDelay(true);
-    const reader = new FrameReader();
-    socket.on('data', (chunk: Buffer) => {
-      let frames;
-      try {
-        frames = reader.push(chunk);
-      } catch (error) {
-        if (!(error instanceof FrameError)) throw error;
-        log.warn({ ...peer, err: error }, 'back-end client sent a broken frame; disconnected');
-        socket.destroy();
-        return;
-      }
+    onFrames(socket, (frames) => {
       for (const frame of frames) {
         if (frame.kind === FRAME_KIND.CALL) handleCall(socket, frame.callId, frame.payload);
         else if (frame.kind === FRAME_KIND.PING) {
@@ -83,6 +73,9 @@ export async function serveBackend(transport: Transport, options: BackendService
           return;
         }
       }
+    }, (error) => {
+      log.warn({ ...peer, err: error }, 'back-end client sent a broken frame; disconnected');
+      socket.destroy();
     });
     socket.on('error', (error) => log.debug({ ...peer, err: error }, 'back-end client connection error'));
     socket.on('close', () => {
