@@ -27,6 +27,7 @@ import { installRequestLog } from './api/plugins/request-log.ts';
 import { accountRoutes } from './api/routes/accounts.ts';
 import type { Api } from './api/routes/common.ts';
 import { customerRoutes } from './api/routes/customers.ts';
+import { eventRoutes } from './api/routes/events.ts';
 import { loanRoutes } from './api/routes/loans.ts';
 import { orderRoutes } from './api/routes/orders.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
@@ -44,6 +45,8 @@ import { openEmbeddedIdentity } from './identity/index.ts';
 import { createLogger } from './logger.ts';
 import { openCobolHost, type CobolHost } from './transport/cobol-host.ts';
 import { buildCobolHost, COPYBOOKS_DIR } from './transport/cobol-host/build.ts';
+import { startEventRelay } from './events/relay.ts';
+import { openRabbitPublisher } from './events/rabbitmq.ts';
 import { openBackendTransport } from './transport/open.ts';
 import type { Transport } from './transport/transport.ts';
 
@@ -118,8 +121,14 @@ async function assemble(
   app.addHook('preClose', async () => {
     closing = true;
   });
+  // Events leave the back-end's outbox through the relay: to RabbitMQ with BROKER_URL, else only into the feed.
+  const relay = startEventRelay({
+    transport, catalog, log: logger, pollMs: config.events.pollMs, leaseSeconds: config.events.leaseSeconds,
+    publisher: config.events.brokerUrl ? openRabbitPublisher(config.events.brokerUrl, logger) : null,
+  });
   app.addHook('onClose', async () => {
     clearInterval(purgeTimer);
+    await relay.close();
     await transport.close();
     await declared.host?.close();
     idempotencyStore.close();
@@ -163,7 +172,7 @@ async function assemble(
 
   // The API's own context: /health, /openapi.json and /oauth pay nothing for these hooks.
   const routeDeps = {
-    backend: limitBackendCalls(createBackendClient(catalog, transport), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
+    backend: limitBackendCalls(createBackendClient(catalog, transport, relay.kick), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
   };
   await app.register(async (v1) => {
     installAuth(v1, verifier, { beforeVerify: rateLimits.ceiling });
@@ -176,6 +185,7 @@ async function assemble(
     accountRoutes(api, routeDeps);
     paymentRoutes(api, routeDeps);
     loanRoutes(api, routeDeps);
+    eventRoutes(api, { ...routeDeps, catalog });
     if (declared.host) serviceRoutes(api, declared.services, declared.host);
   });
 

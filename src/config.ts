@@ -126,6 +126,15 @@ export interface Config {
   servicesDir: string | null;
   /** CORS, rate limits, resource limits, TLS and mutual TLS (src/api/protection/config.ts). */
   protection: ProtectionConfig;
+  /** The event relay (src/events/relay.ts). */
+  events: {
+    /** RabbitMQ (BROKER_URL, amqp://user:password@host:5672); null: no broker, the events feed only. */
+    brokerUrl: string | null;
+    /** How often an idle relay looks for new events (EVENTS_POLL_MS); changes made through this instance wake it at once. */
+    pollMs: number;
+    /** How long a relay's lease lasts without a turn (EVENTS_LEASE_SECONDS); a standby instance's relay takes over after it. */
+    leaseSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -196,6 +205,15 @@ function databaseUrl(env: Env): string | null {
     throw new ConfigError('DATABASE_URL', `must be a postgres:// URL, got "${url.protocol}"`);
   }
   if (url.pathname.length <= 1) throw new ConfigError('DATABASE_URL', 'names no database (postgres://host:5432/corebridge)');
+  return raw;
+}
+
+function brokerUrl(env: Env): string | null {
+  const raw = text(env, 'BROKER_URL', '');
+  if (!raw) return null;
+  if (!URL.canParse(raw) || !/^amqps?:$/.test(new URL(raw).protocol)) {
+    throw new ConfigError('BROKER_URL', 'must be an amqp:// or amqps:// URL (amqp://user:password@host:5672)');
+  }
   return raw;
 }
 
@@ -287,6 +305,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     servicesDir: env['SERVICES_DIR'] ? resolve(env['SERVICES_DIR']) : null,
     protection: protectionConfig(env),
+    events: {
+      brokerUrl: brokerUrl(env),
+      pollMs: integer(env, 'EVENTS_POLL_MS', 250, 10, 60_000),
+      leaseSeconds: integer(env, 'EVENTS_LEASE_SECONDS', 10, 1, 600),
+    },
   };
 }
 

@@ -3,7 +3,7 @@
  * idempotency key), encodes the transaction record, and maps the back-end's return codes to HTTP.
  */
 import type { FastifyRequest } from 'fastify';
-import type { MessageCatalog, TranCode } from '../backend/copybooks/index.ts';
+import { READ_ONLY_TRANSACTIONS, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
 import { LINK_FAILURE } from '../backend/links.ts';
 import { STORE_UNAVAILABLE } from '../backend/store/tx.ts';
 import { RC, readHeader, writeMessage, type MessageHeader } from '../backend/message.ts';
@@ -17,6 +17,8 @@ export interface BackendOutcome {
   rejected: boolean;
   reasonCode: string;
   body: Record<string, unknown>;
+  /** The bytes after a fixed-length response record: its segments (an event list's events), if any. */
+  segments: Buffer;
 }
 
 export interface BackendClient {
@@ -62,7 +64,15 @@ export async function callAndRead(
   return read;
 }
 
-export function createBackendClient(catalog: MessageCatalog, transport: Transport): BackendClient {
+/** The response record, and the segments after it where the record is of fixed length. */
+export function decodeResponse(catalog: MessageCatalog, tran: TranCode, bytes: Buffer): { body: Record<string, unknown>; segments: Buffer } {
+  const layout = catalog.response(tran);
+  if (layout.minLength !== layout.maxLength || bytes.length <= layout.maxLength) return { body: layout.decode(bytes), segments: Buffer.alloc(0) };
+  return { body: layout.decode(bytes.subarray(0, layout.maxLength)), segments: bytes.subarray(layout.maxLength) };
+}
+
+/** `afterChange`: called when a transaction that changes data has been answered (the event relay looks at once). */
+export function createBackendClient(catalog: MessageCatalog, transport: Transport, afterChange?: () => void): BackendClient {
   return {
     async call(tran, req, record, pointers = {}) {
       const principal = req.principal;
@@ -98,11 +108,8 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
       switch (header.returnCode) {
         case RC.OK:
         case RC.REJECTED:
-          return {
-            rejected: header.returnCode === RC.REJECTED,
-            reasonCode: header.reasonCode,
-            body: catalog.response(tran).decode(body),
-          };
+          if (afterChange && !READ_ONLY_TRANSACTIONS.has(tran)) afterChange();
+          return { rejected: header.returnCode === RC.REJECTED, reasonCode: header.reasonCode, ...decodeResponse(catalog, tran, body) };
         case RC.NOT_FOUND:
           throw new ApiError('NOT_FOUND', text, { reason });
         case RC.CONFLICT:

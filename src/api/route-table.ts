@@ -41,6 +41,7 @@ export const ROUTES = {
   createPayment: { method: 'POST', url: '/v1/payments', scope: 'payments:write', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner', idempotency: 'required' },
   getPayment: { method: 'GET', url: '/v1/payments/:paymentId', scope: 'payments:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
   createLoanApplication: { method: 'POST', url: '/v1/loan-applications', scope: 'loans:write', roles: CUSTOMER_OR_STAFF, ownership: 'customer-in-request', idempotency: 'optional' },
+  listEvents: { method: 'GET', url: '/v1/events', scope: 'events:read', roles: EVERYONE, ownership: 'caller-filtered' },
   getLoanApplication: { method: 'GET', url: '/v1/loan-applications/:loanId', scope: 'loans:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
 } as const satisfies Record<string, RouteAccess>;
 

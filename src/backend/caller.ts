@@ -2,7 +2,8 @@
  * The caller as the record header states it, and who may see what. Object-level checks live here,
  * in the system that owns the data, and fail closed: an object the caller may not see is "not found".
  */
-export type CallerRole = 'CUSTOMER' | 'AGENT' | 'PARTNER';
+/** SYSTEM: the service itself (its event relay), for its own transactions only (SYSTEM_TRANSACTIONS). */
+export type CallerRole = 'CUSTOMER' | 'AGENT' | 'PARTNER' | 'SYSTEM';
 
 export interface Caller {
   principal: string;
@@ -12,7 +13,7 @@ export interface Caller {
 }
 
 export function parseRole(raw: string): CallerRole | undefined {
-  return raw === 'CUSTOMER' || raw === 'AGENT' || raw === 'PARTNER' ? raw : undefined;
+  return raw === 'CUSTOMER' || raw === 'AGENT' || raw === 'PARTNER' || raw === 'SYSTEM' ? raw : undefined;
 }
 
 /** Customer master data: customers see themselves, staff everyone, partners basic data of everyone. */
@@ -37,4 +38,22 @@ export function maySeeOrder(caller: Caller, order: { customerId: string; created
 export function mayUseCustomerData(caller: Caller, ownerCustomerId: string | null): boolean {
   if (caller.role === 'AGENT') return ownerCustomerId !== null;
   return caller.role === 'CUSTOMER' && ownerCustomerId !== null && caller.customerId === ownerCustomerId;
+}
+
+/**
+ * Events: who may read an event is who may read its resource through the API. Staff read every event; a
+ * customer the events of their own orders, payments, loans and customer record; a partner the events of the
+ * orders it placed and of the customers it onboarded (never payments or loans, which partners cannot read).
+ */
+export type EventAudience =
+  | { kind: 'all' }
+  | { kind: 'owner'; customerId: string }
+  | { kind: 'creator'; principal: string; resources: readonly ('order' | 'customer')[] }
+  | { kind: 'none' };
+
+export function eventAudience(caller: Caller): EventAudience {
+  if (caller.role === 'AGENT') return { kind: 'all' };
+  if (caller.role === 'CUSTOMER') return caller.customerId ? { kind: 'owner', customerId: caller.customerId } : { kind: 'none' };
+  if (caller.role === 'PARTNER') return { kind: 'creator', principal: caller.principal, resources: ['order', 'customer'] };
+  return { kind: 'none' };
 }

@@ -7,9 +7,11 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parseRole, type Caller } from './caller.ts';
-import { isTranCode, loadLinkCatalog, loadMessageCatalog, READ_ONLY_TRANSACTIONS, type LinkedProgramName, type MessageCatalog, type TranCode } from './copybooks/index.ts';
+import {
+  isTranCode, loadLinkCatalog, loadMessageCatalog, READ_ONLY_TRANSACTIONS, SYSTEM_TRANSACTIONS, type LinkedProgramName, type MessageCatalog, type TranCode,
+} from './copybooks/index.ts';
 import { LINK_FAILURE, LinkFailure, linkMessage, NeedsLink, readLinkReply, runLocalProgram, type LinkHost } from './links.ts';
-import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
+import { BLANK_HEADER, encodeSegments, RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
 import type { ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
 import { openBackendStore, type StoreLocation } from './store/open.ts';
@@ -83,7 +85,8 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       reasonText: (reply.reasonText ?? '').slice(0, 120),
     };
     const layout = isTranCode(header.tranCode) && reply.body ? catalog.response(header.tranCode) : null;
-    return writeMessage(catalog, out, layout, reply.body);
+    const message = writeMessage(catalog, out, layout, reply.body);
+    return layout && reply.segments?.length ? Buffer.concat([message, ...encodeSegments(catalog, reply.segments)]) : message;
   }
 
   /** A message read and checked, ready to run; or already answered (unreadable, unknown, bad caller). */
@@ -117,7 +120,9 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return { header, reply: { returnCode: RC.ABEND, reasonCode: 'READ_ONLY_BACKEND', reasonText: 'this back-end instance serves inquiries only' } };
     }
     const role = parseRole(header.role);
-    if (!role || !header.principal || (role === 'CUSTOMER' && !header.customerId)) {
+    // The service's own transactions (the event relay) take the SYSTEM caller, and it takes nothing else.
+    const callerFits = role !== undefined && (role === 'SYSTEM') === SYSTEM_TRANSACTIONS.has(tran);
+    if (!role || !callerFits || !header.principal || (role === 'CUSTOMER' && !header.customerId)) {
       return { header, reply: { returnCode: RC.INVALID_INPUT, reasonCode: 'INVALID_CALLER', reasonText: 'the header names no valid caller' } };
     }
     const caller: Caller = { principal: header.principal, role, customerId: role === 'CUSTOMER' ? header.customerId : null };

@@ -2,7 +2,7 @@
  * A transaction message is the CBHDR header record followed by the transaction's own record.
  * Both sides use these helpers; only bytes cross the transport.
  */
-import { READ_ONLY_TRANSACTIONS, type MessageCatalog, type TranCode } from './copybooks/index.ts';
+import { READ_ONLY_TRANSACTIONS, type MessageCatalog, type SegmentRecordName, type TranCode } from './copybooks/index.ts';
 
 export const RC = {
   OK: 0,
@@ -103,6 +103,33 @@ export function writeCommareaMessage(
 }
 
 export type { TranCode };
+
+/** A record that follows the response record (see EVTLSTO): its copybook and its content. */
+export interface Segment {
+  name: SegmentRecordName;
+  body: Record<string, unknown>;
+}
+
+export function encodeSegments(catalog: Pick<MessageCatalog, 'segment'>, segments: readonly Segment[]): Buffer[] {
+  return segments.map((s) => catalog.segment(s.name).encode(s.body));
+}
+
+/**
+ * Reads segments one after another from the bytes after a fixed-length response record; the caller names
+ * each one's copybook (an event header says which record follows it).
+ */
+export function segmentReader(catalog: Pick<MessageCatalog, 'segment'>, bytes: Buffer): (name: SegmentRecordName) => Record<string, unknown> {
+  let offset = 0;
+  return (name) => {
+    const layout = catalog.segment(name);
+    if (offset + layout.maxLength > bytes.length) {
+      throw new MessageFormatError(`segment ${name} at byte ${offset} needs ${layout.maxLength} bytes; ${bytes.length - offset} are left`);
+    }
+    const record = layout.decode(bytes.subarray(offset, offset + layout.maxLength));
+    offset += layout.maxLength;
+    return record;
+  };
+}
 
 /**
  * A router's look at a message, like a CICS terminal-owning region's: is it an inquiry? Compares the

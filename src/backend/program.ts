@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { Caller } from './caller.ts';
 import type { LinkedProgramName } from './copybooks/index.ts';
-import { RC, type ReturnCode } from './message.ts';
+import { RC, type ReturnCode, type Segment } from './message.ts';
 import type { Tx } from './store/tx.ts';
 
 export interface ProgramContext {
@@ -29,6 +29,8 @@ export interface ProgramReply {
   reasonText?: string;
   /** Response record as JSON; absent when the outcome carries no record (not found, invalid input). */
   body?: Record<string, unknown>;
+  /** Records that follow the response record (an event list's events), in order. */
+  segments?: Segment[];
 }
 
 export type Program = (ctx: ProgramContext, request: Record<string, unknown>) => Promise<ProgramReply>;

@@ -41,12 +41,12 @@ for (const mode of MODES) {
     assert.deepEqual(read.json(), d);
 
     // LoanApproved and the audit row were written with the decision, under the request's correlation id.
-    const [event] = await queryStore(h, "SELECT * FROM outbox WHERE event_type = 'LoanApproved' AND aggregate_id = ?", d.loanId);
+    const [event] = await queryStore(h, "SELECT * FROM events WHERE event_type = 'LoanApproved' AND subject = ?", d.loanId);
     assert.ok(event);
     assert.equal(event['correlation_id'], res.headers['x-request-id']);
-    assert.deepEqual(JSON.parse(String(event['payload_json'])), {
-      loanId: d.loanId, customerId: '1001', approvedAmount: 10000, currency: 'EUR', interestRate: 6.9, installments: 24, installmentValue: 447.27,
-    });
+    assert.equal(event['owner_customer_id'], '1001');
+    assert.equal(event['record_name'], 'LOANREC');
+    assert.equal(JSON.parse(String(event['record_json'])).lnApprovedAmount, 10000);
     const [audit] = await queryStore(h, "SELECT action, principal FROM audit_log WHERE entity = 'loan' AND entity_id = ?", d.loanId);
     assert.deepEqual({ ...audit }, { action: 'approved', principal: 'ada' });
   });
@@ -87,7 +87,8 @@ for (const mode of MODES) {
     assert.equal(alan.json().status, 'REJECTED');
     assert.equal(alan.json().reason, 'INSUFFICIENT_INCOME');
     assert.equal(alan.json().approvedAmount, 0);
-    assert.equal((await queryStore(h, "SELECT COUNT(*) AS n FROM outbox WHERE event_type = 'LoanApproved'"))[0]?.['n'], 0, 'no event for rejections');
+    const events = await queryStore(h, 'SELECT event_type FROM events WHERE subject IN (?, ?) ORDER BY seq', grace.json().loanId, alan.json().loanId);
+    assert.deepEqual(events.map((e) => e['event_type']), ['LoanRejected', 'LoanRejected'], 'a rejection raises LoanRejected, never LoanApproved');
     assert.equal((await h.request({ method: 'GET', url: `/v1/loan-applications/${alan.json().loanId}`, as: 'alan' })).json().status, 'REJECTED');
   });
 

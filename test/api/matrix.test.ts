@@ -34,6 +34,8 @@ const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
   getPayment: (ids, t) => ({ method: 'GET', url: `/v1/payments/${t === 'own' ? ids.payment : 'PAY-0000000000000000'}` }),
   createLoanApplication: (_ids, t) => ({ method: 'POST', url: '/v1/loan-applications', body: { customerId: t === 'own' ? 1001 : 9999, amount: 1000, installments: 12 } }),
   getLoanApplication: (ids, t) => ({ method: 'GET', url: `/v1/loan-applications/${t === 'own' ? ids.loan : 'LN-0000000000000000'}` }),
+  // missing: a cursor past every event
+  listEvents: (_ids, t) => ({ method: 'GET', url: `/v1/events?limit=100${t === 'own' ? '' : `&after=${Buffer.from('e1:999999999').toString('base64url')}`}` }),
 };
 
 /**
@@ -55,6 +57,8 @@ const OWN: Record<OperationId, Record<Actor, number | 'role'>> = {
   getPayment: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
   createLoanApplication: { owner: 201, otherCustomer: 404, agent: 201, partner: 'role' },
   getLoanApplication: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
+  // a filter too: everyone reads the events of what they may see
+  listEvents: { owner: 200, otherCustomer: 200, agent: 200, partner: 200 },
 };
 
 async function fixtures(h: TestApp): Promise<Ids> {
@@ -81,6 +85,19 @@ async function snapshot(h: TestApp, ids: Ids): Promise<string> {
   }));
 }
 
+/** Collections filtered to what the caller may see: a filter that matches nothing is an empty 200, not a 404. */
+const LISTS: readonly OperationId[] = ['listOrders', 'listEvents'];
+
+async function eventually(h: TestApp, subject: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const feed = await h.request({ method: 'GET', url: '/v1/events?limit=100', as: 'clerk' });
+    if (feed.json().items.some((e: { subject: string }) => e.subject === subject)) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail(`no event about ${subject} in the feed after 10 s`);
+}
+
 test('every route of the route table has a matrix row', () => {
   assert.deepEqual(Object.keys(CALLS).sort(), Object.keys(ROUTES).sort());
   assert.deepEqual(Object.keys(OWN).sort(), Object.keys(ROUTES).sort());
@@ -90,6 +107,8 @@ for (const operation of Object.keys(ROUTES) as OperationId[]) {
   test(`object-level matrix: ${operation}`, async (t) => {
     const h = await startApp(t);
     const ids = await fixtures(h);
+    // The fixtures' events are in the feed once the relay has given them positions.
+    if (operation === 'listEvents') await eventually(h, ids.loan);
     for (const actor of Object.keys(ACTORS) as Actor[]) {
       const expected = OWN[operation][actor];
       for (const target of ['own', 'missing'] as Target[]) {
@@ -97,7 +116,7 @@ for (const operation of Object.keys(ROUTES) as OperationId[]) {
         const call = CALLS[operation](ids, target);
         const before = await snapshot(h, ids);
         const res = await h.request({ ...call, as: ACTORS[actor] });
-        const want = expected === 'role' ? 403 : target === 'missing' && operation !== 'listOrders' ? 404 : expected;
+        const want = expected === 'role' ? 403 : target === 'missing' && !LISTS.includes(operation) ? 404 : expected;
         const where = `${operation} by ${actor} (${ACTORS[actor]}) on ${target}: ${res.body.slice(0, 200)}`;
         assert.equal(res.statusCode, want, where);
         if (res.statusCode >= 400) {
@@ -109,6 +128,15 @@ for (const operation of Object.keys(ROUTES) as OperationId[]) {
           if (actor === 'otherCustomer' || target === 'missing') assert.deepEqual(res.json().items, [], `orders listed that the caller may not see: ${where}`);
           if (actor === 'owner' || actor === 'agent') assert.ok(res.json().items.length > 0 || target === 'missing', where);
           if (actor === 'partner') assert.deepEqual(res.json().items.filter((o: { orderId: string }) => o.orderId === ids.order), [], `a partner listed an order it did not create: ${where}`);
+        }
+        if (operation === 'listEvents' && res.statusCode === 200) {
+          const subjects = res.json().items.map((e: { subject: string }) => e.subject);
+          const adas = [ids.order, ids.payment, ids.loan];
+          if (actor === 'otherCustomer' || actor === 'partner' || target === 'missing') {
+            assert.deepEqual(subjects.filter((s: string) => adas.includes(s)), [], `events listed that the caller may not see: ${where}`);
+          } else {
+            for (const id of adas) assert.ok(subjects.includes(id), `${id} missing: ${where}`);
+          }
         }
         if (operation === 'getCustomer' && res.statusCode === 200) assert.equal(res.json().customerId, '1001', where);
       }

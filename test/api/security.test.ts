@@ -41,6 +41,7 @@ function sample(op: OperationId, f: Fixture, n: number): { url: string; body?: u
     case 'getPayment': return { url: `/v1/payments/${f.paymentId}` };
     case 'createLoanApplication': return { url: '/v1/loan-applications', body: { customerId: 1001, amount: 1000, installments: 12 } };
     case 'getLoanApplication': return { url: `/v1/loan-applications/${f.loanId}` };
+    case 'listEvents': return { url: '/v1/events' };
   }
 }
 

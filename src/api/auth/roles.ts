@@ -1,7 +1,7 @@
 /** The scope catalogue, the roles, and the demo identities of the development issuer. */
 export const SCOPES = [
   'orders:read', 'orders:write', 'customers:read', 'customers:write', 'accounts:read',
-  'payments:read', 'payments:write', 'loans:read', 'loans:write',
+  'payments:read', 'payments:write', 'loans:read', 'loans:write', 'events:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -12,7 +12,7 @@ export type Role = 'customer' | 'agent' | 'partner';
 export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   customer: SCOPES,
   agent: SCOPES,
-  partner: ['orders:read', 'orders:write', 'customers:read', 'customers:write'],
+  partner: ['orders:read', 'orders:write', 'customers:read', 'customers:write', 'events:read'],
 };
 
 export interface Principal {

@@ -1,7 +1,7 @@
 /** /v1/customers: read, create, update (JSON merge patch) — CUSINQ/CUSADD/CUSUPD. */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import type { Principal } from '../auth/roles.ts';
+import type { Role } from '../auth/roles.ts';
 import { CUSTOMER_FIELDS, projectFields, rolesReceiving } from '../authorization/fields.ts';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
@@ -79,7 +79,7 @@ export type Customer = Static<typeof Customer>;
 const CustomerParams = Type.Object({ customerId: CustomerId }, { additionalProperties: false });
 
 /** CUSREC → API customer, projected for the caller's role (src/api/authorization/fields.ts). */
-export function customerFromRecord(r: Record<string, unknown>, principal: Principal | null): Customer {
+export function customerFromRecord(r: Record<string, unknown>, role: Role | undefined): Customer {
   const a = (r['cusAddr'] ?? {}) as Record<string, unknown>;
   const line2 = String(a['cusAddrLine2'] ?? '');
   const full: Customer = {
@@ -106,7 +106,7 @@ export function customerFromRecord(r: Record<string, unknown>, principal: Princi
     createdAt: String(r['cusCreatedAt']),
     updatedAt: String(r['cusUpdatedAt']),
   };
-  return projectFields(full, CUSTOMER_FIELDS, principal?.role) as Customer;
+  return projectFields(full, CUSTOMER_FIELDS, role) as Customer;
 }
 
 /** Merge-patch member → (action, value): K keep, S set, D delete. */
@@ -153,7 +153,7 @@ export function customerRoutes(app: Api, { backend }: RouteDeps): void {
     handler: async (req) => {
       assertMayNameCustomer(req.principal, req.params.customerId);
       const out = await backend.call('CUSINQ', req, { cuskCustomerId: req.params.customerId });
-      return customerFromRecord(out.body, req.principal);
+      return customerFromRecord(out.body, req.principal?.role);
     },
   });
 
@@ -180,7 +180,7 @@ export function customerRoutes(app: Api, { backend }: RouteDeps): void {
           cusaAddrCountry: b.address?.country ?? '',
         },
       });
-      const customer = customerFromRecord(out.body, req.principal);
+      const customer = customerFromRecord(out.body, req.principal?.role);
       return reply.code(201).header('location', `/v1/customers/${customer.customerId}`).send(customer);
     },
   });
@@ -204,7 +204,7 @@ function updateCustomerRoute(app: Api, backend: RouteDeps['backend']): void {
     handler: async (req) => {
       assertMayNameCustomer(req.principal, req.params.customerId);
       const out = await backend.call('CUSUPD', req, patchRecord(req.params.customerId, req.body));
-      return customerFromRecord(out.body, req.principal);
+      return customerFromRecord(out.body, req.principal?.role);
     },
   });
 }

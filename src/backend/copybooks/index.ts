@@ -21,6 +21,8 @@ export const TRANSACTIONS = {
   PAYINQ: { request: 'PAYKEYI', response: 'PAYREC' },
   LNAPPL: { request: 'LOANREQI', response: 'LOANREC' },
   LNINQ: { request: 'LOANKEYI', response: 'LOANREC' },
+  EVTLST: { request: 'EVTLSTI', response: 'EVTLSTO' },
+  EVTNXT: { request: 'EVTNXTI', response: 'EVTLSTO' },
 } as const;
 
 export type TranCode = keyof typeof TRANSACTIONS;
@@ -40,7 +42,22 @@ export function isLinkedProgram(name: string): name is LinkedProgramName {
 }
 
 /** Inquiries change nothing. */
-export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['ORDINQ', 'ORDLST', 'CUSINQ', 'ACCBAL', 'PAYINQ', 'LNINQ']);
+export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['ORDINQ', 'ORDLST', 'CUSINQ', 'ACCBAL', 'PAYINQ', 'LNINQ', 'EVTLST']);
+
+/** Transactions only the service itself calls (caller role SYSTEM), and that no other caller may. */
+export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT']);
+
+/**
+ * Records that follow a response record as segments: per event of an event list (EVTLSTO), its header
+ * (EVTREC) and then the record of the resource it is about, as it was then.
+ */
+export const RESOURCE_RECORDS = ['ORDREC', 'PAYREC', 'LOANREC', 'CUSREC'] as const;
+export type ResourceRecordName = (typeof RESOURCE_RECORDS)[number];
+export type SegmentRecordName = 'EVTREC' | ResourceRecordName;
+
+export function isResourceRecord(name: string): name is ResourceRecordName {
+  return (RESOURCE_RECORDS as readonly string[]).includes(name);
+}
 
 export function isTranCode(code: string): code is TranCode {
   return Object.hasOwn(TRANSACTIONS, code);
@@ -50,6 +67,8 @@ export interface MessageCatalog {
   header: RecordLayout;
   request(tran: TranCode): RecordLayout;
   response(tran: TranCode): RecordLayout;
+  /** A record that travels as a segment; each is of fixed length. */
+  segment(name: SegmentRecordName): RecordLayout;
 }
 
 function copybookSource(name: string): string {
@@ -76,10 +95,15 @@ export function loadMessageCatalog(): MessageCatalog {
     layout(t.request);
     layout(t.response);
   }
+  for (const name of ['EVTREC', ...RESOURCE_RECORDS]) {
+    const segment = layout(name);
+    if (segment.minLength !== segment.maxLength) throw new Error(`${name} is a segment record and must be of fixed length`);
+  }
   return {
     header,
     request: (tran) => layout(TRANSACTIONS[tran].request),
     response: (tran) => layout(TRANSACTIONS[tran].response),
+    segment: (name) => layout(name),
   };
 }
 

@@ -6,7 +6,7 @@ import { fail, field, ok, type Program, type ProgramContext } from '../program.t
 import {
   findCustomer, findCustomerByEmail, insertCustomer, nextCustomerId, updateCustomer, type Address, type Customer,
 } from '../store/customers.ts';
-import { writeAudit } from '../store/journal.ts';
+import { writeAudit, writeEvent, type EventType } from '../store/journal.ts';
 
 /** New customers start with the most careful rating until a credit check says otherwise. */
 const NEW_CUSTOMER_RATING = 'C';
@@ -41,6 +41,13 @@ async function audit(ctx: ProgramContext, customerId: string, action: string): P
   await writeAudit(ctx.tx, {
     tranCode: ctx.tranCode, entity: 'customer', entityId: customerId, action, principal: ctx.caller.principal,
     correlationId: ctx.correlationId, at: ctx.now,
+  });
+}
+
+/** The customer's event, with the record as it now is; the customer owns it, whoever onboarded them created it. */
+async function raise(ctx: ProgramContext, type: EventType, c: Customer): Promise<void> {
+  await writeEvent(ctx, {
+    type, resource: 'customer', subject: c.customerId, ownerCustomerId: c.customerId, createdBy: c.createdBy, recordName: 'CUSREC', record: customerRecord(c),
   });
 }
 
@@ -81,10 +88,11 @@ export const addCustomer: Program = async (ctx, req) => {
   const customer: Customer = {
     customerId: await nextCustomerId(tx), name, email, phone: field(req, 'cusaPhone') || null, birthDate: birthDate || null,
     address, riskRating: NEW_CUSTOMER_RATING, monthlyIncome: 0, creditLimit: NEW_CUSTOMER_CREDIT_LIMIT, currency: 'EUR',
-    createdAt: ctx.now, updatedAt: ctx.now,
+    createdBy: ctx.caller.principal, createdAt: ctx.now, updatedAt: ctx.now,
   };
   await insertCustomer(tx, customer);
   await audit(ctx, customer.customerId, 'created');
+  await raise(ctx, 'CustomerCreated', customer);
   return ok(customerRecord(customer));
 };
 
@@ -135,5 +143,6 @@ export const updateCustomerProgram: Program = async (ctx, req) => {
   const updated: Customer = { ...current, name, email, phone, birthDate, address, updatedAt: ctx.now };
   await updateCustomer(tx, updated);
   await audit(ctx, id, 'updated');
+  await raise(ctx, 'CustomerUpdated', updated);
   return ok(customerRecord(updated));
 };

@@ -2,6 +2,7 @@ import type { TranCode } from '../copybooks/index.ts';
 import type { Program } from '../program.ts';
 import { balanceInquiry } from './accounts.ts';
 import { addCustomer, inquireCustomer, updateCustomerProgram } from './customers.ts';
+import { listEventsProgram, relayEventsProgram } from './events.ts';
 import { applyForLoan, inquireLoan } from './loans.ts';
 import { cancelOrder, createOrder, inquireOrder, listOrdersProgram, updateOrder } from './orders.ts';
 import { createPayment, inquirePayment } from './payments.ts';
@@ -21,4 +22,6 @@ export const PROGRAMS: Record<TranCode, Program> = {
   PAYINQ: inquirePayment,
   LNAPPL: applyForLoan,
   LNINQ: inquireLoan,
+  EVTLST: listEventsProgram,
+  EVTNXT: relayEventsProgram,
 };

@@ -6,7 +6,7 @@ import { RC } from '../message.ts';
 import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
 import { fail, field, ok, rejected, type Program } from '../program.ts';
 import { findCustomer } from '../store/customers.ts';
-import { writeAudit, writeOutboxEvent } from '../store/journal.ts';
+import { writeAudit, writeEvent } from '../store/journal.ts';
 import { findLoan, findLoanByIdempotencyKey, insertLoan, type LoanApplication } from '../store/loans.ts';
 
 const MIN_AMOUNT = 50_000; // 500.00
@@ -87,15 +87,10 @@ export const applyForLoan: Program = async (ctx, req) => {
     tranCode: ctx.tranCode, entity: 'loan', entityId: loan.loanId, action: d.status.toLowerCase(),
     principal: caller.principal, correlationId: ctx.correlationId, at: ctx.now,
   });
-  if (d.status === 'APPROVED') {
-    await writeOutboxEvent(tx, {
-      eventType: 'LoanApproved', aggregateId: loan.loanId, correlationId: ctx.correlationId, at: ctx.now,
-      payload: {
-        loanId: loan.loanId, customerId, approvedAmount: fromMinorUnits(d.approved), currency: loan.currency,
-        interestRate: fromMinorUnits(d.rateBp), installments, installmentValue: fromMinorUnits(d.installment),
-      },
-    });
-  }
+  await writeEvent(ctx, {
+    type: d.status === 'APPROVED' ? 'LoanApproved' : 'LoanRejected', resource: 'loan', subject: loan.loanId,
+    ownerCustomerId: customerId, createdBy: caller.principal, recordName: 'LOANREC', record: loanRecord(loan),
+  });
   ctx.log.debug({ loanId: loan.loanId, status: d.status, reason: d.reason }, 'loan decided');
   return reply(loan);
 };

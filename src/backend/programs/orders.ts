@@ -5,7 +5,7 @@ import { RC } from '../message.ts';
 import { fromMinorUnits } from '../money.ts';
 import { fail, field, ok, rejected, type Program, type ProgramContext } from '../program.ts';
 import { findCustomer } from '../store/customers.ts';
-import { writeAudit } from '../store/journal.ts';
+import { writeAudit, writeEvent, type EventType } from '../store/journal.ts';
 import {
   findOrder, findOrderByIdempotencyKey, insertOrder, listOrders, openOrderTotal, saveOrder, type Order,
 } from '../store/orders.ts';
@@ -47,6 +47,13 @@ async function audit(ctx: ProgramContext, orderId: string, action: string): Prom
   });
 }
 
+/** The order's event, with the order as it now is. */
+async function raise(ctx: ProgramContext, type: EventType, o: Order): Promise<void> {
+  await writeEvent(ctx, {
+    type, resource: 'order', subject: o.orderId, ownerCustomerId: o.customerId, createdBy: o.createdBy, recordName: 'ORDREC', record: orderRecord(o),
+  });
+}
+
 /** A customer may order for themselves; partners and staff for any existing customer. */
 function mayOrderFor(caller: Caller, customerId: string): boolean {
   return maySeeCustomer(caller, customerId);
@@ -85,6 +92,7 @@ export const createOrder: Program = async (ctx, req) => {
     updatedAt: ctx.now, version: 1,
   });
   await audit(ctx, order.orderId, status === 'CONFIRMED' ? 'created' : 'rejected');
+  await raise(ctx, status === 'CONFIRMED' ? 'OrderConfirmed' : 'OrderRejected', order);
   ctx.log.debug({ orderId: order.orderId, status, reason }, 'order decided');
   return reply(order);
 };
@@ -155,6 +163,7 @@ export const updateOrder: Program = async (ctx, req) => {
   };
   await saveOrder(tx, updated);
   await audit(ctx, order.orderId, 'updated');
+  await raise(ctx, 'OrderUpdated', updated);
   return ok(orderRecord(updated));
 };
 
@@ -167,5 +176,6 @@ export const cancelOrder: Program = async (ctx, req) => {
   const cancelled: Order = { ...order, status: 'CANCELLED', updatedAt: ctx.now, version: order.version + 1 };
   await saveOrder(ctx.tx, cancelled);
   await audit(ctx, order.orderId, 'cancelled');
+  await raise(ctx, 'OrderCancelled', cancelled);
   return ok(orderRecord(cancelled));
 };

@@ -9,7 +9,7 @@ import { RC } from '../message.ts';
 import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
 import { fail, field, ok, rejected, type Program, type ProgramContext } from '../program.ts';
 import { lockAccounts, postTransfer } from '../store/accounts.ts';
-import { writeAudit } from '../store/journal.ts';
+import { writeAudit, writeEvent } from '../store/journal.ts';
 import { findPayment, findPaymentByIdempotencyKey, insertPayment, type Payment } from '../store/payments.ts';
 
 const MAX_AMOUNT = 100_000_000; // 1,000,000.00
@@ -96,6 +96,10 @@ export const createPayment: Program = async (ctx, req) => {
     });
   }
   await audit(ctx, payment.paymentId, reason ? 'rejected' : 'completed');
+  await writeEvent(ctx, {
+    type: reason ? 'PaymentRejected' : 'PaymentCompleted', resource: 'payment', subject: payment.paymentId,
+    ownerCustomerId: payment.customerId, createdBy: payment.createdBy, recordName: 'PAYREC', record: paymentRecord(payment),
+  });
   ctx.log.debug({ paymentId: payment.paymentId, status: payment.status, reason }, 'payment decided');
   return reply(payment);
 };

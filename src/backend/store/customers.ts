@@ -21,6 +21,8 @@ export interface Customer {
   /** Minor units; the ceiling of the customer's confirmed open orders. */
   creditLimit: number;
   currency: string;
+  /** The principal that onboarded the customer (a partner sees its own customers' events); null for older rows. */
+  createdBy: string | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -39,6 +41,7 @@ function fromRow(row: Row): Customer {
     monthlyIncome: Number(row['monthly_income']),
     creditLimit: Number(row['credit_limit']),
     currency: String(row['currency']),
+    createdBy: row['created_by'] == null ? null : String(row['created_by']),
     createdAt: String(row['created_at']),
     updatedAt: String(row['updated_at']),
   };
@@ -76,11 +79,11 @@ export async function nextCustomerId(tx: Tx): Promise<string> {
 export async function insertCustomer(tx: Tx, c: Customer): Promise<void> {
   await tx.run(
     `INSERT INTO customers (customer_id, name, email, email_normalized, phone, birth_date, address_json,
-       risk_rating, monthly_income, credit_limit, currency, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       risk_rating, monthly_income, credit_limit, currency, created_by, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     c.customerId, c.name, c.email, normalizeEmail(c.email), c.phone, c.birthDate,
     c.address ? JSON.stringify(c.address) : null, c.riskRating, c.monthlyIncome, c.creditLimit, c.currency,
-    c.createdAt, c.updatedAt,
+    c.createdBy, c.createdAt, c.updatedAt,
   );
 }
 

@@ -1,5 +1,6 @@
-/** Audit and outbox rows, written inside the business transaction they describe. */
+/** Audit and event (outbox) rows, written inside the business transaction they describe. */
 import { randomUUID } from 'node:crypto';
+import type { ResourceRecordName } from '../copybooks/index.ts';
 import type { Tx } from './tx.ts';
 
 export interface AuditEntry {
@@ -19,12 +20,37 @@ export async function writeAudit(tx: Tx, e: AuditEntry): Promise<void> {
   );
 }
 
-export async function writeOutboxEvent(
-  tx: Tx,
-  e: { eventType: string; aggregateId: string; payload: unknown; correlationId: string; at: string },
-): Promise<void> {
-  await tx.run(
-    'INSERT INTO outbox (event_id, event_type, aggregate_id, payload_json, correlation_id, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    randomUUID(), e.eventType, e.aggregateId, JSON.stringify(e.payload), e.correlationId, e.at,
+/** Every kind of event the back-end raises: one past-tense fact per state change. */
+export const EVENT_TYPES = [
+  'OrderConfirmed', 'OrderRejected', 'OrderUpdated', 'OrderCancelled',
+  'PaymentCompleted', 'PaymentRejected',
+  'LoanApproved', 'LoanRejected',
+  'CustomerCreated', 'CustomerUpdated',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export type EventResource = 'order' | 'payment' | 'loan' | 'customer';
+
+export interface NewEvent {
+  type: EventType;
+  resource: EventResource;
+  /** The resource's id. */
+  subject: string;
+  /** Who may see it: the customer the resource belongs to, and the principal that created the resource. */
+  ownerCustomerId: string | null;
+  createdBy: string | null;
+  /** The resource as its response record, exactly as the program answers it. */
+  recordName: ResourceRecordName;
+  record: Record<string, unknown>;
+}
+
+/** Writes an event in the transaction of the change it tells of, under that transaction's correlation id and time. */
+export async function writeEvent(ctx: { tx: Tx; correlationId: string; now: string }, e: NewEvent): Promise<void> {
+  await ctx.tx.run(
+    `INSERT INTO events (event_id, event_type, resource, subject, owner_customer_id, created_by, record_name, record_json, correlation_id, occurred_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    randomUUID(), e.type, e.resource, e.subject, e.ownerCustomerId, e.createdBy, e.recordName, JSON.stringify(e.record),
+    ctx.correlationId, ctx.now,
   );
 }

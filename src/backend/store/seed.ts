@@ -23,7 +23,7 @@ const DEMO_PRODUCTS = [
   { productId: 'P-300', name: 'Lamp', unitPrice: 1_000, currency: 'EUR', stock: 0 },
 ];
 
-const TABLES = ['sequences', 'outbox', 'audit_log', 'ledger_postings', 'payments', 'loan_applications', 'orders', 'accounts', 'products', 'customers'];
+const TABLES = ['sequences', 'events', 'audit_log', 'ledger_postings', 'payments', 'loan_applications', 'orders', 'accounts', 'products', 'customers'];
 
 export async function isEmpty(tx: Tx): Promise<boolean> {
   return Number((await tx.get('SELECT COUNT(*) AS n FROM customers'))?.['n']) === 0;
@@ -31,10 +31,11 @@ export async function isEmpty(tx: Tx): Promise<boolean> {
 
 /** Replaces every business row with the demo data, in the caller's transaction. */
 export async function seedDemoData(tx: Tx, now = new Date().toISOString()): Promise<void> {
-  for (const table of TABLES) await tx.run(
-    `DELETE FROM ${table}`);
+  for (const table of TABLES) await tx.run(`DELETE FROM ${table}`);
+  // Event positions start again with the data (a reseeded store is a new history).
+  await tx.run('UPDATE event_relay SET holder = NULL, lease_until = NULL, last_position = 0');
   for (const c of DEMO_CUSTOMERS) {
-    await insertCustomer(tx, { ...c, phone: null, birthDate: null, address: null, currency: 'EUR', createdAt: now, updatedAt: now });
+    await insertCustomer(tx, { ...c, phone: null, birthDate: null, address: null, currency: 'EUR', createdBy: null, createdAt: now, updatedAt: now });
   }
   // Opening balances are posted against an equity account per currency, so the books stay balanced.
   for (const currency of ['EUR', 'USD']) {

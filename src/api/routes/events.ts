@@ -1,0 +1,82 @@
+/**
+ * /v1/events — the events feed (EVTLST): the CloudEvents the caller may see, in commit order, for consumers
+ * that poll instead of receiving webhooks. Visibility is the back-end's (src/backend/caller.ts eventAudience);
+ * `data` has the caller's role's field lists (src/events/cloud-event.ts).
+ */
+import { Type, type Static } from 'typebox';
+import { EVENT_TYPES } from '../../backend/store/journal.ts';
+import type { MessageCatalog } from '../../backend/copybooks/index.ts';
+import { readEventList, toCloudEvent } from '../../events/cloud-event.ts';
+import { ApiError } from '../errors.ts';
+import { Timestamp } from '../schemas/common.ts';
+import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
+
+export const EventType = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), { description: 'What happened, in the past tense' });
+
+export const CloudEventSchema = Type.Object({
+  specversion: Type.Literal('1.0'),
+  id: Type.String({ format: 'uuid', description: 'The same on every delivery of the event: deduplicate by it' }),
+  type: EventType,
+  source: Type.String({ description: 'The API collection of the resource, e.g. /v1/orders; source + "/" + subject is its path', examples: ['/v1/orders'] }),
+  subject: Type.String({ description: 'The resource id', examples: ['ORD-20261124-7KX2M9QH'] }),
+  time: Timestamp,
+  datacontenttype: Type.Literal('application/json'),
+  correlationid: Type.String({ description: 'X-Request-ID of the request that made the change' }),
+  sequence: Type.String({ pattern: '^[0-9]{15}$', description: 'Position in commit order, zero-padded: text order is commit order' }),
+  data: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'The resource as GET on its path returns it to the receiver\'s role: an Order, Payment, LoanDecision or Customer',
+  }),
+}, { $id: 'CloudEvent', description: 'A CloudEvents 1.0 JSON envelope' });
+export type CloudEventBody = Static<typeof CloudEventSchema>;
+
+const EventPage = Type.Object({
+  items: Type.Array(Type.Ref('CloudEvent')),
+  nextCursor: Type.String({ description: 'Pass as `after` to read on; also when `hasMore` is false, to poll for new events later' }),
+  hasMore: Type.Boolean({ description: 'More events are there now' }),
+});
+
+const FeedQuery = Type.Object(
+  {
+    after: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,40}$', description: 'Opaque cursor from `nextCursor`; absent: from the oldest event' })),
+    type: Type.Optional(EventType),
+    limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: 'Page size 1–100 (default 20)' })),
+  },
+  { additionalProperties: false },
+);
+
+function encodeCursor(position: number): string {
+  return Buffer.from(`e1:${position}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const match = /^e1:([0-9]{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!match) {
+    throw new ApiError('VALIDATION_FAILED', 'after is not a cursor this API issued', {
+      violations: [{ pointer: '/after', in: 'query', detail: 'is not a valid cursor' }],
+    });
+  }
+  return Number(match[1]);
+}
+
+export function eventRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog: MessageCatalog }): void {
+  app.addSchema(CloudEventSchema);
+  app.route({
+    ...fromTable('listEvents'),
+    schema: {
+      ...protectedErrors(['events'], 'listEvents', 'Read the events the caller may see, in commit order'),
+      querystring: FeedQuery,
+      response: { 200: { description: 'Success', ...EventPage }, ...STANDARD_ERRORS },
+    },
+    handler: async (req) => {
+      const q = req.query;
+      const out = await backend.call('EVTLST', req, {
+        evtlAfterPosition: q.after ? decodeCursor(q.after) : 0,
+        evtlTypeFilter: q.type ?? '',
+        evtlMaxItems: q.limit ? Number(q.limit) : 20,
+      });
+      const list = readEventList(catalog, out.body, out.segments);
+      const role = req.principal!.role;
+      return { items: list.items.map((item) => toCloudEvent(item, role)), nextCursor: encodeCursor(list.lastPosition), hasMore: list.more };
+    },
+  });
+}

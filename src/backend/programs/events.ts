@@ -1,0 +1,64 @@
+/**
+ * EVTLST lists the events a caller may read (the events feed); EVTNXT is the event relay's turn (system
+ * caller only): take or keep the lease, give positions to committed events, mark what the relay has published,
+ * and hand it the next unpublished ones. Both answer EVTLSTO followed by the events as segments.
+ */
+import { eventAudience } from '../caller.ts';
+import type { Segment } from '../message.ts';
+import { RC } from '../message.ts';
+import { fail, field, ok, type Program, type ProgramReply } from '../program.ts';
+import { listEvents, lockRelay, markPublished, positionEvents, saveRelay, unpublishedEvents, type StoredEvent } from '../store/events.ts';
+
+const MAX_ITEMS = 100;
+/** Events given positions per relay turn: a backlog (a broker that was down) is worked through in steps. */
+const POSITIONS_PER_TURN = 1000;
+
+function itemCount(raw: unknown, fallback: number): number {
+  return Math.min(Math.max(Math.trunc(Number(raw)) || fallback, 0), MAX_ITEMS);
+}
+
+function segments(events: readonly StoredEvent[]): Segment[] {
+  return events.flatMap((e): Segment[] => [
+    {
+      name: 'EVTREC',
+      body: {
+        evtPosition: e.position, evtEventId: e.eventId, evtEventType: e.type, evtSubject: e.subject, evtOccurredAt: e.occurredAt,
+        evtCorrelationId: e.correlationId, evtOwnerCustomerId: e.ownerCustomerId ?? '', evtRecordName: e.recordName,
+      },
+    },
+    { name: e.recordName, body: e.record },
+  ]);
+}
+
+function eventList(events: readonly StoredEvent[], more: boolean, lastPosition: number, leaseHeld = true): ProgramReply {
+  return {
+    ...ok({ evtoLeaseHeld: leaseHeld ? 'Y' : 'N', evtoLastPosition: lastPosition, evtoMore: more ? 'Y' : 'N', evtoItemCount: events.length }),
+    segments: segments(events),
+  };
+}
+
+export const listEventsProgram: Program = async (ctx, req) => {
+  const after = Math.max(Math.trunc(Number(req['evtlAfterPosition'])) || 0, 0);
+  const limit = itemCount(req['evtlMaxItems'], 20) || 1;
+  const rows = await listEvents(ctx.tx, eventAudience(ctx.caller), { afterPosition: after, type: field(req, 'evtlTypeFilter') || undefined, limit: limit + 1 });
+  const page = rows.slice(0, limit);
+  return eventList(page, rows.length > limit, page.length > 0 ? page[page.length - 1]!.position : after);
+};
+
+export const relayEventsProgram: Program = async (ctx, req) => {
+  const relayId = field(req, 'evtnRelayId');
+  const leaseSeconds = Math.trunc(Number(req['evtnLeaseSeconds']));
+  if (!relayId || !(leaseSeconds >= 1)) return fail(RC.INVALID_INPUT, 'INVALID_RELAY_REQUEST', 'a relay id and a lease of at least 1 s are needed');
+  const { tx } = ctx;
+  const state = await lockRelay(tx);
+  if (state.holder && state.holder !== relayId && state.leaseUntil && state.leaseUntil > ctx.now) {
+    return eventList([], false, state.lastPosition, false);
+  }
+  const lastPosition = await positionEvents(tx, state.lastPosition, POSITIONS_PER_TURN);
+  await markPublished(tx, Math.trunc(Number(req['evtnAckPosition'])) || 0, ctx.now);
+  const leaseUntil = new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString();
+  await saveRelay(tx, { holder: relayId, leaseUntil, lastPosition });
+  const max = itemCount(req['evtnMaxItems'], 0);
+  const pending = max > 0 ? await unpublishedEvents(tx, max + 1) : [];
+  return eventList(pending.slice(0, max), pending.length > max || lastPosition - state.lastPosition === POSITIONS_PER_TURN, lastPosition);
+};

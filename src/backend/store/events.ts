@@ -1,0 +1,113 @@
+/**
+ * The events table (the outbox, written by src/backend/store/journal.ts) as the relay and the events feed
+ * read it. Positions are given by one relay at a time (the lease row `event_relay`), in `seq` order, to the
+ * events that have committed; readers go by position, so they never miss an event that commits late.
+ */
+import type { EventAudience } from '../caller.ts';
+import { isResourceRecord, type ResourceRecordName } from '../copybooks/index.ts';
+import type { Row, SqlValue, Tx } from './tx.ts';
+
+export interface StoredEvent {
+  position: number;
+  eventId: string;
+  type: string;
+  subject: string;
+  occurredAt: string;
+  correlationId: string;
+  ownerCustomerId: string | null;
+  recordName: ResourceRecordName;
+  record: Record<string, unknown>;
+}
+
+function fromRow(row: Row): StoredEvent {
+  const recordName = String(row['record_name']);
+  if (!isResourceRecord(recordName)) throw new Error(`event ${String(row['event_id'])} names no resource record (${recordName})`);
+  return {
+    position: Number(row['position']),
+    eventId: String(row['event_id']),
+    type: String(row['event_type']),
+    subject: String(row['subject']),
+    occurredAt: String(row['occurred_at']),
+    correlationId: String(row['correlation_id']),
+    ownerCustomerId: row['owner_customer_id'] == null ? null : String(row['owner_customer_id']),
+    recordName,
+    record: JSON.parse(String(row['record_json'])) as Record<string, unknown>,
+  };
+}
+
+const COLUMNS = 'position, event_id, event_type, subject, occurred_at, correlation_id, owner_customer_id, record_name, record_json';
+
+/** The SQL condition that keeps what an audience may read (src/backend/caller.ts); built per kind, so each uses its index. */
+function audienceFilter(audience: EventAudience): { sql: string; params: SqlValue[] } {
+  switch (audience.kind) {
+    case 'all':
+      return { sql: '', params: [] };
+    case 'owner':
+      return { sql: ' AND owner_customer_id = ?', params: [audience.customerId] };
+    case 'creator':
+      return { sql: ` AND created_by = ? AND resource IN (${audience.resources.map(() => '?').join(', ')})`, params: [audience.principal, ...audience.resources] };
+    case 'none':
+      return { sql: ' AND 1 = 0', params: [] };
+  }
+}
+
+/** Positioned events after `afterPosition` that the audience may read, oldest first. */
+export async function listEvents(
+  tx: Tx, audience: EventAudience, query: { afterPosition: number; type?: string; limit: number },
+): Promise<StoredEvent[]> {
+  const filter = audienceFilter(audience);
+  const typeSql = query.type ? ' AND event_type = ?' : '';
+  const rows = await tx.all(
+    `SELECT ${COLUMNS} FROM events WHERE position > ?${filter.sql}${typeSql} ORDER BY position LIMIT ?`,
+    query.afterPosition, ...filter.params, ...(query.type ? [query.type] : []), query.limit,
+  );
+  return rows.map(fromRow);
+}
+
+export interface RelayState {
+  holder: string | null;
+  leaseUntil: string | null;
+  lastPosition: number;
+}
+
+/** The relay's lease row, locked until the transaction ends: one relay gives positions at a time. */
+export async function lockRelay(tx: Tx): Promise<RelayState> {
+  const row = await tx.get(`SELECT holder, lease_until, last_position FROM event_relay WHERE id = 1${tx.forUpdate}`);
+  if (!row) throw new Error('event_relay has no row (migration 003/002 not applied)');
+  return {
+    holder: row['holder'] == null ? null : String(row['holder']),
+    leaseUntil: row['lease_until'] == null ? null : String(row['lease_until']),
+    lastPosition: Number(row['last_position']),
+  };
+}
+
+export async function saveRelay(tx: Tx, state: RelayState): Promise<void> {
+  await tx.run('UPDATE event_relay SET holder = ?, lease_until = ?, last_position = ? WHERE id = 1', state.holder, state.leaseUntil, state.lastPosition);
+}
+
+/**
+ * Gives the next positions, in `seq` order, to at most `max` committed events that have none; returns the
+ * last position given. Only under the relay's lock (lockRelay).
+ */
+export async function positionEvents(tx: Tx, lastPosition: number, max: number): Promise<number> {
+  const given = await tx.all(
+    `UPDATE events SET position = ? + numbered.n
+     FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY seq) AS n FROM events WHERE position IS NULL ORDER BY seq LIMIT ?) AS numbered
+     WHERE events.seq = numbered.seq
+     RETURNING position`,
+    lastPosition, max,
+  );
+  return given.reduce((last, row) => Math.max(last, Number(row['position'])), lastPosition);
+}
+
+export async function markPublished(tx: Tx, throughPosition: number, at: string): Promise<void> {
+  await tx.run('UPDATE events SET published_at = ? WHERE position <= ? AND position IS NOT NULL AND published_at IS NULL', at, throughPosition);
+}
+
+/** The oldest positioned events not yet published. */
+export async function unpublishedEvents(tx: Tx, limit: number): Promise<StoredEvent[]> {
+  const rows = await tx.all(
+    `SELECT ${COLUMNS} FROM events WHERE position IS NOT NULL AND published_at IS NULL ORDER BY position LIMIT ?`, limit,
+  );
+  return rows.map(fromRow);
+}

@@ -1,0 +1,77 @@
+/**
+ * Events to RabbitMQ (BROKER_URL): a durable topic exchange `corebridge.events`, routing key = event type,
+ * persistent messages in the CloudEvents AMQP binding's structured mode, publisher confirms. Consumers bind
+ * their own queues (examples/consumers). The client reconnects by itself; a publish while the broker is away
+ * fails, and the relay tries the same events again later.
+ */
+import { Connection } from 'rabbitmq-client';
+import type { Logger } from 'pino';
+import type { CloudEvent } from './cloud-event.ts';
+import type { EventPublisher } from './relay.ts';
+
+export const EVENTS_EXCHANGE = 'corebridge.events';
+
+/** amqp://user:***@host/ for logs: the password never leaves the configuration. */
+export function redactedBrokerUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'an unreadable URL';
+  }
+}
+
+export function openRabbitPublisher(url: string, log: Logger): EventPublisher {
+  const broker = redactedBrokerUrl(url);
+  const connection = new Connection({ url, connectionName: 'corebridge-event-relay', connectionTimeout: 5000, acquireTimeout: 5000, retryLow: 500, retryHigh: 10_000 });
+  let connected = false;
+  connection.on('connection', () => {
+    connected = true;
+    log.info({ broker }, 'event relay connected to RabbitMQ');
+  });
+  connection.on('error', (err) => {
+    if (connected) log.warn({ err, broker }, 'RabbitMQ connection lost; events wait in the outbox');
+    connected = false;
+  });
+  const publisher = connection.createPublisher({
+    confirm: true,
+    maxAttempts: 1,
+    exchanges: [{ exchange: EVENTS_EXCHANGE, type: 'topic', durable: true }],
+  });
+  return {
+    description: `RabbitMQ ${broker}, exchange ${EVENTS_EXCHANGE}`,
+    async publish(events) {
+      // Sent in order on one channel, so they reach each queue in order; each resolves on its confirm.
+      const sent = await Promise.allSettled(events.map((event) => publisher.send(envelope(event), JSON.stringify(event))));
+      const firstFailure = sent.findIndex((s) => s.status === 'rejected');
+      if (firstFailure === -1) return events.length;
+      log.warn({ err: (sent[firstFailure] as PromiseRejectedResult).reason, broker }, 'RabbitMQ did not confirm an event; it is published again');
+      return firstFailure;
+    },
+    async close() {
+      await publisher.close();
+      await connection.close();
+    },
+  };
+}
+
+function envelope(event: CloudEvent) {
+  return {
+    exchange: EVENTS_EXCHANGE,
+    routingKey: event.type,
+    durable: true,
+    contentType: 'application/cloudevents+json; charset=utf-8',
+    messageId: event.id,
+    correlationId: event.correlationid,
+    type: event.type,
+    timestamp: Math.floor(Date.parse(event.time) / 1000),
+    appId: 'corebridge',
+  };
+}
+
+/** For tests and tools: the message body back to the event. */
+export function parseEventMessage(body: unknown): CloudEvent {
+  const text = Buffer.isBuffer(body) ? body.toString('utf8') : typeof body === 'string' ? body : JSON.stringify(body);
+  return JSON.parse(text) as CloudEvent;
+}
