@@ -10,6 +10,7 @@ import type { CloudEvent } from './cloud-event.ts';
 import type { EventPublisher } from './relay.ts';
 
 export const EVENTS_EXCHANGE = 'corebridge.events';
+const CONFIRM_TIMEOUT_MS = 10_000;
 
 /** amqp://user:***@host/ for logs: the password never leaves the configuration. */
 export function redactedBrokerUrl(url: string): string {
@@ -42,8 +43,17 @@ export function openRabbitPublisher(url: string, log: Logger): EventPublisher {
   return {
     description: `RabbitMQ ${broker}, exchange ${EVENTS_EXCHANGE}`,
     async publish(events) {
-      // Sent in order on one channel, so they reach each queue in order; each resolves on its confirm.
-      const sent = await Promise.allSettled(events.map((event) => publisher.send(envelope(event), JSON.stringify(event))));
+      // Not connected: fail at once rather than wait for the reconnection, so the relay's turns go on.
+      if (!connection.ready) throw new Error(`not connected to ${broker}`);
+      // Sent in order on one channel, so they reach each queue in order; each resolves on its confirm. A broker
+      // that takes no message and says nothing must not stop the relay: past the time limit, nothing counts as confirmed.
+      let timer: NodeJS.Timeout | undefined;
+      const timeLimit = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), CONFIRM_TIMEOUT_MS);
+      });
+      const sending = Promise.allSettled(events.map((event) => publisher.send(envelope(event), Buffer.from(JSON.stringify(event)))));
+      const sent = await Promise.race([sending, timeLimit]).finally(() => clearTimeout(timer));
+      if (sent === 'timeout') throw new Error(`no confirm from ${broker} within ${CONFIRM_TIMEOUT_MS} ms`);
       const firstFailure = sent.findIndex((s) => s.status === 'rejected');
       if (firstFailure === -1) return events.length;
       log.warn({ err: (sent[firstFailure] as PromiseRejectedResult).reason, broker }, 'RabbitMQ did not confirm an event; it is published again');
@@ -61,6 +71,7 @@ function envelope(event: CloudEvent) {
     exchange: EVENTS_EXCHANGE,
     routingKey: event.type,
     durable: true,
+    // a Buffer body: the client would label a string text/plain
     contentType: 'application/cloudevents+json; charset=utf-8',
     messageId: event.id,
     correlationId: event.correlationid,

@@ -47,6 +47,11 @@ const BATCH = 100;
 const ALL = 999_999_999_999_999;
 const MAX_BACKOFF_MS = 30_000;
 
+/** 0.5 s, 1 s, 2 s, … up to 30 s, with jitter, so instances that failed together do not retry together. */
+function backoff(failures: number): number {
+  return Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(failures, 7)) * (0.5 + Math.random() / 2);
+}
+
 export function startEventRelay(options: EventRelayOptions): EventRelay {
   const { transport, catalog, publisher } = options;
   const log = options.log.child({ component: 'event-relay' });
@@ -72,6 +77,34 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
     return readEventList(catalog, out.body, out.segments);
   }
 
+  /** When publishing failed: not before then again (the turns go on meanwhile, so the feed does not wait for the broker). */
+  let publishAfter = 0;
+  let publishFailures = 0;
+
+  async function publish(list: EventList): Promise<boolean> {
+    if (!publisher || list.items.length === 0 || Date.now() < publishAfter) return false;
+    const events = list.items.map((item) => toCloudEvent(item, OWNER_VIEW));
+    let confirmed = 0;
+    try {
+      confirmed = await publisher.publish(events);
+    } catch (error) {
+      log.warn({ err: error, relayId }, 'publishing failed');
+    }
+    if (confirmed > 0) acked = list.items[confirmed - 1]!.position;
+    if (confirmed === events.length) {
+      if (publishFailures > 0) log.info({ relayId, failures: publishFailures }, 'events flow to the broker again');
+      publishFailures = 0;
+      return true;
+    }
+    publishFailures++;
+    publishAfter = Date.now() + backoff(publishFailures);
+    // One line when it starts failing, then one per ten failures: an absent broker must not flood the log.
+    if (publishFailures === 1 || publishFailures % 10 === 0) {
+      log.warn({ relayId, failures: publishFailures, unconfirmed: events.length - confirmed }, 'events not confirmed by the broker; they wait in the outbox');
+    }
+    return false;
+  }
+
   /** One turn and its publishing; true when there is more to do at once. */
   async function step(): Promise<boolean> {
     const list = await turn();
@@ -80,14 +113,8 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
       log.info({ relayId, publisher: publisher?.description ?? 'none (embedded)' }, holding ? 'event relay holds the lease' : 'event relay stands by');
     }
     if (!list.leaseHeld) return false;
-    if (publisher && list.items.length > 0) {
-      const events = list.items.map((item) => toCloudEvent(item, OWNER_VIEW));
-      const confirmed = await publisher.publish(events);
-      if (confirmed > 0) acked = list.items[confirmed - 1]!.position;
-      if (confirmed < events.length) throw new Error(`${events.length - confirmed} of ${events.length} events not confirmed`);
-      return true;
-    }
-    return list.more;
+    const published = await publish(list);
+    return published || (list.more && Date.now() >= publishAfter);
   }
 
   function sleep(ms: number): Promise<void> {
@@ -108,15 +135,14 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
       let again = false;
       try {
         again = await step();
-        if (failures > 0) log.info({ relayId, failures }, 'event relay working again');
+        if (failures > 0) log.info({ relayId, failures }, 'event relay reaches the back-end again');
         failures = 0;
       } catch (error) {
         failures++;
-        // One line when it starts failing, then one per ten failures: an absent broker must not flood the log.
         if (failures === 1 || failures % 10 === 0) log.warn({ err: error, relayId, failures }, 'event relay turn failed; events wait in the outbox');
       }
       if (closed) break;
-      if (failures > 0) await sleep(Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(failures, 7)) * (0.5 + Math.random() / 2));
+      if (failures > 0) await sleep(backoff(failures));
       else if (!again && !kicked) await sleep(options.pollMs);
     }
   }
