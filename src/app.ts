@@ -28,6 +28,7 @@ import { accountRoutes } from './api/routes/accounts.ts';
 import type { Api } from './api/routes/common.ts';
 import { customerRoutes } from './api/routes/customers.ts';
 import { eventRoutes } from './api/routes/events.ts';
+import { webhookRoutes } from './api/routes/webhooks.ts';
 import { loanRoutes } from './api/routes/loans.ts';
 import { orderRoutes } from './api/routes/orders.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
@@ -45,7 +46,8 @@ import { openEmbeddedIdentity } from './identity/index.ts';
 import { createLogger } from './logger.ts';
 import { openCobolHost, type CobolHost } from './transport/cobol-host.ts';
 import { buildCobolHost, COPYBOOKS_DIR } from './transport/cobol-host/build.ts';
-import { startEventRelay } from './events/relay.ts';
+import { startEventRelay, type EventRelay } from './events/relay.ts';
+import { startWebhookDispatcher, type WebhookDispatcher } from './events/webhooks.ts';
 import { openRabbitPublisher } from './events/rabbitmq.ts';
 import { openBackendTransport } from './transport/open.ts';
 import type { Transport } from './transport/transport.ts';
@@ -121,14 +123,13 @@ async function assemble(
   app.addHook('preClose', async () => {
     closing = true;
   });
-  // Events leave the back-end's outbox through the relay: to RabbitMQ with BROKER_URL, else only into the feed.
-  const relay = startEventRelay({
-    transport, catalog, log: logger, pollMs: config.events.pollMs, leaseSeconds: config.events.leaseSeconds,
-    publisher: config.events.brokerUrl ? openRabbitPublisher(config.events.brokerUrl, logger) : null,
-  });
+  // Started once the app is ready (a start that fails leaves nothing running): see the end.
+  let relay: EventRelay | null = null;
+  let dispatcher: WebhookDispatcher | null = null;
   app.addHook('onClose', async () => {
     clearInterval(purgeTimer);
-    await relay.close();
+    await relay?.close();
+    await dispatcher?.close();
     await transport.close();
     await declared.host?.close();
     idempotencyStore.close();
@@ -172,7 +173,7 @@ async function assemble(
 
   // The API's own context: /health, /openapi.json and /oauth pay nothing for these hooks.
   const routeDeps = {
-    backend: limitBackendCalls(createBackendClient(catalog, transport, relay.kick), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
+    backend: limitBackendCalls(createBackendClient(catalog, transport, () => relay?.kick()), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
   };
   await app.register(async (v1) => {
     installAuth(v1, verifier, { beforeVerify: rateLimits.ceiling });
@@ -186,9 +187,18 @@ async function assemble(
     paymentRoutes(api, routeDeps);
     loanRoutes(api, routeDeps);
     eventRoutes(api, { ...routeDeps, catalog });
+    webhookRoutes(api, { ...routeDeps, catalog, webhooks: config.webhooks });
     if (declared.host) serviceRoutes(api, declared.services, declared.host);
   });
 
   await app.ready();
+  // Events leave the back-end's outbox through the relay: to RabbitMQ with BROKER_URL, else only into the feed;
+  // the webhook dispatcher sends the deliveries the relay's turns make.
+  const webhooks = startWebhookDispatcher({ transport, catalog, log: logger, webhooks: config.webhooks, pollMs: config.events.pollMs });
+  dispatcher = webhooks;
+  relay = startEventRelay({
+    transport, catalog, log: logger, pollMs: config.events.pollMs, leaseSeconds: config.events.leaseSeconds, onPositioned: webhooks.kick,
+    publisher: config.events.brokerUrl ? openRabbitPublisher(config.events.brokerUrl, logger) : null,
+  });
   return Object.assign(app, { devIssuer: issuer }) as unknown as App;
 }

@@ -135,6 +135,20 @@ export interface Config {
     /** How long a relay's lease lasts without a turn (EVENTS_LEASE_SECONDS); a standby instance's relay takes over after it. */
     leaseSeconds: number;
   };
+  /** Webhook delivery (src/events/webhooks.ts). */
+  webhooks: {
+    /**
+     * Waits after each failed attempt, ms (WEBHOOK_RETRY_SCHEDULE, e.g. `5s,5m,30m`): after the last one the
+     * delivery has failed. Default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts over about 28 hours).
+     */
+    retryScheduleMs: readonly number[];
+    /** Plain http endpoints allowed (WEBHOOK_ALLOW_HTTP; development). */
+    allowHttp: boolean;
+    /** Internal ranges endpoints may be in after all (WEBHOOK_ALLOWED_CIDRS, e.g. 127.0.0.1/32; development). */
+    allowedCidrs: readonly string[];
+    /** Ports endpoints may use (WEBHOOK_ALLOWED_PORTS, comma-separated; default 443, and 80 with http). */
+    allowedPorts: readonly number[] | null;
+  };
 }
 
 export class ConfigError extends Error {
@@ -215,6 +229,32 @@ function brokerUrl(env: Env): string | null {
     throw new ConfigError('BROKER_URL', 'must be an amqp:// or amqps:// URL (amqp://user:password@host:5672)');
   }
   return raw;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** `5s,5m,30m,2h` → milliseconds. */
+function durationList(env: Env, name: string, fallback: string): number[] {
+  return text(env, name, fallback).split(',').map((part) => {
+    const match = /^\s*([0-9]{1,6})(ms|s|m|h|d)\s*$/.exec(part);
+    if (!match) throw new ConfigError(name, `must be durations like 5s,5m,2h separated by commas, got "${part}"`);
+    return Number(match[1]) * DURATION_UNITS[match[2]!]!;
+  });
+}
+
+function cidrList(env: Env, name: string): string[] {
+  const cidrs = text(env, name, '').split(/[\s,]+/).filter(Boolean);
+  for (const cidr of cidrs) if (!/^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/.test(cidr)) throw new ConfigError(name, `lists "${cidr}", which is not an address range`);
+  return cidrs;
+}
+
+function portList(env: Env, name: string): number[] | null {
+  const raw = text(env, name, '');
+  if (!raw) return null;
+  return raw.split(/[\s,]+/).filter(Boolean).map((p) => {
+    if (!/^[0-9]{1,5}$/.test(p) || Number(p) < 1 || Number(p) > 65535) throw new ConfigError(name, `lists "${p}", which is not a port`);
+    return Number(p);
+  });
 }
 
 function listenAddress(env: Env, name: string, fallback: string): { host: string; port: number } {
@@ -309,6 +349,12 @@ export function loadConfig(env: Env = process.env): Config {
       brokerUrl: brokerUrl(env),
       pollMs: integer(env, 'EVENTS_POLL_MS', 250, 10, 60_000),
       leaseSeconds: integer(env, 'EVENTS_LEASE_SECONDS', 10, 1, 600),
+    },
+    webhooks: {
+      retryScheduleMs: durationList(env, 'WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
+      allowHttp: oneOf(env, 'WEBHOOK_ALLOW_HTTP', 'false', ['true', 'false']) === 'true',
+      allowedCidrs: cidrList(env, 'WEBHOOK_ALLOWED_CIDRS'),
+      allowedPorts: portList(env, 'WEBHOOK_ALLOWED_PORTS'),
     },
   };
 }

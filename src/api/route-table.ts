@@ -27,6 +27,7 @@ export interface RouteAccess {
 
 const EVERYONE: readonly Role[] = ['customer', 'agent', 'partner'];
 const CUSTOMER_OR_STAFF: readonly Role[] = ['customer', 'agent'];
+const STAFF_OR_PARTNER: readonly Role[] = ['agent', 'partner'];
 
 export const ROUTES = {
   createOrder: { method: 'POST', url: '/v1/orders', scope: 'orders:write', roles: EVERYONE, ownership: 'customer-in-request', idempotency: 'optional' },
@@ -42,6 +43,12 @@ export const ROUTES = {
   getPayment: { method: 'GET', url: '/v1/payments/:paymentId', scope: 'payments:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
   createLoanApplication: { method: 'POST', url: '/v1/loan-applications', scope: 'loans:write', roles: CUSTOMER_OR_STAFF, ownership: 'customer-in-request', idempotency: 'optional' },
   listEvents: { method: 'GET', url: '/v1/events', scope: 'events:read', roles: EVERYONE, ownership: 'caller-filtered' },
+  createWebhookSubscription: { method: 'POST', url: '/v1/webhook-subscriptions', scope: 'webhooks:write', roles: STAFF_OR_PARTNER, ownership: 'none' },
+  listWebhookSubscriptions: { method: 'GET', url: '/v1/webhook-subscriptions', scope: 'webhooks:read', roles: STAFF_OR_PARTNER, ownership: 'caller-filtered' },
+  getWebhookSubscription: { method: 'GET', url: '/v1/webhook-subscriptions/:subscriptionId', scope: 'webhooks:read', roles: STAFF_OR_PARTNER, ownership: 'backend-owner' },
+  deleteWebhookSubscription: { method: 'DELETE', url: '/v1/webhook-subscriptions/:subscriptionId', scope: 'webhooks:write', roles: STAFF_OR_PARTNER, ownership: 'backend-owner' },
+  listWebhookDeliveries: { method: 'GET', url: '/v1/webhook-subscriptions/:subscriptionId/deliveries', scope: 'webhooks:read', roles: STAFF_OR_PARTNER, ownership: 'backend-owner' },
+  retryWebhookDelivery: { method: 'POST', url: '/v1/webhook-subscriptions/:subscriptionId/deliveries/:deliveryId/retry', scope: 'webhooks:write', roles: STAFF_OR_PARTNER, ownership: 'backend-owner' },
   getLoanApplication: { method: 'GET', url: '/v1/loan-applications/:loanId', scope: 'loans:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
 } as const satisfies Record<string, RouteAccess>;
 

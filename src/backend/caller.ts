@@ -51,6 +51,20 @@ export type EventAudience =
   | { kind: 'creator'; principal: string; resources: readonly ('order' | 'customer')[] }
   | { kind: 'none' };
 
+/** Does the audience admit this event? (The feed asks the same in SQL: store/events.ts.) */
+export function audienceAdmits(audience: EventAudience, event: { resource: string; ownerCustomerId: string | null; createdBy: string | null }): boolean {
+  switch (audience.kind) {
+    case 'all':
+      return true;
+    case 'owner':
+      return event.ownerCustomerId === audience.customerId;
+    case 'creator':
+      return event.createdBy === audience.principal && (audience.resources as readonly string[]).includes(event.resource);
+    case 'none':
+      return false;
+  }
+}
+
 export function eventAudience(caller: Caller): EventAudience {
   if (caller.role === 'AGENT') return { kind: 'all' };
   if (caller.role === 'CUSTOMER') return caller.customerId ? { kind: 'owner', customerId: caller.customerId } : { kind: 'none' };

@@ -34,27 +34,28 @@ export interface EventList {
   items: EventItem[];
 }
 
+/** One event from a segment reader: its header (EVTREC), then the resource record it names. */
+export function readEventItem(read: ReturnType<typeof segmentReader>): EventItem {
+  const head = read('EVTREC');
+  const recordName = String(head['evtRecordName']);
+  if (!isResourceRecord(recordName)) throw new MessageFormatError(`event ${String(head['evtEventId'])} names record "${recordName}", which is no resource record`);
+  return {
+    position: Number(head['evtPosition']),
+    eventId: String(head['evtEventId']),
+    type: String(head['evtEventType']),
+    subject: String(head['evtSubject']),
+    occurredAt: String(head['evtOccurredAt']),
+    correlationId: String(head['evtCorrelationId']),
+    ownerCustomerId: String(head['evtOwnerCustomerId']) || null,
+    recordName,
+    record: read(recordName),
+  };
+}
+
 /** EVTLSTO and the segments after it. */
 export function readEventList(catalog: Pick<MessageCatalog, 'segment'>, body: Record<string, unknown>, segments: Buffer): EventList {
   const read = segmentReader(catalog, segments);
-  const count = Number(body['evtoItemCount']);
-  const items: EventItem[] = [];
-  for (let i = 0; i < count; i++) {
-    const head = read('EVTREC');
-    const recordName = String(head['evtRecordName']);
-    if (!isResourceRecord(recordName)) throw new MessageFormatError(`event ${i + 1} names record "${recordName}", which is no resource record`);
-    items.push({
-      position: Number(head['evtPosition']),
-      eventId: String(head['evtEventId']),
-      type: String(head['evtEventType']),
-      subject: String(head['evtSubject']),
-      occurredAt: String(head['evtOccurredAt']),
-      correlationId: String(head['evtCorrelationId']),
-      ownerCustomerId: String(head['evtOwnerCustomerId']) || null,
-      recordName,
-      record: read(recordName),
-    });
-  }
+  const items = Array.from({ length: Number(body['evtoItemCount']) }, () => readEventItem(read));
   return { leaseHeld: body['evtoLeaseHeld'] === 'Y', lastPosition: Number(body['evtoLastPosition']), more: body['evtoMore'] === 'Y', items };
 }
 

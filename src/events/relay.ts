@@ -34,6 +34,8 @@ export interface EventRelayOptions {
   pollMs: number;
   /** How long the lease lasts without a turn; a standby relay takes over after it. */
   leaseSeconds: number;
+  /** Called after a turn gave positions (and so made webhook deliveries): the dispatcher looks at once. */
+  onPositioned?: () => void;
 }
 
 export interface EventRelay {
@@ -63,6 +65,7 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
   let wake: (() => void) | null = null;
   let failures = 0;
   let holding = false;
+  let lastPosition = 0;
 
   async function turn(): Promise<EventList> {
     const message = writeMessage(
@@ -113,6 +116,10 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
       log.info({ relayId, publisher: publisher?.description ?? 'none (embedded)' }, holding ? 'event relay holds the lease' : 'event relay stands by');
     }
     if (!list.leaseHeld) return false;
+    if (list.lastPosition > lastPosition) {
+      lastPosition = list.lastPosition;
+      options.onPositioned?.();
+    }
     const published = await publish(list);
     return published || (list.more && Date.now() >= publishAfter);
   }

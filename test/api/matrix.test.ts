@@ -13,7 +13,7 @@ type Actor = 'owner' | 'otherCustomer' | 'agent' | 'partner';
 const ACTORS: Record<Actor, string> = { owner: 'ada', otherCustomer: 'alan', agent: 'clerk', partner: 'acme-shop' };
 type Target = 'own' | 'missing';
 
-interface Ids { order: string; payment: string; loan: string }
+interface Ids { order: string; payment: string; loan: string; subscription: string; delivery: string }
 interface Call { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; url: string; body?: unknown; headers?: Record<string, string> }
 
 let keyCounter = 0;
@@ -35,6 +35,12 @@ const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
   createLoanApplication: (_ids, t) => ({ method: 'POST', url: '/v1/loan-applications', body: { customerId: t === 'own' ? 1001 : 9999, amount: 1000, installments: 12 } }),
   getLoanApplication: (ids, t) => ({ method: 'GET', url: `/v1/loan-applications/${t === 'own' ? ids.loan : 'LN-0000000000000000'}` }),
   // missing: a cursor past every event
+  createWebhookSubscription: () => ({ method: 'POST', url: '/v1/webhook-subscriptions', body: { url: HOOK_URL, eventTypes: ['OrderConfirmed'] } }),
+  listWebhookSubscriptions: () => ({ method: 'GET', url: '/v1/webhook-subscriptions' }),
+  getWebhookSubscription: (ids, t) => ({ method: 'GET', url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}` }),
+  deleteWebhookSubscription: (ids, t) => ({ method: 'DELETE', url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}` }),
+  listWebhookDeliveries: (ids, t) => ({ method: 'GET', url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}/deliveries` }),
+  retryWebhookDelivery: (ids, t) => ({ method: 'POST', url: `/v1/webhook-subscriptions/${ids.subscription}/deliveries/${t === 'own' ? ids.delivery : 'WHD-0000000000000000'}/retry` }),
   listEvents: (_ids, t) => ({ method: 'GET', url: `/v1/events?limit=100${t === 'own' ? '' : `&after=${Buffer.from('e1:999999999').toString('base64url')}`}` }),
 };
 
@@ -59,14 +65,40 @@ const OWN: Record<OperationId, Record<Actor, number | 'role'>> = {
   getLoanApplication: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
   // a filter too: everyone reads the events of what they may see
   listEvents: { owner: 200, otherCustomer: 200, agent: 200, partner: 200 },
+  // Subscriptions are the partner's here (acme-shop made it): an agent does not reach another principal's either.
+  createWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 201, partner: 201 },
+  listWebhookSubscriptions: { owner: 'role', otherCustomer: 'role', agent: 200, partner: 200 },
+  getWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
+  deleteWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 204 },
+  listWebhookDeliveries: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
+  retryWebhookDelivery: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 202 },
 };
+
+/** A receiver that is not there (the discard port): deliveries fail and wait for their next attempt. */
+const HOOK_URL = 'http://127.0.0.1:9/hooks';
+const HOOK_ENV = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_ALLOWED_PORTS: '9' };
 
 async function fixtures(h: TestApp): Promise<Ids> {
   const order = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
   const payment = await h.request({ method: 'POST', url: '/v1/payments', as: 'ada', headers: key(), body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 2, currency: 'EUR' } });
   const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: 1001, amount: 1000, installments: 12 } });
   assert.deepEqual([order.statusCode, payment.statusCode, loan.statusCode], [201, 201, 201]);
-  return { order: order.json().orderId, payment: payment.json().paymentId, loan: loan.json().loanId };
+  return { order: order.json().orderId, payment: payment.json().paymentId, loan: loan.json().loanId, subscription: '', delivery: '' };
+}
+
+/** acme-shop's subscription, and its delivery of an order acme-shop placed. */
+async function webhookFixtures(h: TestApp, ids: Ids): Promise<Ids> {
+  const sub = await h.request({ method: 'POST', url: '/v1/webhook-subscriptions', as: 'acme-shop', body: { url: HOOK_URL, eventTypes: ['OrderConfirmed'] } });
+  assert.equal(sub.statusCode, 201, sub.body);
+  const subscription = sub.json().subscriptionId;
+  assert.equal((await h.request({ method: 'POST', url: '/v1/orders', as: 'acme-shop', body: { customerId: '1002', productId: 'P-100', quantity: 1 } })).statusCode, 201);
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const [delivery] = (await h.request({ method: 'GET', url: `/v1/webhook-subscriptions/${subscription}/deliveries`, as: 'acme-shop' })).json().items;
+    if (delivery) return { ...ids, subscription, delivery: delivery.deliveryId };
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail('no delivery of the partner order within 10 s');
 }
 
 /** What a refused write could have changed: ada's order, balances, customer record. */
@@ -86,7 +118,7 @@ async function snapshot(h: TestApp, ids: Ids): Promise<string> {
 }
 
 /** Collections filtered to what the caller may see: a filter that matches nothing is an empty 200, not a 404. */
-const LISTS: readonly OperationId[] = ['listOrders', 'listEvents'];
+const LISTS: readonly OperationId[] = ['listOrders', 'listEvents', 'listWebhookSubscriptions'];
 
 async function eventually(h: TestApp, subject: string): Promise<void> {
   const deadline = Date.now() + 10_000;
@@ -105,14 +137,15 @@ test('every route of the route table has a matrix row', () => {
 
 for (const operation of Object.keys(ROUTES) as OperationId[]) {
   test(`object-level matrix: ${operation}`, async (t) => {
-    const h = await startApp(t);
-    const ids = await fixtures(h);
+    const webhooks = operation.includes('Webhook');
+    const h = await startApp(t, webhooks ? HOOK_ENV : {});
+    const ids = webhooks ? await webhookFixtures(h, await fixtures(h)) : await fixtures(h);
     // The fixtures' events are in the feed once the relay has given them positions.
     if (operation === 'listEvents') await eventually(h, ids.loan);
     for (const actor of Object.keys(ACTORS) as Actor[]) {
       const expected = OWN[operation][actor];
       for (const target of ['own', 'missing'] as Target[]) {
-        if (target === 'missing' && (operation === 'createCustomer')) continue;
+        if (target === 'missing' && (operation === 'createCustomer' || operation === 'createWebhookSubscription')) continue;
         const call = CALLS[operation](ids, target);
         const before = await snapshot(h, ids);
         const res = await h.request({ ...call, as: ACTORS[actor] });
@@ -137,6 +170,10 @@ for (const operation of Object.keys(ROUTES) as OperationId[]) {
           } else {
             for (const id of adas) assert.ok(subjects.includes(id), `${id} missing: ${where}`);
           }
+        }
+        if (operation === 'listWebhookSubscriptions' && res.statusCode === 200) {
+          const listed = res.json().items.map((s: { subscriptionId: string }) => s.subscriptionId);
+          assert.equal(listed.includes(ids.subscription), actor === 'partner', `only its owner lists a subscription: ${where}`);
         }
         if (operation === 'getCustomer' && res.statusCode === 200) assert.equal(res.json().customerId, '1001', where);
       }

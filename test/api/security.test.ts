@@ -42,6 +42,12 @@ function sample(op: OperationId, f: Fixture, n: number): { url: string; body?: u
     case 'createLoanApplication': return { url: '/v1/loan-applications', body: { customerId: 1001, amount: 1000, installments: 12 } };
     case 'getLoanApplication': return { url: `/v1/loan-applications/${f.loanId}` };
     case 'listEvents': return { url: '/v1/events' };
+    // webhook subscriptions are agents' and partners' (test/api/matrix.test.ts has their owners)
+    case 'createWebhookSubscription': return { url: '/v1/webhook-subscriptions', body: { url: 'https://hooks.example.com/corebridge', eventTypes: ['OrderConfirmed'] } };
+    case 'listWebhookSubscriptions': return { url: '/v1/webhook-subscriptions' };
+    case 'getWebhookSubscription': case 'deleteWebhookSubscription': return { url: '/v1/webhook-subscriptions/WHS-0000000000000000' };
+    case 'listWebhookDeliveries': return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries' };
+    case 'retryWebhookDelivery': return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries/WHD-0000000000000000/retry' };
   }
 }
 
@@ -185,6 +191,8 @@ test("another customer's order, account, customer, payment or loan answers 404, 
   let n = 100;
   for (const { op, access, sample: make } of protectedRoutes(f)) {
     if (access.ownership === 'none' || access.ownership === 'caller-filtered') continue;
+    // routes customers may not use answer 403 to any customer; whose objects they reach is the matrix's
+    if (!access.roles.includes('customer')) continue;
     const s = make(n++);
     const res = await h.request({ method: access.method, url: s.url, body: s.body, headers: s.headers ?? {}, as: 'alan' });
     assertProblem(res, 404, 'NOT_FOUND');

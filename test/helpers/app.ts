@@ -35,6 +35,8 @@ export interface TestApp {
   logs: Array<Record<string, unknown>>;
   /** The back-end services the app calls over mutual TLS, when started with them (else none). */
   backendServices: RunningService[];
+  /** Closes every API instance and builds them again on the same data and database, as a restart of the API processes does. */
+  restart(): Promise<void>;
   token(subject: string, options?: { scopes?: string[]; ttlSeconds?: number; issuedAt?: number; audience?: string }): Promise<string>;
   request(options: {
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -141,7 +143,16 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
     });
   };
 
-  return { app, apps, config, dataDir, logs, backendServices, token, request };
+  const restart = async () => {
+    for (let i = 0; i < apps.length; i++) {
+      await apps[i]!.close();
+      apps[i] = await buildApp(config, { logger });
+    }
+    testApp.app = apps[0]!;
+    tokens.clear();
+  };
+  const testApp: TestApp = { app, apps, config, dataDir, logs, backendServices, restart, token, request };
+  return testApp;
 }
 
 /** The local Redis, under a key prefix of this test's own, removed afterwards. */

@@ -2,6 +2,7 @@
 export const SCOPES = [
   'orders:read', 'orders:write', 'customers:read', 'customers:write', 'accounts:read',
   'payments:read', 'payments:write', 'loans:read', 'loans:write', 'events:read',
+  'webhooks:read', 'webhooks:write',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -10,9 +11,9 @@ export type Role = 'customer' | 'agent' | 'partner';
 
 /** The most a token of each role may carry (least privilege: partners never touch money). */
 export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
-  customer: SCOPES,
+  customer: SCOPES.filter((s) => !s.startsWith('webhooks:')),
   agent: SCOPES,
-  partner: ['orders:read', 'orders:write', 'customers:read', 'customers:write', 'events:read'],
+  partner: ['orders:read', 'orders:write', 'customers:read', 'customers:write', 'events:read', 'webhooks:read', 'webhooks:write'],
 };
 
 export interface Principal {

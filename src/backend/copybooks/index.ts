@@ -23,6 +23,14 @@ export const TRANSACTIONS = {
   LNINQ: { request: 'LOANKEYI', response: 'LOANREC' },
   EVTLST: { request: 'EVTLSTI', response: 'EVTLSTO' },
   EVTNXT: { request: 'EVTNXTI', response: 'EVTLSTO' },
+  WHKCRT: { request: 'WHKCRTI', response: 'WHKREC' },
+  WHKINQ: { request: 'WHKKEYI', response: 'WHKREC' },
+  WHKLST: { request: 'WHKLSTI', response: 'SEGLSTO' },
+  WHKDEL: { request: 'WHKKEYI', response: 'WHKREC' },
+  WHDLST: { request: 'WHDLSTI', response: 'SEGLSTO' },
+  WHDRTY: { request: 'WHKKEYI', response: 'WHDREC' },
+  WHDDUE: { request: 'WHDDUEI', response: 'SEGLSTO' },
+  WHDRES: { request: 'WHDRESI', response: 'SEGLSTO' },
 } as const;
 
 export type TranCode = keyof typeof TRANSACTIONS;
@@ -42,10 +50,12 @@ export function isLinkedProgram(name: string): name is LinkedProgramName {
 }
 
 /** Inquiries change nothing. */
-export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['ORDINQ', 'ORDLST', 'CUSINQ', 'ACCBAL', 'PAYINQ', 'LNINQ', 'EVTLST']);
+export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set([
+  'ORDINQ', 'ORDLST', 'CUSINQ', 'ACCBAL', 'PAYINQ', 'LNINQ', 'EVTLST', 'WHKINQ', 'WHKLST', 'WHDLST',
+]);
 
 /** Transactions only the service itself calls (caller role SYSTEM), and that no other caller may. */
-export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT']);
+export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT', 'WHDDUE', 'WHDRES']);
 
 /**
  * Records that follow a response record as segments: per event of an event list (EVTLSTO), its header
@@ -53,7 +63,7 @@ export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT']);
  */
 export const RESOURCE_RECORDS = ['ORDREC', 'PAYREC', 'LOANREC', 'CUSREC'] as const;
 export type ResourceRecordName = (typeof RESOURCE_RECORDS)[number];
-export type SegmentRecordName = 'EVTREC' | ResourceRecordName;
+export type SegmentRecordName = 'EVTREC' | 'WHKREC' | 'WHDREC' | 'WHDTASK' | ResourceRecordName;
 
 export function isResourceRecord(name: string): name is ResourceRecordName {
   return (RESOURCE_RECORDS as readonly string[]).includes(name);
@@ -95,7 +105,7 @@ export function loadMessageCatalog(): MessageCatalog {
     layout(t.request);
     layout(t.response);
   }
-  for (const name of ['EVTREC', ...RESOURCE_RECORDS]) {
+  for (const name of ['EVTREC', 'WHKREC', 'WHDREC', 'WHDTASK', ...RESOURCE_RECORDS]) {
     const segment = layout(name);
     if (segment.minLength !== segment.maxLength) throw new Error(`${name} is a segment record and must be of fixed length`);
   }

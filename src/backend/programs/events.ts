@@ -8,6 +8,7 @@ import type { Segment } from '../message.ts';
 import { RC } from '../message.ts';
 import { fail, field, ok, type Program, type ProgramReply } from '../program.ts';
 import { listEvents, lockRelay, markPublished, positionEvents, saveRelay, unpublishedEvents, type StoredEvent } from '../store/events.ts';
+import { fanOutToSubscriptions } from './webhooks.ts';
 
 const MAX_ITEMS = 100;
 /** Events given positions per relay turn: a backlog (a broker that was down) is worked through in steps. */
@@ -17,7 +18,8 @@ function itemCount(raw: unknown, fallback: number): number {
   return Math.min(Math.max(Math.trunc(Number(raw)) || fallback, 0), MAX_ITEMS);
 }
 
-function segments(events: readonly StoredEvent[]): Segment[] {
+/** Per event, its header (EVTREC) and then its resource's record. */
+export function eventSegments(events: readonly StoredEvent[]): Segment[] {
   return events.flatMap((e): Segment[] => [
     {
       name: 'EVTREC',
@@ -33,7 +35,7 @@ function segments(events: readonly StoredEvent[]): Segment[] {
 function eventList(events: readonly StoredEvent[], more: boolean, lastPosition: number, leaseHeld = true): ProgramReply {
   return {
     ...ok({ evtoLeaseHeld: leaseHeld ? 'Y' : 'N', evtoLastPosition: lastPosition, evtoMore: more ? 'Y' : 'N', evtoItemCount: events.length }),
-    segments: segments(events),
+    segments: eventSegments(events),
   };
 }
 
@@ -54,11 +56,13 @@ export const relayEventsProgram: Program = async (ctx, req) => {
   if (state.holder && state.holder !== relayId && state.leaseUntil && state.leaseUntil > ctx.now) {
     return eventList([], false, state.lastPosition, false);
   }
-  const lastPosition = await positionEvents(tx, state.lastPosition, POSITIONS_PER_TURN);
+  const positioned = await positionEvents(tx, state.lastPosition, POSITIONS_PER_TURN);
+  const lastPosition = positioned.at(-1)?.position ?? state.lastPosition;
+  await fanOutToSubscriptions(ctx, positioned);
   await markPublished(tx, Math.trunc(Number(req['evtnAckPosition'])) || 0, ctx.now);
   const leaseUntil = new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString();
   await saveRelay(tx, { holder: relayId, leaseUntil, lastPosition });
   const max = itemCount(req['evtnMaxItems'], 0);
   const pending = max > 0 ? await unpublishedEvents(tx, max + 1) : [];
-  return eventList(pending.slice(0, max), pending.length > max || lastPosition - state.lastPosition === POSITIONS_PER_TURN, lastPosition);
+  return eventList(pending.slice(0, max), pending.length > max || positioned.length === POSITIONS_PER_TURN, lastPosition);
 };

@@ -4,6 +4,10 @@ import { balanceInquiry } from './accounts.ts';
 import { addCustomer, inquireCustomer, updateCustomerProgram } from './customers.ts';
 import { listEventsProgram, relayEventsProgram } from './events.ts';
 import { applyForLoan, inquireLoan } from './loans.ts';
+import {
+  claimDeliveries, createSubscription, deleteSubscriptionProgram, inquireSubscription, listDeliveriesProgram, listSubscriptions,
+  recordDeliveryResults, retryDelivery,
+} from './webhooks.ts';
 import { cancelOrder, createOrder, inquireOrder, listOrdersProgram, updateOrder } from './orders.ts';
 import { createPayment, inquirePayment } from './payments.ts';
 
@@ -24,4 +28,12 @@ export const PROGRAMS: Record<TranCode, Program> = {
   LNINQ: inquireLoan,
   EVTLST: listEventsProgram,
   EVTNXT: relayEventsProgram,
+  WHKCRT: createSubscription,
+  WHKINQ: inquireSubscription,
+  WHKLST: listSubscriptions,
+  WHKDEL: deleteSubscriptionProgram,
+  WHDLST: listDeliveriesProgram,
+  WHDRTY: retryDelivery,
+  WHDDUE: claimDeliveries,
+  WHDRES: recordDeliveryResults,
 };

@@ -85,19 +85,42 @@ export async function saveRelay(tx: Tx, state: RelayState): Promise<void> {
   await tx.run('UPDATE event_relay SET holder = ?, lease_until = ?, last_position = ? WHERE id = 1', state.holder, state.leaseUntil, state.lastPosition);
 }
 
+/** What fan-out to webhook subscriptions needs of a newly positioned event. */
+export interface PositionedEvent {
+  position: number;
+  eventId: string;
+  type: string;
+  resource: string;
+  ownerCustomerId: string | null;
+  createdBy: string | null;
+}
+
 /**
- * Gives the next positions, in `seq` order, to at most `max` committed events that have none; returns the
- * last position given. Only under the relay's lock (lockRelay).
+ * Gives the next positions, in `seq` order, to at most `max` committed events that have none, and returns
+ * them in position order. Only under the relay's lock (lockRelay).
  */
-export async function positionEvents(tx: Tx, lastPosition: number, max: number): Promise<number> {
+export async function positionEvents(tx: Tx, lastPosition: number, max: number): Promise<PositionedEvent[]> {
   const given = await tx.all(
     `UPDATE events SET position = ? + numbered.n
      FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY seq) AS n FROM events WHERE position IS NULL ORDER BY seq LIMIT ?) AS numbered
      WHERE events.seq = numbered.seq
-     RETURNING position`,
+     RETURNING position, event_id, event_type, resource, owner_customer_id, created_by`,
     lastPosition, max,
   );
-  return given.reduce((last, row) => Math.max(last, Number(row['position'])), lastPosition);
+  return given.map((row) => ({
+    position: Number(row['position']),
+    eventId: String(row['event_id']),
+    type: String(row['event_type']),
+    resource: String(row['resource']),
+    ownerCustomerId: row['owner_customer_id'] == null ? null : String(row['owner_customer_id']),
+    createdBy: row['created_by'] == null ? null : String(row['created_by']),
+  })).sort((a, b) => a.position - b.position);
+}
+
+export async function eventsBySeq(tx: Tx, seqs: readonly number[]): Promise<Map<number, StoredEvent>> {
+  if (seqs.length === 0) return new Map();
+  const rows = await tx.all(`SELECT seq, ${COLUMNS} FROM events WHERE seq IN (${seqs.map(() => '?').join(', ')})`, ...seqs);
+  return new Map(rows.map((row) => [Number(row['seq']), fromRow(row)]));
 }
 
 export async function markPublished(tx: Tx, throughPosition: number, at: string): Promise<void> {

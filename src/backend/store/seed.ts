@@ -23,7 +23,7 @@ const DEMO_PRODUCTS = [
   { productId: 'P-300', name: 'Lamp', unitPrice: 1_000, currency: 'EUR', stock: 0 },
 ];
 
-const TABLES = ['sequences', 'events', 'audit_log', 'ledger_postings', 'payments', 'loan_applications', 'orders', 'accounts', 'products', 'customers'];
+const TABLES = ['sequences', 'webhook_deliveries', 'events', 'audit_log', 'ledger_postings', 'payments', 'loan_applications', 'orders', 'accounts', 'products', 'customers'];
 
 export async function isEmpty(tx: Tx): Promise<boolean> {
   return Number((await tx.get('SELECT COUNT(*) AS n FROM customers'))?.['n']) === 0;

@@ -1,0 +1,212 @@
+/**
+ * /v1/webhook-subscriptions — WHKCRT/WHKINQ/WHKLST/WHKDEL, and the deliveries of one (WHDLST, WHDRTY).
+ * A subscription belongs to the agent or partner that made it; its URL passes the outbound-URL guard here and
+ * again when each delivery connects (src/events/webhooks.ts). The secret is shown once, in the 201.
+ */
+import { Type, type Static } from 'typebox';
+import type { MessageCatalog } from '../../backend/copybooks/index.ts';
+import { segmentReader } from '../../backend/message.ts';
+import { webhookPolicy } from '../../events/webhook-policy.ts';
+import type { Config } from '../../config.ts';
+import { checkUrlResolved, type CompiledPolicy } from '../../outbound/url-guard.ts';
+import { ApiError } from '../errors.ts';
+import { problem } from '../schemas/problem.ts';
+import { Timestamp } from '../schemas/common.ts';
+import { EventType } from './events.ts';
+import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
+
+const SubscriptionId = Type.String({ pattern: '^WHS-[0-9A-F]{16}$', maxLength: 20, description: 'Webhook subscription identifier' });
+const DeliveryId = Type.String({ pattern: '^WHD-[0-9A-F]{16}$', maxLength: 20, description: 'Delivery identifier' });
+
+export const SubscriptionRequest = Type.Object({
+  url: Type.String({ format: 'uri', minLength: 1, maxLength: 500, description: 'Where to POST the events: https, a public address' }),
+  eventTypes: Type.Array(EventType, { minItems: 1, maxItems: 10, uniqueItems: true }),
+  description: Type.Optional(Type.String({ maxLength: 200 })),
+}, { additionalProperties: false });
+type SubscriptionRequest = Static<typeof SubscriptionRequest>;
+
+export const Subscription = Type.Object({
+  subscriptionId: SubscriptionId,
+  url: Type.String(),
+  eventTypes: Type.Array(EventType),
+  description: Type.Optional(Type.String()),
+  status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
+  disabledReason: Type.Optional(Type.String({ description: 'Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410)' })),
+  createdAt: Timestamp,
+});
+type Subscription = Static<typeof Subscription>;
+
+const CreatedSubscription = Type.Object({
+  ...Subscription.properties,
+  secret: Type.String({ pattern: '^whsec_', description: 'The signing secret (Standard Webhooks): shown only in this answer' }),
+});
+
+const Delivery = Type.Object({
+  deliveryId: DeliveryId,
+  eventId: Type.String({ format: 'uuid', description: 'The event, and the webhook-id header of every attempt' }),
+  eventType: EventType,
+  state: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  attempts: Type.Integer({ minimum: 0 }),
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; null when none answered' }),
+  lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed, when it did' }),
+  nextAttemptAt: Type.Union([Timestamp, Type.Null()], { description: 'When it is tried next; null once succeeded or failed' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+type Delivery = Static<typeof Delivery>;
+
+const SubscriptionParams = Type.Object({ subscriptionId: SubscriptionId }, { additionalProperties: false });
+const DeliveryParams = Type.Object({ subscriptionId: SubscriptionId, deliveryId: DeliveryId }, { additionalProperties: false });
+const DeliveryQuery = Type.Object({
+  limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: 'Page size 1–100 (default 20)' })),
+  cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,40}$', description: 'Opaque cursor from `nextCursor`' })),
+}, { additionalProperties: false });
+
+function subscriptionFromRecord(r: Record<string, unknown>): Subscription {
+  const count = Number(r['whkEventTypeCount']);
+  const types = ((r['whkEventTypes'] ?? []) as Array<Record<string, unknown>>).slice(0, count).map((t) => String(t['whkEventType'])) as Subscription['eventTypes'];
+  return {
+    subscriptionId: String(r['whkSubscriptionId']),
+    url: String(r['whkUrl']),
+    eventTypes: types,
+    ...(r['whkDescription'] ? { description: String(r['whkDescription']) } : {}),
+    status: String(r['whkStatus']) as Subscription['status'],
+    ...(r['whkDisabledReason'] ? { disabledReason: String(r['whkDisabledReason']) } : {}),
+    createdAt: String(r['whkCreatedAt']),
+  };
+}
+
+function deliveryFromRecord(r: Record<string, unknown>): Delivery {
+  return {
+    deliveryId: String(r['whdDeliveryId']),
+    eventId: String(r['whdEventId']),
+    eventType: String(r['whdEventType']) as Delivery['eventType'],
+    state: String(r['whdState']) as Delivery['state'],
+    attempts: Number(r['whdAttempts']),
+    lastStatusCode: Number(r['whdLastStatus']) || null,
+    lastError: String(r['whdLastError'] ?? '') || null,
+    nextAttemptAt: String(r['whdNextAttemptAt'] ?? '') || null,
+    createdAt: String(r['whdCreatedAt']),
+    updatedAt: String(r['whdUpdatedAt']),
+  };
+}
+
+function encodeCursor(seq: number): string {
+  return Buffer.from(`d1:${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const match = /^d1:([0-9]{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
+  if (!match) throw new ApiError('VALIDATION_FAILED', 'cursor is not one this API issued', { violations: [{ pointer: '/cursor', in: 'query', detail: 'is not a valid cursor' }] });
+  return Number(match[1]);
+}
+
+/** The URL as the guard sees it before anything is stored: https, no credentials, a public address (or an allowed range). */
+async function assertEndpointAllowed(url: string, policy: CompiledPolicy): Promise<void> {
+  const check = await checkUrlResolved(url, policy);
+  if (check.allowed) return;
+  throw new ApiError('VALIDATION_FAILED', `url is refused (${check.reason}): ${check.detail}`, {
+    violations: [{ pointer: '/url', in: 'body', detail: `is refused: ${check.reason}` }],
+  });
+}
+
+export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDeps & { catalog: MessageCatalog; webhooks: Config['webhooks'] }): void {
+  const policy = webhookPolicy(webhooks);
+  const tags = ['webhooks'];
+
+  app.route({
+    ...fromTable('createWebhookSubscription'),
+    schema: {
+      ...protectedErrors(tags, 'createWebhookSubscription', 'Subscribe a URL to events (the answer shows the signing secret, once)'),
+      body: SubscriptionRequest,
+      response: { 201: { description: 'Subscribed', ...CreatedSubscription }, ...STANDARD_ERRORS },
+    },
+    handler: async (req, reply) => {
+      const body: SubscriptionRequest = req.body;
+      await assertEndpointAllowed(body.url, policy);
+      const out = await backend.call('WHKCRT', req, {
+        whkcUrl: body.url,
+        whkcDescription: body.description ?? '',
+        whkcEventTypeCount: body.eventTypes.length,
+        whkcEventTypes: body.eventTypes.map((t) => ({ whkcEventType: t })),
+      }, { whkcUrl: '/url', whkcDescription: '/description' });
+      const created = { ...subscriptionFromRecord(out.body), secret: String(out.body['whkSecret']) };
+      return reply.code(201).header('location', `/v1/webhook-subscriptions/${created.subscriptionId}`).send(created);
+    },
+  });
+
+  app.route({
+    ...fromTable('listWebhookSubscriptions'),
+    schema: {
+      ...protectedErrors(tags, 'listWebhookSubscriptions', "The caller's subscriptions"),
+      response: { 200: { description: 'Success', ...Type.Object({ items: Type.Array(Subscription) }) }, ...STANDARD_ERRORS },
+    },
+    handler: async (req) => {
+      const out = await backend.call('WHKLST', req, { whklMaxItems: 100 });
+      const read = segmentReader(catalog, out.segments);
+      return { items: Array.from({ length: Number(out.body['seglItemCount']) }, () => subscriptionFromRecord(read('WHKREC'))) };
+    },
+  });
+
+  app.route({
+    ...fromTable('getWebhookSubscription'),
+    schema: {
+      ...protectedErrors(tags, 'getWebhookSubscription', 'Read a subscription (never its secret)'),
+      params: SubscriptionParams,
+      response: { 200: { description: 'Success', ...Subscription }, ...STANDARD_ERRORS },
+    },
+    handler: async (req) => subscriptionFromRecord((await backend.call('WHKINQ', req, { whkkSubscriptionId: req.params.subscriptionId })).body),
+  });
+
+  app.route({
+    ...fromTable('deleteWebhookSubscription'),
+    schema: {
+      ...protectedErrors(tags, 'deleteWebhookSubscription', 'Delete a subscription and its deliveries'),
+      params: SubscriptionParams,
+      response: { 204: { description: 'Deleted', type: 'null' }, ...STANDARD_ERRORS },
+    },
+    handler: async (req, reply) => {
+      await backend.call('WHKDEL', req, { whkkSubscriptionId: req.params.subscriptionId });
+      return reply.code(204).send(null);
+    },
+  });
+
+  app.route({
+    ...fromTable('listWebhookDeliveries'),
+    schema: {
+      ...protectedErrors(tags, 'listWebhookDeliveries', 'The deliveries of a subscription, newest first'),
+      params: SubscriptionParams,
+      querystring: DeliveryQuery,
+      response: {
+        200: { description: 'Success', ...Type.Object({ items: Type.Array(Delivery), nextCursor: Type.Union([Type.String(), Type.Null()]) }) },
+        ...STANDARD_ERRORS,
+      },
+    },
+    handler: async (req) => {
+      const out = await backend.call('WHDLST', req, {
+        whdlSubscriptionId: req.params.subscriptionId,
+        whdlMaxItems: req.query.limit ? Number(req.query.limit) : 20,
+        whdlBeforeSeq: req.query.cursor ? decodeCursor(req.query.cursor) : 0,
+      });
+      const read = segmentReader(catalog, out.segments);
+      const next = Number(out.body['seglNextSeq']);
+      return {
+        items: Array.from({ length: Number(out.body['seglItemCount']) }, () => deliveryFromRecord(read('WHDREC'))),
+        nextCursor: next > 0 ? encodeCursor(next) : null,
+      };
+    },
+  });
+
+  app.route({
+    ...fromTable('retryWebhookDelivery'),
+    schema: {
+      ...protectedErrors(tags, 'retryWebhookDelivery', 'Deliver again now (a failed delivery too), with the same webhook-id'),
+      params: DeliveryParams,
+      response: { 202: { description: 'Due now', ...Delivery }, ...STANDARD_ERRORS, 409: problem('The subscription is disabled') },
+    },
+    handler: async (req, reply) => {
+      const out = await backend.call('WHDRTY', req, { whkkSubscriptionId: req.params.subscriptionId, whkkDeliveryId: req.params.deliveryId });
+      return reply.code(202).send(deliveryFromRecord(out.body));
+    },
+  });
+}

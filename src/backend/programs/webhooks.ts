@@ -1,0 +1,163 @@
+/**
+ * Webhook subscriptions (WHKCRT create, WHKINQ read, WHKLST list, WHKDEL delete) and their deliveries (WHDLST
+ * list, WHDRTY redeliver), for the caller that owns them; and the dispatcher's two system transactions:
+ * WHDDUE claims due deliveries (each answered with the event to send), WHDRES records how the attempts went.
+ * Deliveries are made when the relay gives an event its position (fanOutToSubscriptions, in that transaction).
+ */
+import { randomBytes } from 'node:crypto';
+import { audienceAdmits, eventAudience, type Caller } from '../caller.ts';
+import { newId } from '../ids.ts';
+import { RC, type Segment } from '../message.ts';
+import { fail, field, ok, type Program, type ProgramContext, type ProgramReply } from '../program.ts';
+import { eventsBySeq, type PositionedEvent } from '../store/events.ts';
+import { EVENT_TYPES, writeAudit } from '../store/journal.ts';
+import {
+  activeSubscriptions, claimDueDeliveries, deleteSubscription, disableSubscription, findDelivery, findOwnSubscription, insertDelivery,
+  insertSubscription, listDeliveries, listOwnSubscriptions, recordAttempt, rescheduleDelivery, type Delivery, type DeliveryOutcome,
+  type Subscription,
+} from '../store/webhooks.ts';
+import { eventSegments } from './events.ts';
+
+const MAX_EVENT_TYPES = 10;
+const MAX_ITEMS = 100;
+
+function subscriptionRecord(s: Subscription, withSecret = false): Record<string, unknown> {
+  return {
+    whkSubscriptionId: s.subscriptionId, whkUrl: s.url, whkDescription: s.description ?? '', whkStatus: s.status,
+    whkDisabledReason: s.disabledReason ?? '', whkSecret: withSecret ? s.secret : '', whkCreatedAt: s.createdAt,
+    whkEventTypeCount: s.eventTypes.length, whkEventTypes: s.eventTypes.map((t) => ({ whkEventType: t })),
+  };
+}
+
+function deliveryRecord(d: Delivery): Record<string, unknown> {
+  return {
+    whdDeliveryId: d.deliveryId, whdSubscriptionId: d.subscriptionId, whdEventId: d.eventId, whdEventType: d.eventType, whdState: d.state,
+    whdAttempts: d.attempts, whdLastStatus: d.lastStatus ?? 0, whdLastError: (d.lastError ?? '').slice(0, 120),
+    whdNextAttemptAt: d.nextAttemptAt ?? '', whdCreatedAt: d.createdAt, whdUpdatedAt: d.updatedAt,
+  };
+}
+
+function segmentList(segments: Segment[], count: number, nextSeq = 0): ProgramReply {
+  return { ...ok({ seglNextSeq: nextSeq, seglItemCount: count }), segments };
+}
+
+/** Staff and partners keep subscriptions; customers use the apps that do. */
+function maySubscribe(caller: Caller): caller is Caller & { role: 'AGENT' | 'PARTNER' } {
+  return caller.role === 'AGENT' || caller.role === 'PARTNER';
+}
+
+async function audit(ctx: ProgramContext, subscriptionId: string, action: string): Promise<void> {
+  await writeAudit(ctx.tx, {
+    tranCode: ctx.tranCode, entity: 'webhook-subscription', entityId: subscriptionId, action, principal: ctx.caller.principal,
+    correlationId: ctx.correlationId, at: ctx.now,
+  });
+}
+
+export const createSubscription: Program = async (ctx, req) => {
+  if (!maySubscribe(ctx.caller)) return fail(RC.NOT_FOUND, 'NOT_PERMITTED', 'only agents and partners keep webhook subscriptions');
+  const url = field(req, 'whkcUrl');
+  const count = Math.trunc(Number(req['whkcEventTypeCount']));
+  const rows = ((req['whkcEventTypes'] ?? []) as Array<Record<string, unknown>>).slice(0, Math.max(count, 0));
+  const types = [...new Set(rows.map((r) => field(r, 'whkcEventType')))];
+  if (!url) return fail(RC.INVALID_INPUT, 'URL_REQUIRED', 'a subscription needs a URL');
+  if (!(count >= 1 && count <= MAX_EVENT_TYPES) || types.some((t) => !(EVENT_TYPES as readonly string[]).includes(t))) {
+    return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPES', `eventTypes must name 1 to ${MAX_EVENT_TYPES} of ${EVENT_TYPES.join(', ')}`);
+  }
+  const subscription: Subscription = {
+    subscriptionId: newId('WHS'), ownerPrincipal: ctx.caller.principal, ownerRole: ctx.caller.role, ownerCustomerId: ctx.caller.customerId,
+    url, description: field(req, 'whkcDescription') || null, eventTypes: types,
+    // Standard Webhooks: "whsec_" and the base64 of the key (24 random bytes).
+    secret: `whsec_${randomBytes(24).toString('base64')}`, status: 'active', disabledReason: null, createdAt: ctx.now,
+  };
+  await insertSubscription(ctx.tx, subscription);
+  await audit(ctx, subscription.subscriptionId, 'created');
+  return ok(subscriptionRecord(subscription, true));
+};
+
+export const inquireSubscription: Program = async (ctx, req) => {
+  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, field(req, 'whkkSubscriptionId'));
+  return s ? ok(subscriptionRecord(s)) : fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
+};
+
+export const listSubscriptions: Program = async (ctx, req) => {
+  const limit = Math.min(Math.max(Math.trunc(Number(req['whklMaxItems'])) || MAX_ITEMS, 1), MAX_ITEMS);
+  const subs = await listOwnSubscriptions(ctx.tx, ctx.caller.principal, limit);
+  return segmentList(subs.map((s) => ({ name: 'WHKREC', body: subscriptionRecord(s) })), subs.length);
+};
+
+export const deleteSubscriptionProgram: Program = async (ctx, req) => {
+  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, field(req, 'whkkSubscriptionId'));
+  if (!s) return fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
+  await deleteSubscription(ctx.tx, s.subscriptionId);
+  await audit(ctx, s.subscriptionId, 'deleted');
+  return ok(subscriptionRecord(s));
+};
+
+export const listDeliveriesProgram: Program = async (ctx, req) => {
+  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, field(req, 'whdlSubscriptionId'));
+  if (!s) return fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
+  const limit = Math.min(Math.max(Math.trunc(Number(req['whdlMaxItems'])) || 20, 1), MAX_ITEMS);
+  const rows = await listDeliveries(ctx.tx, s.subscriptionId, Math.trunc(Number(req['whdlBeforeSeq'])) || 0, limit + 1);
+  const page = rows.slice(0, limit);
+  return segmentList(page.map((d) => ({ name: 'WHDREC', body: deliveryRecord(d) })), page.length, rows.length > limit ? page.at(-1)!.seq : 0);
+};
+
+export const retryDelivery: Program = async (ctx, req) => {
+  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, field(req, 'whkkSubscriptionId'));
+  const d = s && await findDelivery(ctx.tx, s.subscriptionId, field(req, 'whkkDeliveryId'), { forUpdate: true });
+  if (!s || !d) return fail(RC.NOT_FOUND, 'DELIVERY_NOT_FOUND', 'delivery not found');
+  if (s.status !== 'active') return fail(RC.CONFLICT, 'SUBSCRIPTION_DISABLED', `the subscription is disabled (${s.disabledReason ?? 'no reason'})`);
+  await rescheduleDelivery(ctx.tx, d.deliveryId, ctx.now);
+  await audit(ctx, s.subscriptionId, `redelivery ${d.deliveryId}`);
+  return ok(deliveryRecord({ ...d, state: 'pending', nextAttemptAt: ctx.now, updatedAt: ctx.now }));
+};
+
+/** A delivery per newly positioned event and active subscription that wants its type and whose owner may read it. */
+export async function fanOutToSubscriptions(ctx: ProgramContext, events: readonly PositionedEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const subscriptions = await activeSubscriptions(ctx.tx);
+  for (const s of subscriptions) {
+    const audience = eventAudience({ principal: s.ownerPrincipal, role: s.ownerRole, customerId: s.ownerCustomerId });
+    for (const e of events) {
+      if (!s.eventTypes.includes(e.type) || !audienceAdmits(audience, e)) continue;
+      await insertDelivery(ctx.tx, { deliveryId: newId('WHD'), subscriptionId: s.subscriptionId, eventId: e.eventId, eventType: e.type, at: ctx.now });
+    }
+  }
+}
+
+export const claimDeliveries: Program = async (ctx, req) => {
+  const max = Math.min(Math.max(Math.trunc(Number(req['whddMaxItems'])) || 1, 1), MAX_ITEMS);
+  const perEndpoint = Math.max(Math.trunc(Number(req['whddPerEndpoint'])) || 1, 1);
+  const leaseSeconds = Math.max(Math.trunc(Number(req['whddLeaseSeconds'])) || 30, 1);
+  const leaseUntil = new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString();
+  const due = await claimDueDeliveries(ctx.tx, ctx.now, leaseUntil, max, perEndpoint);
+  const events = await eventsBySeq(ctx.tx, due.map((d) => d.eventSeq));
+  const segments = due.flatMap((d): Segment[] => [
+    {
+      name: 'WHDTASK',
+      body: { whdtDeliveryId: d.deliveryId, whdtSubscriptionId: d.subscriptionId, whdtUrl: d.url, whdtSecret: d.secret, whdtOwnerRole: d.ownerRole, whdtAttempts: d.attempts },
+    },
+    ...eventSegments([events.get(d.eventSeq)!]),
+  ]);
+  return segmentList(segments, due.length);
+};
+
+const OUTCOMES: Record<string, DeliveryOutcome['kind'] | 'gone'> = { S: 'succeeded', R: 'retry', F: 'failed', G: 'gone' };
+
+export const recordDeliveryResults: Program = async (ctx, req) => {
+  const items = (req['whdrItem'] ?? []) as Array<Record<string, unknown>>;
+  let recorded = 0;
+  for (const item of items) {
+    const kind = OUTCOMES[field(item, 'whdrOutcome')];
+    if (!kind) return fail(RC.INVALID_INPUT, 'INVALID_OUTCOME', `outcome "${field(item, 'whdrOutcome')}" is not S, R, F or G`);
+    const status = Math.trunc(Number(item['whdrStatus'])) || null;
+    const error = field(item, 'whdrError') || null;
+    const outcome: DeliveryOutcome = kind === 'succeeded' ? { kind, status: status ?? 0 }
+      : kind === 'retry' ? { kind, status, error, nextAttemptAt: field(item, 'whdrNextAttemptAt') || ctx.now }
+      : { kind: 'failed', status, error };
+    const subscriptionId = await recordAttempt(ctx.tx, field(item, 'whdrDeliveryId'), outcome, ctx.now);
+    if (subscriptionId && kind === 'gone') await disableSubscription(ctx.tx, subscriptionId, 'ENDPOINT_GONE');
+    if (subscriptionId) recorded++;
+  }
+  return segmentList([], recorded);
+};

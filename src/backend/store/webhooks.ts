@@ -1,0 +1,183 @@
+/** Webhook subscriptions and deliveries (migrations 004/003): repositories over a Tx, plain objects out. */
+import type { CallerRole } from '../caller.ts';
+import type { Row, Tx } from './tx.ts';
+
+export interface Subscription {
+  subscriptionId: string;
+  ownerPrincipal: string;
+  ownerRole: Exclude<CallerRole, 'SYSTEM'>;
+  ownerCustomerId: string | null;
+  url: string;
+  description: string | null;
+  eventTypes: string[];
+  secret: string;
+  status: 'active' | 'disabled';
+  disabledReason: string | null;
+  createdAt: string;
+}
+
+function subscriptionFromRow(row: Row): Subscription {
+  return {
+    subscriptionId: String(row['subscription_id']),
+    ownerPrincipal: String(row['owner_principal']),
+    ownerRole: String(row['owner_role']) as Subscription['ownerRole'],
+    ownerCustomerId: row['owner_customer_id'] == null ? null : String(row['owner_customer_id']),
+    url: String(row['url']),
+    description: row['description'] == null ? null : String(row['description']),
+    eventTypes: String(row['event_types']).split(',').filter(Boolean),
+    secret: String(row['secret']),
+    status: String(row['status']) as Subscription['status'],
+    disabledReason: row['disabled_reason'] == null ? null : String(row['disabled_reason']),
+    createdAt: String(row['created_at']),
+  };
+}
+
+export async function insertSubscription(tx: Tx, s: Subscription): Promise<void> {
+  await tx.run(
+    `INSERT INTO webhook_subscriptions (subscription_id, owner_principal, owner_role, owner_customer_id, url, description, event_types, secret, status, disabled_reason, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    s.subscriptionId, s.ownerPrincipal, s.ownerRole, s.ownerCustomerId, s.url, s.description, s.eventTypes.join(','), s.secret, s.status,
+    s.disabledReason, s.createdAt,
+  );
+}
+
+/** A subscription of this owner, or none: another caller's is "not found". */
+export async function findOwnSubscription(tx: Tx, owner: string, subscriptionId: string): Promise<Subscription | undefined> {
+  const row = await tx.get('SELECT * FROM webhook_subscriptions WHERE subscription_id = ? AND owner_principal = ?', subscriptionId, owner);
+  return row ? subscriptionFromRow(row) : undefined;
+}
+
+export async function listOwnSubscriptions(tx: Tx, owner: string, limit: number): Promise<Subscription[]> {
+  const rows = await tx.all('SELECT * FROM webhook_subscriptions WHERE owner_principal = ? ORDER BY created_at, subscription_id LIMIT ?', owner, limit);
+  return rows.map(subscriptionFromRow);
+}
+
+export async function activeSubscriptions(tx: Tx): Promise<Subscription[]> {
+  return (await tx.all("SELECT * FROM webhook_subscriptions WHERE status = 'active'")).map(subscriptionFromRow);
+}
+
+export async function deleteSubscription(tx: Tx, subscriptionId: string): Promise<void> {
+  await tx.run('DELETE FROM webhook_subscriptions WHERE subscription_id = ?', subscriptionId);
+}
+
+export async function disableSubscription(tx: Tx, subscriptionId: string, reason: string): Promise<void> {
+  await tx.run("UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = ? WHERE subscription_id = ?", reason, subscriptionId);
+}
+
+export interface Delivery {
+  seq: number;
+  deliveryId: string;
+  subscriptionId: string;
+  eventId: string;
+  eventType: string;
+  state: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function deliveryFromRow(row: Row): Delivery {
+  return {
+    seq: Number(row['seq']),
+    deliveryId: String(row['delivery_id']),
+    subscriptionId: String(row['subscription_id']),
+    eventId: String(row['event_id']),
+    eventType: String(row['event_type']),
+    state: String(row['state']) as Delivery['state'],
+    attempts: Number(row['attempts']),
+    lastStatus: row['last_status'] == null ? null : Number(row['last_status']),
+    lastError: row['last_error'] == null ? null : String(row['last_error']),
+    nextAttemptAt: row['next_attempt_at'] == null ? null : String(row['next_attempt_at']),
+    createdAt: String(row['created_at']),
+    updatedAt: String(row['updated_at']),
+  };
+}
+
+export async function insertDelivery(tx: Tx, d: { deliveryId: string; subscriptionId: string; eventId: string; eventType: string; at: string }): Promise<void> {
+  await tx.run(
+    `INSERT INTO webhook_deliveries (delivery_id, subscription_id, event_id, event_type, state, attempts, next_attempt_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT (subscription_id, event_id) DO NOTHING`,
+    d.deliveryId, d.subscriptionId, d.eventId, d.eventType, d.at, d.at, d.at,
+  );
+}
+
+/** Newest first, before `beforeSeq` (0: from the newest). */
+export async function listDeliveries(tx: Tx, subscriptionId: string, beforeSeq: number, limit: number): Promise<Delivery[]> {
+  const rows = beforeSeq > 0
+    ? await tx.all('SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?', subscriptionId, beforeSeq, limit)
+    : await tx.all('SELECT * FROM webhook_deliveries WHERE subscription_id = ? ORDER BY seq DESC LIMIT ?', subscriptionId, limit);
+  return rows.map(deliveryFromRow);
+}
+
+export async function findDelivery(tx: Tx, subscriptionId: string, deliveryId: string, options: { forUpdate?: boolean } = {}): Promise<Delivery | undefined> {
+  const row = await tx.get(`SELECT * FROM webhook_deliveries WHERE delivery_id = ? AND subscription_id = ?${options.forUpdate ? tx.forUpdate : ''}`, deliveryId, subscriptionId);
+  return row ? deliveryFromRow(row) : undefined;
+}
+
+/** Due again now, with its attempts kept (a manual redelivery). */
+export async function rescheduleDelivery(tx: Tx, deliveryId: string, at: string): Promise<void> {
+  await tx.run("UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE delivery_id = ?", at, at, deliveryId);
+}
+
+export interface DueDelivery {
+  deliveryId: string;
+  subscriptionId: string;
+  url: string;
+  secret: string;
+  ownerRole: string;
+  attempts: number;
+  eventSeq: number;
+}
+
+/**
+ * Claims due deliveries of active subscriptions for `leaseUntil`: at most `perEndpoint` in flight per
+ * subscription (one slow receiver holds up no other), oldest due first. A claim that runs out (a crashed
+ * dispatcher) is due again.
+ */
+export async function claimDueDeliveries(tx: Tx, now: string, leaseUntil: string, max: number, perEndpoint: number): Promise<DueDelivery[]> {
+  const rows = await tx.all(
+    `SELECT d.delivery_id, d.subscription_id, s.url, s.secret, s.owner_role, d.attempts, e.seq AS event_seq
+     FROM (SELECT d.*, ROW_NUMBER() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at, d.seq) AS n
+           FROM webhook_deliveries d
+           WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)) d
+     JOIN webhook_subscriptions s ON s.subscription_id = d.subscription_id AND s.status = 'active'
+     JOIN events e ON e.event_id = d.event_id
+     WHERE d.n <= ? - (SELECT COUNT(*) FROM webhook_deliveries f WHERE f.subscription_id = d.subscription_id AND f.state = 'pending' AND f.lease_until >= ?)
+     ORDER BY d.next_attempt_at, d.seq
+     LIMIT ?`,
+    now, now, perEndpoint, now, max,
+  );
+  for (const row of rows) {
+    await tx.run('UPDATE webhook_deliveries SET lease_until = ? WHERE delivery_id = ?', leaseUntil, String(row['delivery_id']));
+  }
+  return rows.map((row) => ({
+    deliveryId: String(row['delivery_id']),
+    subscriptionId: String(row['subscription_id']),
+    url: String(row['url']),
+    secret: String(row['secret']),
+    ownerRole: String(row['owner_role']),
+    attempts: Number(row['attempts']),
+    eventSeq: Number(row['event_seq']),
+  }));
+}
+
+export type DeliveryOutcome =
+  | { kind: 'succeeded'; status: number }
+  | { kind: 'retry'; status: number | null; error: string | null; nextAttemptAt: string }
+  | { kind: 'failed'; status: number | null; error: string | null };
+
+/** Records one attempt; returns the subscription it was for, or undefined for an unknown delivery. */
+export async function recordAttempt(tx: Tx, deliveryId: string, outcome: DeliveryOutcome, at: string): Promise<string | undefined> {
+  const row = await tx.get(`SELECT subscription_id FROM webhook_deliveries WHERE delivery_id = ?${tx.forUpdate}`, deliveryId);
+  if (!row) return undefined;
+  const state = outcome.kind === 'retry' ? 'pending' : outcome.kind;
+  await tx.run(
+    `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, last_status = ?, last_error = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ?
+     WHERE delivery_id = ?`,
+    state, outcome.status, outcome.kind === 'succeeded' ? null : outcome.error, outcome.kind === 'retry' ? outcome.nextAttemptAt : null, at, deliveryId,
+  );
+  return String(row['subscription_id']);
+}

@@ -1,0 +1,238 @@
+/**
+ * The webhook dispatcher: claims due deliveries from the back-end (WHDDUE, as the SYSTEM caller), POSTs each
+ * event to its endpoint as Standard Webhooks do it, and records every attempt (WHDRES). Attempts and due times
+ * live in the back-end's store, so a restart neither loses a delivery nor tries one early; a claim that a
+ * crashed dispatcher held is due again when its lease runs out. Several API instances may each run one: a
+ * delivery is claimed by one at a time.
+ *
+ * - Headers: webhook-id (the event id, the same on every attempt), webhook-timestamp, webhook-signature
+ *   (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription's secret; the standardwebhooks
+ *   package signs, and verifies on the receiver's side).
+ * - A 2xx answer within 10 s is delivered. 410 disables the subscription. Anything else is tried again after
+ *   the schedule's next wait (with jitter), or after the endpoint's Retry-After (up to a cap); after the last
+ *   attempt the delivery has failed, and stays there to be redelivered by hand.
+ * - At most PER_ENDPOINT attempts are in flight per subscription: a slow endpoint holds up no other.
+ * - The URL is checked again by the outbound-URL guard when each connection opens (DNS can change).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { Webhook } from 'standardwebhooks';
+import { decodeResponse } from '../api/backend-client.ts';
+import type { Role } from '../api/auth/roles.ts';
+import type { MessageCatalog, TranCode } from '../backend/copybooks/index.ts';
+import { BLANK_HEADER, RC, readHeader, segmentReader, writeMessage } from '../backend/message.ts';
+import type { Config } from '../config.ts';
+import { createGuardedClient, OutboundRefusedError } from '../outbound/url-guard.ts';
+import type { Transport } from '../transport/transport.ts';
+import { readEventItem, toCloudEvent } from './cloud-event.ts';
+import { webhookPolicy } from './webhook-policy.ts';
+
+const ATTEMPT_TIMEOUT_MS = 10_000;
+const PER_ENDPOINT = 4;
+const MAX_IN_FLIGHT = 64;
+/** Long enough for an attempt and its result to be recorded; a dispatcher that died leaves its claims due again after it. */
+const CLAIM_LEASE_SECONDS = 60;
+/** The most a Retry-After is honoured: one day. */
+const RETRY_AFTER_CAP_MS = 86_400_000;
+
+const ROLES: Record<string, Role> = { AGENT: 'agent', PARTNER: 'partner', CUSTOMER: 'customer' };
+
+interface Task {
+  deliveryId: string;
+  subscriptionId: string;
+  url: string;
+  secret: string;
+  role: Role;
+  /** Attempts made before this one. */
+  attempts: number;
+  body: string;
+  eventId: string;
+  eventType: string;
+}
+
+interface Result {
+  deliveryId: string;
+  outcome: 'S' | 'R' | 'F' | 'G';
+  status: number;
+  error: string;
+  nextAttemptAt: string;
+}
+
+export interface WebhookDispatcherOptions {
+  transport: Transport;
+  catalog: MessageCatalog;
+  log: Logger;
+  webhooks: Config['webhooks'];
+  pollMs: number;
+}
+
+export interface WebhookDispatcher {
+  /** Deliveries may be due now (the relay made some). */
+  kick(): void;
+  close(): Promise<void>;
+}
+
+/** A Retry-After header (seconds or an HTTP date) → ms from now, or null. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | null {
+  if (!header) return null;
+  if (/^[0-9]{1,9}$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+export function startWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
+  const { transport, catalog, webhooks } = options;
+  const log = options.log.child({ component: 'webhooks' });
+  const client = createGuardedClient(webhookPolicy(webhooks), { timeoutMs: ATTEMPT_TIMEOUT_MS, maxRedirects: 0 });
+  const schedule = webhooks.retryScheduleMs;
+  let calls = 0;
+  let closed = false;
+  let kicked = false;
+  let wake: (() => void) | null = null;
+  const inFlight = new Set<Promise<void>>();
+  let results: Result[] = [];
+  let flushing: Promise<void> | null = null;
+
+  async function call(tran: TranCode, record: Record<string, unknown>) {
+    const message = writeMessage(
+      catalog,
+      { ...BLANK_HEADER, tranCode: tran, correlationId: `webhooks-${++calls}-${randomUUID()}`, principal: 'corebridge-webhooks', role: 'SYSTEM' },
+      catalog.request(tran),
+      record,
+    );
+    const { header, body } = readHeader(catalog, await transport.call(message));
+    if (header.returnCode !== RC.OK) throw new Error(`${tran} answered ${header.returnCode} ${header.reasonCode}: ${header.reasonText}`);
+    return decodeResponse(catalog, tran, body);
+  }
+
+  async function claim(max: number): Promise<Task[]> {
+    const out = await call('WHDDUE', { whddMaxItems: max, whddPerEndpoint: PER_ENDPOINT, whddLeaseSeconds: CLAIM_LEASE_SECONDS });
+    const read = segmentReader(catalog, out.segments);
+    return Array.from({ length: Number(out.body['seglItemCount']) }, () => {
+      const t = read('WHDTASK');
+      const role = ROLES[String(t['whdtOwnerRole'])] ?? 'customer';
+      const event = toCloudEvent(readEventItem(read), role);
+      return {
+        deliveryId: String(t['whdtDeliveryId']), subscriptionId: String(t['whdtSubscriptionId']), url: String(t['whdtUrl']),
+        secret: String(t['whdtSecret']), role, attempts: Number(t['whdtAttempts']), body: JSON.stringify(event), eventId: event.id, eventType: event.type,
+      };
+    });
+  }
+
+  function nextTry(task: Task, status: number, error: string, retryAfter: number | null): Result {
+    const waitMs = schedule[task.attempts];
+    if (waitMs === undefined) return { deliveryId: task.deliveryId, outcome: 'F', status, error, nextAttemptAt: '' };
+    // ±20 % jitter, so endpoints that failed together are not tried again together
+    const wait = retryAfter !== null ? Math.min(retryAfter, RETRY_AFTER_CAP_MS) : waitMs * (0.8 + Math.random() * 0.4);
+    return { deliveryId: task.deliveryId, outcome: 'R', status, error, nextAttemptAt: new Date(Date.now() + wait).toISOString() };
+  }
+
+  async function attempt(task: Task): Promise<Result> {
+    const timestamp = new Date();
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Corebridge-Webhooks/1',
+      'webhook-id': task.eventId,
+      'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
+      'webhook-signature': new Webhook(task.secret).sign(task.eventId, timestamp, task.body),
+    };
+    try {
+      const response = await client.request(task.url, { method: 'POST', headers, body: task.body });
+      await response.body?.cancel().catch(() => undefined);
+      if (response.status >= 200 && response.status < 300) return { deliveryId: task.deliveryId, outcome: 'S', status: response.status, error: '', nextAttemptAt: '' };
+      if (response.status === 410) return { deliveryId: task.deliveryId, outcome: 'G', status: 410, error: 'the endpoint answered 410 Gone', nextAttemptAt: '' };
+      return nextTry(task, response.status, `the endpoint answered ${response.status}`, retryAfterMs(response.headers.get('retry-after')));
+    } catch (error) {
+      const reason = error instanceof OutboundRefusedError ? `refused by the outbound guard (${error.reason})`
+        : (error as Error).name === 'TimeoutError' ? `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`
+        : `could not connect: ${String((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message)}`;
+      return nextTry(task, 0, reason, null);
+    }
+  }
+
+  /** Sends the results gathered so far in one WHDRES; what could not be sent is sent with the next. */
+  function flush(): Promise<void> {
+    if (flushing || results.length === 0) return flushing ?? Promise.resolve();
+    const batch = results.slice(0, 100);
+    results = results.slice(100);
+    flushing = call('WHDRES', {
+      whdrItemCount: batch.length,
+      whdrItem: batch.map((r) => ({ whdrDeliveryId: r.deliveryId, whdrOutcome: r.outcome, whdrStatus: r.status, whdrError: r.error.slice(0, 120), whdrNextAttemptAt: r.nextAttemptAt })),
+    }).then(
+      () => undefined,
+      (error: unknown) => {
+        // Not recorded: the claims run out and the deliveries are tried again (at least once).
+        log.warn({ err: error, results: batch.length }, 'webhook results not recorded; those deliveries will be tried again');
+      },
+    ).finally(() => {
+      flushing = null;
+      if (results.length > 0) void flush();
+    });
+    return flushing;
+  }
+
+  function run(task: Task): void {
+    const done = attempt(task).then((result) => {
+      if (result.outcome !== 'S') {
+        log.info({ deliveryId: task.deliveryId, subscriptionId: task.subscriptionId, eventId: task.eventId, outcome: result.outcome, status: result.status || undefined, error: result.error, nextAttemptAt: result.nextAttemptAt || undefined }, 'webhook attempt failed');
+      }
+      results.push(result);
+      void flush();
+    });
+    inFlight.add(done);
+    void done.finally(() => {
+      inFlight.delete(done);
+      wake?.();
+    });
+  }
+
+  function sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      }
+      wake = done;
+    });
+  }
+
+  async function loop(): Promise<void> {
+    let failures = 0;
+    while (!closed) {
+      kicked = false;
+      let claimed = 0;
+      const room = MAX_IN_FLIGHT - inFlight.size;
+      if (room > 0) {
+        try {
+          const tasks = await claim(room);
+          claimed = tasks.length;
+          for (const task of tasks) run(task);
+          failures = 0;
+        } catch (error) {
+          failures++;
+          if (failures === 1 || failures % 10 === 0) log.warn({ err: error, failures }, 'could not claim due webhook deliveries');
+        }
+      }
+      if (closed) break;
+      if (claimed === 0 && !kicked) await sleep(failures > 0 ? Math.min(30_000, 250 * 2 ** Math.min(failures, 7)) : options.pollMs);
+    }
+  }
+
+  const running = loop();
+  return {
+    kick() {
+      kicked = true;
+      wake?.();
+    },
+    async close() {
+      closed = true;
+      wake?.();
+      await running;
+      await Promise.allSettled([...inFlight]);
+      await flush();
+      await client.close();
+    },
+  };
+}
