@@ -1,5 +1,6 @@
 /** OpenAPI 3.1 document options; the paths come from the route schemas themselves. */
 import { SCOPES } from './auth/roles.ts';
+import { eventWebhooks } from './routes/events.ts';
 
 const SCOPE_DESCRIPTIONS: Record<string, string> = Object.fromEntries(SCOPES.map((scope) => {
   const [resource, access] = scope.split(':');
@@ -31,8 +32,12 @@ export function openApiOptions(issuer: string, embeddedProvider = true) {
       },
       servers: [{ url: '/' }],
       tags: [
-        { name: 'orders' }, { name: 'customers' }, { name: 'accounts' }, { name: 'payments' }, { name: 'loans' }, { name: 'health' },
+        { name: 'orders' }, { name: 'customers' }, { name: 'accounts' }, { name: 'payments' }, { name: 'loans' },
+        { name: 'events', description: 'The events feed: CloudEvents in commit order' },
+        { name: 'webhooks', description: 'Subscriptions: events POSTed to your URL (see the webhooks section)' },
+        { name: 'health' },
       ],
+      webhooks: eventWebhooks(),
       components: {
         securitySchemes: {
           // the same name either way, so operations reference it whatever the issuer

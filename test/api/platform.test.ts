@@ -1,5 +1,6 @@
 /** Health, discovery, OpenAPI, correlation ids and the one-line-per-request log. */
 import assert from 'node:assert/strict';
+import { EVENT_TYPES } from '../../src/backend/store/journal.ts';
 import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Fastify from 'fastify';
@@ -63,6 +64,13 @@ test('GET /openapi.json is OpenAPI 3.1 with every route of the table, its scope 
     assert.ok(op.responses['401'] && op.responses['403'] && op.responses['404'], `${operationId} documents auth errors`);
     assert.ok(op.responses['200'] || op.responses['201'] || op.responses['202'] || op.responses['204'], `${operationId} documents its success`);
   }
+  // What a subscription receives, per event type: the signed headers and the CloudEvent with its resource.
+  assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_TYPES].sort());
+  const loanApproved = doc.webhooks.LoanApproved.post;
+  assert.deepEqual(loanApproved.parameters.map((p: { name: string }) => p.name), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+  const envelope = loanApproved.requestBody.content['application/json'].schema;
+  assert.deepEqual(envelope.properties.type, { const: 'LoanApproved' });
+  assert.ok(envelope.properties.data.properties.approvedAmount, 'data is the loan decision');
   const create = doc.paths['/v1/orders'].post;
   const body = create.requestBody.content['application/json'].schema;
   assert.equal(body.additionalProperties, false);

@@ -9,6 +9,10 @@ import type { MessageCatalog } from '../../backend/copybooks/index.ts';
 import { readEventList, toCloudEvent } from '../../events/cloud-event.ts';
 import { ApiError } from '../errors.ts';
 import { Timestamp } from '../schemas/common.ts';
+import { Customer } from './customers.ts';
+import { LoanDecision } from './loans.ts';
+import { Order } from './orders.ts';
+import { Payment } from './payments.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 export const EventType = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), { description: 'What happened, in the past tense' });
@@ -28,6 +32,38 @@ export const CloudEventSchema = Type.Object({
   }),
 }, { $id: 'CloudEvent', description: 'A CloudEvents 1.0 JSON envelope' });
 export type CloudEventBody = Static<typeof CloudEventSchema>;
+
+/** The resource schema of each event type's `data` (as GET on its path answers). */
+const DATA_OF: Record<(typeof EVENT_TYPES)[number], object> = {
+  OrderConfirmed: Order, OrderRejected: Order, OrderUpdated: Order, OrderCancelled: Order,
+  PaymentCompleted: Payment, PaymentRejected: Payment, LoanApproved: LoanDecision, LoanRejected: LoanDecision,
+  CustomerCreated: Customer, CustomerUpdated: Customer,
+};
+
+const WEBHOOK_HEADERS = [
+  { name: 'webhook-id', description: 'The event id: the same on every attempt; deduplicate by it' },
+  { name: 'webhook-timestamp', description: 'Seconds since the epoch when this attempt was signed; refuse old ones' },
+  { name: 'webhook-signature', description: '`v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret (Standard Webhooks)' },
+];
+
+/** The OpenAPI `webhooks` section: what Corebridge POSTs to a subscription's URL, per event type. */
+export function eventWebhooks(): Record<string, object> {
+  const { $id: _id, ...envelope } = CloudEventSchema as unknown as Record<string, unknown> & { properties: Record<string, unknown> };
+  return Object.fromEntries(EVENT_TYPES.map((type) => [type, {
+    post: {
+      operationId: `webhook${type}`,
+      summary: `${type}, to a subscription's URL`,
+      description: 'Signed per Standard Webhooks (verify with the standardwebhooks package). Answer 2xx within 10 s once stored; '
+        + 'anything else is tried again (Retry-After is honoured); 410 disables the subscription.',
+      parameters: WEBHOOK_HEADERS.map((h) => ({ in: 'header', required: true, schema: { type: 'string' }, ...h })),
+      requestBody: {
+        required: true,
+        content: { 'application/json': { schema: { ...envelope, properties: { ...envelope.properties, type: { const: type }, data: DATA_OF[type] } } } },
+      },
+      responses: { 200: { description: 'Received' }, 410: { description: 'Gone: disable the subscription' } },
+    },
+  }]));
+}
 
 const EventPage = Type.Object({
   items: Type.Array(Type.Ref('CloudEvent')),
