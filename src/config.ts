@@ -148,6 +148,8 @@ export interface Config {
     allowedCidrs: readonly string[];
     /** Ports endpoints may use (WEBHOOK_ALLOWED_PORTS, comma-separated; default 443, and 80 with http). */
     allowedPorts: readonly number[] | null;
+    /** Attempts in flight at once per subscription (WEBHOOK_CONCURRENCY_PER_ENDPOINT): a slow endpoint holds up no other. */
+    concurrencyPerEndpoint: number;
   };
 }
 
@@ -355,6 +357,7 @@ export function loadConfig(env: Env = process.env): Config {
       allowHttp: oneOf(env, 'WEBHOOK_ALLOW_HTTP', 'false', ['true', 'false']) === 'true',
       allowedCidrs: cidrList(env, 'WEBHOOK_ALLOWED_CIDRS'),
       allowedPorts: portList(env, 'WEBHOOK_ALLOWED_PORTS'),
+      concurrencyPerEndpoint: integer(env, 'WEBHOOK_CONCURRENCY_PER_ENDPOINT', 16, 1, 64),
     },
   };
 }

@@ -1,8 +1,9 @@
 /**
  * The webhook dispatcher: claims due deliveries from the back-end (WHDDUE, as the SYSTEM caller), POSTs each
- * event to its endpoint as Standard Webhooks do it, and records every attempt (WHDRES). Attempts and due times
+ * event to its endpoint as Standard Webhooks do it, and records every attempt. Attempts and due times
  * live in the back-end's store, so a restart neither loses a delivery nor tries one early; a claim that a
- * crashed dispatcher held is due again when its lease runs out. Several API instances may each run one: a
+ * crashed dispatcher held is due again when its lease runs out. Each turn (WHDDUE) records the results of
+ * the attempts since the last one and claims the next deliveries, in one transaction. Several API instances may each run one: a
  * delivery is claimed by one at a time.
  *
  * - Headers: webhook-id (the event id, the same on every attempt), webhook-timestamp, webhook-signature
@@ -11,7 +12,7 @@
  * - A 2xx answer within 10 s is delivered. 410 disables the subscription. Anything else is tried again after
  *   the schedule's next wait (with jitter), or after the endpoint's Retry-After (up to a cap); after the last
  *   attempt the delivery has failed, and stays there to be redelivered by hand.
- * - At most PER_ENDPOINT attempts are in flight per subscription: a slow endpoint holds up no other.
+ * - At most WEBHOOK_CONCURRENCY_PER_ENDPOINT attempts are in flight per subscription: a slow endpoint holds up no other.
  * - The URL is checked again by the outbound-URL guard when each connection opens (DNS can change).
  */
 import { randomUUID } from 'node:crypto';
@@ -28,7 +29,6 @@ import { readEventItem, toCloudEvent } from './cloud-event.ts';
 import { webhookPolicy } from './webhook-policy.ts';
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
-const PER_ENDPOINT = 4;
 const MAX_IN_FLIGHT = 64;
 /** Long enough for an attempt and its result to be recorded; a dispatcher that died leaves its claims due again after it. */
 const CLAIM_LEASE_SECONDS = 60;
@@ -90,8 +90,8 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   let kicked = false;
   let wake: (() => void) | null = null;
   const inFlight = new Set<Promise<void>>();
-  let results: Result[] = [];
-  let flushing: Promise<void> | null = null;
+  /** Results of attempts, recorded with the next turn. */
+  const results: Result[] = [];
 
   async function call(tran: TranCode, record: Record<string, unknown>) {
     const message = writeMessage(
@@ -105,8 +105,12 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     return decodeResponse(catalog, tran, body);
   }
 
-  async function claim(max: number): Promise<Task[]> {
-    const out = await call('WHDDUE', { whddMaxItems: max, whddPerEndpoint: PER_ENDPOINT, whddLeaseSeconds: CLAIM_LEASE_SECONDS });
+  /** One WHDDUE: records `done` (first, so finished deliveries free their endpoint's places), then claims up to `max`. */
+  async function turn(done: readonly Result[], max: number): Promise<Task[]> {
+    const out = await call('WHDDUE', {
+      whddMaxItems: max, whddPerEndpoint: webhooks.concurrencyPerEndpoint, whddLeaseSeconds: CLAIM_LEASE_SECONDS, whdrItemCount: done.length,
+      whdrItem: done.map((r) => ({ whdrDeliveryId: r.deliveryId, whdrOutcome: r.outcome, whdrStatus: r.status, whdrError: r.error.slice(0, 120), whdrNextAttemptAt: r.nextAttemptAt })),
+    });
     const read = segmentReader(catalog, out.segments);
     return Array.from({ length: Number(out.body['seglItemCount']) }, () => {
       const t = read('WHDTASK');
@@ -150,34 +154,12 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     }
   }
 
-  /** Sends the results gathered so far in one WHDRES; what could not be sent is sent with the next. */
-  function flush(): Promise<void> {
-    if (flushing || results.length === 0) return flushing ?? Promise.resolve();
-    const batch = results.slice(0, 100);
-    results = results.slice(100);
-    flushing = call('WHDRES', {
-      whdrItemCount: batch.length,
-      whdrItem: batch.map((r) => ({ whdrDeliveryId: r.deliveryId, whdrOutcome: r.outcome, whdrStatus: r.status, whdrError: r.error.slice(0, 120), whdrNextAttemptAt: r.nextAttemptAt })),
-    }).then(
-      () => undefined,
-      (error: unknown) => {
-        // Not recorded: the claims run out and the deliveries are tried again (at least once).
-        log.warn({ err: error, results: batch.length }, 'webhook results not recorded; those deliveries will be tried again');
-      },
-    ).finally(() => {
-      flushing = null;
-      if (results.length > 0) void flush();
-    });
-    return flushing;
-  }
-
   function run(task: Task): void {
     const done = attempt(task).then((result) => {
       if (result.outcome !== 'S') {
         log.info({ deliveryId: task.deliveryId, subscriptionId: task.subscriptionId, eventId: task.eventId, outcome: result.outcome, status: result.status || undefined, error: result.error, nextAttemptAt: result.nextAttemptAt || undefined }, 'webhook attempt failed');
       }
       results.push(result);
-      void flush();
     });
     inFlight.add(done);
     void done.finally(() => {
@@ -198,25 +180,38 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     });
   }
 
+  /** One turn: the results so far, and as many new claims as there is room for. */
+  async function step(max: number): Promise<number> {
+    const done = results.splice(0, 100);
+    try {
+      const tasks = await turn(done, max);
+      for (const task of tasks) run(task);
+      return tasks.length;
+    } catch (error) {
+      // Not known to be recorded: sent again with the next turn (recording an attempt twice only counts it twice).
+      results.unshift(...done);
+      throw error;
+    }
+  }
+
   async function loop(): Promise<void> {
     let failures = 0;
     while (!closed) {
       kicked = false;
       let claimed = 0;
-      const room = MAX_IN_FLIGHT - inFlight.size;
-      if (room > 0) {
-        try {
-          const tasks = await claim(room);
-          claimed = tasks.length;
-          for (const task of tasks) run(task);
-          failures = 0;
-        } catch (error) {
-          failures++;
-          if (failures === 1 || failures % 10 === 0) log.warn({ err: error, failures }, 'could not claim due webhook deliveries');
-        }
+      const room = Math.max(0, MAX_IN_FLIGHT - inFlight.size);
+      try {
+        claimed = await step(room);
+        failures = 0;
+      } catch (error) {
+        failures++;
+        if (failures === 1 || failures % 10 === 0) log.warn({ err: error, failures }, 'webhook dispatcher turn failed');
       }
       if (closed) break;
-      if (claimed === 0 && !kicked) await sleep(failures > 0 ? Math.min(30_000, 250 * 2 ** Math.min(failures, 7)) : options.pollMs);
+      if (failures > 0) await sleep(Math.min(30_000, 250 * 2 ** Math.min(failures, 7)));
+      // Fewer claimed than there was room for: nothing else is due now (or its endpoints are busy) until an
+      // attempt ends (it wakes the loop), the relay makes deliveries (a kick), or the poll.
+      else if (claimed < room && results.length === 0 && !kicked) await sleep(options.pollMs);
     }
   }
 
@@ -231,7 +226,8 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
       wake?.();
       await running;
       await Promise.allSettled([...inFlight]);
-      await flush();
+      // what finished is recorded; a delivery whose result is lost is tried again once its claim runs out
+      while (results.length > 0) await step(0).catch(() => results.splice(0));
       await client.close();
     },
   };

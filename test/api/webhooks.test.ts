@@ -201,3 +201,15 @@ test('loopback, private and plain-http URLs are refused at registration unless a
   assert.equal(bad.statusCode, 400);
   assert.equal((await h.request({ method: 'GET', url: '/v1/webhook-subscriptions', as: 'clerk' })).json().items.length, 0, 'nothing stored');
 });
+
+test('a slow endpoint holds up no other: attempts in flight are limited per subscription', async (t) => {
+  const slow = await startReceiver(t, '/slow');
+  const fast = await startReceiver(t, '/fast');
+  const h = await startApp(t, { ...slow.env, WEBHOOK_ALLOWED_PORTS: `${slow.port},${fast.port}`, WEBHOOK_CONCURRENCY_PER_ENDPOINT: '1' });
+  slow.otherwise = { status: 204, delayMs: 3000 };
+  await subscribe(h, 'clerk', slow.url, ['OrderConfirmed']);
+  await subscribe(h, 'clerk', fast.url, ['OrderConfirmed']);
+  for (let i = 0; i < 3; i++) await order(h, 'ada');
+  await until('the fast endpoint has all three', () => fast.received.length === 3, 2500);
+  assert.equal(slow.received.length, 1, 'the slow one has one attempt in flight, no more');
+});

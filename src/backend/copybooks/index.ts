@@ -30,7 +30,6 @@ export const TRANSACTIONS = {
   WHDLST: { request: 'WHDLSTI', response: 'SEGLSTO' },
   WHDRTY: { request: 'WHKKEYI', response: 'WHDREC' },
   WHDDUE: { request: 'WHDDUEI', response: 'SEGLSTO' },
-  WHDRES: { request: 'WHDRESI', response: 'SEGLSTO' },
 } as const;
 
 export type TranCode = keyof typeof TRANSACTIONS;
@@ -55,7 +54,7 @@ export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set([
 ]);
 
 /** Transactions only the service itself calls (caller role SYSTEM), and that no other caller may. */
-export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT', 'WHDDUE', 'WHDRES']);
+export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT', 'WHDDUE']);
 
 /**
  * Records that follow a response record as segments: per event of an event list (EVTLSTO), its header

@@ -5,8 +5,8 @@ import { addCustomer, inquireCustomer, updateCustomerProgram } from './customers
 import { listEventsProgram, relayEventsProgram } from './events.ts';
 import { applyForLoan, inquireLoan } from './loans.ts';
 import {
-  claimDeliveries, createSubscription, deleteSubscriptionProgram, inquireSubscription, listDeliveriesProgram, listSubscriptions,
-  recordDeliveryResults, retryDelivery,
+  createSubscription, dispatcherTurn, deleteSubscriptionProgram, inquireSubscription, listDeliveriesProgram, listSubscriptions,
+  retryDelivery,
 } from './webhooks.ts';
 import { cancelOrder, createOrder, inquireOrder, listOrdersProgram, updateOrder } from './orders.ts';
 import { createPayment, inquirePayment } from './payments.ts';
@@ -34,6 +34,5 @@ export const PROGRAMS: Record<TranCode, Program> = {
   WHKDEL: deleteSubscriptionProgram,
   WHDLST: listDeliveriesProgram,
   WHDRTY: retryDelivery,
-  WHDDUE: claimDeliveries,
-  WHDRES: recordDeliveryResults,
+  WHDDUE: dispatcherTurn,
 };

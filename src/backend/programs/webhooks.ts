@@ -1,7 +1,7 @@
 /**
  * Webhook subscriptions (WHKCRT create, WHKINQ read, WHKLST list, WHKDEL delete) and their deliveries (WHDLST
- * list, WHDRTY redeliver), for the caller that owns them; and the dispatcher's two system transactions:
- * WHDDUE claims due deliveries (each answered with the event to send), WHDRES records how the attempts went.
+ * list, WHDRTY redeliver), for the caller that owns them; and the dispatcher's system transaction WHDDUE,
+ * which records how its attempts went and claims due deliveries (each answered with the event to send).
  * Deliveries are made when the relay gives an event its position (fanOutToSubscriptions, in that transaction).
  */
 import { randomBytes } from 'node:crypto';
@@ -125,8 +125,29 @@ export async function fanOutToSubscriptions(ctx: ProgramContext, events: readonl
   }
 }
 
-export const claimDeliveries: Program = async (ctx, req) => {
-  const max = Math.min(Math.max(Math.trunc(Number(req['whddMaxItems'])) || 1, 1), MAX_ITEMS);
+const OUTCOMES: Record<string, DeliveryOutcome['kind'] | 'gone'> = { S: 'succeeded', R: 'retry', F: 'failed', G: 'gone' };
+
+/** The dispatcher's results, first: what finished frees its endpoint's place for the claim after. */
+async function recordResults(ctx: ProgramContext, items: ReadonlyArray<Record<string, unknown>>): Promise<ProgramReply | null> {
+  for (const item of items) {
+    const kind = OUTCOMES[field(item, 'whdrOutcome')];
+    if (!kind) return fail(RC.INVALID_INPUT, 'INVALID_OUTCOME', `outcome "${field(item, 'whdrOutcome')}" is not S, R, F or G`);
+    const status = Math.trunc(Number(item['whdrStatus'])) || null;
+    const error = field(item, 'whdrError') || null;
+    const outcome: DeliveryOutcome = kind === 'succeeded' ? { kind, status: status ?? 0 }
+      : kind === 'retry' ? { kind, status, error, nextAttemptAt: field(item, 'whdrNextAttemptAt') || ctx.now }
+      : { kind: 'failed', status, error };
+    const subscriptionId = await recordAttempt(ctx.tx, field(item, 'whdrDeliveryId'), outcome, ctx.now);
+    if (subscriptionId && kind === 'gone') await disableSubscription(ctx.tx, subscriptionId, 'ENDPOINT_GONE');
+  }
+  return null;
+}
+
+export const dispatcherTurn: Program = async (ctx, req) => {
+  const refused = await recordResults(ctx, (req['whdrItem'] ?? []) as Array<Record<string, unknown>>);
+  if (refused) return refused;
+  const max = Math.min(Math.max(Math.trunc(Number(req['whddMaxItems'])) || 0, 0), MAX_ITEMS);
+  if (max === 0) return segmentList([], 0);
   const perEndpoint = Math.max(Math.trunc(Number(req['whddPerEndpoint'])) || 1, 1);
   const leaseSeconds = Math.max(Math.trunc(Number(req['whddLeaseSeconds'])) || 30, 1);
   const leaseUntil = new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString();
@@ -140,24 +161,4 @@ export const claimDeliveries: Program = async (ctx, req) => {
     ...eventSegments([events.get(d.eventSeq)!]),
   ]);
   return segmentList(segments, due.length);
-};
-
-const OUTCOMES: Record<string, DeliveryOutcome['kind'] | 'gone'> = { S: 'succeeded', R: 'retry', F: 'failed', G: 'gone' };
-
-export const recordDeliveryResults: Program = async (ctx, req) => {
-  const items = (req['whdrItem'] ?? []) as Array<Record<string, unknown>>;
-  let recorded = 0;
-  for (const item of items) {
-    const kind = OUTCOMES[field(item, 'whdrOutcome')];
-    if (!kind) return fail(RC.INVALID_INPUT, 'INVALID_OUTCOME', `outcome "${field(item, 'whdrOutcome')}" is not S, R, F or G`);
-    const status = Math.trunc(Number(item['whdrStatus'])) || null;
-    const error = field(item, 'whdrError') || null;
-    const outcome: DeliveryOutcome = kind === 'succeeded' ? { kind, status: status ?? 0 }
-      : kind === 'retry' ? { kind, status, error, nextAttemptAt: field(item, 'whdrNextAttemptAt') || ctx.now }
-      : { kind: 'failed', status, error };
-    const subscriptionId = await recordAttempt(ctx.tx, field(item, 'whdrDeliveryId'), outcome, ctx.now);
-    if (subscriptionId && kind === 'gone') await disableSubscription(ctx.tx, subscriptionId, 'ENDPOINT_GONE');
-    if (subscriptionId) recorded++;
-  }
-  return segmentList([], recorded);
 };

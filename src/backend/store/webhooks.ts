@@ -138,17 +138,25 @@ export interface DueDelivery {
  * dispatcher) is due again.
  */
 export async function claimDueDeliveries(tx: Tx, now: string, leaseUntil: string, max: number, perEndpoint: number): Promise<DueDelivery[]> {
+  // Each subscription's claims in flight counted once (not per due row: a backlog of thousands stays cheap).
   const rows = await tx.all(
-    `SELECT d.delivery_id, d.subscription_id, s.url, s.secret, s.owner_role, d.attempts, e.seq AS event_seq
-     FROM (SELECT d.*, ROW_NUMBER() OVER (PARTITION BY d.subscription_id ORDER BY d.next_attempt_at, d.seq) AS n
-           FROM webhook_deliveries d
-           WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)) d
+    `WITH busy AS (
+       SELECT subscription_id, COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending' AND lease_until >= ? GROUP BY subscription_id
+     ), due AS (
+       SELECT delivery_id, subscription_id, event_id, attempts, next_attempt_at, seq,
+              ROW_NUMBER() OVER (PARTITION BY subscription_id ORDER BY next_attempt_at, seq) AS n
+       FROM webhook_deliveries
+       WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
+     )
+     SELECT d.delivery_id, d.subscription_id, s.url, s.secret, s.owner_role, d.attempts, e.seq AS event_seq
+     FROM due d
      JOIN webhook_subscriptions s ON s.subscription_id = d.subscription_id AND s.status = 'active'
      JOIN events e ON e.event_id = d.event_id
-     WHERE d.n <= ? - (SELECT COUNT(*) FROM webhook_deliveries f WHERE f.subscription_id = d.subscription_id AND f.state = 'pending' AND f.lease_until >= ?)
+     LEFT JOIN busy b ON b.subscription_id = d.subscription_id
+     WHERE d.n <= ? - COALESCE(b.n, 0)
      ORDER BY d.next_attempt_at, d.seq
      LIMIT ?`,
-    now, now, perEndpoint, now, max,
+    now, now, now, perEndpoint, max,
   );
   for (const row of rows) {
     await tx.run('UPDATE webhook_deliveries SET lease_until = ? WHERE delivery_id = ?', leaseUntil, String(row['delivery_id']));
