@@ -29,6 +29,7 @@ import type { Api } from './api/routes/common.ts';
 import { customerRoutes } from './api/routes/customers.ts';
 import { eventRoutes } from './api/routes/events.ts';
 import { webhookRoutes } from './api/routes/webhooks.ts';
+import { operationRoutes } from './api/routes/operations.ts';
 import { loanRoutes } from './api/routes/loans.ts';
 import { orderRoutes } from './api/routes/orders.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
@@ -47,6 +48,7 @@ import { createLogger } from './logger.ts';
 import { openCobolHost, type CobolHost } from './transport/cobol-host.ts';
 import { buildCobolHost, COPYBOOKS_DIR } from './transport/cobol-host/build.ts';
 import { startEventRelay, type EventRelay } from './events/relay.ts';
+import { startOperationRunner, type OperationRunner } from './operations/runner.ts';
 import { startWebhookDispatcher, type WebhookDispatcher } from './events/webhooks.ts';
 import { openRabbitPublisher } from './events/rabbitmq.ts';
 import { openBackendTransport } from './transport/open.ts';
@@ -126,8 +128,10 @@ async function assemble(
   // Started once the app is ready (a start that fails leaves nothing running): see the end.
   let relay: EventRelay | null = null;
   let dispatcher: WebhookDispatcher | null = null;
+  let runner: OperationRunner | null = null;
   app.addHook('onClose', async () => {
     clearInterval(purgeTimer);
+    await runner?.close();
     await relay?.close();
     await dispatcher?.close();
     await transport.close();
@@ -173,7 +177,10 @@ async function assemble(
 
   // The API's own context: /health, /openapi.json and /oauth pay nothing for these hooks.
   const routeDeps = {
-    backend: limitBackendCalls(createBackendClient(catalog, transport, () => relay?.kick()), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
+    backend: limitBackendCalls(createBackendClient(catalog, transport, (tran) => {
+      relay?.kick();
+      if (tran === 'OPSUBM') runner?.kick();
+    }), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
   };
   await app.register(async (v1) => {
     installAuth(v1, verifier, { beforeVerify: rateLimits.ceiling });
@@ -188,6 +195,7 @@ async function assemble(
     loanRoutes(api, routeDeps);
     eventRoutes(api, { ...routeDeps, catalog });
     webhookRoutes(api, { ...routeDeps, catalog, webhooks: config.webhooks });
+    operationRoutes(api, { ...routeDeps, catalog });
     if (declared.host) serviceRoutes(api, declared.services, declared.host);
   });
 
@@ -200,5 +208,7 @@ async function assemble(
     transport, catalog, log: logger, pollMs: config.events.pollMs, leaseSeconds: config.events.leaseSeconds, onPositioned: webhooks.kick,
     publisher: config.events.brokerUrl ? openRabbitPublisher(config.events.brokerUrl, logger) : null,
   });
+  // Requests asked to run later (Prefer: respond-async) run here, off the request that made them.
+  runner = startOperationRunner({ transport, catalog, log: logger, pollMs: config.events.pollMs, onCompleted: () => relay?.kick() });
   return Object.assign(app, { devIssuer: issuer }) as unknown as App;
 }

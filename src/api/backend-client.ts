@@ -3,7 +3,7 @@
  * idempotency key), encodes the transaction record, and maps the back-end's return codes to HTTP.
  */
 import type { FastifyRequest } from 'fastify';
-import { READ_ONLY_TRANSACTIONS, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
+import { READ_ONLY_TRANSACTIONS, TRANSACTIONS, type AsyncTranCode, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
 import { LINK_FAILURE } from '../backend/links.ts';
 import { STORE_UNAVAILABLE } from '../backend/store/tx.ts';
 import { RC, readHeader, writeMessage, type MessageHeader } from '../backend/message.ts';
@@ -27,6 +27,8 @@ export interface BackendClient {
    * hold (too many digits or decimals) is reported against the field the client sent.
    */
   call(tran: TranCode, req: FastifyRequest, record: Record<string, unknown>, pointers?: Record<string, string>): Promise<BackendOutcome>;
+  /** The same request, put on the back-end's queue to run later (OPSUBM): answers the operation (OPREC). */
+  submit(tran: AsyncTranCode, req: FastifyRequest, record: Record<string, unknown>, pointers?: Record<string, string>): Promise<BackendOutcome>;
 }
 
 /**
@@ -71,65 +73,89 @@ export function decodeResponse(catalog: MessageCatalog, tran: TranCode, bytes: B
   return { body: layout.decode(bytes.subarray(0, layout.maxLength)), segments: bytes.subarray(layout.maxLength) };
 }
 
-/** `afterChange`: called when a transaction that changes data has been answered (the event relay looks at once). */
-export function createBackendClient(catalog: MessageCatalog, transport: Transport, afterChange?: () => void): BackendClient {
+/** A back-end answer other than OK or REJECTED, in the client's words: the error the API answers with. */
+export function errorFor(header: Pick<MessageHeader, 'returnCode' | 'reasonCode' | 'reasonText'>, log?: FastifyRequest['log']): ApiError {
+  const reason = header.reasonCode || undefined;
+  const text = header.reasonText || undefined;
+  switch (header.returnCode) {
+    case RC.NOT_FOUND:
+      return new ApiError('NOT_FOUND', text, { reason });
+    case RC.CONFLICT:
+      if (reason === 'IDEMPOTENCY_KEY_REUSED') return new ApiError('IDEMPOTENCY_KEY_REUSED', text, { reason });
+      return new ApiError('CONFLICT', text, { reason });
+    case RC.RULE_FAILED:
+      return new ApiError('BUSINESS_RULE_VIOLATION', text, { reason });
+    case RC.INVALID_INPUT:
+      return new ApiError('VALIDATION_FAILED', text, { reason });
+    case RC.STALE_VERSION:
+      return new ApiError('PRECONDITION_FAILED', text, { reason });
+    default:
+      log?.error({ rc: header.returnCode, reason }, 'back-end abended');
+      // A linked program's failure, told in the client's words: no program names, no return codes.
+      if (reason === LINK_FAILURE.FAILED) return new ApiError('BACKEND_PROGRAM_FAILED');
+      if (reason === LINK_FAILURE.TIMEOUT) return new ApiError('BACKEND_TIMEOUT', undefined, RETRY_SOON);
+      // The program, or the back-end's database, cannot be reached: nothing was kept, or a retry finds what was.
+      if (isTransientFailure(header)) return new ApiError('BACKEND_UNAVAILABLE', undefined, RETRY_SOON);
+      return new ApiError('INTERNAL_ERROR');
+  }
+}
+
+/** An abend a retry may get past: the store or a linked program was not there, or not in time. */
+export function isTransientFailure(header: Pick<MessageHeader, 'returnCode' | 'reasonCode'>): boolean {
+  return header.returnCode === RC.ABEND
+    && (header.reasonCode === LINK_FAILURE.UNAVAILABLE || header.reasonCode === LINK_FAILURE.TIMEOUT || header.reasonCode === STORE_UNAVAILABLE);
+}
+
+/** The record header of a request: its correlation id, the caller, and the idempotency key. */
+function requestHeader(tran: string, req: FastifyRequest): MessageHeader {
+  const principal = req.principal;
+  if (!principal) throw new Error('back-end call without an authenticated caller');
   return {
-    async call(tran, req, record, pointers = {}) {
-      const principal = req.principal;
-      if (!principal) throw new Error('back-end call without an authenticated caller');
-      let request: Buffer;
-      try {
-        request = writeMessage(
-        catalog,
-        {
-          tranCode: tran,
-          correlationId: req.id,
-          principal: principal.subject,
-          role: ROLE_CODES[principal.role],
-          customerId: principal.customerId ?? '',
-          idempotencyKey: req.idempotency?.key ?? '',
-          returnCode: 0,
-          reasonCode: '',
-          reasonText: '',
-        },
-        catalog.request(tran),
-        record,
-      );
-      } catch (error) {
-        if (!(error instanceof RecordEncodeError)) throw error;
-        const pointer = pointers[error.path.split(/[.[]/)[0] ?? ''] ?? '';
-        throw new ApiError('VALIDATION_FAILED', `${pointer || 'a value'} does not fit the record: ${error.reason}`, {
-          violations: [{ pointer, in: 'body', detail: 'has more digits, decimals or characters than allowed' }],
-        });
-      }
-      const { header, body } = await callAndRead(req, transport, tran, request, catalog);
-      const reason = header.reasonCode || undefined;
-      const text = header.reasonText || undefined;
-      switch (header.returnCode) {
-        case RC.OK:
-        case RC.REJECTED:
-          if (afterChange && !READ_ONLY_TRANSACTIONS.has(tran)) afterChange();
-          return { rejected: header.returnCode === RC.REJECTED, reasonCode: header.reasonCode, ...decodeResponse(catalog, tran, body) };
-        case RC.NOT_FOUND:
-          throw new ApiError('NOT_FOUND', text, { reason });
-        case RC.CONFLICT:
-          if (reason === 'IDEMPOTENCY_KEY_REUSED') throw new ApiError('IDEMPOTENCY_KEY_REUSED', text, { reason });
-          throw new ApiError('CONFLICT', text, { reason });
-        case RC.RULE_FAILED:
-          throw new ApiError('BUSINESS_RULE_VIOLATION', text, { reason });
-        case RC.INVALID_INPUT:
-          throw new ApiError('VALIDATION_FAILED', text, { reason });
-        case RC.STALE_VERSION:
-          throw new ApiError('PRECONDITION_FAILED', text, { reason });
-        default:
-          req.log.error({ rc: header.returnCode, reason }, 'back-end abended');
-          // A linked program's failure, told in the client's words: no program names, no return codes.
-          if (reason === LINK_FAILURE.FAILED) throw new ApiError('BACKEND_PROGRAM_FAILED');
-          if (reason === LINK_FAILURE.TIMEOUT) throw new ApiError('BACKEND_TIMEOUT', undefined, RETRY_SOON);
-          // The program, or the back-end's database, cannot be reached: nothing was kept, or a retry finds what was.
-          if (reason === LINK_FAILURE.UNAVAILABLE || reason === STORE_UNAVAILABLE) throw new ApiError('BACKEND_UNAVAILABLE', undefined, RETRY_SOON);
-          throw new ApiError('INTERNAL_ERROR');
-      }
+    tranCode: tran,
+    correlationId: req.id,
+    principal: principal.subject,
+    role: ROLE_CODES[principal.role],
+    customerId: principal.customerId ?? '',
+    idempotencyKey: req.idempotency?.key ?? '',
+    returnCode: 0,
+    reasonCode: '',
+    reasonText: '',
+  };
+}
+
+/** Encodes a record, telling a value it cannot hold against the JSON pointer the client sent it at. */
+function encodeOrRefuse(encode: () => Buffer, pointers: Record<string, string>): Buffer {
+  try {
+    return encode();
+  } catch (error) {
+    if (!(error instanceof RecordEncodeError)) throw error;
+    const pointer = pointers[error.path.split(/[.[]/)[0] ?? ''] ?? '';
+    throw new ApiError('VALIDATION_FAILED', `${pointer || 'a value'} does not fit the record: ${error.reason}`, {
+      violations: [{ pointer, in: 'body', detail: 'has more digits, decimals or characters than allowed' }],
+    });
+  }
+}
+
+/** `afterChange`: called with the transaction code when one that changes data has been answered (the event relay looks at once). */
+export function createBackendClient(catalog: MessageCatalog, transport: Transport, afterChange?: (tran: TranCode) => void): BackendClient {
+  async function exchange(tran: TranCode, req: FastifyRequest, request: Buffer): Promise<BackendOutcome> {
+    const { header, body } = await callAndRead(req, transport, tran, request, catalog);
+    if (header.returnCode !== RC.OK && header.returnCode !== RC.REJECTED) throw errorFor(header, req.log);
+    if (afterChange && !READ_ONLY_TRANSACTIONS.has(tran)) afterChange(tran);
+    return { rejected: header.returnCode === RC.REJECTED, reasonCode: header.reasonCode, ...decodeResponse(catalog, tran, body) };
+  }
+  return {
+    call(tran, req, record, pointers = {}) {
+      const request = encodeOrRefuse(() => writeMessage(catalog, requestHeader(tran, req), catalog.request(tran), record), pointers);
+      return exchange(tran, req, request);
+    },
+    submit(tran, req, record, pointers = {}) {
+      // The request record as the synchronous call would send it, after OPSUBI, under the same header.
+      const request = encodeOrRefuse(() => Buffer.concat([
+        writeMessage(catalog, requestHeader('OPSUBM', req), catalog.request('OPSUBM'), { opsTranCode: tran }),
+        catalog.segment(TRANSACTIONS[tran].request).encode(record),
+      ]), pointers);
+      return exchange('OPSUBM', req, request);
     },
   };
 }

@@ -49,6 +49,7 @@ export const ROUTES = {
   deleteWebhookSubscription: { method: 'DELETE', url: '/v1/webhook-subscriptions/:subscriptionId', scope: 'webhooks:write', roles: STAFF_OR_PARTNER, ownership: 'backend-owner' },
   listWebhookDeliveries: { method: 'GET', url: '/v1/webhook-subscriptions/:subscriptionId/deliveries', scope: 'webhooks:read', roles: STAFF_OR_PARTNER, ownership: 'backend-owner' },
   retryWebhookDelivery: { method: 'POST', url: '/v1/webhook-subscriptions/:subscriptionId/deliveries/:deliveryId/retry', scope: 'webhooks:write', roles: STAFF_OR_PARTNER, ownership: 'backend-owner' },
+  getOperation: { method: 'GET', url: '/v1/operations/:operationId', scope: 'operations:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
   getLoanApplication: { method: 'GET', url: '/v1/loan-applications/:loanId', scope: 'loans:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
 } as const satisfies Record<string, RouteAccess>;
 

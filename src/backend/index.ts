@@ -11,7 +11,7 @@ import {
   isTranCode, loadLinkCatalog, loadMessageCatalog, READ_ONLY_TRANSACTIONS, SYSTEM_TRANSACTIONS, type LinkedProgramName, type MessageCatalog, type TranCode,
 } from './copybooks/index.ts';
 import { LINK_FAILURE, LinkFailure, linkMessage, NeedsLink, readLinkReply, runLocalProgram, type LinkHost } from './links.ts';
-import { BLANK_HEADER, encodeSegments, RC, readHeader, writeMessage, type MessageHeader } from './message.ts';
+import { BLANK_HEADER, encodeSegments, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from './message.ts';
 import type { ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
 import { openBackendStore, type StoreLocation } from './store/open.ts';
@@ -94,6 +94,8 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     | { header: MessageHeader; reply: ProgramReply }
     | {
       header: MessageHeader; tran: TranCode; caller: Caller; request: Record<string, unknown>; reply?: undefined;
+      /** The bytes after a fixed-length request record: its segments. */
+      segments: Buffer;
       /** The link its last run could not make here. */
       needs?: NeedsLink;
       /** Answers of links made for it elsewhere, for its next run. */
@@ -127,7 +129,12 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     }
     const caller: Caller = { principal: header.principal, role, customerId: role === 'CUSTOMER' ? header.customerId : null };
     try {
-      return { header, tran, caller, request: catalog.request(tran).decode(body) };
+      const layout = catalog.request(tran);
+      const fixed = layout.minLength === layout.maxLength && body.length > layout.maxLength;
+      return {
+        header, tran, caller, request: layout.decode(fixed ? body.subarray(0, layout.maxLength) : body),
+        segments: fixed ? body.subarray(layout.maxLength) : Buffer.alloc(0),
+      };
     } catch (error) {
       rootLog.warn({ err: error, requestId: header.correlationId, tran }, 'malformed request record');
       return { header, reply: { returnCode: RC.INVALID_INPUT, reasonCode: 'MALFORMED_RECORD', reasonText: 'the request record does not match its copybook' } };
@@ -153,6 +160,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
         tx, tranCode: job.tran, caller: job.caller, correlationId: job.header.correlationId,
         idempotencyKey: job.header.idempotencyKey, now: new Date().toISOString(), log: programLog(job.header),
         link: (program, record) => link(job, program, record),
+        segment: segmentReader(catalog, job.segments),
       },
       job.request,
     );

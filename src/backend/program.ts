@@ -1,7 +1,7 @@
 /** What a transaction program receives and answers. Programs are pure business logic over a Tx. */
 import type { Logger } from 'pino';
 import type { Caller } from './caller.ts';
-import type { LinkedProgramName } from './copybooks/index.ts';
+import type { LinkedProgramName, SegmentRecordName } from './copybooks/index.ts';
 import { RC, type ReturnCode, type Segment } from './message.ts';
 import type { Tx } from './store/tx.ts';
 
@@ -21,6 +21,8 @@ export interface ProgramContext {
    * Throws LinkFailure when the program does not complete.
    */
   link(program: LinkedProgramName, request: Record<string, unknown>): Record<string, unknown>;
+  /** Reads the request's segments, the records after its fixed-length request record, one after another. */
+  segment(name: SegmentRecordName): Record<string, unknown>;
 }
 
 export interface ProgramReply {

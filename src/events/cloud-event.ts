@@ -88,6 +88,11 @@ export interface CloudEvent {
 /** The roles the back-end's owner views map to: the broker's internal consumers get the owner's (customer's) view. */
 export const OWNER_VIEW: Role = 'customer';
 
+/** A resource record as the API shows it to a role (what GET on its path answers). */
+export function resourceView(recordName: ResourceRecordName, record: Record<string, unknown>, role: Role): object {
+  return RESOURCES[recordName].data(record, role);
+}
+
 export function toCloudEvent(item: EventItem, role: Role): CloudEvent {
   const resource = RESOURCES[item.recordName];
   return {

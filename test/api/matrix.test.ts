@@ -13,7 +13,7 @@ type Actor = 'owner' | 'otherCustomer' | 'agent' | 'partner';
 const ACTORS: Record<Actor, string> = { owner: 'ada', otherCustomer: 'alan', agent: 'clerk', partner: 'acme-shop' };
 type Target = 'own' | 'missing';
 
-interface Ids { order: string; payment: string; loan: string; subscription: string; delivery: string }
+interface Ids { order: string; payment: string; loan: string; operation: string; subscription: string; delivery: string }
 interface Call { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; url: string; body?: unknown; headers?: Record<string, string> }
 
 let keyCounter = 0;
@@ -41,6 +41,7 @@ const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
   deleteWebhookSubscription: (ids, t) => ({ method: 'DELETE', url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}` }),
   listWebhookDeliveries: (ids, t) => ({ method: 'GET', url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}/deliveries` }),
   retryWebhookDelivery: (ids, t) => ({ method: 'POST', url: `/v1/webhook-subscriptions/${ids.subscription}/deliveries/${t === 'own' ? ids.delivery : 'WHD-0000000000000000'}/retry` }),
+  getOperation: (ids, t) => ({ method: 'GET', url: `/v1/operations/${t === 'own' ? ids.operation : 'OP-0000000000000000'}` }),
   listEvents: (_ids, t) => ({ method: 'GET', url: `/v1/events?limit=100${t === 'own' ? '' : `&after=${Buffer.from('e1:999999999').toString('base64url')}`}` }),
 };
 
@@ -65,6 +66,7 @@ const OWN: Record<OperationId, Record<Actor, number | 'role'>> = {
   getLoanApplication: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
   // a filter too: everyone reads the events of what they may see
   listEvents: { owner: 200, otherCustomer: 200, agent: 200, partner: 200 },
+  getOperation: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
   // Subscriptions are the partner's here (acme-shop made it): an agent does not reach another principal's either.
   createWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 201, partner: 201 },
   listWebhookSubscriptions: { owner: 'role', otherCustomer: 'role', agent: 200, partner: 200 },
@@ -83,7 +85,9 @@ async function fixtures(h: TestApp): Promise<Ids> {
   const payment = await h.request({ method: 'POST', url: '/v1/payments', as: 'ada', headers: key(), body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 2, currency: 'EUR' } });
   const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: 1001, amount: 1000, installments: 12 } });
   assert.deepEqual([order.statusCode, payment.statusCode, loan.statusCode], [201, 201, 201]);
-  return { order: order.json().orderId, payment: payment.json().paymentId, loan: loan.json().loanId, subscription: '', delivery: '' };
+  const later = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: { prefer: 'respond-async' }, body: { customerId: 1001, amount: 1000, installments: 12 } });
+  assert.equal(later.statusCode, 202);
+  return { order: order.json().orderId, payment: payment.json().paymentId, loan: loan.json().loanId, operation: later.json().operationId, subscription: '', delivery: '' };
 }
 
 /** acme-shop's subscription, and its delivery of an order acme-shop placed. */

@@ -21,6 +21,7 @@ interface Fixture {
   orderId: string;
   paymentId: string;
   loanId: string;
+  operationId: string;
 }
 
 /** A valid request for each operation, on Ada's objects. */
@@ -42,6 +43,7 @@ function sample(op: OperationId, f: Fixture, n: number): { url: string; body?: u
     case 'createLoanApplication': return { url: '/v1/loan-applications', body: { customerId: 1001, amount: 1000, installments: 12 } };
     case 'getLoanApplication': return { url: `/v1/loan-applications/${f.loanId}` };
     case 'listEvents': return { url: '/v1/events' };
+    case 'getOperation': return { url: `/v1/operations/${f.operationId}` };
     // webhook subscriptions are agents' and partners' (test/api/matrix.test.ts has their owners)
     case 'createWebhookSubscription': return { url: '/v1/webhook-subscriptions', body: { url: 'https://hooks.example.com/corebridge', eventTypes: ['OrderConfirmed'] } };
     case 'listWebhookSubscriptions': return { url: '/v1/webhook-subscriptions' };
@@ -58,7 +60,8 @@ async function fixture(h: TestApp): Promise<Fixture> {
     body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 5, currency: 'EUR' },
   });
   const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: 1001, amount: 1000, installments: 12 } });
-  return { orderId: order.json().orderId, paymentId: payment.json().paymentId, loanId: loan.json().loanId };
+  const later = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: { prefer: 'respond-async' }, body: { customerId: 1001, amount: 1000, installments: 12 } });
+  return { orderId: order.json().orderId, paymentId: payment.json().paymentId, loanId: loan.json().loanId, operationId: later.json().operationId };
 }
 
 async function badTokens(h: TestApp): Promise<Record<string, string>> {

@@ -2,7 +2,7 @@
 export const SCOPES = [
   'orders:read', 'orders:write', 'customers:read', 'customers:write', 'accounts:read',
   'payments:read', 'payments:write', 'loans:read', 'loans:write', 'events:read',
-  'webhooks:read', 'webhooks:write',
+  'webhooks:read', 'webhooks:write', 'operations:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

@@ -98,17 +98,19 @@ export function installBodyShapeLimit(app: FastifyInstance, limits: Limits): voi
 /** The back-end client, refusing calls beyond `max` in flight instead of queueing them. */
 export function limitBackendCalls(client: BackendClient, max: number, retryAfterSeconds: number): BackendClient {
   let inFlight = 0;
+  async function limited<T>(send: () => Promise<T>): Promise<T> {
+    if (inFlight >= max) {
+      throw new ApiError('BACKEND_BUSY', `more than ${max} back-end calls are in flight`, { headers: { 'retry-after': String(retryAfterSeconds) } });
+    }
+    inFlight += 1;
+    try {
+      return await send();
+    } finally {
+      inFlight -= 1;
+    }
+  }
   return {
-    async call(...args) {
-      if (inFlight >= max) {
-        throw new ApiError('BACKEND_BUSY', `more than ${max} back-end calls are in flight`, { headers: { 'retry-after': String(retryAfterSeconds) } });
-      }
-      inFlight += 1;
-      try {
-        return await client.call(...args);
-      } finally {
-        inFlight -= 1;
-      }
-    },
+    call: (...args) => limited(() => client.call(...args)),
+    submit: (...args) => limited(() => client.submit(...args)),
   };
 }

@@ -5,6 +5,7 @@ import { problem } from '../schemas/problem.ts';
 import { LOAN_FIELDS, projectFields } from '../authorization/fields.ts';
 import type { Role } from '../auth/roles.ts';
 import { CurrencyCode, IdempotencyKeyHeader, LoanId, Money, Timestamp } from '../schemas/common.ts';
+import { OperationAccepted, PreferHeader, prefersAsync, respondAsync } from './operations.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 export const LoanRequest = Type.Object(
@@ -58,9 +59,10 @@ export function loanRoutes(app: Api, { backend }: RouteDeps): void {
     ...fromTable('createLoanApplication'),
     schema: {
       ...protectedErrors(['loans'], 'createLoanApplication', 'Apply for a loan and receive the decision'),
-      headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) }),
+      headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader), prefer: PreferHeader }),
       body: LoanRequest,
       response: {
+        202: { description: 'Accepted to run later (Prefer: respond-async): see Location', ...OperationAccepted },
         201: { description: 'Loan approved (possibly for a lower amount)', ...LoanDecision },
         200: { description: 'Loan rejected (status REJECTED, see reason)', ...LoanDecision },
         ...STANDARD_ERRORS,
@@ -70,11 +72,10 @@ export function loanRoutes(app: Api, { backend }: RouteDeps): void {
     },
     handler: async (req, reply) => {
       assertMayNameCustomer(req.principal, String(req.body.customerId));
-      const out = await backend.call('LNAPPL', req, {
-        lnrqCustomerId: req.body.customerId,
-        lnrqAmount: req.body.amount,
-        lnrqInstallments: req.body.installments,
-      }, { lnrqCustomerId: '/customerId', lnrqAmount: '/amount', lnrqInstallments: '/installments' });
+      const record = { lnrqCustomerId: req.body.customerId, lnrqAmount: req.body.amount, lnrqInstallments: req.body.installments };
+      const pointers = { lnrqCustomerId: '/customerId', lnrqAmount: '/amount', lnrqInstallments: '/installments' };
+      if (prefersAsync(req)) return respondAsync(backend, 'LNAPPL', req, reply, record, pointers);
+      const out = await backend.call('LNAPPL', req, record, pointers);
       const decision = forRole(loanFromRecord(out.body), req.principal?.role);
       if (out.rejected) return reply.code(200).send(decision);
       return reply.code(201).header('location', `/v1/loan-applications/${decision.loanId}`).send(decision);

@@ -4,6 +4,7 @@ import { problem } from '../schemas/problem.ts';
 import { PAYMENT_FIELDS, projectFields } from '../authorization/fields.ts';
 import type { Role } from '../auth/roles.ts';
 import { AccountId, CurrencyCode, IdempotencyKeyHeader, Money, PaymentId, Timestamp } from '../schemas/common.ts';
+import { OperationAccepted, PreferHeader, prefersAsync, respondAsync } from './operations.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 export const PaymentRequest = Type.Object(
@@ -56,9 +57,10 @@ export function paymentRoutes(app: Api, { backend }: RouteDeps): void {
     ...fromTable('createPayment'),
     schema: {
       ...protectedErrors(['payments'], 'createPayment', 'Create a payment between two accounts'),
-      headers: Type.Object({ 'idempotency-key': IdempotencyKeyHeader }),
+      headers: Type.Object({ 'idempotency-key': IdempotencyKeyHeader, prefer: PreferHeader }),
       body: PaymentRequest,
       response: {
+        202: { description: 'Accepted to run later (Prefer: respond-async): see Location', ...OperationAccepted },
         201: { description: 'Payment completed', ...Payment },
         200: { description: 'Payment rejected by the back-end (status REJECTED, see reason)', ...Payment },
         ...STANDARD_ERRORS,
@@ -68,13 +70,15 @@ export function paymentRoutes(app: Api, { backend }: RouteDeps): void {
     },
     handler: async (req, reply) => {
       const b = req.body;
-      const out = await backend.call('PAYCRT', req, {
+      const record = {
         paycDebtorAccount: b.debtorAccount,
         paycCreditorAccount: b.creditorAccount,
         paycAmount: b.amount,
         paycCurrencyCode: b.currency,
         paycRemittance: b.reference ?? '',
-      }, { paycAmount: '/amount' });
+      };
+      if (prefersAsync(req)) return respondAsync(backend, 'PAYCRT', req, reply, record, { paycAmount: '/amount' });
+      const out = await backend.call('PAYCRT', req, record, { paycAmount: '/amount' });
       const payment = forRole(paymentFromRecord(out.body), req.principal?.role);
       if (out.rejected) return reply.code(200).send(payment);
       return reply.code(201).header('location', `/v1/payments/${payment.paymentId}`).send(payment);

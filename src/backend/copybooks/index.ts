@@ -30,6 +30,10 @@ export const TRANSACTIONS = {
   WHDLST: { request: 'WHDLSTI', response: 'SEGLSTO' },
   WHDRTY: { request: 'WHKKEYI', response: 'WHDREC' },
   WHDDUE: { request: 'WHDDUEI', response: 'SEGLSTO' },
+  OPSUBM: { request: 'OPSUBI', response: 'OPREC' },
+  OPINQ: { request: 'OPKEYI', response: 'OPREC' },
+  OPNXT: { request: 'OPNXTI', response: 'SEGLSTO' },
+  OPDONE: { request: 'OPDONEI', response: 'OPREC' },
 } as const;
 
 export type TranCode = keyof typeof TRANSACTIONS;
@@ -50,11 +54,11 @@ export function isLinkedProgram(name: string): name is LinkedProgramName {
 
 /** Inquiries change nothing. */
 export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set([
-  'ORDINQ', 'ORDLST', 'CUSINQ', 'ACCBAL', 'PAYINQ', 'LNINQ', 'EVTLST', 'WHKINQ', 'WHKLST', 'WHDLST',
+  'ORDINQ', 'ORDLST', 'CUSINQ', 'ACCBAL', 'PAYINQ', 'LNINQ', 'EVTLST', 'WHKINQ', 'WHKLST', 'WHDLST', 'OPINQ',
 ]);
 
 /** Transactions only the service itself calls (caller role SYSTEM), and that no other caller may. */
-export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT', 'WHDDUE']);
+export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT', 'WHDDUE', 'OPNXT', 'OPDONE']);
 
 /**
  * Records that follow a response record as segments: per event of an event list (EVTLSTO), its header
@@ -62,7 +66,17 @@ export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT', 'WH
  */
 export const RESOURCE_RECORDS = ['ORDREC', 'PAYREC', 'LOANREC', 'CUSREC'] as const;
 export type ResourceRecordName = (typeof RESOURCE_RECORDS)[number];
-export type SegmentRecordName = 'EVTREC' | 'WHKREC' | 'WHDREC' | 'WHDTASK' | ResourceRecordName;
+/** Transactions a caller may also have run later (Prefer: respond-async): their request and response records travel as segments. */
+export const ASYNC_TRANSACTIONS = ['PAYCRT', 'LNAPPL'] as const;
+export type AsyncTranCode = (typeof ASYNC_TRANSACTIONS)[number];
+
+export function isAsyncTransaction(code: string): code is AsyncTranCode {
+  return (ASYNC_TRANSACTIONS as readonly string[]).includes(code);
+}
+
+type AsyncRequestRecord = (typeof TRANSACTIONS)[AsyncTranCode]['request'];
+
+export type SegmentRecordName = 'EVTREC' | 'WHKREC' | 'WHDREC' | 'WHDTASK' | 'OPTASK' | AsyncRequestRecord | ResourceRecordName;
 
 export function isResourceRecord(name: string): name is ResourceRecordName {
   return (RESOURCE_RECORDS as readonly string[]).includes(name);
@@ -104,7 +118,7 @@ export function loadMessageCatalog(): MessageCatalog {
     layout(t.request);
     layout(t.response);
   }
-  for (const name of ['EVTREC', 'WHKREC', 'WHDREC', 'WHDTASK', ...RESOURCE_RECORDS]) {
+  for (const name of ['EVTREC', 'WHKREC', 'WHDREC', 'WHDTASK', 'OPTASK', ...ASYNC_TRANSACTIONS.map((t) => TRANSACTIONS[t].request), ...RESOURCE_RECORDS]) {
     const segment = layout(name);
     if (segment.minLength !== segment.maxLength) throw new Error(`${name} is a segment record and must be of fixed length`);
   }

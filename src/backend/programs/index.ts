@@ -4,6 +4,7 @@ import { balanceInquiry } from './accounts.ts';
 import { addCustomer, inquireCustomer, updateCustomerProgram } from './customers.ts';
 import { listEventsProgram, relayEventsProgram } from './events.ts';
 import { applyForLoan, inquireLoan } from './loans.ts';
+import { claimOperationsProgram, completeOperationProgram, inquireOperation, submitOperation } from './operations.ts';
 import {
   createSubscription, dispatcherTurn, deleteSubscriptionProgram, inquireSubscription, listDeliveriesProgram, listSubscriptions,
   retryDelivery,
@@ -35,4 +36,8 @@ export const PROGRAMS: Record<TranCode, Program> = {
   WHDLST: listDeliveriesProgram,
   WHDRTY: retryDelivery,
   WHDDUE: dispatcherTurn,
+  OPSUBM: submitOperation,
+  OPINQ: inquireOperation,
+  OPNXT: claimOperationsProgram,
+  OPDONE: completeOperationProgram,
 };

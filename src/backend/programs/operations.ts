@@ -1,0 +1,93 @@
+/**
+ * Operations run later (contract §1.5, Prefer: respond-async): OPSUBM puts a request on the durable queue and
+ * answers at once, OPINQ reads an operation and its outcome, and the runner's system transactions OPNXT
+ * (claim pending operations) and OPDONE (record an outcome, once) move it along. The runner sends each request
+ * to its transaction exactly as the synchronous call would, under the caller and the idempotency key it
+ * came with: a run repeated after a crash finds the effect of the first instead of making another.
+ */
+import { mayUseCustomerData, type Caller } from '../caller.ts';
+import { isAsyncTransaction, isResourceRecord, TRANSACTIONS } from '../copybooks/index.ts';
+import { newId } from '../ids.ts';
+import { RC, type Segment } from '../message.ts';
+import { fail, field, ok, type Program, type ProgramReply } from '../program.ts';
+import { claimOperations, completeOperation, findOperation, findOperationByKey, insertOperation, type Operation } from '../store/operations.ts';
+
+function operationReply(o: Operation): ProgramReply {
+  const resultRecord = o.resultRecord && isResourceRecord(o.resultRecord) && o.result ? o.resultRecord : null;
+  return {
+    ...ok({
+      oprOperationId: o.operationId, oprTranCode: o.tranCode, oprStatus: o.status, oprReturnCode: o.returnCode ?? 0,
+      oprReasonCode: o.reasonCode ?? '', oprReasonText: (o.reasonText ?? '').slice(0, 120), oprCorrelationId: o.correlationId,
+      oprCreatedAt: o.createdAt, oprCompletedAt: o.completedAt ?? '', oprResultRecord: resultRecord ?? '',
+    }),
+    segments: resultRecord ? [{ name: resultRecord, body: o.result! }] : [],
+  };
+}
+
+/** The submitter, staff, and — for a customer's own operations — that customer (the rule of payments and loans). */
+function maySeeOperation(caller: Caller, o: Operation): boolean {
+  return caller.principal === o.ownerPrincipal || mayUseCustomerData(caller, o.ownerCustomerId);
+}
+
+export const submitOperation: Program = async (ctx, req) => {
+  const tran = field(req, 'opsTranCode');
+  if (!isAsyncTransaction(tran)) return fail(RC.INVALID_INPUT, 'NOT_ASYNC', `transaction ${tran} does not run later`);
+  const request = ctx.segment(TRANSACTIONS[tran].request);
+  if (ctx.idempotencyKey) {
+    const earlier = await findOperationByKey(ctx.tx, ctx.caller.principal, ctx.idempotencyKey);
+    if (earlier) {
+      if (earlier.tranCode !== tran || JSON.stringify(earlier.request) !== JSON.stringify(request)) {
+        return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different request');
+      }
+      return operationReply(earlier);
+    }
+  }
+  const operationId = newId('OP');
+  const operation: Operation = {
+    operationId, tranCode: tran, ownerPrincipal: ctx.caller.principal, ownerRole: ctx.caller.role, ownerCustomerId: ctx.caller.customerId,
+    // Without a key of the caller's, the operation's own: its run, however often repeated, has one effect.
+    idempotencyKey: ctx.idempotencyKey || `operation:${operationId}`, correlationId: ctx.correlationId, request,
+    status: 'pending', returnCode: null, reasonCode: null, reasonText: null, resultRecord: null, result: null, createdAt: ctx.now, completedAt: null,
+  };
+  await insertOperation(ctx.tx, operation);
+  return operationReply(operation);
+};
+
+export const inquireOperation: Program = async (ctx, req) => {
+  const o = await findOperation(ctx.tx, field(req, 'opkOperationId'));
+  if (!o || !maySeeOperation(ctx.caller, o)) return fail(RC.NOT_FOUND, 'OPERATION_NOT_FOUND', 'operation not found');
+  return operationReply(o);
+};
+
+export const claimOperationsProgram: Program = async (ctx, req) => {
+  const max = Math.min(Math.max(Math.trunc(Number(req['opnMaxItems'])) || 1, 1), 100);
+  const leaseSeconds = Math.max(Math.trunc(Number(req['opnLeaseSeconds'])) || 30, 1);
+  const claimed = await claimOperations(ctx.tx, ctx.now, new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString(), max);
+  const segments = claimed.flatMap((o): Segment[] => isAsyncTransaction(o.tranCode) ? [
+    {
+      name: 'OPTASK',
+      body: {
+        optOperationId: o.operationId, optTranCode: o.tranCode, optPrincipal: o.ownerPrincipal, optRole: o.ownerRole,
+        optCustomerId: o.ownerCustomerId ?? '', optIdempotencyKey: o.idempotencyKey, optCorrelationId: o.correlationId,
+      },
+    },
+    { name: TRANSACTIONS[o.tranCode].request, body: o.request },
+  ] : []);
+  return { ...ok({ seglNextSeq: 0, seglItemCount: segments.length / 2 }), segments };
+};
+
+export const completeOperationProgram: Program = async (ctx, req) => {
+  const o = await findOperation(ctx.tx, field(req, 'opdOperationId'), { forUpdate: true });
+  if (!o) return fail(RC.NOT_FOUND, 'OPERATION_NOT_FOUND', 'operation not found');
+  if (o.status !== 'pending') return operationReply(o); // completed once: a repeated outcome changes nothing
+  const returnCode = Math.trunc(Number(req['opdReturnCode']));
+  const resultRecord = field(req, 'opdResultRecord');
+  const result = resultRecord && isResourceRecord(resultRecord) ? ctx.segment(resultRecord) : null;
+  const outcome = {
+    status: (returnCode === RC.OK || returnCode === RC.REJECTED ? 'succeeded' : 'failed') as Operation['status'],
+    returnCode, reasonCode: field(req, 'opdReasonCode') || null, reasonText: field(req, 'opdReasonText') || null,
+    resultRecord: result ? resultRecord : null, result,
+  };
+  await completeOperation(ctx.tx, o.operationId, outcome, ctx.now);
+  return operationReply({ ...o, ...outcome, completedAt: ctx.now });
+};
