@@ -209,6 +209,8 @@ async function assemble(
     publisher: config.events.brokerUrl ? openRabbitPublisher(config.events.brokerUrl, logger) : null,
   });
   // Requests asked to run later (Prefer: respond-async) run here, off the request that made them.
-  runner = startOperationRunner({ transport, catalog, log: logger, pollMs: config.events.pollMs, onCompleted: () => relay?.kick() });
+  runner = startOperationRunner({
+    transport, catalog, log: logger, pollMs: config.events.pollMs, onCompleted: () => relay?.kick(), brokerUrl: config.events.brokerUrl,
+  });
   return Object.assign(app, { devIssuer: issuer }) as unknown as App;
 }

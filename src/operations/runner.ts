@@ -6,13 +6,17 @@
  * response record passed on as it came). Exactly once: an operation completes once (OPDONE changes nothing the
  * second time), and a run repeated after a crash, with the same idempotency key, finds the first run's effect.
  * A run the back-end could not take (its store or a program away) is left pending and tried again.
+ *
+ * With BROKER_URL the claimed operations' messages go on RabbitMQ's durable queues (src/operations/rabbitmq-queue.ts)
+ * and every instance's consumers run them; without, the store's table is the queue and they run here.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { decodeResponse, isTransientFailure } from '../api/backend-client.ts';
-import { isAsyncTransaction, TRANSACTIONS, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
+import { isAsyncTransaction, TRANSACTIONS, type AsyncTranCode, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from '../backend/message.ts';
 import type { Transport } from '../transport/transport.ts';
+import { openRabbitOperationQueue, type OperationQueue } from './rabbitmq-queue.ts';
 
 export interface OperationRunnerOptions {
   transport: Transport;
@@ -21,6 +25,8 @@ export interface OperationRunnerOptions {
   pollMs: number;
   /** After an operation ran (its events are for the relay). */
   onCompleted?: () => void;
+  /** RabbitMQ (BROKER_URL): claimed operations go through its queues; null: they run here at once. */
+  brokerUrl?: string | null;
 }
 
 export interface OperationRunner {
@@ -30,13 +36,15 @@ export interface OperationRunner {
 }
 
 const BATCH = 16;
-/** Longer than a run: a runner that died lets its claims go after it. */
+/** Longer than a run: a runner that died lets its claims go after it. Through the broker, longer than a queue's wait. */
 const LEASE_SECONDS = 30;
+const BROKER_LEASE_SECONDS = 300;
 
 interface Task {
   operationId: string;
-  header: MessageHeader;
-  record: Record<string, unknown>;
+  tran: AsyncTranCode;
+  /** The transaction message, as the synchronous call sends it. */
+  message: Buffer;
 }
 
 export function startOperationRunner(options: OperationRunnerOptions): OperationRunner {
@@ -58,33 +66,36 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
   }
 
   async function claim(): Promise<Task[]> {
-    const out = await system('OPNXT', { opnMaxItems: BATCH, opnLeaseSeconds: LEASE_SECONDS });
+    const out = await system('OPNXT', { opnMaxItems: BATCH, opnLeaseSeconds: options.brokerUrl ? BROKER_LEASE_SECONDS : LEASE_SECONDS });
     const read = segmentReader(catalog, out.segments);
     return Array.from({ length: Number(out.body['seglItemCount']) }, () => {
       const t = read('OPTASK');
       const tran = String(t['optTranCode']);
       if (!isAsyncTransaction(tran)) throw new Error(`operation ${String(t['optOperationId'])} names transaction ${tran}`);
-      return {
-        operationId: String(t['optOperationId']),
-        header: {
-          ...BLANK_HEADER, tranCode: tran, correlationId: String(t['optCorrelationId']), principal: String(t['optPrincipal']),
-          role: String(t['optRole']), customerId: String(t['optCustomerId']), idempotencyKey: String(t['optIdempotencyKey']),
-        },
-        record: read(TRANSACTIONS[tran].request),
+      const header: MessageHeader = {
+        ...BLANK_HEADER, tranCode: tran, correlationId: String(t['optCorrelationId']), principal: String(t['optPrincipal']),
+        role: String(t['optRole']), customerId: String(t['optCustomerId']), idempotencyKey: String(t['optIdempotencyKey']),
       };
+      return { operationId: String(t['optOperationId']), tran, message: writeMessage(catalog, header, catalog.request(tran), read(TRANSACTIONS[tran].request)) };
     });
   }
 
-  async function run(task: Task): Promise<void> {
-    const tran = task.header.tranCode as TranCode;
-    const { header, body } = readHeader(catalog, await transport.call(writeMessage(catalog, task.header, catalog.request(tran), task.record)));
+  /** Runs an operation's message and records its outcome; leaves it pending when the back-end could not take it. */
+  async function run(operationId: string, message: Buffer): Promise<void> {
+    const tran = readHeader(catalog, message).header.tranCode as TranCode;
+    const { header, body } = readHeader(catalog, await transport.call(message));
     if (isTransientFailure(header)) {
-      log.warn({ operationId: task.operationId, reason: header.reasonCode }, 'operation could not run now; it stays pending');
+      log.warn({ operationId, reason: header.reasonCode }, 'operation could not run now; it stays pending');
+      // From the broker: not acknowledged, so it comes again (after a pause, not in a tight loop).
+      if (queue) {
+        await new Promise((r) => setTimeout(r, 1000));
+        throw new Error(`operation ${operationId} could not run now (${header.reasonCode})`);
+      }
       return;
     }
     const answered = header.returnCode === RC.OK || header.returnCode === RC.REJECTED;
     await system('OPDONE', {
-      opdOperationId: task.operationId, opdReturnCode: header.returnCode, opdReasonCode: header.reasonCode, opdReasonText: header.reasonText,
+      opdOperationId: operationId, opdReturnCode: header.returnCode, opdReasonCode: header.reasonCode, opdReasonText: header.reasonText,
       opdResultRecord: answered ? TRANSACTIONS[tran].response : '',
     }, answered ? body : undefined);
     options.onCompleted?.();
@@ -108,9 +119,19 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
       kicked = false;
       let claimed = 0;
       try {
-        const tasks = await claim();
+        // Through the broker only while connected to it (claims are held for it a while).
+        const tasks = queue && !queue.ready() ? [] : await claim();
         claimed = tasks.length;
-        const runs = await Promise.allSettled(tasks.map(run));
+        const runs = await Promise.allSettled(tasks.map(async (task) => {
+          if (!queue) return run(task.operationId, task.message);
+          try {
+            await queue.send(task.operationId, task.tran, task.message);
+          } catch (error) {
+            // Not confirmed by the broker: run here rather than leave it waiting for its claim to run out.
+            log.warn({ err: error, operationId: task.operationId }, 'operation not queued on the broker; it runs here');
+            await run(task.operationId, task.message);
+          }
+        }));
         for (const r of runs) if (r.status === 'rejected') log.warn({ err: r.reason }, 'operation run failed; it is tried again when its claim runs out');
         failures = 0;
       } catch (error) {
@@ -123,6 +144,7 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
     }
   }
 
+  const queue: OperationQueue | null = options.brokerUrl ? openRabbitOperationQueue(options.brokerUrl, log, run, BATCH) : null;
   const running = loop();
   return {
     kick() {
@@ -133,6 +155,7 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
       closed = true;
       wake?.();
       await running;
+      await queue?.close();
     },
   };
 }

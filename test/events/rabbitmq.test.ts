@@ -141,3 +141,23 @@ test('the notifier and the accounting example each process every event they bind
   assert.ok(texts.includes('You paid 12.5 EUR to 1002-01.'), texts.join(' | '));
   assert.ok(texts.some((text) => text.startsWith('We cannot offer you this loan (RISK_RATING)')), texts.join(' | '));
 });
+
+test('with a broker, operations run later go through its durable queue per transaction, and complete once across a restart', async (t) => {
+  const rabbit = await connectBroker(t);
+  const h = await startApp(t, { BROKER_URL: TEST_BROKER_URL });
+  const before = (await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' })).json().balance;
+  const submitted = await Promise.all(Array.from({ length: 10 }, (_, i) => h.request({
+    method: 'POST', url: '/v1/payments', as: 'ada', headers: { prefer: 'respond-async', 'idempotency-key': `mq-op-${i}` },
+    body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' },
+  })));
+  assert.ok(submitted.every((r) => r.statusCode === 202));
+  await h.restart();
+  for (const r of submitted) {
+    await until('the operation ran', async () => (await h.request({ method: 'GET', url: r.headers['location'] as string, as: 'ada' })).json().status === 'succeeded');
+  }
+  assert.equal((await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' })).json().balance, before - 10, 'ten payments, once each');
+  const queue = await rabbit.queueDeclare({ queue: 'corebridge.operations.PAYCRT', durable: true, passive: true });
+  assert.ok(queue.consumerCount >= 1, 'the API consumes the queue');
+  assert.equal(queue.messageCount, 0, 'nothing left in it');
+  assert.deepEqual(h.logs.filter((l) => l['component'] === 'operations' && (l['level'] as number) >= 40), [], 'every one went through the queue, none ran beside it');
+});
