@@ -2,11 +2,12 @@
  * The API's side of the transport: builds the CBHDR header from the request (correlation id, caller,
  * idempotency key), encodes the transaction record, and maps the back-end's return codes to HTTP.
  */
+import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { READ_ONLY_TRANSACTIONS, TRANSACTIONS, type AsyncTranCode, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
 import { LINK_FAILURE } from '../backend/links.ts';
 import { STORE_UNAVAILABLE } from '../backend/store/tx.ts';
-import { RC, readHeader, writeMessage, type MessageHeader } from '../backend/message.ts';
+import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from '../backend/message.ts';
 import { TransportTimeoutError, type Transport } from '../transport/transport.ts';
 import { ApiError } from './errors.ts';
 import type { BackendCallFacts } from './fastify-types.ts';
@@ -157,5 +158,20 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
       ]), pointers);
       return exchange('OPSUBM', req, request);
     },
+  };
+}
+
+/**
+ * The service's own transactions (the event relay's, the webhook dispatcher's, the operation runner's), sent as
+ * the SYSTEM caller under `principal`: anything but OK is an error. `segment`: a record after the request record.
+ */
+export function systemCaller(transport: Transport, catalog: MessageCatalog, principal: string) {
+  let calls = 0;
+  const prefix = `${principal}-${randomUUID()}`;
+  return async (tran: TranCode, record: Record<string, unknown>, segment?: Buffer) => {
+    const head = writeMessage(catalog, { ...BLANK_HEADER, tranCode: tran, correlationId: `${prefix}-${++calls}`, principal, role: 'SYSTEM' }, catalog.request(tran), record);
+    const { header, body } = readHeader(catalog, await transport.call(segment ? Buffer.concat([head, segment]) : head));
+    if (header.returnCode !== RC.OK) throw new Error(`${tran} answered ${header.returnCode} ${header.reasonCode}: ${header.reasonText}`);
+    return decodeResponse(catalog, tran, body);
   };
 }

@@ -11,9 +11,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { decodeResponse } from '../api/backend-client.ts';
+import { systemCaller } from '../api/backend-client.ts';
 import type { MessageCatalog } from '../backend/copybooks/index.ts';
-import { BLANK_HEADER, RC, readHeader, writeMessage } from '../backend/message.ts';
+import { backoff, startBackgroundLoop } from '../background-loop.ts';
 import type { Transport } from '../transport/transport.ts';
 import { OWNER_VIEW, readEventList, toCloudEvent, type CloudEvent, type EventList } from './cloud-event.ts';
 
@@ -47,36 +47,19 @@ export interface EventRelay {
 const BATCH = 100;
 /** EVTN-ACK-POSITION 9(15) at its largest: "everything positioned is published" (the embedded relay). */
 const ALL = 999_999_999_999_999;
-const MAX_BACKOFF_MS = 30_000;
-
-/** 0.5 s, 1 s, 2 s, … up to 30 s, with jitter, so instances that failed together do not retry together. */
-function backoff(failures: number): number {
-  return Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(failures, 7)) * (0.5 + Math.random() / 2);
-}
-
 export function startEventRelay(options: EventRelayOptions): EventRelay {
   const { transport, catalog, publisher } = options;
   const log = options.log.child({ component: 'event-relay' });
   const relayId = randomUUID();
+  const call = systemCaller(transport, catalog, 'corebridge-event-relay');
   let acked = 0;
-  let turns = 0;
-  let closed = false;
-  let kicked = false;
-  let wake: (() => void) | null = null;
-  let failures = 0;
   let holding = false;
   let lastPosition = 0;
 
   async function turn(): Promise<EventList> {
-    const message = writeMessage(
-      catalog,
-      { ...BLANK_HEADER, tranCode: 'EVTNXT', correlationId: `event-relay-${relayId}-${++turns}`, principal: 'corebridge-event-relay', role: 'SYSTEM' },
-      catalog.request('EVTNXT'),
-      { evtnRelayId: relayId, evtnLeaseSeconds: options.leaseSeconds, evtnAckPosition: publisher ? acked : ALL, evtnMaxItems: publisher ? BATCH : 0 },
-    );
-    const { header, body } = readHeader(catalog, await transport.call(message));
-    if (header.returnCode !== RC.OK) throw new Error(`EVTNXT answered ${header.returnCode} ${header.reasonCode}: ${header.reasonText}`);
-    const out = decodeResponse(catalog, 'EVTNXT', body);
+    const out = await call('EVTNXT', {
+      evtnRelayId: relayId, evtnLeaseSeconds: options.leaseSeconds, evtnAckPosition: publisher ? acked : ALL, evtnMaxItems: publisher ? BATCH : 0,
+    });
     return readEventList(catalog, out.body, out.segments);
   }
 
@@ -124,46 +107,11 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
     return published || (list.more && Date.now() >= publishAfter);
   }
 
-  function sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = null;
-        resolve();
-      }
-      wake = done;
-    });
-  }
-
-  async function run(): Promise<void> {
-    while (!closed) {
-      kicked = false;
-      let again = false;
-      try {
-        again = await step();
-        if (failures > 0) log.info({ relayId, failures }, 'event relay reaches the back-end again');
-        failures = 0;
-      } catch (error) {
-        failures++;
-        if (failures === 1 || failures % 10 === 0) log.warn({ err: error, relayId, failures }, 'event relay turn failed; events wait in the outbox');
-      }
-      if (closed) break;
-      if (failures > 0) await sleep(backoff(failures));
-      else if (!again && !kicked) await sleep(options.pollMs);
-    }
-  }
-
-  const running = run();
+  const loop = startBackgroundLoop({ log, what: 'event relay turn (events wait in the outbox)', pollMs: options.pollMs, turn: step });
   return {
-    kick() {
-      kicked = true;
-      wake?.();
-    },
+    kick: () => loop.kick(),
     async close() {
-      closed = true;
-      wake?.();
-      await running;
+      await loop.close();
       await publisher?.close();
     },
   };

@@ -15,15 +15,15 @@
  * - At most WEBHOOK_CONCURRENCY_PER_ENDPOINT attempts are in flight per subscription: a slow endpoint holds up no other.
  * - The URL is checked again by the outbound-URL guard when each connection opens (DNS can change).
  */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
-import { decodeResponse } from '../api/backend-client.ts';
+import { systemCaller } from '../api/backend-client.ts';
 import type { Role } from '../api/auth/roles.ts';
-import type { MessageCatalog, TranCode } from '../backend/copybooks/index.ts';
-import { BLANK_HEADER, RC, readHeader, segmentReader, writeMessage } from '../backend/message.ts';
+import type { MessageCatalog } from '../backend/copybooks/index.ts';
+import { segmentReader } from '../backend/message.ts';
 import type { Config } from '../config.ts';
 import { createGuardedClient, OutboundRefusedError } from '../outbound/url-guard.ts';
+import { startBackgroundLoop } from '../background-loop.ts';
 import type { Transport } from '../transport/transport.ts';
 import { readEventItem, toCloudEvent } from './cloud-event.ts';
 import { webhookPolicy } from './webhook-policy.ts';
@@ -85,25 +85,11 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   const log = options.log.child({ component: 'webhooks' });
   const client = createGuardedClient(webhookPolicy(webhooks), { timeoutMs: ATTEMPT_TIMEOUT_MS, maxRedirects: 0 });
   const schedule = webhooks.retryScheduleMs;
-  let calls = 0;
-  let closed = false;
-  let kicked = false;
-  let wake: (() => void) | null = null;
+  const call = systemCaller(transport, catalog, 'corebridge-webhooks');
   const inFlight = new Set<Promise<void>>();
   /** Results of attempts, recorded with the next turn. */
   const results: Result[] = [];
 
-  async function call(tran: TranCode, record: Record<string, unknown>) {
-    const message = writeMessage(
-      catalog,
-      { ...BLANK_HEADER, tranCode: tran, correlationId: `webhooks-${++calls}-${randomUUID()}`, principal: 'corebridge-webhooks', role: 'SYSTEM' },
-      catalog.request(tran),
-      record,
-    );
-    const { header, body } = readHeader(catalog, await transport.call(message));
-    if (header.returnCode !== RC.OK) throw new Error(`${tran} answered ${header.returnCode} ${header.reasonCode}: ${header.reasonText}`);
-    return decodeResponse(catalog, tran, body);
-  }
 
   /** One WHDDUE: records `done` (first, so finished deliveries free their endpoint's places), then claims up to `max`. */
   async function turn(done: readonly Result[], max: number): Promise<Task[]> {
@@ -164,19 +150,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     inFlight.add(done);
     void done.finally(() => {
       inFlight.delete(done);
-      wake?.();
-    });
-  }
-
-  function sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = null;
-        resolve();
-      }
-      wake = done;
+      loop.kick();
     });
   }
 
@@ -194,37 +168,20 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     }
   }
 
-  async function loop(): Promise<void> {
-    let failures = 0;
-    while (!closed) {
-      kicked = false;
-      let claimed = 0;
+  // Fewer claimed than there was room for: nothing else is due now (or its endpoints are busy) until an attempt
+  // ends (it kicks the loop), the relay makes deliveries (a kick), or the poll.
+  const loop = startBackgroundLoop({
+    log, what: 'webhook dispatcher turn', pollMs: options.pollMs,
+    async turn() {
       const room = Math.max(0, MAX_IN_FLIGHT - inFlight.size);
-      try {
-        claimed = await step(room);
-        failures = 0;
-      } catch (error) {
-        failures++;
-        if (failures === 1 || failures % 10 === 0) log.warn({ err: error, failures }, 'webhook dispatcher turn failed');
-      }
-      if (closed) break;
-      if (failures > 0) await sleep(Math.min(30_000, 250 * 2 ** Math.min(failures, 7)));
-      // Fewer claimed than there was room for: nothing else is due now (or its endpoints are busy) until an
-      // attempt ends (it wakes the loop), the relay makes deliveries (a kick), or the poll.
-      else if (claimed < room && results.length === 0 && !kicked) await sleep(options.pollMs);
-    }
-  }
-
-  const running = loop();
-  return {
-    kick() {
-      kicked = true;
-      wake?.();
+      const claimed = await step(room);
+      return (room > 0 && claimed === room) || results.length > 0;
     },
+  });
+  return {
+    kick: () => loop.kick(),
     async close() {
-      closed = true;
-      wake?.();
-      await running;
+      await loop.close();
       await Promise.allSettled([...inFlight]);
       // what finished is recorded; a delivery whose result is lost is tried again once its claim runs out
       while (results.length > 0) await step(0).catch(() => results.splice(0));

@@ -10,11 +10,11 @@
  * With BROKER_URL the claimed operations' messages go on RabbitMQ's durable queues (src/operations/rabbitmq-queue.ts)
  * and every instance's consumers run them; without, the store's table is the queue and they run here.
  */
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { decodeResponse, isTransientFailure } from '../api/backend-client.ts';
+import { isTransientFailure, systemCaller } from '../api/backend-client.ts';
 import { isAsyncTransaction, TRANSACTIONS, type AsyncTranCode, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from '../backend/message.ts';
+import { startBackgroundLoop } from '../background-loop.ts';
 import type { Transport } from '../transport/transport.ts';
 import { openRabbitOperationQueue, type OperationQueue } from './rabbitmq-queue.ts';
 
@@ -50,20 +50,8 @@ interface Task {
 export function startOperationRunner(options: OperationRunnerOptions): OperationRunner {
   const { transport, catalog } = options;
   const log = options.log.child({ component: 'operations' });
-  let closed = false;
-  let kicked = false;
-  let wake: (() => void) | null = null;
-  let calls = 0;
+  const system = systemCaller(transport, catalog, 'corebridge-operations');
 
-  async function system(tran: TranCode, record: Record<string, unknown>, segment?: Buffer) {
-    const head = writeMessage(
-      catalog, { ...BLANK_HEADER, tranCode: tran, correlationId: `operations-${++calls}-${randomUUID()}`, principal: 'corebridge-operations', role: 'SYSTEM' },
-      catalog.request(tran), record,
-    );
-    const { header, body } = readHeader(catalog, await transport.call(segment ? Buffer.concat([head, segment]) : head));
-    if (header.returnCode !== RC.OK) throw new Error(`${tran} answered ${header.returnCode} ${header.reasonCode}: ${header.reasonText}`);
-    return decodeResponse(catalog, tran, body);
-  }
 
   async function claim(): Promise<Task[]> {
     const out = await system('OPNXT', { opnMaxItems: BATCH, opnLeaseSeconds: options.brokerUrl ? BROKER_LEASE_SECONDS : LEASE_SECONDS });
@@ -101,60 +89,30 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
     options.onCompleted?.();
   }
 
-  function sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = null;
-        resolve();
-      }
-      wake = done;
-    });
-  }
-
-  async function loop(): Promise<void> {
-    let failures = 0;
-    while (!closed) {
-      kicked = false;
-      let claimed = 0;
+  /** Claims pending operations and runs them, or passes them to the broker's queue; true when there may be more. */
+  async function turn(): Promise<boolean> {
+    // Through the broker only while connected to it (claims are held for it a while).
+    const tasks = queue && !queue.ready() ? [] : await claim();
+    const runs = await Promise.allSettled(tasks.map(async (task) => {
+      if (!queue) return run(task.operationId, task.message);
       try {
-        // Through the broker only while connected to it (claims are held for it a while).
-        const tasks = queue && !queue.ready() ? [] : await claim();
-        claimed = tasks.length;
-        const runs = await Promise.allSettled(tasks.map(async (task) => {
-          if (!queue) return run(task.operationId, task.message);
-          try {
-            await queue.send(task.operationId, task.tran, task.message);
-          } catch (error) {
-            // Not confirmed by the broker: run here rather than leave it waiting for its claim to run out.
-            log.warn({ err: error, operationId: task.operationId }, 'operation not queued on the broker; it runs here');
-            await run(task.operationId, task.message);
-          }
-        }));
-        for (const r of runs) if (r.status === 'rejected') log.warn({ err: r.reason }, 'operation run failed; it is tried again when its claim runs out');
-        failures = 0;
+        await queue.send(task.operationId, task.tran, task.message);
       } catch (error) {
-        failures++;
-        if (failures === 1 || failures % 10 === 0) log.warn({ err: error, failures }, 'could not claim pending operations');
+        // Not confirmed by the broker: run here rather than leave it waiting for its claim to run out.
+        log.warn({ err: error, operationId: task.operationId }, 'operation not queued on the broker; it runs here');
+        await run(task.operationId, task.message);
       }
-      if (closed) break;
-      if (failures > 0) await sleep(Math.min(30_000, 250 * 2 ** Math.min(failures, 7)));
-      else if (claimed < BATCH && !kicked) await sleep(options.pollMs);
-    }
+    }));
+    for (const r of runs) if (r.status === 'rejected') log.warn({ err: r.reason }, 'operation run failed; it is tried again when its claim runs out');
+    return tasks.length === BATCH;
   }
 
   const queue: OperationQueue | null = options.brokerUrl ? openRabbitOperationQueue(options.brokerUrl, log, run, BATCH) : null;
-  const running = loop();
+  const loop = startBackgroundLoop({ log, what: 'claiming pending operations', pollMs: options.pollMs, turn });
   return {
-    kick() {
-      kicked = true;
-      wake?.();
-    },
+    kick: () => loop.kick(),
     async close() {
-      closed = true;
-      wake?.();
-      await running;
+      await loop.close();
       await queue?.close();
     },
   };

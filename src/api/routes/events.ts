@@ -7,7 +7,7 @@ import { Type, type Static } from 'typebox';
 import { EVENT_TYPES } from '../../backend/store/journal.ts';
 import type { MessageCatalog } from '../../backend/copybooks/index.ts';
 import { readEventList, toCloudEvent } from '../../events/cloud-event.ts';
-import { ApiError } from '../errors.ts';
+import { cursorCodec, CursorParam } from '../cursor.ts';
 import { Timestamp } from '../schemas/common.ts';
 import { Customer } from './customers.ts';
 import { LoanDecision } from './loans.ts';
@@ -73,26 +73,14 @@ const EventPage = Type.Object({
 
 const FeedQuery = Type.Object(
   {
-    after: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,40}$', description: 'Opaque cursor from `nextCursor`; absent: from the oldest event' })),
+    after: CursorParam('Opaque cursor from `nextCursor`; absent: from the oldest event'),
     type: Type.Optional(EventType),
     limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: 'Page size 1–100 (default 20)' })),
   },
   { additionalProperties: false },
 );
 
-function encodeCursor(position: number): string {
-  return Buffer.from(`e1:${position}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const match = /^e1:([0-9]{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  if (!match) {
-    throw new ApiError('VALIDATION_FAILED', 'after is not a cursor this API issued', {
-      violations: [{ pointer: '/after', in: 'query', detail: 'is not a valid cursor' }],
-    });
-  }
-  return Number(match[1]);
-}
+const cursor = cursorCodec('e', 'after');
 
 export function eventRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog: MessageCatalog }): void {
   app.addSchema(CloudEventSchema);
@@ -106,13 +94,13 @@ export function eventRoutes(app: Api, { backend, catalog }: RouteDeps & { catalo
     handler: async (req) => {
       const q = req.query;
       const out = await backend.call('EVTLST', req, {
-        evtlAfterPosition: q.after ? decodeCursor(q.after) : 0,
+        evtlAfterPosition: q.after ? cursor.decode(q.after) : 0,
         evtlTypeFilter: q.type ?? '',
         evtlMaxItems: q.limit ? Number(q.limit) : 20,
       });
       const list = readEventList(catalog, out.body, out.segments);
       const role = req.principal!.role;
-      return { items: list.items.map((item) => toCloudEvent(item, role)), nextCursor: encodeCursor(list.lastPosition), hasMore: list.more };
+      return { items: list.items.map((item) => toCloudEvent(item, role)), nextCursor: cursor.encode(list.lastPosition), hasMore: list.more };
     },
   });
 }

@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { ApiError } from '../errors.ts';
+import { cursorCodec, CursorParam } from '../cursor.ts';
 import { ORDER_FIELDS, projectFields } from '../authorization/fields.ts';
 import type { Role } from '../auth/roles.ts';
 import { problem } from '../schemas/problem.ts';
@@ -49,7 +50,7 @@ const ListQuery = Type.Object(
     customerId: Type.Optional(CustomerId),
     status: Type.Optional(Type.Union([Type.Literal('CONFIRMED'), Type.Literal('REJECTED'), Type.Literal('CANCELLED')])),
     limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: 'Page size 1–100 (default 20)' })),
-    cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,40}$', description: 'Opaque cursor from `nextCursor`' })),
+    cursor: CursorParam('Opaque cursor from `nextCursor`'),
   },
   { additionalProperties: false },
 );
@@ -78,20 +79,7 @@ export function orderFromRecord(r: OrderRecord, prefix = 'ord'): Order {
   };
 }
 
-/** Cursors are opaque to clients: a versioned, encoded keyset position. */
-function encodeCursor(seq: number): string {
-  return Buffer.from(`o1:${seq}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const match = /^o1:([0-9]{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  if (!match) {
-    throw new ApiError('VALIDATION_FAILED', 'cursor is not one this API issued', {
-      violations: [{ pointer: '/cursor', in: 'query', detail: 'is not a valid cursor' }],
-    });
-  }
-  return Number(match[1]);
-}
+const cursor = cursorCodec('o', 'cursor');
 
 function etag(r: OrderRecord): string {
   return `"${String(r['ordVersion'])}"`;
@@ -159,11 +147,11 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
         ordlCustomerId: q.customerId ?? '',
         ordlStatusFilter: q.status ?? '',
         ordlMaxItems: q.limit ? Number(q.limit) : 20,
-        ordlAfterSeq: q.cursor ? decodeCursor(q.cursor) : 0,
+        ordlAfterSeq: q.cursor ? cursor.decode(q.cursor) : 0,
       });
       const items = (out.body['ordoItem'] as OrderRecord[] | undefined) ?? [];
       const next = Number(out.body['ordoNextSeq']);
-      return { items: items.map((item) => forRole(orderFromRecord(item, 'ordo'), req.principal?.role)), nextCursor: next > 0 ? encodeCursor(next) : null };
+      return { items: items.map((item) => forRole(orderFromRecord(item, 'ordo'), req.principal?.role)), nextCursor: next > 0 ? cursor.encode(next) : null };
     },
   });
 

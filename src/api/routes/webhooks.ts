@@ -10,6 +10,7 @@ import { webhookPolicy } from '../../events/webhook-policy.ts';
 import type { Config } from '../../config.ts';
 import { checkUrlResolved, type CompiledPolicy } from '../../outbound/url-guard.ts';
 import { ApiError } from '../errors.ts';
+import { cursorCodec, CursorParam } from '../cursor.ts';
 import { problem } from '../schemas/problem.ts';
 import { Timestamp } from '../schemas/common.ts';
 import { EventType } from './events.ts';
@@ -59,7 +60,7 @@ const SubscriptionParams = Type.Object({ subscriptionId: SubscriptionId }, { add
 const DeliveryParams = Type.Object({ subscriptionId: SubscriptionId, deliveryId: DeliveryId }, { additionalProperties: false });
 const DeliveryQuery = Type.Object({
   limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: 'Page size 1–100 (default 20)' })),
-  cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,40}$', description: 'Opaque cursor from `nextCursor`' })),
+  cursor: CursorParam('Opaque cursor from `nextCursor`'),
 }, { additionalProperties: false });
 
 function subscriptionFromRecord(r: Record<string, unknown>): Subscription {
@@ -91,15 +92,7 @@ function deliveryFromRecord(r: Record<string, unknown>): Delivery {
   };
 }
 
-function encodeCursor(seq: number): string {
-  return Buffer.from(`d1:${seq}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): number {
-  const match = /^d1:([0-9]{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('latin1'));
-  if (!match) throw new ApiError('VALIDATION_FAILED', 'cursor is not one this API issued', { violations: [{ pointer: '/cursor', in: 'query', detail: 'is not a valid cursor' }] });
-  return Number(match[1]);
-}
+const cursor = cursorCodec('d', 'cursor');
 
 /** The URL as the guard sees it before anything is stored: https, no credentials, a public address (or an allowed range). */
 async function assertEndpointAllowed(url: string, policy: CompiledPolicy): Promise<void> {
@@ -186,13 +179,13 @@ export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDep
       const out = await backend.call('WHDLST', req, {
         whdlSubscriptionId: req.params.subscriptionId,
         whdlMaxItems: req.query.limit ? Number(req.query.limit) : 20,
-        whdlBeforeSeq: req.query.cursor ? decodeCursor(req.query.cursor) : 0,
+        whdlBeforeSeq: req.query.cursor ? cursor.decode(req.query.cursor) : 0,
       });
       const read = segmentReader(catalog, out.segments);
       const next = Number(out.body['seglNextSeq']);
       return {
         items: Array.from({ length: Number(out.body['seglItemCount']) }, () => deliveryFromRecord(read('WHDREC'))),
-        nextCursor: next > 0 ? encodeCursor(next) : null,
+        nextCursor: next > 0 ? cursor.encode(next) : null,
       };
     },
   });
