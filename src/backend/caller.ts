@@ -2,7 +2,7 @@
  * The caller as the record header states it, and who may see what. Object-level checks live here,
  * in the system that owns the data, and fail closed: an object the caller may not see is "not found".
  */
-/** SYSTEM: the service itself (its event relay), for its own transactions only (SYSTEM_TRANSACTIONS). */
+/** SYSTEM: the service itself (event relay, webhook dispatcher, operation runner), for its own transactions only (SYSTEM_TRANSACTIONS). */
 export type CallerRole = 'CUSTOMER' | 'AGENT' | 'PARTNER' | 'SYSTEM';
 
 export interface Caller {

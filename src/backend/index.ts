@@ -122,7 +122,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
       return { header, reply: { returnCode: RC.ABEND, reasonCode: 'READ_ONLY_BACKEND', reasonText: 'this back-end instance serves inquiries only' } };
     }
     const role = parseRole(header.role);
-    // The service's own transactions (the event relay) take the SYSTEM caller, and it takes nothing else.
+    // The service's own transactions (event relay, webhook dispatcher, operation runner) take the SYSTEM caller, and it nothing else.
     const callerFits = role !== undefined && (role === 'SYSTEM') === SYSTEM_TRANSACTIONS.has(tran);
     if (!role || !callerFits || !header.principal || (role === 'CUSTOMER' && !header.customerId)) {
       return { header, reply: { returnCode: RC.INVALID_INPUT, reasonCode: 'INVALID_CALLER', reasonText: 'the header names no valid caller' } };

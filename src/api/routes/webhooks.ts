@@ -98,7 +98,7 @@ const cursor = cursorCodec('d', 'cursor');
 async function assertEndpointAllowed(url: string, policy: CompiledPolicy): Promise<void> {
   const check = await checkUrlResolved(url, policy);
   if (check.allowed) return;
-  throw new ApiError('VALIDATION_FAILED', `url is refused (${check.reason}): ${check.detail}`, {
+  throw new ApiError('VALIDATION_FAILED', `url is refused (${check.reason}): ${check.detail.replace(/^outbound call refused \([a-z_]+\): /, '')}`, {
     violations: [{ pointer: '/url', in: 'body', detail: `is refused: ${check.reason}` }],
   });
 }
