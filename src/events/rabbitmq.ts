@@ -39,6 +39,9 @@ export function openRabbitPublisher(url: string, log: Logger): EventPublisher {
     confirm: true,
     maxAttempts: 1,
     exchanges: [{ exchange: EVENTS_EXCHANGE, type: 'topic', durable: true }],
+    // No queue bound for the type: nobody has asked for it (consumers bind their own queues), so it counts as
+    // published; the line says so, for an operator who expected a consumer.
+    onReturn: (msg) => log.warn({ eventId: msg.messageId, type: msg.routingKey, broker }, 'event routed to no queue: no consumer binds its type'),
   });
   return {
     description: `RabbitMQ ${broker}, exchange ${EVENTS_EXCHANGE}`,
@@ -71,6 +74,7 @@ function envelope(event: CloudEvent) {
     exchange: EVENTS_EXCHANGE,
     routingKey: event.type,
     durable: true,
+    mandatory: true,
     // a Buffer body: the client would label a string text/plain
     contentType: 'application/cloudevents+json; charset=utf-8',
     messageId: event.id,

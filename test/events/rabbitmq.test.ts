@@ -15,7 +15,7 @@ import { startApp, type TestApp } from '../helpers/app.ts';
 import { queryStore } from '../helpers/backend-store.ts';
 import { feedWhen, readFeed } from '../helpers/events.ts';
 import { startProcess, until } from '../helpers/processes.ts';
-import { connectBroker, drain, eventQueue, startBroker, stopBroker, TEST_BROKER_URL } from '../helpers/rabbitmq.ts';
+import { connectBroker, deleteAfterTest, drain, eventQueue, startBroker, stopBroker, TEST_BROKER_URL } from '../helpers/rabbitmq.ts';
 import { parseEventMessage } from '../../src/events/rabbitmq.ts';
 
 const pay = (h: TestApp, key: string) => h.request({
@@ -29,8 +29,8 @@ async function unpublished(h: TestApp): Promise<number> {
 
 test('each event reaches every consumer queue once, in commit order, persistent, and is marked published', async (t) => {
   const rabbit = await connectBroker(t);
-  const notifier = await eventQueue(t, rabbit, 'notifier');
-  const accounting = await eventQueue(t, rabbit, 'accounting');
+  const notifier = await eventQueue(rabbit, 'notifier');
+  const accounting = await eventQueue(rabbit, 'accounting');
   const h = await startApp(t, { BROKER_URL: TEST_BROKER_URL });
 
   const made = await Promise.all([
@@ -65,7 +65,7 @@ test('each event reaches every consumer queue once, in commit order, persistent,
 
 test('broker stopped and started again: the API keeps working, events wait in the outbox, and none is lost', async (t) => {
   const rabbit = await connectBroker(t);
-  const queue = await eventQueue(t, rabbit, 'outage');
+  const queue = await eventQueue(rabbit, 'outage');
   const h = await startApp(t, { BROKER_URL: TEST_BROKER_URL });
   t.after(startBroker); // whatever happens, the machine's broker runs again
 
@@ -81,7 +81,11 @@ test('broker stopped and started again: the API keeps working, events wait in th
   await startBroker();
   await until('the outbox drained after the broker came back', async () => (await unpublished(h)) === 0, 60_000);
   const feed = await readFeed(h, 'clerk');
-  const received = (await drain(rabbit, queue)).map((m) => parseEventMessage(m.body));
+  const received: ReturnType<typeof parseEventMessage>[] = [];
+  await until('every event in the queue', async () => {
+    received.push(...(await drain(rabbit, queue)).map((m) => parseEventMessage(m.body)));
+    return feed.every((e) => received.some((r) => r.id === e.id));
+  });
   // At least once: a publish whose confirm was lost in the outage may arrive twice; consumers dedup by id.
   const firstSeen = received.filter((e, i) => received.findIndex((x) => x.id === e.id) === i);
   assert.deepEqual(firstSeen.map((e) => e.id), feed.map((e) => e.id), 'every event arrived, in commit order');
@@ -96,9 +100,7 @@ test('the notifier and the accounting example each process every event they bind
 
   const consumers = Object.fromEntries(['notifier', 'accounting'].map((name) => {
     const queue = `corebridge-test-example-${name}-${randomUUID().slice(0, 8)}`;
-    t.after(async () => {
-      await rabbit.queueDelete({ queue }).catch(() => undefined);
-    });
+    deleteAfterTest(rabbit, queue);
     const store = join(dir, `${name}.sqlite`);
     return [name, { store, process: startProcess(t, [`examples/consumers/${name}.ts`], { BROKER_URL: TEST_BROKER_URL, QUEUE: queue, STORE: store }) }];
   }));
