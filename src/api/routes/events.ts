@@ -22,7 +22,7 @@ export const CloudEventSchema = Type.Object({
   id: Type.String({ format: 'uuid', description: 'The same on every delivery of the event: deduplicate by it' }),
   type: EventType,
   source: Type.String({ description: 'The API collection of the resource, e.g. /v1/orders; source + "/" + subject is its path', examples: ['/v1/orders'] }),
-  subject: Type.String({ description: 'The resource id', examples: ['ORD-20261124-7KX2M9QH'] }),
+  subject: Type.String({ description: 'The resource id', examples: ['ORD-9D910462994C28C3'] }),
   time: Timestamp,
   datacontenttype: Type.Literal('application/json'),
   correlationid: Type.String({ description: 'X-Request-ID of the request that made the change' }),

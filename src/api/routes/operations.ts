@@ -12,6 +12,7 @@ import { RC, segmentReader } from '../../backend/message.ts';
 import { resourceView } from '../../events/cloud-event.ts';
 import { errorFor, type BackendClient } from '../backend-client.ts';
 import { toProblem } from '../errors.ts';
+import { ROUTES } from '../route-table.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 const OperationId = Type.String({ pattern: '^OP-[0-9A-F]{16}$', maxLength: 19, description: 'Operation identifier' });
@@ -47,7 +48,7 @@ export async function respondAsync(
 }
 
 /** Where each kind of operation came in: the `instance` of its problem. */
-const PATHS: Record<AsyncTranCode, string> = { PAYCRT: '/v1/payments', LNAPPL: '/v1/loan-applications' };
+const PATHS: Record<AsyncTranCode, string> = { PAYCRT: ROUTES.createPayment.url, LNAPPL: ROUTES.createLoanApplication.url };
 
 export function operationRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog: MessageCatalog }): void {
   app.route({
@@ -70,7 +71,7 @@ export function operationRoutes(app: Api, { backend, catalog }: RouteDeps & { ca
       }
       const error = errorFor({ returnCode, reasonCode: String(r['oprReasonCode']), reasonText: String(r['oprReasonText']) });
       const tran = String(r['oprTranCode']) as AsyncTranCode;
-      return { operationId, status, problem: toProblem(error, PATHS[tran] ?? '', String(r['oprCorrelationId'])) };
+      return { operationId, status, problem: toProblem(error, PATHS[tran], String(r['oprCorrelationId'])) };
     },
   });
 }

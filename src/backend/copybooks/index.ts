@@ -60,10 +60,7 @@ export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set([
 /** Transactions only the service itself calls (caller role SYSTEM), and that no other caller may. */
 export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT', 'WHDDUE', 'OPNXT', 'OPDONE']);
 
-/**
- * Records that follow a response record as segments: per event of an event list (EVTLSTO), its header
- * (EVTREC) and then the record of the resource it is about, as it was then.
- */
+/** The resources' records: an event carries one (after its EVTREC), an operation's outcome one (after OPREC). */
 export const RESOURCE_RECORDS = ['ORDREC', 'PAYREC', 'LOANREC', 'CUSREC'] as const;
 export type ResourceRecordName = (typeof RESOURCE_RECORDS)[number];
 /** Transactions a caller may also have run later (Prefer: respond-async): their request and response records travel as segments. */
@@ -76,7 +73,9 @@ export function isAsyncTransaction(code: string): code is AsyncTranCode {
 
 type AsyncRequestRecord = (typeof TRANSACTIONS)[AsyncTranCode]['request'];
 
-export type SegmentRecordName = 'EVTREC' | 'WHKREC' | 'WHDREC' | 'WHDTASK' | 'OPTASK' | AsyncRequestRecord | ResourceRecordName;
+/** Records that travel as segments after a message's own record (message.ts): these, the async requests' and the resources'. */
+const OWN_SEGMENT_RECORDS = ['EVTREC', 'WHKREC', 'WHDREC', 'WHDTASK', 'OPTASK'] as const;
+export type SegmentRecordName = (typeof OWN_SEGMENT_RECORDS)[number] | AsyncRequestRecord | ResourceRecordName;
 
 export function isResourceRecord(name: string): name is ResourceRecordName {
   return (RESOURCE_RECORDS as readonly string[]).includes(name);
@@ -118,7 +117,7 @@ export function loadMessageCatalog(): MessageCatalog {
     layout(t.request);
     layout(t.response);
   }
-  for (const name of ['EVTREC', 'WHKREC', 'WHDREC', 'WHDTASK', 'OPTASK', ...ASYNC_TRANSACTIONS.map((t) => TRANSACTIONS[t].request), ...RESOURCE_RECORDS]) {
+  for (const name of [...OWN_SEGMENT_RECORDS, ...ASYNC_TRANSACTIONS.map((t) => TRANSACTIONS[t].request), ...RESOURCE_RECORDS]) {
     const segment = layout(name);
     if (segment.minLength !== segment.maxLength) throw new Error(`${name} is a segment record and must be of fixed length`);
   }

@@ -4,8 +4,7 @@
  * and hand it the next unpublished ones. Both answer EVTLSTO followed by the events as segments.
  */
 import { eventAudience } from '../caller.ts';
-import type { Segment } from '../message.ts';
-import { RC } from '../message.ts';
+import { RC, type Segment } from '../message.ts';
 import { fail, field, ok, type Program, type ProgramReply } from '../program.ts';
 import { listEvents, lockRelay, markPublished, positionEvents, saveRelay, unpublishedEvents, type StoredEvent } from '../store/events.ts';
 import { fanOutToSubscriptions } from './webhooks.ts';
@@ -44,7 +43,7 @@ export const listEventsProgram: Program = async (ctx, req) => {
   const limit = itemCount(req['evtlMaxItems'], 20) || 1;
   const rows = await listEvents(ctx.tx, eventAudience(ctx.caller), { afterPosition: after, type: field(req, 'evtlTypeFilter') || undefined, limit: limit + 1 });
   const page = rows.slice(0, limit);
-  return eventList(page, rows.length > limit, page.length > 0 ? page[page.length - 1]!.position : after);
+  return eventList(page, rows.length > limit, page.at(-1)?.position ?? after);
 };
 
 export const relayEventsProgram: Program = async (ctx, req) => {
@@ -60,8 +59,11 @@ export const relayEventsProgram: Program = async (ctx, req) => {
   const lastPosition = positioned.at(-1)?.position ?? state.lastPosition;
   await fanOutToSubscriptions(ctx, positioned);
   await markPublished(tx, Math.trunc(Number(req['evtnAckPosition'])) || 0, ctx.now);
-  const leaseUntil = new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString();
-  await saveRelay(tx, { holder: relayId, leaseUntil, lastPosition });
+  // The lease row is written when something changed or half the lease has gone: an idle relay's turns write nothing.
+  const halfLease = new Date(Date.parse(ctx.now) + (leaseSeconds * 1000) / 2).toISOString();
+  if (positioned.length > 0 || state.holder !== relayId || !state.leaseUntil || state.leaseUntil < halfLease) {
+    await saveRelay(tx, { holder: relayId, leaseUntil: new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString(), lastPosition });
+  }
   const max = itemCount(req['evtnMaxItems'], 0);
   const pending = max > 0 ? await unpublishedEvents(tx, max + 1) : [];
   return eventList(pending.slice(0, max), pending.length > max || positioned.length === POSITIONS_PER_TURN, lastPosition);
