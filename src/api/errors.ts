@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The request body must be application/json' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'This idempotency key was used with a different request' },
   BUSINESS_RULE_VIOLATION: { status: 422, title: 'A business rule does not allow this change' },
+  PRECONDITION_REQUIRED: { status: 428, title: 'This change needs an If-Match precondition' },
   RATE_LIMITED: { status: 429, title: 'Too many requests' },
   HEADERS_TOO_LARGE: { status: 431, title: 'The request headers are too large' },
   INTERNAL_ERROR: { status: 500, title: 'Internal server error' },
