@@ -57,6 +57,19 @@ test('same key and body replays the first response and moves money once', async 
   assert.notEqual(alan.json().paymentId, first.json().paymentId);
 });
 
+test('the same JSON value with its keys in another order is the same request: replayed, paid once', async (t) => {
+  const h = await startApp(t);
+  const first = await pay(h, TRANSFER, 'reordered');
+  assert.equal(first.statusCode, 201);
+  const reordered = Object.fromEntries(Object.entries(TRANSFER).reverse());
+  assert.notEqual(JSON.stringify(reordered), JSON.stringify(TRANSFER));
+  const again = await pay(h, reordered, 'reordered');
+  assert.equal(again.statusCode, 201);
+  assert.equal(again.headers['idempotent-replayed'], 'true');
+  assert.equal(again.json().paymentId, first.json().paymentId);
+  assert.equal(await balance(h, '1001-01'), 2399.75);
+});
+
 test('same key with another body → 422; missing or malformed key → 400', async (t) => {
   const h = await startApp(t);
   await pay(h, TRANSFER, 'k-1');
@@ -64,7 +77,10 @@ test('same key with another body → 422; missing or malformed key → 400', asy
   assertProblem(other, 422, 'IDEMPOTENCY_KEY_REUSED');
   assert.equal(await balance(h, '1001-01'), 2399.75);
 
-  assertProblem(await pay(h, TRANSFER, undefined), 400, 'VALIDATION_FAILED');
+  const missing = assertProblem(await pay(h, TRANSFER, undefined), 400, 'IDEMPOTENCY_KEY_REQUIRED');
+  assert.deepEqual(missing['errors'], [{ pointer: '/idempotency-key', in: 'header', detail: 'is required' }]);
+  // Checked before the body: a payment without a key is refused for that, whatever else is wrong with it.
+  assertProblem(await pay(h, { ...TRANSFER, amount: 'ten' }, undefined), 400, 'IDEMPOTENCY_KEY_REQUIRED');
   assertProblem(await pay(h, TRANSFER, 'has spaces in it'), 400, 'VALIDATION_FAILED');
   assertProblem(await pay(h, TRANSFER, 'x'.repeat(65)), 400, 'VALIDATION_FAILED');
 });

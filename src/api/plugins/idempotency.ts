@@ -4,6 +4,7 @@
  * running → 409. Runs after authentication and validation, so only real attempts hold a key.
  */
 import { createHash } from 'node:crypto';
+import { stringify as canonicalJson } from 'safe-stable-stringify';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
@@ -12,9 +13,12 @@ const KEY = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Response headers worth replaying. */
 const REPLAYED_HEADERS = ['location', 'etag'];
 
-/** What makes two requests "the same": method, route, path parameters and the parsed body. */
+/**
+ * What makes two requests "the same": method, route, path parameters and the parsed body, as JSON values:
+ * keys are sorted, so the same object with its keys in another order is the same request.
+ */
 export function requestFingerprint(method: string, route: string, params: unknown, body: unknown): string {
-  return createHash('sha256').update(JSON.stringify([method, route, params ?? null, body ?? null])).digest('base64url');
+  return createHash('sha256').update(canonicalJson([method, route, params ?? null, body ?? null]) ?? '').digest('base64url');
 }
 
 function requestHash(req: FastifyRequest): string {
@@ -24,14 +28,21 @@ function requestHash(req: FastifyRequest): string {
 export function installIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
   app.decorateRequest('idempotency', null);
 
+  // Before validation: the schema declares the header required (so the contract says so), and a missing key
+  // must answer its own code rather than a generic validation failure.
+  app.addHook('preValidation', async function requireIdempotencyKey(req) {
+    if (req.routeOptions.config.access?.idempotency === 'required' && req.principal && req.headers['idempotency-key'] === undefined) {
+      throw new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'send an Idempotency-Key header with this request', {
+        violations: [{ pointer: '/idempotency-key', in: 'header', detail: 'is required' }],
+      });
+    }
+  });
+
   app.addHook('preHandler', async function holdIdempotencyKey(req, reply) {
     const mode = req.routeOptions.config.access?.idempotency;
     if (!mode || !req.principal) return;
     const raw = req.headers['idempotency-key'];
-    if (raw === undefined) {
-      if (mode === 'required') throw new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'send an Idempotency-Key header with this request');
-      return;
-    }
+    if (raw === undefined) return;
     if (typeof raw !== 'string' || !KEY.test(raw)) {
       throw new ApiError('VALIDATION_FAILED', 'Idempotency-Key must be 1–64 characters of A–Z a–z 0–9 . _ : -', {
         violations: [{ pointer: '/idempotency-key', in: 'header', detail: 'is not a valid idempotency key' }],
