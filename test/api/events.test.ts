@@ -23,7 +23,7 @@ test('every kind of change raises its event; the feed shows each once, in commit
   const order = await post(h, '/v1/orders', 'ada', { customerId: '1001', productId: 'P-100', quantity: 1 });
   const rejectedOrder = await post(h, '/v1/orders', 'ada', { customerId: '1001', productId: 'P-300', quantity: 1 });
   const orderId = order.json().orderId;
-  const updated = await h.request({ method: 'PUT', url: `/v1/orders/${orderId}`, as: 'ada', body: { productId: 'P-100', quantity: 3 } });
+  const updated = await h.request({ method: 'PUT', url: `/v1/orders/${orderId}`, as: 'ada', body: { productId: 'P-100', quantity: 3 }, headers: { 'if-match': '"1"' } });
   const cancelled = await h.request({ method: 'DELETE', url: `/v1/orders/${orderId}`, as: 'ada' });
   const paid = await post(h, '/v1/payments', 'ada', { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 12.5, currency: 'EUR' }, { 'idempotency-key': 'ev-1' });
   const unpaid = await post(h, '/v1/payments', 'alan', { debtorAccount: '1002-01', creditorAccount: '1001-01', amount: 999999, currency: 'EUR' }, { 'idempotency-key': 'ev-2' });
@@ -77,7 +77,7 @@ test('no event for a replay or a refused change; none lost or doubled under conc
   assert.equal((await pay('same')).statusCode, 201);
   assert.equal((await pay('same')).statusCode, 201, 'replayed');
   assert.equal((await pay('unknown-debtor', '9999-01')).statusCode, 404);
-  assert.equal((await h.request({ method: 'PUT', url: '/v1/orders/ORD-0000000000000000', as: 'clerk', body: { productId: 'P-100', quantity: 1 } })).statusCode, 404);
+  assert.equal((await h.request({ method: 'PUT', url: '/v1/orders/ORD-0000000000000000', as: 'clerk', body: { productId: 'P-100', quantity: 1 }, headers: { 'if-match': '*' } })).statusCode, 404);
   const results = await Promise.all(Array.from({ length: 40 }, (_, i) => pay(`burst-${i}`)));
   assert.ok(results.every((r) => r.statusCode === 201));
   const events = await feedWhen(h, 'clerk', (e) => e.length >= 41);

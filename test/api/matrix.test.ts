@@ -24,7 +24,7 @@ const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
   createOrder: (_ids, t) => ({ method: 'POST', url: '/v1/orders', body: { customerId: t === 'own' ? '1001' : '9999', productId: 'P-100', quantity: 1 } }),
   getOrder: (ids, t) => ({ method: 'GET', url: `/v1/orders/${t === 'own' ? ids.order : 'ORD-0000000000000000'}` }),
   listOrders: (_ids, t) => ({ method: 'GET', url: `/v1/orders?customerId=${t === 'own' ? '1001' : '9999'}` }),
-  updateOrder: (ids, t) => ({ method: 'PUT', url: `/v1/orders/${t === 'own' ? ids.order : 'ORD-0000000000000000'}`, body: { productId: 'P-100', quantity: 2 } }),
+  updateOrder: (ids, t) => ({ method: 'PUT', url: `/v1/orders/${t === 'own' ? ids.order : 'ORD-0000000000000000'}`, body: { productId: 'P-100', quantity: 2 }, headers: { 'if-match': '*' } }),
   cancelOrder: (ids, t) => ({ method: 'DELETE', url: `/v1/orders/${t === 'own' ? ids.order : 'ORD-0000000000000000'}` }),
   getCustomer: (_ids, t) => ({ method: 'GET', url: `/v1/customers/${t === 'own' ? '1001' : '9999'}` }),
   createCustomer: () => ({ method: 'POST', url: '/v1/customers', body: { name: 'Mary Jackson', email: `mary.${++keyCounter}@example.com` } }),

@@ -122,6 +122,9 @@ test('credit limit counts confirmed open orders; cancelling releases stock and l
   assert.equal(two.json().status, 'CONFIRMED');
 });
 
+/** `If-Match: *`: change whatever the version (the tests below that are not about preconditions). */
+const ANY = { 'if-match': '*' };
+
 test('PUT /v1/orders/{id}: update, If-Match, 409 for cancelled or rejected, 422 business rule, 404', async (t) => {
   const h = await startApp(t);
   const created = (await createOrder(h, { customerId: '1001', productId: 'P-100', quantity: 1 })).json();
@@ -137,32 +140,32 @@ test('PUT /v1/orders/{id}: update, If-Match, 409 for cancelled or rejected, 422 
   const stale = await h.request({ method: 'PUT', url, as: 'ada', body: { productId: 'P-100', quantity: 5 }, headers: { 'if-match': '"1"' } });
   assertProblem(stale, 412, 'PRECONDITION_FAILED');
 
-  const tooMuch = await h.request({ method: 'PUT', url, as: 'ada', body: { productId: 'P-200', quantity: 6 } });
+  const tooMuch = await h.request({ method: 'PUT', url, as: 'ada', body: { productId: 'P-200', quantity: 6 }, headers: ANY });
   const rule = assertProblem(tooMuch, 422, 'BUSINESS_RULE_VIOLATION');
   assert.equal(rule['reason'], 'OUT_OF_STOCK');
-  const unknownProduct = await h.request({ method: 'PUT', url, as: 'ada', body: { productId: 'P-999', quantity: 1 } });
+  const unknownProduct = await h.request({ method: 'PUT', url, as: 'ada', body: { productId: 'P-999', quantity: 1 }, headers: ANY });
   assert.equal(assertProblem(unknownProduct, 422, 'BUSINESS_RULE_VIOLATION')['reason'], 'UNKNOWN_PRODUCT');
   const unchanged = await h.request({ method: 'GET', url, as: 'ada' });
   assert.equal(unchanged.json().quantity, 4);
   assert.equal(unchanged.json().productId, 'P-100');
 
-  const invalid = await h.request({ method: 'PUT', url, as: 'ada', body: { productId: 'P-100', quantity: 0 } });
+  const invalid = await h.request({ method: 'PUT', url, as: 'ada', body: { productId: 'P-100', quantity: 0 }, headers: ANY });
   assertProblem(invalid, 400, 'VALIDATION_FAILED');
-  const unknownField = await h.request({ method: 'PUT', url, as: 'ada', body: { productId: 'P-100', quantity: 2, status: 'CANCELLED' } });
+  const unknownField = await h.request({ method: 'PUT', url, as: 'ada', body: { productId: 'P-100', quantity: 2, status: 'CANCELLED' }, headers: ANY });
   assertProblem(unknownField, 400, 'VALIDATION_FAILED');
 
   await h.request({ method: 'DELETE', url, as: 'ada' });
-  const cancelled = await h.request({ method: 'PUT', url, as: 'ada', body: { productId: 'P-100', quantity: 1 } });
+  const cancelled = await h.request({ method: 'PUT', url, as: 'ada', body: { productId: 'P-100', quantity: 1 }, headers: ANY });
   assertProblem(cancelled, 409, 'CONFLICT');
 
   const rejected = (await createOrder(h, { customerId: '1001', productId: 'P-300', quantity: 1 })).json();
-  const putRejected = await h.request({ method: 'PUT', url: `/v1/orders/${rejected.orderId}`, as: 'ada', body: { productId: 'P-100', quantity: 1 } });
+  const putRejected = await h.request({ method: 'PUT', url: `/v1/orders/${rejected.orderId}`, as: 'ada', body: { productId: 'P-100', quantity: 1 }, headers: ANY });
   assertProblem(putRejected, 409, 'CONFLICT');
   const deleteRejected = await h.request({ method: 'DELETE', url: `/v1/orders/${rejected.orderId}`, as: 'ada' });
   assertProblem(deleteRejected, 409, 'CONFLICT');
 
   for (const method of ['GET', 'PUT', 'DELETE'] as const) {
-    const res = await h.request({ method, url: '/v1/orders/ORD-0000000000000000', as: 'ada', ...(method === 'PUT' ? { body: { productId: 'P-100', quantity: 1 } } : {}) });
+    const res = await h.request({ method, url: '/v1/orders/ORD-0000000000000000', as: 'ada', ...(method === 'PUT' ? { body: { productId: 'P-100', quantity: 1 }, headers: ANY } : {}) });
     assertProblem(res, 404, 'NOT_FOUND');
   }
   const malformedId = await h.request({ method: 'GET', url: '/v1/orders/not-an-id', as: 'ada' });
@@ -202,7 +205,7 @@ test('orders of another customer are 404; a partner sees only the orders it crea
   for (const as of ['alan', 'acme-shop']) {
     assertProblem(await h.request({ method: 'GET', url: `/v1/orders/${adas.orderId}`, as }), 404, 'NOT_FOUND');
     assertProblem(await h.request({ method: 'DELETE', url: `/v1/orders/${adas.orderId}`, as }), 404, 'NOT_FOUND');
-    assertProblem(await h.request({ method: 'PUT', url: `/v1/orders/${adas.orderId}`, as, body: { productId: 'P-100', quantity: 2 } }), 404, 'NOT_FOUND');
+    assertProblem(await h.request({ method: 'PUT', url: `/v1/orders/${adas.orderId}`, as, body: { productId: 'P-100', quantity: 2 }, headers: ANY }), 404, 'NOT_FOUND');
   }
   assert.equal((await h.request({ method: 'GET', url: `/v1/orders/${adas.orderId}`, as: 'clerk' })).statusCode, 200);
   assert.equal((await h.request({ method: 'GET', url: `/v1/orders/${adas.orderId}`, as: 'ada' })).json().status, 'CONFIRMED');
@@ -213,4 +216,40 @@ test('orders of another customer are 404; a partner sees only the orders it crea
   const shopOrder = await createOrder(h, { customerId: '1001', productId: 'P-100', quantity: 1 }, 'acme-shop');
   assert.equal(shopOrder.statusCode, 201);
   assert.equal((await h.request({ method: 'GET', url: `/v1/orders/${shopOrder.json().orderId}`, as: 'acme-shop' })).statusCode, 200);
+});
+
+test('conditional requests: If-Match is required and compared strongly, "0" matches nothing, If-None-Match answers 304', async (t) => {
+  const h = await startApp(t);
+  const created = (await createOrder(h, { customerId: '1001', productId: 'P-100', quantity: 1 })).json();
+  const url = `/v1/orders/${created.orderId}`;
+  const put = (headers: Record<string, string>, quantity: number) => h.request({ method: 'PUT', url, as: 'ada', body: { productId: 'P-100', quantity }, headers });
+  const quantityNow = async () => (await h.request({ method: 'GET', url, as: 'ada' })).json().quantity;
+
+  const missing = assertProblem(await put({}, 2), 428, 'PRECONDITION_REQUIRED');
+  assert.match(String(missing['detail']), /If-Match/);
+  // A weak tag never matches If-Match (RFC 9110 §13.1.1), nor does a version the order never had.
+  assertProblem(await put({ 'if-match': 'W/"1"' }, 2), 412, 'PRECONDITION_FAILED');
+  assertProblem(await put({ 'if-match': '"0"' }, 2), 412, 'PRECONDITION_FAILED');
+  assertProblem(await put({ 'if-match': '3' }, 2), 400, 'VALIDATION_FAILED');
+  assert.equal(await quantityNow(), 1, 'nothing changed');
+
+  const changed = await put({ 'if-match': 'W/"7", "1"' }, 2);
+  assert.equal(changed.statusCode, 200);
+  assert.equal(changed.headers['etag'], '"2"');
+  assertProblem(await put({ 'if-match': '"1"' }, 3), 412, 'PRECONDITION_FAILED');
+  const any = await put({ 'if-match': '*' }, 3);
+  assert.equal(any.statusCode, 200);
+  assert.equal(any.headers['etag'], '"3"');
+
+  const notModified = await h.request({ method: 'GET', url, as: 'ada', headers: { 'if-none-match': '"3"' } });
+  assert.equal(notModified.statusCode, 304);
+  assert.equal(notModified.body, '');
+  assert.equal(notModified.headers['etag'], '"3"');
+  // Weak comparison for If-None-Match; an older copy gets the order in full.
+  assert.equal((await h.request({ method: 'GET', url, as: 'ada', headers: { 'if-none-match': 'W/"3"' } })).statusCode, 304);
+  const stale = await h.request({ method: 'GET', url, as: 'ada', headers: { 'if-none-match': '"2"' } });
+  assert.equal(stale.statusCode, 200);
+  assert.equal(stale.json().quantity, 3);
+  // Another customer's order is still 404, whatever the ETag.
+  assertProblem(await h.request({ method: 'GET', url, as: 'alan', headers: { 'if-none-match': '"3"' } }), 404, 'NOT_FOUND');
 });

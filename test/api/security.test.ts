@@ -29,7 +29,7 @@ function sample(op: OperationId, f: Fixture, n: number): { url: string; body?: u
   switch (op) {
     case 'createOrder': return { url: '/v1/orders', body: { customerId: '1001', productId: 'P-100', quantity: 1 } };
     case 'getOrder': case 'cancelOrder': return { url: `/v1/orders/${f.orderId}` };
-    case 'updateOrder': return { url: `/v1/orders/${f.orderId}`, body: { productId: 'P-100', quantity: 2 } };
+    case 'updateOrder': return { url: `/v1/orders/${f.orderId}`, body: { productId: 'P-100', quantity: 2 }, headers: { 'if-match': '*' } };
     case 'listOrders': return { url: '/v1/orders' };
     case 'getCustomer': return { url: '/v1/customers/1001' };
     case 'createCustomer': return { url: '/v1/customers', body: { name: 'New Person', email: `new${n}@example.com` } };

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ProtectionConfig } from './config.ts';
 
 export const CORS_ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'X-Request-ID'];
+export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'Prefer', 'X-Request-ID'];
 export const CORS_EXPOSED_HEADERS = [
   'Location', 'ETag', 'X-Request-ID', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate',
 ];

@@ -1,7 +1,7 @@
 /** /v1/orders: create, read, list, update, cancel — translated to ORDCRT/ORDINQ/ORDLST/ORDUPD/ORDCAN. */
 import { Type, type Static } from 'typebox';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
-import { ApiError } from '../errors.ts';
+import { etagOf, noneMatchHolds, requiredIfMatch } from '../conditional.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
 import { ORDER_FIELDS, projectFields } from '../authorization/fields.ts';
 import type { Role } from '../auth/roles.ts';
@@ -56,7 +56,12 @@ const ListQuery = Type.Object(
 );
 
 const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) });
-const IfMatchHeaders = Type.Object({ 'if-match': Type.Optional(Type.String({ description: 'ETag of the order as read' })) });
+const IfMatchHeaders = Type.Object({
+  'if-match': Type.String({ description: 'ETag of the order as read (strong comparison), or `*` to change it whatever its version. Without it: 428.' }),
+});
+const IfNoneMatchHeaders = Type.Object({
+  'if-none-match': Type.Optional(Type.String({ description: 'ETag of the copy the client holds: 304 while it is current' })),
+});
 
 type OrderRecord = Record<string, unknown>;
 
@@ -82,15 +87,7 @@ export function orderFromRecord(r: OrderRecord, prefix = 'ord'): Order {
 const cursor = cursorCodec('o', 'cursor');
 
 function etag(r: OrderRecord): string {
-  return `"${String(r['ordVersion'])}"`;
-}
-
-/** If-Match: `"<version>"` (or W/ form) → version; `*` and absent → 0 (no precondition). */
-function ifMatchVersion(header: string | undefined): number {
-  if (!header || header.trim() === '*') return 0;
-  const match = /^(?:W\/)?"([0-9]{1,9})"$/.exec(header.trim());
-  if (!match) throw new ApiError('PRECONDITION_FAILED', 'If-Match does not name a version of this order');
-  return Number(match[1]);
+  return etagOf(Number(r['ordVersion']));
 }
 
 export function orderRoutes(app: Api, { backend }: RouteDeps): void {
@@ -126,11 +123,18 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
     schema: {
       ...protectedErrors(['orders'], 'getOrder', 'Read an order'),
       params: OrderParams,
-      response: { 200: { description: 'Success', ...Order }, ...STANDARD_ERRORS },
+      headers: IfNoneMatchHeaders,
+      response: {
+        200: { description: 'Success', ...Order },
+        304: { description: 'Not modified: the If-None-Match ETag is the current version', type: 'null' },
+        ...STANDARD_ERRORS,
+      },
     },
     handler: async (req, reply) => {
       const out = await backend.call('ORDINQ', req, { ordkOrderId: req.params.orderId });
-      return reply.header('etag', etag(out.body)).send(forRole(orderFromRecord(out.body), req.principal?.role));
+      const tag = etag(out.body);
+      if (noneMatchHolds(req.headers['if-none-match'], tag)) return reply.code(304).header('etag', tag).send();
+      return reply.header('etag', tag).send(forRole(orderFromRecord(out.body), req.principal?.role));
     },
   });
 
@@ -166,16 +170,23 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
         200: { description: 'Success', ...Order },
         ...STANDARD_ERRORS,
         409: problem('The order cannot be changed (cancelled or rejected)'),
-        412: problem('If-Match names an older version of the order'),
+        412: problem('If-Match names no current version of the order (an older one, a weak ETag, or "0")'),
         422: problem('A business rule refuses the change; the order is unchanged'),
+        428: problem('If-Match is missing: read the order and send its ETag'),
       },
     },
+    // Before validation too, so a missing If-Match answers 428 rather than a schema violation.
+    preValidation: async (req) => {
+      requiredIfMatch(req.headers['if-match'], 'order');
+    },
     handler: async (req, reply) => {
+      const ifMatch = requiredIfMatch(req.headers['if-match'], 'order');
       const out = await backend.call('ORDUPD', req, {
         orduOrderId: req.params.orderId,
         orduProductId: req.body.productId,
         orduQuantity: req.body.quantity,
-        orduIfMatchVersion: ifMatchVersion(req.headers['if-match']),
+        // 0 is the record's "whatever the version" (If-Match: *); a version is compared under the row lock.
+        orduIfMatchVersion: ifMatch.kind === 'version' ? ifMatch.version : 0,
       });
       return reply.header('etag', etag(out.body)).send(forRole(orderFromRecord(out.body), req.principal?.role));
     },
