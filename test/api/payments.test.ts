@@ -129,6 +129,21 @@ test('business rejections: 200 REJECTED with reason, no money moved', async (t) 
   assert.equal(await balance(h, '1001-01'), 0);
 });
 
+test('an unaffordable payment learns nothing about its creditor: INSUFFICIENT_FUNDS whether the account exists or not', async (t) => {
+  const h = await startApp(t);
+  const probe = (creditorAccount: string, key: string) => pay(h, { debtorAccount: '1003-01', creditorAccount, amount: 999_999, currency: 'EUR' }, key, 'grace');
+  for (const [creditor, key] of [['9999-01', 'probe-missing'], ['1001-01', 'probe-existing'], ['1001-02', 'probe-usd']] as const) {
+    const res = await probe(creditor, key);
+    assert.equal(res.statusCode, 200, creditor);
+    assert.equal(res.json().status, 'REJECTED');
+    assert.equal(res.json().reason, 'INSUFFICIENT_FUNDS', creditor);
+  }
+  // In the payer's own currency check too: a USD payment from a EUR account says so, whatever the creditor.
+  const usd = await pay(h, { debtorAccount: '1003-01', creditorAccount: '9999-01', amount: 1, currency: 'USD' }, 'probe-currency', 'grace');
+  assert.equal(usd.json().reason, 'CURRENCY_MISMATCH');
+  assert.equal(await balance(h, '1003-01'), 10_000);
+});
+
 test('payment input rules → 400: same account, amount ≤ 0, above 1,000,000.00, three decimals, wrong types', async (t) => {
   const h = await startApp(t);
   const bad = [

@@ -78,10 +78,13 @@ export const createPayment: Program = async (ctx, req) => {
     return fail(RC.NOT_FOUND, 'DEBTOR_ACCOUNT_NOT_FOUND', 'debtor account not found');
   }
   const creditor = accounts.get(creditorId);
+  // The payer's own checks come first: only a payment the caller could really make learns whether its
+  // creditor account exists (and its currency), so amounts the payer cannot afford probe nothing.
   let reason: string | null = null;
-  if (!creditor || creditor.kind !== 'CUSTOMER') reason = 'CREDITOR_NOT_FOUND';
-  else if (currency !== debtor.currency || currency !== creditor.currency) reason = 'CURRENCY_MISMATCH';
+  if (currency !== debtor.currency) reason = 'CURRENCY_MISMATCH';
   else if (debtor.balance < amount) reason = 'INSUFFICIENT_FUNDS';
+  else if (!creditor || creditor.kind !== 'CUSTOMER') reason = 'CREDITOR_NOT_FOUND';
+  else if (currency !== creditor.currency) reason = 'CURRENCY_MISMATCH';
   const payment: Payment = {
     paymentId: newId('PAY'),
     status: reason ? 'REJECTED' : 'COMPLETED', rejectReason: reason, customerId: debtor.customerId,
