@@ -91,3 +91,23 @@ test('.env values are read without overriding the environment', () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the startup configuration log shows every setting as it is, masking only secrets (credentials in URLs)', async () => {
+  const { effectiveConfig } = await import('../../src/api/logging/effective-config.ts');
+  const config = loadConfig({
+    AUTH_ACCESS_TOKEN_TTL_SECONDS: '420', AUTH_TOKEN_CACHE_SIZE: '1234', CORS_CREDENTIALS: 'true', CORS_ORIGINS: 'https://shop.example',
+    REDIS_URL: 'redis://default:redis-pa55@127.0.0.1:6379/0',
+    DATABASE_URL: 'postgres://corebridge:db-pa55@127.0.0.1:5432/corebridge',
+    BROKER_URL: 'amqp://events:broker-pa55@127.0.0.1:5672',
+  });
+  const shown = effectiveConfig(config) as { auth: Record<string, unknown>; protection: { cors: Record<string, unknown>; rateLimit: Record<string, unknown> }; backend: Record<string, unknown>; events: Record<string, unknown> };
+  // Names that merely contain "token" or "credential" are not secrets.
+  assert.equal(shown.auth['accessTokenTtlSeconds'], 420);
+  assert.equal(shown.auth['tokenCacheSize'], 1234);
+  assert.equal(shown.protection.cors['credentials'], true);
+  // Passwords inside URLs are.
+  assert.equal(shown.protection.rateLimit['redisUrl'], 'redis://[masked]@127.0.0.1:6379/0');
+  assert.equal(shown.backend['databaseUrl'], 'postgres://[masked]@127.0.0.1:5432/corebridge');
+  assert.equal(shown.events['brokerUrl'], 'amqp://[masked]@127.0.0.1:5672');
+  assert.doesNotMatch(JSON.stringify(shown), /pa55/);
+});
