@@ -9,9 +9,12 @@ function divRoundHalfUp(numerator: bigint, denominator: bigint): bigint {
   return (2n * numerator + denominator) / (2n * denominator);
 }
 
+/** installment = round(P·k/d). */
 function factors(rateBp: number, installments: number): { k: bigint; d: bigint } {
   const rate = BigInt(rateBp);
   const n = BigInt(installments);
+  // No interest: P / n (the annuity formula's limit; as written it would be 0 / 0).
+  if (rate === 0n) return { k: 1n, d: n };
   const grown = (BASE + rate) ** n;
   const base = BASE ** n;
   return { k: rate * grown, d: BASE * (grown - base) };
@@ -19,14 +22,14 @@ function factors(rateBp: number, installments: number): { k: bigint; d: bigint }
 
 /** Monthly installment in minor units for a principal in minor units. */
 export function installmentFor(principal: number, rateBp: number, installments: number): number {
-  if (rateBp === 0) return Number(divRoundHalfUp(BigInt(principal), BigInt(installments)));
   const { k, d } = factors(rateBp, installments);
   return Number(divRoundHalfUp(BigInt(principal) * k, d));
 }
 
 /**
  * The largest principal (minor units, a multiple of `step`) whose rounded installment does not exceed
- * `maxInstallment`. round(P·k/d) ≤ L ⇔ 2·P·k < (2L + 1)·d.
+ * `maxInstallment`. round(P·k/d) ≤ L ⇔ 2·P·k < (2L + 1)·d; at 0 % that is L·n, to the step (up to the
+ * half cent per installment that rounding forgives).
  */
 export function largestPrincipal(maxInstallment: number, rateBp: number, installments: number, step: number): number {
   const { k, d } = factors(rateBp, installments);

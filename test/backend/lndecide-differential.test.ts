@@ -15,7 +15,7 @@ import { loadLinkCatalog } from '../../src/backend/copybooks/index.ts';
 import { installmentFor } from '../../src/backend/loan-math.ts';
 import { linkMessage, runLocalProgram } from '../../src/backend/links.ts';
 import { BLANK_HEADER } from '../../src/backend/message.ts';
-import { decideLoan } from '../../src/backend/programs/loan-decision.ts';
+import { rateFor } from '../../src/backend/programs/loan-decision.ts';
 import { minorToDecimalString } from '../../src/backend/money.ts';
 import { openProgramHost } from '../../src/transport/cobol-host.ts';
 import { buildCobolHost } from '../../src/transport/cobol-host/build.ts';
@@ -47,8 +47,8 @@ const requests: fc.Arbitrary<LoanRuleRequest> = fc
     offset: fc.integer({ min: -3, max: 3 }),
   })
   .map(({ rating, amount, installments, anyIncome, nearThreshold, offset }) => {
-    const rateBp = decideLoan(rating, 0, amount, installments).rateBp;
-    if (!nearThreshold || rateBp === 0) return { rating, income: anyIncome, amount, installments };
+    const rateBp = rateFor(rating, installments);
+    if (!nearThreshold || rateBp === undefined) return { rating, income: anyIncome, amount, installments };
     const threshold = Math.ceil((installmentFor(amount, rateBp, installments) * 100) / 40);
     return { rating, income: Math.max(0, threshold + offset), amount, installments };
   });

@@ -4,13 +4,25 @@ import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
 import { LOAN_FIELDS, projectFields } from '../authorization/fields.ts';
 import type { Role } from '../auth/roles.ts';
-import { CurrencyCode, IdempotencyKeyHeader, LoanId, Money, Timestamp } from '../schemas/common.ts';
+import { CurrencyCode, CustomerId, IdempotencyKeyHeader, LoanId, Money, Timestamp } from '../schemas/common.ts';
 import { OperationAccepted, PreferHeader, prefersAsync, respondAsync } from './operations.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
+/**
+ * The customer's string identifier, as everywhere else; the contract's first clients send it as a JSON
+ * number, which still names the same customer.
+ */
+const LoanCustomerId = Type.Union([
+  CustomerId,
+  Type.Integer({
+    minimum: 1, maximum: 9_999_999_999, deprecated: true,
+    description: 'Deprecated: the same identifier as a JSON integer (contract §2); send the string',
+  }),
+], { description: 'Customer identifier (a string; a JSON integer is accepted but deprecated)' });
+
 export const LoanRequest = Type.Object(
   {
-    customerId: Type.Integer({ minimum: 1, maximum: 9_999_999_999, description: 'Customer number' }),
+    customerId: LoanCustomerId,
     amount: Type.Number({ description: '500.00 to 200000.00' }),
     installments: Type.Integer({ description: '6 to 120 monthly installments' }),
   },
@@ -20,13 +32,18 @@ export type LoanRequest = Static<typeof LoanRequest>;
 
 export const LoanDecision = Type.Object({
   loanId: LoanId,
-  status: Type.Union([Type.Literal('APPROVED'), Type.Literal('REJECTED')]),
-  reason: Type.Optional(Type.String({ examples: ['INSUFFICIENT_INCOME'] })),
-  customerId: Type.Integer(),
+  status: Type.Union([Type.Literal('APPROVED'), Type.Literal('REJECTED')], {
+    description: 'APPROVED (possibly for less than requested) or REJECTED; a rejection offers nothing: approvedAmount, interestRate and installmentValue are 0, whatever the reason',
+  }),
+  reason: Type.Optional(Type.String({
+    description: 'Only when REJECTED: RISK_RATING (the customer is not lent to) or INSUFFICIENT_INCOME (not even half the amount is affordable)',
+    examples: ['INSUFFICIENT_INCOME'],
+  })),
+  customerId: CustomerId,
   requestedAmount: Money,
-  approvedAmount: Money,
-  interestRate: Type.Number({ description: 'Annual rate in percent' }),
-  installmentValue: Money,
+  approvedAmount: { ...Money, description: 'Amount lent, at most the requested amount; 0 when REJECTED' },
+  interestRate: Type.Number({ description: 'Annual rate in percent; 0 when REJECTED' }),
+  installmentValue: { ...Money, description: 'Monthly installment; 0 when REJECTED' },
   installments: Type.Integer(),
   currency: CurrencyCode,
   createdAt: Timestamp,
@@ -43,7 +60,7 @@ export function loanFromRecord(r: Record<string, unknown>): LoanDecision {
     loanId: String(r['lnLoanId']),
     status,
     ...(status === 'REJECTED' && reason ? { reason } : {}),
-    customerId: Number(r['lnCustomerId']),
+    customerId: String(r['lnCustomerId']),
     requestedAmount: Number(r['lnRequestedAmount']),
     approvedAmount: Number(r['lnApprovedAmount']),
     interestRate: Number(r['lnInterestRate']),
@@ -71,8 +88,10 @@ export function loanRoutes(app: Api, { backend }: RouteDeps): void {
       },
     },
     handler: async (req, reply) => {
-      assertMayNameCustomer(req.principal, String(req.body.customerId));
-      const record = { lnrqCustomerId: req.body.customerId, lnrqAmount: req.body.amount, lnrqInstallments: req.body.installments };
+      // The loan record's customer number is numeric (PIC 9): "1001", "01001" and 1001 are one customer.
+      const customerNumber = Number(req.body.customerId);
+      assertMayNameCustomer(req.principal, String(customerNumber));
+      const record = { lnrqCustomerId: customerNumber, lnrqAmount: req.body.amount, lnrqInstallments: req.body.installments };
       const pointers = { lnrqCustomerId: '/customerId', lnrqAmount: '/amount', lnrqInstallments: '/installments' };
       if (prefersAsync(req)) return respondAsync(backend, 'LNAPPL', req, reply, record, pointers);
       const out = await backend.call('LNAPPL', req, record, pointers);

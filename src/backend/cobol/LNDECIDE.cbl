@@ -11,7 +11,8 @@
       *   I = P * RATE-BP * Q ** N / (120000 * (Q ** N - 120000 ** N)) *
       * ROUNDED HALF UP TO THE CENT. AFFORDABLE: I <= 40 % OF INCOME.  *
       * OTHERWISE THE LARGEST MULTIPLE OF 100.00 THAT IS AFFORDABLE,   *
-      * IF IT IS AT LEAST HALF THE AMOUNT ASKED FOR.                   *
+      * IF IT IS AT LEAST HALF THE AMOUNT ASKED FOR. A REJECTION (ANY  *
+      * REASON) HAS AMOUNT, RATE AND INSTALLMENT 0.                    *
       *================================================================*
        IDENTIFICATION DIVISION.
        PROGRAM-ID. LNDECIDE.
@@ -55,6 +56,8 @@
                ADD 100 TO WS-RATE-BP
            END-IF
            COMPUTE LNDO-INTEREST-RATE = WS-RATE-BP / 100
+      *    WS-RATE-BP IS AT LEAST 690 HERE: THE DIVISIONS BELOW ARE BY
+      *    NON-ZERO NUMBERS (A 0 % RATE WOULD NEED I = P / N).
            COMPUTE WS-Q = 120000 + WS-RATE-BP
       *    WHOLE CENTS: TRUNCATION IS THE FLOOR.
            COMPUTE WS-MAX-CENTS = WS-INCOME-CENTS * 40 / 100
@@ -83,7 +86,9 @@
                    WS-REDUCED-CENTS * WS-RATE-BP * WS-Q ** WS-N
                    / (120000 * (WS-Q ** WS-N - 120000 ** WS-N)) / 100
            ELSE
+      *        A REJECTION OFFERS NOTHING: AMOUNT, RATE, INSTALLMENT 0.
                SET LNDO-REJECTED TO TRUE
                MOVE 'INSUFFICIENT_INCOME' TO LNDO-REJECT-REASON
+               MOVE 0 TO LNDO-INTEREST-RATE
            END-IF
            GOBACK.

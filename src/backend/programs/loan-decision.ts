@@ -22,11 +22,21 @@ export interface Decision {
   installment: number;
 }
 
+/** A rejection offers nothing, whatever the reason: no amount, no rate, no installment. */
+function rejection(reason: string): Decision {
+  return { status: 'REJECTED', reason, approved: 0, rateBp: 0, installment: 0 };
+}
+
+/** The annual rate offered to a rating over so many installments, in hundredths of a percent; undefined: not lent to. */
+export function rateFor(rating: string, installments: number): number | undefined {
+  const baseRate = RATE_BY_RATING[rating];
+  return baseRate === undefined ? undefined : baseRate + (installments >= LONG_TERM_FROM ? LONG_TERM_SURCHARGE : 0);
+}
+
 /** Amounts in minor units, the rate in hundredths of a percent. */
 export function decideLoan(rating: string, monthlyIncome: number, amount: number, installments: number): Decision {
-  const baseRate = RATE_BY_RATING[rating];
-  if (baseRate === undefined) return { status: 'REJECTED', reason: 'RISK_RATING', approved: 0, rateBp: 0, installment: 0 };
-  const rateBp = baseRate + (installments >= LONG_TERM_FROM ? LONG_TERM_SURCHARGE : 0);
+  const rateBp = rateFor(rating, installments);
+  if (rateBp === undefined) return rejection('RISK_RATING');
   // installment ≤ income·40/100 ⇔ installment ≤ floor(income·40/100) for whole cents.
   const maxInstallment = Math.floor((monthlyIncome * AFFORDABLE_PERCENT) / 100);
   const full = installmentFor(amount, rateBp, installments);
@@ -35,7 +45,7 @@ export function decideLoan(rating: string, monthlyIncome: number, amount: number
   if (reduced > 0 && reduced * 2 >= amount) {
     return { status: 'APPROVED', reason: null, approved: reduced, rateBp, installment: installmentFor(reduced, rateBp, installments) };
   }
-  return { status: 'REJECTED', reason: 'INSUFFICIENT_INCOME', approved: 0, rateBp, installment: 0 };
+  return rejection('INSUFFICIENT_INCOME');
 }
 
 /** LNDECI record → LNDECO record. */

@@ -35,12 +35,13 @@ function reply(l: LoanApplication) {
   return l.status === 'REJECTED' ? rejected(l.rejectReason ?? '', loanRecord(l)) : ok(loanRecord(l));
 }
 
+/** The key's earlier application was for this request: the row keeps every business field of it. */
+function sameRequest(l: LoanApplication, customerId: string, amount: number, installments: number): boolean {
+  return l.customerId === customerId && l.requestedAmount === amount && l.installments === installments;
+}
+
 export const applyForLoan: Program = async (ctx, req) => {
   const { tx, caller } = ctx;
-  if (ctx.idempotencyKey) {
-    const earlier = await findLoanByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
-    if (earlier) return reply(earlier);
-  }
   let amount: number;
   try {
     amount = toMinorUnits(req['lnrqAmount']);
@@ -49,13 +50,21 @@ export const applyForLoan: Program = async (ctx, req) => {
     throw error;
   }
   const installments = Number(req['lnrqInstallments']);
+  const customerId = String(Number(req['lnrqCustomerId']));
+  // The API forgets a key after its retention; the key stays here, held to the request it was first used for.
+  if (ctx.idempotencyKey) {
+    const earlier = await findLoanByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
+    if (earlier && !sameRequest(earlier, customerId, amount, installments)) {
+      return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different loan application');
+    }
+    if (earlier) return reply(earlier);
+  }
   if (amount < MIN_AMOUNT || amount > MAX_AMOUNT) {
     return fail(RC.INVALID_INPUT, 'AMOUNT_OUT_OF_RANGE', 'amount must be between 500.00 and 200000.00');
   }
   if (!Number.isInteger(installments) || installments < MIN_INSTALLMENTS || installments > MAX_INSTALLMENTS) {
     return fail(RC.INVALID_INPUT, 'INSTALLMENTS_OUT_OF_RANGE', 'installments must be between 6 and 120');
   }
-  const customerId = String(Number(req['lnrqCustomerId']));
   const customer = await findCustomer(tx, customerId);
   if (!customer || !mayUseCustomerData(caller, customer.customerId)) {
     return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', `customer ${customerId} not found`);
