@@ -18,6 +18,7 @@ import { openConfiguredIdempotencyStore } from './api/idempotency/open.ts';
 import { purgeInChunks } from './api/idempotency/store.ts';
 import { closeRedis, connectRedis } from './api/redis.ts';
 import { openApiOptions } from './api/openapi.ts';
+import { exactMultipleOf } from './api/schemas/exact-multiple-of.ts';
 import { ProblemSchema } from './api/schemas/problem.ts';
 import { installAuth, installRouteTableCheck } from './api/plugins/auth.ts';
 import { installErrorHandler } from './api/plugins/error-handler.ts';
@@ -34,7 +35,7 @@ import { loanRoutes } from './api/routes/loans.ts';
 import { orderRoutes } from './api/routes/orders.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
 import { installCors } from './api/protection/cors.ts';
-import { installBodyShapeLimit, installLimits, limitBackendCalls, serverLimitOptions } from './api/protection/limits.ts';
+import { installBodyShapeLimit, installLimits, JSON_POISONING_OPTIONS, limitBackendCalls, serverLimitOptions } from './api/protection/limits.ts';
 import { installRateLimits } from './api/protection/rate-limit.ts';
 import { installSecurityHeaders } from './api/protection/security-headers.ts';
 import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts';
@@ -116,8 +117,9 @@ async function assemble(
     genReqId: requestIdFor,
     return503OnClosing: true,
     ...serverLimitOptions(protection.limits),
+    ...JSON_POISONING_OPTIONS,
     ...(tls ? { https: tls } : { http: { maxHeaderSize: protection.limits.headerBytes } }),
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true } },
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true }, plugins: [exactMultipleOf] },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const app = typed as unknown as FastifyInstance;
 

@@ -12,23 +12,44 @@ import type { ProtectionConfig } from './config.ts';
 
 type Limits = ProtectionConfig['limits'];
 
-/** Where the body first breaks a limit, as a JSON pointer, or null. Iterative: depth cannot blow the stack. */
-export function jsonShapeViolation(body: unknown, limits: { jsonDepth: number; jsonArrayLength: number }): { pointer: string; detail: string } | null {
+/**
+ * Fastify's JSON parser keeps `__proto__` and `constructor` keys as plain own properties (JSON.parse never sets a
+ * prototype from them), so that the shape check below refuses them naming their place, before anything reads
+ * the body. Also the parser of every other JSON media type (getDefaultJsonParser).
+ */
+export const JSON_POISONING_OPTIONS = { onProtoPoisoning: 'ignore', onConstructorPoisoning: 'ignore' } as const;
+
+/** Keys that could reach a prototype if a body were ever merged into an object (prototype poisoning). */
+const POISONING_KEYS = new Set(['__proto__', 'constructor']);
+
+/**
+ * Where the body first breaks a limit or holds a prototype-poisoning key, as a JSON pointer, or null.
+ * Iterative: depth cannot blow the stack.
+ */
+export function jsonShapeViolation(
+  body: unknown, limits: { jsonDepth: number; jsonArrayLength: number },
+): { pointer: string; detail: string; summary: string } | null {
   const stack: Array<{ value: unknown; depth: number; pointer: string }> = [{ value: body, depth: 0, pointer: '' }];
   while (stack.length > 0) {
     const { value, depth, pointer } = stack.pop()!;
     if (value === null || typeof value !== 'object') continue;
-    if (depth >= limits.jsonDepth) return { pointer, detail: `nests deeper than ${limits.jsonDepth} levels` };
+    if (depth >= limits.jsonDepth) return at(pointer, `nests deeper than ${limits.jsonDepth} levels`);
     if (Array.isArray(value)) {
-      if (value.length > limits.jsonArrayLength) return { pointer, detail: `has more than ${limits.jsonArrayLength} items` };
+      if (value.length > limits.jsonArrayLength) return at(pointer, `has more than ${limits.jsonArrayLength} items`);
       value.forEach((item, i) => stack.push({ value: item, depth: depth + 1, pointer: `${pointer}/${i}` }));
     } else {
       for (const [key, item] of Object.entries(value)) {
-        stack.push({ value: item, depth: depth + 1, pointer: `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}` });
+        const itemPointer = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+        if (POISONING_KEYS.has(key)) return { pointer: itemPointer, detail: 'is not an accepted name', summary: `the body has a key named "${key}"` };
+        stack.push({ value: item, depth: depth + 1, pointer: itemPointer });
       }
     }
   }
   return null;
+}
+
+function at(pointer: string, detail: string) {
+  return { pointer, detail, summary: `the body ${detail}` };
 }
 
 /** Fastify factory options for the limits enforced by the HTTP server itself. */
@@ -90,7 +111,8 @@ export function installBodyShapeLimit(app: FastifyInstance, limits: Limits): voi
     if (req.body === undefined || req.body === null) return;
     const violation = jsonShapeViolation(req.body, limits);
     if (violation) {
-      throw new ApiError('VALIDATION_FAILED', `the body ${violation.detail}`, { violations: [{ ...violation, in: 'body' }] });
+      const { pointer, detail, summary } = violation;
+      throw new ApiError('VALIDATION_FAILED', summary, { violations: [{ pointer, in: 'body', detail }] });
     }
   });
 }
