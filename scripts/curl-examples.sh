@@ -57,7 +57,7 @@ curl -s "$BASE/v1/payments/$PAYMENT_ID" -H "Authorization: Bearer $ADA"; echo
 
 show "POST /v1/loan-applications"
 LOAN=$(curl -s -X POST "$BASE/v1/loan-applications" -H "Authorization: Bearer $ADA" -H 'Content-Type: application/json' \
-  -d '{"customerId":1001,"amount":10000,"installments":24}')
+  -d '{"customerId":"1001","amount":10000,"installments":24}')
 echo "$LOAN"
 
 show "GET /v1/loan-applications/$(json "$LOAN" loanId)"

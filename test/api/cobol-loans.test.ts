@@ -15,7 +15,7 @@ import { cobolSkip, hostProcesses } from '../helpers/cobol.ts';
 const FIXTURES = fileURLToPath(new URL('../fixtures/cobol/', import.meta.url));
 
 function apply(h: TestApp, key: string, amount = 10000) {
-  return h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: 1001, amount, installments: 24 }, headers: { 'idempotency-key': key } });
+  return h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: '1001', amount, installments: 24 }, headers: { 'idempotency-key': key } });
 }
 
 async function loansStored(h: TestApp): Promise<Array<{ loan_id: string; idempotency_key: string; status: string }>> {

@@ -27,8 +27,8 @@ test('every kind of change raises its event; the feed shows each once, in commit
   const cancelled = await h.request({ method: 'DELETE', url: `/v1/orders/${orderId}`, as: 'ada' });
   const paid = await post(h, '/v1/payments', 'ada', { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 12.5, currency: 'EUR' }, { 'idempotency-key': 'ev-1' });
   const unpaid = await post(h, '/v1/payments', 'alan', { debtorAccount: '1002-01', creditorAccount: '1001-01', amount: 999999, currency: 'EUR' }, { 'idempotency-key': 'ev-2' });
-  const approved = await post(h, '/v1/loan-applications', 'ada', { customerId: 1001, amount: 1000, installments: 12 });
-  const refused = await post(h, '/v1/loan-applications', 'grace', { customerId: 1003, amount: 1000, installments: 12 });
+  const approved = await post(h, '/v1/loan-applications', 'ada', { customerId: '1001', amount: 1000, installments: 12 });
+  const refused = await post(h, '/v1/loan-applications', 'grace', { customerId: '1003', amount: 1000, installments: 12 });
   const created = await post(h, '/v1/customers', 'clerk', { name: 'Mary Jackson', email: 'mary@example.com' });
   const customerId = created.json().customerId;
   const patched = await h.request({ method: 'PATCH', url: `/v1/customers/${customerId}`, as: 'clerk', body: { phone: '+44 20 7946 0000' }, headers: { 'content-type': 'application/merge-patch+json' } });

@@ -66,7 +66,7 @@ test('a payment with Prefer: respond-async: 202, then succeeded with the body th
 
 test('outcomes: a business rejection succeeds with status REJECTED; a refused request fails with its problem', async (t) => {
   const h = await startApp(t);
-  const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'grace', headers: ASYNC, body: { customerId: 1003, amount: 1000, installments: 12 } });
+  const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'grace', headers: ASYNC, body: { customerId: '1003', amount: 1000, installments: 12 } });
   assert.equal(loan.statusCode, 202);
   const decided = await settled(h, loan.headers['location'] as string, 'grace');
   assert.equal(decided['status'], 'succeeded');
@@ -94,22 +94,22 @@ test('outcomes: a business rejection succeeds with status REJECTED; a refused re
 
 test('the same authorization as the resource: another customer gets 404, an agent reads it; invalid requests are refused at once', async (t) => {
   const h = await startApp(t);
-  const res = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: ASYNC, body: { customerId: 1001, amount: 1000, installments: 12 } });
+  const res = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: ASYNC, body: { customerId: '1001', amount: 1000, installments: 12 } });
   const location = res.headers['location'] as string;
   await settled(h, location, 'ada');
   assert.equal((await h.request({ method: 'GET', url: location, as: 'alan' })).statusCode, 404);
   assert.equal((await h.request({ method: 'GET', url: location, as: 'clerk' })).json().status, 'succeeded');
   assert.equal((await h.request({ method: 'GET', url: '/v1/operations/OP-0000000000000000', as: 'ada' })).statusCode, 404);
-  const invalid = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: ASYNC, body: { customerId: 1001, amount: 1000, installments: 'twelve' } });
+  const invalid = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: ASYNC, body: { customerId: '1001', amount: 1000, installments: 'twelve' } });
   assert.equal(invalid.statusCode, 400, 'validated against the schema before it is queued');
   // A rule the back-end program checks is told by the operation, as the synchronous call tells it.
-  const tooSmall = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: ASYNC, body: { customerId: 1001, amount: 1, installments: 12 } });
+  const tooSmall = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: ASYNC, body: { customerId: '1001', amount: 1, installments: 12 } });
   assert.equal(tooSmall.statusCode, 202);
   const refused = await settled(h, tooSmall.headers['location'] as string, 'ada');
   assert.equal(refused['status'], 'failed');
   assert.equal((refused['problem'] as Record<string, unknown>)['status'], 400);
   assert.equal((refused['problem'] as Record<string, unknown>)['reason'], 'AMOUNT_OUT_OF_RANGE');
-  const notYours = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: ASYNC, body: { customerId: 1002, amount: 1000, installments: 12 } });
+  const notYours = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: ASYNC, body: { customerId: '1002', amount: 1000, installments: 12 } });
   assert.equal(notYours.statusCode, 404);
 });
 

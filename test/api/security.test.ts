@@ -40,7 +40,7 @@ function sample(op: OperationId, f: Fixture, n: number): { url: string; body?: u
       body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' },
     };
     case 'getPayment': return { url: `/v1/payments/${f.paymentId}` };
-    case 'createLoanApplication': return { url: '/v1/loan-applications', body: { customerId: 1001, amount: 1000, installments: 12 } };
+    case 'createLoanApplication': return { url: '/v1/loan-applications', body: { customerId: '1001', amount: 1000, installments: 12 } };
     case 'getLoanApplication': return { url: `/v1/loan-applications/${f.loanId}` };
     case 'listEvents': return { url: '/v1/events' };
     case 'getOperation': return { url: `/v1/operations/${f.operationId}` };
@@ -59,8 +59,8 @@ async function fixture(h: TestApp): Promise<Fixture> {
     method: 'POST', url: '/v1/payments', as: 'ada', headers: { 'idempotency-key': 'fixture' },
     body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 5, currency: 'EUR' },
   });
-  const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: 1001, amount: 1000, installments: 12 } });
-  const later = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: { prefer: 'respond-async' }, body: { customerId: 1001, amount: 1000, installments: 12 } });
+  const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: '1001', amount: 1000, installments: 12 } });
+  const later = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: { prefer: 'respond-async' }, body: { customerId: '1001', amount: 1000, installments: 12 } });
   return { orderId: order.json().orderId, paymentId: payment.json().paymentId, loanId: loan.json().loanId, operationId: later.json().operationId };
 }
 

@@ -163,7 +163,7 @@ test("a partner's subscription receives only its own orders' and customers' even
   await order(h, 'ada'); // a customer's own order
   const onboarded = (await h.request({ method: 'POST', url: '/v1/customers', as: 'acme-shop', body: { name: 'Katherine Johnson', email: 'kj@example.com' } })).json();
   await h.request({ method: 'POST', url: '/v1/payments', as: 'ada', headers: { 'idempotency-key': 'vis-1' }, body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' } });
-  await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: 1001, amount: 1000, installments: 12 } });
+  await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: '1001', amount: 1000, installments: 12 } });
   await until('both partners served', () => receiver.received.length >= 3);
   await new Promise((r) => setTimeout(r, 500));
   const to = (path: string) => receiver.received.filter((r) => r.path === path)

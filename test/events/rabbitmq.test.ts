@@ -111,8 +111,8 @@ test('the notifier and the accounting example each process every event they bind
   });
   assert.equal((await pay('c-1', 12.5)).statusCode, 201);
   assert.equal((await pay('c-2', 7.25)).statusCode, 201);
-  assert.equal((await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: 1001, amount: 1000, installments: 12 } })).statusCode, 201);
-  assert.equal((await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'grace', body: { customerId: 1003, amount: 1000, installments: 12 } })).statusCode, 200);
+  assert.equal((await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: '1001', amount: 1000, installments: 12 } })).statusCode, 201);
+  assert.equal((await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'grace', body: { customerId: '1003', amount: 1000, installments: 12 } })).statusCode, 200);
 
   const notifier = consumers['notifier']!.process;
   const accounting = consumers['accounting']!.process;
