@@ -2,6 +2,9 @@
  * The caller as the record header states it, and who may see what. Object-level checks live here,
  * in the system that owns the data, and fail closed: an object the caller may not see is "not found".
  */
+import { isLinkedToPartner, type Customer } from './store/customers.ts';
+import type { Tx } from './store/tx.ts';
+
 /** SYSTEM: the service itself (event relay, webhook dispatcher, operation runner), for its own transactions only (SYSTEM_TRANSACTIONS). */
 export type CallerRole = 'CUSTOMER' | 'AGENT' | 'PARTNER' | 'SYSTEM';
 
@@ -16,10 +19,21 @@ export function parseRole(raw: string): CallerRole | undefined {
   return raw === 'CUSTOMER' || raw === 'AGENT' || raw === 'PARTNER' || raw === 'SYSTEM' ? raw : undefined;
 }
 
-/** Customer master data: customers see themselves, staff everyone, partners basic data of everyone. */
-export function maySeeCustomer(caller: Caller, customerId: string): boolean {
-  if (caller.role === 'CUSTOMER') return caller.customerId === customerId;
-  return true;
+/**
+ * A customer's record, and ordering against their credit limit: customers themselves, staff everyone, a
+ * partner its own customers only — those it onboarded or was linked to (partner_customers).
+ */
+export async function maySeeCustomer(tx: Tx, caller: Caller, customer: Pick<Customer, 'customerId' | 'createdBy'>): Promise<boolean> {
+  switch (caller.role) {
+    case 'AGENT':
+      return true;
+    case 'CUSTOMER':
+      return caller.customerId === customer.customerId;
+    case 'PARTNER':
+      return customer.createdBy === caller.principal || await isLinkedToPartner(tx, caller.principal, customer.customerId);
+    case 'SYSTEM':
+      return false;
+  }
 }
 
 export function mayChangeCustomer(caller: Caller, customerId: string): boolean {
@@ -44,6 +58,8 @@ export function mayUseCustomerData(caller: Caller, ownerCustomerId: string | nul
  * Events: who may read an event is who may read its resource through the API. Staff read every event; a
  * customer the events of their own orders, payments, loans and customer record; a partner the events of the
  * orders it placed and of the customers it onboarded (never payments or loans, which partners cannot read).
+ * Customers merely linked to a partner (partner_customers) are not in its audience: deciding that needs a
+ * lookup, and this answer is synchronous (the webhook fan-out asks it per event).
  */
 export type EventAudience =
   | { kind: 'all' }

@@ -21,9 +21,10 @@ test('GET /v1/customers/{id}: the requested customer, 404 when absent or another
   const staff = await h.request({ method: 'GET', url: '/v1/customers/1002', as: 'clerk' });
   assert.equal(staff.json().customerId, '1002');
   assert.equal(staff.json().name, 'Alan Turing');
-  // A partner gets basic data only.
-  const partner = await h.request({ method: 'GET', url: '/v1/customers/1002', as: 'acme-shop' });
-  assert.deepEqual(partner.json(), { customerId: '1002', name: 'Alan Turing' });
+  // A partner gets basic data only, of its own customers (acme-shop is linked to 1001 in the demo data).
+  const partner = await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'acme-shop' });
+  assert.deepEqual(partner.json(), { customerId: '1001', name: 'Ada Lovelace' });
+  assertProblem(await h.request({ method: 'GET', url: '/v1/customers/1002', as: 'acme-shop' }), 404, 'NOT_FOUND');
 });
 
 test('POST /v1/customers registers: 201 with Location; 409 for a registered e-mail; 400 for bad input', async (t) => {

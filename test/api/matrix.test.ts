@@ -95,7 +95,8 @@ async function webhookFixtures(h: TestApp, ids: Ids): Promise<Ids> {
   const sub = await h.request({ method: 'POST', url: '/v1/webhook-subscriptions', as: 'acme-shop', body: { url: HOOK_URL, eventTypes: ['OrderConfirmed'] } });
   assert.equal(sub.statusCode, 201, sub.body);
   const subscription = sub.json().subscriptionId;
-  assert.equal((await h.request({ method: 'POST', url: '/v1/orders', as: 'acme-shop', body: { customerId: '1002', productId: 'P-100', quantity: 1 } })).statusCode, 201);
+  // 1001 is linked to acme-shop in the demo data (a partner orders only for its own customers).
+  assert.equal((await h.request({ method: 'POST', url: '/v1/orders', as: 'acme-shop', body: { customerId: '1001', productId: 'P-100', quantity: 1 } })).statusCode, 201);
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     const [delivery] = (await h.request({ method: 'GET', url: `/v1/webhook-subscriptions/${subscription}/deliveries`, as: 'acme-shop' })).json().items;
@@ -120,6 +121,15 @@ async function snapshot(h: TestApp, ids: Ids): Promise<string> {
     return body;
   }));
 }
+
+/**
+ * The partner's own customers are those it onboarded or is linked to (the demo data links acme-shop to ada,
+ * 1001); a customer unrelated to it (alan, 1002) is as missing to it as to another customer.
+ */
+const UNRELATED_TO_PARTNER: Partial<Record<OperationId, Call>> = {
+  createOrder: { method: 'POST', url: '/v1/orders', body: { customerId: '1002', productId: 'P-100', quantity: 1 } },
+  getCustomer: { method: 'GET', url: '/v1/customers/1002' },
+};
 
 /** Collections filtered to what the caller may see: a filter that matches nothing is an empty 200, not a 404. */
 const LISTS: readonly OperationId[] = ['listOrders', 'listEvents', 'listWebhookSubscriptions'];
@@ -180,6 +190,14 @@ for (const operation of Object.keys(ROUTES) as OperationId[]) {
           assert.equal(listed.includes(ids.subscription), actor === 'partner', `only its owner lists a subscription: ${where}`);
         }
         if (operation === 'getCustomer' && res.statusCode === 200) assert.equal(res.json().customerId, '1001', where);
+      }
+      const unrelated = UNRELATED_TO_PARTNER[operation];
+      if (actor === 'partner' && unrelated) {
+        const alansOrders = async () => (await h.request({ method: 'GET', url: '/v1/orders?customerId=1002&limit=100', as: 'clerk' })).body;
+        const before = await alansOrders();
+        const res = await h.request({ ...unrelated, as: ACTORS.partner });
+        assert.equal(res.statusCode, 404, `${operation} by the partner on a customer not its own: ${res.body.slice(0, 200)}`);
+        assert.equal(await alansOrders(), before, 'a refused partner order was stored');
       }
     }
   });

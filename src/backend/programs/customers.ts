@@ -62,7 +62,7 @@ function validDate(text: string): boolean {
 export const inquireCustomer: Program = async (ctx, req) => {
   const id = field(req, 'cuskCustomerId');
   const customer = await findCustomer(ctx.tx, id);
-  if (!customer || !maySeeCustomer(ctx.caller, id)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
+  if (!customer || !(await maySeeCustomer(ctx.tx, ctx.caller, customer))) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   return ok(customerRecord(customer));
 };
 
@@ -108,7 +108,7 @@ export const updateCustomerProgram: Program = async (ctx, req) => {
   const { tx } = ctx;
   const id = field(req, 'cusuCustomerId');
   const current = await findCustomer(tx, id, { forUpdate: true });
-  if (!current || !maySeeCustomer(ctx.caller, id)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
+  if (!current || !(await maySeeCustomer(tx, ctx.caller, current))) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   if (!mayChangeCustomer(ctx.caller, id)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   const name = patched(field(req, 'cusuNameAction'), field(req, 'cusuName'), current.name);
   const email = patched(field(req, 'cusuEmailAction'), field(req, 'cusuEmail'), current.email);

@@ -1,5 +1,6 @@
 /** Order transactions: ORDCRT create, ORDINQ inquire, ORDLST list, ORDUPD update, ORDCAN cancel. */
-import { maySeeCustomer, maySeeOrder, type Caller } from '../caller.ts';
+import { createHash } from 'node:crypto';
+import { maySeeCustomer, maySeeOrder } from '../caller.ts';
 import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits } from '../money.ts';
@@ -12,6 +13,12 @@ import {
 import { adjustStock, lockProducts } from '../store/products.ts';
 
 const MAX_QUANTITY = 100;
+
+/**
+ * The credit limit is in the customer's currency and there are no exchange rates here: an order in another
+ * currency could not be weighed against it, so it is refused rather than let past the credit check.
+ */
+const CURRENCY_NOT_SUPPORTED = 'CURRENCY_NOT_SUPPORTED';
 
 export function orderRecord(o: Order): Record<string, unknown> {
   return {
@@ -54,26 +61,40 @@ async function raise(ctx: ProgramContext, type: EventType, o: Order): Promise<vo
   });
 }
 
-/** A customer may order for themselves; partners and staff for any existing customer. */
-function mayOrderFor(caller: Caller, customerId: string): boolean {
-  return maySeeCustomer(caller, customerId);
+/** The request's business fields, canonical (a fixed order, nothing else): what an idempotency key stands for. */
+function orderRequestHash(customerId: string, productId: string, quantity: number): string {
+  return createHash('sha256').update(JSON.stringify([customerId, productId, quantity])).digest('base64url');
+}
+
+/**
+ * Was the earlier order made with this request? Its hash from when it was made: a PUT may have changed the
+ * order since. An order from before the hash was kept is compared as it is while unchanged (version 1).
+ */
+function sameRequest(earlier: Order, requestHash: string): boolean {
+  const made = earlier.requestHash ?? (earlier.version === 1 ? orderRequestHash(earlier.customerId, earlier.productId, earlier.quantity) : null);
+  return made === null || made === requestHash;
 }
 
 export const createOrder: Program = async (ctx, req) => {
   const { tx, caller } = ctx;
-  if (ctx.idempotencyKey) {
-    const earlier = await findOrderByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
-    if (earlier) return reply(earlier);
-  }
   const customerId = field(req, 'ordcCustomerId');
   const productId = field(req, 'ordcProductId');
   const quantity = Number(req['ordcQuantity']);
+  const requestHash = orderRequestHash(customerId, productId, quantity);
+  if (ctx.idempotencyKey) {
+    const earlier = await findOrderByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
+    if (earlier && !sameRequest(earlier, requestHash)) {
+      return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different order');
+    }
+    if (earlier) return reply(earlier);
+  }
   if (!Number.isInteger(quantity) || quantity < 1 || quantity > MAX_QUANTITY) {
     return fail(RC.INVALID_INPUT, 'QUANTITY_OUT_OF_RANGE', `quantity must be between 1 and ${MAX_QUANTITY}`);
   }
   // The customer's row is the lock for the credit check: two orders of one customer decide one after the other.
+  // Who may read the customer may order against their credit limit (a partner: its own customers only).
   const customer = await findCustomer(tx, customerId, { forUpdate: true });
-  if (!customer || !mayOrderFor(caller, customerId)) {
+  if (!customer || !(await maySeeCustomer(tx, caller, customer))) {
     return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', `customer ${customerId} not found`);
   }
   const product = (await lockProducts(tx, [productId])).get(productId);
@@ -81,14 +102,15 @@ export const createOrder: Program = async (ctx, req) => {
   let reason: string | null = null;
   const amount = product ? product.unitPrice * quantity : 0;
   if (!product) reason = 'UNKNOWN_PRODUCT';
+  else if (product.currency !== customer.currency) reason = CURRENCY_NOT_SUPPORTED;
   else if (product.stock < quantity) reason = 'OUT_OF_STOCK';
-  else if (await openOrderTotal(tx, customerId) + amount > customer.creditLimit) reason = 'CREDIT_LIMIT_EXCEEDED';
+  else if (await openOrderTotal(tx, customerId, customer.currency) + amount > customer.creditLimit) reason = 'CREDIT_LIMIT_EXCEEDED';
   if (reason) status = 'REJECTED';
   else await adjustStock(tx, productId, -quantity);
   const order = await insertOrder(tx, {
     orderId: newId('ORD'), status, rejectReason: reason, customerId, productId, quantity, amount,
     currency: product?.currency ?? customer.currency, createdBy: caller.principal,
-    idempotencyKey: ctx.idempotencyKey || null, correlationId: ctx.correlationId, createdAt: ctx.now,
+    idempotencyKey: ctx.idempotencyKey || null, requestHash, correlationId: ctx.correlationId, createdAt: ctx.now,
     updatedAt: ctx.now, version: 1,
   });
   await audit(ctx, order.orderId, status === 'CONFIRMED' ? 'created' : 'rejected');
@@ -150,10 +172,15 @@ export const updateOrder: Program = async (ctx, req) => {
   if (!customer) return fail(RC.ABEND, 'CUSTOMER_MISSING', 'order without customer');
   const product = (await lockProducts(tx, [order.productId, productId])).get(productId);
   if (!product) return fail(RC.RULE_FAILED, 'UNKNOWN_PRODUCT', `product ${productId} does not exist`);
+  if (product.currency !== customer.currency) {
+    return fail(RC.RULE_FAILED, CURRENCY_NOT_SUPPORTED, `orders for this customer are in ${customer.currency}, the currency of their credit limit`);
+  }
   const available = product.stock + (product.productId === order.productId ? order.quantity : 0);
   if (available < quantity) return fail(RC.RULE_FAILED, 'OUT_OF_STOCK', `only ${available} in stock`);
   const amount = product.unitPrice * quantity;
-  if (await openOrderTotal(tx, order.customerId) - order.amount + amount > customer.creditLimit) {
+  // An order in another currency (from before the rule) was never counted against the limit.
+  const counted = order.currency === customer.currency ? order.amount : 0;
+  if (await openOrderTotal(tx, order.customerId, customer.currency) - counted + amount > customer.creditLimit) {
     return fail(RC.RULE_FAILED, 'CREDIT_LIMIT_EXCEEDED', 'the change exceeds the customer order credit limit');
   }
   await adjustStock(tx, order.productId, order.quantity);

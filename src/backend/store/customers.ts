@@ -21,7 +21,7 @@ export interface Customer {
   /** Minor units; the ceiling of the customer's confirmed open orders. */
   creditLimit: number;
   currency: string;
-  /** The principal that onboarded the customer (a partner sees its own customers' events); null for older rows. */
+  /** The principal that onboarded the customer (a partner reaches the customers it onboarded); null for older rows. */
   createdBy: string | null;
   createdAt: string;
   updatedAt: string;
@@ -93,5 +93,17 @@ export async function updateCustomer(tx: Tx, c: Customer): Promise<void> {
        updated_at = ? WHERE customer_id = ?`,
     c.name, c.email, normalizeEmail(c.email), c.phone, c.birthDate, c.address ? JSON.stringify(c.address) : null,
     c.updatedAt, c.customerId,
+  );
+}
+
+/** Is the customer linked to the partner (partner_customers), beside those the partner onboarded? */
+export async function isLinkedToPartner(tx: Tx, principal: string, customerId: string): Promise<boolean> {
+  return (await tx.get('SELECT 1 AS linked FROM partner_customers WHERE principal = ? AND customer_id = ?', principal, customerId)) !== undefined;
+}
+
+export async function linkPartnerCustomer(tx: Tx, link: { principal: string; customerId: string; linkedAt: string }): Promise<void> {
+  await tx.run(
+    'INSERT INTO partner_customers (principal, customer_id, linked_at) VALUES (?, ?, ?) ON CONFLICT (principal, customer_id) DO NOTHING',
+    link.principal, link.customerId, link.linkedAt,
   );
 }

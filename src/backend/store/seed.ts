@@ -1,6 +1,6 @@
 /** Demo data of issue 3, loaded into a new store and reloaded by `npm run seed`. */
 import { insertAccount, postTransfer } from './accounts.ts';
-import { insertCustomer, type Customer } from './customers.ts';
+import { insertCustomer, linkPartnerCustomer, type Customer } from './customers.ts';
 import { insertProduct } from './products.ts';
 import type { Tx } from './tx.ts';
 
@@ -9,6 +9,9 @@ const DEMO_CUSTOMERS: Array<Pick<Customer, 'customerId' | 'name' | 'email' | 'ri
   { customerId: '1002', name: 'Alan Turing', email: 'alan@example.com', riskRating: 'C', monthlyIncome: 250_000, creditLimit: 100_000 },
   { customerId: '1003', name: 'Grace Hopper', email: 'grace@example.com', riskRating: 'D', monthlyIncome: 300_000, creditLimit: 200_000 },
 ];
+
+/** The demo partner's customers by agreement (a partner reaches only these and those it onboards). */
+const DEMO_PARTNER_LINKS = [{ principal: 'acme-shop', customerId: '1001' }];
 
 const DEMO_ACCOUNTS = [
   { accountId: '1001-01', customerId: '1001', currency: 'EUR', opening: 250_000 },
@@ -23,7 +26,7 @@ const DEMO_PRODUCTS = [
   { productId: 'P-300', name: 'Lamp', unitPrice: 1_000, currency: 'EUR', stock: 0 },
 ];
 
-const TABLES = ['sequences', 'webhook_deliveries', 'events', 'audit_log', 'ledger_postings', 'payments', 'loan_applications', 'orders', 'accounts', 'products', 'customers'];
+const TABLES = ['sequences', 'webhook_deliveries', 'events', 'audit_log', 'ledger_postings', 'payments', 'loan_applications', 'orders', 'accounts', 'products', 'partner_customers', 'customers'];
 
 export async function isEmpty(tx: Tx): Promise<boolean> {
   return Number((await tx.get('SELECT COUNT(*) AS n FROM customers'))?.['n']) === 0;
@@ -37,6 +40,7 @@ export async function seedDemoData(tx: Tx, now = new Date().toISOString()): Prom
   for (const c of DEMO_CUSTOMERS) {
     await insertCustomer(tx, { ...c, phone: null, birthDate: null, address: null, currency: 'EUR', createdBy: null, createdAt: now, updatedAt: now });
   }
+  for (const link of DEMO_PARTNER_LINKS) await linkPartnerCustomer(tx, { ...link, linkedAt: now });
   // Opening balances are posted against an equity account per currency, so the books stay balanced.
   for (const currency of ['EUR', 'USD']) {
     await insertAccount(tx, { accountId: `SYS-OPENING-${currency}`, customerId: null, currency, balance: 0, kind: 'SYSTEM' });
