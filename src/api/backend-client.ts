@@ -11,7 +11,7 @@ import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from '
 import { TransportTimeoutError, type Transport } from '../transport/transport.ts';
 import { ApiError } from './errors.ts';
 import type { BackendCallFacts } from './fastify-types.ts';
-import { RecordEncodeError } from '../records/index.ts';
+import { RecordEncodeError, type EncodeLimit } from '../records/index.ts';
 
 export interface BackendOutcome {
   /** true for a business rejection (RC 04): HTTP 200 with the reason in the body. */
@@ -23,13 +23,10 @@ export interface BackendOutcome {
 }
 
 export interface BackendClient {
-  /**
-   * `pointers` maps record field names to the request's JSON pointers, so a value the record cannot
-   * hold (too many digits or decimals) is reported against the field the client sent.
-   */
-  call(tran: TranCode, req: FastifyRequest, record: Record<string, unknown>, pointers?: Record<string, string>): Promise<BackendOutcome>;
+  /** `pointers`: where each record field's value came from in the request (RecordPointers). */
+  call(tran: TranCode, req: FastifyRequest, record: Record<string, unknown>, pointers?: RecordPointers): Promise<BackendOutcome>;
   /** The same request, put on the back-end's queue to run later (OPSUBM): answers the operation (OPREC). */
-  submit(tran: AsyncTranCode, req: FastifyRequest, record: Record<string, unknown>, pointers?: Record<string, string>): Promise<BackendOutcome>;
+  submit(tran: AsyncTranCode, req: FastifyRequest, record: Record<string, unknown>, pointers?: RecordPointers): Promise<BackendOutcome>;
 }
 
 /**
@@ -124,16 +121,40 @@ function requestHeader(tran: string, req: FastifyRequest): MessageHeader {
   };
 }
 
+/** What each record code page holds, in a client's words. */
+const CHARACTER_SETS: Record<string, string> = {
+  cp1140: 'text holds the Western European (Latin-1) letters, digits and punctuation, and €',
+  cp037: 'text holds the Western European (Latin-1) letters, digits and punctuation',
+  ascii: 'text holds ASCII characters only',
+  latin1: 'text holds the Western European (Latin-1) characters only',
+};
+
+/** A limit of the record, in the client's words (the codec names pictures and code pages). */
+export function refusalDetail(limit: EncodeLimit | undefined): string {
+  switch (limit?.kind) {
+    case 'length': return `must have at most ${limit.max} characters`;
+    case 'decimals': return `must have at most ${limit.max} decimal place${limit.max === 1 ? '' : 's'}`;
+    case 'range': return `must be between ${limit.min} and ${limit.max}`;
+    case 'character': return `character "${limit.character}" cannot be stored: ${CHARACTER_SETS[limit.charset] ?? 'it is not in the back-end\'s character set'}`;
+    default: return 'is not a value this field can hold';
+  }
+}
+
+/**
+ * `pointers`: record field path (`cusaAddr.cusaAddrLine1`) → the request's JSON pointer it came from, for
+ * every field a client's value reaches. A value the record cannot hold is reported at that pointer.
+ */
+export type RecordPointers = Record<string, string>;
+
 /** Encodes a record, telling a value it cannot hold against the JSON pointer the client sent it at. */
-function encodeOrRefuse(encode: () => Buffer, pointers: Record<string, string>): Buffer {
+function encodeOrRefuse(encode: () => Buffer, pointers: RecordPointers): Buffer {
   try {
     return encode();
   } catch (error) {
     if (!(error instanceof RecordEncodeError)) throw error;
-    const pointer = pointers[error.path.split(/[.[]/)[0] ?? ''] ?? '';
-    throw new ApiError('VALIDATION_FAILED', `${pointer || 'a value'} does not fit the record: ${error.reason}`, {
-      violations: [{ pointer, in: 'body', detail: 'has more digits, decimals or characters than allowed' }],
-    });
+    const pointer = pointers[error.path] ?? pointers[error.path.split(/[.[]/)[0] ?? ''] ?? '';
+    const detail = refusalDetail(error.limit);
+    throw new ApiError('VALIDATION_FAILED', `${pointer || 'a value'} ${detail}`, { violations: [{ pointer, in: 'body', detail }] });
   }
 }
 

@@ -34,7 +34,7 @@ Commands:
   stack [--api N] [--backend M]                        a small cluster on this machine: N APIs, M back-ends, a front on PORT
 
 Copybook options:
-  --profile zos|gnucobol        platform profile (default zos: EBCDIC cp037, binary 2/4/8 bytes)
+  --profile zos|gnucobol        platform profile (default zos: EBCDIC cp1140, binary 2/4/8 bytes)
   --encoding ascii|latin1|cp037|cp1140
   --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
   --format fixed|free|auto      --record NAME (when the copybook has several 01 records)

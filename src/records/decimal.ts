@@ -68,7 +68,7 @@ function fromDecimalString(s: string, scale: number, path: string): number | big
   const intPart = m[2]!.replace(/^0+/, '');
   const frac = (m[3] ?? '').replace(/0+$/, '');
   if (frac.length > scale) {
-    throw new RecordEncodeError(path, `${s} has ${frac.length} decimal places; the picture holds ${scale}`);
+    throw new RecordEncodeError(path, `${s} has ${frac.length} decimal places; the picture holds ${scale}`, { kind: 'decimals', max: scale });
   }
   const digits = (intPart + frac.padEnd(scale, '0')).replace(/^0+/, '');
   if (digits === '') return 0;

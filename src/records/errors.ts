@@ -30,17 +30,29 @@ export class CopybookError extends RecordError {
   }
 }
 
+/**
+ * The field limit a value broke, for callers that explain it in their own words (an API says "at most 2
+ * decimal places", not "the picture holds 2"). Absent for shape errors (wrong type, unknown field).
+ */
+export type EncodeLimit =
+  | { kind: 'length'; max: number }
+  | { kind: 'character'; character: string; position: number; charset: string }
+  | { kind: 'decimals'; max: number }
+  | { kind: 'range'; min: string; max: string };
+
 /** A JSON value that the record cannot hold: names the JSON path. */
 export class RecordEncodeError extends RecordError {
   readonly code = 'ENCODE_INVALID_VALUE' as const;
   path: string;
   readonly reason: string;
+  readonly limit: EncodeLimit | undefined;
 
-  constructor(path: string, reason: string) {
+  constructor(path: string, reason: string, limit?: EncodeLimit) {
     super(`${path || '(record)'}: ${reason}`);
     this.name = 'RecordEncodeError';
     this.path = path;
     this.reason = reason;
+    this.limit = limit;
   }
 
   /** Re-anchors the error under an enclosing path (used by array loops, so paths cost nothing until an error). */

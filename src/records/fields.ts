@@ -3,7 +3,7 @@
  * object built once per field at compile time.
  */
 import type { CharTable } from './charsets.ts';
-import { RecordDecodeError, RecordEncodeError } from './errors.ts';
+import { RecordDecodeError, RecordEncodeError, type EncodeLimit } from './errors.ts';
 import { BIG_POW10, fitsDigits, pictureMax, POW10, scaledInteger, scaledToJson, typeName } from './decimal.ts';
 
 export interface TextSpec {
@@ -60,13 +60,17 @@ const ALPHABETIC = /^[A-Za-z ]*$/;
 export function putText(buf: Buffer, off: number, s: TextSpec, v: unknown, path: string): void {
   if (typeof v !== 'string') throw new RecordEncodeError(path, `expected a string, got ${typeName(v)}`);
   const n = v.length;
-  if (n > s.length) throw new RecordEncodeError(path, `string of ${n} characters is longer than the ${s.length} the field holds`);
+  if (n > s.length) throw new RecordEncodeError(path, `string of ${n} characters is longer than the ${s.length} the field holds`, { kind: 'length', max: s.length });
   if (s.alphabetic && !ALPHABETIC.test(v)) throw new RecordEncodeError(path, 'an alphabetic (PIC A) field holds only letters and spaces');
   const enc = s.table.encode;
   const start = s.justifiedRight ? off + s.length - n : off;
   for (let i = 0; i < n; i++) {
     const b = enc[v.charCodeAt(i)]!;
-    if (b < 0) throw new RecordEncodeError(path, `character "${v[i]}" at position ${i} is not in ${s.table.name}`);
+    if (b < 0) {
+      throw new RecordEncodeError(path, `character "${v[i]}" at position ${i} is not in ${s.table.name}`, {
+        kind: 'character', character: String.fromCodePoint(v.codePointAt(i)!), position: i, charset: s.table.name,
+      });
+    }
     buf[start + i] = b;
   }
   // a loop beats Buffer#fill for the short paddings of typical fields
@@ -99,9 +103,10 @@ export function getTextLatin1(b: Buffer, off: number, length: number): string {
 
 function checkedScaled(s: NumberSpec, v: unknown, path: string): number | bigint {
   const n = scaledInteger(v, s.scale, path);
-  if (!s.signed && n < 0) throw new RecordEncodeError(path, `negative value ${String(v)} into an unsigned field (PIC ${s.picture})`);
+  const range = (): EncodeLimit => ({ kind: 'range', min: s.signed ? `-${pictureMax(s.digits, s.scale)}` : '0', max: pictureMax(s.digits, s.scale) });
+  if (!s.signed && n < 0) throw new RecordEncodeError(path, `negative value ${String(v)} into an unsigned field (PIC ${s.picture})`, range());
   if (!fitsDigits(n, s.digits)) {
-    throw new RecordEncodeError(path, `${String(v)} has too many digits for PIC ${s.picture} (at most ${s.signed ? '±' : ''}${pictureMax(s.digits, s.scale)})`);
+    throw new RecordEncodeError(path, `${String(v)} has too many digits for PIC ${s.picture} (at most ${s.signed ? '±' : ''}${pictureMax(s.digits, s.scale)})`, range());
   }
   return n;
 }

@@ -17,7 +17,7 @@ import { buildTemplate } from './specs.ts';
 import type { CompileOptions, ConditionName, LayoutItem, RecordLayout } from './types.ts';
 
 export * from './types.ts';
-export { CopybookError, MappingError, RecordDecodeError, RecordEncodeError, RecordError, type RecordErrorCode } from './errors.ts';
+export { CopybookError, MappingError, RecordDecodeError, RecordEncodeError, RecordError, type EncodeLimit, type RecordErrorCode } from './errors.ts';
 export { PROFILES } from './profiles.ts';
 export type { JsonSchema } from './schema.ts';
 

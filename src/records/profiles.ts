@@ -2,8 +2,9 @@ import type { CompileOptions, PlatformProfile, ProfileName } from './types.ts';
 
 /** The same copybook lays out differently by platform; a profile says how. */
 export const PROFILES: Readonly<Record<ProfileName, PlatformProfile>> = {
-  // IBM Enterprise COBOL on z/OS: EBCDIC, C/D zoned signs, binary 2/4/8 bytes, COMP-5 big-endian.
-  zos: { charset: 'cp037', zonedSign: 'ebcdic', binarySizes: 'ibm', comp5ByteOrder: 'big' },
+  // IBM Enterprise COBOL on z/OS: EBCDIC (CCSID 1140: 037 with the euro sign), C/D zoned signs, binary
+  // 2/4/8 bytes, COMP-5 big-endian.
+  zos: { charset: 'cp1140', zonedSign: 'ebcdic', binarySizes: 'ibm', comp5ByteOrder: 'big' },
   // GnuCOBOL defaults on x86-64 Linux: ASCII, p–y negative overpunch, binary 1/2/4/8, COMP-5 native order.
   gnucobol: { charset: 'ascii', zonedSign: 'ascii', binarySizes: 'gnucobol', comp5ByteOrder: 'little' },
 };

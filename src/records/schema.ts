@@ -31,6 +31,7 @@ function elementarySchema(n: Node, annotate: boolean): JsonSchema {
     schema.pattern = `^${pic.signed ? '-?' : ''}\\d{1,${Math.max(intDigits, 1)}}${pic.scale > 0 ? `(\\.\\d{1,${pic.scale}})?` : ''}$`;
   } else {
     schema.type = pic.scale === 0 ? 'integer' : 'number';
+    if (pic.scale > 0) schema.multipleOf = 10 ** -pic.scale;
     const max = Number(pictureMax(pic.digits, pic.scale));
     if (n.usage === 'comp-5') {
       const bits = n.length * 8;

@@ -30,7 +30,7 @@ test.after(() => rmSync(dir, { recursive: true, force: true }));
 test('inspect prints a table of fields with offsets and lengths', () => {
   const r = run(['copybook', 'inspect', cpy]);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^PAY-REC: 18 to 26 bytes; cp037/);
+  assert.match(r.stdout, /^PAY-REC: 18 to 26 bytes; cp1140/);
   assert.match(r.stdout, /payAmount\s+05\s+PAY-AMOUNT\s+8\s+6\s+COMP-3 S9\(9\)V9\(2\)/);
   assert.match(r.stdout, /payLeg\[\]\.legAcct\s+10\s+LEG-ACCT\s+18\s+4\s+DISPLAY X\(4\)/);
   assert.match(r.stdout, /0 TO 2 DEPENDING ON PAY-LEGS/);

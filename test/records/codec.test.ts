@@ -49,11 +49,26 @@ test('z/OS profile: EBCDIC text, C/D/F zoned signs, packed and big-endian binary
   assert.deepEqual(layout.decode(bytes), { name: 'Ab1', pos: 12, neg: -12, uns: 7, pk: -1234, bn: -2, c5: 65535 });
 });
 
-test('cp1140 holds the euro sign, cp037 does not', () => {
+test('cp1140 holds the euro sign, cp037 does not; the z/OS profile is cp1140', () => {
   const src = fixed('01 R.', '   05 CUR PIC X.');
   assert.equal(hex(compileCopybook(src, { encoding: 'cp1140' }).encode({ cur: '€' })), '9f');
-  assert.match(encodeError(src, { cur: '€' }).message, /cur: character "€" at position 0 is not in cp037/);
+  assert.equal(hex(compileCopybook(src).encode({ cur: '€' })), '9f');
+  const refused = encodeError(src, { cur: '€' }, { encoding: 'cp037' });
+  assert.match(refused.message, /cur: character "€" at position 0 is not in cp037/);
+  assert.deepEqual(refused.limit, { kind: 'character', character: '€', position: 0, charset: 'cp037' });
+  // A character outside the BMP is named whole, not by half of its surrogate pair.
+  assert.deepEqual(encodeError(fixed('01 R.', '   05 TXT PIC X(4).'), { txt: 'a😀' }).limit, { kind: 'character', character: '😀', position: 1, charset: 'cp1140' });
   assert.equal(compileCopybook(src, { encoding: 'cp037' }).decode(Buffer.from('9f', 'hex')).cur, '¤');
+});
+
+test('a refused value names the limit it broke, for callers that explain it in their own words', () => {
+  const src = fixed('01 R.', '   05 TXT PIC X(3).', '   05 AMT PIC S9(3)V99 COMP-3.', '   05 QTY PIC 9(2).');
+  const ok = { txt: 'abc', amt: 1.5, qty: 1 };
+  assert.deepEqual(encodeError(src, { ...ok, txt: 'abcd' }).limit, { kind: 'length', max: 3 });
+  assert.deepEqual(encodeError(src, { ...ok, amt: 5.555 }).limit, { kind: 'decimals', max: 2 });
+  assert.deepEqual(encodeError(src, { ...ok, amt: 1000 }).limit, { kind: 'range', min: '-999.99', max: '999.99' });
+  assert.deepEqual(encodeError(src, { ...ok, qty: -1 }).limit, { kind: 'range', min: '0', max: '99' });
+  assert.equal(encodeError(src, { ...ok, qty: 'one' }).limit, undefined);
 });
 
 test('exact decimals: S9(15)V99 round-trips every value through decimal strings', () => {

@@ -156,7 +156,7 @@ test('level 88 values become the field\'s enum in the JSON Schema; VALUE becomes
 test('JSON Schema carries types and limits from the pictures', () => {
   const layout = compileCopybook(fixed('01 R.', '   05 AMT PIC S9(5)V99 COMP-3.', '   05 BIG PIC S9(15)V99.', '   05 WORD PIC A(4).', '   05 N PIC 9(3) COMP-5.', '   05 T OCCURS 2 PIC X.'), { profile: 'gnucobol' });
   const { properties: p } = layout.jsonSchema() as { properties: Record<string, Record<string, unknown>> };
-  assert.deepEqual(p.amt, { type: 'number', minimum: -99999.99, maximum: 99999.99 });
+  assert.deepEqual(p.amt, { type: 'number', multipleOf: 0.01, minimum: -99999.99, maximum: 99999.99 });
   assert.deepEqual(p.big, { type: 'string', pattern: '^-?\\d{1,15}(\\.\\d{1,2})?$' });
   assert.deepEqual(p.word, { type: 'string', maxLength: 4, pattern: '^[A-Za-z ]*$' });
   assert.deepEqual(p.n, { type: 'integer', minimum: 0, maximum: 65535 });

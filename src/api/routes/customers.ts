@@ -6,43 +6,58 @@ import { CUSTOMER_FIELDS, projectFields, rolesReceiving } from '../authorization
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
 import { CustomerId, Timestamp } from '../schemas/common.ts';
+import { recordString } from '../schemas/record-field.ts';
+import type { RecordPointers } from '../backend-client.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
-const Name = Type.String({ minLength: 1, maxLength: 70, pattern: '\\S' });
-const Email = Type.String({ format: 'email', maxLength: 254 });
-const Phone = Type.String({ pattern: '^\\+?[0-9 ()-]{4,20}$', maxLength: 20 });
 const BirthDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
-const Line = Type.String({ minLength: 1, maxLength: 70 });
-const PostalCode = Type.String({ minLength: 1, maxLength: 16 });
-const City = Type.String({ minLength: 1, maxLength: 35 });
 const Country = Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2' });
 
+/** The customer's text fields; their lengths are those of the record they are written to (CUSADDI, CUSUPDI). */
+function customerFields(tran: 'CUSADD' | 'CUSUPD') {
+  const p = tran === 'CUSADD' ? 'cusa' : 'cusu';
+  return {
+    name: recordString(tran, `${p}Name`, { minLength: 1, pattern: '\\S' }),
+    email: recordString(tran, `${p}Email`, { format: 'email' }),
+    phone: recordString(tran, `${p}Phone`, { pattern: '^\\+?[0-9 ()-]{4,20}$' }),
+    line1: recordString(tran, `${p}Addr.${p}AddrLine1`, { minLength: 1 }),
+    line2: recordString(tran, `${p}Addr.${p}AddrLine2`, { minLength: 1 }),
+    postalCode: recordString(tran, `${p}Addr.${p}AddrPostcode`, { minLength: 1 }),
+    city: recordString(tran, `${p}Addr.${p}AddrCity`, { minLength: 1 }),
+  };
+}
+
+const create = customerFields('CUSADD');
 export const Address = Type.Object(
-  { line1: Line, line2: Type.Optional(Line), postalCode: PostalCode, city: City, country: Country },
+  { line1: create.line1, line2: Type.Optional(create.line2), postalCode: create.postalCode, city: create.city, country: Country },
   { additionalProperties: false },
 );
 
 export const CustomerCreateRequest = Type.Object(
-  { name: Name, email: Email, phone: Type.Optional(Phone), dateOfBirth: Type.Optional(BirthDate), address: Type.Optional(Address) },
+  {
+    name: create.name, email: create.email, phone: Type.Optional(create.phone), dateOfBirth: Type.Optional(BirthDate),
+    address: Type.Optional(Address),
+  },
   { additionalProperties: false },
 );
 export type CustomerCreateRequest = Static<typeof CustomerCreateRequest>;
 
+const patch = customerFields('CUSUPD');
 /** RFC 7396 merge patch: a member set to null removes an optional field; absent members stay. */
 export const CustomerPatch = Type.Object(
   {
-    name: Type.Optional(Name),
-    email: Type.Optional(Email),
-    phone: Type.Optional(Type.Union([Phone, Type.Null()])),
+    name: Type.Optional(patch.name),
+    email: Type.Optional(patch.email),
+    phone: Type.Optional(Type.Union([patch.phone, Type.Null()])),
     dateOfBirth: Type.Optional(Type.Union([BirthDate, Type.Null()])),
     address: Type.Optional(
       Type.Union([
         Type.Object(
           {
-            line1: Type.Optional(Line),
-            line2: Type.Optional(Type.Union([Line, Type.Null()])),
-            postalCode: Type.Optional(PostalCode),
-            city: Type.Optional(City),
+            line1: Type.Optional(patch.line1),
+            line2: Type.Optional(Type.Union([patch.line2, Type.Null()])),
+            postalCode: Type.Optional(patch.postalCode),
+            city: Type.Optional(patch.city),
             country: Type.Optional(Country),
           },
           { additionalProperties: false },
@@ -54,6 +69,18 @@ export const CustomerPatch = Type.Object(
   { additionalProperties: false },
 );
 export type CustomerPatch = Static<typeof CustomerPatch>;
+
+/** Where each record field's value comes from in a create or a patch body. */
+function customerPointers(p: 'cusa' | 'cusu'): RecordPointers {
+  return {
+    [`${p}Name`]: '/name', [`${p}Email`]: '/email', [`${p}Phone`]: '/phone', [`${p}BirthDate`]: '/dateOfBirth',
+    [`${p}Addr.${p}AddrLine1`]: '/address/line1', [`${p}Addr.${p}AddrLine2`]: '/address/line2',
+    [`${p}Addr.${p}AddrPostcode`]: '/address/postalCode', [`${p}Addr.${p}AddrCity`]: '/address/city',
+    [`${p}Addr.${p}AddrCountry`]: '/address/country',
+  };
+}
+const CREATE_POINTERS = customerPointers('cusa');
+const PATCH_POINTERS = customerPointers('cusu');
 
 /** OpenAPI extension naming the roles that receive a field. */
 const receivedBy = (field: string) => ({ 'x-roles': rolesReceiving(CUSTOMER_FIELDS, field) });
@@ -179,7 +206,7 @@ export function customerRoutes(app: Api, { backend }: RouteDeps): void {
           cusaAddrCity: b.address?.city ?? '',
           cusaAddrCountry: b.address?.country ?? '',
         },
-      });
+      }, CREATE_POINTERS);
       const customer = customerFromRecord(out.body, req.principal?.role);
       return reply.code(201).header('location', `/v1/customers/${customer.customerId}`).send(customer);
     },
@@ -203,7 +230,7 @@ function updateCustomerRoute(app: Api, backend: RouteDeps['backend']): void {
     },
     handler: async (req) => {
       assertMayNameCustomer(req.principal, req.params.customerId);
-      const out = await backend.call('CUSUPD', req, patchRecord(req.params.customerId, req.body));
+      const out = await backend.call('CUSUPD', req, patchRecord(req.params.customerId, req.body), PATCH_POINTERS);
       return customerFromRecord(out.body, req.principal?.role);
     },
   });

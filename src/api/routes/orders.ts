@@ -7,9 +7,10 @@ import { ORDER_FIELDS, projectFields } from '../authorization/fields.ts';
 import type { Role } from '../auth/roles.ts';
 import { problem } from '../schemas/problem.ts';
 import { CurrencyCode, CustomerId, IdempotencyKeyHeader, Money, OrderId, ProductId, Timestamp } from '../schemas/common.ts';
+import { recordInteger } from '../schemas/record-field.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
-export const Quantity = Type.Integer({ minimum: 1, maximum: 100, description: 'Units ordered, 1 to 100' });
+export const Quantity = recordInteger('ORDCRT', 'ordcQuantity', { minimum: 1, maximum: 100, description: 'Units ordered, 1 to 100' });
 
 export const OrderRequest = Type.Object(
   { customerId: CustomerId, productId: ProductId, quantity: Quantity },
@@ -111,7 +112,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
         ordcCustomerId: req.body.customerId,
         ordcProductId: req.body.productId,
         ordcQuantity: req.body.quantity,
-      });
+      }, { ordcCustomerId: '/customerId', ordcProductId: '/productId', ordcQuantity: '/quantity' });
       const order = forRole(orderFromRecord(out.body), req.principal?.role);
       if (out.rejected) return reply.code(200).send(order);
       return reply.code(201).header('location', `/v1/orders/${order.orderId}`).header('etag', etag(out.body)).send(order);
@@ -187,7 +188,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
         orduQuantity: req.body.quantity,
         // 0 is the record's "whatever the version" (If-Match: *); a version is compared under the row lock.
         orduIfMatchVersion: ifMatch.kind === 'version' ? ifMatch.version : 0,
-      });
+      }, { orduProductId: '/productId', orduQuantity: '/quantity' });
       return reply.header('etag', etag(out.body)).send(forRole(orderFromRecord(out.body), req.principal?.role));
     },
   });

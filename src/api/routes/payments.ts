@@ -4,6 +4,8 @@ import { problem } from '../schemas/problem.ts';
 import { PAYMENT_FIELDS, projectFields } from '../authorization/fields.ts';
 import type { Role } from '../auth/roles.ts';
 import { AccountId, CurrencyCode, IdempotencyKeyHeader, Money, PaymentId, Timestamp } from '../schemas/common.ts';
+import { recordDecimal, recordString } from '../schemas/record-field.ts';
+import type { RecordPointers } from '../backend-client.ts';
 import { OperationAccepted, PreferHeader, prefersAsync, respondAsync } from './operations.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
@@ -11,13 +13,18 @@ export const PaymentRequest = Type.Object(
   {
     debtorAccount: AccountId,
     creditorAccount: AccountId,
-    amount: Type.Number({ description: 'Above 0, at most 1000000.00, at most two decimals' }),
+    amount: recordDecimal('PAYCRT', 'paycAmount', { description: 'Above 0, at most 1000000.00, at most two decimals' }),
     currency: CurrencyCode,
-    reference: Type.Optional(Type.String({ minLength: 1, maxLength: 140 })),
+    reference: Type.Optional(recordString('PAYCRT', 'paycRemittance', { minLength: 1, description: 'Remittance information shown to the creditor' })),
   },
   { additionalProperties: false },
 );
 export type PaymentRequest = Static<typeof PaymentRequest>;
+
+const PAYMENT_POINTERS: RecordPointers = {
+  paycDebtorAccount: '/debtorAccount', paycCreditorAccount: '/creditorAccount', paycAmount: '/amount', paycCurrencyCode: '/currency',
+  paycRemittance: '/reference',
+};
 
 export const Payment = Type.Object({
   paymentId: PaymentId,
@@ -77,8 +84,8 @@ export function paymentRoutes(app: Api, { backend }: RouteDeps): void {
         paycCurrencyCode: b.currency,
         paycRemittance: b.reference ?? '',
       };
-      if (prefersAsync(req)) return respondAsync(backend, 'PAYCRT', req, reply, record, { paycAmount: '/amount' });
-      const out = await backend.call('PAYCRT', req, record, { paycAmount: '/amount' });
+      if (prefersAsync(req)) return respondAsync(backend, 'PAYCRT', req, reply, record, PAYMENT_POINTERS);
+      const out = await backend.call('PAYCRT', req, record, PAYMENT_POINTERS);
       const payment = forRole(paymentFromRecord(out.body), req.principal?.role);
       if (out.rejected) return reply.code(200).send(payment);
       return reply.code(201).header('location', `/v1/payments/${payment.paymentId}`).send(payment);

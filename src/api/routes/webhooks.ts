@@ -13,6 +13,7 @@ import { ApiError } from '../errors.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
 import { problem } from '../schemas/problem.ts';
 import { Timestamp } from '../schemas/common.ts';
+import { recordString } from '../schemas/record-field.ts';
 import { EventType } from './events.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
@@ -20,9 +21,9 @@ const SubscriptionId = Type.String({ pattern: '^WHS-[0-9A-F]{16}$', maxLength: 2
 const DeliveryId = Type.String({ pattern: '^WHD-[0-9A-F]{16}$', maxLength: 20, description: 'Delivery identifier' });
 
 export const SubscriptionRequest = Type.Object({
-  url: Type.String({ format: 'uri', minLength: 1, maxLength: 500, description: 'Where to POST the events: https, a public address' }),
+  url: recordString('WHKCRT', 'whkcUrl', { format: 'uri', minLength: 1, description: 'Where to POST the events: https, a public address' }),
   eventTypes: Type.Array(EventType, { minItems: 1, maxItems: 10, uniqueItems: true }),
-  description: Type.Optional(Type.String({ maxLength: 200 })),
+  description: Type.Optional(recordString('WHKCRT', 'whkcDescription')),
 }, { additionalProperties: false });
 type SubscriptionRequest = Static<typeof SubscriptionRequest>;
 
