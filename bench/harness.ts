@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export const PAYMENT_BODY = JSON.stringify({ debtorAccount: '1003-01', creditorAccount: '1001-01', amount: 0.01, currency: 'EUR' });
 
 /** 10,000.00 over 24 months for Ada (rating A, income 6,000.00): approved in full, 201. */
-export const LOAN_BODY = JSON.stringify({ customerId: 1001, amount: 10000, installments: 24 });
+export const LOAN_BODY = JSON.stringify({ customerId: '1001', amount: 10000, installments: 24 });
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

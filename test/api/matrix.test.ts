@@ -83,9 +83,9 @@ const HOOK_ENV = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1
 async function fixtures(h: TestApp): Promise<Ids> {
   const order = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
   const payment = await h.request({ method: 'POST', url: '/v1/payments', as: 'ada', headers: key(), body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 2, currency: 'EUR' } });
-  const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: 1001, amount: 1000, installments: 12 } });
+  const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: '1001', amount: 1000, installments: 12 } });
   assert.deepEqual([order.statusCode, payment.statusCode, loan.statusCode], [201, 201, 201]);
-  const later = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: { prefer: 'respond-async' }, body: { customerId: 1001, amount: 1000, installments: 12 } });
+  const later = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: { prefer: 'respond-async' }, body: { customerId: '1001', amount: 1000, installments: 12 } });
   assert.equal(later.statusCode, 202);
   return { order: order.json().orderId, payment: payment.json().paymentId, loan: loan.json().loanId, operation: later.json().operationId, subscription: '', delivery: '' };
 }

@@ -158,18 +158,20 @@ test("a partner's subscription receives only its own orders' and customers' even
   const types = ['OrderConfirmed', 'CustomerCreated', 'PaymentCompleted', 'LoanApproved'];
   const acmeSub = (await subscribe(h, 'acme-shop', `${receiver.url}/acme`, types)).json();
   await subscribe(h, other, `${receiver.url}/globex`, types);
-  const acmeOrder = await order(h, 'acme-shop', '1002');
-  const globexOrder = await order(h, other, '1002');
+  // A partner orders for its own customers: acme-shop's linked 1001, and one globex onboards.
+  const acmeOrder = await order(h, 'acme-shop', '1001');
+  const globexCustomer = (await h.request({ method: 'POST', url: '/v1/customers', ...other, body: { name: 'Dorothy Vaughan', email: 'dv@example.com' } })).json();
+  const globexOrder = await order(h, other, globexCustomer.customerId);
   await order(h, 'ada'); // a customer's own order
   const onboarded = (await h.request({ method: 'POST', url: '/v1/customers', as: 'acme-shop', body: { name: 'Katherine Johnson', email: 'kj@example.com' } })).json();
   await h.request({ method: 'POST', url: '/v1/payments', as: 'ada', headers: { 'idempotency-key': 'vis-1' }, body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' } });
   await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: '1001', amount: 1000, installments: 12 } });
-  await until('both partners served', () => receiver.received.length >= 3);
+  await until('both partners served', () => receiver.received.length >= 4);
   await new Promise((r) => setTimeout(r, 500));
   const to = (path: string) => receiver.received.filter((r) => r.path === path)
     .map((r) => JSON.parse(r.body) as { type: string; subject: string; data: Record<string, unknown> });
   assert.deepEqual(to('/hooks/acme').map((e) => `${e.type} ${e.subject}`).sort(), [`CustomerCreated ${onboarded.customerId}`, `OrderConfirmed ${acmeOrder.orderId}`].sort());
-  assert.deepEqual(to('/hooks/globex').map((e) => `${e.type} ${e.subject}`), [`OrderConfirmed ${globexOrder.orderId}`]);
+  assert.deepEqual(to('/hooks/globex').map((e) => `${e.type} ${e.subject}`).sort(), [`CustomerCreated ${globexCustomer.customerId}`, `OrderConfirmed ${globexOrder.orderId}`].sort());
   const customerEvent = to('/hooks/acme').find((e) => e.type === 'CustomerCreated')!;
   assert.deepEqual(customerEvent.data, { customerId: onboarded.customerId, name: 'Katherine Johnson' }, "the partner's field list");
   assert.equal((await deliveries(h, 'acme-shop', acmeSub.subscriptionId)).length, 2);
