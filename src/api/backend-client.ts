@@ -9,6 +9,7 @@ import { LINK_FAILURE } from '../backend/links.ts';
 import { STORE_UNAVAILABLE } from '../backend/store/tx.ts';
 import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from '../backend/message.ts';
 import { TransportTimeoutError, type Transport } from '../transport/transport.ts';
+import { principalIdFor, principalWidth } from './auth/principal-id.ts';
 import { ApiError } from './errors.ts';
 import type { BackendCallFacts } from './fastify-types.ts';
 import { RecordEncodeError, type EncodeLimit } from '../records/index.ts';
@@ -105,13 +106,13 @@ export function isTransientFailure(header: Pick<MessageHeader, 'returnCode' | 'r
 }
 
 /** The record header of a request: its correlation id, the caller, and the idempotency key. */
-function requestHeader(tran: string, req: FastifyRequest): MessageHeader {
+function requestHeader(tran: string, req: FastifyRequest, principalWidth: number): MessageHeader {
   const principal = req.principal;
   if (!principal) throw new Error('back-end call without an authenticated caller');
   return {
     tranCode: tran,
     correlationId: req.id,
-    principal: principal.subject,
+    principal: principalIdFor(principal.subject, principalWidth),
     role: ROLE_CODES[principal.role],
     customerId: principal.customerId ?? '',
     idempotencyKey: req.idempotency?.key ?? '',
@@ -160,6 +161,7 @@ function encodeOrRefuse(encode: () => Buffer, pointers: RecordPointers): Buffer 
 
 /** `afterChange`: called with the transaction code when one that changes data has been answered (the event relay looks at once). */
 export function createBackendClient(catalog: MessageCatalog, transport: Transport, afterChange?: (tran: TranCode) => void): BackendClient {
+  const width = principalWidth(catalog.header);
   async function exchange(tran: TranCode, req: FastifyRequest, request: Buffer): Promise<BackendOutcome> {
     const { header, body } = await callAndRead(req, transport, tran, request, catalog);
     if (header.returnCode !== RC.OK && header.returnCode !== RC.REJECTED) throw errorFor(header, req.log);
@@ -168,13 +170,13 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
   }
   return {
     call(tran, req, record, pointers = {}) {
-      const request = encodeOrRefuse(() => writeMessage(catalog, requestHeader(tran, req), catalog.request(tran), record), pointers);
+      const request = encodeOrRefuse(() => writeMessage(catalog, requestHeader(tran, req, width), catalog.request(tran), record), pointers);
       return exchange(tran, req, request);
     },
     submit(tran, req, record, pointers = {}) {
       // The request record as the synchronous call would send it, after OPSUBI, under the same header.
       const request = encodeOrRefuse(() => Buffer.concat([
-        writeMessage(catalog, requestHeader('OPSUBM', req), catalog.request('OPSUBM'), { opsTranCode: tran }),
+        writeMessage(catalog, requestHeader('OPSUBM', req, width), catalog.request('OPSUBM'), { opsTranCode: tran }),
         catalog.segment(TRANSACTIONS[tran].request).encode(record),
       ]), pointers);
       return exchange('OPSUBM', req, request);

@@ -3,6 +3,7 @@
  * copybooks, the caller in CBHDR, the request record as the COMMAREA of the COBOL program, its return and
  * reason codes mapped as the service file says.
  */
+import { principalIdFor, principalWidth } from '../auth/principal-id.ts';
 import type { FastifyRequest } from 'fastify';
 import { loadLinkCatalog } from '../../backend/copybooks/index.ts';
 import { RC, writeCommareaMessage } from '../../backend/message.ts';
@@ -17,6 +18,7 @@ import { ServiceFileError, withConstants, type Outcome, type ServiceDefinition }
 
 /** The header as the program host lays it out (GnuCOBOL on Linux), as for linked programs. */
 const hostCatalog = loadLinkCatalog();
+const hostPrincipalWidth = principalWidth(hostCatalog.header);
 
 type Properties = Record<string, JsonSchema>;
 
@@ -129,7 +131,7 @@ async function callProgram(
   let message: Buffer;
   try {
     message = writeCommareaMessage(hostCatalog, {
-      tranCode: s.transaction, correlationId: req.id, principal: principal.subject, role: ROLE_CODES[principal.role],
+      tranCode: s.transaction, correlationId: req.id, principal: principalIdFor(principal.subject, hostPrincipalWidth), role: ROLE_CODES[principal.role],
       customerId: principal.customerId ?? '', idempotencyKey: req.idempotency?.key ?? '', returnCode: 0, reasonCode: '', reasonText: '',
     }, s, json);
   } catch (error) {
