@@ -21,7 +21,7 @@ import { openApiOptions } from './api/openapi.ts';
 import { exactMultipleOf } from './api/schemas/exact-multiple-of.ts';
 import { ProblemSchema } from './api/schemas/problem.ts';
 import { installAuth, installRouteTableCheck } from './api/plugins/auth.ts';
-import { installErrorHandler } from './api/plugins/error-handler.ts';
+import { installErrorHandler, renderFrameworkError } from './api/plugins/error-handler.ts';
 import { installIdempotency } from './api/plugins/idempotency.ts';
 import { installRequestId, requestIdFor } from './api/plugins/request-id.ts';
 import { installRequestLog } from './api/plugins/request-log.ts';
@@ -116,6 +116,7 @@ async function assemble(
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: requestIdFor,
     return503OnClosing: true,
+    frameworkErrors: renderFrameworkError,
     ...serverLimitOptions(protection.limits),
     ...JSON_POISONING_OPTIONS,
     ...(tls ? { https: tls } : { http: { maxHeaderSize: protection.limits.headerBytes } }),

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   IDEMPOTENCY_IN_PROGRESS: { status: 409, title: 'A request with this idempotency key is still being processed' },
   PRECONDITION_FAILED: { status: 412, title: 'The resource has changed since it was read' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'The request body is too large' },
+  URI_TOO_LONG: { status: 414, title: 'The request URL is too long' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'The request body must be application/json' },
   IDEMPOTENCY_KEY_REUSED: { status: 422, title: 'This idempotency key was used with a different request' },
   BUSINESS_RULE_VIOLATION: { status: 422, title: 'A business rule does not allow this change' },

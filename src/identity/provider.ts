@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import type { JWK } from 'jose';
 import Provider, { errors, type Adapter, type ClientMetadata, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import { ApiError, toProblem } from '../api/errors.ts';
 import { DEMO_IDENTITIES, findDemoIdentity, ROLE_SCOPES, SCOPES, type Role } from '../api/auth/roles.ts';
 import { SIGNING_ALG } from '../api/auth/dev-issuer.ts';
 import type { IdentityCredentials } from './credentials.ts';
@@ -96,6 +97,23 @@ function clients(options: IdentityProviderOptions): ClientMetadata[] {
   return list;
 }
 
+/**
+ * A request the provider has no route for would get Koa's bare text "Not Found": it answers 404 problem+json
+ * like any unknown path of the API. The provider's own errors keep their protocol format (RFC 6749 section 5.2
+ * `{"error": …}` from the token, revocation and introspection endpoints; RFC 6750 from userinfo), which OAuth
+ * clients parse.
+ */
+async function answerUnroutedAsProblem(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+  await next();
+  if (ctx.status !== 404 || ctx.body != null) return;
+  // The mount (src/identity/routes.ts) keeps the URL as received, with /oauth, and the request id, on the request.
+  const path = (((ctx.req as { originalUrl?: string }).originalUrl ?? ctx.url).split('?')[0]) ?? '';
+  const requestId = String(ctx.res.getHeader('x-request-id') ?? '');
+  ctx.status = 404;
+  ctx.type = 'application/problem+json';
+  ctx.body = toProblem(new ApiError('NOT_FOUND', `no resource at ${path}`), path, requestId);
+}
+
 export function createIdentityProvider(options: IdentityProviderOptions): Provider {
   const ttl = options.accessTokenTtlSeconds;
   const configuration: Configuration = {
@@ -172,6 +190,7 @@ export function createIdentityProvider(options: IdentityProviderOptions): Provid
   const provider = new Provider(options.issuer, configuration);
   // Like the Fastify server: X-Forwarded-* headers are not trusted (TLS is terminated here or not at all).
   provider.proxy = false;
+  provider.use(answerUnroutedAsProblem);
   const refused = (event: string) => (ctx: KoaContextWithOIDC, error: Error & { error_description?: string }) => {
     options.onEvent('info', {
       event, error: error.message, reason: error.error_description, clientId: ctx.oidc?.client?.clientId,

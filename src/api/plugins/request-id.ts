@@ -5,9 +5,13 @@ import type { FastifyInstance } from 'fastify';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-export function requestIdFor(req: IncomingMessage): string {
-  const given = req.headers['x-request-id'];
+/** The given X-Request-ID when well-formed, else a new one. */
+export function requestIdFrom(given: unknown): string {
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+export function requestIdFor(req: IncomingMessage): string {
+  return requestIdFrom(req.headers['x-request-id']);
 }
 
 export function installRequestId(app: FastifyInstance): void {

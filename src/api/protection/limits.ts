@@ -3,11 +3,13 @@
  * header size (Node's maxHeaderSize → 431 problem+json), server-side processing time (504), concurrent
  * back-end calls (503 + Retry-After) and event-loop overload (@fastify/under-pressure → 503 + Retry-After).
  */
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import underPressure from '@fastify/under-pressure';
-import type { FastifyInstance } from 'fastify';
+import type { ConnectionError, FastifyInstance } from 'fastify';
 import type { BackendClient } from '../backend-client.ts';
 import { ApiError, toProblem } from '../errors.ts';
+import { requestIdFrom } from '../plugins/request-id.ts';
 import type { ProtectionConfig } from './config.ts';
 
 type Limits = ProtectionConfig['limits'];
@@ -52,21 +54,38 @@ function at(pointer: string, detail: string) {
   return { pointer, detail, summary: `the body ${detail}` };
 }
 
+/** The longest path segment the router matches to a route parameter; a longer one answers 414 URI_TOO_LONG. */
+export const PATH_SEGMENT_MAX_CHARS = 100;
+
+/**
+ * What can be read of a request Node refused before it existed: the path of its request line and its
+ * X-Request-ID, from the bytes the parser held (`rawPacket`; only complete header lines are trusted).
+ */
+function refusedRequest(rawPacket: unknown): { path: string; requestId: string } {
+  const lines = (Buffer.isBuffer(rawPacket) ? rawPacket.toString('latin1') : '').split('\r\n');
+  const target = /^[A-Z]+ (\/\S*) HTTP\/1\.[01]$/.exec(lines[0] ?? '')?.[1] ?? '';
+  const complete = lines.slice(1, -1);
+  const given = complete.find((line) => /^x-request-id:/i.test(line))?.slice('x-request-id:'.length).trim();
+  return { path: target.split('?')[0] ?? '', requestId: requestIdFrom(given) };
+}
+
 /** Fastify factory options for the limits enforced by the HTTP server itself. */
 export function serverLimitOptions(limits: Limits) {
   return {
     bodyLimit: limits.bodyBytes,
+    routerOptions: { maxParamLength: PATH_SEGMENT_MAX_CHARS },
     /** Node answers an oversized header block before any request exists; this renders it as problem+json. */
-    clientErrorHandler(this: FastifyInstance, error: Error & { code?: string }, socket: Socket) {
+    clientErrorHandler(this: FastifyInstance, error: ConnectionError, socket: Socket) {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
       const apiError = error.code === 'HPE_HEADER_OVERFLOW'
-        ? new ApiError('HEADERS_TOO_LARGE', `the request headers exceed ${limits.headerBytes} bytes`)
+        ? new ApiError('HEADERS_TOO_LARGE', `the request headers are larger than ${limits.headerBytes} bytes`)
         : new ApiError('MALFORMED_REQUEST', 'the request could not be read');
-      const body = JSON.stringify(toProblem(apiError, '', ''));
-      this.log.info({ code: error.code }, 'client error');
+      const { path, requestId } = refusedRequest(error.rawPacket);
+      const body = JSON.stringify(toProblem(apiError, path, requestId));
+      this.log.info({ requestId, url: path, status: apiError.status, code: apiError.code, error: error.code }, 'client error');
       if (socket.writable) {
-        socket.write(`HTTP/1.1 ${apiError.status} ${apiError.message.replace(/[^ -~]/g, '')}\r\nContent-Type: application/problem+json\r\n`
-          + `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        socket.write(`HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/problem+json\r\n`
+          + `X-Request-ID: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
       }
       socket.destroy(error);
     },
