@@ -115,7 +115,8 @@ async function assemble(
     // One line per request, written by our onResponse hook: Fastify's two default lines are off.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: requestIdFor,
-    return503OnClosing: true,
+    // Requests reaching a closing instance are answered by installLimits, as problem+json.
+    return503OnClosing: false,
     frameworkErrors: renderFrameworkError,
     ...serverLimitOptions(protection.limits),
     ...JSON_POISONING_OPTIONS,
@@ -152,7 +153,7 @@ async function assemble(
   installRequestLog(app);
   installErrorHandler(app);
   // Protection runs before authentication: overload, CORS preflight, headers, mTLS identity, anonymous limits.
-  await installLimits(app, protection.limits);
+  await installLimits(app, protection.limits, () => closing);
   await installCors(app, protection.cors);
   await installSecurityHeaders(app, { tls: tls !== undefined });
   installMutualTlsIdentity(app, protection.tls);

@@ -2,13 +2,14 @@
  * Answers the router and the HTTP server give before any route runs (issue 9, point 2): an over-long path
  * segment (414), a method the path does not have (405 with Allow), an unknown path (404, also under /oauth),
  * a body too large (413), a media type not accepted (415), headers too large (431, from the listening
- * server) and an unreadable URL (400). Each is problem+json with a closed code, instance and request id,
+ * server), an unreadable URL (400) and a request arriving while the instance shuts down (503). Each is problem+json with a closed code, instance and request id,
  * and never a framework's own code.
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp } from '../helpers/app.ts';
 
@@ -121,4 +122,29 @@ test('headers over MAX_HEADER_BYTES → 431 problem+json from the listening serv
   const generated = await send('/health/live', { 'x-big': 'a'.repeat(6000) });
   const second = assertRouterProblem(generated, 431, 'HEADERS_TOO_LARGE', '/health/live');
   assert.notEqual(second['requestId'], 'big-headers-1');
+});
+
+test('a request arriving while the instance shuts down → 503 SERVICE_UNAVAILABLE problem+json with Retry-After', async (t) => {
+  const h = await startApp(t, { HOST: '127.0.0.1' });
+  await h.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = h.app.server.address() as AddressInfo;
+  // A request begun before the close (so its connection is not idle) and finished after it.
+  const socket = connect(port, '127.0.0.1');
+  await new Promise((resolve) => socket.once('connect', resolve));
+  let raw = '';
+  socket.on('data', (chunk: Buffer) => { raw += chunk.toString('utf8'); });
+  socket.write('GET /v1/orders?limit=1 HTTP/1.1\r\nHost: localhost\r\nX-Request-ID: drain-1\r\n');
+  await sleep(50);
+  const closed = h.app.close();
+  await sleep(50);
+  socket.write('\r\n');
+  await new Promise((resolve) => socket.once('close', resolve));
+  await closed;
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const headers = Object.fromEntries(head.split('\r\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const res: Answer = { statusCode: Number(head.split(' ')[1]), headers, body, json: () => JSON.parse(body) };
+  const problem = assertRouterProblem(res, 503, 'SERVICE_UNAVAILABLE', '/v1/orders');
+  assert.equal(problem['requestId'], 'drain-1');
+  assert.equal(headers['connection'], 'close');
+  assert.match(String(headers['retry-after']), /^[0-9]+$/);
 });

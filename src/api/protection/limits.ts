@@ -1,7 +1,9 @@
 /**
  * Resource limits: body size (Fastify's bodyLimit → 413), JSON nesting depth and array length (400),
  * header size (Node's maxHeaderSize → 431 problem+json), server-side processing time (504), concurrent
- * back-end calls (503 + Retry-After) and event-loop overload (@fastify/under-pressure → 503 + Retry-After).
+ * back-end calls (503 + Retry-After), event-loop overload (@fastify/under-pressure → 503 + Retry-After) and
+ * requests reaching an instance that is shutting down (503 + Retry-After); path segments over the router's
+ * limit (414) and prototype-poisoning keys in bodies (400).
  */
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -92,8 +94,15 @@ export function serverLimitOptions(limits: Limits) {
   };
 }
 
-export async function installLimits(app: FastifyInstance, limits: Limits): Promise<void> {
-  // Overload first: the cheapest refusal, before rate-limit stores or token checks are touched.
+export async function installLimits(app: FastifyInstance, limits: Limits, isClosing: () => boolean): Promise<void> {
+  // A request reaching an instance that is shutting down (on a connection opened before): the client retries
+  // elsewhere. Fastify's own answer to it (return503OnClosing) is not problem+json.
+  app.addHook('onRequest', async () => {
+    if (isClosing()) {
+      throw new ApiError('SERVICE_UNAVAILABLE', 'this instance is shutting down', { headers: { 'retry-after': String(limits.retryAfterSeconds) } });
+    }
+  });
+  // Overload next: the cheapest refusal, before rate-limit stores or token checks are touched.
   await app.register(underPressure, {
     maxEventLoopDelay: limits.maxEventLoopDelayMs,
     maxEventLoopUtilization: limits.maxEventLoopUtilization,
