@@ -43,7 +43,8 @@ import { writeDevelopmentPki } from '../src/cli/certs.ts';
 import { accepts } from '../src/stack/supervised.ts';
 import { devPkiFiles } from '../src/tls/dev-files.ts';
 import { cobcVersion } from '../src/transport/cobol-host/build.ts';
-import { freePort, LOAN_BODY, PAYMENT_BODY, waitFor } from './harness.ts';
+import { freePort } from '../test/helpers/free-port.ts';
+import { LOAN_BODY, PAYMENT_BODY, waitFor } from './harness.ts';
 import { children, loadGeneratorDescription, pinningDescription, runLoad, start, stop, type LoadTarget, type Measurement } from './load.ts';
 
 const ROOT = join(import.meta.dirname, '..');

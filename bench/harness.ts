@@ -1,6 +1,5 @@
-/** What the bench scripts share: a free port, waiting for a child server, the payment and loan they send. */
+/** What the bench scripts share: waiting for a child server, the payment and loan they send (free ports: test/helpers/free-port.ts). */
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** 0.01 EUR from Grace (10,000.00) to Ada: enough for a million payments. */
@@ -8,15 +7,6 @@ export const PAYMENT_BODY = JSON.stringify({ debtorAccount: '1003-01', creditorA
 
 /** 10,000.00 over 24 months for Ada (rating A, income 6,000.00): approved in full, 201. */
 export const LOAN_BODY = JSON.stringify({ customerId: '1001', amount: 10000, installments: 24 });
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no free port'))));
-    });
-  });
-}
 
 /** Resolves once `url` answers 2xx; fails when the child exits first or after 30 s. */
 export async function waitFor(url: string, child: ChildProcess): Promise<void> {

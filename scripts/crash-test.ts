@@ -7,13 +7,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
+import { freePort } from '../test/helpers/free-port.ts';
 import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summary, total } from './payment-load.ts';
 
 const { values: args } = parseArgs({
@@ -27,16 +27,6 @@ const { values: args } = parseArgs({
 const KILLS = Number(args.kills);
 const CLIENTS = Number(args.clients);
 const DEADLINE = Date.now() + Number(args['max-seconds']) * 1000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 
 const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-crash-'));
 const port = await freePort();

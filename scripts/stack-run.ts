@@ -6,7 +6,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,6 +14,7 @@ import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
 import { createTestDatabase, dropTestDatabases } from '../test/helpers/backend-store.ts';
+import { portIsFree } from '../test/helpers/free-port.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const REDIS_URL = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
@@ -45,13 +45,10 @@ export interface StackRun {
 
 /** A PORT whose followers the stack takes (PORT+1…, PORT+101…) are free too. */
 async function freeBase(apis: number, backends: number): Promise<number> {
-  const free = (port: number) => new Promise<boolean>((resolve) => {
-    const s = createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
   for (;;) {
     const base = 20_000 + Math.floor(Math.random() * 30_000);
     const ports = [base, ...Array.from({ length: apis }, (_, i) => base + 1 + i), ...Array.from({ length: backends }, (_, i) => base + 101 + i)];
-    if ((await Promise.all(ports.map(free))).every(Boolean)) return base;
+    if ((await Promise.all(ports.map(portIsFree))).every(Boolean)) return base;
   }
 }
 

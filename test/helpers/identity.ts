@@ -5,11 +5,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import type { TestContext } from 'node:test';
 import { credentialsFile, type IdentityCredentials } from '../../src/identity/credentials.ts';
 import { startApp, type TestApp } from './app.ts';
+import { freePort } from './free-port.ts';
 
 export interface IdentityServer extends TestApp {
   /** http://127.0.0.1:<port> */
@@ -18,13 +18,8 @@ export interface IdentityServer extends TestApp {
   credentials: IdentityCredentials;
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+// Tests import freePort from here too (test/api, test/stack, test/cli); the one copy is free-port.ts.
+export { freePort } from './free-port.ts';
 
 export function testCredentials(): IdentityCredentials {
   const secret = () => randomBytes(18).toString('base64url');
