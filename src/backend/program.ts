@@ -45,6 +45,11 @@ export function rejected(reasonCode: string, body: Record<string, unknown>, reas
   return { returnCode: RC.REJECTED, reasonCode, reasonText, body };
 }
 
+/** A decided resource (payment, order, loan): REJECTED answers with its reason, anything else OK; both carry its record. */
+export function decided(outcome: { status: string; rejectReason: string | null }, body: Record<string, unknown>): ProgramReply {
+  return outcome.status === 'REJECTED' ? rejected(outcome.rejectReason ?? '', body) : ok(body);
+}
+
 export function fail(returnCode: ReturnCode, reasonCode: string, reasonText: string): ProgramReply {
   return { returnCode, reasonCode, reasonText };
 }

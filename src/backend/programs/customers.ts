@@ -37,13 +37,6 @@ export function customerRecord(c: Customer): Record<string, unknown> {
   };
 }
 
-async function audit(ctx: ProgramContext, customerId: string, action: string): Promise<void> {
-  await writeAudit(ctx.tx, {
-    tranCode: ctx.tranCode, entity: 'customer', entityId: customerId, action, principal: ctx.caller.principal,
-    correlationId: ctx.correlationId, at: ctx.now,
-  });
-}
-
 /** The customer's event, with the record as it now is; the customer owns it, whoever onboarded them created it. */
 async function raise(ctx: ProgramContext, type: EventType, c: Customer): Promise<void> {
   await writeEvent(ctx, {
@@ -91,7 +84,7 @@ export const addCustomer: Program = async (ctx, req) => {
     createdBy: ctx.caller.principal, createdAt: ctx.now, updatedAt: ctx.now,
   };
   await insertCustomer(tx, customer);
-  await audit(ctx, customer.customerId, 'created');
+  await writeAudit(ctx, 'customer', customer.customerId, 'created');
   await raise(ctx, 'CustomerCreated', customer);
   return ok(customerRecord(customer));
 };
@@ -142,7 +135,7 @@ export const updateCustomerProgram: Program = async (ctx, req) => {
   }
   const updated: Customer = { ...current, name, email, phone, birthDate, address, updatedAt: ctx.now };
   await updateCustomer(tx, updated);
-  await audit(ctx, id, 'updated');
+  await writeAudit(ctx, 'customer', id, 'updated');
   await raise(ctx, 'CustomerUpdated', updated);
   return ok(customerRecord(updated));
 };

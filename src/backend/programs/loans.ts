@@ -4,7 +4,7 @@ import { newId } from '../ids.ts';
 import { LINK_FAILURE, LinkFailure } from '../links.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
-import { fail, field, ok, rejected, type Program } from '../program.ts';
+import { decided, fail, field, ok, type Program } from '../program.ts';
 import { findCustomer } from '../store/customers.ts';
 import { writeAudit, writeEvent } from '../store/journal.ts';
 import { findLoan, findLoanByIdempotencyKey, insertLoan, type LoanApplication } from '../store/loans.ts';
@@ -31,10 +31,6 @@ export function loanRecord(l: LoanApplication): Record<string, unknown> {
   };
 }
 
-function reply(l: LoanApplication) {
-  return l.status === 'REJECTED' ? rejected(l.rejectReason ?? '', loanRecord(l)) : ok(loanRecord(l));
-}
-
 /** The key's earlier application was for this request: the row keeps every business field of it. */
 function sameRequest(l: LoanApplication, customerId: string, amount: number, installments: number): boolean {
   return l.customerId === customerId && l.requestedAmount === amount && l.installments === installments;
@@ -57,7 +53,7 @@ export const applyForLoan: Program = async (ctx, req) => {
     if (earlier && !sameRequest(earlier, customerId, amount, installments)) {
       return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different loan application');
     }
-    if (earlier) return reply(earlier);
+    if (earlier) return decided(earlier, loanRecord(earlier));
   }
   if (amount < MIN_AMOUNT || amount > MAX_AMOUNT) {
     return fail(RC.INVALID_INPUT, 'AMOUNT_OUT_OF_RANGE', 'amount must be between 500.00 and 200000.00');
@@ -92,16 +88,13 @@ export const applyForLoan: Program = async (ctx, req) => {
     idempotencyKey: ctx.idempotencyKey || null, correlationId: ctx.correlationId, createdAt: ctx.now,
   };
   await insertLoan(tx, loan);
-  await writeAudit(tx, {
-    tranCode: ctx.tranCode, entity: 'loan', entityId: loan.loanId, action: d.status.toLowerCase(),
-    principal: caller.principal, correlationId: ctx.correlationId, at: ctx.now,
-  });
+  await writeAudit(ctx, 'loan', loan.loanId, d.status.toLowerCase());
   await writeEvent(ctx, {
     type: d.status === 'APPROVED' ? 'LoanApproved' : 'LoanRejected', resource: 'loan', subject: loan.loanId,
     ownerCustomerId: customerId, createdBy: caller.principal, recordName: 'LOANREC', record: loanRecord(loan),
   });
   ctx.log.debug({ loanId: loan.loanId, status: d.status, reason: d.reason }, 'loan decided');
-  return reply(loan);
+  return decided(loan, loanRecord(loan));
 };
 
 export const inquireLoan: Program = async (ctx, req) => {

@@ -4,7 +4,7 @@ import { maySeeCustomer, maySeeOrder } from '../caller.ts';
 import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits } from '../money.ts';
-import { fail, field, ok, rejected, type Program, type ProgramContext } from '../program.ts';
+import { decided, fail, field, ok, type Program, type ProgramContext } from '../program.ts';
 import { findCustomer } from '../store/customers.ts';
 import { writeAudit, writeEvent, type EventType } from '../store/journal.ts';
 import {
@@ -37,21 +37,10 @@ export function orderRecord(o: Order): Record<string, unknown> {
   };
 }
 
-function reply(o: Order) {
-  return o.status === 'REJECTED' ? rejected(o.rejectReason ?? '', orderRecord(o)) : ok(orderRecord(o));
-}
-
 /** `forUpdate` for a change: the order is locked first, then its customer, then products (see Tx.forUpdate). */
 async function visibleOrder(ctx: ProgramContext, orderId: string, options: { forUpdate?: boolean } = {}): Promise<Order | undefined> {
   const order = await findOrder(ctx.tx, orderId, options);
   return order && maySeeOrder(ctx.caller, order) ? order : undefined;
-}
-
-async function audit(ctx: ProgramContext, orderId: string, action: string): Promise<void> {
-  await writeAudit(ctx.tx, {
-    tranCode: ctx.tranCode, entity: 'order', entityId: orderId, action, principal: ctx.caller.principal,
-    correlationId: ctx.correlationId, at: ctx.now,
-  });
 }
 
 /** The order's event, with the order as it now is. */
@@ -86,7 +75,7 @@ export const createOrder: Program = async (ctx, req) => {
     if (earlier && !sameRequest(earlier, requestHash)) {
       return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different order');
     }
-    if (earlier) return reply(earlier);
+    if (earlier) return decided(earlier, orderRecord(earlier));
   }
   if (!Number.isInteger(quantity) || quantity < 1 || quantity > MAX_QUANTITY) {
     return fail(RC.INVALID_INPUT, 'QUANTITY_OUT_OF_RANGE', `quantity must be between 1 and ${MAX_QUANTITY}`);
@@ -113,10 +102,10 @@ export const createOrder: Program = async (ctx, req) => {
     idempotencyKey: ctx.idempotencyKey || null, requestHash, correlationId: ctx.correlationId, createdAt: ctx.now,
     updatedAt: ctx.now, version: 1,
   });
-  await audit(ctx, order.orderId, status === 'CONFIRMED' ? 'created' : 'rejected');
+  await writeAudit(ctx, 'order', order.orderId, status === 'CONFIRMED' ? 'created' : 'rejected');
   await raise(ctx, status === 'CONFIRMED' ? 'OrderConfirmed' : 'OrderRejected', order);
   ctx.log.debug({ orderId: order.orderId, status, reason }, 'order decided');
-  return reply(order);
+  return decided(order, orderRecord(order));
 };
 
 export const inquireOrder: Program = async (ctx, req) => {
@@ -189,7 +178,7 @@ export const updateOrder: Program = async (ctx, req) => {
     ...order, productId, quantity, amount, currency: product.currency, updatedAt: ctx.now, version: order.version + 1,
   };
   await saveOrder(tx, updated);
-  await audit(ctx, order.orderId, 'updated');
+  await writeAudit(ctx, 'order', order.orderId, 'updated');
   await raise(ctx, 'OrderUpdated', updated);
   return ok(orderRecord(updated));
 };
@@ -202,7 +191,7 @@ export const cancelOrder: Program = async (ctx, req) => {
   await adjustStock(ctx.tx, order.productId, order.quantity);
   const cancelled: Order = { ...order, status: 'CANCELLED', updatedAt: ctx.now, version: order.version + 1 };
   await saveOrder(ctx.tx, cancelled);
-  await audit(ctx, order.orderId, 'cancelled');
+  await writeAudit(ctx, 'order', order.orderId, 'cancelled');
   await raise(ctx, 'OrderCancelled', cancelled);
   return ok(orderRecord(cancelled));
 };

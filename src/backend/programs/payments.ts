@@ -7,7 +7,7 @@ import { mayUseCustomerData } from '../caller.ts';
 import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
-import { fail, field, ok, rejected, type Program, type ProgramContext } from '../program.ts';
+import { decided, fail, field, ok, type Program } from '../program.ts';
 import { lockAccounts, postTransfer } from '../store/accounts.ts';
 import { writeAudit, writeEvent } from '../store/journal.ts';
 import { findPayment, findPaymentByIdempotencyKey, insertPayment, type Payment } from '../store/payments.ts';
@@ -30,20 +30,9 @@ export function paymentRecord(p: Payment): Record<string, unknown> {
   };
 }
 
-function reply(p: Payment) {
-  return p.status === 'REJECTED' ? rejected(p.rejectReason ?? '', paymentRecord(p)) : ok(paymentRecord(p));
-}
-
 function sameRequest(p: Payment, debtor: string, creditor: string, amount: number, currency: string, remittance: string) {
   return p.debtorAccount === debtor && p.creditorAccount === creditor && p.amount === amount && p.currency === currency
     && (p.remittance ?? '') === remittance;
-}
-
-async function audit(ctx: ProgramContext, paymentId: string, action: string): Promise<void> {
-  await writeAudit(ctx.tx, {
-    tranCode: ctx.tranCode, entity: 'payment', entityId: paymentId, action, principal: ctx.caller.principal,
-    correlationId: ctx.correlationId, at: ctx.now,
-  });
 }
 
 export const createPayment: Program = async (ctx, req) => {
@@ -65,7 +54,7 @@ export const createPayment: Program = async (ctx, req) => {
     if (!sameRequest(earlier, debtorId, creditorId, amount, currency, remittance)) {
       return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different payment');
     }
-    return reply(earlier);
+    return decided(earlier, paymentRecord(earlier));
   }
   if (debtorId === creditorId) return fail(RC.INVALID_INPUT, 'SAME_ACCOUNT', 'debtor and creditor account must differ');
   if (amount <= 0 || amount > MAX_AMOUNT) {
@@ -98,13 +87,13 @@ export const createPayment: Program = async (ctx, req) => {
       correlationId: ctx.correlationId, at: ctx.now,
     });
   }
-  await audit(ctx, payment.paymentId, reason ? 'rejected' : 'completed');
+  await writeAudit(ctx, 'payment', payment.paymentId, reason ? 'rejected' : 'completed');
   await writeEvent(ctx, {
     type: reason ? 'PaymentRejected' : 'PaymentCompleted', resource: 'payment', subject: payment.paymentId,
     ownerCustomerId: payment.customerId, createdBy: payment.createdBy, recordName: 'PAYREC', record: paymentRecord(payment),
   });
   ctx.log.debug({ paymentId: payment.paymentId, status: payment.status, reason }, 'payment decided');
-  return reply(payment);
+  return decided(payment, paymentRecord(payment));
 };
 
 export const inquirePayment: Program = async (ctx, req) => {

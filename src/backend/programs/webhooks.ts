@@ -46,13 +46,6 @@ function maySubscribe(caller: Caller): caller is Caller & { role: 'AGENT' | 'PAR
   return caller.role === 'AGENT' || caller.role === 'PARTNER';
 }
 
-async function audit(ctx: ProgramContext, subscriptionId: string, action: string): Promise<void> {
-  await writeAudit(ctx.tx, {
-    tranCode: ctx.tranCode, entity: 'webhook-subscription', entityId: subscriptionId, action, principal: ctx.caller.principal,
-    correlationId: ctx.correlationId, at: ctx.now,
-  });
-}
-
 export const createSubscription: Program = async (ctx, req) => {
   if (!maySubscribe(ctx.caller)) return fail(RC.NOT_FOUND, 'NOT_PERMITTED', 'only agents and partners keep webhook subscriptions');
   const url = field(req, 'whkcUrl');
@@ -70,7 +63,7 @@ export const createSubscription: Program = async (ctx, req) => {
     secret: `whsec_${randomBytes(24).toString('base64')}`, status: 'active', disabledReason: null, createdAt: ctx.now,
   };
   await insertSubscription(ctx.tx, subscription);
-  await audit(ctx, subscription.subscriptionId, 'created');
+  await writeAudit(ctx, 'webhook-subscription', subscription.subscriptionId, 'created');
   return ok(subscriptionRecord(subscription, true));
 };
 
@@ -89,7 +82,7 @@ export const deleteSubscriptionProgram: Program = async (ctx, req) => {
   const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, field(req, 'whkkSubscriptionId'));
   if (!s) return fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
   await deleteSubscription(ctx.tx, s.subscriptionId);
-  await audit(ctx, s.subscriptionId, 'deleted');
+  await writeAudit(ctx, 'webhook-subscription', s.subscriptionId, 'deleted');
   return ok(subscriptionRecord(s));
 };
 
@@ -108,7 +101,7 @@ export const retryDelivery: Program = async (ctx, req) => {
   if (!s || !d) return fail(RC.NOT_FOUND, 'DELIVERY_NOT_FOUND', 'delivery not found');
   if (s.status !== 'active') return fail(RC.CONFLICT, 'SUBSCRIPTION_DISABLED', `the subscription is disabled (${s.disabledReason ?? 'no reason'})`);
   await rescheduleDelivery(ctx.tx, d.deliveryId, ctx.now);
-  await audit(ctx, s.subscriptionId, `redelivery ${d.deliveryId}`);
+  await writeAudit(ctx, 'webhook-subscription', s.subscriptionId, `redelivery ${d.deliveryId}`);
   return ok(deliveryRecord({ ...d, state: 'pending', nextAttemptAt: ctx.now, updatedAt: ctx.now }));
 };
 

@@ -3,20 +3,20 @@ import { randomUUID } from 'node:crypto';
 import type { ResourceRecordName } from '../copybooks/index.ts';
 import type { Tx } from './tx.ts';
 
-export interface AuditEntry {
+/** The program's context an audit row takes its transaction, caller and clock from. */
+export interface AuditContext {
+  tx: Tx;
   tranCode: string;
-  entity: string;
-  entityId: string;
-  action: string;
-  principal: string;
+  caller: { principal: string };
   correlationId: string;
-  at: string;
+  now: string;
 }
 
-export async function writeAudit(tx: Tx, e: AuditEntry): Promise<void> {
-  await tx.run(
+/** One audit row: who did `action` to `entity` `entityId`, in which transaction, when. */
+export async function writeAudit(ctx: AuditContext, entity: string, entityId: string, action: string): Promise<void> {
+  await ctx.tx.run(
     'INSERT INTO audit_log (tran_code, entity, entity_id, action, principal, correlation_id, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    e.tranCode, e.entity, e.entityId, e.action, e.principal, e.correlationId, e.at,
+    ctx.tranCode, entity, entityId, action, ctx.caller.principal, ctx.correlationId, ctx.now,
   );
 }
 
