@@ -2,6 +2,7 @@
 import type { Principal } from './auth/roles.ts';
 import type { OperationId, RouteAccess } from './route-table.ts';
 import type { ErrorCode } from './errors.ts';
+import type { ResponseHeaderName } from './openapi-operation.ts';
 
 /** What the request's log line says about its back-end transaction. */
 export interface BackendCallFacts {
@@ -29,6 +30,8 @@ declare module 'fastify' {
     operationId?: OperationId;
     access?: RouteAccess;
     public?: true;
+    /** Headers the route itself sets on its successes (ETag), for the contract. */
+    responseHeaders?: readonly ResponseHeaderName[];
   }
 }
 

@@ -1,5 +1,6 @@
 /** OpenAPI 3.1 document options; the paths come from the route schemas themselves. */
 import { SCOPES } from './auth/roles.ts';
+import { documentOperation } from './openapi-operation.ts';
 import { eventWebhooks } from './routes/events.ts';
 
 const SCOPE_DESCRIPTIONS: Record<string, string> = Object.fromEntries(SCOPES.map((scope) => {
@@ -18,6 +19,7 @@ export function openApiOptions(issuer: string, embeddedProvider = true) {
     },
   };
   return {
+    transform: documentOperation,
     // Shared schemas (Problem) appear under components/schemas by their $id.
     refResolver: { buildLocalReference: (json: Record<string, unknown>, _base: unknown, _fragment: unknown, i: number) => String(json['$id'] ?? `def-${i}`) },
     openapi: {

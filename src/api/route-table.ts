@@ -23,6 +23,11 @@ export interface RouteAccess {
   ownership: Ownership;
   /** Idempotency-Key handling. */
   idempotency?: 'required' | 'optional';
+  /**
+   * A deprecated operation (README, "Versioning"): marked in the contract, and every answer carries
+   * Deprecation (RFC 9745), Sunset (RFC 8594) and a Link to what replaces it.
+   */
+  deprecated?: { since: string; sunset?: string; link?: string };
 }
 
 const EVERYONE: readonly Role[] = ['customer', 'agent', 'partner'];

@@ -92,7 +92,10 @@ test('the OpenAPI operation is generated from the copybooks and the service file
   assert.equal(op.operationId, 'paymentMethodCheck');
   assert.deepEqual(op.tags, ['services']);
   assert.deepEqual(op.security, [{ oauth2: ['customers:read'] }, { bearerAuth: ['customers:read'] }]);
-  assert.deepEqual(op.parameters.map((p: { name: string; in: string; schema: unknown }) => [p.name, p.in, p.schema]), [['customerId', 'path', { type: 'string', pattern: '^[0-9]{1,10}$' }]]);
+  assert.deepEqual(op.parameters.map((p: { name: string; in: string; schema: unknown }) => [p.name, p.in, p.schema]), [
+    ['customerId', 'path', { type: 'string', pattern: '^[0-9]{1,10}$' }],
+    ['x-request-id', 'header', { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' }],
+  ]);
   const body = op.requestBody.content['application/json'].schema;
   // PMVERI: PMV-METHOD X(1) with its 88 values, PMV-CARD-NUMBER X(19), PMV-ACH-ACCOUNT X(17); no PMV-CHANNEL (a constant).
   assert.deepEqual(Object.keys(body.properties), ['method', 'card', 'bankAccount']);

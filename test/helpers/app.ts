@@ -4,6 +4,7 @@
  * PostgreSQL database when asked (TEST_DATABASE=postgres), and as two API instances sharing Redis when
  * asked (TEST_API_INSTANCES=2): requests then alternate between them, as behind a round-robin balancer.
  */
+import { assertContract } from './contract.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,12 +136,14 @@ export async function startApp(t: TestContext, env: Record<string, string> = {},
       tokens.set(as, bearer);
     }
     const instance = apps[sent++ % apps.length]!;
-    return instance.inject({
+    const res = await instance.inject({
       method,
       url,
       headers: { ...(bearer ? { authorization: `Bearer ${bearer}` } : {}), ...headers },
       ...(body !== undefined ? { payload: body as object } : {}),
     });
+    assertContract(method, url, res);
+    return res;
   };
 
   const restart = async () => {

@@ -5,7 +5,8 @@ import type {
   RouteShorthandOptions,
 } from 'fastify';
 import type { BackendClient } from '../backend-client.ts';
-import { ROUTES, type OperationId } from '../route-table.ts';
+import type { ResponseHeaderName } from '../openapi-operation.ts';
+import { ROUTES, type OperationId, type RouteAccess } from '../route-table.ts';
 import { problem } from '../schemas/problem.ts';
 
 export type Api = FastifyInstance<
@@ -16,13 +17,13 @@ export interface RouteDeps {
   backend: BackendClient;
 }
 
-/** Method, URL and config of an operation, from the route table. */
-export function fromTable(operationId: OperationId) {
-  const access = ROUTES[operationId];
+/** Method, URL and config of an operation, from the route table; `responseHeaders`: those the route sets itself. */
+export function fromTable(operationId: OperationId, responseHeaders: readonly ResponseHeaderName[] = []) {
+  const access: RouteAccess = ROUTES[operationId];
   return {
     method: access.method,
     url: access.url,
-    config: { operationId, access },
+    config: { operationId, access, responseHeaders },
   } as const;
 }
 
@@ -46,6 +47,7 @@ export const STANDARD_ERRORS = {
   404: problem('Not found, or not visible to the caller'),
   429: problem('Rate limit exceeded (Retry-After, RateLimit headers)'),
   500: problem('Internal error'),
+  502: problem('The back-end program failed while processing the request'),
   503: problem('Overloaded or back-end busy (Retry-After)'),
   504: problem('The request took too long; retry with the same Idempotency-Key'),
 };

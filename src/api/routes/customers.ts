@@ -7,6 +7,7 @@ import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
 import { CustomerId, Timestamp } from '../schemas/common.ts';
 import { recordString } from '../schemas/record-field.ts';
+import { JSON_POISONING_OPTIONS } from '../protection/limits.ts';
 import type { RecordPointers } from '../backend-client.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
@@ -214,7 +215,7 @@ export function customerRoutes(app: Api, { backend }: RouteDeps): void {
 
   // RFC 7396's media type is accepted on the merge-patch route only (its own encapsulated context).
   void app.register(async (scope) => {
-    scope.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, scope.getDefaultJsonParser('error', 'error'));
+    scope.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, scope.getDefaultJsonParser(JSON_POISONING_OPTIONS.onProtoPoisoning, JSON_POISONING_OPTIONS.onConstructorPoisoning));
     updateCustomerRoute(scope.withTypeProvider<TypeBoxTypeProvider>(), backend);
   });
 }
@@ -226,6 +227,8 @@ function updateCustomerRoute(app: Api, backend: RouteDeps['backend']): void {
       ...protectedErrors(['customers'], 'updateCustomer', 'Update a customer with a JSON merge patch (RFC 7396)'),
       params: CustomerParams,
       body: CustomerPatch,
+      // RFC 7396's media type first; plain JSON is taken too, with the same merge semantics.
+      consumes: ['application/merge-patch+json', 'application/json'],
       response: { 200: { description: 'Success', ...Customer }, ...STANDARD_ERRORS, 409: problem('The e-mail address is already registered') },
     },
     handler: async (req) => {

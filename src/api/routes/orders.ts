@@ -93,7 +93,7 @@ function etag(r: OrderRecord): string {
 
 export function orderRoutes(app: Api, { backend }: RouteDeps): void {
   app.route({
-    ...fromTable('createOrder'),
+    ...fromTable('createOrder', ['etag']),
     schema: {
       ...protectedErrors(['orders'], 'createOrder', 'Create an order'),
       headers: IdempotencyHeaders,
@@ -120,7 +120,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
   });
 
   app.route({
-    ...fromTable('getOrder'),
+    ...fromTable('getOrder', ['etag']),
     schema: {
       ...protectedErrors(['orders'], 'getOrder', 'Read an order'),
       params: OrderParams,
@@ -161,7 +161,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
   });
 
   app.route({
-    ...fromTable('updateOrder'),
+    ...fromTable('updateOrder', ['etag']),
     schema: {
       ...protectedErrors(['orders'], 'updateOrder', 'Change the product or quantity of a confirmed order'),
       params: OrderParams,
@@ -194,7 +194,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
   });
 
   app.route({
-    ...fromTable('cancelOrder'),
+    ...fromTable('cancelOrder', ['etag']),
     schema: {
       ...protectedErrors(['orders'], 'cancelOrder', 'Cancel an order (repeating it answers the same)'),
       params: OrderParams,
