@@ -21,6 +21,7 @@ import { openApiOptions } from './api/openapi.ts';
 import { exactMultipleOf } from './api/schemas/exact-multiple-of.ts';
 import { ProblemSchema } from './api/schemas/problem.ts';
 import { installAuth, installRouteTableCheck } from './api/plugins/auth.ts';
+import { installDeprecation } from './api/plugins/deprecation.ts';
 import { installErrorHandler, renderFrameworkError } from './api/plugins/error-handler.ts';
 import { installIdempotency } from './api/plugins/idempotency.ts';
 import { installRequestId, requestIdFor } from './api/plugins/request-id.ts';
@@ -187,6 +188,7 @@ async function assemble(
     }), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
   };
   await app.register(async (v1) => {
+    installDeprecation(v1);
     installAuth(v1, verifier, { beforeVerify: rateLimits.ceiling });
     v1.addHook('onRequest', rateLimits.byPrincipal);
     installBodyShapeLimit(v1, protection.limits);
