@@ -1,9 +1,10 @@
 /**
  * The one SQLite opener and migration runner (node:sqlite): a file under DATA_DIR in WAL mode. The
  * back-end's store runs with synchronous=FULL so an acknowledged commit survives a crash; the API's
- * idempotency records with NORMAL. The back-end's transactions over it: src/backend/store/sqlite-store.ts.
+ * idempotency records with NORMAL; the identity provider's store (src/identity/adapter.ts) owner-only.
+ * The back-end's transactions over it: src/backend/store/sqlite-store.ts.
  */
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
@@ -22,13 +23,19 @@ export class SqliteDatabase {
   /**
    * `readOnly`: a reader of a store another connection owns (and has created, migrated, put in WAL mode).
    * `synchronous`: FULL (default) fsyncs every commit; NORMAL may lose the newest commits on power loss.
+   * `ownerOnly`: the file (0600) and a directory it creates (0700) for the owner alone, for secrets.
    */
-  constructor(file: string, options: { readOnly?: boolean; synchronous?: 'FULL' | 'NORMAL' } = {}) {
+  constructor(file: string, options: { readOnly?: boolean; synchronous?: 'FULL' | 'NORMAL'; ownerOnly?: boolean } = {}) {
     if (options.readOnly) {
       this.db = new DatabaseSync(file, { timeout: 5000, readOnly: true });
       return;
     }
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true, ...(options.ownerOnly ? { mode: 0o700 } : {}) });
+    if (options.ownerOnly) {
+      // Created (or narrowed) before SQLite opens it: SQLite gives its -wal and -shm files the same mode.
+      closeSync(openSync(file, 'a', 0o600));
+      chmodSync(file, 0o600);
+    }
     this.db = new DatabaseSync(file, { timeout: 5000 });
     this.db.exec('PRAGMA journal_mode = WAL');
     this.db.exec(`PRAGMA synchronous = ${options.synchronous ?? 'FULL'}`);
@@ -119,7 +126,12 @@ export class SqliteDatabase {
     if (this.db.isOpen && this.db.isTransaction) this.statement('COMMIT').run();
   }
 
-  /** Applies the numbered *.sql files of `dir` not applied yet, each in its own transaction. */
+  /**
+   * Applies the numbered *.sql files of `dir` not applied yet, each in its own transaction. Asked again
+   * under the write lock: another process on the same file may have applied it meanwhile.
+   * Two executors of one list (migrationFiles): this one is synchronous, a transaction per file; the
+   * PostgreSQL one (postgres-store.ts) is asynchronous, all files in one transaction under an advisory lock.
+   */
   migrate(dir: string): void {
     this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
     const applied = new Set(
@@ -128,6 +140,7 @@ export class SqliteDatabase {
     for (const { name, sql } of migrationFiles(dir)) {
       if (applied.has(name)) continue;
       this.transaction(() => {
+        if (this.db.prepare('SELECT 1 FROM schema_migrations WHERE name = ?').get(name)) return;
         this.db.exec(sql);
         this.db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(name, new Date().toISOString());
       });

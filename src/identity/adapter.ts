@@ -3,25 +3,12 @@
  * DATA_DIR, so that a restart keeps users signed in and refresh tokens valid, and several processes on one
  * data directory share them. Expired rows are ignored on read and purged on write.
  */
-import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { SqliteDatabase } from '../sqlite.ts';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS oidc_entries (
-  model TEXT NOT NULL,
-  id TEXT NOT NULL,
-  payload TEXT NOT NULL,
-  grant_id TEXT,
-  user_code TEXT,
-  uid TEXT,
-  expires_at INTEGER,
-  PRIMARY KEY (model, id)
-);
-CREATE INDEX IF NOT EXISTS oidc_entries_grant ON oidc_entries (grant_id);
-CREATE INDEX IF NOT EXISTS oidc_entries_uid ON oidc_entries (model, uid);
-`;
+const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
 export function providerStoreFile(dataDir: string): string {
   return join(dataDir, 'identity', 'provider.sqlite');
@@ -33,13 +20,10 @@ export interface ProviderStore {
 }
 
 export function openProviderStore(file: string): ProviderStore {
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  // Sessions and refresh tokens live here: owner-only (SQLite gives its -wal and -shm files the same mode).
-  closeSync(openSync(file, 'a', 0o600));
-  chmodSync(file, 0o600);
-  const db = new DatabaseSync(file);
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;');
-  db.exec(SCHEMA);
+  // Sessions and refresh tokens live here: owner-only.
+  const store = new SqliteDatabase(file, { ownerOnly: true });
+  store.migrate(MIGRATIONS_DIR);
+  const db = store.db;
   const now = () => Date.now();
   const upsert = db.prepare(`INSERT INTO oidc_entries (model, id, payload, grant_id, user_code, uid, expires_at)
     VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -86,7 +70,7 @@ export function openProviderStore(file: string): ProviderStore {
       };
     },
     close() {
-      db.close();
+      store.close();
     },
   };
 }
