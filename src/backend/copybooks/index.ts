@@ -3,6 +3,8 @@
  * and response records. Both sides of the transport compile the same copybook text, as a caller and a
  * mainframe program share copybooks.
  */
+import type { CopybookRecords } from './records.ts';
+export type { CopybookRecords } from './records.ts';
 import { readFileSync } from 'node:fs';
 import { compileCopybook } from '../../records/index.ts';
 import type { ProfileName, RecordLayout } from '../../records/types.ts';
@@ -37,6 +39,10 @@ export const TRANSACTIONS = {
 } as const;
 
 export type TranCode = keyof typeof TRANSACTIONS;
+
+/** The record a transaction takes and the one it answers, as the copybooks type them (records.ts). */
+export type RequestRecord<T extends TranCode> = CopybookRecords[(typeof TRANSACTIONS)[T]['request']];
+export type ResponseRecord<T extends TranCode> = CopybookRecords[(typeof TRANSACTIONS)[T]['response']];
 
 /**
  * Programs that transactions call for part of their work (CICS LINK), each with its request and response
