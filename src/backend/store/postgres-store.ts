@@ -118,6 +118,7 @@ async function createDatabase(url: string, log: Logger): Promise<void> {
   }
 }
 
+// PostgreSQL's executor of the migrationFiles list (SQLite's, synchronous: SqliteDatabase.migrate): all in one transaction, under the lock.
 async function migrate(pool: pg.Pool, prepare: PostgresStoreOptions['prepare']): Promise<void> {
   const client = await pool.connect();
   try {
