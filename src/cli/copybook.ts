@@ -1,4 +1,5 @@
-/** `corebridge copybook inspect|encode|decode`. */
+/** `corebridge copybook inspect|types|encode|decode`. */
+import { layoutTypeScript } from '../records/typescript.ts';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { compileCopybook, layoutItems, type CompileOptions, type CompiledLayout, type LayoutItem } from '../records/index.ts';
@@ -39,8 +40,8 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   }
   const { values, positionals } = parsed;
   const [action, file, ...extra] = positionals;
-  if (action !== 'inspect' && action !== 'encode' && action !== 'decode') {
-    throw new UsageError(`copybook needs inspect, encode or decode${action ? ` (got "${action}")` : ''}\n\n${USAGE}`);
+  if (action !== 'inspect' && action !== 'types' && action !== 'encode' && action !== 'decode') {
+    throw new UsageError(`copybook needs inspect, types, encode or decode${action ? ` (got "${action}")` : ''}\n\n${USAGE}`);
   }
   if (file === undefined) throw new UsageError(`copybook ${action} needs a copybook file\n\n${USAGE}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
@@ -80,6 +81,10 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
     if (values['json-schema']) io.stdout.write(`${JSON.stringify(layout.jsonSchema({ annotate: true }), null, 2)}\n`);
     else if (values.json) io.stdout.write(`${JSON.stringify(layoutJson(layout), null, 2)}\n`);
     else io.stdout.write(inspectTable(layout));
+    return 0;
+  }
+  if (action === 'types') {
+    io.stdout.write(layoutTypeScript(layout.jsonSchema()));
     return 0;
   }
 

@@ -25,6 +25,7 @@ export const USAGE = `Usage: corebridge <command> [options]
 
 Commands:
   copybook inspect FILE.cpy [--json | --json-schema]   fields: JSON path, COBOL name, offset, length, usage/picture
+  copybook types   FILE.cpy                            TypeScript interface of the record's JSON form
   copybook encode  FILE.cpy [--binary]                 JSON on stdin → record (lowercase hex, or raw with --binary)
   copybook decode  FILE.cpy [--binary]                 record (hex, or raw with --binary) on stdin → JSON
   services check   DIR                                 check the service files in DIR as startup does (SERVICES_DIR)

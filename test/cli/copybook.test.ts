@@ -44,6 +44,16 @@ test('inspect --json-schema and --json print machine-readable documents', () => 
   assert.deepEqual([layout.maxLength, layout.profile.charset, layout.root.children[1].jsonPath], [26, 'ascii', 'payAmount']);
 });
 
+test('types prints the TypeScript interface of the record', () => {
+  const r = run(['copybook', 'types', cpy]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, [
+    '/** PAY-REC */', 'export interface PayRec {', '  payId: string;', '  payAmount: number;', '  payCcy?: string;', '  payLegs: number;',
+    '  payLeg: Array<{', '    legAcct: string;', '  }>;', '}', '',
+  ].join('\n'));
+  assert.equal(run(['copybook', 'types']).code, 2);
+});
+
 test('encode prints lowercase hex; decode reads it back', () => {
   const json = JSON.stringify({ payId: 'P1', payAmount: '-1234.5', payLeg: [{ legAcct: 'A1' }] });
   const enc = run(['copybook', 'encode', cpy, '--profile', 'gnucobol'], json);
