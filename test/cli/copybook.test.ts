@@ -93,7 +93,7 @@ test('errors go to stderr with a non-zero exit, naming the path, offset or line'
   assert.match(run(['copybook', 'inspect', join(dir, 'missing.cpy')]).stderr, /cannot read .*missing\.cpy: no such file/);
   const usage = run(['copybook', 'frobnicate', cpy]);
   assert.equal(usage.code, 2);
-  assert.match(usage.stderr, /copybook needs inspect, encode or decode \(got "frobnicate"\)/);
+  assert.match(usage.stderr, /copybook needs inspect, types, encode or decode \(got "frobnicate"\)/);
   assert.match(run(['copybook', 'inspect', cpy, '--profile', 'vms']).stderr, /--profile must be one of zos, gnucobol/);
   assert.equal(run([]).code, 2);
 });
