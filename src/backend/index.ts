@@ -8,11 +8,12 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { parseRole, type Caller } from './caller.ts';
 import {
-  isTranCode, loadLinkCatalog, loadMessageCatalog, READ_ONLY_TRANSACTIONS, SYSTEM_TRANSACTIONS, type LinkedProgramName, type MessageCatalog, type TranCode,
+  isTranCode, loadLinkCatalog, loadMessageCatalog, READ_ONLY_TRANSACTIONS, SYSTEM_TRANSACTIONS, type LinkedProgramName, type MessageCatalog,
+  type RequestRecord, type TranCode,
 } from './copybooks/index.ts';
 import { LINK_FAILURE, LinkFailure, linkMessage, NeedsLink, readLinkReply, runLocalProgram, type LinkHost } from './links.ts';
 import { BLANK_HEADER, encodeSegments, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from './message.ts';
-import type { ProgramReply } from './program.ts';
+import type { LinkRequestRecord, LinkResponseRecord, Program, ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
 import { openBackendStore, type StoreLocation } from './store/open.ts';
 import { STORE_UNAVAILABLE, StoreUnavailableError, type Tx } from './store/tx.ts';
@@ -56,6 +57,11 @@ export interface BackendOptions extends StoreLocation {
 /** A program that keeps needing new answers from a linked program (its data keeps changing) gives up. */
 const MAX_LINK_ROUNDS = 3;
 
+/** The program of a transaction, typed by it: PROGRAMS ties each code to the program of its records. */
+function programOf<T extends TranCode>(tran: T): Program<T> {
+  return PROGRAMS[tran];
+}
+
 export function backendFile(dataDir: string): string {
   return join(dataDir, 'backend.sqlite');
 }
@@ -93,7 +99,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   type Job =
     | { header: MessageHeader; reply: ProgramReply }
     | {
-      header: MessageHeader; tran: TranCode; caller: Caller; request: Record<string, unknown>; reply?: undefined;
+      header: MessageHeader; tran: TranCode; caller: Caller; request: RequestRecord<TranCode>; reply?: undefined;
       /** The bytes after a fixed-length request record: its segments. */
       segments: Buffer;
       /** The link its last run could not make here. */
@@ -131,10 +137,10 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     try {
       const layout = catalog.request(tran);
       const fixed = layout.minLength === layout.maxLength && body.length > layout.maxLength;
-      return {
-        header, tran, caller, request: layout.decode(fixed ? body.subarray(0, layout.maxLength) : body),
-        segments: fixed ? body.subarray(layout.maxLength) : Buffer.alloc(0),
-      };
+      // The one place a program's request record meets its type: the layout of the transaction's request
+      // copybook decoded it, and records.ts is generated from the same copybook.
+      const request = layout.decode(fixed ? body.subarray(0, layout.maxLength) : body) as unknown as RequestRecord<TranCode>;
+      return { header, tran, caller, request, segments: fixed ? body.subarray(layout.maxLength) : Buffer.alloc(0) };
     } catch (error) {
       rootLog.warn({ err: error, requestId: header.correlationId, tran }, 'malformed request record');
       return { header, reply: { returnCode: RC.INVALID_INPUT, reasonCode: 'MALFORMED_RECORD', reasonText: 'the request record does not match its copybook' } };
@@ -146,7 +152,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     return rootLog.isLevelEnabled('debug') ? rootLog.child({ requestId: header.correlationId, tran: header.tranCode }) : rootLog;
   }
 
-  function link(job: RunnableJob, program: LinkedProgramName, record: Record<string, unknown>): Record<string, unknown> {
+  function link<P extends LinkedProgramName>(job: RunnableJob, program: P, record: LinkRequestRecord<P>): LinkResponseRecord<P> {
     const message = linkMessage(linkCatalog, program, job.header, record);
     const earlier = job.answered?.find((a) => a.request.equals(message));
     if (earlier) return readLinkReply(linkCatalog, program, earlier.reply);
@@ -155,7 +161,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   }
 
   async function runProgram(tx: Tx, job: RunnableJob): Promise<ProgramReply> {
-    const reply = await PROGRAMS[job.tran](
+    const reply = await programOf(job.tran)(
       {
         tx, tranCode: job.tran, caller: job.caller, correlationId: job.header.correlationId,
         idempotencyKey: job.header.idempotencyKey, now: new Date().toISOString(), log: programLog(job.header),

@@ -11,10 +11,11 @@
  */
 import { isLinkedProgram, type LinkCatalog, type LinkedProgramName } from './copybooks/index.ts';
 import { RC, readHeader, writeCommareaMessage, writeMessage, type MessageHeader } from './message.ts';
+import type { LinkRequestRecord, LinkResponseRecord } from './program.ts';
 import { decideLoanRecord } from './programs/loan-decision.ts';
 
 /** The TypeScript implementation of each linked program: response record from request record. */
-export const LOCAL_PROGRAMS: Record<LinkedProgramName, (request: Record<string, unknown>) => Record<string, unknown>> = {
+export const LOCAL_PROGRAMS: { [P in LinkedProgramName]: (request: LinkRequestRecord<P>) => LinkResponseRecord<P> } = {
   LNDECIDE: decideLoanRecord,
 };
 
@@ -62,7 +63,7 @@ export class NeedsLink {
 }
 
 /** The link message: CBHDR naming the program (the caller's header otherwise), then the COMMAREA. */
-export function linkMessage(catalog: LinkCatalog, program: LinkedProgramName, caller: MessageHeader, record: Record<string, unknown>): Buffer {
+export function linkMessage<P extends LinkedProgramName>(catalog: LinkCatalog, program: P, caller: MessageHeader, record: LinkRequestRecord<P>): Buffer {
   const header: MessageHeader = { ...caller, tranCode: program, idempotencyKey: '', returnCode: RC.OK, reasonCode: '', reasonText: '' };
   return writeCommareaMessage(catalog, header, { request: catalog.request(program), response: catalog.response(program) }, record);
 }
@@ -79,18 +80,27 @@ export function runLocalProgram(catalog: LinkCatalog, message: Buffer): Buffer {
     writeMessage(catalog, { ...header, returnCode: RC.UNKNOWN_TRAN, reasonCode: 'UNKNOWN_PROGRAM', reasonText: 'no such program on this host' }, null, undefined).copy(reply);
     return reply;
   }
-  const program = header.tranCode;
-  const response = catalog.response(program).encode(LOCAL_PROGRAMS[program](catalog.request(program).decode(body.subarray(0, catalog.request(program).maxLength))));
+  const response = catalog.response(header.tranCode).encode(runLocal(catalog, header.tranCode, body));
   writeMessage(catalog, { ...header, returnCode: RC.OK }, null, undefined).copy(reply);
   response.copy(reply, headerLength);
   return reply;
 }
 
+/** A TypeScript linked program's response record from the COMMAREA's request record. */
+function runLocal<P extends LinkedProgramName>(catalog: LinkCatalog, program: P, commarea: Buffer): LinkResponseRecord<P> {
+  const layout = catalog.request(program);
+  // Where a decoded link request meets its type: the program's request layout decoded it.
+  const request = layout.decode(commarea.subarray(0, layout.maxLength)) as unknown as LinkRequestRecord<P>;
+  return LOCAL_PROGRAMS[program](request);
+}
+
 /** The response record of a link's answer, or LinkFailure when the program did not complete. */
-export function readLinkReply(catalog: LinkCatalog, program: LinkedProgramName, reply: Buffer): Record<string, unknown> {
+export function readLinkReply<P extends LinkedProgramName>(catalog: LinkCatalog, program: P, reply: Buffer): LinkResponseRecord<P> {
   const { header, body } = readHeader(catalog, reply);
   if (header.returnCode !== RC.OK) {
     throw new LinkFailure(LINK_FAILURE.FAILED, `program ${program} ended with return code ${header.returnCode} ${header.reasonCode}: ${header.reasonText}`.trim());
   }
-  return catalog.response(program).decode(body.subarray(0, catalog.response(program).maxLength));
+  const layout = catalog.response(program);
+  // Where a decoded link response meets its type: the program's response layout decoded it.
+  return layout.decode(body.subarray(0, layout.maxLength)) as unknown as LinkResponseRecord<P>;
 }

@@ -2,7 +2,8 @@
  * A transaction message is the CBHDR header record followed by the transaction's own record.
  * Both sides use these helpers; only bytes cross the transport.
  */
-import { READ_ONLY_TRANSACTIONS, type MessageCatalog, type SegmentRecordName, type TranCode } from './copybooks/index.ts';
+import { READ_ONLY_TRANSACTIONS, type CopybookRecords, type MessageCatalog, type SegmentRecordName, type TranCode } from './copybooks/index.ts';
+import type { CbHeader } from './copybooks/records.ts';
 
 export const RC = {
   OK: 0,
@@ -36,7 +37,7 @@ export const BLANK_HEADER: Readonly<MessageHeader> = {
   tranCode: '', correlationId: '', principal: '', role: '', customerId: '', idempotencyKey: '', returnCode: 0, reasonCode: '', reasonText: '',
 };
 
-export function headerToRecord(h: MessageHeader): Record<string, unknown> {
+export function headerToRecord(h: MessageHeader): CbHeader {
   return {
     hdrTranCode: h.tranCode,
     hdrCorrelationId: h.correlationId,
@@ -48,22 +49,17 @@ export function headerToRecord(h: MessageHeader): Record<string, unknown> {
   };
 }
 
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : value == null ? '' : String(value);
-}
-
-export function headerFromRecord(r: Record<string, unknown>): MessageHeader {
-  const caller = (r['hdrCaller'] ?? {}) as Record<string, unknown>;
+export function headerFromRecord(r: CbHeader): MessageHeader {
   return {
-    tranCode: text(r['hdrTranCode']),
-    correlationId: text(r['hdrCorrelationId']),
-    principal: text(caller['hdrPrincipal']),
-    role: text(caller['hdrRole']),
-    customerId: text(caller['hdrCustomerId']),
-    idempotencyKey: text(r['hdrIdempotencyKey']),
-    returnCode: Number(r['hdrReturnCode'] ?? RC.ABEND),
-    reasonCode: text(r['hdrReasonCode']),
-    reasonText: text(r['hdrReasonText']),
+    tranCode: r.hdrTranCode,
+    correlationId: r.hdrCorrelationId,
+    principal: r.hdrCaller.hdrPrincipal,
+    role: r.hdrCaller.hdrRole,
+    customerId: r.hdrCaller.hdrCustomerId,
+    idempotencyKey: r.hdrIdempotencyKey,
+    returnCode: r.hdrReturnCode ?? RC.ABEND,
+    reasonCode: r.hdrReasonCode,
+    reasonText: r.hdrReasonText,
   };
 }
 
@@ -73,7 +69,8 @@ export class MessageFormatError extends Error {}
 export function readHeader(catalog: Pick<MessageCatalog, 'header'>, message: Buffer): { header: MessageHeader; body: Buffer } {
   const length = catalog.header.maxLength;
   if (message.length < length) throw new MessageFormatError(`message of ${message.length} bytes is shorter than the header`);
-  const header = headerFromRecord(catalog.header.decode(message.subarray(0, length)));
+  // Where a decoded header meets its type: CBHDR's layout decoded it.
+  const header = headerFromRecord(catalog.header.decode(message.subarray(0, length)) as unknown as CbHeader);
   return { header, body: message.subarray(length) };
 }
 
@@ -107,25 +104,34 @@ export type { TranCode };
 /** A record that follows the response record (see EVTLSTO): its copybook and its content. */
 export interface Segment {
   name: SegmentRecordName;
-  body: Record<string, unknown>;
+  body: CopybookRecords[SegmentRecordName];
+}
+
+/** A segment whose content is checked against the copybook it names. */
+export function recordSegment<N extends SegmentRecordName>(name: N, body: CopybookRecords[N]): Segment {
+  return { name, body };
 }
 
 export function encodeSegments(catalog: Pick<MessageCatalog, 'segment'>, segments: readonly Segment[]): Buffer[] {
   return segments.map((s) => catalog.segment(s.name).encode(s.body));
 }
 
+/** Reads the next segment as the record of copybook `name`; read-only, as it came. */
+export type SegmentReader = <N extends SegmentRecordName>(name: N) => Readonly<CopybookRecords[N]>;
+
 /**
  * Reads segments one after another from the bytes after a fixed-length response record; the caller names
  * each one's copybook (an event header says which record follows it).
  */
-export function segmentReader(catalog: Pick<MessageCatalog, 'segment'>, bytes: Buffer): (name: SegmentRecordName) => Record<string, unknown> {
+export function segmentReader(catalog: Pick<MessageCatalog, 'segment'>, bytes: Buffer): SegmentReader {
   let offset = 0;
-  return (name) => {
+  return <N extends SegmentRecordName>(name: N) => {
     const layout = catalog.segment(name);
     if (offset + layout.maxLength > bytes.length) {
       throw new MessageFormatError(`segment ${name} at byte ${offset} needs ${layout.maxLength} bytes; ${bytes.length - offset} are left`);
     }
-    const record = layout.decode(bytes.subarray(offset, offset + layout.maxLength));
+    // Where a decoded segment meets its type: the layout of the copybook it is read as decoded it.
+    const record = layout.decode(bytes.subarray(offset, offset + layout.maxLength)) as unknown as CopybookRecords[N];
     offset += layout.maxLength;
     return record;
   };

@@ -9,8 +9,9 @@ import { customerFromRecord } from '../api/routes/customers.ts';
 import { loanFromRecord } from '../api/routes/loans.ts';
 import { orderFromRecord } from '../api/routes/orders.ts';
 import { paymentFromRecord } from '../api/routes/payments.ts';
-import { isResourceRecord, type MessageCatalog, type ResourceRecordName } from '../backend/copybooks/index.ts';
-import { MessageFormatError, segmentReader } from '../backend/message.ts';
+import { isResourceRecord, type CopybookRecords, type MessageCatalog, type ResourceRecordName } from '../backend/copybooks/index.ts';
+import type { EventListResponse } from '../backend/copybooks/records.ts';
+import { MessageFormatError, segmentReader, type SegmentReader } from '../backend/message.ts';
 
 /** One event of the back-end's list: its header (EVTREC) and the resource's record as it was then. */
 export interface EventItem {
@@ -22,7 +23,8 @@ export interface EventItem {
   correlationId: string;
   ownerCustomerId: string | null;
   recordName: ResourceRecordName;
-  record: Record<string, unknown>;
+  /** The record `recordName` names. */
+  record: Readonly<CopybookRecords[ResourceRecordName]>;
 }
 
 export interface EventList {
@@ -35,32 +37,32 @@ export interface EventList {
 }
 
 /** One event from a segment reader: its header (EVTREC), then the resource record it names. */
-export function readEventItem(read: ReturnType<typeof segmentReader>): EventItem {
+export function readEventItem(read: SegmentReader): EventItem {
   const head = read('EVTREC');
-  const recordName = String(head['evtRecordName']);
-  if (!isResourceRecord(recordName)) throw new MessageFormatError(`event ${String(head['evtEventId'])} names record "${recordName}", which is no resource record`);
+  const recordName = head.evtRecordName;
+  if (!isResourceRecord(recordName)) throw new MessageFormatError(`event ${head.evtEventId} names record "${recordName}", which is no resource record`);
   return {
-    position: Number(head['evtPosition']),
-    eventId: String(head['evtEventId']),
-    type: String(head['evtEventType']),
-    subject: String(head['evtSubject']),
-    occurredAt: String(head['evtOccurredAt']),
-    correlationId: String(head['evtCorrelationId']),
-    ownerCustomerId: String(head['evtOwnerCustomerId']) || null,
+    position: head.evtPosition,
+    eventId: head.evtEventId,
+    type: head.evtEventType,
+    subject: head.evtSubject,
+    occurredAt: head.evtOccurredAt,
+    correlationId: head.evtCorrelationId,
+    ownerCustomerId: head.evtOwnerCustomerId || null,
     recordName,
     record: read(recordName),
   };
 }
 
 /** EVTLSTO and the segments after it. */
-export function readEventList(catalog: Pick<MessageCatalog, 'segment'>, body: Record<string, unknown>, segments: Buffer): EventList {
+export function readEventList(catalog: Pick<MessageCatalog, 'segment'>, body: EventListResponse, segments: Buffer): EventList {
   const read = segmentReader(catalog, segments);
-  const items = Array.from({ length: Number(body['evtoItemCount']) }, () => readEventItem(read));
-  return { leaseHeld: body['evtoLeaseHeld'] === 'Y', lastPosition: Number(body['evtoLastPosition']), more: body['evtoMore'] === 'Y', items };
+  const items = Array.from({ length: body.evtoItemCount }, () => readEventItem(read));
+  return { leaseHeld: body.evtoLeaseHeld === 'Y', lastPosition: body.evtoLastPosition, more: body.evtoMore === 'Y', items };
 }
 
 /** Per resource record: the API collection it belongs to (the event's `source`) and its API representation. */
-const RESOURCES: Record<ResourceRecordName, { source: string; data(record: Record<string, unknown>, role: Role): object }> = {
+const RESOURCES: { [N in ResourceRecordName]: { source: string; data(record: CopybookRecords[N], role: Role): object } } = {
   ORDREC: { source: '/v1/orders', data: (r, role) => projectFields(orderFromRecord(r), ORDER_FIELDS, role) },
   PAYREC: { source: '/v1/payments', data: (r, role) => projectFields(paymentFromRecord(r), PAYMENT_FIELDS, role) },
   LOANREC: { source: '/v1/loan-applications', data: (r, role) => projectFields(loanFromRecord(r), LOAN_FIELDS, role) },
@@ -89,7 +91,7 @@ export interface CloudEvent {
 export const OWNER_VIEW: Role = 'customer';
 
 /** A resource record as the API shows it to a role (what GET on its path answers). */
-export function resourceView(recordName: ResourceRecordName, record: Record<string, unknown>, role: Role): object {
+export function resourceView<N extends ResourceRecordName>(recordName: N, record: CopybookRecords[N], role: Role): object {
   return RESOURCES[recordName].data(record, role);
 }
 
@@ -105,6 +107,6 @@ export function toCloudEvent(item: EventItem, role: Role): CloudEvent {
     datacontenttype: 'application/json',
     correlationid: item.correlationId,
     sequence: String(item.position).padStart(15, '0'),
-    data: resource.data(item.record, role),
+    data: resourceView(item.recordName, item.record, role),
   };
 }

@@ -17,7 +17,6 @@
  */
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
-import { systemCaller } from '../api/backend-client.ts';
 import type { Role } from '../api/auth/roles.ts';
 import type { MessageCatalog } from '../backend/copybooks/index.ts';
 import { segmentReader } from '../backend/message.ts';
@@ -26,6 +25,7 @@ import { createGuardedClient, OutboundRefusedError } from '../outbound/url-guard
 import { startBackgroundLoop } from '../background-loop.ts';
 import type { Transport } from '../transport/transport.ts';
 import { readEventItem, toCloudEvent } from './cloud-event.ts';
+import { typedSystemCaller } from './system-call.ts';
 import { webhookPolicy } from './webhook-policy.ts';
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -85,7 +85,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   const log = options.log.child({ component: 'webhooks' });
   const client = createGuardedClient(webhookPolicy(webhooks), { timeoutMs: ATTEMPT_TIMEOUT_MS, maxRedirects: 0 });
   const schedule = webhooks.retryScheduleMs;
-  const call = systemCaller(transport, catalog, 'corebridge-webhooks');
+  const call = typedSystemCaller(transport, catalog, 'corebridge-webhooks');
   const inFlight = new Set<Promise<void>>();
   /** Results of attempts, recorded with the next turn. */
   const results: Result[] = [];
@@ -98,13 +98,13 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
       whdrItem: done.map((r) => ({ whdrDeliveryId: r.deliveryId, whdrOutcome: r.outcome, whdrStatus: r.status, whdrError: r.error.slice(0, 120), whdrNextAttemptAt: r.nextAttemptAt })),
     });
     const read = segmentReader(catalog, out.segments);
-    return Array.from({ length: Number(out.body['seglItemCount']) }, () => {
+    return Array.from({ length: out.body.seglItemCount }, () => {
       const t = read('WHDTASK');
-      const role = ROLES[String(t['whdtOwnerRole'])] ?? 'customer';
+      const role = ROLES[t.whdtOwnerRole] ?? 'customer';
       const event = toCloudEvent(readEventItem(read), role);
       return {
-        deliveryId: String(t['whdtDeliveryId']), subscriptionId: String(t['whdtSubscriptionId']), url: String(t['whdtUrl']),
-        secret: String(t['whdtSecret']), role, attempts: Number(t['whdtAttempts']), body: JSON.stringify(event), eventId: event.id, eventType: event.type,
+        deliveryId: t.whdtDeliveryId, subscriptionId: t.whdtSubscriptionId, url: t.whdtUrl,
+        secret: t.whdtSecret, role, attempts: t.whdtAttempts, body: JSON.stringify(event), eventId: event.id, eventType: event.type,
       };
     });
   }

@@ -11,10 +11,11 @@
  * and every instance's consumers run them; without, the store's table is the queue and they run here.
  */
 import type { Logger } from 'pino';
-import { isTransientFailure, systemCaller } from '../api/backend-client.ts';
+import { isTransientFailure } from '../api/backend-client.ts';
 import { isAsyncTransaction, TRANSACTIONS, type AsyncTranCode, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from '../backend/message.ts';
 import { startBackgroundLoop } from '../background-loop.ts';
+import { typedSystemCaller } from '../events/system-call.ts';
 import type { Transport } from '../transport/transport.ts';
 import { openRabbitOperationQueue, type OperationQueue } from './rabbitmq-queue.ts';
 
@@ -50,21 +51,21 @@ interface Task {
 export function startOperationRunner(options: OperationRunnerOptions): OperationRunner {
   const { transport, catalog } = options;
   const log = options.log.child({ component: 'operations' });
-  const system = systemCaller(transport, catalog, 'corebridge-operations');
+  const system = typedSystemCaller(transport, catalog, 'corebridge-operations');
 
 
   async function claim(): Promise<Task[]> {
     const out = await system('OPNXT', { opnMaxItems: BATCH, opnLeaseSeconds: options.brokerUrl ? BROKER_LEASE_SECONDS : LEASE_SECONDS });
     const read = segmentReader(catalog, out.segments);
-    return Array.from({ length: Number(out.body['seglItemCount']) }, () => {
+    return Array.from({ length: out.body.seglItemCount }, () => {
       const t = read('OPTASK');
-      const tran = String(t['optTranCode']);
-      if (!isAsyncTransaction(tran)) throw new Error(`operation ${String(t['optOperationId'])} names transaction ${tran}`);
+      const tran = t.optTranCode;
+      if (!isAsyncTransaction(tran)) throw new Error(`operation ${t.optOperationId} names transaction ${tran}`);
       const header: MessageHeader = {
-        ...BLANK_HEADER, tranCode: tran, correlationId: String(t['optCorrelationId']), principal: String(t['optPrincipal']),
-        role: String(t['optRole']), customerId: String(t['optCustomerId']), idempotencyKey: String(t['optIdempotencyKey']),
+        ...BLANK_HEADER, tranCode: tran, correlationId: t.optCorrelationId, principal: t.optPrincipal,
+        role: t.optRole, customerId: t.optCustomerId, idempotencyKey: t.optIdempotencyKey,
       };
-      return { operationId: String(t['optOperationId']), tran, message: writeMessage(catalog, header, catalog.request(tran), read(TRANSACTIONS[tran].request)) };
+      return { operationId: t.optOperationId, tran, message: writeMessage(catalog, header, catalog.request(tran), read(TRANSACTIONS[tran].request)) };
     });
   }
 

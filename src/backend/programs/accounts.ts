@@ -2,11 +2,11 @@
 import { mayUseCustomerData } from '../caller.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits } from '../money.ts';
-import { fail, field, ok, type Program } from '../program.ts';
+import { fail, ok, text, type Program } from '../program.ts';
 import { findAccount } from '../store/accounts.ts';
 
-export const balanceInquiry: Program = async (ctx, req) => {
-  const account = await findAccount(ctx.tx, field(req, 'acckAccountId'));
+export const balanceInquiry: Program<'ACCBAL'> = async (ctx, req) => {
+  const account = await findAccount(ctx.tx, text(req.acckAccountId));
   if (!account || account.kind !== 'CUSTOMER' || !mayUseCustomerData(ctx.caller, account.customerId)) {
     return fail(RC.NOT_FOUND, 'ACCOUNT_NOT_FOUND', 'account not found');
   }

@@ -2,7 +2,8 @@
 import { mayChangeCustomer, maySeeCustomer } from '../caller.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits } from '../money.ts';
-import { fail, field, ok, type Program, type ProgramContext } from '../program.ts';
+import type { CustomerRecord } from '../copybooks/records.ts';
+import { fail, ok, text, type Program, type ProgramContext } from '../program.ts';
 import {
   findCustomer, findCustomerByEmail, insertCustomer, nextCustomerId, updateCustomer, type Address, type Customer,
 } from '../store/customers.ts';
@@ -12,7 +13,7 @@ import { writeAudit, writeEvent, type EventType } from '../store/journal.ts';
 const NEW_CUSTOMER_RATING = 'C';
 const NEW_CUSTOMER_CREDIT_LIMIT = 50_000;
 
-export function customerRecord(c: Customer): Record<string, unknown> {
+export function customerRecord(c: Customer): CustomerRecord {
   const a = c.address;
   return {
     cusCustomerId: c.customerId,
@@ -46,40 +47,40 @@ async function raise(ctx: ProgramContext, type: EventType, c: Customer): Promise
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-function validDate(text: string): boolean {
-  if (!DATE.test(text)) return false;
-  const d = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(text) && d.getTime() < Date.now();
+function validDate(date: string): boolean {
+  if (!DATE.test(date)) return false;
+  const d = new Date(`${date}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(date) && d.getTime() < Date.now();
 }
 
-export const inquireCustomer: Program = async (ctx, req) => {
-  const id = field(req, 'cuskCustomerId');
+export const inquireCustomer: Program<'CUSINQ'> = async (ctx, req) => {
+  const id = text(req.cuskCustomerId);
   const customer = await findCustomer(ctx.tx, id);
   if (!customer || !(await maySeeCustomer(ctx.tx, ctx.caller, customer))) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   return ok(customerRecord(customer));
 };
 
-export const addCustomer: Program = async (ctx, req) => {
+export const addCustomer: Program<'CUSADD'> = async (ctx, req) => {
   const { tx } = ctx;
   if (ctx.caller.role === 'CUSTOMER') return fail(RC.NOT_FOUND, 'NOT_PERMITTED', 'customers cannot register others');
-  const name = field(req, 'cusaName');
-  const email = field(req, 'cusaEmail');
-  const birthDate = field(req, 'cusaBirthDate');
+  const name = text(req.cusaName);
+  const email = text(req.cusaEmail);
+  const birthDate = text(req.cusaBirthDate);
   if (!name) return fail(RC.INVALID_INPUT, 'NAME_REQUIRED', 'name must not be blank');
   if (birthDate && !validDate(birthDate)) return fail(RC.INVALID_INPUT, 'INVALID_BIRTH_DATE', 'dateOfBirth is not a past calendar date');
   if (await findCustomerByEmail(tx, email)) return fail(RC.CONFLICT, 'EMAIL_ALREADY_REGISTERED', 'this e-mail address is already registered');
-  const addr = (req['cusaAddr'] ?? {}) as Record<string, unknown>;
-  const address: Address | null = field(req, 'cusaAddrPresent') === 'Y'
+  const addr = req.cusaAddr;
+  const address: Address | null = text(req.cusaAddrPresent) === 'Y'
     ? {
-      line1: field(addr, 'cusaAddrLine1'),
-      ...(field(addr, 'cusaAddrLine2') ? { line2: field(addr, 'cusaAddrLine2') } : {}),
-      postalCode: field(addr, 'cusaAddrPostcode'),
-      city: field(addr, 'cusaAddrCity'),
-      country: field(addr, 'cusaAddrCountry'),
+      line1: text(addr.cusaAddrLine1),
+      ...(text(addr.cusaAddrLine2) ? { line2: text(addr.cusaAddrLine2) } : {}),
+      postalCode: text(addr.cusaAddrPostcode),
+      city: text(addr.cusaAddrCity),
+      country: text(addr.cusaAddrCountry),
     }
     : null;
   const customer: Customer = {
-    customerId: await nextCustomerId(tx), name, email, phone: field(req, 'cusaPhone') || null, birthDate: birthDate || null,
+    customerId: await nextCustomerId(tx), name, email, phone: text(req.cusaPhone) || null, birthDate: birthDate || null,
     address, riskRating: NEW_CUSTOMER_RATING, monthlyIncome: 0, creditLimit: NEW_CUSTOMER_CREDIT_LIMIT, currency: 'EUR',
     createdBy: ctx.caller.principal, createdAt: ctx.now, updatedAt: ctx.now,
   };
@@ -97,16 +98,16 @@ function patched(action: string, value: string, current: string | null): string 
   return undefined;
 }
 
-export const updateCustomerProgram: Program = async (ctx, req) => {
+export const updateCustomerProgram: Program<'CUSUPD'> = async (ctx, req) => {
   const { tx } = ctx;
-  const id = field(req, 'cusuCustomerId');
+  const id = text(req.cusuCustomerId);
   const current = await findCustomer(tx, id, { forUpdate: true });
   if (!current || !(await maySeeCustomer(tx, ctx.caller, current))) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   if (!mayChangeCustomer(ctx.caller, id)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
-  const name = patched(field(req, 'cusuNameAction'), field(req, 'cusuName'), current.name);
-  const email = patched(field(req, 'cusuEmailAction'), field(req, 'cusuEmail'), current.email);
-  const phone = patched(field(req, 'cusuPhoneAction'), field(req, 'cusuPhone'), current.phone);
-  const birthDate = patched(field(req, 'cusuBirthDateAction'), field(req, 'cusuBirthDate'), current.birthDate);
+  const name = patched(text(req.cusuNameAction), text(req.cusuName), current.name);
+  const email = patched(text(req.cusuEmailAction), text(req.cusuEmail), current.email);
+  const phone = patched(text(req.cusuPhoneAction), text(req.cusuPhone), current.phone);
+  const birthDate = patched(text(req.cusuBirthDateAction), text(req.cusuBirthDate), current.birthDate);
   if (name === undefined || email === undefined || phone === undefined || birthDate === undefined) {
     return fail(RC.INVALID_INPUT, 'INVALID_ACTION', 'unknown patch action');
   }
@@ -118,16 +119,16 @@ export const updateCustomerProgram: Program = async (ctx, req) => {
     if (other && other.customerId !== id) return fail(RC.CONFLICT, 'EMAIL_ALREADY_REGISTERED', 'this e-mail address is already registered');
   }
   let address = current.address;
-  const addrAction = field(req, 'cusuAddrAction');
+  const addrAction = text(req.cusuAddrAction);
   if (addrAction === 'D') address = null;
   else if (addrAction === 'S') {
-    const a = (req['cusuAddr'] ?? {}) as Record<string, unknown>;
-    const part = (key: string, cur: string | undefined) => patched(field(a, `${key}Action`), field(a, key), cur ?? null);
-    const line1 = part('cusuAddrLine1', address?.line1);
-    const line2 = part('cusuAddrLine2', address?.line2);
-    const postalCode = part('cusuAddrPostcode', address?.postalCode);
-    const city = part('cusuAddrCity', address?.city);
-    const country = part('cusuAddrCountry', address?.country);
+    const a = req.cusuAddr;
+    const part = (action: string | undefined, value: string, cur: string | undefined) => patched(text(action), text(value), cur ?? null);
+    const line1 = part(a.cusuAddrLine1Action, a.cusuAddrLine1, address?.line1);
+    const line2 = part(a.cusuAddrLine2Action, a.cusuAddrLine2, address?.line2);
+    const postalCode = part(a.cusuAddrPostcodeAction, a.cusuAddrPostcode, address?.postalCode);
+    const city = part(a.cusuAddrCityAction, a.cusuAddrCity, address?.city);
+    const country = part(a.cusuAddrCountryAction, a.cusuAddrCountry, address?.country);
     if (!line1 || !postalCode || !city || !country) {
       return fail(RC.INVALID_INPUT, 'ADDRESS_INCOMPLETE', 'address needs line1, postalCode, city and country');
     }

@@ -4,8 +4,9 @@
  * and hand it the next unpublished ones. Both answer EVTLSTO followed by the events as segments.
  */
 import { eventAudience } from '../caller.ts';
-import { RC, type Segment } from '../message.ts';
-import { fail, field, ok, type Program, type ProgramReply } from '../program.ts';
+import type { EventListResponse } from '../copybooks/records.ts';
+import { RC, recordSegment, type Segment } from '../message.ts';
+import { fail, ok, text, type Program, type ProgramReply } from '../program.ts';
 import { listEvents, lockRelay, markPublished, positionEvents, saveRelay, unpublishedEvents, type StoredEvent } from '../store/events.ts';
 import { fanOutToSubscriptions } from './webhooks.ts';
 
@@ -13,42 +14,39 @@ const MAX_ITEMS = 100;
 /** Events given positions per relay turn: a backlog (a broker that was down) is worked through in steps. */
 const POSITIONS_PER_TURN = 1000;
 
-function itemCount(raw: unknown, fallback: number): number {
-  return Math.min(Math.max(Math.trunc(Number(raw)) || fallback, 0), MAX_ITEMS);
+function itemCount(requested: number, fallback: number): number {
+  return Math.min(Math.max(Math.trunc(requested) || fallback, 0), MAX_ITEMS);
 }
 
 /** Per event, its header (EVTREC) and then its resource's record. */
 export function eventSegments(events: readonly StoredEvent[]): Segment[] {
   return events.flatMap((e): Segment[] => [
-    {
-      name: 'EVTREC',
-      body: {
-        evtPosition: e.position, evtEventId: e.eventId, evtEventType: e.type, evtSubject: e.subject, evtOccurredAt: e.occurredAt,
-        evtCorrelationId: e.correlationId, evtOwnerCustomerId: e.ownerCustomerId ?? '', evtRecordName: e.recordName,
-      },
-    },
-    { name: e.recordName, body: e.record },
+    recordSegment('EVTREC', {
+      evtPosition: e.position, evtEventId: e.eventId, evtEventType: e.type, evtSubject: e.subject, evtOccurredAt: e.occurredAt,
+      evtCorrelationId: e.correlationId, evtOwnerCustomerId: e.ownerCustomerId ?? '', evtRecordName: e.recordName,
+    }),
+    recordSegment(e.recordName, e.record),
   ]);
 }
 
-function eventList(events: readonly StoredEvent[], more: boolean, lastPosition: number, leaseHeld = true): ProgramReply {
+function eventList(events: readonly StoredEvent[], more: boolean, lastPosition: number, leaseHeld = true): ProgramReply<EventListResponse> {
   return {
-    ...ok({ evtoLeaseHeld: leaseHeld ? 'Y' : 'N', evtoLastPosition: lastPosition, evtoMore: more ? 'Y' : 'N', evtoItemCount: events.length }),
+    ...ok<EventListResponse>({ evtoLeaseHeld: leaseHeld ? 'Y' : 'N', evtoLastPosition: lastPosition, evtoMore: more ? 'Y' : 'N', evtoItemCount: events.length }),
     segments: eventSegments(events),
   };
 }
 
-export const listEventsProgram: Program = async (ctx, req) => {
-  const after = Math.max(Math.trunc(Number(req['evtlAfterPosition'])) || 0, 0);
-  const limit = itemCount(req['evtlMaxItems'], 20) || 1;
-  const rows = await listEvents(ctx.tx, eventAudience(ctx.caller), { afterPosition: after, type: field(req, 'evtlTypeFilter') || undefined, limit: limit + 1 });
+export const listEventsProgram: Program<'EVTLST'> = async (ctx, req) => {
+  const after = Math.max(Math.trunc(req.evtlAfterPosition ?? 0) || 0, 0);
+  const limit = itemCount(req.evtlMaxItems, 20) || 1;
+  const rows = await listEvents(ctx.tx, eventAudience(ctx.caller), { afterPosition: after, type: text(req.evtlTypeFilter) || undefined, limit: limit + 1 });
   const page = rows.slice(0, limit);
   return eventList(page, rows.length > limit, page.at(-1)?.position ?? after);
 };
 
-export const relayEventsProgram: Program = async (ctx, req) => {
-  const relayId = field(req, 'evtnRelayId');
-  const leaseSeconds = Math.trunc(Number(req['evtnLeaseSeconds']));
+export const relayEventsProgram: Program<'EVTNXT'> = async (ctx, req) => {
+  const relayId = text(req.evtnRelayId);
+  const leaseSeconds = Math.trunc(req.evtnLeaseSeconds);
   if (!relayId || !(leaseSeconds >= 1)) return fail(RC.INVALID_INPUT, 'INVALID_RELAY_REQUEST', 'a relay id and a lease of at least 1 s are needed');
   const { tx } = ctx;
   const state = await lockRelay(tx);
@@ -58,13 +56,13 @@ export const relayEventsProgram: Program = async (ctx, req) => {
   const positioned = await positionEvents(tx, state.lastPosition, POSITIONS_PER_TURN);
   const lastPosition = positioned.at(-1)?.position ?? state.lastPosition;
   await fanOutToSubscriptions(ctx, positioned);
-  await markPublished(tx, Math.trunc(Number(req['evtnAckPosition'])) || 0, ctx.now);
+  await markPublished(tx, Math.trunc(req.evtnAckPosition ?? 0) || 0, ctx.now);
   // The lease row is written when something changed or half the lease has gone: an idle relay's turns write nothing.
   const halfLease = new Date(Date.parse(ctx.now) + (leaseSeconds * 1000) / 2).toISOString();
   if (positioned.length > 0 || state.holder !== relayId || !state.leaseUntil || state.leaseUntil < halfLease) {
     await saveRelay(tx, { holder: relayId, leaseUntil: new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString(), lastPosition });
   }
-  const max = itemCount(req['evtnMaxItems'], 0);
+  const max = itemCount(req.evtnMaxItems, 0);
   const pending = max > 0 ? await unpublishedEvents(tx, max + 1) : [];
   return eventList(pending.slice(0, max), pending.length > max || positioned.length === POSITIONS_PER_TURN, lastPosition);
 };

@@ -12,8 +12,8 @@ import {
 import { cancelOrder, createOrder, inquireOrder, listOrdersProgram, updateOrder } from './orders.ts';
 import { createPayment, inquirePayment } from './payments.ts';
 
-/** Transaction code → program. */
-export const PROGRAMS: Record<TranCode, Program> = {
+/** Transaction code → program, each typed by its transaction's request and response copybooks. */
+export const PROGRAMS: { [T in TranCode]: Program<T> } = {
   ORDCRT: createOrder,
   ORDINQ: inquireOrder,
   ORDLST: listOrdersProgram,

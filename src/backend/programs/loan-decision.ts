@@ -4,6 +4,7 @@
  * runs it (PROGRAMS_COBOL).
  */
 import { installmentFor, largestPrincipal } from '../loan-math.ts';
+import type { LoanRuleInput, LoanRuleResult } from '../copybooks/records.ts';
 import { fromMinorUnits, toMinorUnits } from '../money.ts';
 
 /** Annual rate per risk rating in hundredths of a percent; D is not lent to. */
@@ -49,12 +50,12 @@ export function decideLoan(rating: string, monthlyIncome: number, amount: number
 }
 
 /** LNDECI record → LNDECO record. */
-export function decideLoanRecord(request: Record<string, unknown>): Record<string, unknown> {
+export function decideLoanRecord(request: LoanRuleInput): LoanRuleResult {
   const d = decideLoan(
-    String(request['lndiRiskRating'] ?? '').trim(),
-    toMinorUnits(request['lndiMonthlyIncome']),
-    toMinorUnits(request['lndiAmount']),
-    Number(request['lndiInstallments']),
+    request.lndiRiskRating.trim(),
+    toMinorUnits(request.lndiMonthlyIncome),
+    toMinorUnits(request.lndiAmount),
+    request.lndiInstallments,
   );
   return {
     lndoStatus: d.status,

@@ -4,7 +4,8 @@ import { newId } from '../ids.ts';
 import { LINK_FAILURE, LinkFailure } from '../links.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
-import { decided, fail, field, ok, type Program } from '../program.ts';
+import type { LoanDecision } from '../copybooks/records.ts';
+import { decided, fail, ok, text, type Program } from '../program.ts';
 import { findCustomer } from '../store/customers.ts';
 import { writeAudit, writeEvent } from '../store/journal.ts';
 import { findLoan, findLoanByIdempotencyKey, insertLoan, type LoanApplication } from '../store/loans.ts';
@@ -14,7 +15,7 @@ const MAX_AMOUNT = 20_000_000; // 200,000.00
 const MIN_INSTALLMENTS = 6;
 const MAX_INSTALLMENTS = 120;
 
-export function loanRecord(l: LoanApplication): Record<string, unknown> {
+export function loanRecord(l: LoanApplication): LoanDecision {
   return {
     lnLoanId: l.loanId,
     lnStatus: l.status,
@@ -36,17 +37,18 @@ function sameRequest(l: LoanApplication, customerId: string, amount: number, ins
   return l.customerId === customerId && l.requestedAmount === amount && l.installments === installments;
 }
 
-export const applyForLoan: Program = async (ctx, req) => {
+export const applyForLoan: Program<'LNAPPL'> = async (ctx, req) => {
   const { tx, caller } = ctx;
   let amount: number;
   try {
-    amount = toMinorUnits(req['lnrqAmount']);
+    amount = toMinorUnits(req.lnrqAmount);
   } catch (error) {
     if (error instanceof MoneyFormatError) return fail(RC.INVALID_INPUT, 'INVALID_AMOUNT', 'amount has at most two decimals');
     throw error;
   }
-  const installments = Number(req['lnrqInstallments']);
-  const customerId = String(Number(req['lnrqCustomerId']));
+  const installments = req.lnrqInstallments;
+  // LNRQ-CUSTOMER-ID is numeric; customer ids are kept as text.
+  const customerId = String(req.lnrqCustomerId);
   // The API forgets a key after its retention; the key stays here, held to the request it was first used for.
   if (ctx.idempotencyKey) {
     const earlier = await findLoanByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
@@ -72,14 +74,14 @@ export const applyForLoan: Program = async (ctx, req) => {
     lndiAmount: fromMinorUnits(amount),
     lndiInstallments: installments,
   });
-  const status = field(decision, 'lndoStatus');
+  const status = text(decision.lndoStatus);
   if (status !== 'APPROVED' && status !== 'REJECTED') throw new LinkFailure(LINK_FAILURE.FAILED, `LNDECIDE answered status "${status}"`);
   const d = {
     status: status as LoanApplication['status'],
-    reason: field(decision, 'lndoRejectReason') || null,
-    approved: toMinorUnits(decision['lndoApprovedAmount']),
-    rateBp: toMinorUnits(decision['lndoInterestRate']),
-    installment: toMinorUnits(decision['lndoInstallmentValue']),
+    reason: text(decision.lndoRejectReason) || null,
+    approved: toMinorUnits(decision.lndoApprovedAmount),
+    rateBp: toMinorUnits(decision.lndoInterestRate),
+    installment: toMinorUnits(decision.lndoInstallmentValue),
   };
   const loan: LoanApplication = {
     loanId: newId('LN'), status: d.status, rejectReason: d.reason,
@@ -97,8 +99,8 @@ export const applyForLoan: Program = async (ctx, req) => {
   return decided(loan, loanRecord(loan));
 };
 
-export const inquireLoan: Program = async (ctx, req) => {
-  const loan = await findLoan(ctx.tx, field(req, 'lnkLoanId'));
+export const inquireLoan: Program<'LNINQ'> = async (ctx, req) => {
+  const loan = await findLoan(ctx.tx, text(req.lnkLoanId));
   if (!loan || !mayUseCustomerData(ctx.caller, loan.customerId)) return fail(RC.NOT_FOUND, 'LOAN_NOT_FOUND', 'loan not found');
   return ok(loanRecord(loan));
 };

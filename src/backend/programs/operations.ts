@@ -8,19 +8,20 @@
 import { mayUseCustomerData, type Caller } from '../caller.ts';
 import { isAsyncTransaction, isResourceRecord, TRANSACTIONS } from '../copybooks/index.ts';
 import { newId } from '../ids.ts';
-import { RC, type Segment } from '../message.ts';
-import { fail, field, ok, type Program, type ProgramReply } from '../program.ts';
+import type { OperationRecord } from '../copybooks/records.ts';
+import { RC, recordSegment, type Segment } from '../message.ts';
+import { fail, ok, text, type Program, type ProgramReply } from '../program.ts';
 import { claimOperations, completeOperation, findOperation, findOperationByKey, insertOperation, type Operation } from '../store/operations.ts';
 
-function operationReply(o: Operation): ProgramReply {
+function operationReply(o: Operation): ProgramReply<OperationRecord> {
   const resultRecord = o.resultRecord && isResourceRecord(o.resultRecord) && o.result ? o.resultRecord : null;
   return {
-    ...ok({
+    ...ok<OperationRecord>({
       oprOperationId: o.operationId, oprTranCode: o.tranCode, oprStatus: o.status, oprReturnCode: o.returnCode ?? 0,
       oprReasonCode: o.reasonCode ?? '', oprReasonText: (o.reasonText ?? '').slice(0, 120), oprCorrelationId: o.correlationId,
       oprCreatedAt: o.createdAt, oprCompletedAt: o.completedAt ?? '', oprResultRecord: resultRecord ?? '',
     }),
-    segments: resultRecord ? [{ name: resultRecord, body: o.result! }] : [],
+    segments: resultRecord ? [recordSegment(resultRecord, o.result!)] : [],
   };
 }
 
@@ -29,8 +30,8 @@ function maySeeOperation(caller: Caller, o: Operation): boolean {
   return caller.principal === o.ownerPrincipal || mayUseCustomerData(caller, o.ownerCustomerId);
 }
 
-export const submitOperation: Program = async (ctx, req) => {
-  const tran = field(req, 'opsTranCode');
+export const submitOperation: Program<'OPSUBM'> = async (ctx, req) => {
+  const tran = text(req.opsTranCode);
   if (!isAsyncTransaction(tran)) return fail(RC.INVALID_INPUT, 'NOT_ASYNC', `transaction ${tran} does not run later`);
   const request = ctx.segment(TRANSACTIONS[tran].request);
   if (ctx.idempotencyKey) {
@@ -53,39 +54,36 @@ export const submitOperation: Program = async (ctx, req) => {
   return operationReply(operation);
 };
 
-export const inquireOperation: Program = async (ctx, req) => {
-  const o = await findOperation(ctx.tx, field(req, 'opkOperationId'));
+export const inquireOperation: Program<'OPINQ'> = async (ctx, req) => {
+  const o = await findOperation(ctx.tx, text(req.opkOperationId));
   if (!o || !maySeeOperation(ctx.caller, o)) return fail(RC.NOT_FOUND, 'OPERATION_NOT_FOUND', 'operation not found');
   return operationReply(o);
 };
 
-export const claimOperationsProgram: Program = async (ctx, req) => {
-  const max = Math.min(Math.max(Math.trunc(Number(req['opnMaxItems'])) || 1, 1), 100);
-  const leaseSeconds = Math.max(Math.trunc(Number(req['opnLeaseSeconds'])) || 30, 1);
+export const claimOperationsProgram: Program<'OPNXT'> = async (ctx, req) => {
+  const max = Math.min(Math.max(Math.trunc(req.opnMaxItems) || 1, 1), 100);
+  const leaseSeconds = Math.max(Math.trunc(req.opnLeaseSeconds) || 30, 1);
   const claimed = await claimOperations(ctx.tx, ctx.now, new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString(), max);
   const segments = claimed.flatMap((o): Segment[] => isAsyncTransaction(o.tranCode) ? [
-    {
-      name: 'OPTASK',
-      body: {
-        optOperationId: o.operationId, optTranCode: o.tranCode, optPrincipal: o.ownerPrincipal, optRole: o.ownerRole,
-        optCustomerId: o.ownerCustomerId ?? '', optIdempotencyKey: o.idempotencyKey, optCorrelationId: o.correlationId,
-      },
-    },
-    { name: TRANSACTIONS[o.tranCode].request, body: o.request },
+    recordSegment('OPTASK', {
+      optOperationId: o.operationId, optTranCode: o.tranCode, optPrincipal: o.ownerPrincipal, optRole: o.ownerRole,
+      optCustomerId: o.ownerCustomerId ?? '', optIdempotencyKey: o.idempotencyKey, optCorrelationId: o.correlationId,
+    }),
+    recordSegment(TRANSACTIONS[o.tranCode].request, o.request),
   ] : []);
   return { ...ok({ seglNextSeq: 0, seglItemCount: segments.length / 2 }), segments };
 };
 
-export const completeOperationProgram: Program = async (ctx, req) => {
-  const o = await findOperation(ctx.tx, field(req, 'opdOperationId'), { forUpdate: true });
+export const completeOperationProgram: Program<'OPDONE'> = async (ctx, req) => {
+  const o = await findOperation(ctx.tx, text(req.opdOperationId), { forUpdate: true });
   if (!o) return fail(RC.NOT_FOUND, 'OPERATION_NOT_FOUND', 'operation not found');
   if (o.status !== 'pending') return operationReply(o); // completed once: a repeated outcome changes nothing
-  const returnCode = Math.trunc(Number(req['opdReturnCode']));
-  const resultRecord = field(req, 'opdResultRecord');
+  const returnCode = Math.trunc(req.opdReturnCode);
+  const resultRecord = text(req.opdResultRecord);
   const result = resultRecord && isResourceRecord(resultRecord) ? ctx.segment(resultRecord) : null;
   const outcome = {
     status: (returnCode === RC.OK || returnCode === RC.REJECTED ? 'succeeded' : 'failed') as Operation['status'],
-    returnCode, reasonCode: field(req, 'opdReasonCode') || null, reasonText: field(req, 'opdReasonText') || null,
+    returnCode, reasonCode: text(req.opdReasonCode) || null, reasonText: text(req.opdReasonText) || null,
     resultRecord: result ? resultRecord : null, result,
   };
   await completeOperation(ctx.tx, o.operationId, outcome, ctx.now);

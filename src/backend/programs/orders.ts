@@ -4,7 +4,8 @@ import { maySeeCustomer, maySeeOrder } from '../caller.ts';
 import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits } from '../money.ts';
-import { decided, fail, field, ok, type Program, type ProgramContext } from '../program.ts';
+import type { OrderListResponse, OrderRecord } from '../copybooks/records.ts';
+import { decided, fail, ok, text, type Program, type ProgramContext } from '../program.ts';
 import { findCustomer } from '../store/customers.ts';
 import { writeAudit, writeEvent, type EventType } from '../store/journal.ts';
 import {
@@ -20,7 +21,7 @@ const MAX_QUANTITY = 100;
  */
 const CURRENCY_NOT_SUPPORTED = 'CURRENCY_NOT_SUPPORTED';
 
-export function orderRecord(o: Order): Record<string, unknown> {
+export function orderRecord(o: Order): OrderRecord {
   return {
     ordOrderId: o.orderId,
     ordStatus: o.status,
@@ -34,6 +35,25 @@ export function orderRecord(o: Order): Record<string, unknown> {
     ordCreatedAt: o.createdAt,
     ordUpdatedAt: o.updatedAt,
     ordVersion: o.version,
+  };
+}
+
+/** An order as a row of the order list (ORDLSTO's ORDO-ITEM): the fields of its record. */
+function orderListItem(o: Order): OrderListResponse['ordoItem'][number] {
+  const r = orderRecord(o);
+  return {
+    ordoOrderId: r.ordOrderId,
+    ordoStatus: r.ordStatus,
+    ordoRejectReason: r.ordRejectReason,
+    ordoCustomerId: r.ordCustomerId,
+    ordoProductId: r.ordProductId,
+    ordoQuantity: r.ordQuantity,
+    ordoAmount: r.ordAmount,
+    ordoCurrencyCode: r.ordCurrencyCode,
+    ordoCreatedBy: r.ordCreatedBy,
+    ordoCreatedAt: r.ordCreatedAt,
+    ordoUpdatedAt: r.ordUpdatedAt,
+    ordoVersion: r.ordVersion,
   };
 }
 
@@ -64,11 +84,11 @@ function sameRequest(earlier: Order, requestHash: string): boolean {
   return made === null || made === requestHash;
 }
 
-export const createOrder: Program = async (ctx, req) => {
+export const createOrder: Program<'ORDCRT'> = async (ctx, req) => {
   const { tx, caller } = ctx;
-  const customerId = field(req, 'ordcCustomerId');
-  const productId = field(req, 'ordcProductId');
-  const quantity = Number(req['ordcQuantity']);
+  const customerId = text(req.ordcCustomerId);
+  const productId = text(req.ordcProductId);
+  const quantity = req.ordcQuantity;
   const requestHash = orderRequestHash(customerId, productId, quantity);
   if (ctx.idempotencyKey) {
     const earlier = await findOrderByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
@@ -108,16 +128,16 @@ export const createOrder: Program = async (ctx, req) => {
   return decided(order, orderRecord(order));
 };
 
-export const inquireOrder: Program = async (ctx, req) => {
-  const order = await visibleOrder(ctx, field(req, 'ordkOrderId'));
+export const inquireOrder: Program<'ORDINQ'> = async (ctx, req) => {
+  const order = await visibleOrder(ctx, text(req.ordkOrderId));
   if (!order) return fail(RC.NOT_FOUND, 'ORDER_NOT_FOUND', 'order not found');
   return ok(orderRecord(order));
 };
 
-export const listOrdersProgram: Program = async (ctx, req) => {
+export const listOrdersProgram: Program<'ORDLST'> = async (ctx, req) => {
   const { caller } = ctx;
-  const maxItems = Math.min(Math.max(Number(req['ordlMaxItems']) || 20, 1), 100);
-  const wantedCustomer = field(req, 'ordlCustomerId') || undefined;
+  const maxItems = Math.min(Math.max(req.ordlMaxItems || 20, 1), 100);
+  const wantedCustomer = text(req.ordlCustomerId) || undefined;
   // Only what the caller may see: a customer is pinned to themselves, a partner to its own orders.
   if (caller.role === 'CUSTOMER' && wantedCustomer && wantedCustomer !== caller.customerId) {
     return ok({ ordoNextSeq: 0, ordoItemCount: 0, ordoItem: [] });
@@ -125,8 +145,8 @@ export const listOrdersProgram: Program = async (ctx, req) => {
   const rows = await listOrders(ctx.tx, {
     customerId: caller.role === 'CUSTOMER' ? caller.customerId ?? '-' : wantedCustomer,
     createdBy: caller.role === 'PARTNER' ? caller.principal : undefined,
-    status: field(req, 'ordlStatusFilter') || undefined,
-    afterSeq: Number(req['ordlAfterSeq']) || 0,
+    status: text(req.ordlStatusFilter) || undefined,
+    afterSeq: req.ordlAfterSeq || 0,
     limit: maxItems + 1,
   });
   const page = rows.slice(0, maxItems);
@@ -134,26 +154,23 @@ export const listOrdersProgram: Program = async (ctx, req) => {
   return ok({
     ordoNextSeq: more ? page[page.length - 1]!.seq : 0,
     ordoItemCount: page.length,
-    ordoItem: page.map((o) => {
-      const r = orderRecord(o);
-      return Object.fromEntries(Object.entries(r).map(([k, v]) => [`ordo${k.slice(3)}`, v]));
-    }),
+    ordoItem: page.map(orderListItem),
   });
 };
 
-export const updateOrder: Program = async (ctx, req) => {
+export const updateOrder: Program<'ORDUPD'> = async (ctx, req) => {
   const { tx } = ctx;
-  const order = await visibleOrder(ctx, field(req, 'orduOrderId'), { forUpdate: true });
+  const order = await visibleOrder(ctx, text(req.orduOrderId), { forUpdate: true });
   if (!order) return fail(RC.NOT_FOUND, 'ORDER_NOT_FOUND', 'order not found');
-  const ifMatch = Number(req['orduIfMatchVersion']) || 0;
+  const ifMatch = req.orduIfMatchVersion || 0;
   if (ifMatch !== 0 && ifMatch !== order.version) {
     return fail(RC.STALE_VERSION, 'VERSION_MISMATCH', `order is at version ${order.version}`);
   }
   if (order.status !== 'CONFIRMED') {
     return fail(RC.CONFLICT, 'ORDER_NOT_MODIFIABLE', `a ${order.status.toLowerCase()} order cannot be changed`);
   }
-  const productId = field(req, 'orduProductId');
-  const quantity = Number(req['orduQuantity']);
+  const productId = text(req.orduProductId);
+  const quantity = req.orduQuantity;
   if (!Number.isInteger(quantity) || quantity < 1 || quantity > MAX_QUANTITY) {
     return fail(RC.INVALID_INPUT, 'QUANTITY_OUT_OF_RANGE', `quantity must be between 1 and ${MAX_QUANTITY}`);
   }
@@ -183,8 +200,8 @@ export const updateOrder: Program = async (ctx, req) => {
   return ok(orderRecord(updated));
 };
 
-export const cancelOrder: Program = async (ctx, req) => {
-  const order = await visibleOrder(ctx, field(req, 'ordkOrderId'), { forUpdate: true });
+export const cancelOrder: Program<'ORDCAN'> = async (ctx, req) => {
+  const order = await visibleOrder(ctx, text(req.ordkOrderId), { forUpdate: true });
   if (!order) return fail(RC.NOT_FOUND, 'ORDER_NOT_FOUND', 'order not found');
   if (order.status === 'CANCELLED') return ok(orderRecord(order));
   if (order.status === 'REJECTED') return fail(RC.CONFLICT, 'ORDER_NOT_CANCELLABLE', 'a rejected order cannot be cancelled');

@@ -7,14 +7,15 @@ import { mayUseCustomerData } from '../caller.ts';
 import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
 import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
-import { decided, fail, field, ok, type Program } from '../program.ts';
+import type { PaymentRecord } from '../copybooks/records.ts';
+import { decided, fail, ok, text, type Program } from '../program.ts';
 import { lockAccounts, postTransfer } from '../store/accounts.ts';
 import { writeAudit, writeEvent } from '../store/journal.ts';
 import { findPayment, findPaymentByIdempotencyKey, insertPayment, type Payment } from '../store/payments.ts';
 
 const MAX_AMOUNT = 100_000_000; // 1,000,000.00
 
-export function paymentRecord(p: Payment): Record<string, unknown> {
+export function paymentRecord(p: Payment): PaymentRecord {
   return {
     payPaymentId: p.paymentId,
     payStatus: p.status,
@@ -35,16 +36,16 @@ function sameRequest(p: Payment, debtor: string, creditor: string, amount: numbe
     && (p.remittance ?? '') === remittance;
 }
 
-export const createPayment: Program = async (ctx, req) => {
+export const createPayment: Program<'PAYCRT'> = async (ctx, req) => {
   const { tx, caller } = ctx;
   if (!ctx.idempotencyKey) return fail(RC.INVALID_INPUT, 'IDEMPOTENCY_KEY_REQUIRED', 'a payment needs an idempotency key');
-  const debtorId = field(req, 'paycDebtorAccount');
-  const creditorId = field(req, 'paycCreditorAccount');
-  const currency = field(req, 'paycCurrencyCode');
-  const remittance = field(req, 'paycRemittance');
+  const debtorId = text(req.paycDebtorAccount);
+  const creditorId = text(req.paycCreditorAccount);
+  const currency = text(req.paycCurrencyCode);
+  const remittance = text(req.paycRemittance);
   let amount: number;
   try {
-    amount = toMinorUnits(req['paycAmount']);
+    amount = toMinorUnits(req.paycAmount);
   } catch (error) {
     if (error instanceof MoneyFormatError) return fail(RC.INVALID_INPUT, 'INVALID_AMOUNT', 'amount has at most two decimals');
     throw error;
@@ -96,8 +97,8 @@ export const createPayment: Program = async (ctx, req) => {
   return decided(payment, paymentRecord(payment));
 };
 
-export const inquirePayment: Program = async (ctx, req) => {
-  const payment = await findPayment(ctx.tx, field(req, 'paykPaymentId'));
+export const inquirePayment: Program<'PAYINQ'> = async (ctx, req) => {
+  const payment = await findPayment(ctx.tx, text(req.paykPaymentId));
   if (!payment || !mayUseCustomerData(ctx.caller, payment.customerId)) {
     return fail(RC.NOT_FOUND, 'PAYMENT_NOT_FOUND', 'payment not found');
   }

@@ -7,8 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { audienceAdmits, eventAudience, type Caller } from '../caller.ts';
 import { newId } from '../ids.ts';
-import { RC, type Segment } from '../message.ts';
-import { fail, field, ok, type Program, type ProgramContext, type ProgramReply } from '../program.ts';
+import type { DeliveryTurnRequest, SegmentListResponse, WebhookDelivery, WebhookSubscription } from '../copybooks/records.ts';
+import { RC, recordSegment, type Segment } from '../message.ts';
+import { fail, ok, text, type Program, type ProgramContext, type ProgramReply } from '../program.ts';
 import { eventsBySeq, type PositionedEvent } from '../store/events.ts';
 import { EVENT_TYPES, writeAudit } from '../store/journal.ts';
 import {
@@ -21,7 +22,7 @@ import { eventSegments } from './events.ts';
 const MAX_EVENT_TYPES = 10;
 const MAX_ITEMS = 100;
 
-function subscriptionRecord(s: Subscription, withSecret = false): Record<string, unknown> {
+function subscriptionRecord(s: Subscription, withSecret = false): WebhookSubscription {
   return {
     whkSubscriptionId: s.subscriptionId, whkUrl: s.url, whkDescription: s.description ?? '', whkStatus: s.status,
     whkDisabledReason: s.disabledReason ?? '', whkSecret: withSecret ? s.secret : '', whkCreatedAt: s.createdAt,
@@ -29,7 +30,7 @@ function subscriptionRecord(s: Subscription, withSecret = false): Record<string,
   };
 }
 
-function deliveryRecord(d: Delivery): Record<string, unknown> {
+function deliveryRecord(d: Delivery): WebhookDelivery {
   return {
     whdDeliveryId: d.deliveryId, whdSubscriptionId: d.subscriptionId, whdEventId: d.eventId, whdEventType: d.eventType, whdState: d.state,
     whdAttempts: d.attempts, whdLastStatus: d.lastStatus ?? 0, whdLastError: (d.lastError ?? '').slice(0, 120),
@@ -37,8 +38,8 @@ function deliveryRecord(d: Delivery): Record<string, unknown> {
   };
 }
 
-function segmentList(segments: Segment[], count: number, nextSeq = 0): ProgramReply {
-  return { ...ok({ seglNextSeq: nextSeq, seglItemCount: count }), segments };
+function segmentList(segments: Segment[], count: number, nextSeq = 0): ProgramReply<SegmentListResponse> {
+  return { ...ok<SegmentListResponse>({ seglNextSeq: nextSeq, seglItemCount: count }), segments };
 }
 
 /** Staff and partners keep subscriptions; customers use the apps that do. */
@@ -46,19 +47,19 @@ function maySubscribe(caller: Caller): caller is Caller & { role: 'AGENT' | 'PAR
   return caller.role === 'AGENT' || caller.role === 'PARTNER';
 }
 
-export const createSubscription: Program = async (ctx, req) => {
+export const createSubscription: Program<'WHKCRT'> = async (ctx, req) => {
   if (!maySubscribe(ctx.caller)) return fail(RC.NOT_FOUND, 'NOT_PERMITTED', 'only agents and partners keep webhook subscriptions');
-  const url = field(req, 'whkcUrl');
-  const count = Math.trunc(Number(req['whkcEventTypeCount']));
-  const rows = ((req['whkcEventTypes'] ?? []) as Array<Record<string, unknown>>).slice(0, Math.max(count, 0));
-  const types = [...new Set(rows.map((r) => field(r, 'whkcEventType')))];
+  const url = text(req.whkcUrl);
+  const count = Math.trunc(req.whkcEventTypeCount);
+  const rows = req.whkcEventTypes.slice(0, Math.max(count, 0));
+  const types = [...new Set(rows.map((r) => text(r.whkcEventType)))];
   if (!url) return fail(RC.INVALID_INPUT, 'URL_REQUIRED', 'a subscription needs a URL');
   if (!(count >= 1 && count <= MAX_EVENT_TYPES) || types.some((t) => !(EVENT_TYPES as readonly string[]).includes(t))) {
     return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPES', `eventTypes must name 1 to ${MAX_EVENT_TYPES} of ${EVENT_TYPES.join(', ')}`);
   }
   const subscription: Subscription = {
     subscriptionId: newId('WHS'), ownerPrincipal: ctx.caller.principal, ownerRole: ctx.caller.role, ownerCustomerId: ctx.caller.customerId,
-    url, description: field(req, 'whkcDescription') || null, eventTypes: types,
+    url, description: text(req.whkcDescription) || null, eventTypes: types,
     // Standard Webhooks: "whsec_" and the base64 of the key (24 random bytes).
     secret: `whsec_${randomBytes(24).toString('base64')}`, status: 'active', disabledReason: null, createdAt: ctx.now,
   };
@@ -67,37 +68,37 @@ export const createSubscription: Program = async (ctx, req) => {
   return ok(subscriptionRecord(subscription, true));
 };
 
-export const inquireSubscription: Program = async (ctx, req) => {
-  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, field(req, 'whkkSubscriptionId'));
+export const inquireSubscription: Program<'WHKINQ'> = async (ctx, req) => {
+  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whkkSubscriptionId));
   return s ? ok(subscriptionRecord(s)) : fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
 };
 
-export const listSubscriptions: Program = async (ctx, req) => {
-  const limit = Math.min(Math.max(Math.trunc(Number(req['whklMaxItems'])) || MAX_ITEMS, 1), MAX_ITEMS);
+export const listSubscriptions: Program<'WHKLST'> = async (ctx, req) => {
+  const limit = Math.min(Math.max(Math.trunc(req.whklMaxItems) || MAX_ITEMS, 1), MAX_ITEMS);
   const subs = await listOwnSubscriptions(ctx.tx, ctx.caller.principal, limit);
-  return segmentList(subs.map((s) => ({ name: 'WHKREC', body: subscriptionRecord(s) })), subs.length);
+  return segmentList(subs.map((s) => recordSegment('WHKREC', subscriptionRecord(s))), subs.length);
 };
 
-export const deleteSubscriptionProgram: Program = async (ctx, req) => {
-  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, field(req, 'whkkSubscriptionId'));
+export const deleteSubscriptionProgram: Program<'WHKDEL'> = async (ctx, req) => {
+  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whkkSubscriptionId));
   if (!s) return fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
   await deleteSubscription(ctx.tx, s.subscriptionId);
   await writeAudit(ctx, 'webhook-subscription', s.subscriptionId, 'deleted');
   return ok(subscriptionRecord(s));
 };
 
-export const listDeliveriesProgram: Program = async (ctx, req) => {
-  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, field(req, 'whdlSubscriptionId'));
+export const listDeliveriesProgram: Program<'WHDLST'> = async (ctx, req) => {
+  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whdlSubscriptionId));
   if (!s) return fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
-  const limit = Math.min(Math.max(Math.trunc(Number(req['whdlMaxItems'])) || 20, 1), MAX_ITEMS);
-  const rows = await listDeliveries(ctx.tx, s.subscriptionId, Math.trunc(Number(req['whdlBeforeSeq'])) || 0, limit + 1);
+  const limit = Math.min(Math.max(Math.trunc(req.whdlMaxItems) || 20, 1), MAX_ITEMS);
+  const rows = await listDeliveries(ctx.tx, s.subscriptionId, Math.trunc(req.whdlBeforeSeq ?? 0) || 0, limit + 1);
   const page = rows.slice(0, limit);
-  return segmentList(page.map((d) => ({ name: 'WHDREC', body: deliveryRecord(d) })), page.length, rows.length > limit ? page.at(-1)!.seq : 0);
+  return segmentList(page.map((d) => recordSegment('WHDREC', deliveryRecord(d))), page.length, rows.length > limit ? page.at(-1)!.seq : 0);
 };
 
-export const retryDelivery: Program = async (ctx, req) => {
-  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, field(req, 'whkkSubscriptionId'));
-  const d = s && await findDelivery(ctx.tx, s.subscriptionId, field(req, 'whkkDeliveryId'), { forUpdate: true });
+export const retryDelivery: Program<'WHDRTY'> = async (ctx, req) => {
+  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whkkSubscriptionId));
+  const d = s && await findDelivery(ctx.tx, s.subscriptionId, text(req.whkkDeliveryId), { forUpdate: true });
   if (!s || !d) return fail(RC.NOT_FOUND, 'DELIVERY_NOT_FOUND', 'delivery not found');
   if (s.status !== 'active') return fail(RC.CONFLICT, 'SUBSCRIPTION_DISABLED', `the subscription is disabled (${s.disabledReason ?? 'no reason'})`);
   await rescheduleDelivery(ctx.tx, d.deliveryId, ctx.now);
@@ -121,36 +122,35 @@ export async function fanOutToSubscriptions(ctx: ProgramContext, events: readonl
 const OUTCOMES: Record<string, DeliveryOutcome['kind'] | 'gone'> = { S: 'succeeded', R: 'retry', F: 'failed', G: 'gone' };
 
 /** The dispatcher's results, first: what finished frees its endpoint's place for the claim after. */
-async function recordResults(ctx: ProgramContext, items: ReadonlyArray<Record<string, unknown>>): Promise<ProgramReply | null> {
+async function recordResults(ctx: ProgramContext, items: DeliveryTurnRequest['whdrItem']): Promise<ProgramReply<never> | null> {
   for (const item of items) {
-    const kind = OUTCOMES[field(item, 'whdrOutcome')];
-    if (!kind) return fail(RC.INVALID_INPUT, 'INVALID_OUTCOME', `outcome "${field(item, 'whdrOutcome')}" is not S, R, F or G`);
-    const status = Math.trunc(Number(item['whdrStatus'])) || null;
-    const error = field(item, 'whdrError') || null;
+    const kind = OUTCOMES[text(item.whdrOutcome)];
+    if (!kind) return fail(RC.INVALID_INPUT, 'INVALID_OUTCOME', `outcome "${text(item.whdrOutcome)}" is not S, R, F or G`);
+    const status = Math.trunc(item.whdrStatus) || null;
+    const error = text(item.whdrError) || null;
     const outcome: DeliveryOutcome = kind === 'succeeded' ? { kind, status: status ?? 0 }
-      : kind === 'retry' ? { kind, status, error, nextAttemptAt: field(item, 'whdrNextAttemptAt') || ctx.now }
+      : kind === 'retry' ? { kind, status, error, nextAttemptAt: text(item.whdrNextAttemptAt) || ctx.now }
       : { kind: 'failed', status, error };
-    const subscriptionId = await recordAttempt(ctx.tx, field(item, 'whdrDeliveryId'), outcome, ctx.now);
+    const subscriptionId = await recordAttempt(ctx.tx, text(item.whdrDeliveryId), outcome, ctx.now);
     if (subscriptionId && kind === 'gone') await disableSubscription(ctx.tx, subscriptionId, 'ENDPOINT_GONE');
   }
   return null;
 }
 
-export const dispatcherTurn: Program = async (ctx, req) => {
-  const refused = await recordResults(ctx, (req['whdrItem'] ?? []) as Array<Record<string, unknown>>);
+export const dispatcherTurn: Program<'WHDDUE'> = async (ctx, req) => {
+  const refused = await recordResults(ctx, req.whdrItem);
   if (refused) return refused;
-  const max = Math.min(Math.max(Math.trunc(Number(req['whddMaxItems'])) || 0, 0), MAX_ITEMS);
+  const max = Math.min(Math.max(Math.trunc(req.whddMaxItems) || 0, 0), MAX_ITEMS);
   if (max === 0) return segmentList([], 0);
-  const perEndpoint = Math.max(Math.trunc(Number(req['whddPerEndpoint'])) || 1, 1);
-  const leaseSeconds = Math.max(Math.trunc(Number(req['whddLeaseSeconds'])) || 30, 1);
+  const perEndpoint = Math.max(Math.trunc(req.whddPerEndpoint) || 1, 1);
+  const leaseSeconds = Math.max(Math.trunc(req.whddLeaseSeconds) || 30, 1);
   const leaseUntil = new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString();
   const due = await claimDueDeliveries(ctx.tx, ctx.now, leaseUntil, max, perEndpoint);
   const events = await eventsBySeq(ctx.tx, due.map((d) => d.eventSeq));
   const segments = due.flatMap((d): Segment[] => [
-    {
-      name: 'WHDTASK',
-      body: { whdtDeliveryId: d.deliveryId, whdtSubscriptionId: d.subscriptionId, whdtUrl: d.url, whdtSecret: d.secret, whdtOwnerRole: d.ownerRole, whdtAttempts: d.attempts },
-    },
+    recordSegment('WHDTASK', {
+      whdtDeliveryId: d.deliveryId, whdtSubscriptionId: d.subscriptionId, whdtUrl: d.url, whdtSecret: d.secret, whdtOwnerRole: d.ownerRole, whdtAttempts: d.attempts,
+    }),
     ...eventSegments([events.get(d.eventSeq)!]),
   ]);
   return segmentList(segments, due.length);

@@ -4,7 +4,7 @@
  * events that have committed; readers go by position, so they never miss an event that commits late.
  */
 import type { EventAudience } from '../caller.ts';
-import { isResourceRecord, type ResourceRecordName } from '../copybooks/index.ts';
+import { isResourceRecord, type CopybookRecords, type ResourceRecordName } from '../copybooks/index.ts';
 import type { Row, SqlValue, Tx } from './tx.ts';
 
 export interface StoredEvent {
@@ -16,7 +16,8 @@ export interface StoredEvent {
   correlationId: string;
   ownerCustomerId: string | null;
   recordName: ResourceRecordName;
-  record: Record<string, unknown>;
+  /** The record `recordName` names, as writeEvent stored it. */
+  record: CopybookRecords[ResourceRecordName];
 }
 
 function fromRow(row: Row): StoredEvent {
@@ -31,7 +32,7 @@ function fromRow(row: Row): StoredEvent {
     correlationId: String(row['correlation_id']),
     ownerCustomerId: row['owner_customer_id'] == null ? null : String(row['owner_customer_id']),
     recordName,
-    record: JSON.parse(String(row['record_json'])) as Record<string, unknown>,
+    record: JSON.parse(String(row['record_json'])) as CopybookRecords[ResourceRecordName],
   };
 }
 

@@ -1,6 +1,6 @@
 /** Audit and event (outbox) rows, written inside the business transaction they describe. */
 import { randomUUID } from 'node:crypto';
-import type { ResourceRecordName } from '../copybooks/index.ts';
+import type { CopybookRecords, ResourceRecordName } from '../copybooks/index.ts';
 import type { Tx } from './tx.ts';
 
 /** The program's context an audit row takes its transaction, caller and clock from. */
@@ -32,7 +32,7 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export type EventResource = 'order' | 'payment' | 'loan' | 'customer';
 
-export interface NewEvent {
+export interface NewEvent<N extends ResourceRecordName> {
   type: EventType;
   resource: EventResource;
   /** The resource's id. */
@@ -41,12 +41,12 @@ export interface NewEvent {
   ownerCustomerId: string | null;
   createdBy: string | null;
   /** The resource as its response record, exactly as the program answers it. */
-  recordName: ResourceRecordName;
-  record: Record<string, unknown>;
+  recordName: N;
+  record: CopybookRecords[N];
 }
 
 /** Writes an event in the transaction of the change it tells of, under that transaction's correlation id and time. */
-export async function writeEvent(ctx: { tx: Tx; correlationId: string; now: string }, e: NewEvent): Promise<void> {
+export async function writeEvent<N extends ResourceRecordName>(ctx: { tx: Tx; correlationId: string; now: string }, e: NewEvent<N>): Promise<void> {
   await ctx.tx.run(
     `INSERT INTO events (event_id, event_type, resource, subject, owner_customer_id, created_by, record_name, record_json, correlation_id, occurred_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -1,4 +1,5 @@
 /** Operations run later (migrations 005/004): the durable queue of requests and their outcomes. */
+import type { AsyncTranCode, CopybookRecords, RequestRecord, ResourceRecordName } from '../copybooks/index.ts';
 import type { Row, Tx } from './tx.ts';
 
 export interface Operation {
@@ -9,13 +10,15 @@ export interface Operation {
   ownerCustomerId: string | null;
   idempotencyKey: string;
   correlationId: string;
-  request: Record<string, unknown>;
+  /** The request record of `tranCode`, as submitted. */
+  request: RequestRecord<AsyncTranCode>;
   status: 'pending' | 'succeeded' | 'failed';
   returnCode: number | null;
   reasonCode: string | null;
   reasonText: string | null;
   resultRecord: string | null;
-  result: Record<string, unknown> | null;
+  /** The response record `resultRecord` names. */
+  result: CopybookRecords[ResourceRecordName] | null;
   createdAt: string;
   completedAt: string | null;
 }
@@ -30,13 +33,13 @@ function fromRow(row: Row): Operation {
     ownerCustomerId: text('owner_customer_id'),
     idempotencyKey: String(row['idempotency_key']),
     correlationId: String(row['correlation_id']),
-    request: JSON.parse(String(row['request_json'])) as Record<string, unknown>,
+    request: JSON.parse(String(row['request_json'])) as RequestRecord<AsyncTranCode>,
     status: String(row['status']) as Operation['status'],
     returnCode: row['return_code'] == null ? null : Number(row['return_code']),
     reasonCode: text('reason_code'),
     reasonText: text('reason_text'),
     resultRecord: text('result_record'),
-    result: row['result_json'] == null ? null : (JSON.parse(String(row['result_json'])) as Record<string, unknown>),
+    result: row['result_json'] == null ? null : (JSON.parse(String(row['result_json'])) as CopybookRecords[ResourceRecordName]),
     createdAt: String(row['created_at']),
     completedAt: text('completed_at'),
   };
