@@ -4,7 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { READ_ONLY_TRANSACTIONS, TRANSACTIONS, type AsyncTranCode, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
+import {
+  READ_ONLY_TRANSACTIONS, TRANSACTIONS, type AsyncTranCode, type MessageCatalog, type RequestRecord, type ResponseRecord, type TranCode,
+} from '../backend/copybooks/index.ts';
 import { LINK_FAILURE } from '../backend/links.ts';
 import { STORE_UNAVAILABLE } from '../backend/store/tx.ts';
 import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from '../backend/message.ts';
@@ -14,20 +16,24 @@ import { ApiError } from './errors.ts';
 import type { BackendCallFacts } from './fastify-types.ts';
 import { RecordEncodeError, type EncodeLimit } from '../records/index.ts';
 
-export interface BackendOutcome {
+export interface BackendOutcome<R> {
   /** true for a business rejection (RC 04): HTTP 200 with the reason in the body. */
   rejected: boolean;
   reasonCode: string;
-  body: Record<string, unknown>;
+  /** The response record, typed by its copybook. */
+  body: R;
   /** The bytes after a fixed-length response record: its segments (an event list's events), if any. */
   segments: Buffer;
 }
 
 export interface BackendClient {
-  /** `pointers`: where each record field's value came from in the request (RecordPointers). */
-  call(tran: TranCode, req: FastifyRequest, record: Record<string, unknown>, pointers?: RecordPointers): Promise<BackendOutcome>;
+  /**
+   * The transaction's request record, typed by its copybook, and its answer. `pointers`: where each record
+   * field's value came from in the request (RecordPointers).
+   */
+  call<T extends TranCode>(tran: T, req: FastifyRequest, record: RequestRecord<T>, pointers?: RecordPointers): Promise<BackendOutcome<ResponseRecord<T>>>;
   /** The same request, put on the back-end's queue to run later (OPSUBM): answers the operation (OPREC). */
-  submit(tran: AsyncTranCode, req: FastifyRequest, record: Record<string, unknown>, pointers?: RecordPointers): Promise<BackendOutcome>;
+  submit<T extends AsyncTranCode>(tran: T, req: FastifyRequest, record: RequestRecord<T>, pointers?: RecordPointers): Promise<BackendOutcome<ResponseRecord<'OPSUBM'>>>;
 }
 
 /**
@@ -66,10 +72,12 @@ export async function callAndRead(
 }
 
 /** The response record, and the segments after it where the record is of fixed length. */
-export function decodeResponse(catalog: MessageCatalog, tran: TranCode, bytes: Buffer): { body: Record<string, unknown>; segments: Buffer } {
+export function decodeResponse<T extends TranCode>(catalog: MessageCatalog, tran: T, bytes: Buffer): { body: ResponseRecord<T>; segments: Buffer } {
   const layout = catalog.response(tran);
-  if (layout.minLength !== layout.maxLength || bytes.length <= layout.maxLength) return { body: layout.decode(bytes), segments: Buffer.alloc(0) };
-  return { body: layout.decode(bytes.subarray(0, layout.maxLength)), segments: bytes.subarray(layout.maxLength) };
+  const fixed = layout.minLength === layout.maxLength && bytes.length > layout.maxLength;
+  // The one place a decoded answer meets its type: the layout decoded it from the copybook records.ts is generated from.
+  const body = layout.decode(fixed ? bytes.subarray(0, layout.maxLength) : bytes) as unknown as ResponseRecord<T>;
+  return { body, segments: fixed ? bytes.subarray(layout.maxLength) : Buffer.alloc(0) };
 }
 
 /** A back-end answer other than OK or REJECTED, in the client's words: the error the API answers with. */
@@ -162,7 +170,7 @@ function encodeOrRefuse(encode: () => Buffer, pointers: RecordPointers): Buffer 
 /** `afterChange`: called with the transaction code when one that changes data has been answered (the event relay looks at once). */
 export function createBackendClient(catalog: MessageCatalog, transport: Transport, afterChange?: (tran: TranCode) => void): BackendClient {
   const width = principalWidth(catalog.header);
-  async function exchange(tran: TranCode, req: FastifyRequest, request: Buffer): Promise<BackendOutcome> {
+  async function exchange<T extends TranCode>(tran: T, req: FastifyRequest, request: Buffer): Promise<BackendOutcome<ResponseRecord<T>>> {
     const { header, body } = await callAndRead(req, transport, tran, request, catalog);
     if (header.returnCode !== RC.OK && header.returnCode !== RC.REJECTED) throw errorFor(header, req.log);
     if (afterChange && !READ_ONLY_TRANSACTIONS.has(tran)) afterChange(tran);
@@ -191,7 +199,7 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
 export function systemCaller(transport: Transport, catalog: MessageCatalog, principal: string) {
   let calls = 0;
   const prefix = `${principal}-${randomUUID()}`;
-  return async (tran: TranCode, record: Record<string, unknown>, segment?: Buffer) => {
+  return async <T extends TranCode>(tran: T, record: RequestRecord<T>, segment?: Buffer) => {
     const head = writeMessage(catalog, { ...BLANK_HEADER, tranCode: tran, correlationId: `${prefix}-${++calls}`, principal, role: 'SYSTEM' }, catalog.request(tran), record);
     const { header, body } = readHeader(catalog, await transport.call(segment ? Buffer.concat([head, segment]) : head));
     if (header.returnCode !== RC.OK) throw new Error(`${tran} answered ${header.returnCode} ${header.reasonCode}: ${header.reasonText}`);

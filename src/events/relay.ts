@@ -15,7 +15,7 @@ import type { MessageCatalog } from '../backend/copybooks/index.ts';
 import { backoff, startBackgroundLoop } from '../background-loop.ts';
 import type { Transport } from '../transport/transport.ts';
 import { OWNER_VIEW, readEventList, toCloudEvent, type CloudEvent, type EventList } from './cloud-event.ts';
-import { typedSystemCaller } from './system-call.ts';
+import { systemCaller } from '../api/backend-client.ts';
 
 export interface EventPublisher {
   description: string;
@@ -51,7 +51,7 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
   const { transport, catalog, publisher } = options;
   const log = options.log.child({ component: 'event-relay' });
   const relayId = randomUUID();
-  const call = typedSystemCaller(transport, catalog, 'corebridge-event-relay');
+  const call = systemCaller(transport, catalog, 'corebridge-event-relay');
   let acked = 0;
   let holding = false;
   let lastPosition = 0;

@@ -25,7 +25,7 @@ import { createGuardedClient, OutboundRefusedError } from '../outbound/url-guard
 import { startBackgroundLoop } from '../background-loop.ts';
 import type { Transport } from '../transport/transport.ts';
 import { readEventItem, toCloudEvent } from './cloud-event.ts';
-import { typedSystemCaller } from './system-call.ts';
+import { systemCaller } from '../api/backend-client.ts';
 import { webhookPolicy } from './webhook-policy.ts';
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -85,7 +85,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   const log = options.log.child({ component: 'webhooks' });
   const client = createGuardedClient(webhookPolicy(webhooks), { timeoutMs: ATTEMPT_TIMEOUT_MS, maxRedirects: 0 });
   const schedule = webhooks.retryScheduleMs;
-  const call = typedSystemCaller(transport, catalog, 'corebridge-webhooks');
+  const call = systemCaller(transport, catalog, 'corebridge-webhooks');
   const inFlight = new Set<Promise<void>>();
   /** Results of attempts, recorded with the next turn. */
   const results: Result[] = [];

@@ -11,11 +11,10 @@
  * and every instance's consumers run them; without, the store's table is the queue and they run here.
  */
 import type { Logger } from 'pino';
-import { isTransientFailure } from '../api/backend-client.ts';
+import { isTransientFailure, systemCaller } from '../api/backend-client.ts';
 import { isAsyncTransaction, TRANSACTIONS, type AsyncTranCode, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from '../backend/message.ts';
 import { startBackgroundLoop } from '../background-loop.ts';
-import { typedSystemCaller } from '../events/system-call.ts';
 import type { Transport } from '../transport/transport.ts';
 import { openRabbitOperationQueue, type OperationQueue } from './rabbitmq-queue.ts';
 
@@ -51,7 +50,7 @@ interface Task {
 export function startOperationRunner(options: OperationRunnerOptions): OperationRunner {
   const { transport, catalog } = options;
   const log = options.log.child({ component: 'operations' });
-  const system = typedSystemCaller(transport, catalog, 'corebridge-operations');
+  const system = systemCaller(transport, catalog, 'corebridge-operations');
 
 
   async function claim(): Promise<Task[]> {

@@ -16,7 +16,7 @@ import { installmentFor } from '../../src/backend/loan-math.ts';
 import { linkMessage, runLocalProgram } from '../../src/backend/links.ts';
 import { BLANK_HEADER } from '../../src/backend/message.ts';
 import { rateFor } from '../../src/backend/programs/loan-decision.ts';
-import { minorToDecimalString } from '../../src/backend/money.ts';
+import { fromMinorUnits, minorToDecimalString } from '../../src/backend/money.ts';
 import { openProgramHost } from '../../src/transport/cobol-host.ts';
 import { buildCobolHost } from '../../src/transport/cobol-host/build.ts';
 import { cobolSkip } from '../helpers/cobol.ts';
@@ -56,8 +56,8 @@ const requests: fc.Arbitrary<LoanRuleRequest> = fc
 function requestMessage(r: LoanRuleRequest): Buffer {
   return linkMessage(catalog, 'LNDECIDE', { ...BLANK_HEADER, correlationId: 'differential', principal: 'test', role: 'AGENT' }, {
     lndiRiskRating: r.rating,
-    lndiMonthlyIncome: minorToDecimalString(r.income),
-    lndiAmount: minorToDecimalString(r.amount),
+    lndiMonthlyIncome: fromMinorUnits(r.income),
+    lndiAmount: fromMinorUnits(r.amount),
     lndiInstallments: r.installments,
   });
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { createBackend } from '../../src/backend/index.ts';
-import { loadMessageCatalog, type TranCode } from '../../src/backend/copybooks/index.ts';
+import { loadMessageCatalog, type RequestRecord, type TranCode } from '../../src/backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from '../../src/backend/message.ts';
 import { decodeResponse } from '../../src/api/backend-client.ts';
 
@@ -24,40 +24,40 @@ test('a run repeated after a crash before OPDONE pays once; the operation comple
     await backend.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const send = async (header: MessageHeader, tran: TranCode, record: Record<string, unknown>, segment?: Buffer) => {
+  const send = async <T extends TranCode>(header: MessageHeader, tran: T, record: RequestRecord<T>, segment?: Buffer) => {
     const head = writeMessage(catalog, { ...header, tranCode: tran }, catalog.request(tran), record);
     const { header: h, body: bytes } = readHeader(catalog, await backend.handle(segment ? Buffer.concat([head, segment]) : head));
     return { header: h, ...(h.returnCode <= RC.REJECTED && bytes.length ? decodeResponse(catalog, tran, bytes) : { body: undefined, segments: Buffer.alloc(0) }) };
   };
   const ada: MessageHeader = { ...BLANK_HEADER, correlationId: 'req-1', principal: 'ada', role: 'CUSTOMER', customerId: '1001', idempotencyKey: 'k-1' };
-  const balance = async () => Number((await send(ada, 'ACCBAL', { acckAccountId: '1001-01' })).body!['accbBalance']);
+  const balance = async () => (await send(ada, 'ACCBAL', { acckAccountId: '1001-01' })).body!.accbBalance;
   const before = await balance();
 
   const submitted = await send(ada, 'OPSUBM', { opsTranCode: 'PAYCRT' }, catalog.segment('PAYCRTI').encode(PAYMENT));
   assert.equal(submitted.header.returnCode, RC.OK);
-  const operationId = String(submitted.body!['oprOperationId']);
+  const operationId = submitted.body!.oprOperationId;
 
   const claim = async () => {
     const out = await send(SYSTEM, 'OPNXT', { opnMaxItems: 10, opnLeaseSeconds: 1 });
     const read = segmentReader(catalog, out.segments);
-    return Array.from({ length: Number(out.body!['seglItemCount']) }, () => ({ task: read('OPTASK'), record: read('PAYCRTI') }));
+    return Array.from({ length: out.body!.seglItemCount }, () => ({ task: read('OPTASK'), record: read('PAYCRTI') }));
   };
   const run = async ({ task, record }: Awaited<ReturnType<typeof claim>>[number]) => send({
-    ...BLANK_HEADER, correlationId: String(task['optCorrelationId']), principal: String(task['optPrincipal']), role: String(task['optRole']),
-    customerId: String(task['optCustomerId']), idempotencyKey: String(task['optIdempotencyKey']),
+    ...BLANK_HEADER, correlationId: task.optCorrelationId, principal: task.optPrincipal, role: task.optRole,
+    customerId: task.optCustomerId, idempotencyKey: task.optIdempotencyKey,
   }, 'PAYCRT', record);
 
   const [first] = await claim();
-  assert.equal(first?.task['optOperationId'], operationId);
+  assert.equal(first?.task.optOperationId, operationId);
   const paid = await run(first!);
   assert.equal(paid.header.returnCode, RC.OK);
   // the runner dies here: no OPDONE. Its claim holds for the lease, then the operation is due again.
   assert.deepEqual(await claim(), []);
   await new Promise((r) => setTimeout(r, 1100));
   const [second] = await claim();
-  assert.equal(second?.task['optOperationId'], operationId);
+  assert.equal(second?.task.optOperationId, operationId);
   const again = await run(second!);
-  assert.equal(again.body!['payPaymentId'], paid.body!['payPaymentId'], 'the same payment: the key found the first run');
+  assert.equal(again.body!.payPaymentId, paid.body!.payPaymentId, 'the same payment: the key found the first run');
   const response = catalog.response('PAYCRT').encode(again.body);
   const done = await send(SYSTEM, 'OPDONE', { opdOperationId: operationId, opdReturnCode: RC.OK, opdReasonCode: '', opdReasonText: '', opdResultRecord: 'PAYREC' }, response);
   assert.equal(done.body!['oprStatus'], 'succeeded');

@@ -160,7 +160,7 @@ export function limitBackendCalls(client: BackendClient, max: number, retryAfter
     }
   }
   return {
-    call: (...args) => limited(() => client.call(...args)),
-    submit: (...args) => limited(() => client.submit(...args)),
+    call: (tran, req, record, pointers) => limited(() => client.call(tran, req, record, pointers)),
+    submit: (tran, req, record, pointers) => limited(() => client.submit(tran, req, record, pointers)),
   };
 }

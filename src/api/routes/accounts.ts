@@ -25,11 +25,11 @@ export function accountRoutes(app: Api, { backend }: RouteDeps): void {
       const out = await backend.call('ACCBAL', req, { acckAccountId: req.params.accountId });
       const r = out.body;
       const balance: Balance = {
-        account: String(r['accbAccountId']),
-        balance: Number(r['accbBalance']),
-        currency: String(r['accbCurrencyCode']),
-        availableBalance: Number(r['accbAvailable']),
-        asOf: String(r['accbAsOf']),
+        account: r.accbAccountId,
+        balance: r.accbBalance,
+        currency: r.accbCurrencyCode,
+        availableBalance: r.accbAvailable,
+        asOf: r.accbAsOf,
       };
       // projected like every resource; partners have no balance access (route table and field list)
       return projectFields(balance, BALANCE_FIELDS, req.principal?.role) as Balance;

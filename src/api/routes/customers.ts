@@ -9,6 +9,7 @@ import { CustomerId, Timestamp } from '../schemas/common.ts';
 import { recordString } from '../schemas/record-field.ts';
 import { JSON_POISONING_OPTIONS } from '../protection/limits.ts';
 import type { RecordPointers } from '../backend-client.ts';
+import type { CustomerRecord, CustomerUpdateRequest } from '../../backend/copybooks/index.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 const BirthDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
@@ -107,67 +108,63 @@ export type Customer = Static<typeof Customer>;
 const CustomerParams = Type.Object({ customerId: CustomerId }, { additionalProperties: false });
 
 /** CUSREC → API customer, projected for the caller's role (src/api/authorization/fields.ts). */
-export function customerFromRecord(r: Record<string, unknown>, role: Role | undefined): Customer {
-  const a = (r['cusAddr'] ?? {}) as Record<string, unknown>;
-  const line2 = String(a['cusAddrLine2'] ?? '');
+export function customerFromRecord(r: CustomerRecord, role: Role | undefined): Customer {
+  const a = r.cusAddr;
   const full: Customer = {
-    customerId: String(r['cusCustomerId']),
-    name: String(r['cusName']),
-    email: String(r['cusEmail']),
-    ...(r['cusPhone'] ? { phone: String(r['cusPhone']) } : {}),
-    ...(r['cusBirthDate'] ? { dateOfBirth: String(r['cusBirthDate']) } : {}),
-    ...(r['cusAddrPresent'] === 'Y'
+    customerId: r.cusCustomerId,
+    name: r.cusName,
+    email: r.cusEmail,
+    ...(r.cusPhone ? { phone: r.cusPhone } : {}),
+    ...(r.cusBirthDate ? { dateOfBirth: r.cusBirthDate } : {}),
+    ...(r.cusAddrPresent === 'Y'
       ? {
         address: {
-          line1: String(a['cusAddrLine1']),
-          ...(line2 ? { line2 } : {}),
-          postalCode: String(a['cusAddrPostcode']),
-          city: String(a['cusAddrCity']),
-          country: String(a['cusAddrCountry']),
+          line1: a.cusAddrLine1,
+          ...(a.cusAddrLine2 ? { line2: a.cusAddrLine2 } : {}),
+          postalCode: a.cusAddrPostcode,
+          city: a.cusAddrCity,
+          country: a.cusAddrCountry,
         },
       }
       : {}),
-    ...(r['cusRiskRating'] ? { riskRating: String(r['cusRiskRating']) } : {}),
-    monthlyIncome: Number(r['cusMonthlyIncome']),
-    orderCreditLimit: Number(r['cusCreditLimit']),
-    currency: String(r['cusCurrencyCode']),
-    createdAt: String(r['cusCreatedAt']),
-    updatedAt: String(r['cusUpdatedAt']),
+    ...(r.cusRiskRating ? { riskRating: r.cusRiskRating } : {}),
+    monthlyIncome: r.cusMonthlyIncome,
+    orderCreditLimit: r.cusCreditLimit,
+    currency: r.cusCurrencyCode,
+    createdAt: r.cusCreatedAt,
+    updatedAt: r.cusUpdatedAt,
   };
   return projectFields(full, CUSTOMER_FIELDS, role) as Customer;
 }
 
-/** Merge-patch member → (action, value): K keep, S set, D delete. */
+/** Merge-patch member → [action, value]: K keep, S set, D delete. */
 function action(value: string | null | undefined): [string, string] {
   if (value === undefined) return ['K', ''];
   if (value === null) return ['D', ''];
   return ['S', value];
 }
 
-function patchRecord(customerId: string, p: CustomerPatch): Record<string, unknown> {
-  const [nameAction, name] = action(p.name);
-  const [emailAction, email] = action(p.email);
-  const [phoneAction, phone] = action(p.phone);
-  const [birthAction, birth] = action(p.dateOfBirth);
-  const record: Record<string, unknown> = {
+function patchRecord(customerId: string, p: CustomerPatch): CustomerUpdateRequest {
+  const [cusuNameAction, cusuName] = action(p.name);
+  const [cusuEmailAction, cusuEmail] = action(p.email);
+  const [cusuPhoneAction, cusuPhone] = action(p.phone);
+  const [cusuBirthDateAction, cusuBirthDate] = action(p.dateOfBirth);
+  // An absent or removed address keeps (or deletes) it whole: its members are kept as they are.
+  const a = p.address ?? {};
+  const [cusuAddrLine1Action, cusuAddrLine1] = action(a.line1);
+  const [cusuAddrLine2Action, cusuAddrLine2] = action(a.line2);
+  const [cusuAddrPostcodeAction, cusuAddrPostcode] = action(a.postalCode);
+  const [cusuAddrCityAction, cusuAddrCity] = action(a.city);
+  const [cusuAddrCountryAction, cusuAddrCountry] = action(a.country);
+  return {
     cusuCustomerId: customerId,
-    cusuNameAction: nameAction, cusuName: name,
-    cusuEmailAction: emailAction, cusuEmail: email,
-    cusuPhoneAction: phoneAction, cusuPhone: phone,
-    cusuBirthDateAction: birthAction, cusuBirthDate: birth,
+    cusuNameAction, cusuName, cusuEmailAction, cusuEmail, cusuPhoneAction, cusuPhone, cusuBirthDateAction, cusuBirthDate,
     cusuAddrAction: p.address === undefined ? 'K' : p.address === null ? 'D' : 'S',
+    cusuAddr: {
+      cusuAddrLine1Action, cusuAddrLine1, cusuAddrLine2Action, cusuAddrLine2, cusuAddrPostcodeAction, cusuAddrPostcode,
+      cusuAddrCityAction, cusuAddrCity, cusuAddrCountryAction, cusuAddrCountry,
+    },
   };
-  if (p.address) {
-    const parts = { Line1: p.address.line1, Line2: p.address.line2, Postcode: p.address.postalCode, City: p.address.city, Country: p.address.country };
-    const addr: Record<string, unknown> = {};
-    for (const [suffix, value] of Object.entries(parts)) {
-      const [a, v] = action(value);
-      addr[`cusuAddr${suffix}Action`] = a;
-      addr[`cusuAddr${suffix}`] = v;
-    }
-    record['cusuAddr'] = addr;
-  }
-  return record;
 }
 
 export function customerRoutes(app: Api, { backend }: RouteDeps): void {

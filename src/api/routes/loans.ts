@@ -1,4 +1,6 @@
 /** /v1/loan-applications — LNAPPL (decision) and LNINQ. */
+import type { LoanDecision as LoanRecord, LoanRequest as LoanRequestRecord } from '../../backend/copybooks/index.ts';
+import type { RecordPointers } from '../backend-client.ts';
 import { Type, type Static } from 'typebox';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
@@ -53,21 +55,21 @@ export type LoanDecision = Static<typeof LoanDecision>;
 /** The decision as the caller's role may see it (src/api/authorization/fields.ts). */
 const forRole = (loan: LoanDecision, role: Role | undefined): LoanDecision => projectFields(loan, LOAN_FIELDS, role) as LoanDecision;
 
-export function loanFromRecord(r: Record<string, unknown>): LoanDecision {
-  const status = String(r['lnStatus']) as LoanDecision['status'];
-  const reason = String(r['lnRejectReason'] ?? '');
+export function loanFromRecord(r: LoanRecord): LoanDecision {
+  const status = r.lnStatus as LoanDecision['status'];
   return {
-    loanId: String(r['lnLoanId']),
+    loanId: r.lnLoanId,
     status,
-    ...(status === 'REJECTED' && reason ? { reason } : {}),
-    customerId: String(r['lnCustomerId']),
-    requestedAmount: Number(r['lnRequestedAmount']),
-    approvedAmount: Number(r['lnApprovedAmount']),
-    interestRate: Number(r['lnInterestRate']),
-    installmentValue: Number(r['lnInstallmentValue']),
-    installments: Number(r['lnInstallments']),
-    currency: String(r['lnCurrencyCode']),
-    createdAt: String(r['lnCreatedAt']),
+    ...(status === 'REJECTED' && r.lnRejectReason ? { reason: r.lnRejectReason } : {}),
+    // The record's customer number is numeric (PIC 9); the API's customerId is the customers' string id.
+    customerId: `${r.lnCustomerId}`,
+    requestedAmount: r.lnRequestedAmount,
+    approvedAmount: r.lnApprovedAmount,
+    interestRate: r.lnInterestRate,
+    installmentValue: r.lnInstallmentValue,
+    installments: r.lnInstallments,
+    currency: r.lnCurrencyCode,
+    createdAt: r.lnCreatedAt,
   };
 }
 
@@ -91,8 +93,8 @@ export function loanRoutes(app: Api, { backend }: RouteDeps): void {
       // The loan record's customer number is numeric (PIC 9): "1001", "01001" and 1001 are one customer.
       const customerNumber = Number(req.body.customerId);
       assertMayNameCustomer(req.principal, String(customerNumber));
-      const record = { lnrqCustomerId: customerNumber, lnrqAmount: req.body.amount, lnrqInstallments: req.body.installments };
-      const pointers = { lnrqCustomerId: '/customerId', lnrqAmount: '/amount', lnrqInstallments: '/installments' };
+      const record: LoanRequestRecord = { lnrqCustomerId: customerNumber, lnrqAmount: req.body.amount, lnrqInstallments: req.body.installments };
+      const pointers: RecordPointers = { lnrqCustomerId: '/customerId', lnrqAmount: '/amount', lnrqInstallments: '/installments' };
       if (prefersAsync(req)) return respondAsync(backend, 'LNAPPL', req, reply, record, pointers);
       const out = await backend.call('LNAPPL', req, record, pointers);
       const decision = forRole(loanFromRecord(out.body), req.principal?.role);

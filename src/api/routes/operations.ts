@@ -7,10 +7,10 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { isResourceRecord, type AsyncTranCode, type MessageCatalog } from '../../backend/copybooks/index.ts';
+import { isResourceRecord, type AsyncTranCode, type MessageCatalog, type RequestRecord } from '../../backend/copybooks/index.ts';
 import { RC, segmentReader } from '../../backend/message.ts';
 import { resourceView } from '../../events/cloud-event.ts';
-import { errorFor, type BackendClient } from '../backend-client.ts';
+import { errorFor, type BackendClient, type RecordPointers } from '../backend-client.ts';
 import { toProblem } from '../errors.ts';
 import { ROUTES } from '../route-table.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
@@ -38,13 +38,13 @@ export function prefersAsync(req: FastifyRequest): boolean {
 }
 
 /** Puts the request on the queue and answers 202 with where to look. */
-export async function respondAsync(
-  backend: BackendClient, tran: AsyncTranCode, req: FastifyRequest, reply: FastifyReply, record: Record<string, unknown>, pointers: Record<string, string>,
+export async function respondAsync<T extends AsyncTranCode>(
+  backend: BackendClient, tran: T, req: FastifyRequest, reply: FastifyReply, record: RequestRecord<T>, pointers: RecordPointers,
 ) {
   const out = await backend.submit(tran, req, record, pointers);
-  const operationId = String(out.body['oprOperationId']);
+  const operationId = out.body.oprOperationId;
   return reply.code(202).headers({ 'preference-applied': 'respond-async', location: `/v1/operations/${operationId}`, vary: 'Prefer' })
-    .send({ operationId, status: String(out.body['oprStatus']) });
+    .send({ operationId, status: out.body.oprStatus });
 }
 
 /** Where each kind of operation came in: the `instance` of its problem. */
@@ -61,17 +61,17 @@ export function operationRoutes(app: Api, { backend, catalog }: RouteDeps & { ca
     handler: async (req) => {
       const out = await backend.call('OPINQ', req, { opkOperationId: req.params.operationId });
       const r = out.body;
-      const operationId = String(r['oprOperationId']);
-      const status = String(r['oprStatus']) as 'pending' | 'succeeded' | 'failed';
+      const operationId = r.oprOperationId;
+      const status = r.oprStatus as 'pending' | 'succeeded' | 'failed';
       if (status === 'pending') return { operationId, status };
-      const returnCode = Number(r['oprReturnCode']);
-      const recordName = String(r['oprResultRecord']);
+      const returnCode = r.oprReturnCode;
+      const recordName = r.oprResultRecord;
       if ((returnCode === RC.OK || returnCode === RC.REJECTED) && isResourceRecord(recordName)) {
         return { operationId, status, result: resourceView(recordName, segmentReader(catalog, out.segments)(recordName), req.principal!.role) };
       }
-      const error = errorFor({ returnCode, reasonCode: String(r['oprReasonCode']), reasonText: String(r['oprReasonText']) });
-      const tran = String(r['oprTranCode']) as AsyncTranCode;
-      return { operationId, status, problem: toProblem(error, PATHS[tran], String(r['oprCorrelationId'])) };
+      const error = errorFor({ returnCode, reasonCode: r.oprReasonCode, reasonText: r.oprReasonText });
+      const tran = r.oprTranCode as AsyncTranCode;
+      return { operationId, status, problem: toProblem(error, PATHS[tran], r.oprCorrelationId) };
     },
   });
 }

@@ -8,6 +8,7 @@ import type { Role } from '../auth/roles.ts';
 import { problem } from '../schemas/problem.ts';
 import { CurrencyCode, CustomerId, IdempotencyKeyHeader, Money, OrderId, ProductId, Timestamp } from '../schemas/common.ts';
 import { recordInteger } from '../schemas/record-field.ts';
+import type { OrderListResponse, OrderRecord } from '../../backend/copybooks/index.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 export const Quantity = recordInteger('ORDCRT', 'ordcQuantity', { minimum: 1, maximum: 100, description: 'Units ordered, 1 to 100' });
@@ -64,31 +65,36 @@ const IfNoneMatchHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ description: 'ETag of the copy the client holds: 304 while it is current' })),
 });
 
-type OrderRecord = Record<string, unknown>;
-
-/** Record (ORDREC, or one ORDLSTO item with prefix `ordo`) → API order. */
-export function orderFromRecord(r: OrderRecord, prefix = 'ord'): Order {
-  const f = (name: string) => r[`${prefix}${name}`];
-  const status = String(f('Status')) as Order['status'];
-  const reason = String(f('RejectReason') ?? '');
+/** ORDREC → API order. */
+export function orderFromRecord(r: OrderRecord): Order {
+  const status = r.ordStatus as Order['status'];
   return {
-    orderId: String(f('OrderId')),
+    orderId: r.ordOrderId,
     status,
-    ...(status === 'REJECTED' && reason ? { reason } : {}),
-    customerId: String(f('CustomerId')),
-    productId: String(f('ProductId')),
-    quantity: Number(f('Quantity')),
-    amount: Number(f('Amount')),
-    currency: String(f('CurrencyCode')),
-    createdAt: String(f('CreatedAt')),
-    updatedAt: String(f('UpdatedAt')),
+    ...(status === 'REJECTED' && r.ordRejectReason ? { reason: r.ordRejectReason } : {}),
+    customerId: r.ordCustomerId,
+    productId: r.ordProductId,
+    quantity: r.ordQuantity,
+    amount: r.ordAmount,
+    currency: r.ordCurrencyCode,
+    createdAt: r.ordCreatedAt,
+    updatedAt: r.ordUpdatedAt,
   };
+}
+
+/** One ORDLSTO item: the same order under the list's own field names. */
+function orderFromListItem(i: OrderListResponse['ordoItem'][number]): Order {
+  return orderFromRecord({
+    ordOrderId: i.ordoOrderId, ordStatus: i.ordoStatus, ordRejectReason: i.ordoRejectReason, ordCustomerId: i.ordoCustomerId,
+    ordProductId: i.ordoProductId, ordQuantity: i.ordoQuantity, ordAmount: i.ordoAmount, ordCurrencyCode: i.ordoCurrencyCode,
+    ordCreatedBy: i.ordoCreatedBy, ordCreatedAt: i.ordoCreatedAt, ordUpdatedAt: i.ordoUpdatedAt, ordVersion: i.ordoVersion,
+  });
 }
 
 const cursor = cursorCodec('o', 'cursor');
 
 function etag(r: OrderRecord): string {
-  return etagOf(Number(r['ordVersion']));
+  return etagOf(r.ordVersion);
 }
 
 export function orderRoutes(app: Api, { backend }: RouteDeps): void {
@@ -154,9 +160,9 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
         ordlMaxItems: q.limit ? Number(q.limit) : 20,
         ordlAfterSeq: q.cursor ? cursor.decode(q.cursor) : 0,
       });
-      const items = (out.body['ordoItem'] as OrderRecord[] | undefined) ?? [];
-      const next = Number(out.body['ordoNextSeq']);
-      return { items: items.map((item) => forRole(orderFromRecord(item, 'ordo'), req.principal?.role)), nextCursor: next > 0 ? cursor.encode(next) : null };
+      const items = out.body.ordoItem.slice(0, out.body.ordoItemCount);
+      const next = out.body.ordoNextSeq;
+      return { items: items.map((item) => forRole(orderFromListItem(item), req.principal?.role)), nextCursor: next > 0 ? cursor.encode(next) : null };
     },
   });
 

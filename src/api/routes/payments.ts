@@ -6,6 +6,7 @@ import type { Role } from '../auth/roles.ts';
 import { AccountId, CurrencyCode, IdempotencyKeyHeader, Money, PaymentId, Timestamp } from '../schemas/common.ts';
 import { recordDecimal, recordString } from '../schemas/record-field.ts';
 import type { RecordPointers } from '../backend-client.ts';
+import type { PaymentCreateRequest, PaymentRecord } from '../../backend/copybooks/index.ts';
 import { OperationAccepted, PreferHeader, prefersAsync, respondAsync } from './operations.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
@@ -42,20 +43,18 @@ export type Payment = Static<typeof Payment>;
 /** The payment as the caller's role may see it (src/api/authorization/fields.ts). */
 const forRole = (payment: Payment, role: Role | undefined): Payment => projectFields(payment, PAYMENT_FIELDS, role) as Payment;
 
-export function paymentFromRecord(r: Record<string, unknown>): Payment {
-  const status = String(r['payStatus']) as Payment['status'];
-  const reason = String(r['payRejectReason'] ?? '');
-  const reference = String(r['payRemittance'] ?? '');
+export function paymentFromRecord(r: PaymentRecord): Payment {
+  const status = r.payStatus as Payment['status'];
   return {
-    paymentId: String(r['payPaymentId']),
+    paymentId: r.payPaymentId,
     status,
-    ...(status === 'REJECTED' && reason ? { reason } : {}),
-    debtorAccount: String(r['payDebtorAccount']),
-    creditorAccount: String(r['payCreditorAccount']),
-    amount: Number(r['payAmount']),
-    currency: String(r['payCurrencyCode']),
-    reference: reference || null,
-    createdAt: String(r['payCreatedAt']),
+    ...(status === 'REJECTED' && r.payRejectReason ? { reason: r.payRejectReason } : {}),
+    debtorAccount: r.payDebtorAccount,
+    creditorAccount: r.payCreditorAccount,
+    amount: r.payAmount,
+    currency: r.payCurrencyCode,
+    reference: r.payRemittance || null,
+    createdAt: r.payCreatedAt,
   };
 }
 
@@ -77,7 +76,7 @@ export function paymentRoutes(app: Api, { backend }: RouteDeps): void {
     },
     handler: async (req, reply) => {
       const b = req.body;
-      const record = {
+      const record: PaymentCreateRequest = {
         paycDebtorAccount: b.debtorAccount,
         paycCreditorAccount: b.creditorAccount,
         paycAmount: b.amount,

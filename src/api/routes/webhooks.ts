@@ -3,6 +3,7 @@
  * A subscription belongs to the agent or partner that made it; its URL passes the outbound-URL guard here and
  * again when each delivery connects (src/events/webhooks.ts). The secret is shown once, in the 201.
  */
+import type { WebhookDelivery, WebhookSubscription } from '../../backend/copybooks/index.ts';
 import { Type, type Static } from 'typebox';
 import type { MessageCatalog } from '../../backend/copybooks/index.ts';
 import { segmentReader } from '../../backend/message.ts';
@@ -64,32 +65,31 @@ const DeliveryQuery = Type.Object({
   cursor: CursorParam('Opaque cursor from `nextCursor`'),
 }, { additionalProperties: false });
 
-function subscriptionFromRecord(r: Record<string, unknown>): Subscription {
-  const count = Number(r['whkEventTypeCount']);
-  const types = ((r['whkEventTypes'] ?? []) as Array<Record<string, unknown>>).slice(0, count).map((t) => String(t['whkEventType'])) as Subscription['eventTypes'];
+function subscriptionFromRecord(r: WebhookSubscription): Subscription {
   return {
-    subscriptionId: String(r['whkSubscriptionId']),
-    url: String(r['whkUrl']),
-    eventTypes: types,
-    ...(r['whkDescription'] ? { description: String(r['whkDescription']) } : {}),
-    status: String(r['whkStatus']) as Subscription['status'],
-    ...(r['whkDisabledReason'] ? { disabledReason: String(r['whkDisabledReason']) } : {}),
-    createdAt: String(r['whkCreatedAt']),
+    subscriptionId: r.whkSubscriptionId,
+    url: r.whkUrl,
+    eventTypes: r.whkEventTypes.slice(0, r.whkEventTypeCount).map((t) => t.whkEventType) as Subscription['eventTypes'],
+    ...(r.whkDescription ? { description: r.whkDescription } : {}),
+    status: r.whkStatus as Subscription['status'],
+    ...(r.whkDisabledReason ? { disabledReason: r.whkDisabledReason } : {}),
+    createdAt: r.whkCreatedAt,
   };
 }
 
-function deliveryFromRecord(r: Record<string, unknown>): Delivery {
+function deliveryFromRecord(r: WebhookDelivery): Delivery {
   return {
-    deliveryId: String(r['whdDeliveryId']),
-    eventId: String(r['whdEventId']),
-    eventType: String(r['whdEventType']) as Delivery['eventType'],
-    state: String(r['whdState']) as Delivery['state'],
-    attempts: Number(r['whdAttempts']),
-    lastStatusCode: Number(r['whdLastStatus']) || null,
-    lastError: String(r['whdLastError'] ?? '') || null,
-    nextAttemptAt: String(r['whdNextAttemptAt'] ?? '') || null,
-    createdAt: String(r['whdCreatedAt']),
-    updatedAt: String(r['whdUpdatedAt']),
+    deliveryId: r.whdDeliveryId,
+    eventId: r.whdEventId,
+    eventType: r.whdEventType as Delivery['eventType'],
+    state: r.whdState as Delivery['state'],
+    attempts: r.whdAttempts,
+    // 0 and blanks in the record: no attempt has answered yet, none is due.
+    lastStatusCode: r.whdLastStatus || null,
+    lastError: r.whdLastError || null,
+    nextAttemptAt: r.whdNextAttemptAt || null,
+    createdAt: r.whdCreatedAt,
+    updatedAt: r.whdUpdatedAt,
   };
 }
 
@@ -124,7 +124,7 @@ export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDep
         whkcEventTypeCount: body.eventTypes.length,
         whkcEventTypes: body.eventTypes.map((t) => ({ whkcEventType: t })),
       }, { whkcUrl: '/url', whkcDescription: '/description' });
-      const created = { ...subscriptionFromRecord(out.body), secret: String(out.body['whkSecret']) };
+      const created = { ...subscriptionFromRecord(out.body), secret: out.body.whkSecret };
       return reply.code(201).header('location', `/v1/webhook-subscriptions/${created.subscriptionId}`).send(created);
     },
   });
@@ -138,7 +138,7 @@ export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDep
     handler: async (req) => {
       const out = await backend.call('WHKLST', req, { whklMaxItems: 100 });
       const read = segmentReader(catalog, out.segments);
-      return { items: Array.from({ length: Number(out.body['seglItemCount']) }, () => subscriptionFromRecord(read('WHKREC'))) };
+      return { items: Array.from({ length: out.body.seglItemCount }, () => subscriptionFromRecord(read('WHKREC'))) };
     },
   });
 
@@ -149,7 +149,7 @@ export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDep
       params: SubscriptionParams,
       response: { 200: { description: 'Success', ...Subscription }, ...STANDARD_ERRORS },
     },
-    handler: async (req) => subscriptionFromRecord((await backend.call('WHKINQ', req, { whkkSubscriptionId: req.params.subscriptionId })).body),
+    handler: async (req) => subscriptionFromRecord((await backend.call('WHKINQ', req, { whkkSubscriptionId: req.params.subscriptionId, whkkDeliveryId: '' })).body),
   });
 
   app.route({
@@ -160,7 +160,7 @@ export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDep
       response: { 204: { description: 'Deleted', type: 'null' }, ...STANDARD_ERRORS },
     },
     handler: async (req, reply) => {
-      await backend.call('WHKDEL', req, { whkkSubscriptionId: req.params.subscriptionId });
+      await backend.call('WHKDEL', req, { whkkSubscriptionId: req.params.subscriptionId, whkkDeliveryId: '' });
       return reply.code(204).send(null);
     },
   });
@@ -183,9 +183,9 @@ export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDep
         whdlBeforeSeq: req.query.cursor ? cursor.decode(req.query.cursor) : 0,
       });
       const read = segmentReader(catalog, out.segments);
-      const next = Number(out.body['seglNextSeq']);
+      const next = out.body.seglNextSeq;
       return {
-        items: Array.from({ length: Number(out.body['seglItemCount']) }, () => deliveryFromRecord(read('WHDREC'))),
+        items: Array.from({ length: out.body.seglItemCount }, () => deliveryFromRecord(read('WHDREC'))),
         nextCursor: next > 0 ? cursor.encode(next) : null,
       };
     },

@@ -4,7 +4,7 @@
  * mainframe program share copybooks.
  */
 import type { CopybookRecords } from './records.ts';
-export type { CopybookRecords } from './records.ts';
+export type * from './records.ts';
 import { readFileSync } from 'node:fs';
 import { compileCopybook } from '../../records/index.ts';
 import type { ProfileName, RecordLayout } from '../../records/types.ts';
