@@ -158,10 +158,17 @@ export async function claimDueDeliveries(tx: Tx, now: string, leaseUntil: string
      LIMIT ?`,
     now, now, now, perEndpoint, max,
   );
+  // The claim re-checks the lease under the row's lock: another dispatcher's turn that read the same due row
+  // (PostgreSQL, READ COMMITTED, several API instances) waits for it, then finds it leased and skips it.
+  const claimed: typeof rows = [];
   for (const row of rows) {
-    await tx.run('UPDATE webhook_deliveries SET lease_until = ? WHERE delivery_id = ?', leaseUntil, String(row['delivery_id']));
+    const won = await tx.get(
+      'UPDATE webhook_deliveries SET lease_until = ? WHERE delivery_id = ? AND (lease_until IS NULL OR lease_until < ?) RETURNING delivery_id',
+      leaseUntil, String(row['delivery_id']), now,
+    );
+    if (won) claimed.push(row);
   }
-  return rows.map((row) => ({
+  return claimed.map((row) => ({
     deliveryId: String(row['delivery_id']),
     subscriptionId: String(row['subscription_id']),
     url: String(row['url']),
