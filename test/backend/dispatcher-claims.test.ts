@@ -4,16 +4,17 @@
  * Needs the local PostgreSQL server: without it, this fails.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { pino } from 'pino';
 import { systemCaller } from '../../src/api/backend-client.ts';
 import { createBackend } from '../../src/backend/index.ts';
 import { loadMessageCatalog, type RequestRecord, type TranCode } from '../../src/backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from '../../src/backend/message.ts';
 import { inProcessTransport } from '../../src/transport/in-process.ts';
-import { createTestDatabase } from '../helpers/backend-store.ts';
+import { createTestDatabase, dropTestDatabases } from '../helpers/backend-store.ts';
 
 const catalog = loadMessageCatalog();
+after(dropTestDatabases);
 
 test('two dispatcher turns at once on PostgreSQL, from two back-end instances, claim a due delivery once', async (t) => {
   const databaseUrl = await createTestDatabase();
