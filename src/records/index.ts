@@ -19,6 +19,7 @@ import type { CompileOptions, ConditionName, LayoutItem, RecordLayout } from './
 export * from './types.ts';
 export { CopybookError, MappingError, RecordDecodeError, RecordEncodeError, RecordError, type EncodeLimit, type RecordErrorCode } from './errors.ts';
 export { PROFILES } from './profiles.ts';
+export { numberToPlainString, scaledInteger } from './decimal.ts';
 export type { JsonSchema } from './schema.ts';
 
 export interface CompiledLayout extends RecordLayout {
