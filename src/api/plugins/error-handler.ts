@@ -1,6 +1,7 @@
 /** The one error handler: every failure becomes RFC 9457 problem+json with a code from the closed set. */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { RecordEncodeError } from '../../records/index.ts';
+import { refusalDetail } from '../backend-client.ts';
 import { ApiError, toProblem, type Violation } from '../errors.ts';
 import { PATH_SEGMENT_MAX_CHARS } from '../protection/limits.ts';
 
@@ -34,10 +35,9 @@ function violations(error: FastifyError & { validation?: AjvError[]; validationC
 export function toApiError(error: unknown, req?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof RecordEncodeError) {
-    // The schema should have caught it; the record is stricter than JSON (lengths, digits).
-    return new ApiError('VALIDATION_FAILED', `a value does not fit the record: ${error.reason}`, {
-      violations: [{ pointer: '', in: 'body', detail: error.reason }],
-    });
+    // The schema and the client's pointers (backend-client) should have caught it: told in the same words.
+    const detail = refusalDetail(error.limit);
+    return new ApiError('VALIDATION_FAILED', `a value ${detail}`, { violations: [{ pointer: '', in: 'body', detail }] });
   }
   const e = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (e.validation) {
