@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { stringify as canonicalJson } from 'safe-stable-stringify';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
+import type { RouteAccess } from '../route-table.ts';
 import { ApiError } from '../errors.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
 
@@ -28,14 +29,19 @@ function requestHash(req: FastifyRequest): string {
 export function installIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
   app.decorateRequest('idempotency', null);
 
-  // Before validation: the schema declares the header required (so the contract says so), and a missing key
-  // must answer its own code rather than a generic validation failure.
-  app.addHook('preValidation', async function requireIdempotencyKey(req) {
-    if (req.routeOptions.config.access?.idempotency === 'required' && req.principal && req.headers['idempotency-key'] === undefined) {
+  // Before validation, on the routes that require a key only: the schema declares the header required (so
+  // the contract says so), and a missing key must answer its own code rather than a generic validation failure.
+  const requireIdempotencyKey: preValidationHookHandler = async (req) => {
+    if (req.principal && req.headers['idempotency-key'] === undefined) {
       throw new ApiError('IDEMPOTENCY_KEY_REQUIRED', 'send an Idempotency-Key header with this request', {
         violations: [{ pointer: '/idempotency-key', in: 'header', detail: 'is required' }],
       });
     }
+  };
+  app.addHook('onRoute', (route) => {
+    if ((route.config as { access?: RouteAccess } | undefined)?.access?.idempotency !== 'required') return;
+    const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
+    route.preValidation = [requireIdempotencyKey, ...own];
   });
 
   app.addHook('preHandler', async function holdIdempotencyKey(req, reply) {
