@@ -15,7 +15,7 @@ import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { createTestDatabase, queryStore } from '../helpers/backend-store.ts';
 import { testPki, writeDevPki } from '../helpers/backend-service.ts';
-import { freePort } from '../helpers/identity.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startProcess, until } from '../helpers/processes.ts';
 
 function accepts(port: number): Promise<boolean> {

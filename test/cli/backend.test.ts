@@ -10,7 +10,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { freePort } from '../helpers/identity.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startProcess as start, until } from '../helpers/processes.ts';
 
 function corebridge(args: string[], env: Record<string, string>) {

@@ -18,9 +18,6 @@ export interface IdentityServer extends TestApp {
   credentials: IdentityCredentials;
 }
 
-// Tests import freePort from here too (test/api, test/stack, test/cli); the one copy is free-port.ts.
-export { freePort } from './free-port.ts';
-
 export function testCredentials(): IdentityCredentials {
   const secret = () => randomBytes(18).toString('base64url');
   return {
