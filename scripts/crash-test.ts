@@ -13,8 +13,13 @@ import { parseArgs } from 'node:util';
 import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
+import { exitWithUsageIfAsked } from '../src/cli/help.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summary, total } from './payment-load.ts';
+
+exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run test:crash -- [--kills N] [--clients N] [--max-seconds S] [--keep]
+  SIGKILLs the server N times (default 8) under payments from N clients (default 6), then checks that no
+  acknowledged payment is lost or doubled and money is conserved; --keep leaves the data directory.`);
 
 const { values: args } = parseArgs({
   options: {

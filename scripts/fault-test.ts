@@ -10,8 +10,13 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { exitWithUsageIfAsked } from '../src/cli/help.ts';
 import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summary, total } from './payment-load.ts';
 import { startStack } from './stack-run.ts';
+
+exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run test:faults -- [--clients N] [--max-seconds S] [--keep]
+  a stack of 2 APIs and 2 back-ends on PostgreSQL under payments from N clients (default 6): kill -9 of each
+  kind and a PostgreSQL restart (POSTGRES_RESTART_COMMAND), then no acknowledged payment lost or doubled.`);
 
 const { values: args } = parseArgs({
   options: { clients: { type: 'string', default: '6' }, 'max-seconds': { type: 'string', default: '180' }, keep: { type: 'boolean', default: false } },

@@ -11,8 +11,12 @@ import { openEmbeddedBackend, readTlsFiles } from '../transport/open.ts';
 import { serveBackend } from '../transport/tcp/server.ts';
 import { UsageError, type Io } from './main.ts';
 
+export const BACKEND_USAGE = `usage: corebridge backend serve
+  the back-end programs and their store as a service over mutual TLS, on BACKEND_LISTEN (default 127.0.0.1:7443);
+  settings from the environment and .env, as for npm start`;
+
 export async function backendCommand(args: string[], _io: Io): Promise<number> {
-  if (args.length !== 1 || args[0] !== 'serve') throw new UsageError('usage: corebridge backend serve');
+  if (args.length !== 1 || args[0] !== 'serve') throw new UsageError(BACKEND_USAGE);
   const config = loadConfig(processEnv());
   const settings = config.backendService;
   const tls = readTlsFiles(settings.tls);

@@ -11,7 +11,7 @@ import { devPkiFiles } from '../tls/dev-files.ts';
 import { createDevelopmentPki, loadCertificateAuthority } from '../tls/dev-pki.ts';
 import { UsageError, type Io } from './main.ts';
 
-const USAGE = `usage: corebridge certs [--force] [--days N]
+export const CERTS_USAGE = `usage: corebridge certs [--force] [--days N]
        corebridge certs --issue NAME --usage client|server [--dns NAME]... [--ip ADDRESS]... [--days N]
 Files go to DATA_DIR/certs (DATA_DIR from the environment, default ./data).`;
 
@@ -43,15 +43,15 @@ export async function certsCommand(args: string[], io: Io): Promise<number> {
       },
     }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
+    throw new UsageError(`${(error as Error).message}\n${CERTS_USAGE}`);
   }
   const days = values.days === undefined ? undefined : Number(values.days);
-  if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) throw new UsageError(`--days must be a whole number from 1 to 3650\n${USAGE}`);
+  if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) throw new UsageError(`--days must be a whole number from 1 to 3650\n${CERTS_USAGE}`);
   const files = devPkiFiles(loadConfig(processEnv()).dataDir);
 
   if (values.issue !== undefined) {
     if (!/^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$/.test(values.issue)) throw new UsageError('--issue NAME: letters, digits, dots and hyphens, at most 63');
-    if (values.usage !== 'client' && values.usage !== 'server') throw new UsageError(`--issue needs --usage client or --usage server\n${USAGE}`);
+    if (values.usage !== 'client' && values.usage !== 'server') throw new UsageError(`--issue needs --usage client or --usage server\n${CERTS_USAGE}`);
     if (!existsSync(files.caCert) || !existsSync(files.caKey)) throw new UsageError(`no CA in ${files.dir}: run corebridge certs first`, 1);
     const ca = await loadCertificateAuthority(readFileSync(files.caCert, 'utf8'), readFileSync(files.caKey, 'utf8'));
     const leaf = await ca.issue({
@@ -65,7 +65,7 @@ export async function certsCommand(args: string[], io: Io): Promise<number> {
     return 0;
   }
 
-  if (values.usage !== undefined || values.dns !== undefined || values.ip !== undefined) throw new UsageError(`--usage, --dns and --ip go with --issue\n${USAGE}`);
+  if (values.usage !== undefined || values.dns !== undefined || values.ip !== undefined) throw new UsageError(`--usage, --dns and --ip go with --issue\n${CERTS_USAGE}`);
   if (existsSync(files.caCert) && !values.force) {
     throw new UsageError(`${files.dir} already holds certificates; --force makes a new CA and replaces them all (every API and back-end instance then needs the new files)`, 1);
   }

@@ -5,6 +5,22 @@ import { parseArgs } from 'node:util';
 import { compileCopybook, layoutItems, type CompileOptions, type CompiledLayout, type LayoutItem } from '../records/index.ts';
 import { UsageError, USAGE, type Io } from './main.ts';
 
+export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profile (default zos: EBCDIC cp1140, binary 2/4/8 bytes)
+  --encoding ascii|latin1|cp037|cp1140
+  --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
+  --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
+  --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
+                                or views by a discriminator: "redefines": {"BASE": {"discriminator": "NAME", "views": {"C": "VIEW"}}}
+`;
+
+export const COPYBOOK_USAGE = `usage: corebridge copybook inspect FILE.cpy [--json | --json-schema]   fields: JSON path, COBOL name, offset, length, usage/picture
+       corebridge copybook types   FILE.cpy                            TypeScript interface of the record's JSON form
+       corebridge copybook encode  FILE.cpy [--binary]                 JSON on stdin → record (lowercase hex, or raw with --binary)
+       corebridge copybook decode  FILE.cpy [--binary]                 record (hex, or raw with --binary) on stdin → JSON
+
+Options:
+${COPYBOOK_OPTIONS}`;
+
 const OPTIONS = {
   profile: { type: 'string' },
   encoding: { type: 'string' },

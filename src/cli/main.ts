@@ -1,10 +1,11 @@
 /** The `corebridge` command: dispatches to subcommands; every failure is a message on stderr and a non-zero exit. */
 import { ConfigError } from '../config.ts';
-import { backendCommand } from './backend.ts';
-import { certsCommand } from './certs.ts';
-import { copybookCommand } from './copybook.ts';
-import { servicesCommand } from './services.ts';
-import { stackCommand } from './stack.ts';
+import { BACKEND_USAGE, backendCommand } from './backend.ts';
+import { CERTS_USAGE, certsCommand } from './certs.ts';
+import { COPYBOOK_OPTIONS, COPYBOOK_USAGE, copybookCommand } from './copybook.ts';
+import { asksForHelp } from './help.ts';
+import { SERVICES_USAGE, servicesCommand } from './services.ts';
+import { STACK_USAGE, stackCommand } from './stack.ts';
 
 export interface Io {
   stdin: NodeJS.ReadableStream;
@@ -21,7 +22,7 @@ export class UsageError extends Error {
   }
 }
 
-export const USAGE = `Usage: corebridge <command> [options]
+export const USAGE = `Usage: corebridge <command> [options]    (corebridge <command> --help: that command's usage)
 
 Commands:
   copybook inspect FILE.cpy [--json | --json-schema]   fields: JSON path, COBOL name, offset, length, usage/picture
@@ -35,13 +36,12 @@ Commands:
   stack [--api N] [--backend M]                        a small cluster on this machine: N APIs, M back-ends, a front on PORT
 
 Copybook options:
-  --profile zos|gnucobol        platform profile (default zos: EBCDIC cp1140, binary 2/4/8 bytes)
-  --encoding ascii|latin1|cp037|cp1140
-  --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
-  --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
-  --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
-                                or views by a discriminator: "redefines": {"BASE": {"discriminator": "NAME", "views": {"C": "VIEW"}}}
-`;
+${COPYBOOK_OPTIONS}`;
+
+/** Each command's own usage, for `corebridge <command> --help`. */
+const COMMAND_USAGE: Record<string, string | undefined> = {
+  copybook: COPYBOOK_USAGE, services: SERVICES_USAGE, backend: BACKEND_USAGE, certs: CERTS_USAGE, stack: STACK_USAGE,
+};
 
 export async function main(argv: string[], io: Io): Promise<number> {
   const [command, ...rest] = argv;
@@ -49,6 +49,11 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
       io.stdout.write(USAGE);
       return command === undefined ? 2 : 0;
+    }
+    const usage = COMMAND_USAGE[command];
+    if (usage !== undefined && asksForHelp(rest)) {
+      io.stdout.write(`${usage.trimEnd()}\n`);
+      return 0;
     }
     if (command === 'copybook') return await copybookCommand(rest, io);
     if (command === 'services') return await servicesCommand(rest, io);

@@ -10,6 +10,15 @@ import { seedDemoData } from '../backend/store/seed.ts';
 import { ConfigError, loadConfig, processEnv } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { storeLocation } from '../transport/open.ts';
+import { exitWithUsageIfAsked } from './help.ts';
+
+exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run seed
+  reloads the demo data into the back-end's store (SQLite under DATA_DIR, or DATABASE_URL): every business row
+  is replaced, and stored idempotency records are forgotten. Settings from the environment and .env.`);
+if (process.argv.length > 2) {
+  process.stderr.write(`seed: takes no arguments (got "${process.argv[2]}"); npm run seed -- --help\n`);
+  process.exit(2);
+}
 
 try {
   const config = loadConfig(processEnv());

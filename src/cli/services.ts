@@ -2,9 +2,12 @@
 import { loadServices, ServiceFileError } from '../api/services/definition.ts';
 import { UsageError, type Io } from './main.ts';
 
+export const SERVICES_USAGE = `usage: corebridge services check DIR
+  loads the service files in DIR as startup does with SERVICES_DIR=DIR, and lists the routes they declare`;
+
 export async function servicesCommand(args: string[], io: Io): Promise<number> {
   const [sub, dir, ...extra] = args;
-  if (sub !== 'check' || dir === undefined || extra.length > 0) throw new UsageError('usage: corebridge services check DIR');
+  if (sub !== 'check' || dir === undefined || extra.length > 0) throw new UsageError(SERVICES_USAGE);
   try {
     for (const s of loadServices(dir)) {
       io.stdout.write(`${s.method} ${s.url.replace(/:([^/]+)/g, '{$1}')}  program ${s.program}  ${s.request.name} → ${s.response.name}  scope ${s.access.scope}  roles ${s.access.roles.join(',')}  ownership ${s.access.ownership}\n`);

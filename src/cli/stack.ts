@@ -19,6 +19,10 @@ import { devPkiFiles } from '../tls/dev-files.ts';
 import { writeDevelopmentPki } from './certs.ts';
 import { UsageError, type Io } from './main.ts';
 
+export const STACK_USAGE = `usage: corebridge stack [--api N] [--backend M]
+  N API instances (default 2) and M back-end services (default 1) on this machine, over mutual TLS, behind a
+  round-robin front on PORT; PostgreSQL (DATABASE_URL) and Redis (REDIS_URL) are shared by them.`;
+
 const BIN = fileURLToPath(new URL('../../bin/corebridge.ts', import.meta.url));
 const SERVER = fileURLToPath(new URL('../server.ts', import.meta.url));
 const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
@@ -64,7 +68,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   try {
     ({ values } = parseArgs({ args, options: { api: { type: 'string' }, backend: { type: 'string' } } }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\nusage: corebridge stack [--api N] [--backend M]`);
+    throw new UsageError(`${(error as Error).message}\n${STACK_USAGE}`);
   }
   const apis = count(values.api, '--api');
   const backends = count(values.backend, '--backend');

@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compileCopybook, layoutJsonSchema } from '../../records/index.ts';
+import { exitWithUsageIfAsked } from '../../cli/help.ts';
 import { layoutTypeScript, typeNameOf } from '../../records/typescript.ts';
 
 const DIR = new URL('./', import.meta.url);
@@ -35,6 +36,8 @@ export function copybookTypes(): string {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run records:types
+  writes src/backend/copybooks/records.ts: the TypeScript type of every copybook in src/backend/copybooks`);
   writeFileSync(RECORD_TYPES_FILE, copybookTypes());
   process.stdout.write(`wrote ${RECORD_TYPES_FILE}\n`);
 }
