@@ -4,14 +4,21 @@
  * identity provider's key under DATA_DIR, with the same issuer, audience, `typ: at+jwt` and claims as the
  * provider's own tokens, so the API verifies it exactly like them. Real clients use the provider's flows
  * under /oauth instead.
+ * The settings are the server's (environment and .env: PORT, HOST, AUTH_ISSUER, DATA_DIR). Before printing,
+ * it asks the server at the issuer whether it would accept the token (its issuer, its published key), and
+ * refuses when not, instead of printing a token that fails with 401.
  */
 import { parseArgs } from 'node:util';
 import { openDevIssuer } from '../api/auth/dev-issuer.ts';
 import { DEMO_IDENTITIES, findDemoIdentity, isScope, ROLE_SCOPES } from '../api/auth/roles.ts';
 import { ConfigError, loadConfig, processEnv } from '../config.ts';
+import { exitWithUsageIfAsked } from './help.ts';
+import { checkServer } from './token-server-check.ts';
 
 const USAGE = `usage: npm run token -- <identity> [--scope "scope ..."] [--ttl 10m]
-identities: ${DEMO_IDENTITIES.map((i) => `${i.subject} (${i.kind}, ${i.role})`).join(', ')}`;
+identities: ${DEMO_IDENTITIES.map((i) => `${i.subject} (${i.kind}, ${i.role})`).join(', ')}
+Reads the server's settings (PORT, HOST, AUTH_ISSUER, DATA_DIR, from the environment and .env) and checks
+that the server answering there would accept the token.`;
 
 function fail(message: string): never {
   process.stderr.write(`token: ${message}\n${USAGE}\n`);
@@ -28,6 +35,7 @@ export function parseTtl(text: string): number {
 }
 
 async function main(): Promise<void> {
+  exitWithUsageIfAsked(process.argv.slice(2), USAGE);
   let parsed;
   try {
     parsed = parseArgs({ allowPositionals: true, options: { scope: { type: 'string' }, ttl: { type: 'string', default: '10m' } } });
@@ -59,6 +67,12 @@ async function main(): Promise<void> {
   }
   if (config.auth.external) fail('AUTH_EXTERNAL_ISSUER is set: tokens come from that issuer, not from this command');
   const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
+  const check = await checkServer(config.auth.issuer, issuer.jwks.keys[0]?.kid ?? '');
+  if (check.refusal) {
+    process.stderr.write(`token: ${check.refusal}\n`);
+    process.exit(2);
+  }
+  if (check.warning) process.stderr.write(`token: ${check.warning}\n`);
   const token = await issuer.sign(
     {
       subject, role: identity.role, scopes,
