@@ -32,7 +32,7 @@ export async function checkServer(issuer: string, kid: string): Promise<ServerCh
       return { refusal: `${origin} answers, but not as a Corebridge server with issuer ${issuer} (HTTP ${discovery.status} for its discovery document): set PORT or AUTH_ISSUER as the server has them` };
     }
     if (metadata.issuer !== issuer) {
-      return { refusal: `the server at ${origin} has issuer ${metadata.issuer}, not ${issuer}: run this command with the server's settings (AUTH_ISSUER, or PORT and HOST, or its .env)` };
+      return { refusal: `the server at ${origin} has issuer ${metadata.issuer}, not ${issuer}: run this command with the server's settings (PORT or AUTH_ISSUER, or its .env)` };
     }
     const jwks = (await get(metadata.jwks_uri)).body as { keys?: Array<{ kid?: unknown }> } | null;
     if (!jwks?.keys?.some((key) => key.kid === kid)) {

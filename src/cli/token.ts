@@ -4,7 +4,7 @@
  * identity provider's key under DATA_DIR, with the same issuer, audience, `typ: at+jwt` and claims as the
  * provider's own tokens, so the API verifies it exactly like them. Real clients use the provider's flows
  * under /oauth instead.
- * The settings are the server's (environment and .env: PORT, HOST, AUTH_ISSUER, DATA_DIR). Before printing,
+ * The settings are the server's (environment and .env: PORT, AUTH_ISSUER, DATA_DIR). Before printing,
  * it asks the server at the issuer whether it would accept the token (its issuer, its published key), and
  * refuses when not, instead of printing a token that fails with 401.
  */
@@ -17,7 +17,7 @@ import { checkServer } from './token-server-check.ts';
 
 const USAGE = `usage: npm run token -- <identity> [--scope "scope ..."] [--ttl 10m]
 identities: ${DEMO_IDENTITIES.map((i) => `${i.subject} (${i.kind}, ${i.role})`).join(', ')}
-Reads the server's settings (PORT, HOST, AUTH_ISSUER, DATA_DIR, from the environment and .env) and checks
+Reads the server's settings (PORT, AUTH_ISSUER, DATA_DIR, from the environment and .env) and checks
 that the server answering there would accept the token.`;
 
 function fail(message: string): never {
