@@ -1,20 +1,11 @@
 /** scripts/curl-examples.sh as the README runs it: every call against a running server, or a clear message when none answers. */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { test } from 'node:test';
-import { promisify } from 'node:util';
 import { startApp } from '../helpers/app.ts';
 import { freePort } from '../helpers/free-port.ts';
+import { runCommand } from '../helpers/processes.ts';
 
-async function examples(env: Record<string, string>, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await promisify(execFile)('bash', ['scripts/curl-examples.sh', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
-    return { status: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { status: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const examples = (env: Record<string, string>, ...args: string[]) => runCommand('bash', ['scripts/curl-examples.sh', ...args], env);
 
 test('curl-examples: no server at the URL → a message saying so and how to start one, exit 1', async () => {
   const port = await freePort();

@@ -3,26 +3,17 @@
  * with another DATA_DIR make it refuse with a message, instead of printing a token that fails with 401.
  */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { promisify } from 'node:util';
 import { startApp } from '../helpers/app.ts';
 import { freePort } from '../helpers/free-port.ts';
+import { runCommand } from '../helpers/processes.ts';
 
 // Asynchronous: the server under test runs in this process and must answer while the command runs.
-async function token(env: Record<string, string>, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['src/cli/token.ts', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
-    return { status: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { status: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+const token = (env: Record<string, string>, ...args: string[]) => runCommand(process.execPath, ['src/cli/token.ts', ...args], env);
 
 test('token: signs when the server at the issuer publishes its key; refuses another DATA_DIR, another issuer, a port that is not Corebridge', async (t) => {
   const port = await freePort();

@@ -1,7 +1,8 @@
 /** Corebridge's own commands as real child processes, for tests that run them as a user would. */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import type { TestContext } from 'node:test';
+import { promisify } from 'node:util';
 
 /** A child process whose JSON log lines are collected; killed after the test if still running. */
 export function startProcess(t: TestContext, args: string[], env: Record<string, string>) {
@@ -28,4 +29,18 @@ export async function until(what: string, check: () => boolean | Promise<boolean
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   assert.fail(`${what} within ${ms} ms`);
+}
+
+/**
+ * Runs a command to its end without blocking the event loop (unlike spawnSync), so that a server under test in
+ * this process can answer it; its exit status and output, whether it succeeded or not.
+ */
+export async function runCommand(file: string, args: string[], env: Record<string, string>): Promise<{ status: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(file, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
+    return { status: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { status: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
 }
