@@ -41,6 +41,7 @@ import { installRateLimits } from './api/protection/rate-limit.ts';
 import { installSecurityHeaders } from './api/protection/security-headers.ts';
 import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts';
 import { publicRoutes } from './api/routes/public.ts';
+import { docsRoutes } from './api/docs/routes.ts';
 import { loadServices, type ServiceDefinition } from './api/services/definition.ts';
 import { serviceRoutes } from './api/services/routes.ts';
 import { loadMessageCatalog, type MessageCatalog } from './backend/copybooks/index.ts';
@@ -179,6 +180,8 @@ async function assemble(
   const ready = async () => (redis === null || redis.status === 'ready') && (await transport.ready()) && (declared.host?.available() ?? true);
   publicRoutes(typed as unknown as Api, { ready, issuer: identity ? issuer : null, isClosing: () => closing });
   if (identity) await identity.install(app);
+  // The human pages: /docs (signing in with the embedded provider), /, /problems/<code>.
+  await docsRoutes(app, { issuer: config.auth.issuer, signIn: identity?.docsSignIn ?? null });
 
   // The API's own context: /health, /openapi.json and /oauth pay nothing for these hooks.
   const routeDeps = {

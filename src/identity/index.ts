@@ -5,14 +5,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { readSigningKey } from '../api/auth/dev-issuer.ts';
+import { ROLE_SCOPES } from '../api/auth/roles.ts';
+import { docsRedirectUri, type DocsSignIn } from '../api/docs/scalar.ts';
 import type { Config } from '../config.ts';
 import { openProviderStore, providerStoreFile } from './adapter.ts';
 import { loadOrCreateCredentials } from './credentials.ts';
-import { createIdentityProvider } from './provider.ts';
+import { createIdentityProvider, DEMO_SPA_CLIENT } from './provider.ts';
 import { identityRoutes } from './routes.ts';
 
 export interface EmbeddedIdentity {
   install(app: FastifyInstance): Promise<void>;
+  /** How the docs page signs in: as the public demo client, asking for a demo customer's scopes. */
+  docsSignIn: DocsSignIn;
 }
 
 export async function openEmbeddedIdentity(config: Config, logger: Logger): Promise<EmbeddedIdentity> {
@@ -27,13 +31,15 @@ export async function openEmbeddedIdentity(config: Config, logger: Logger): Prom
     issuer: config.auth.issuer,
     audience: config.auth.audience,
     accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
-    demoRedirectUris: config.auth.demoRedirectUris,
+    // The docs page (/docs) signs in as the demo client too, on the origin of the issuer.
+    demoRedirectUris: [...config.auth.demoRedirectUris, docsRedirectUri(config.auth.issuer)],
     partnerJwksFile: config.auth.partnerJwksFile,
     signingJwk: await readSigningKey(config.dataDir),
     credentials,
     onEvent: (level, event, message) => log[level](event, message),
   });
   return {
+    docsSignIn: { clientId: DEMO_SPA_CLIENT, scopes: ROLE_SCOPES.customer },
     async install(app) {
       app.addHook('onClose', async () => store.close());
       await identityRoutes(app, { provider, credentials });
