@@ -48,6 +48,7 @@ import { loadMessageCatalog, type MessageCatalog } from './backend/copybooks/ind
 import type { Config } from './config.ts';
 import { openEmbeddedIdentity } from './identity/index.ts';
 import { createLogger } from './logger.ts';
+import { createObservability, type Observability } from './observability/index.ts';
 import { openCobolHost, type CobolHost } from './transport/cobol-host.ts';
 import { buildCobolHost, COPYBOOKS_DIR } from './transport/cobol-host/build.ts';
 import { startEventRelay, type EventRelay } from './events/relay.ts';
@@ -62,6 +63,8 @@ export interface AppDeps {
   logger?: Logger;
   /** Transport to the back-end; default the embedded back-end in process. */
   transport?: Transport;
+  /** Metrics registry and tracing; default new ones for this app (tracing per config.tracing), read back as `app.observability`. */
+  observability?: Observability;
 }
 
 export type App = FastifyInstance & { devIssuer: DevIssuer };
@@ -81,7 +84,7 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
     // REDIS_URL: rate-limit counters and idempotency records shared with the other API instances.
     const redisUrl = config.protection.rateLimit.redisUrl;
     redis = redisUrl ? await connectRedis(redisUrl, logger) : null;
-    return await assemble(config, logger, catalog, externalJwks, transport, redis, { services, host: serviceHost });
+    return await assemble(config, logger, catalog, externalJwks, transport, redis, { services, host: serviceHost }, deps.observability);
   } catch (error) {
     if (redis) await closeRedis(redis);
     // The back-end worker and the host processes would keep the process alive: a failed start closes them.
@@ -103,7 +106,7 @@ async function openServiceHost(config: Config, logger: Logger, services: readonl
 
 async function assemble(
   config: Config, logger: Logger, catalog: MessageCatalog, externalJwks: URL | null, transport: Transport, redis: Redis | null,
-  declared: { services: readonly ServiceDefinition[]; host: CobolHost | null },
+  declared: { services: readonly ServiceDefinition[]; host: CobolHost | null }, givenObservability: Observability | undefined,
 ): Promise<App> {
   const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
   // Otherwise the embedded identity provider, signing with the same key.
@@ -126,6 +129,9 @@ async function assemble(
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true }, plugins: [exactMultipleOf] },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const app = typed as unknown as FastifyInstance;
+  // Before any hook or route: the request log, back-end client, rate limits and idempotency reach it through the instance.
+  const observability = givenObservability ?? createObservability(config.tracing);
+  app.decorate('observability', observability);
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -144,6 +150,7 @@ async function assemble(
     await declared.host?.close();
     idempotencyStore.close();
     if (redis) await closeRedis(redis);
+    if (!givenObservability) await observability.tracing?.shutdown();
   });
   const purgeTimer = setInterval(() => void purgeInChunks(idempotencyStore, () => closing), 10 * 60_000);
   purgeTimer.unref();

@@ -9,6 +9,7 @@ import {
   createCorebridgeClient, CorebridgeNetworkError, CorebridgeProblemError, CorebridgeTimeoutError, type CorebridgeClientOptions,
 } from '@corebridge/sdk';
 import { startApp, type TestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/free-port.ts';
 import { startProxy, type Behaviour } from './proxy.ts';
 
 /** The real app on a free port of 127.0.0.1, closed with the test. */
@@ -199,4 +200,30 @@ test('502/503/504 and "key still in flight" are retried with the caller\'s own k
   const ordering = await clientFor(h, orders.url, 'ada');
   await ordering.POST('/v1/orders', { body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
   assert.match(String(orders.attempts[0]?.headers['idempotency-key']), /^[0-9a-f-]{36}$/);
+});
+
+test('a Retry-After beyond the cap is handed back to the caller instead of waited for', async (t) => {
+  const { h, url } = await listeningApp(t);
+  const limited = { status: 429, headers: { 'retry-after': '120' }, body: { type: '/problems/rate-limited', title: 'Too many requests', status: 429, instance: '/v1/customers/1001', requestId: 'proxy', code: 'RATE_LIMITED' } };
+  const proxy = await startProxy(t, url, () => limited);
+  const sdk = await clientFor(h, proxy.url, 'ada', { retries: { maxRetryAfterMs: 60_000 } });
+  await assert.rejects(sdk.GET('/v1/customers/{customerId}', { params: { path: { customerId: '1001' } } }), {
+    name: 'CorebridgeProblemError', status: 429, code: 'RATE_LIMITED', retryAfterMs: 120_000, attempts: 1,
+  });
+  assert.equal(proxy.attempts.length, 1);
+});
+
+test('a refused connection is retried, then reported as a typed network failure naming its cause', async (t) => {
+  const { h } = await listeningApp(t);
+  const nobody = `http://127.0.0.1:${await freePort()}`;
+  const sdk = await clientFor(h, nobody, 'ada', { retries: { max: 2, baseDelayMs: 10 } });
+  const error = await sdk.GET('/v1/customers/{customerId}', { params: { path: { customerId: '1001' } } }).then(
+    () => assert.fail('nothing listens there'),
+    (e: unknown) => e,
+  );
+  assert.ok(error instanceof CorebridgeNetworkError, String(error));
+  assert.ok(!(error instanceof CorebridgeTimeoutError));
+  assert.equal(error.attempts, 3);
+  assert.match(error.message, /ECONNREFUSED/);
+  assert.match(String(error.requestId), /^[0-9a-f-]{36}$/);
 });

@@ -29,6 +29,7 @@ export interface CbHeader {
   hdrReturnCode?: number;
   hdrReasonCode: string;
   hdrReasonText: string;
+  hdrTraceparent: string;
 }
 
 /** CUSTOMER-ADD-REQUEST */
