@@ -25,12 +25,25 @@ export interface TlsFiles {
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
+/** `pretty`: readable lines for a terminal (pino-pretty); `json`: one JSON object per line, for files, pipes and collectors. */
+export type LogFormat = 'pretty' | 'json';
+const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
+
 export interface Config {
   port: number;
   host: string;
   /** Absolute directory holding the SQLite files and the development issuer's key. */
   dataDir: string;
   logLevel: LogLevel;
+  /** LOG_FORMAT; default `pretty` when stdout is a terminal, else `json`. */
+  logFormat: LogFormat;
+  /** Prometheus text at /metrics on a listener of its own (METRICS_HOST, METRICS_PORT); null: METRICS_PORT=0, none. */
+  metrics: { host: string; port: number } | null;
+  /**
+   * OpenTelemetry tracing (src/observability/tracing.ts); null: off, no OTLP endpoint configured
+   * (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), or OTEL_SDK_DISABLED=true.
+   */
+  tracing: { tracesEndpoint: string; serviceName: string } | null;
   auth: {
     /**
      * `iss` of the accepted tokens: the embedded OpenID provider's public URL (served under /oauth), or
@@ -288,12 +301,40 @@ function protectionConfig(env: Env): ProtectionConfig {
   }
 }
 
+function metricsListener(env: Env): Config['metrics'] {
+  const port = integer(env, 'METRICS_PORT', 9464, 0, 65535);
+  if (port === 0) return null;
+  return { port, host: text(env, 'METRICS_HOST', '127.0.0.1', /^[A-Za-z0-9.:\-[\]]+$/) };
+}
+
+/**
+ * The OTLP/HTTP traces URL as OpenTelemetry derives it: the traces endpoint as given, or the base endpoint
+ * with /v1/traces appended.
+ */
+function tracing(env: Env): Config['tracing'] {
+  if (oneOf(env, 'OTEL_SDK_DISABLED', 'false', ['true', 'false']) === 'true') return null;
+  const url = (name: string) => {
+    const raw = text(env, name, '');
+    if (raw && (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol))) throw new ConfigError(name, `must be an http:// or https:// URL, got "${raw}"`);
+    return raw;
+  };
+  const traces = url('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const base = url('OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (!traces && !base) return null;
+  return {
+    tracesEndpoint: traces || `${base.replace(/\/+$/, '')}/v1/traces`,
+    serviceName: text(env, 'OTEL_SERVICE_NAME', 'corebridge'),
+  };
+}
+
 /** Parses and checks every variable; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = text(env, 'HOST', '0.0.0.0', /^[A-Za-z0-9.:\-[\]]+$/);
   const dataDir = resolve(text(env, 'DATA_DIR', './data'));
   const logLevel = oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS);
+  // Readable lines for a person at a terminal; JSON for anything that reads them back.
+  const logFormat = oneOf(env, 'LOG_FORMAT', process.stdout.isTTY ? 'pretty' : 'json', LOG_FORMATS);
   const externalIssuer = text(env, 'AUTH_EXTERNAL_ISSUER', '', /^https?:\/\/\S+$/);
   if (externalIssuer && !env['AUTH_AUDIENCE']) throw new ConfigError('AUTH_AUDIENCE', 'must be set with AUTH_EXTERNAL_ISSUER');
   const issuer = externalIssuer || text(env, 'AUTH_ISSUER', `http://localhost:${port === 0 ? 8080 : port}/oauth`, /^https?:\/\/\S+$/);
@@ -306,6 +347,9 @@ export function loadConfig(env: Env = process.env): Config {
     host,
     dataDir,
     logLevel,
+    logFormat,
+    metrics: metricsListener(env),
+    tracing: tracing(env),
     auth: {
       issuer: issuer.replace(/\/+$/, ''),
       // The embedded provider's audience is a resource indicator (RFC 8707: an absolute URI); an external one names its own.

@@ -6,6 +6,9 @@ import { listenMutualTls } from './api/protection/tls.ts';
 import { ConfigError, loadConfig, processEnv } from './config.ts';
 import { ServiceFileError } from './api/services/definition.ts';
 import { CobolBuildError } from './transport/cobol-host/build.ts';
+import { listenMetrics, type MetricsListener } from './observability/metrics-server.ts';
+import { startupBlock, startupFacts } from './observability/startup-banner.ts';
+import type { AddressInfo } from 'node:net';
 
 async function main(): Promise<void> {
   let config;
@@ -32,6 +35,7 @@ async function main(): Promise<void> {
     throw error;
   }
   let mutualTls: Awaited<ReturnType<typeof listenMutualTls>> | undefined;
+  let metrics: MetricsListener | undefined;
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -44,6 +48,7 @@ async function main(): Promise<void> {
     force.unref();
     mutualTls?.close();
     mutualTls?.closeAllConnections();
+    await metrics?.close();
     await app.close();
     logger.info('stopped');
     logger.flush(() => process.exit(0));
@@ -56,7 +61,21 @@ async function main(): Promise<void> {
     mutualTls = await listenMutualTls(app, tls, { host: config.host, limits: config.protection.limits });
     logger.info({ port: tls.mutual.port, clients: [...tls.mutual.clients.keys()] }, 'mutual TLS listener ready');
   }
+  // The metrics on their own listener (loopback by default), apart from the API's. A port another process
+  // holds (a second instance on one machine) leaves this one without metrics, said in a warning: the API still serves.
+  if (config.metrics) {
+    try {
+      metrics = await listenMetrics(app.observability.metrics.registry, config.metrics.host, config.metrics.port);
+    } catch (error) {
+      logger.warn({ err: error, host: config.metrics.host, port: config.metrics.port },
+        'metrics listener not started: set METRICS_PORT to a free port (or 0 to turn the metrics off)');
+    }
+  }
   logger.info({ dataDir: config.dataDir, issuer: config.auth.issuer, logLevel: config.logLevel, tls: tls !== null }, 'corebridge listening');
+  const facts = startupFacts(config, { api: (app.server.address() as AddressInfo).port, metrics: metrics?.port ?? null });
+  // Pretty: a short block to read; JSON: the same facts as fields of one line.
+  if (config.logFormat === 'pretty') logger.info(startupBlock(facts));
+  else logger.info({ startup: facts }, 'corebridge ready');
 }
 
 main().catch((error: unknown) => {

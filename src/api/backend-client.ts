@@ -1,6 +1,8 @@
 /**
  * The API's side of the transport: builds the CBHDR header from the request (correlation id, caller,
- * idempotency key), encodes the transaction record, and maps the back-end's return codes to HTTP.
+ * idempotency key, traceparent), encodes the transaction record, and maps the back-end's return codes to
+ * HTTP. It measures each transaction (duration metric, CLIENT span) and counts the business outcomes its
+ * answers decide, in one place for every route.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
@@ -15,6 +17,10 @@ import { principalIdFor, principalWidth } from './auth/principal-id.ts';
 import { ApiError } from './errors.ts';
 import type { BackendCallFacts } from './fastify-types.ts';
 import { RecordEncodeError, type EncodeLimit } from '../records/index.ts';
+import { requestTraceparent } from '../observability/index.ts';
+import { outcomeOf } from '../observability/outcomes.ts';
+import { formatTraceparent } from '../observability/trace-context.ts';
+import type { Span } from '@opentelemetry/api';
 
 export interface BackendOutcome<R> {
   /** true for a business rejection (RC 04): HTTP 200 with the reason in the body. */
@@ -46,12 +52,14 @@ export const ROLE_CODES = { customer: 'CUSTOMER', agent: 'AGENT', partner: 'PART
 
 /**
  * Sends a message and reads the answer's header, recording the call's facts for the request's log line as
- * far as it got. A transport that does not answer is told in the client's words: 504 past its time limit,
- * else 503 to retry.
+ * far as it got, and its duration by transaction and return code; ends the transaction's span when given
+ * one. A transport that does not answer is told in the client's words: 504 past its time limit, else 503
+ * to retry.
  */
 export async function callAndRead(
-  req: FastifyRequest, transport: Transport, tran: string, message: Buffer, catalog: Pick<MessageCatalog, 'header'>,
+  req: FastifyRequest, transport: Transport, tran: string, message: Buffer, catalog: Pick<MessageCatalog, 'header'>, span: Span | null = null,
 ): Promise<{ header: MessageHeader; body: Buffer }> {
+  const { metrics, tracing } = req.server.observability;
   const facts: BackendCallFacts = { tran, rc: null, reason: undefined, ms: 0 };
   req.backendCall = facts;
   const started = performance.now();
@@ -59,8 +67,11 @@ export async function callAndRead(
   try {
     response = await transport.call(message);
   } catch (error) {
+    const failure = error instanceof TransportTimeoutError ? 'timeout' : 'unavailable';
+    metrics.observeTransaction(tran, failure, (performance.now() - started) / 1000);
+    if (span) tracing?.endTransaction(span, failure, '');
     req.log.error({ err: error }, 'back-end call failed');
-    if (error instanceof TransportTimeoutError) throw new ApiError('BACKEND_TIMEOUT', undefined, RETRY_SOON);
+    if (failure === 'timeout') throw new ApiError('BACKEND_TIMEOUT', undefined, RETRY_SOON);
     throw new ApiError('BACKEND_UNAVAILABLE', undefined, RETRY_SOON);
   } finally {
     facts.ms = Math.round((performance.now() - started) * 100) / 100;
@@ -68,6 +79,8 @@ export async function callAndRead(
   const read = readHeader(catalog, response);
   facts.rc = read.header.returnCode;
   facts.reason = read.header.reasonCode || undefined;
+  metrics.observeTransaction(tran, facts.rc, facts.ms / 1000);
+  if (span) tracing?.endTransaction(span, facts.rc, read.header.reasonCode);
   return read;
 }
 
@@ -113,8 +126,8 @@ export function isTransientFailure(header: Pick<MessageHeader, 'returnCode' | 'r
     && (header.reasonCode === LINK_FAILURE.UNAVAILABLE || header.reasonCode === LINK_FAILURE.TIMEOUT || header.reasonCode === STORE_UNAVAILABLE);
 }
 
-/** The record header of a request: its correlation id, the caller, and the idempotency key. */
-function requestHeader(tran: string, req: FastifyRequest, principalWidth: number): MessageHeader {
+/** The record header of a request: its correlation id, the caller, the idempotency key, and the trace it belongs to. */
+function requestHeader(tran: string, req: FastifyRequest, principalWidth: number, traceparent: string): MessageHeader {
   const principal = req.principal;
   if (!principal) throw new Error('back-end call without an authenticated caller');
   return {
@@ -127,6 +140,7 @@ function requestHeader(tran: string, req: FastifyRequest, principalWidth: number
     returnCode: 0,
     reasonCode: '',
     reasonText: '',
+    traceparent,
   };
 }
 
@@ -170,26 +184,51 @@ function encodeOrRefuse(encode: () => Buffer, pointers: RecordPointers): Buffer 
 /** `afterChange`: called with the transaction code when one that changes data has been answered (the event relay looks at once). */
 export function createBackendClient(catalog: MessageCatalog, transport: Transport, afterChange?: (tran: TranCode) => void): BackendClient {
   const width = principalWidth(catalog.header);
-  async function exchange<T extends TranCode>(tran: T, req: FastifyRequest, request: Buffer): Promise<BackendOutcome<ResponseRecord<T>>> {
-    const { header, body } = await callAndRead(req, transport, tran, request, catalog);
+  async function exchange<T extends TranCode>(tran: T, req: FastifyRequest, request: Buffer, span: Span | null): Promise<BackendOutcome<ResponseRecord<T>>> {
+    const { header, body } = await callAndRead(req, transport, tran, request, catalog, span);
     if (header.returnCode !== RC.OK && header.returnCode !== RC.REJECTED) throw errorFor(header, req.log);
     if (afterChange && !READ_ONLY_TRANSACTIONS.has(tran)) afterChange(tran);
-    return { rejected: header.returnCode === RC.REJECTED, reasonCode: header.reasonCode, ...decodeResponse(catalog, tran, body) };
+    const decoded = decodeResponse(catalog, tran, body);
+    const outcome = outcomeOf(tran, decoded.body);
+    if (outcome) req.server.observability.metrics.countOutcome(tran, outcome[0], outcome[1]);
+    return { rejected: header.returnCode === RC.REJECTED, reasonCode: header.reasonCode, ...decoded };
   }
   return {
     call(tran, req, record, pointers = {}) {
-      const request = encodeOrRefuse(() => writeMessage(catalog, requestHeader(tran, req, width), catalog.request(tran), record), pointers);
-      return exchange(tran, req, request);
+      const span = transactionSpan(req, tran);
+      const traceparent = span ? formatTraceparent(span.spanContext()) : requestTraceparent(req);
+      let request: Buffer;
+      try {
+        request = encodeOrRefuse(() => writeMessage(catalog, requestHeader(tran, req, width, traceparent), catalog.request(tran), record), pointers);
+      } catch (error) {
+        if (span) req.server.observability.tracing?.endTransaction(span, 'refused', '');
+        throw error;
+      }
+      return exchange(tran, req, request, span);
     },
     submit(tran, req, record, pointers = {}) {
-      // The request record as the synchronous call would send it, after OPSUBI, under the same header.
-      const request = encodeOrRefuse(() => Buffer.concat([
-        writeMessage(catalog, requestHeader('OPSUBM', req, width), catalog.request('OPSUBM'), { opsTranCode: tran }),
-        catalog.segment(TRANSACTIONS[tran].request).encode(record),
-      ]), pointers);
-      return exchange('OPSUBM', req, request);
+      const span = transactionSpan(req, 'OPSUBM');
+      const traceparent = span ? formatTraceparent(span.spanContext()) : requestTraceparent(req);
+      let request: Buffer;
+      try {
+        // The request record as the synchronous call would send it, after OPSUBI, under the same header.
+        request = encodeOrRefuse(() => Buffer.concat([
+          writeMessage(catalog, requestHeader('OPSUBM', req, width, traceparent), catalog.request('OPSUBM'), { opsTranCode: tran }),
+          catalog.segment(TRANSACTIONS[tran].request).encode(record),
+        ]), pointers);
+      } catch (error) {
+        if (span) req.server.observability.tracing?.endTransaction(span, 'refused', '');
+        throw error;
+      }
+      return exchange('OPSUBM', req, request, span);
     },
   };
+}
+
+/** The CLIENT span of a transaction, when tracing is on: its context goes in the header, so the back-end's line names it. */
+function transactionSpan(req: FastifyRequest, tran: string): Span | null {
+  const tracing = req.server.observability.tracing;
+  return tracing ? tracing.startTransaction(req.traceSpan, tran) : null;
 }
 
 /**

@@ -15,6 +15,7 @@ import { LINK_FAILURE, LinkFailure, linkMessage, NeedsLink, readLinkReply, runLo
 import { BLANK_HEADER, encodeSegments, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from './message.ts';
 import type { LinkRequestRecord, LinkResponseRecord, Program, ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
+import { traceLogFields } from '../observability/trace-context.ts';
 import { openBackendStore, type StoreLocation } from './store/open.ts';
 import { STORE_UNAVAILABLE, StoreUnavailableError, type Tx } from './store/tx.ts';
 
@@ -149,7 +150,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
 
   // A child logger per transaction costs an allocation per call: only made when debug lines are wanted.
   function programLog(header: MessageHeader): Logger {
-    return rootLog.isLevelEnabled('debug') ? rootLog.child({ requestId: header.correlationId, tran: header.tranCode }) : rootLog;
+    return rootLog.isLevelEnabled('debug') ? rootLog.child({ requestId: header.correlationId, tran: header.tranCode, ...traceLogFields(header.traceparent) }) : rootLog;
   }
 
   function link<P extends LinkedProgramName>(job: RunnableJob, program: P, record: LinkRequestRecord<P>): LinkResponseRecord<P> {
@@ -222,7 +223,10 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     }
     if (rootLog.isLevelEnabled('debug')) {
       rootLog.debug(
-        { requestId: job.header.correlationId, tran: job.header.tranCode, rc: reply.returnCode, reason: reply.reasonCode || undefined, ms: Math.round((performance.now() - started) * 100) / 100 },
+        {
+          requestId: job.header.correlationId, tran: job.header.tranCode, rc: reply.returnCode, reason: reply.reasonCode || undefined,
+          ms: Math.round((performance.now() - started) * 100) / 100, ...traceLogFields(job.header.traceparent),
+        },
         'transaction ended',
       );
     }

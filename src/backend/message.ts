@@ -30,11 +30,13 @@ export interface MessageHeader {
   returnCode: number;
   reasonCode: string;
   reasonText: string;
+  /** The call's W3C traceparent (src/observability/trace-context.ts); empty: the call is part of no trace. */
+  traceparent: string;
 }
 
 /** A header with nothing in it, to fill in. */
 export const BLANK_HEADER: Readonly<MessageHeader> = {
-  tranCode: '', correlationId: '', principal: '', role: '', customerId: '', idempotencyKey: '', returnCode: 0, reasonCode: '', reasonText: '',
+  tranCode: '', correlationId: '', principal: '', role: '', customerId: '', idempotencyKey: '', returnCode: 0, reasonCode: '', reasonText: '', traceparent: '',
 };
 
 export function headerToRecord(h: MessageHeader): CbHeader {
@@ -46,6 +48,7 @@ export function headerToRecord(h: MessageHeader): CbHeader {
     hdrReturnCode: h.returnCode,
     hdrReasonCode: h.reasonCode,
     hdrReasonText: h.reasonText,
+    hdrTraceparent: h.traceparent,
   };
 }
 
@@ -60,6 +63,7 @@ export function headerFromRecord(r: CbHeader): MessageHeader {
     returnCode: r.hdrReturnCode ?? RC.ABEND,
     reasonCode: r.hdrReasonCode,
     reasonText: r.hdrReasonText,
+    traceparent: r.hdrTraceparent,
   };
 }
 

@@ -27,7 +27,7 @@ async function start(t: TestContext, level = 'debug') {
 function header(tran: string, extra: Partial<MessageHeader> = {}): MessageHeader {
   return {
     tranCode: tran, correlationId: 'corr-1', principal: 'ada', role: 'CUSTOMER', customerId: '1001', idempotencyKey: '',
-    returnCode: 0, reasonCode: '', reasonText: '', ...extra,
+    returnCode: 0, reasonCode: '', reasonText: '', traceparent: '', ...extra,
   };
 }
 

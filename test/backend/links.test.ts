@@ -54,7 +54,7 @@ async function start(t: TestContext, call: (message: Buffer, store: DatabaseSync
 async function apply(backend: Backend, amount = 10000) {
   const message = writeMessage(
     catalog,
-    { tranCode: 'LNAPPL', correlationId: 'link-1', principal: 'clerk', role: 'AGENT', customerId: '', idempotencyKey: 'k-1', returnCode: 0, reasonCode: '', reasonText: '' },
+    { tranCode: 'LNAPPL', correlationId: 'link-1', principal: 'clerk', role: 'AGENT', customerId: '', idempotencyKey: 'k-1', returnCode: 0, reasonCode: '', reasonText: '', traceparent: '' },
     catalog.request('LNAPPL'),
     { lnrqCustomerId: 1001, lnrqAmount: amount, lnrqInstallments: 24 },
   );

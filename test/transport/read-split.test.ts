@@ -18,7 +18,7 @@ const silent = pino({ level: 'silent' });
 function message(tran: TranCode, body: Record<string, unknown>, extra: Partial<MessageHeader> = {}): Buffer {
   return writeMessage(catalog, {
     tranCode: tran, correlationId: `c-${tran}`, principal: 'clerk', role: 'AGENT', customerId: '', idempotencyKey: '',
-    returnCode: 0, reasonCode: '', reasonText: '', ...extra,
+    returnCode: 0, reasonCode: '', reasonText: '', traceparent: '', ...extra,
   }, catalog.request(tran), body);
 }
 

@@ -27,7 +27,7 @@ const catalog = loadMessageCatalog();
 function balanceRequest(correlationId: string, account = '1002-01'): Buffer {
   return writeMessage(
     catalog,
-    { tranCode: 'ACCBAL', correlationId, principal: 'clerk', role: 'AGENT', customerId: '', idempotencyKey: '', returnCode: 0, reasonCode: '', reasonText: '' },
+    { tranCode: 'ACCBAL', correlationId, principal: 'clerk', role: 'AGENT', customerId: '', idempotencyKey: '', returnCode: 0, reasonCode: '', reasonText: '', traceparent: '' },
     catalog.request('ACCBAL'),
     { acckAccountId: account },
   );

@@ -51,7 +51,7 @@ async function open(t: TestContext, kind: (typeof TRANSPORTS)[number]): Promise<
 function message(tran: TranCode, correlationId: string, record: Record<string, unknown>, idempotencyKey = ''): Buffer {
   return writeMessage(
     catalog,
-    { tranCode: tran, correlationId, principal: 'clerk', role: 'AGENT', customerId: '', idempotencyKey, returnCode: 0, reasonCode: '', reasonText: '' },
+    { tranCode: tran, correlationId, principal: 'clerk', role: 'AGENT', customerId: '', idempotencyKey, returnCode: 0, reasonCode: '', reasonText: '', traceparent: '' },
     catalog.request(tran),
     record,
   );

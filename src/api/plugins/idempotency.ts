@@ -75,6 +75,7 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
         });
       case 'replay': {
         const r = begun.response;
+        req.server.observability.metrics.countReplay(req.routeOptions.url);
         return reply.code(r.statusCode).headers(r.headers).header('idempotent-replayed', 'true').type(r.contentType).send(r.body);
       }
     }

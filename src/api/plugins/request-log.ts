@@ -1,27 +1,58 @@
 /**
  * One log line per request, written when the response is sent (Fastify's two default lines are off). It
  * carries the back-end transaction's facts too (code, return and reason code, round trip), so the
- * back-end's own line is a debug line.
+ * back-end's own line is a debug line, and the trace the request belongs to (`trace_id`, `span_id`: its
+ * span with tracing on, else the caller's valid traceparent). The same hook observes the request's
+ * duration metric and ends its span: one hook per request for all three.
  */
 import type { FastifyInstance } from 'fastify';
+import { requestTraceparent } from '../../observability/index.ts';
+import { routeTemplate } from '../../observability/metrics.ts';
 
 export function installRequestLog(app: FastifyInstance): void {
+  const { metrics, tracing } = app.observability;
   app.decorateReply('problemCode', null);
   app.decorateRequest('backendCall', null);
+  app.decorateRequest('traceSpan', null);
+  if (tracing) {
+    const scheme = app.initialConfig.https ? 'https' : 'http';
+    app.addHook('onRequest', (req, _reply, done) => {
+      const url = req.routeOptions.url;
+      const path = req.url;
+      const query = path.indexOf('?');
+      req.traceSpan = tracing.startRequest(req.method, url === undefined ? undefined : routeTemplate(url), query < 0 ? path : path.slice(0, query), scheme, req.headers);
+      done();
+    });
+    app.addHook('onRequestAbort', (req, done) => {
+      if (req.traceSpan) tracing.endRequest(req.traceSpan, null);
+      req.traceSpan = null;
+      done();
+    });
+  }
   app.addHook('onResponse', (req, reply, done) => {
     const status = reply.statusCode;
+    const options = req.routeOptions;
+    const elapsed = reply.elapsedTime;
+    const traceparent = requestTraceparent(req);
     const line = {
       method: req.method,
       url: req.url,
-      route: req.routeOptions.url,
+      route: options.url,
       status,
-      ms: Math.round(reply.elapsedTime * 100) / 100,
+      ms: Math.round(elapsed * 100) / 100,
       principal: req.principal?.subject,
       code: reply.problemCode ?? undefined,
       backend: req.backendCall ?? undefined,
+      trace_id: traceparent ? traceparent.slice(3, 35) : undefined,
+      span_id: traceparent ? traceparent.slice(36, 52) : undefined,
     };
     if (status >= 500) req.log.error(line, 'request failed');
     else req.log.info(line, 'request completed');
+    metrics.observeRequest(options.config, options.url, req.method, status, elapsed / 1000);
+    if (req.traceSpan) {
+      tracing!.endRequest(req.traceSpan, status);
+      req.traceSpan = null;
+    }
     done();
   });
 }

@@ -7,7 +7,8 @@
  * - a token not verified before (not in the verifier's cache) first counts against its address's
  *   ceiling (RATE_LIMIT_ADDRESS_MAX), so a flood of forged tokens is refused before signatures are checked.
  * Every response that passed a check carries the IETF RateLimit-Policy and RateLimit fields
- * (draft-ietf-httpapi-ratelimit-headers); a refused one is 429 problem+json with Retry-After.
+ * (draft-ietf-httpapi-ratelimit-headers); a refused one is 429 problem+json with Retry-After, counted by
+ * the limit that refused it (corebridge_rate_limit_rejections_total; never by principal or address).
  */
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -101,6 +102,7 @@ export async function installRateLimits(app: FastifyInstance, config: Protection
     if (outcome.isExceeded) {
       const retryAfter = String(Math.max(1, outcome.ttlInSeconds));
       req.log.info({ policy }, 'rate limit exceeded');
+      req.server.observability.metrics.countRateLimited(policy);
       throw new ApiError('RATE_LIMITED', `the ${policy} limit of ${outcome.max} requests per ${config.windowSeconds} s is used up; retry in ${retryAfter} s`, {
         headers: { ...headers, 'retry-after': retryAfter },
       });

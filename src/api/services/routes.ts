@@ -10,6 +10,7 @@ import { RC, writeCommareaMessage } from '../../backend/message.ts';
 import { RecordDecodeError, RecordEncodeError, type JsonSchema } from '../../records/index.ts';
 import type { Transport } from '../../transport/transport.ts';
 import { callAndRead, ROLE_CODES } from '../backend-client.ts';
+import { requestTraceparent } from '../../observability/index.ts';
 import { ApiError } from '../errors.ts';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
@@ -133,6 +134,7 @@ async function callProgram(
     message = writeCommareaMessage(hostCatalog, {
       tranCode: s.transaction, correlationId: req.id, principal: principalIdFor(principal.subject, hostPrincipalWidth), role: ROLE_CODES[principal.role],
       customerId: principal.customerId ?? '', idempotencyKey: req.idempotency?.key ?? '', returnCode: 0, reasonCode: '', reasonText: '',
+      traceparent: requestTraceparent(req),
     }, s, json);
   } catch (error) {
     if (!(error instanceof RecordEncodeError)) throw error;

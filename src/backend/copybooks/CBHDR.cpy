@@ -3,7 +3,9 @@
       *         A MESSAGE IS THIS HEADER FOLLOWED BY THE TRANSACTION'S *
       *         OWN REQUEST OR RESPONSE RECORD. THE CALLER FILLS THE   *
       *         REQUEST PART; THE PROGRAM ANSWERS WITH RETURN AND      *
-      *         REASON CODES.                                          *
+      *         REASON CODES. HDR-TRACEPARENT: THE W3C TRACEPARENT OF  *
+      *         THE CALL (SPACES: NONE), LAST SO THAT THE OFFSETS OF   *
+      *         THE FIELDS BEFORE IT STAY WHERE THEY WERE.             *
       *================================================================*
        01  CB-HEADER.
            05  HDR-EYECATCHER          PIC X(4)   VALUE 'CBH1'.
@@ -26,3 +28,4 @@
                88  HDR-RC-ABEND                   VALUE 99.
            05  HDR-REASON-CODE         PIC X(32).
            05  HDR-REASON-TEXT         PIC X(120).
+           05  HDR-TRACEPARENT         PIC X(55).

@@ -1,0 +1,39 @@
+/**
+ * An app's metrics and (when configured) tracing, decorated on the Fastify instance as `observability`,
+ * so the request log, the back-end client, the rate limits and the idempotency hook reach the same ones.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Span } from '@opentelemetry/api';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { formatTraceparent, incomingTraceparent } from './trace-context.ts';
+import { openTracing, type Tracing, type TracingSettings } from './tracing.ts';
+
+export interface Observability {
+  metrics: Metrics;
+  /** null: tracing is off (no OTLP endpoint configured); traceparent still passes through. */
+  tracing: Tracing | null;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    observability: Observability;
+  }
+  interface FastifyRequest {
+    /** The request's SERVER span, when tracing is on. */
+    traceSpan: Span | null;
+  }
+}
+
+export function createObservability(tracing: TracingSettings | null): Observability {
+  return { metrics: createMetrics(), tracing: tracing ? openTracing(tracing) : null };
+}
+
+/**
+ * The traceparent a request's work belongs to: its own span's with tracing on, else the caller's valid one,
+ * else empty.
+ */
+export function requestTraceparent(req: FastifyRequest): string {
+  return req.traceSpan ? formatTraceparent(req.traceSpan.spanContext()) : incomingTraceparent(req.headers.traceparent);
+}
+
+export type { Metrics, Tracing, TracingSettings };

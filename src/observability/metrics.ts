@@ -1,0 +1,139 @@
+/**
+ * The API's Prometheus metrics (prom-client), one registry per app, named as the OpenTelemetry semantic
+ * conventions name them when rendered for Prometheus (`http.server.request.duration` in seconds →
+ * `http_server_request_duration_seconds`; attribute `http.route` → label `http_route`). Every label value
+ * comes from a closed set the service owns: route templates, methods, status and return codes, transaction
+ * codes, limit names, back-end reason codes. None comes from the caller (no ids, paths, principals or keys).
+ *
+ * The hot path observes through label children kept per route, method and status, so a request costs map
+ * lookups and prom-client's own observe, not a labels object or a new series key of ours.
+ */
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { TranCode } from '../backend/copybooks/index.ts';
+
+/** OpenTelemetry's advised buckets for http.server.request.duration, seconds. */
+export const HTTP_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
+
+/** A back-end transaction takes well under a millisecond to seconds: finer at the low end than HTTP's. */
+export const TRANSACTION_DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+/** Why a back-end call has no return code: it did not answer, or not in time. */
+export type TransportFailure = 'timeout' | 'unavailable';
+
+/** Methods OpenTelemetry names; any other is `_OTHER`, so no label takes a caller's token. */
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
+
+/** `:name` path parameters as OpenAPI writes them: /v1/orders/:orderId → /v1/orders/{orderId}. */
+export function routeTemplate(url: string): string {
+  return url.replace(/:([A-Za-z0-9_]+)(\([^)]*\))?/g, '{$1}');
+}
+
+interface Child {
+  observe(value: number): void;
+}
+
+interface RouteSeries {
+  template: string;
+  /** method → status code → the histogram's child of that route, method and status. */
+  byMethod: Map<string, Map<number, Child>>;
+}
+
+export interface Metrics {
+  readonly registry: Registry;
+  /**
+   * One request answered. `routeConfig` is the matched route's config object (the same object for every
+   * request of the route: the key of its series), `url` its template; both undefined-safe for no route.
+   */
+  observeRequest(routeConfig: object, url: string | undefined, method: string, status: number, seconds: number): void;
+  /** One back-end transaction: its return code, or why it has none. */
+  observeTransaction(tran: string, returnCode: number | TransportFailure, seconds: number): void;
+  /** A request refused by a rate limit (`policy`: the limit's name: read, write, public, auth, address). */
+  countRateLimited(policy: string): void;
+  /** An answer replayed for a repeated Idempotency-Key, by route template. */
+  countReplay(url: string | undefined): void;
+  /** A decided outcome of a transaction (status and reason code from its response record). */
+  countOutcome(tran: TranCode, status: string, reason: string): void;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+
+  const requests = new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'Duration of HTTP server requests (OpenTelemetry http.server.request.duration).',
+    labelNames: ['http_request_method', 'http_route', 'http_response_status_code'],
+    buckets: HTTP_DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const transactions = new Histogram({
+    name: 'corebridge_backend_transaction_duration_seconds',
+    help: 'Round trip of back-end transactions through the transport, by transaction code and return code (or error_type when none came back).',
+    labelNames: ['corebridge_transaction', 'corebridge_return_code', 'error_type'],
+    buckets: TRANSACTION_DURATION_BUCKETS,
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: 'corebridge_rate_limit_rejections_total',
+    help: 'Requests refused with 429 by a rate limit, by the limit (policy) that refused them.',
+    labelNames: ['corebridge_rate_limit_policy'],
+    registers: [registry],
+  });
+  const replays = new Counter({
+    name: 'corebridge_idempotency_replays_total',
+    help: 'Answers replayed for a repeated Idempotency-Key, by route template.',
+    labelNames: ['http_route'],
+    registers: [registry],
+  });
+  const outcomes = new Counter({
+    name: 'corebridge_business_outcomes_total',
+    help: 'Decisions of the back-end (CONFIRMED, REJECTED, COMPLETED, APPROVED, ...) by transaction, status and reason code.',
+    labelNames: ['corebridge_transaction', 'corebridge_status', 'corebridge_reason_code'],
+    registers: [registry],
+  });
+
+  // Keyed by the route's config object: one entry per route, made at its first request.
+  const routes = new WeakMap<object, RouteSeries>();
+  // Requests no route matched (404s, and errors before routing): no http_route, as OpenTelemetry leaves the attribute out.
+  const unrouted: RouteSeries = { template: '', byMethod: new Map() };
+  function requestChild(series: RouteSeries, method: string, status: number): Child {
+    let byStatus = series.byMethod.get(method);
+    if (!byStatus) series.byMethod.set(method, byStatus = new Map());
+    let child = byStatus.get(status);
+    if (!child) byStatus.set(status, child = requests.labels(method, series.template, String(status)));
+    return child;
+  }
+
+  // transaction code → return code (0–99) or failure → child.
+  const byTransaction = new Map<string, Map<number | TransportFailure, Child>>();
+
+  return {
+    registry,
+    observeRequest(routeConfig, url, method, status, seconds) {
+      let series = url === undefined ? unrouted : routes.get(routeConfig);
+      if (!series) routes.set(routeConfig, series = { template: routeTemplate(url!), byMethod: new Map() });
+      requestChild(series, KNOWN_METHODS.has(method) ? method : '_OTHER', status).observe(seconds);
+    },
+    observeTransaction(tran, returnCode, seconds) {
+      let byCode = byTransaction.get(tran);
+      if (!byCode) byTransaction.set(tran, byCode = new Map());
+      let child = byCode.get(returnCode);
+      if (!child) {
+        child = typeof returnCode === 'number'
+          ? transactions.labels(tran, String(returnCode).padStart(2, '0'), '')
+          : transactions.labels(tran, '', returnCode);
+        byCode.set(returnCode, child);
+      }
+      child.observe(seconds);
+    },
+    countRateLimited(policy) {
+      rateLimited.labels(policy).inc();
+    },
+    countReplay(url) {
+      replays.labels(url === undefined ? '' : routeTemplate(url)).inc();
+    },
+    countOutcome(tran, status, reason) {
+      outcomes.labels(tran, status, reason).inc();
+    },
+  };
+}

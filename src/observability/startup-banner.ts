@@ -1,0 +1,58 @@
+/**
+ * What the server says once it listens: where to open it (a URL a person can open, not the bound address
+ * 0.0.0.0 or ::), the docs and the contract, how to get a token, where the demo credentials are, and the
+ * metrics URL. In pretty logs a short block; in JSON one structured line (nothing but JSON on stdout).
+ */
+import { DEMO_IDENTITIES } from '../api/auth/roles.ts';
+import type { Config } from '../config.ts';
+import { credentialsFile } from '../identity/credentials.ts';
+
+/** A host a browser can open: the wildcard addresses become localhost; IPv6 literals get brackets. */
+export function openableHost(host: string): string {
+  if (host === '' || host === '0.0.0.0' || host === '::' || host === '[::]') return 'localhost';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+export interface StartupFacts {
+  url: string;
+  docs: string;
+  openapi: string;
+  /** How to get an access token for a demo identity (embedded identity provider only). */
+  token: string | null;
+  /** The demo users' passwords and the partner client's secret (embedded identity provider only). */
+  credentialsFile: string | null;
+  /** The external issuer that signs the tokens, when there is one. */
+  issuer: string;
+  metrics: string | null;
+  tracesEndpoint: string | null;
+}
+
+export function startupFacts(config: Config, ports: { api: number; metrics: number | null }): StartupFacts {
+  const url = `${config.protection.tls ? 'https' : 'http'}://${openableHost(config.host)}:${ports.api}`;
+  const embedded = !config.auth.external;
+  return {
+    url,
+    docs: `${url}/docs`,
+    openapi: `${url}/openapi.json`,
+    token: embedded ? `npm run token -- <${DEMO_IDENTITIES.map((i) => i.subject).join('|')}>` : null,
+    credentialsFile: embedded ? credentialsFile(config.dataDir) : null,
+    issuer: config.auth.issuer,
+    metrics: config.metrics && ports.metrics !== null ? `http://${openableHost(config.metrics.host)}:${ports.metrics}/metrics` : null,
+    tracesEndpoint: config.tracing?.tracesEndpoint ?? null,
+  };
+}
+
+/** The block pretty logs show (the message of one log line). */
+export function startupBlock(facts: StartupFacts): string {
+  const rows: Array<[string, string]> = [
+    ['API', facts.url],
+    ['Docs', facts.docs],
+    ['OpenAPI', facts.openapi],
+    facts.token ? ['Token', facts.token] : ['Tokens', `from ${facts.issuer}`],
+  ];
+  if (facts.credentialsFile) rows.push(['Demo logins', facts.credentialsFile]);
+  rows.push(['Metrics', facts.metrics ?? 'off (METRICS_PORT=0)']);
+  if (facts.tracesEndpoint) rows.push(['Traces', `to ${facts.tracesEndpoint}`]);
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return ['Corebridge is ready', ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`)].join('\n');
+}
