@@ -1,12 +1,9 @@
 /** OpenAPI 3.1 document options; the paths come from the route schemas themselves. */
-import { SCOPES } from './auth/roles.ts';
+import { SCOPE_DESCRIPTIONS as DESCRIPTIONS, SCOPES } from './auth/roles.ts';
 import { documentOperation } from './openapi-operation.ts';
 import { eventWebhooks } from './routes/events.ts';
 
-const SCOPE_DESCRIPTIONS: Record<string, string> = Object.fromEntries(SCOPES.map((scope) => {
-  const [resource, access] = scope.split(':');
-  return [scope, `${access === 'write' ? 'Create and change' : 'Read'} ${resource}`];
-}));
+const SCOPE_DESCRIPTIONS: Record<string, string> = Object.fromEntries(SCOPES.map((scope) => [scope, DESCRIPTIONS[scope]]));
 
 /** With the embedded provider, the OAuth 2.0 flows it offers; with an external issuer, bearer tokens only. */
 export function openApiOptions(issuer: string, embeddedProvider = true) {

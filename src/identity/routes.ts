@@ -6,7 +6,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import { findDemoIdentity } from '../api/auth/roles.ts';
+import { findDemoIdentity, SCOPE_DESCRIPTIONS } from '../api/auth/roles.ts';
+import { escapeHtml, htmlPage, PAGE_CSP } from '../api/docs/page.ts';
 import { passwordMatches, type IdentityCredentials } from './credentials.ts';
 import { scopesForAccount } from './provider.ts';
 
@@ -17,40 +18,43 @@ class InteractionGone extends Error {
 }
 const PUBLIC = { public: true } as const;
 const FORM_LIMIT = 4096;
-// The pages load nothing but their inline style.
-// No form-action: browsers apply it to the redirects after a form post, which end at the client's redirect URI.
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'";
+const LOGIN_ERROR = 'Wrong user name or password.';
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}label,input,button{display:block;width:100%;margin:.4rem 0}.error{color:#b00020}</style>
-</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
-}
-
-function loginPage(uid: string, clientName: string, error?: string): string {
-  return page('Sign in to Corebridge', `
-<p>${escapeHtml(clientName)} asks you to sign in.</p>
-${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/login" autocomplete="off">
-<label for="username">User name</label><input id="username" name="username" required autofocus>
-<label for="password">Password</label><input id="password" name="password" type="password" required>
-<button type="submit">Sign in</button>
+/**
+ * The sign-in form. After a failed attempt the user name stays filled in, both fields are marked invalid and
+ * described by the message beside them, and the focus goes to the password (the field to type again);
+ * otherwise it starts on the first field.
+ */
+export function loginPage(uid: string, clientName: string, failed?: { username: string }): string {
+  const invalid = failed ? ' aria-invalid="true" aria-describedby="login-error"' : '';
+  return htmlPage('Sign in to Corebridge', `
+<p><strong>${escapeHtml(clientName)}</strong> asks you to sign in.</p>
+<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/login">
+<div class="field"><label for="username">User name</label>
+<input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required${failed ? ` value="${escapeHtml(failed.username)}"` : ' autofocus'}${invalid}></div>
+<div class="field"><label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${failed ? ' autofocus' : ''}${invalid}>
+${failed ? `<p id="login-error" class="error" role="alert">${LOGIN_ERROR}</p>` : ''}</div>
+<div class="actions"><button type="submit" class="primary">Sign in</button></div>
 </form>
 <form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/abort"><button type="submit">Cancel</button></form>`);
 }
 
-function consentPage(uid: string, clientName: string, scopes: readonly string[]): string {
-  return page('Allow access?', `
-<p>${escapeHtml(clientName)} asks for:</p>
-<ul>${scopes.map((s) => `<li>${escapeHtml(s)}</li>`).join('')}</ul>
-<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/confirm"><button type="submit">Allow</button></form>
-<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/abort"><button type="submit">Deny</button></form>`);
+/** The consent page: each requested scope by name and in words (SCOPE_DESCRIPTIONS). */
+export function consentPage(uid: string, clientName: string, scopes: readonly string[]): string {
+  const rows = scopes.map((s) => `<tr><td><code>${escapeHtml(s)}</code></td><td>${escapeHtml(describeScope(s))}</td></tr>`).join('\n');
+  return htmlPage('Allow access?', `
+<p><strong>${escapeHtml(clientName)}</strong> asks to act for you with these permissions:</p>
+<table><thead><tr><th scope="col">Permission</th><th scope="col">What it allows</th></tr></thead>
+<tbody>${rows}</tbody></table>
+<div class="actions">
+<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/confirm"><button type="submit" class="primary">Allow</button></form>
+<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/abort"><button type="submit">Deny</button></form>
+</div>`);
+}
+
+function describeScope(scope: string): string {
+  return (SCOPE_DESCRIPTIONS as Record<string, string>)[scope] ?? 'A permission this service does not describe';
 }
 
 function html(reply: FastifyReply, status: number, body: string): FastifyReply {
@@ -103,7 +107,7 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       return { details, clientName: client?.clientName ?? String(details.params['client_id']) };
     };
     pages.setErrorHandler(async (error, _req, reply) => {
-      if (error instanceof InteractionGone) return html(reply, 400, page('Sign-in expired', '<p>This sign-in request is unknown or expired; start again from the app.</p>'));
+      if (error instanceof InteractionGone) return html(reply, 400, htmlPage('Sign-in expired', '<p>This sign-in request is unknown or expired; start again from the app.</p>'));
       throw error;
     });
 
@@ -124,7 +128,7 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       if (!passwordMatches(known ? deps.credentials.passwords[username] : undefined, String(form['password'] ?? ''))) {
         // The user name is a claimed principal only; the password never reaches a log.
         req.log.warn({ reason: known ? 'wrong password' : 'unknown user', principal: username.slice(0, 64), clientId: details.params['client_id'] }, 'authentication failed');
-        return html(reply, 401, loginPage(details.uid, clientName, 'Wrong user name or password.'));
+        return html(reply, 401, loginPage(details.uid, clientName, { username: username.slice(0, 64) }));
       }
       req.log.info({ principal: username, clientId: details.params['client_id'] }, 'user signed in');
       const returnTo = await provider.interactionResult(req.raw, reply.raw, { login: { accountId: username } }, { mergeWithLastSubmission: false });
@@ -135,12 +139,12 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       const { details } = await interaction(req, reply);
       const accountId = details.session?.accountId;
       if (details.prompt.name !== 'consent' || !accountId) {
-        return html(reply, 400, page('Sign in first', '<p>This request has no signed-in user.</p>'));
+        return html(reply, 400, htmlPage('Sign in first', '<p>This request has no signed-in user.</p>'));
       }
       const grant = details.grantId
         ? await provider.Grant.find(details.grantId)
         : new provider.Grant({ accountId, clientId: String(details.params['client_id']) });
-      if (!grant) return html(reply, 400, page('Expired', '<p>This request expired; start again.</p>'));
+      if (!grant) return html(reply, 400, htmlPage('Expired', '<p>This request expired; start again.</p>'));
       const allowed = new Set(scopesForAccount(accountId));
       const promptDetails = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
       if (promptDetails.missingOIDCScope) grant.addOIDCScope(promptDetails.missingOIDCScope.join(' '));

@@ -15,6 +15,7 @@ import { buildApp } from '../../src/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { credentialsFile } from '../../src/identity/credentials.ts';
+import { SCOPE_DESCRIPTIONS } from '../../src/api/auth/roles.ts';
 import { startApp } from '../helpers/app.ts';
 import { startIdentityServer, type IdentityServer } from '../helpers/identity.ts';
 
@@ -79,6 +80,7 @@ async function signIn(h: IdentityServer, config: client.Configuration, user: str
   assert.equal(login.res.status, 200);
   const loginHtml = await login.res.text();
   assert.match(loginHtml, /<input id="password" name="password" type="password"/);
+  assert.match(loginHtml, /<input id="username" name="username"[^>]* required autofocus>/, "the first field has the focus");
   const consent = await browser.follow(new URL(formAction(loginHtml, 'login'), h.origin).href, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -115,7 +117,11 @@ test('authorization code + PKCE: a demo user signs in on the form and the access
   const h = await startIdentityServer(t);
   const config = await spaConfig(h);
   const { tokens, consentHtml } = await signIn(h, config, 'ada', 'openid accounts:read orders:read');
-  assert.match(consentHtml, /accounts:read/);
+  // Each requested scope by name and in words, from the one table of descriptions.
+  for (const scope of ['openid', 'accounts:read', 'orders:read'] as const) {
+    assert.ok(consentHtml.includes(`<tr><td><code>${scope}</code></td><td>${SCOPE_DESCRIPTIONS[scope]}</td></tr>`), `${scope} described on the consent page`);
+  }
+  assert.match(SCOPE_DESCRIPTIONS['accounts:read'], /balances/);
 
   const access = tokens.access_token;
   assert.equal(decodeProtectedHeader(access).typ, 'at+jwt');
@@ -179,7 +185,14 @@ test('a wrong password is refused on the form and logged without the password', 
     body: new URLSearchParams({ username: 'ada', password: wrong }).toString(),
   });
   assert.equal(res.status, 401);
-  assert.match(await res.text(), /Wrong user name or password/);
+  const page = await res.text();
+  // The user name is kept; both fields are marked invalid and described by the error beside them; the
+  // password (to type again) has the focus; the page's one stylesheet comes from the service (CSP).
+  assert.match(page, /<input id="username" name="username"[^>]* value="ada"[^>]* aria-invalid="true" aria-describedby="login-error">/);
+  assert.match(page, /<input id="password" name="password" type="password"[^>]* autofocus aria-invalid="true" aria-describedby="login-error">\n<p id="login-error" class="error" role="alert">Wrong user name or password\.<\/p>/);
+  assert.match(page, /<label for="username">User name<\/label>/);
+  assert.match(page, /<link rel="stylesheet" href="\/assets\/pages\.css">/);
+  assert.match(String(res.headers.get('content-security-policy')), /style-src 'self'(;|$)/);
   assert.equal(res.headers.get('location'), null);
   const failure = h.logs.find((l) => l['msg'] === 'authentication failed');
   assert.ok(failure, 'the failure is logged');

@@ -7,6 +7,24 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
+/** Each scope in words: on the consent page, and in the OpenAPI document's OAuth 2.0 flows. */
+export const SCOPE_DESCRIPTIONS: Record<Scope | 'openid', string> = {
+  'openid': 'Know who you are (your user name)',
+  'orders:read': 'See orders',
+  'orders:write': 'Place, change and cancel orders',
+  'customers:read': 'See customer details',
+  'customers:write': 'Register customers and change their details',
+  'accounts:read': 'See accounts and their balances',
+  'payments:read': 'See payments',
+  'payments:write': 'Make payments from accounts',
+  'loans:read': 'See loan applications and their decisions',
+  'loans:write': 'Apply for loans',
+  'events:read': 'Read the feed of events (what changed, in order)',
+  'webhooks:read': 'See webhook subscriptions',
+  'webhooks:write': 'Create, change and remove webhook subscriptions',
+  'operations:read': 'See the progress and outcome of requests run later',
+};
+
 export type Role = 'customer' | 'agent' | 'partner';
 
 /** The most a token of each role may carry (least privilege: partners never touch money). */

@@ -44,6 +44,8 @@ function configuration(options: { signIn: DocsSignIn | null; issuer: string }): 
     showDeveloperTools: 'never',
     persistAuth: false,
     documentDownloadType: 'json',
+    // Its "Open API Client" leads to Scalar's hosted client.
+    hideClientButton: true,
     ...(signIn ? {
       oauth2RedirectUri: docsRedirectUri(options.issuer),
       authentication: {

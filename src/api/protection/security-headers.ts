@@ -11,15 +11,17 @@ import helmet from 'helmet';
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'";
 
 /**
- * The policy of the docs page (Scalar's reference at /docs), all but its nonce decided once: script and
- * stylesheet from this origin or carrying the response's nonce (the inline start-up script, the style
- * element the script injects), requests to this origin and the issuer's (its token endpoint), nothing from
- * anywhere else. The API's own policy (API_CSP) is unchanged.
+ * The policy of the docs page (Scalar's reference at /docs), all but its nonce decided once: scripts from
+ * this origin or carrying the response's nonce (the inline start-up script), styles from this origin or
+ * inline, requests to this origin and the issuer's (its token endpoint), nothing from anywhere else. The
+ * API's own policy (API_CSP) is unchanged.
  */
 export function docsPageCsp(connectOrigins: readonly string[]): (nonce: string) => string {
   const connect = [...new Set(["'self'", ...connectOrigins])].join(' ');
   const tail = `; img-src 'self' data:; font-src 'self'; connect-src ${connect}; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`;
-  return (nonce) => `default-src 'none'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'${tail}`;
+  // Styles may be inline: the reference's parts (its editor, its notices, its rendered markup) add style
+  // elements and attributes without the nonce, and no script can run from a style. Scripts stay nonce-only.
+  return (nonce) => `default-src 'none'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'unsafe-inline'${tail}`;
 }
 
 /** The headers helmet would set, computed once by running it against a response that only records them. */
