@@ -18,7 +18,7 @@ export interface StartupFacts {
   docs: string;
   openapi: string;
   /** How to get an access token for a demo identity (embedded identity provider only). */
-  token: string | null;
+  tokenCommand: string | null;
   /** The demo users' passwords and the partner client's secret (embedded identity provider only). */
   credentialsFile: string | null;
   /** The external issuer that signs the tokens, when there is one. */
@@ -34,7 +34,7 @@ export function startupFacts(config: Config, ports: { api: number; metrics: numb
     url,
     docs: `${url}/docs`,
     openapi: `${url}/openapi.json`,
-    token: embedded ? `npm run token -- <${DEMO_IDENTITIES.map((i) => i.subject).join('|')}>` : null,
+    tokenCommand: embedded ? `npm run token -- <${DEMO_IDENTITIES.map((i) => i.subject).join('|')}>` : null,
     credentialsFile: embedded ? credentialsFile(config.dataDir) : null,
     issuer: config.auth.issuer,
     metrics: config.metrics && ports.metrics !== null ? `http://${openableHost(config.metrics.host)}:${ports.metrics}/metrics` : null,
@@ -48,7 +48,7 @@ export function startupBlock(facts: StartupFacts): string {
     ['API', facts.url],
     ['Docs', facts.docs],
     ['OpenAPI', facts.openapi],
-    facts.token ? ['Token', facts.token] : ['Tokens', `from ${facts.issuer}`],
+    facts.tokenCommand ? ['Token', facts.tokenCommand] : ['Tokens', `from ${facts.issuer}`],
   ];
   if (facts.credentialsFile) rows.push(['Demo logins', facts.credentialsFile]);
   rows.push(['Metrics', facts.metrics ?? 'off (METRICS_PORT=0)']);
