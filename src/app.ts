@@ -192,6 +192,7 @@ async function assemble(
 
   // The API's own context: /health, /openapi.json and /oauth pay nothing for these hooks.
   const routeDeps = {
+    catalog,
     backend: limitBackendCalls(createBackendClient(catalog, transport, (tran) => {
       relay?.kick();
       if (tran === 'OPSUBM') runner?.kick();

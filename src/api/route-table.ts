@@ -6,8 +6,8 @@
 import type { Role, Scope } from './auth/roles.ts';
 
 /**
- * - `customer-in-request`: a customer may only name their own customerId (path or body); the back-end
- *   checks again.
+ * - `customer-in-request`: a customer may only name their own customerId (path, query or body); the
+ *   back-end checks again.
  * - `backend-owner`: the object's owner is known to the back-end only; it checks the caller from the
  *   record header and answers "not found" for objects the caller may not see.
  * - `caller-filtered`: a collection the back-end filters to what the caller may see.
@@ -44,8 +44,11 @@ export const ROUTES = {
   createCustomer: { method: 'POST', url: '/v1/customers', scope: 'customers:write', roles: ['agent', 'partner'], ownership: 'none' },
   updateCustomer: { method: 'PATCH', url: '/v1/customers/:customerId', scope: 'customers:write', roles: CUSTOMER_OR_STAFF, ownership: 'customer-in-request' },
   getBalance: { method: 'GET', url: '/v1/accounts/:accountId/balance', scope: 'accounts:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
+  listCustomerAccounts: { method: 'GET', url: '/v1/customers/:customerId/accounts', scope: 'accounts:read', roles: CUSTOMER_OR_STAFF, ownership: 'customer-in-request' },
   createPayment: { method: 'POST', url: '/v1/payments', scope: 'payments:write', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner', idempotency: 'required' },
   getPayment: { method: 'GET', url: '/v1/payments/:paymentId', scope: 'payments:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
+  // The account named in the query is the object: one the caller may not use is not found.
+  listPayments: { method: 'GET', url: '/v1/payments', scope: 'payments:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
   createLoanApplication: { method: 'POST', url: '/v1/loan-applications', scope: 'loans:write', roles: CUSTOMER_OR_STAFF, ownership: 'customer-in-request', idempotency: 'optional' },
   listEvents: { method: 'GET', url: '/v1/events', scope: 'events:read', roles: EVERYONE, ownership: 'caller-filtered' },
   createWebhookSubscription: { method: 'POST', url: '/v1/webhook-subscriptions', scope: 'webhooks:write', roles: STAFF_OR_PARTNER, ownership: 'none' },
@@ -56,6 +59,7 @@ export const ROUTES = {
   retryWebhookDelivery: { method: 'POST', url: '/v1/webhook-subscriptions/:subscriptionId/deliveries/:deliveryId/retry', scope: 'webhooks:write', roles: STAFF_OR_PARTNER, ownership: 'backend-owner' },
   getOperation: { method: 'GET', url: '/v1/operations/:operationId', scope: 'operations:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
   getLoanApplication: { method: 'GET', url: '/v1/loan-applications/:loanId', scope: 'loans:read', roles: CUSTOMER_OR_STAFF, ownership: 'backend-owner' },
+  listLoanApplications: { method: 'GET', url: '/v1/loan-applications', scope: 'loans:read', roles: CUSTOMER_OR_STAFF, ownership: 'customer-in-request' },
 } as const satisfies Record<string, RouteAccess>;
 
 export type OperationId = keyof typeof ROUTES;

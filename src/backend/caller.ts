@@ -2,7 +2,9 @@
  * The caller as the record header states it, and who may see what. Object-level checks live here,
  * in the system that owns the data, and fail closed: an object the caller may not see is "not found".
  */
+import { findAccount } from './store/accounts.ts';
 import { isLinkedToPartner, type Customer } from './store/customers.ts';
+import type { Payment } from './store/payments.ts';
 import type { Tx } from './store/tx.ts';
 
 /** SYSTEM: the service itself (event relay, webhook dispatcher, operation runner), for its own transactions only (SYSTEM_TRANSACTIONS). */
@@ -52,6 +54,29 @@ export function maySeeOrder(caller: Caller, order: { customerId: string; created
 export function mayUseCustomerData(caller: Caller, ownerCustomerId: string | null): boolean {
   if (caller.role === 'AGENT') return ownerCustomerId !== null;
   return caller.role === 'CUSTOMER' && ownerCustomerId !== null && caller.customerId === ownerCustomerId;
+}
+
+/**
+ * Payments: the payer's customer (the payment's owner) and staff, as every customer datum; and the payee's
+ * customer once it completed, as a bank statement shows money received. A rejected payment never reached the
+ * payee's account, and its reason (INSUFFICIENT_FUNDS) is the payer's business. The account list asks the
+ * same in SQL (store/payments.ts), of an account the caller may use.
+ */
+export type PaymentAudience = { kind: 'staff' } | { kind: 'owner'; customerId: string } | { kind: 'none' };
+
+export function paymentAudience(caller: Caller): PaymentAudience {
+  if (caller.role === 'AGENT') return { kind: 'staff' };
+  if (caller.role === 'CUSTOMER' && caller.customerId) return { kind: 'owner', customerId: caller.customerId };
+  return { kind: 'none' };
+}
+
+export async function maySeePayment(tx: Tx, caller: Caller, payment: Pick<Payment, 'customerId' | 'status' | 'creditorAccount'>): Promise<boolean> {
+  const audience = paymentAudience(caller);
+  if (audience.kind !== 'owner') return mayUseCustomerData(caller, payment.customerId);
+  if (payment.customerId === audience.customerId) return true;
+  if (payment.status !== 'COMPLETED') return false;
+  const payee = await findAccount(tx, payment.creditorAccount);
+  return payee?.kind === 'CUSTOMER' && payee.customerId === audience.customerId;
 }
 
 /**

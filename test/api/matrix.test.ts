@@ -30,10 +30,13 @@ const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
   createCustomer: () => ({ method: 'POST', url: '/v1/customers', body: { name: 'Mary Jackson', email: `mary.${++keyCounter}@example.com` } }),
   updateCustomer: (_ids, t) => ({ method: 'PATCH', url: `/v1/customers/${t === 'own' ? '1001' : '9999'}`, body: { phone: '+44 1234 5678' }, headers: { 'content-type': 'application/merge-patch+json' } }),
   getBalance: (_ids, t) => ({ method: 'GET', url: `/v1/accounts/${t === 'own' ? '1001-01' : '9999-01'}/balance` }),
+  listCustomerAccounts: (_ids, t) => ({ method: 'GET', url: `/v1/customers/${t === 'own' ? '1001' : '9999'}/accounts` }),
   createPayment: (_ids, t) => ({ method: 'POST', url: '/v1/payments', body: { debtorAccount: t === 'own' ? '1001-01' : '9999-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' }, headers: key() }),
   getPayment: (ids, t) => ({ method: 'GET', url: `/v1/payments/${t === 'own' ? ids.payment : 'PAY-0000000000000000'}` }),
+  listPayments: (_ids, t) => ({ method: 'GET', url: `/v1/payments?accountId=${t === 'own' ? '1001-01' : '9999-01'}` }),
   createLoanApplication: (_ids, t) => ({ method: 'POST', url: '/v1/loan-applications', body: { customerId: t === 'own' ? 1001 : 9999, amount: 1000, installments: 12 } }),
   getLoanApplication: (ids, t) => ({ method: 'GET', url: `/v1/loan-applications/${t === 'own' ? ids.loan : 'LN-0000000000000000'}` }),
+  listLoanApplications: (_ids, t) => ({ method: 'GET', url: `/v1/loan-applications?customerId=${t === 'own' ? '1001' : '9999'}` }),
   // missing: a cursor past every event
   createWebhookSubscription: () => ({ method: 'POST', url: '/v1/webhook-subscriptions', body: { url: HOOK_URL, eventTypes: ['OrderConfirmed'] } }),
   listWebhookSubscriptions: () => ({ method: 'GET', url: '/v1/webhook-subscriptions' }),
@@ -60,10 +63,14 @@ const OWN: Record<OperationId, Record<Actor, number | 'role'>> = {
   createCustomer: { owner: 'role', otherCustomer: 'role', agent: 201, partner: 201 },
   updateCustomer: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
   getBalance: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
+  // lists of one customer's or account's objects: the customer or the account is the object (404 to others)
+  listCustomerAccounts: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
   createPayment: { owner: 201, otherCustomer: 404, agent: 201, partner: 'role' },
   getPayment: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
+  listPayments: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
   createLoanApplication: { owner: 201, otherCustomer: 404, agent: 201, partner: 'role' },
   getLoanApplication: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
+  listLoanApplications: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
   // a filter too: everyone reads the events of what they may see
   listEvents: { owner: 200, otherCustomer: 200, agent: 200, partner: 200 },
   getOperation: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
@@ -82,7 +89,8 @@ const HOOK_ENV = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1
 
 async function fixtures(h: TestApp): Promise<Ids> {
   const order = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
-  const payment = await h.request({ method: 'POST', url: '/v1/payments', as: 'ada', headers: key(), body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 2, currency: 'EUR' } });
+  // To grace: the other customer here (alan) is neither payer nor payee (a payee reads what it received).
+  const payment = await h.request({ method: 'POST', url: '/v1/payments', as: 'ada', headers: key(), body: { debtorAccount: '1001-01', creditorAccount: '1003-01', amount: 2, currency: 'EUR' } });
   const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: '1001', amount: 1000, installments: 12 } });
   assert.deepEqual([order.statusCode, payment.statusCode, loan.statusCode], [201, 201, 201]);
   const later = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: { prefer: 'respond-async' }, body: { customerId: '1001', amount: 1000, installments: 12 } });
@@ -190,6 +198,16 @@ for (const operation of Object.keys(ROUTES) as OperationId[]) {
           assert.equal(listed.includes(ids.subscription), actor === 'partner', `only its owner lists a subscription: ${where}`);
         }
         if (operation === 'getCustomer' && res.statusCode === 200) assert.equal(res.json().customerId, '1001', where);
+        if (operation === 'listCustomerAccounts' && res.statusCode === 200) {
+          assert.deepEqual(res.json().items.map((a: { account: string }) => a.account), ['1001-01', '1001-02'], where);
+        }
+        if (operation === 'listPayments' && res.statusCode === 200) {
+          assert.ok(res.json().items.some((p: { paymentId: string }) => p.paymentId === ids.payment), where);
+        }
+        if (operation === 'listLoanApplications' && res.statusCode === 200) {
+          const loans = res.json().items as Array<{ loanId: string; customerId: string }>;
+          assert.ok(loans.some((l) => l.loanId === ids.loan) && loans.every((l) => l.customerId === '1001'), where);
+        }
       }
       const unrelated = UNRELATED_TO_PARTNER[operation];
       if (actor === 'partner' && unrelated) {

@@ -35,13 +35,16 @@ function sample(op: OperationId, f: Fixture, n: number): { url: string; body?: u
     case 'createCustomer': return { url: '/v1/customers', body: { name: 'New Person', email: `new${n}@example.com` } };
     case 'updateCustomer': return { url: '/v1/customers/1001', body: { phone: '+44 20 7946 0000' } };
     case 'getBalance': return { url: '/v1/accounts/1001-01/balance' };
+    case 'listCustomerAccounts': return { url: '/v1/customers/1001/accounts' };
     case 'createPayment': return {
       url: '/v1/payments', headers: { 'idempotency-key': `sec-${n}` },
       body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' },
     };
     case 'getPayment': return { url: `/v1/payments/${f.paymentId}` };
+    case 'listPayments': return { url: '/v1/payments?accountId=1001-01' };
     case 'createLoanApplication': return { url: '/v1/loan-applications', body: { customerId: '1001', amount: 1000, installments: 12 } };
     case 'getLoanApplication': return { url: `/v1/loan-applications/${f.loanId}` };
+    case 'listLoanApplications': return { url: '/v1/loan-applications?customerId=1001' };
     case 'listEvents': return { url: '/v1/events' };
     case 'getOperation': return { url: `/v1/operations/${f.operationId}` };
     // webhook subscriptions are agents' and partners' (test/api/matrix.test.ts has their owners)
@@ -57,7 +60,8 @@ async function fixture(h: TestApp): Promise<Fixture> {
   const order = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
   const payment = await h.request({
     method: 'POST', url: '/v1/payments', as: 'ada', headers: { 'idempotency-key': 'fixture' },
-    body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 5, currency: 'EUR' },
+    // to grace: alan, the other customer of these tests, is neither payer nor payee (a payee reads what it received)
+    body: { debtorAccount: '1001-01', creditorAccount: '1003-01', amount: 5, currency: 'EUR' },
   });
   const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: '1001', amount: 1000, installments: 12 } });
   const later = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: { prefer: 'respond-async' }, body: { customerId: '1001', amount: 1000, installments: 12 } });
@@ -214,7 +218,10 @@ test('roles: partners never reach money; customers cannot register customers', a
   const h = await startApp(t);
   // A partner token cannot even carry payment or account scopes; with them forged into a signed token, the role still stops it.
   const partnerWithEverything = await h.token('acme-shop', { scopes: [...ROLE_SCOPES.agent] });
-  for (const url of ['/v1/accounts/1001-01/balance', '/v1/payments/PAY-0000000000000000', '/v1/loan-applications/LN-0000000000000000']) {
+  for (const url of [
+    '/v1/accounts/1001-01/balance', '/v1/payments/PAY-0000000000000000', '/v1/loan-applications/LN-0000000000000000',
+    '/v1/customers/1001/accounts', '/v1/payments?accountId=1001-01', '/v1/loan-applications?customerId=1001',
+  ]) {
     assertProblem(await h.request({ method: 'GET', url, token: partnerWithEverything }), 403, 'FORBIDDEN');
   }
   const byCustomer = await h.request({ method: 'POST', url: '/v1/customers', as: 'ada', body: { name: 'X', email: 'x@example.com' } });

@@ -1,7 +1,13 @@
-/** /v1/accounts/{accountId}/balance — ACCBAL. */
+/** /v1/accounts/{accountId}/balance — ACCBAL; /v1/customers/{customerId}/accounts — ACCLST, each account as its balance. */
 import { Type, type Static } from 'typebox';
-import { AccountId, CurrencyCode, Money, Timestamp } from '../schemas/common.ts';
+import type { AccountBalance, MessageCatalog } from '../../backend/copybooks/index.ts';
+import { segmentReader } from '../../backend/message.ts';
+import type { Role } from '../auth/roles.ts';
 import { BALANCE_FIELDS, projectFields } from '../authorization/fields.ts';
+import { cursorCodec, CursorParam } from '../cursor.ts';
+import { assertMayNameCustomer } from '../plugins/auth.ts';
+import { AccountId, CurrencyCode, CustomerId, Money, Timestamp } from '../schemas/common.ts';
+import { pageLimit, pageOf, pageSizeOf } from '../schemas/page.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 export const Balance = Type.Object({
@@ -13,7 +19,29 @@ export const Balance = Type.Object({
 });
 export type Balance = Static<typeof Balance>;
 
-export function accountRoutes(app: Api, { backend }: RouteDeps): void {
+/** ACCBALO → API balance, as the caller's role may see it; partners have no balance access (route table and field list). */
+function balanceFromRecord(r: AccountBalance, role: Role | undefined): Balance {
+  const balance: Balance = {
+    account: r.accbAccountId,
+    balance: r.accbBalance,
+    currency: r.accbCurrencyCode,
+    availableBalance: r.accbAvailable,
+    asOf: r.accbAsOf,
+  };
+  return projectFields(balance, BALANCE_FIELDS, role) as Balance;
+}
+
+/** A customer's accounts, each as GET /v1/accounts/{accountId}/balance shows it. */
+export const AccountList = pageOf(Balance);
+
+const AccountListQuery = Type.Object(
+  { limit: pageLimit('ACCLST', 'acclMaxItems'), cursor: CursorParam('Opaque cursor from `nextCursor`') },
+  { additionalProperties: false },
+);
+
+const cursor = cursorCodec('a', 'cursor');
+
+export function accountRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog: MessageCatalog }): void {
   app.route({
     ...fromTable('getBalance'),
     schema: {
@@ -23,16 +51,31 @@ export function accountRoutes(app: Api, { backend }: RouteDeps): void {
     },
     handler: async (req): Promise<Balance> => {
       const out = await backend.call('ACCBAL', req, { acckAccountId: req.params.accountId });
-      const r = out.body;
-      const balance: Balance = {
-        account: r.accbAccountId,
-        balance: r.accbBalance,
-        currency: r.accbCurrencyCode,
-        availableBalance: r.accbAvailable,
-        asOf: r.accbAsOf,
+      return balanceFromRecord(out.body, req.principal?.role);
+    },
+  });
+
+  app.route({
+    ...fromTable('listCustomerAccounts'),
+    schema: {
+      ...protectedErrors(['accounts'], 'listCustomerAccounts', "A customer's accounts with their balances, in opening order"),
+      params: Type.Object({ customerId: CustomerId }, { additionalProperties: false }),
+      querystring: AccountListQuery,
+      response: { 200: { description: 'Success', ...AccountList }, ...STANDARD_ERRORS },
+    },
+    handler: async (req) => {
+      assertMayNameCustomer(req.principal, req.params.customerId);
+      const out = await backend.call('ACCLST', req, {
+        acclCustomerId: req.params.customerId,
+        acclMaxItems: pageSizeOf(req.query.limit),
+        acclAfterSeq: req.query.cursor ? cursor.decode(req.query.cursor) : 0,
+      });
+      const read = segmentReader(catalog, out.segments);
+      const next = out.body.seglNextSeq;
+      return {
+        items: Array.from({ length: out.body.seglItemCount }, () => balanceFromRecord(read('ACCBALO'), req.principal?.role)),
+        nextCursor: next > 0 ? cursor.encode(next) : null,
       };
-      // projected like every resource; partners have no balance access (route table and field list)
-      return projectFields(balance, BALANCE_FIELDS, req.principal?.role) as Balance;
     },
   });
 }

@@ -1,12 +1,16 @@
-/** /v1/loan-applications — LNAPPL (decision) and LNINQ. */
-import type { LoanDecision as LoanRecord, LoanRequest as LoanRequestRecord } from '../../backend/copybooks/index.ts';
+/** /v1/loan-applications — LNAPPL (decision), LNINQ, and a customer's applications (LNLST). */
+import type { LoanDecision as LoanRecord, LoanRequest as LoanRequestRecord, MessageCatalog } from '../../backend/copybooks/index.ts';
+import { segmentReader } from '../../backend/message.ts';
+import { cursorCodec, CursorParam } from '../cursor.ts';
+import { pageLimit, pageOf, pageSizeOf } from '../schemas/page.ts';
+import { recordString } from '../schemas/record-field.ts';
 import type { RecordPointers } from '../backend-client.ts';
 import { Type, type Static } from 'typebox';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
 import { LOAN_FIELDS, projectFields } from '../authorization/fields.ts';
 import type { Role } from '../auth/roles.ts';
-import { CurrencyCode, CustomerId, IdempotencyKeyHeader, LoanId, Money, Timestamp } from '../schemas/common.ts';
+import { CUSTOMER_ID_FORMAT, CurrencyCode, CustomerId, IdempotencyKeyHeader, LoanId, Money, Timestamp } from '../schemas/common.ts';
 import { OperationAccepted, PreferHeader, prefersAsync, respondAsync } from './operations.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
@@ -73,7 +77,25 @@ export function loanFromRecord(r: LoanRecord): LoanDecision {
   };
 }
 
-export function loanRoutes(app: Api, { backend }: RouteDeps): void {
+/** Loan applications, each as GET /v1/loan-applications/{loanId} shows it. */
+export const LoanApplicationList = pageOf(LoanDecision);
+
+const LoanListQuery = Type.Object(
+  {
+    customerId: Type.Optional(recordString('LNLST', 'lnlCustomerId', {
+      ...CUSTOMER_ID_FORMAT,
+      description: "Whose applications: a customer's own when not given (and only their own); every customer's for staff",
+    })),
+    status: Type.Optional(Type.Union([Type.Literal('APPROVED'), Type.Literal('REJECTED')])),
+    limit: pageLimit('LNLST', 'lnlMaxItems'),
+    cursor: CursorParam('Opaque cursor from `nextCursor`'),
+  },
+  { additionalProperties: false },
+);
+
+const cursor = cursorCodec('l', 'cursor');
+
+export function loanRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog: MessageCatalog }): void {
   app.route({
     ...fromTable('createLoanApplication'),
     schema: {
@@ -113,6 +135,33 @@ export function loanRoutes(app: Api, { backend }: RouteDeps): void {
     handler: async (req) => {
       const out = await backend.call('LNINQ', req, { lnkLoanId: req.params.loanId });
       return forRole(loanFromRecord(out.body), req.principal?.role);
+    },
+  });
+
+  app.route({
+    ...fromTable('listLoanApplications'),
+    schema: {
+      ...protectedErrors(['loans'], 'listLoanApplications', "A customer's loan applications, newest first"),
+      querystring: LoanListQuery,
+      response: { 200: { description: 'Success', ...LoanApplicationList }, ...STANDARD_ERRORS },
+    },
+    handler: async (req) => {
+      const q = req.query;
+      // The customer number is numeric in the loan records: "01001" names 1001, as on POST.
+      const customerId = q.customerId === undefined ? '' : String(Number(q.customerId));
+      if (customerId) assertMayNameCustomer(req.principal, customerId);
+      const out = await backend.call('LNLST', req, {
+        lnlCustomerId: customerId,
+        lnlStatusFilter: q.status ?? '',
+        lnlMaxItems: pageSizeOf(q.limit),
+        lnlBeforeSeq: q.cursor ? cursor.decode(q.cursor) : 0,
+      }, { lnlCustomerId: '/customerId' });
+      const read = segmentReader(catalog, out.segments);
+      const next = out.body.seglNextSeq;
+      return {
+        items: Array.from({ length: out.body.seglItemCount }, () => forRole(loanFromRecord(read('LOANREC')), req.principal?.role)),
+        nextCursor: next > 0 ? cursor.encode(next) : null,
+      };
     },
   });
 }

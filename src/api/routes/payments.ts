@@ -1,12 +1,15 @@
-/** /v1/payments — PAYCRT (Idempotency-Key required) and PAYINQ. */
+/** /v1/payments — PAYCRT (Idempotency-Key required), PAYINQ, and an account's payments (PAYLST). */
 import { Type, type Static } from 'typebox';
 import { problem } from '../schemas/problem.ts';
 import { PAYMENT_FIELDS, projectFields } from '../authorization/fields.ts';
 import type { Role } from '../auth/roles.ts';
-import { AccountId, CurrencyCode, IdempotencyKeyHeader, Money, PaymentId, Timestamp } from '../schemas/common.ts';
+import { ACCOUNT_ID_FORMAT, AccountId, CurrencyCode, IdempotencyKeyHeader, Money, PaymentId, Timestamp } from '../schemas/common.ts';
 import { recordDecimal, recordString } from '../schemas/record-field.ts';
 import type { RecordPointers } from '../backend-client.ts';
-import type { PaymentCreateRequest, PaymentRecord } from '../../backend/copybooks/index.ts';
+import type { MessageCatalog, PaymentCreateRequest, PaymentRecord } from '../../backend/copybooks/index.ts';
+import { segmentReader } from '../../backend/message.ts';
+import { cursorCodec, CursorParam } from '../cursor.ts';
+import { pageLimit, pageOf, pageSizeOf } from '../schemas/page.ts';
 import { OperationAccepted, PreferHeader, prefersAsync, respondAsync } from './operations.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
@@ -58,7 +61,28 @@ export function paymentFromRecord(r: PaymentRecord): Payment {
   };
 }
 
-export function paymentRoutes(app: Api, { backend }: RouteDeps): void {
+/** An account's payments, each as GET /v1/payments/{paymentId} shows it to the caller. */
+export const PaymentList = pageOf(Payment);
+
+/**
+ * The account is required, for staff too: the list is an account's statement, its object-level check is the
+ * account's (404 for one the caller may not use), and every page is read through that account's indexes.
+ */
+const PaymentListQuery = Type.Object(
+  {
+    accountId: recordString('PAYLST', 'paylAccountId', {
+      ...ACCOUNT_ID_FORMAT, description: 'The account whose payments (paid and received) are listed',
+    }),
+    status: Type.Optional(Type.Union([Type.Literal('COMPLETED'), Type.Literal('REJECTED')])),
+    limit: pageLimit('PAYLST', 'paylMaxItems'),
+    cursor: CursorParam('Opaque cursor from `nextCursor`'),
+  },
+  { additionalProperties: false },
+);
+
+const cursor = cursorCodec('p', 'cursor');
+
+export function paymentRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog: MessageCatalog }): void {
   app.route({
     ...fromTable('createPayment'),
     schema: {
@@ -101,6 +125,30 @@ export function paymentRoutes(app: Api, { backend }: RouteDeps): void {
     handler: async (req) => {
       const out = await backend.call('PAYINQ', req, { paykPaymentId: req.params.paymentId });
       return forRole(paymentFromRecord(out.body), req.principal?.role);
+    },
+  });
+
+  app.route({
+    ...fromTable('listPayments'),
+    schema: {
+      ...protectedErrors(['payments'], 'listPayments', "An account's payments, paid and received, newest first"),
+      querystring: PaymentListQuery,
+      response: { 200: { description: 'Success', ...PaymentList }, ...STANDARD_ERRORS },
+    },
+    handler: async (req) => {
+      const q = req.query;
+      const out = await backend.call('PAYLST', req, {
+        paylAccountId: q.accountId,
+        paylStatusFilter: q.status ?? '',
+        paylMaxItems: pageSizeOf(q.limit),
+        paylBeforeSeq: q.cursor ? cursor.decode(q.cursor) : 0,
+      }, { paylAccountId: '/accountId' });
+      const read = segmentReader(catalog, out.segments);
+      const next = out.body.seglNextSeq;
+      return {
+        items: Array.from({ length: out.body.seglItemCount }, () => forRole(paymentFromRecord(read('PAYREC')), req.principal?.role)),
+        nextCursor: next > 0 ? cursor.encode(next) : null,
+      };
     },
   });
 }

@@ -19,10 +19,13 @@ export const TRANSACTIONS = {
   CUSADD: { request: 'CUSADDI', response: 'CUSREC' },
   CUSUPD: { request: 'CUSUPDI', response: 'CUSREC' },
   ACCBAL: { request: 'ACCKEYI', response: 'ACCBALO' },
+  ACCLST: { request: 'ACCLSTI', response: 'SEGLSTO' },
   PAYCRT: { request: 'PAYCRTI', response: 'PAYREC' },
   PAYINQ: { request: 'PAYKEYI', response: 'PAYREC' },
+  PAYLST: { request: 'PAYLSTI', response: 'SEGLSTO' },
   LNAPPL: { request: 'LOANREQI', response: 'LOANREC' },
   LNINQ: { request: 'LOANKEYI', response: 'LOANREC' },
+  LNLST: { request: 'LOANLSTI', response: 'SEGLSTO' },
   EVTLST: { request: 'EVTLSTI', response: 'EVTLSTO' },
   EVTNXT: { request: 'EVTNXTI', response: 'EVTLSTO' },
   WHKCRT: { request: 'WHKCRTI', response: 'WHKREC' },
@@ -60,7 +63,8 @@ export function isLinkedProgram(name: string): name is LinkedProgramName {
 
 /** Inquiries change nothing. */
 export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set([
-  'ORDINQ', 'ORDLST', 'CUSINQ', 'ACCBAL', 'PAYINQ', 'LNINQ', 'EVTLST', 'WHKINQ', 'WHKLST', 'WHDLST', 'OPINQ',
+  'ORDINQ', 'ORDLST', 'CUSINQ', 'ACCBAL', 'ACCLST', 'PAYINQ', 'PAYLST', 'LNINQ', 'LNLST', 'EVTLST', 'WHKINQ', 'WHKLST', 'WHDLST',
+  'OPINQ',
 ]);
 
 /** Transactions only the service itself calls (caller role SYSTEM), and that no other caller may. */
@@ -79,8 +83,11 @@ export function isAsyncTransaction(code: string): code is AsyncTranCode {
 
 type AsyncRequestRecord = (typeof TRANSACTIONS)[AsyncTranCode]['request'];
 
-/** Records that travel as segments after a message's own record (message.ts): these, the async requests' and the resources'. */
-const OWN_SEGMENT_RECORDS = ['EVTREC', 'WHKREC', 'WHDREC', 'WHDTASK', 'OPTASK'] as const;
+/**
+ * Records that travel as segments after a message's own record (message.ts): these (ACCBALO: an account in
+ * the ACCLST list), the async requests' and the resources'.
+ */
+const OWN_SEGMENT_RECORDS = ['EVTREC', 'WHKREC', 'WHDREC', 'WHDTASK', 'OPTASK', 'ACCBALO'] as const;
 export type SegmentRecordName = (typeof OWN_SEGMENT_RECORDS)[number] | AsyncRequestRecord | ResourceRecordName;
 
 export function isResourceRecord(name: string): name is ResourceRecordName {

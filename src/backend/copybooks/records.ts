@@ -15,6 +15,13 @@ export interface AccountKey {
   acckAccountId: string;
 }
 
+/** ACCOUNT-LIST-REQUEST */
+export interface AccountListRequest {
+  acclCustomerId: string;
+  acclMaxItems: number;
+  acclAfterSeq?: number;
+}
+
 /** CB-HEADER */
 export interface CbHeader {
   hdrEyecatcher?: string;
@@ -157,6 +164,14 @@ export interface LoanRuleResult {
 /** LOAN-KEY */
 export interface LoanKey {
   lnkLoanId: string;
+}
+
+/** LOAN-LIST-REQUEST */
+export interface LoanListRequest {
+  lnlCustomerId: string;
+  lnlStatusFilter: string;
+  lnlMaxItems: number;
+  lnlBeforeSeq?: number;
 }
 
 /** LOAN-DECISION */
@@ -310,6 +325,14 @@ export interface PaymentKey {
   paykPaymentId: string;
 }
 
+/** PAYMENT-LIST-REQUEST */
+export interface PaymentListRequest {
+  paylAccountId: string;
+  paylStatusFilter: string;
+  paylMaxItems: number;
+  paylBeforeSeq?: number;
+}
+
 /** PAYMENT-RECORD */
 export interface PaymentRecord {
   payPaymentId: string;
@@ -418,6 +441,7 @@ export interface WebhookSubscription {
 export interface CopybookRecords {
   ACCBALO: AccountBalance;
   ACCKEYI: AccountKey;
+  ACCLSTI: AccountListRequest;
   CBHDR: CbHeader;
   CUSADDI: CustomerAddRequest;
   CUSKEYI: CustomerKey;
@@ -430,6 +454,7 @@ export interface CopybookRecords {
   LNDECI: LoanRuleInput;
   LNDECO: LoanRuleResult;
   LOANKEYI: LoanKey;
+  LOANLSTI: LoanListRequest;
   LOANREC: LoanDecision;
   LOANREQI: LoanRequest;
   OPDONEI: OperationDone;
@@ -446,6 +471,7 @@ export interface CopybookRecords {
   ORDUPDI: OrderUpdateRequest;
   PAYCRTI: PaymentCreateRequest;
   PAYKEYI: PaymentKey;
+  PAYLSTI: PaymentListRequest;
   PAYREC: PaymentRecord;
   SEGLSTO: SegmentListResponse;
   WHDDUEI: DeliveryTurnRequest;

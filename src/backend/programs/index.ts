@@ -1,16 +1,16 @@
 import type { TranCode } from '../copybooks/index.ts';
 import type { Program } from '../program.ts';
-import { balanceInquiry } from './accounts.ts';
+import { balanceInquiry, listAccountsProgram } from './accounts.ts';
 import { addCustomer, inquireCustomer, updateCustomerProgram } from './customers.ts';
 import { listEventsProgram, relayEventsProgram } from './events.ts';
-import { applyForLoan, inquireLoan } from './loans.ts';
+import { applyForLoan, inquireLoan, listLoansProgram } from './loans.ts';
 import { claimOperationsProgram, completeOperationProgram, inquireOperation, submitOperation } from './operations.ts';
 import {
   createSubscription, dispatcherTurn, deleteSubscriptionProgram, inquireSubscription, listDeliveriesProgram, listSubscriptions,
   retryDelivery,
 } from './webhooks.ts';
 import { cancelOrder, createOrder, inquireOrder, listOrdersProgram, updateOrder } from './orders.ts';
-import { createPayment, inquirePayment } from './payments.ts';
+import { createPayment, inquirePayment, listPaymentsProgram } from './payments.ts';
 
 /** Transaction code → program, each typed by its transaction's request and response copybooks. */
 export const PROGRAMS: { [T in TranCode]: Program<T> } = {
@@ -23,10 +23,13 @@ export const PROGRAMS: { [T in TranCode]: Program<T> } = {
   CUSADD: addCustomer,
   CUSUPD: updateCustomerProgram,
   ACCBAL: balanceInquiry,
+  ACCLST: listAccountsProgram,
   PAYCRT: createPayment,
   PAYINQ: inquirePayment,
+  PAYLST: listPaymentsProgram,
   LNAPPL: applyForLoan,
   LNINQ: inquireLoan,
+  LNLST: listLoansProgram,
   EVTLST: listEventsProgram,
   EVTNXT: relayEventsProgram,
   WHKCRT: createSubscription,

@@ -2,13 +2,14 @@
 import { mayUseCustomerData } from '../caller.ts';
 import { newId } from '../ids.ts';
 import { LINK_FAILURE, LinkFailure } from '../links.ts';
-import { RC } from '../message.ts';
+import { RC, recordSegment } from '../message.ts';
 import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
 import type { LoanDecision } from '../copybooks/records.ts';
 import { decided, fail, ok, text, type Program } from '../program.ts';
 import { findCustomer } from '../store/customers.ts';
 import { writeAudit, writeEvent } from '../store/journal.ts';
-import { findLoan, findLoanByIdempotencyKey, insertLoan, type LoanApplication } from '../store/loans.ts';
+import { findLoan, findLoanByIdempotencyKey, insertLoan, listLoans, type LoanApplication } from '../store/loans.ts';
+import { pageSize, segmentPage } from './lists.ts';
 
 const MIN_AMOUNT = 50_000; // 500.00
 const MAX_AMOUNT = 20_000_000; // 200,000.00
@@ -103,4 +104,25 @@ export const inquireLoan: Program<'LNINQ'> = async (ctx, req) => {
   const loan = await findLoan(ctx.tx, text(req.lnkLoanId));
   if (!loan || !mayUseCustomerData(ctx.caller, loan.customerId)) return fail(RC.NOT_FOUND, 'LOAN_NOT_FOUND', 'loan not found');
   return ok(loanRecord(loan));
+};
+
+/**
+ * Loan applications, newest first: exactly those LNINQ shows the caller (mayUseCustomerData). A customer's
+ * own by default, and no one else's (not found); staff any customer's, or every customer's when none is named.
+ */
+export const listLoansProgram: Program<'LNLST'> = async (ctx, req) => {
+  const { tx, caller } = ctx;
+  let customerId = text(req.lnlCustomerId) || undefined;
+  if (customerId === undefined && caller.role === 'CUSTOMER') customerId = caller.customerId ?? undefined;
+  if (customerId !== undefined) {
+    const customer = await findCustomer(tx, customerId);
+    if (!customer || !mayUseCustomerData(caller, customer.customerId)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
+  } else if (caller.role !== 'AGENT') {
+    return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
+  }
+  const limit = pageSize(req.lnlMaxItems);
+  const rows = await listLoans(tx, {
+    customerId, status: text(req.lnlStatusFilter) || undefined, beforeSeq: req.lnlBeforeSeq || 0, limit: limit + 1,
+  });
+  return segmentPage(rows, limit, (loan) => recordSegment('LOANREC', loanRecord(loan)));
 };

@@ -3,15 +3,16 @@
  * idempotency key (unique per caller) and commits with its postings, so a retry after any crash
  * finds the original instead of paying twice.
  */
-import { mayUseCustomerData } from '../caller.ts';
+import { maySeePayment, mayUseCustomerData, paymentAudience } from '../caller.ts';
 import { newId } from '../ids.ts';
-import { RC } from '../message.ts';
+import { RC, recordSegment } from '../message.ts';
 import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
 import type { PaymentRecord } from '../copybooks/records.ts';
 import { decided, fail, ok, text, type Program } from '../program.ts';
-import { lockAccounts, postTransfer } from '../store/accounts.ts';
+import { findAccount, lockAccounts, postTransfer } from '../store/accounts.ts';
 import { writeAudit, writeEvent } from '../store/journal.ts';
-import { findPayment, findPaymentByIdempotencyKey, insertPayment, type Payment } from '../store/payments.ts';
+import { findPayment, findPaymentByIdempotencyKey, insertPayment, listAccountPayments, type Payment } from '../store/payments.ts';
+import { pageSize, segmentPage } from './lists.ts';
 
 const MAX_AMOUNT = 100_000_000; // 1,000,000.00
 
@@ -99,8 +100,27 @@ export const createPayment: Program<'PAYCRT'> = async (ctx, req) => {
 
 export const inquirePayment: Program<'PAYINQ'> = async (ctx, req) => {
   const payment = await findPayment(ctx.tx, text(req.paykPaymentId));
-  if (!payment || !mayUseCustomerData(ctx.caller, payment.customerId)) {
+  if (!payment || !(await maySeePayment(ctx.tx, ctx.caller, payment))) {
     return fail(RC.NOT_FOUND, 'PAYMENT_NOT_FOUND', 'payment not found');
   }
   return ok(paymentRecord(payment));
+};
+
+/**
+ * An account's payments, paid and received, newest first: exactly those PAYINQ shows the caller (the same
+ * rule, maySeePayment, in SQL), of an account the caller may use (ACCBAL's rule; any other is not found).
+ */
+export const listPaymentsProgram: Program<'PAYLST'> = async (ctx, req) => {
+  const account = await findAccount(ctx.tx, text(req.paylAccountId));
+  if (!account || account.kind !== 'CUSTOMER' || !mayUseCustomerData(ctx.caller, account.customerId)) {
+    return fail(RC.NOT_FOUND, 'ACCOUNT_NOT_FOUND', 'account not found');
+  }
+  const limit = pageSize(req.paylMaxItems);
+  const rows = await listAccountPayments(ctx.tx, paymentAudience(ctx.caller), {
+    accountId: account.accountId,
+    status: text(req.paylStatusFilter) || undefined,
+    beforeSeq: req.paylBeforeSeq || 0,
+    limit: limit + 1,
+  });
+  return segmentPage(rows, limit, (payment) => recordSegment('PAYREC', paymentRecord(payment)));
 };

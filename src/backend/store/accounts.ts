@@ -19,6 +19,17 @@ function fromRow(row: Record<string, unknown>): Account {
   };
 }
 
+/** A customer's accounts after `afterSeq`, in opening order (accounts_by_customer). */
+export async function listCustomerAccounts(
+  tx: Tx, customerId: string, page: { afterSeq: number; limit: number },
+): Promise<Array<Account & { seq: number }>> {
+  const rows = await tx.all(
+    "SELECT * FROM accounts WHERE customer_id = ? AND kind = 'CUSTOMER' AND seq > ? ORDER BY seq LIMIT ?",
+    customerId, page.afterSeq, page.limit,
+  );
+  return rows.map((row) => ({ ...fromRow(row), seq: Number(row['seq']) }));
+}
+
 export async function findAccount(tx: Tx, accountId: string): Promise<Account | undefined> {
   const row = await tx.get('SELECT * FROM accounts WHERE account_id = ?', accountId);
   return row ? fromRow(row) : undefined;

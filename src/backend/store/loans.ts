@@ -1,4 +1,4 @@
-import type { Tx } from './tx.ts';
+import type { SqlValue, Tx } from './tx.ts';
 
 export interface LoanApplication {
   loanId: string;
@@ -57,4 +57,30 @@ export async function insertLoan(tx: Tx, l: LoanApplication): Promise<void> {
     l.loanId, l.status, l.rejectReason, l.customerId, l.requestedAmount, l.approvedAmount, l.interestRateBp,
     l.installmentValue, l.installments, l.currency, l.createdBy, l.idempotencyKey, l.correlationId, l.createdAt,
   );
+}
+
+export interface LoanPage {
+  /** One customer's applications (loan_applications_by_customer); undefined: every customer's. */
+  customerId?: string;
+  status?: string;
+  /** Keyset cursor: only applications made before this one (0: from the newest). */
+  beforeSeq: number;
+  limit: number;
+}
+
+/** Loan applications, newest first; only the conditions of the filters given, so each search uses its index. */
+export async function listLoans(tx: Tx, page: LoanPage): Promise<Array<LoanApplication & { seq: number }>> {
+  const conditions: string[] = [];
+  const params: SqlValue[] = [];
+  const filters: Array<[string, string | number | undefined]> = [
+    ['customer_id = ?', page.customerId], ['status = ?', page.status], ['seq < ?', page.beforeSeq > 0 ? page.beforeSeq : undefined],
+  ];
+  for (const [condition, value] of filters) {
+    if (value === undefined) continue;
+    conditions.push(condition);
+    params.push(value);
+  }
+  const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
+  const rows = await tx.all(`SELECT * FROM loan_applications${where} ORDER BY seq DESC LIMIT ?`, ...params, page.limit);
+  return rows.map((row) => ({ ...fromRow(row), seq: Number(row['seq']) }));
 }

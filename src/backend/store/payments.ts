@@ -1,4 +1,5 @@
-import type { Tx } from './tx.ts';
+import type { PaymentAudience } from '../caller.ts';
+import type { SqlValue, Tx } from './tx.ts';
 
 export interface Payment {
   paymentId: string;
@@ -54,4 +55,58 @@ export async function insertPayment(tx: Tx, p: Payment): Promise<void> {
     p.paymentId, p.status, p.rejectReason, p.customerId, p.debtorAccount, p.creditorAccount, p.amount, p.currency,
     p.remittance, p.createdBy, p.idempotencyKey, p.correlationId, p.createdAt,
   );
+}
+
+export interface PaymentPage {
+  /** The account whose payments are listed: those it paid and those it received. */
+  accountId: string;
+  status?: string;
+  /** Keyset cursor: only payments made before this one (0: from the newest). */
+  beforeSeq: number;
+  limit: number;
+}
+
+/**
+ * The SQL condition that keeps what an audience may read (src/backend/caller.ts, maySeePayment), for the side
+ * of the account the payments are on. A customer's audience is only ever asked about their own account: what
+ * it received is theirs to read once completed, what it paid is theirs as its owner.
+ */
+function audienceFilter(audience: PaymentAudience, side: 'paid' | 'received'): { sql: string; params: SqlValue[] } {
+  switch (audience.kind) {
+    case 'staff':
+      return { sql: ' AND customer_id IS NOT NULL', params: [] };
+    case 'owner':
+      return side === 'paid'
+        ? { sql: ' AND customer_id = ?', params: [audience.customerId] }
+        : { sql: " AND (status = 'COMPLETED' OR customer_id = ?)", params: [audience.customerId] };
+    case 'none':
+      return { sql: ' AND 1 = 0', params: [] };
+  }
+}
+
+/**
+ * An account's payments, newest first: those it paid and those it received, each side read in seq order
+ * through its own index (payments_by_debtor, payments_by_creditor) and merged, so neither is a scan of the
+ * table. A payment is never on both sides (debtor and creditor differ).
+ */
+export async function listAccountPayments(tx: Tx, audience: PaymentAudience, page: PaymentPage): Promise<Array<Payment & { seq: number }>> {
+  const params: SqlValue[] = [];
+  const side = (column: string, which: 'paid' | 'received'): string => {
+    const filter = audienceFilter(audience, which);
+    params.push(page.accountId, ...filter.params);
+    let sql = `SELECT * FROM payments WHERE ${column} = ?${filter.sql}`;
+    if (page.status !== undefined) {
+      sql += ' AND status = ?';
+      params.push(page.status);
+    }
+    if (page.beforeSeq > 0) {
+      sql += ' AND seq < ?';
+      params.push(page.beforeSeq);
+    }
+    params.push(page.limit);
+    return `SELECT * FROM (${sql} ORDER BY seq DESC LIMIT ?) AS ${which}`;
+  };
+  const sql = `${side('debtor_account', 'paid')} UNION ALL ${side('creditor_account', 'received')} ORDER BY seq DESC LIMIT ?`;
+  const rows = await tx.all(sql, ...params, page.limit);
+  return rows.map((row) => ({ ...fromRow(row), seq: Number(row['seq']) }));
 }
