@@ -92,9 +92,12 @@ test('the docs page: sign in with PKCE as a demo customer, read the balance with
     popup.getByRole('button', { name: 'Allow' }).click(),
   ]);
   assert.equal(token.status(), 200, 'the page exchanged the code (with its PKCE verifier) for tokens');
+  // Signed in: the reference offers to refresh the token it holds instead of "Authorize".
+  await page.getByRole('button', { name: 'Refresh', exact: true }).first().waitFor();
 
   // Ada's balance, from the reference's "Test Request" → "Send", with the token.
-  await page.goto(`${origin}/docs/#tag/accounts/GET/v1/accounts/{accountId}/balance`);
+  await page.getByRole('button', { name: 'Open Group - accounts' }).click();
+  await page.getByRole('link', { name: 'Read the balance of an account' }).first().click();
   await page.getByRole('button', { name: /Test Request.*get \/v1\/accounts\/\{accountId\}\/balance/ }).click();
   const send = page.getByRole('button', { name: /^Send/ }).first();
   await send.waitFor();
@@ -102,8 +105,8 @@ test('the docs page: sign in with PKCE as a demo customer, read the balance with
     page.waitForResponse((r) => /\/v1\/accounts\/1001-01\/balance$/.test(new URL(r.url()).pathname)),
     send.click(),
   ]);
-  assert.equal(answer.status(), 200);
   assert.match(String(answer.request().headers()['authorization']), /^Bearer ey/, 'sent with the token from the sign-in');
+  assert.equal(answer.status(), 200, await answer.text());
   assert.deepEqual(await answer.json(), { ...expected, asOf: (await answer.json() as { asOf: string }).asOf });
   await page.getByText('200 OK').first().waitFor();
   await page.waitForFunction((balance) => document.body.innerText.includes(`"balance": ${balance}`), expected.balance);
