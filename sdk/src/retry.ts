@@ -14,7 +14,7 @@ export interface RetryOptions {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY_OPTIONS: RetryOptions = { max: 2, baseDelayMs: 250, maxDelayMs: 5_000, maxRetryAfterMs: 30_000 };
+export const DEFAULT_RETRY_OPTIONS: Readonly<RetryOptions> = Object.freeze({ max: 2, baseDelayMs: 250, maxDelayMs: 5_000, maxRetryAfterMs: 30_000 });
 
 /**
  * Methods whose repeat has the effect of one call (RFC 9110 §9.2.2). PATCH is not among them (RFC 5789): a
