@@ -171,6 +171,8 @@ test('debtor account not the caller’s → 404; staff may pay from any customer
   const staff = await pay(h, { ...TRANSFER, debtorAccount: '1002-01', creditorAccount: '1001-01', amount: 1 }, 'staff', 'clerk');
   assert.equal(staff.statusCode, 201);
   assert.equal(await balance(h, '1002-01'), 1199);
-  assertProblem(await h.request({ method: 'GET', url: `/v1/payments/${staff.json().paymentId}`, as: 'ada' }), 404, 'NOT_FOUND');
   assert.equal((await h.request({ method: 'GET', url: `/v1/payments/${staff.json().paymentId}`, as: 'alan' })).statusCode, 200);
+  // ada received it (completed, into her account): hers to read too; grace has nothing to do with it
+  assert.equal((await h.request({ method: 'GET', url: `/v1/payments/${staff.json().paymentId}`, as: 'ada' })).statusCode, 200);
+  assertProblem(await h.request({ method: 'GET', url: `/v1/payments/${staff.json().paymentId}`, as: 'grace' }), 404, 'NOT_FOUND');
 });

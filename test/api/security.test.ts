@@ -152,7 +152,8 @@ function protectedRoutes(f: Fixture): Array<{ op: string; access: RouteAccess; s
 }
 
 test('every protected route: 401 without or with a bad token, 403 without its scope', async (t) => {
-  const h = await startApp(t, servicesEnv);
+  // The clerk reads the store after every route: more reads than one window's default quota.
+  const h = await startApp(t, { ...servicesEnv, RATE_LIMIT_READ_MAX: '1000' });
   const f = await fixture(h);
   const bad = await badTokens(h);
   const before = await storageSnapshot(h);
