@@ -25,7 +25,7 @@ const LOGIN_ERROR = 'Wrong user name or password.';
  * described by the message beside them, and the focus goes to the password (the field to type again);
  * otherwise it starts on the first field.
  */
-export function loginPage(uid: string, clientName: string, failed?: { username: string }): string {
+function loginPage(uid: string, clientName: string, failed?: { username: string }): string {
   const invalid = failed ? ' aria-invalid="true" aria-describedby="login-error"' : '';
   return htmlPage('Sign in to Corebridge', `
 <p><strong>${escapeHtml(clientName)}</strong> asks you to sign in.</p>
@@ -41,7 +41,7 @@ ${failed ? `<p id="login-error" class="error" role="alert">${LOGIN_ERROR}</p>` :
 }
 
 /** The consent page: each requested scope by name and in words (SCOPE_DESCRIPTIONS). */
-export function consentPage(uid: string, clientName: string, scopes: readonly string[]): string {
+function consentPage(uid: string, clientName: string, scopes: readonly string[]): string {
   const rows = scopes.map((s) => `<tr><td><code>${escapeHtml(s)}</code></td><td>${escapeHtml(describeScope(s))}</td></tr>`).join('\n');
   return htmlPage('Allow access?', `
 <p><strong>${escapeHtml(clientName)}</strong> asks to act for you with these permissions:</p>

@@ -52,11 +52,12 @@ test('the docs page: sign in with PKCE as a demo customer, read the balance with
   // Each page (the reference and the sign-in window) reports what its policy blocked, but one thing: the
   // reference's schema library (zod) probes once whether `Function('')` may run and, refused, validates
   // without compiled code. Eval stays refused; anything else blocked fails the test.
-  await context.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => {
+  // (Code run in the browser is given as text: this project's TypeScript has no DOM types.)
+  await context.addInitScript({
+    content: `document.addEventListener('securitypolicyviolation', (e) => {
       if (e.blockedURI === 'eval' && e.violatedDirective === 'script-src') return;
-      console.error(`CSP violation: ${e.violatedDirective} blocked ${e.blockedURI} at ${e.sourceFile}:${e.lineNumber}`);
-    });
+      console.error('CSP violation: ' + e.violatedDirective + ' blocked ' + e.blockedURI + ' at ' + e.sourceFile + ':' + e.lineNumber);
+    });`,
   });
   const page = await context.newPage();
 
@@ -70,7 +71,7 @@ test('the docs page: sign in with PKCE as a demo customer, read the balance with
   const [popup] = await Promise.all([page.waitForEvent('popup'), authorize.click()]);
   const username = popup.getByLabel('User name');
   await username.waitFor();
-  assert.equal(await popup.evaluate(() => document.activeElement?.id), 'username', 'the first field has the focus');
+  assert.equal(await popup.evaluate('document.activeElement?.id'), 'username', 'the first field has the focus');
   // A wrong password first: the error beside the field, the user name kept.
   await username.fill('ada');
   await popup.getByLabel('Password').fill(`not-the-password-${Date.now()}`);
@@ -80,7 +81,7 @@ test('the docs page: sign in with PKCE as a demo customer, read the balance with
   assert.equal(await error.textContent(), 'Wrong user name or password.');
   assert.equal(await popup.getByLabel('User name').inputValue(), 'ada');
   assert.equal(await popup.getByLabel('Password').getAttribute('aria-describedby'), 'login-error');
-  assert.equal(await popup.evaluate(() => document.activeElement?.id), 'password');
+  assert.equal(await popup.evaluate('document.activeElement?.id'), 'password');
   await popup.getByLabel('Password').fill(credentials.passwords['ada']!);
   await popup.getByRole('button', { name: 'Sign in' }).click();
   // The consent page says in words what each scope allows.
@@ -109,7 +110,7 @@ test('the docs page: sign in with PKCE as a demo customer, read the balance with
   assert.equal(answer.status(), 200, await answer.text());
   assert.deepEqual(await answer.json(), { ...expected, asOf: (await answer.json() as { asOf: string }).asOf });
   await page.getByText('200 OK').first().waitFor();
-  await page.waitForFunction((balance) => document.body.innerText.includes(`"balance": ${balance}`), expected.balance);
+  await page.waitForFunction(`document.body.innerText.includes(${JSON.stringify(`"balance": ${expected.balance}`)})`);
 
   const shot = decodePng(await page.screenshot());
   const spread = colourSpread(shot);
