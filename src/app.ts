@@ -130,7 +130,7 @@ async function assemble(
   }).withTypeProvider<TypeBoxTypeProvider>();
   const app = typed as unknown as FastifyInstance;
   // Before any hook or route: the request log, back-end client, rate limits and idempotency reach it through the instance.
-  const observability = givenObservability ?? createObservability(config.tracing);
+  const observability = givenObservability ?? await createObservability(config.tracing);
   app.decorate('observability', observability);
 
   let closing = false;

@@ -15,7 +15,7 @@ import { LINK_FAILURE, LinkFailure, linkMessage, NeedsLink, readLinkReply, runLo
 import { BLANK_HEADER, encodeSegments, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from './message.ts';
 import type { LinkRequestRecord, LinkResponseRecord, Program, ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
-import { traceLogFields } from '../observability/trace-context.ts';
+import { traceLogFields } from '../observability/trace-log.ts';
 import { openBackendStore, type StoreLocation } from './store/open.ts';
 import { STORE_UNAVAILABLE, StoreUnavailableError, type Tx } from './store/tx.ts';
 

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Span } from '@opentelemetry/api';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { formatTraceparent, incomingTraceparent } from './trace-context.ts';
-import { openTracing, type Tracing, type TracingSettings } from './tracing.ts';
+import type { Tracing, TracingSettings } from './tracing.ts';
 
 export interface Observability {
   metrics: Metrics;
@@ -24,8 +24,9 @@ declare module 'fastify' {
   }
 }
 
-export function createObservability(tracing: TracingSettings | null): Observability {
-  return { metrics: createMetrics(), tracing: tracing ? openTracing(tracing) : null };
+/** The OpenTelemetry SDK and exporter (about 300 ms to load) are loaded only when tracing is configured. */
+export async function createObservability(tracing: TracingSettings | null): Promise<Observability> {
+  return { metrics: createMetrics(), tracing: tracing ? (await import('./tracing.ts')).openTracing(tracing) : null };
 }
 
 /**

@@ -3,7 +3,8 @@
  * `traceparent` header of a request, checked by OpenTelemetry's own parser, goes on in the record header
  * (CBHDR's HDR-TRACEPARENT) and into log lines as `trace_id` and `span_id`. Always on, also without
  * tracing: then the caller's context passes through unchanged, as OpenTelemetry's API does without an
- * SDK, and a request that sent none carries none (its request id correlates its lines).
+ * SDK, and a request that sent none carries none (its request id correlates its lines). The ids of a
+ * traceparent for a log line: trace-log.ts (the back-end's side, which needs nothing of OpenTelemetry).
  */
 import { TraceFlags, type SpanContext } from '@opentelemetry/api';
 import { parseTraceParent } from '@opentelemetry/core';
@@ -22,10 +23,4 @@ export function formatTraceparent(context: SpanContext): string {
 export function incomingTraceparent(value: string | string[] | undefined): string {
   const context = parseTraceparentHeader(value);
   return context ? formatTraceparent(context) : '';
-}
-
-/** The ids a traceparent names, for a log line; none for an empty (or blank-padded) one. */
-export function traceLogFields(traceparent: string): { trace_id: string; span_id: string } | undefined {
-  // Positions are fixed in version 00: 00-<32 hex trace id>-<16 hex span id>-<flags>.
-  return traceparent.length >= 55 && traceparent.charCodeAt(2) === 45 ? { trace_id: traceparent.slice(3, 35), span_id: traceparent.slice(36, 52) } : undefined;
 }
