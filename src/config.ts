@@ -327,17 +327,20 @@ function tracing(env: Env): Config['tracing'] {
   };
 }
 
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_DATA_DIR = './data';
+
 /** Parses and checks every variable; throws ConfigError naming the first bad one. */
 export function loadConfig(env: Env = process.env): Config {
-  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const port = integer(env, 'PORT', DEFAULT_PORT, 0, 65535);
   const host = text(env, 'HOST', '0.0.0.0', /^[A-Za-z0-9.:\-[\]]+$/);
-  const dataDir = resolve(text(env, 'DATA_DIR', './data'));
+  const dataDir = resolve(text(env, 'DATA_DIR', DEFAULT_DATA_DIR));
   const logLevel = oneOf(env, 'LOG_LEVEL', 'info', LOG_LEVELS);
   // Readable lines for a person at a terminal; JSON for anything that reads them back.
   const logFormat = oneOf(env, 'LOG_FORMAT', process.stdout.isTTY ? 'pretty' : 'json', LOG_FORMATS);
   const externalIssuer = text(env, 'AUTH_EXTERNAL_ISSUER', '', /^https?:\/\/\S+$/);
   if (externalIssuer && !env['AUTH_AUDIENCE']) throw new ConfigError('AUTH_AUDIENCE', 'must be set with AUTH_EXTERNAL_ISSUER');
-  const issuer = externalIssuer || text(env, 'AUTH_ISSUER', `http://localhost:${port === 0 ? 8080 : port}/oauth`, /^https?:\/\/\S+$/);
+  const issuer = externalIssuer || text(env, 'AUTH_ISSUER', `http://localhost:${port === 0 ? DEFAULT_PORT : port}/oauth`, /^https?:\/\/\S+$/);
   const redirectUris = text(env, 'AUTH_DEMO_REDIRECT_URIS', 'http://localhost:3000/callback http://127.0.0.1:3000/callback')
     .split(/\s+/).filter(Boolean);
   for (const uri of redirectUris) if (!URL.canParse(uri)) throw new ConfigError('AUTH_DEMO_REDIRECT_URIS', `has an invalid URI "${uri}"`);

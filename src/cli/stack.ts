@@ -100,6 +100,8 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   const issuer = `http://localhost:${config.port}/oauth`;
   const backendPorts = instancePorts(config.port, backends, 101);
   const apiPorts = instancePorts(config.port, apis, 1);
+  // Each API instance its own metrics listener: METRICS_PORT, METRICS_PORT+1, … (none with METRICS_PORT=0).
+  const metricsPorts = config.metrics ? instancePorts(config.metrics.port, apis, 0) : [];
   const common = { ...env, DATA_DIR: config.dataDir, LOG_LEVEL: config.logLevel, DATABASE_URL: databaseUrl };
   const events = {
     exited: (name: string, code: number | null, signal: string | null) => io.stdout.write(`${name} exited (${signal ?? `code ${code}`}); restarting it in 1 s\n`),
@@ -114,7 +116,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   function writeState(): void {
     const state = {
       front: { url: `http://localhost:${config.port}` },
-      apis: started.filter((p) => p.name.startsWith('api')).map((p, i) => ({ name: p.name, pid: p.pid(), port: apiPorts[i], log: p.log })),
+      apis: started.filter((p) => p.name.startsWith('api')).map((p, i) => ({ name: p.name, pid: p.pid(), port: apiPorts[i], metricsPort: metricsPorts[i] ?? null, log: p.log })),
       backends: started.filter((p) => p.name.startsWith('backend')).map((p, i) => ({ name: p.name, pid: p.pid(), listen: `127.0.0.1:${backendPorts[i]}`, log: p.log })),
       redis: redisUrl, database: redactedDatabaseUrl(databaseUrl), issuer,
     };
@@ -136,7 +138,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   };
   const startApi = (i: number) => {
     const p = supervise(`api-${i + 1}`, [SERVER], {
-      ...common, PORT: String(apiPorts[i]), HOST: '127.0.0.1', AUTH_ISSUER: issuer, REDIS_URL: redisUrl,
+      ...common, PORT: String(apiPorts[i]), HOST: '127.0.0.1', AUTH_ISSUER: issuer, REDIS_URL: redisUrl, METRICS_PORT: String(metricsPorts[i] ?? 0),
       BACKEND_URL: backendPorts.map((port) => `tls://127.0.0.1:${port}`).join(','),
     }, join(dir, `api-${i + 1}.log`), events);
     started.push(p);
@@ -161,7 +163,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   const lines = [
     `Corebridge stack: ${apis} API instance(s), ${backends} back-end service(s)`,
     `  front (round-robin)  http://localhost:${config.port}`,
-    ...started.filter((p) => p.name.startsWith('api')).map((p, i) => `  ${p.name.padEnd(19)}  http://127.0.0.1:${apiPorts[i]}  pid ${p.pid()}  log ${p.log}`),
+    ...started.filter((p) => p.name.startsWith('api')).map((p, i) => `  ${p.name.padEnd(19)}  http://127.0.0.1:${apiPorts[i]}  pid ${p.pid()}  log ${p.log}${metricsPorts[i] ? `  metrics http://127.0.0.1:${metricsPorts[i]}/metrics` : ''}`),
     ...started.filter((p) => p.name.startsWith('backend')).map((p, i) => `  ${p.name.padEnd(19)}  tls://127.0.0.1:${backendPorts[i]}  pid ${p.pid()}  log ${p.log}`),
     `  database             ${redactedDatabaseUrl(databaseUrl)}`,
     `  shared state         ${redisUrl}`,

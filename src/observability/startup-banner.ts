@@ -4,7 +4,8 @@
  * metrics URL. In pretty logs a short block; in JSON one structured line (nothing but JSON on stdout).
  */
 import { DEMO_IDENTITIES } from '../api/auth/roles.ts';
-import type { Config } from '../config.ts';
+import { resolve } from 'node:path';
+import { DEFAULT_DATA_DIR, DEFAULT_PORT, type Config } from '../config.ts';
 import { credentialsFile } from '../identity/credentials.ts';
 
 /** A host a browser can open: the wildcard addresses become localhost; IPv6 literals get brackets. */
@@ -27,6 +28,17 @@ export interface StartupFacts {
   tracesEndpoint: string | null;
 }
 
+/**
+ * The settings `npm run token` must share with this server when they are not the defaults (it reads .env too,
+ * but not the variables this server was started with): the issuer follows PORT, the signing key DATA_DIR.
+ */
+function tokenSettings(config: Config): string {
+  const settings: string[] = [];
+  if (config.port !== DEFAULT_PORT && config.port !== 0) settings.push(`PORT=${config.port}`);
+  if (config.dataDir !== resolve(DEFAULT_DATA_DIR)) settings.push(`DATA_DIR=${config.dataDir}`);
+  return settings.map((s) => `${s} `).join('');
+}
+
 export function startupFacts(config: Config, ports: { api: number; metrics: number | null }): StartupFacts {
   const url = `${config.protection.tls ? 'https' : 'http'}://${openableHost(config.host)}:${ports.api}`;
   const embedded = !config.auth.external;
@@ -34,7 +46,7 @@ export function startupFacts(config: Config, ports: { api: number; metrics: numb
     url,
     docs: `${url}/docs`,
     openapi: `${url}/openapi.json`,
-    tokenCommand: embedded ? `npm run token -- <${DEMO_IDENTITIES.map((i) => i.subject).join('|')}>` : null,
+    tokenCommand: embedded ? `${tokenSettings(config)}npm run token -- <${DEMO_IDENTITIES.map((i) => i.subject).join('|')}>` : null,
     credentialsFile: embedded ? credentialsFile(config.dataDir) : null,
     issuer: config.auth.issuer,
     metrics: config.metrics && ports.metrics !== null ? `http://${openableHost(config.metrics.host)}:${ports.metrics}/metrics` : null,

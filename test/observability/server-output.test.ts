@@ -71,7 +71,8 @@ test('LOG_FORMAT=json: the banner is one structured line with the URLs a user op
     url,
     docs: `${url}/docs`,
     openapi: `${url}/openapi.json`,
-    tokenCommand: 'npm run token -- <ada|alan|grace|clerk|acme-shop>',
+    // The settings the token command must share with this server (not the defaults), written into it.
+    tokenCommand: `PORT=${server.port} DATA_DIR=${server.dataDir} npm run token -- <ada|alan|grace|clerk|acme-shop>`,
     credentialsFile: credentialsFile(server.dataDir),
     issuer: `http://localhost:${server.port}/oauth`,
     metrics: `http://127.0.0.1:${metricsPort}/metrics`,
@@ -92,7 +93,7 @@ test('LOG_FORMAT=pretty: readable lines (the back-end worker\'s too) and the ban
   assert.ok(block, 'the banner block');
   assert.match(block[1]!, new RegExp(`^ {2}API +http://localhost:${server.port}$`, 'm'));
   assert.match(block[1]!, new RegExp(`^ {2}Docs +http://localhost:${server.port}/docs$`, 'm'));
-  assert.match(block[1]!, /^ {2}Token +npm run token -- <ada\|/m);
+  assert.match(block[1]!, /^ {2}Token +PORT=\d+ DATA_DIR=\S+ npm run token -- <ada\|/m);
   assert.match(block[1]!, new RegExp(`^ {2}Demo logins +${credentialsFile(server.dataDir).replaceAll('/', '\\/')}$`, 'm'));
   assert.match(block[1]!, /^ {2}Metrics +off \(METRICS_PORT=0\)$/m);
 });
