@@ -9,7 +9,7 @@ import { loadConfig, processEnv } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { openEmbeddedBackend, readTlsFiles } from '../transport/open.ts';
 import { serveBackend } from '../transport/tcp/server.ts';
-import { UsageError, type Io } from './main.ts';
+import { UsageError, type Io } from './usage.ts';
 
 export const BACKEND_USAGE = `usage: corebridge backend serve
   the back-end programs and their store as a service over mutual TLS, on BACKEND_LISTEN (default 127.0.0.1:7443);

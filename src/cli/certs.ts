@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, processEnv } from '../config.ts';
 import { devPkiFiles } from '../tls/dev-files.ts';
 import { createDevelopmentPki, loadCertificateAuthority } from '../tls/dev-pki.ts';
-import { UsageError, type Io } from './main.ts';
+import { UsageError, type Io } from './usage.ts';
 
 export const CERTS_USAGE = `usage: corebridge certs [--force] [--days N]
        corebridge certs --issue NAME --usage client|server [--dns NAME]... [--ip ADDRESS]... [--days N]

@@ -3,7 +3,7 @@ import { layoutTypeScript } from '../records/typescript.ts';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { compileCopybook, layoutItems, type CompileOptions, type CompiledLayout, type LayoutItem } from '../records/index.ts';
-import { UsageError, USAGE, type Io } from './main.ts';
+import { UsageError, type Io } from './usage.ts';
 
 export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profile (default zos: EBCDIC cp1140, binary 2/4/8 bytes)
   --encoding ascii|latin1|cp037|cp1140
@@ -52,14 +52,14 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError(`${(e as Error).message}\n\n${USAGE}`);
+    throw new UsageError(`${(e as Error).message}\n\n${COPYBOOK_USAGE}`);
   }
   const { values, positionals } = parsed;
   const [action, file, ...extra] = positionals;
   if (action !== 'inspect' && action !== 'types' && action !== 'encode' && action !== 'decode') {
-    throw new UsageError(`copybook needs inspect, types, encode or decode${action ? ` (got "${action}")` : ''}\n\n${USAGE}`);
+    throw new UsageError(`copybook needs inspect, types, encode or decode${action ? ` (got "${action}")` : ''}\n\n${COPYBOOK_USAGE}`);
   }
-  if (file === undefined) throw new UsageError(`copybook ${action} needs a copybook file\n\n${USAGE}`);
+  if (file === undefined) throw new UsageError(`copybook ${action} needs a copybook file\n\n${COPYBOOK_USAGE}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
 
   const options: CompileOptions & { record?: string } = { fileName: file };

@@ -4,23 +4,10 @@ import { BACKEND_USAGE, backendCommand } from './backend.ts';
 import { CERTS_USAGE, certsCommand } from './certs.ts';
 import { COPYBOOK_OPTIONS, COPYBOOK_USAGE, copybookCommand } from './copybook.ts';
 import { asksForHelp } from './help.ts';
+import { UsageError, type Io } from './usage.ts';
+
 import { SERVICES_USAGE, servicesCommand } from './services.ts';
 import { STACK_USAGE, stackCommand } from './stack.ts';
-
-export interface Io {
-  stdin: NodeJS.ReadableStream;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
-
-/** A failure the user can act on: printed without a stack trace. */
-export class UsageError extends Error {
-  readonly exitCode: number;
-  constructor(message: string, exitCode = 2) {
-    super(message);
-    this.exitCode = exitCode;
-  }
-}
 
 export const USAGE = `Usage: corebridge <command> [options]    (corebridge <command> --help: that command's usage)
 

@@ -1,6 +1,6 @@
 /** `corebridge services check DIR`: loads service files as startup would, without starting anything. */
 import { loadServices, ServiceFileError } from '../api/services/definition.ts';
-import { UsageError, type Io } from './main.ts';
+import { UsageError, type Io } from './usage.ts';
 
 export const SERVICES_USAGE = `usage: corebridge services check DIR
   loads the service files in DIR as startup does with SERVICES_DIR=DIR, and lists the routes they declare`;

@@ -17,7 +17,7 @@ import { startFront } from '../stack/front.ts';
 import { accepts, supervise, type Supervised } from '../stack/supervised.ts';
 import { devPkiFiles } from '../tls/dev-files.ts';
 import { writeDevelopmentPki } from './certs.ts';
-import { UsageError, type Io } from './main.ts';
+import { UsageError, type Io } from './usage.ts';
 
 export const STACK_USAGE = `usage: corebridge stack [--api N] [--backend M]
   N API instances (default 2) and M back-end services (default 1) on this machine, over mutual TLS, behind a

@@ -40,3 +40,11 @@ test('seed refuses arguments it does not take', () => {
   assert.equal(run.status, 2);
   assert.match(run.stderr, /^seed: takes no arguments/);
 });
+
+// Scripts import commands directly (the bench and stack runner: certs.ts, stack.ts): each must load on its own.
+for (const module of ['backend', 'certs', 'copybook', 'services', 'stack', 'main']) {
+  test(`src/cli/${module}.ts loads on its own, first in a process`, () => {
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `await import('./src/cli/${module}.ts')`], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+  });
+}
