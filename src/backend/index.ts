@@ -164,7 +164,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   async function runProgram(tx: Tx, job: RunnableJob): Promise<ProgramReply> {
     const reply = await programOf(job.tran)(
       {
-        tx, tranCode: job.tran, caller: job.caller, correlationId: job.header.correlationId,
+        tx, tranCode: job.tran, caller: job.caller, correlationId: job.header.correlationId, traceparent: job.header.traceparent,
         idempotencyKey: job.header.idempotencyKey, now: new Date().toISOString(), log: programLog(job.header),
         link: (program, record) => link(job, program, record),
         segment: segmentReader(catalog, job.segments),

@@ -16,6 +16,8 @@ export interface ProgramContext {
   tranCode: string;
   caller: Caller;
   correlationId: string;
+  /** The call's W3C traceparent from the record header; empty when it belongs to no trace. */
+  traceparent: string;
   /** Empty when the caller sent none. */
   idempotencyKey: string;
   /** ISO timestamp of this transaction, one clock reading for every row it writes. */

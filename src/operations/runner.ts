@@ -63,6 +63,8 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
       const header: MessageHeader = {
         ...BLANK_HEADER, tranCode: tran, correlationId: t.optCorrelationId, principal: t.optPrincipal,
         role: t.optRole, customerId: t.optCustomerId, idempotencyKey: t.optIdempotencyKey,
+        // The run continues the submitting request's trace (its back-end line names it).
+        traceparent: t.optTraceparent,
       };
       return { operationId: t.optOperationId, tran, message: writeMessage(catalog, header, catalog.request(tran), read(TRANSACTIONS[tran].request)) };
     });

@@ -41,6 +41,25 @@ function linesOf(h: TestApp, requestId: string) {
   return { request: request[0]!, backend: backend[0]! };
 }
 
+test('an operation run later (Prefer: respond-async) continues the trace of the request that submitted it', async (t) => {
+  const h = await startApp(t, { LOG_LEVEL: 'debug' });
+  const submitted = traceparent();
+  const requestId = `trace-${randomUUID()}`;
+  const res = await h.request({
+    method: 'POST', url: '/v1/payments', as: 'ada', body: TRANSFER,
+    headers: { prefer: 'respond-async', 'idempotency-key': randomUUID(), 'x-request-id': requestId, traceparent: submitted.header },
+  });
+  assert.equal(res.statusCode, 202, res.body);
+  // The runner claims the operation (OPNXT) and runs PAYCRT under the submitting request's header: wait for its line.
+  const ran = () => h.logs.find((l) => l['requestId'] === requestId && l['tran'] === 'PAYCRT' && l['msg'] === 'transaction ended');
+  for (let i = 0; i < 100 && !ran(); i++) await new Promise((r) => setTimeout(r, 50));
+  const line = ran();
+  assert.ok(line, "the run's back-end line");
+  assert.equal(line['rc'], 0);
+  assert.equal(line['trace_id'], submitted.traceId);
+  assert.equal(line['span_id'], submitted.parentId);
+});
+
 test('without tracing, the caller\'s traceparent reaches the request line and the back-end\'s line (worker and API-thread reads)', async (t) => {
   const h = await startApp(t, { LOG_LEVEL: 'debug' });
   assert.equal(h.app.observability.tracing, null);

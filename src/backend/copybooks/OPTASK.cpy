@@ -8,3 +8,4 @@
            05  OPT-CUSTOMER-ID         PIC X(10).
            05  OPT-IDEMPOTENCY-KEY     PIC X(64).
            05  OPT-CORRELATION-ID      PIC X(128).
+           05  OPT-TRACEPARENT         PIC X(55).

@@ -245,6 +245,7 @@ export interface OperationTask {
   optCustomerId: string;
   optIdempotencyKey: string;
   optCorrelationId: string;
+  optTraceparent: string;
 }
 
 /** ORDER-CREATE-REQUEST */

@@ -47,7 +47,7 @@ export const submitOperation: Program<'OPSUBM'> = async (ctx, req) => {
   const operation: Operation = {
     operationId, tranCode: tran, ownerPrincipal: ctx.caller.principal, ownerRole: ctx.caller.role, ownerCustomerId: ctx.caller.customerId,
     // Without a key of the caller's, the operation's own: its run, however often repeated, has one effect.
-    idempotencyKey: ctx.idempotencyKey || `operation:${operationId}`, correlationId: ctx.correlationId, request,
+    idempotencyKey: ctx.idempotencyKey || `operation:${operationId}`, correlationId: ctx.correlationId, traceparent: ctx.traceparent, request,
     status: 'pending', returnCode: null, reasonCode: null, reasonText: null, resultRecord: null, result: null, createdAt: ctx.now, completedAt: null,
   };
   await insertOperation(ctx.tx, operation);
@@ -68,6 +68,7 @@ export const claimOperationsProgram: Program<'OPNXT'> = async (ctx, req) => {
     recordSegment('OPTASK', {
       optOperationId: o.operationId, optTranCode: o.tranCode, optPrincipal: o.ownerPrincipal, optRole: o.ownerRole,
       optCustomerId: o.ownerCustomerId ?? '', optIdempotencyKey: o.idempotencyKey, optCorrelationId: o.correlationId,
+      optTraceparent: o.traceparent,
     }),
     recordSegment(TRANSACTIONS[o.tranCode].request, o.request),
   ] : []);

@@ -10,6 +10,8 @@ export interface Operation {
   ownerCustomerId: string | null;
   idempotencyKey: string;
   correlationId: string;
+  /** The W3C traceparent of the submitting request ('' for none): its run continues that trace. */
+  traceparent: string;
   /** The request record of `tranCode`, as submitted. */
   request: RequestRecord<AsyncTranCode>;
   status: 'pending' | 'succeeded' | 'failed';
@@ -33,6 +35,7 @@ function fromRow(row: Row): Operation {
     ownerCustomerId: text('owner_customer_id'),
     idempotencyKey: String(row['idempotency_key']),
     correlationId: String(row['correlation_id']),
+    traceparent: String(row['traceparent']),
     request: JSON.parse(String(row['request_json'])) as RequestRecord<AsyncTranCode>,
     status: String(row['status']) as Operation['status'],
     returnCode: row['return_code'] == null ? null : Number(row['return_code']),
@@ -47,9 +50,9 @@ function fromRow(row: Row): Operation {
 
 export async function insertOperation(tx: Tx, o: Operation): Promise<void> {
   await tx.run(
-    `INSERT INTO operations (operation_id, tran_code, owner_principal, owner_role, owner_customer_id, idempotency_key, correlation_id, request_json, status, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
-    o.operationId, o.tranCode, o.ownerPrincipal, o.ownerRole, o.ownerCustomerId, o.idempotencyKey, o.correlationId, JSON.stringify(o.request), o.createdAt,
+    `INSERT INTO operations (operation_id, tran_code, owner_principal, owner_role, owner_customer_id, idempotency_key, correlation_id, traceparent, request_json, status, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?)`,
+    o.operationId, o.tranCode, o.ownerPrincipal, o.ownerRole, o.ownerCustomerId, o.idempotencyKey, o.correlationId, o.traceparent, JSON.stringify(o.request), o.createdAt,
   );
 }
 
