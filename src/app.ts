@@ -228,6 +228,7 @@ async function assemble(
   // Requests asked to run later (Prefer: respond-async) run here, off the request that made them.
   runner = startOperationRunner({
     transport, catalog, log: logger, pollMs: config.events.pollMs, onCompleted: () => relay?.kick(), brokerUrl: config.events.brokerUrl,
+    metrics: observability.metrics,
   });
   return Object.assign(app, { devIssuer: issuer }) as unknown as App;
 }

@@ -18,7 +18,7 @@ import { ApiError } from './errors.ts';
 import type { BackendCallFacts } from './fastify-types.ts';
 import { RecordEncodeError, type EncodeLimit } from '../records/index.ts';
 import { requestTraceparent } from '../observability/index.ts';
-import { outcomeOf } from '../observability/outcomes.ts';
+import { countOutcome } from '../observability/outcomes.ts';
 import { formatTraceparent } from '../observability/trace-context.ts';
 import type { Span } from '@opentelemetry/api';
 
@@ -189,8 +189,7 @@ export function createBackendClient(catalog: MessageCatalog, transport: Transpor
     if (header.returnCode !== RC.OK && header.returnCode !== RC.REJECTED) throw errorFor(header, req.log);
     if (afterChange && !READ_ONLY_TRANSACTIONS.has(tran)) afterChange(tran);
     const decoded = decodeResponse(catalog, tran, body);
-    const outcome = outcomeOf(tran, decoded.body);
-    if (outcome) req.server.observability.metrics.countOutcome(tran, outcome[0], outcome[1]);
+    countOutcome(req.server.observability.metrics, tran, decoded.body);
     return { rejected: header.returnCode === RC.REJECTED, reasonCode: header.reasonCode, ...decoded };
   }
   return {

@@ -4,6 +4,7 @@
  * so no route counts them itself. Status and reason are the back-end's codes, never a caller's value.
  */
 import type { ResponseRecord, TranCode } from '../backend/copybooks/index.ts';
+import type { Metrics } from './metrics.ts';
 
 type OutcomeOf<T extends TranCode> = (record: ResponseRecord<T>) => readonly [status: string, reason: string];
 
@@ -19,4 +20,10 @@ const OUTCOMES: { readonly [T in TranCode]?: OutcomeOf<T> } = {
 export function outcomeOf<T extends TranCode>(tran: T, record: ResponseRecord<T>): readonly [status: string, reason: string] | null {
   const read = OUTCOMES[tran] as OutcomeOf<T> | undefined;
   return read ? read(record) : null;
+}
+
+/** Counts what a transaction's answer decided, if it decides anything: the API's calls and the runs of operations alike. */
+export function countOutcome<T extends TranCode>(metrics: Metrics, tran: T, record: ResponseRecord<T>): void {
+  const outcome = outcomeOf(tran, record);
+  if (outcome) metrics.countOutcome(tran, outcome[0], outcome[1]);
 }

@@ -11,10 +11,12 @@
  * and every instance's consumers run them; without, the store's table is the queue and they run here.
  */
 import type { Logger } from 'pino';
-import { isTransientFailure, systemCaller } from '../api/backend-client.ts';
+import { decodeResponse, isTransientFailure, systemCaller } from '../api/backend-client.ts';
 import { isAsyncTransaction, TRANSACTIONS, type AsyncTranCode, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from '../backend/message.ts';
 import { startBackgroundLoop } from '../background-loop.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { countOutcome } from '../observability/outcomes.ts';
 import type { Transport } from '../transport/transport.ts';
 import { openRabbitOperationQueue, type OperationQueue } from './rabbitmq-queue.ts';
 
@@ -27,6 +29,8 @@ export interface OperationRunnerOptions {
   onCompleted?: () => void;
   /** RabbitMQ (BROKER_URL): claimed operations go through its queues; null: they run here at once. */
   brokerUrl?: string | null;
+  /** The app's metrics: a run's transaction duration and its business outcome, as for a call made at once. */
+  metrics?: Metrics;
 }
 
 export interface OperationRunner {
@@ -73,7 +77,9 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
   /** Runs an operation's message and records its outcome; leaves it pending when the back-end could not take it. */
   async function run(operationId: string, message: Buffer): Promise<void> {
     const tran = readHeader(catalog, message).header.tranCode as TranCode;
+    const started = performance.now();
     const { header, body } = readHeader(catalog, await transport.call(message));
+    options.metrics?.observeTransaction(tran, header.returnCode, (performance.now() - started) / 1000);
     if (isTransientFailure(header)) {
       log.warn({ operationId, reason: header.reasonCode }, 'operation could not run now; it stays pending');
       // From the broker: not acknowledged, so it comes again (after a pause, not in a tight loop).
@@ -84,6 +90,7 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
       return;
     }
     const answered = header.returnCode === RC.OK || header.returnCode === RC.REJECTED;
+    if (answered && options.metrics) countOutcome(options.metrics, tran, decodeResponse(catalog, tran, body).body);
     await system('OPDONE', {
       opdOperationId: operationId, opdReturnCode: header.returnCode, opdReasonCode: header.reasonCode, opdReasonText: header.reasonText,
       opdResultRecord: answered ? TRANSACTIONS[tran].response : '',

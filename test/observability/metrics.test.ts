@@ -80,3 +80,24 @@ test('/metrics exposes request, back-end, rate-limit, replay, outcome and proces
     assert.doesNotMatch(value, /^\/.*\/(ORD|PAY)-|\/[0-9]{4}/, `label value "${value}" is a raw path`);
   }
 });
+
+test('an operation run later counts its transaction and business outcome as a call made at once does', async (t) => {
+  const h = await startApp(t);
+  const transfer = { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 100_000, currency: 'EUR', reference: 'later' };
+  const res = await h.request({ method: 'POST', url: '/v1/payments', as: 'ada', body: transfer, headers: { prefer: 'respond-async', 'idempotency-key': randomUUID() } });
+  assert.equal(res.statusCode, 202, res.body);
+  const location = res.headers['location'] as string;
+  let status = 'pending';
+  for (let i = 0; i < 100 && status === 'pending'; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    status = (await h.request({ method: 'GET', url: location, as: 'ada' })).json().status as string;
+  }
+  assert.equal(status, 'succeeded');
+
+  const samples = parsePrometheusText(await h.app.observability.metrics.registry.metrics());
+  // More than the account holds: the run is a business rejection (RC 04), counted with its reason.
+  assert.equal(total(samples, 'corebridge_backend_transaction_duration_seconds_count', { corebridge_transaction: 'PAYCRT', corebridge_return_code: '04' }), 1);
+  assert.equal(total(samples, 'corebridge_business_outcomes_total', {
+    corebridge_transaction: 'PAYCRT', corebridge_status: 'REJECTED', corebridge_reason_code: 'INSUFFICIENT_FUNDS',
+  }), 1);
+});
