@@ -84,7 +84,9 @@ export async function maySeePayment(tx: Tx, caller: Caller, payment: Pick<Paymen
  * customer the events of their own orders, payments, loans and customer record; a partner the events of the
  * orders it placed and of the customers it onboarded (never payments or loans, which partners cannot read).
  * Customers merely linked to a partner (partner_customers) are not in its audience: deciding that needs a
- * lookup, and this answer is synchronous (the webhook fan-out asks it per event).
+ * lookup, and this answer is synchronous (the webhook fan-out asks it per event). Likewise a payment's events
+ * go to its payer only: the payee's customer reads a completed payment received through the API
+ * (maySeePayment), not through the feed, since an event has one owner column. Narrower than the API, never wider.
  */
 export type EventAudience =
   | { kind: 'all' }
