@@ -9,6 +9,7 @@ import type { MessageCatalog } from '../../backend/copybooks/index.ts';
 import { readEventList, toCloudEvent } from '../../events/cloud-event.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
 import { Timestamp } from '../schemas/common.ts';
+import { pageLimit, pageSizeOf } from '../schemas/page.ts';
 import { Customer } from './customers.ts';
 import { LoanDecision } from './loans.ts';
 import { Order } from './orders.ts';
@@ -75,7 +76,7 @@ const FeedQuery = Type.Object(
   {
     after: CursorParam('Opaque cursor from `nextCursor`; absent: from the oldest event'),
     type: Type.Optional(EventType),
-    limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: 'Page size 1–100 (default 20)' })),
+    limit: pageLimit('EVTLST', 'evtlMaxItems'),
   },
   { additionalProperties: false },
 );
@@ -96,7 +97,7 @@ export function eventRoutes(app: Api, { backend, catalog }: RouteDeps & { catalo
       const out = await backend.call('EVTLST', req, {
         evtlAfterPosition: q.after ? cursor.decode(q.after) : 0,
         evtlTypeFilter: q.type ?? '',
-        evtlMaxItems: q.limit ? Number(q.limit) : 20,
+        evtlMaxItems: pageSizeOf(q.limit),
       });
       const list = readEventList(catalog, out.body, out.segments);
       const role = req.principal!.role;

@@ -8,6 +8,7 @@ import type { Role } from '../auth/roles.ts';
 import { problem } from '../schemas/problem.ts';
 import { CurrencyCode, CustomerId, IdempotencyKeyHeader, Money, OrderId, ProductId, Timestamp } from '../schemas/common.ts';
 import { recordInteger } from '../schemas/record-field.ts';
+import { pageLimit, pageOf, pageSizeOf } from '../schemas/page.ts';
 import type { OrderListResponse, OrderRecord } from '../../backend/copybooks/index.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
@@ -39,10 +40,7 @@ export type Order = Static<typeof Order>;
 /** The order as the caller's role may see it (src/api/authorization/fields.ts). */
 const forRole = (order: Order, role: Role | undefined): Order => projectFields(order, ORDER_FIELDS, role) as Order;
 
-export const OrderList = Type.Object({
-  items: Type.Array(Order),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null at the end' }),
-});
+export const OrderList = pageOf(Order);
 
 const OrderParams = Type.Object({ orderId: OrderId }, { additionalProperties: false });
 
@@ -51,7 +49,7 @@ const ListQuery = Type.Object(
   {
     customerId: Type.Optional(CustomerId),
     status: Type.Optional(Type.Union([Type.Literal('CONFIRMED'), Type.Literal('REJECTED'), Type.Literal('CANCELLED')])),
-    limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: 'Page size 1–100 (default 20)' })),
+    limit: pageLimit('ORDLST', 'ordlMaxItems'),
     cursor: CursorParam('Opaque cursor from `nextCursor`'),
   },
   { additionalProperties: false },
@@ -157,7 +155,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
       const out = await backend.call('ORDLST', req, {
         ordlCustomerId: q.customerId ?? '',
         ordlStatusFilter: q.status ?? '',
-        ordlMaxItems: q.limit ? Number(q.limit) : 20,
+        ordlMaxItems: pageSizeOf(q.limit),
         ordlAfterSeq: q.cursor ? cursor.decode(q.cursor) : 0,
       });
       const items = out.body.ordoItem.slice(0, out.body.ordoItemCount);

@@ -15,6 +15,7 @@ import { cursorCodec, CursorParam } from '../cursor.ts';
 import { problem } from '../schemas/problem.ts';
 import { Timestamp } from '../schemas/common.ts';
 import { recordString } from '../schemas/record-field.ts';
+import { pageLimit, pageSizeOf } from '../schemas/page.ts';
 import { EventType } from './events.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
@@ -61,7 +62,7 @@ type Delivery = Static<typeof Delivery>;
 const SubscriptionParams = Type.Object({ subscriptionId: SubscriptionId }, { additionalProperties: false });
 const DeliveryParams = Type.Object({ subscriptionId: SubscriptionId, deliveryId: DeliveryId }, { additionalProperties: false });
 const DeliveryQuery = Type.Object({
-  limit: Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: 'Page size 1–100 (default 20)' })),
+  limit: pageLimit('WHDLST', 'whdlMaxItems'),
   cursor: CursorParam('Opaque cursor from `nextCursor`'),
 }, { additionalProperties: false });
 
@@ -179,7 +180,7 @@ export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDep
     handler: async (req) => {
       const out = await backend.call('WHDLST', req, {
         whdlSubscriptionId: req.params.subscriptionId,
-        whdlMaxItems: req.query.limit ? Number(req.query.limit) : 20,
+        whdlMaxItems: pageSizeOf(req.query.limit),
         whdlBeforeSeq: req.query.cursor ? cursor.decode(req.query.cursor) : 0,
       });
       const read = segmentReader(catalog, out.segments);
