@@ -8,7 +8,8 @@ import { startApp, type TestApp } from '../helpers/app.ts';
 import { feedWhen, readFeed, type FeedEvent } from '../helpers/events.ts';
 import { queryStore } from '../helpers/backend-store.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** A UUIDv7 (RFC 9562): time-ordered, so the event rows' index grows at its end. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 async function post(h: TestApp, url: string, as: string, body: unknown, headers: Record<string, string> = {}) {
   return h.request({ method: 'POST', url, as, body, headers });
@@ -42,10 +43,11 @@ test('every kind of change raises its event; the feed shows each once, in commit
     'OrderConfirmed', 'OrderRejected', 'OrderUpdated', 'OrderCancelled', 'PaymentCompleted', 'PaymentRejected',
     'LoanApproved', 'LoanRejected', 'CustomerCreated', 'CustomerUpdated',
   ]);
-  // Commit order: sequences strictly increasing; ids unique UUIDs.
+  // Commit order: sequences strictly increasing; ids unique UUIDv7s, made in the same order.
   assert.deepEqual(events.map((e) => e.sequence), [...events.map((e) => e.sequence)].sort());
   assert.equal(new Set(events.map((e) => e.sequence)).size, events.length);
   assert.equal(new Set(events.map((e) => e.id)).size, events.length);
+  assert.deepEqual(events.map((e) => e.id), [...events.map((e) => e.id)].sort());
 
   const responses = [order, rejectedOrder, updated, cancelled, paid, unpaid, approved, refused, created, patched];
   events.forEach((event, i) => {

@@ -1,5 +1,5 @@
 /** Audit and event (outbox) rows, written inside the business transaction they describe. */
-import { randomUUID } from 'node:crypto';
+import { newEventId } from '../ids.ts';
 import type { CopybookRecords, ResourceRecordName } from '../copybooks/index.ts';
 import type { Tx } from './tx.ts';
 
@@ -50,7 +50,7 @@ export async function writeEvent<N extends ResourceRecordName>(ctx: { tx: Tx; co
   await ctx.tx.run(
     `INSERT INTO events (event_id, event_type, resource, subject, owner_customer_id, created_by, record_name, record_json, correlation_id, occurred_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    randomUUID(), e.type, e.resource, e.subject, e.ownerCustomerId, e.createdBy, e.recordName, JSON.stringify(e.record),
+    newEventId(), e.type, e.resource, e.subject, e.ownerCustomerId, e.createdBy, e.recordName, JSON.stringify(e.record),
     ctx.correlationId, ctx.now,
   );
 }
