@@ -5,10 +5,10 @@
  * comes from a closed set the service owns: route templates, methods, status and return codes, transaction
  * codes, limit names, back-end reason codes. None comes from the caller (no ids, paths, principals or keys).
  *
- * The hot path observes through label children kept per route, method and status, so a request costs map
- * lookups and prom-client's own observe, not a labels object or a new series key of ours.
+ * The hot path observes through series kept per route, method and status (and per transaction and return
+ * code), each counting its own buckets (CountingHistogram), so a request costs map lookups and an increment.
  */
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Registry, type Metric } from 'prom-client';
 import type { TranCode } from '../backend/copybooks/index.ts';
 
 /** OpenTelemetry's advised buckets for http.server.request.duration, seconds. */
@@ -55,24 +55,81 @@ export interface Metrics {
   countOutcome(tran: TranCode, status: string, reason: string): void;
 }
 
+/**
+ * A Prometheus histogram whose series count their own buckets, rendered by prom-client's registry as its own
+ * histograms are (`_bucket` with `le`, `_sum`, `_count`). prom-client's labelled observe hashes the label values
+ * on every call: 0.6–0.8 µs per observation in bench:stages, two per request.
+ */
+export class CountingHistogram {
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  readonly name: string;
+  readonly help: string;
+  private readonly bounds: readonly number[];
+  private readonly series: Array<{ labels: Record<string, string>; buckets: number[]; sum: number; count: number }> = [];
+
+  constructor(name: string, help: string, bounds: readonly number[], registry: Registry) {
+    this.name = name;
+    this.help = help;
+    this.bounds = bounds;
+    registry.registerMetric(this as unknown as Metric);
+  }
+
+  /** One series; its labels are fixed here, once. */
+  seriesOf(labels: Record<string, string>): Child {
+    const series = { labels, buckets: this.bounds.map(() => 0), sum: 0, count: 0 };
+    this.series.push(series);
+    const bounds = this.bounds;
+    return {
+      observe(value) {
+        series.sum += value;
+        series.count += 1;
+        for (let i = 0; i < bounds.length; i++) {
+          if (value <= bounds[i]!) {
+            series.buckets[i]! += 1;
+            break;
+          }
+        }
+      },
+    };
+  }
+
+  get() {
+    const values = this.series.flatMap(({ labels, buckets, sum, count }) => {
+      let cumulative = 0;
+      return [
+        ...buckets.map((n, i) => ({ labels: { le: this.bounds[i]!, ...labels }, value: (cumulative += n), metricName: `${this.name}_bucket` })),
+        { labels: { le: '+Inf', ...labels }, value: count, metricName: `${this.name}_bucket` },
+        { labels, value: sum, metricName: `${this.name}_sum` },
+        { labels, value: count, metricName: `${this.name}_count` },
+      ];
+    });
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+
+  reset(): void {
+    for (const series of this.series) {
+      series.buckets.fill(0);
+      series.sum = 0;
+      series.count = 0;
+    }
+  }
+}
+
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Histogram({
-    name: 'http_server_request_duration_seconds',
-    help: 'Duration of HTTP server requests (OpenTelemetry http.server.request.duration).',
-    labelNames: ['http_request_method', 'http_route', 'http_response_status_code'],
-    buckets: HTTP_DURATION_BUCKETS,
-    registers: [registry],
-  });
-  const transactions = new Histogram({
-    name: 'corebridge_backend_transaction_duration_seconds',
-    help: 'Round trip of back-end transactions through the transport, by transaction code and return code (or error_type when none came back).',
-    labelNames: ['corebridge_transaction', 'corebridge_return_code', 'error_type'],
-    buckets: TRANSACTION_DURATION_BUCKETS,
-    registers: [registry],
-  });
+  const requests = new CountingHistogram(
+    'http_server_request_duration_seconds',
+    'Duration of HTTP server requests (OpenTelemetry http.server.request.duration).',
+    HTTP_DURATION_BUCKETS, registry,
+  );
+  const transactions = new CountingHistogram(
+    'corebridge_backend_transaction_duration_seconds',
+    'Round trip of back-end transactions through the transport, by transaction code and return code (or error_type when none came back).',
+    TRANSACTION_DURATION_BUCKETS, registry,
+  );
   const rateLimited = new Counter({
     name: 'corebridge_rate_limit_rejections_total',
     help: 'Requests refused with 429 by a rate limit, by the limit (policy) that refused them.',
@@ -100,7 +157,10 @@ export function createMetrics(): Metrics {
     let byStatus = series.byMethod.get(method);
     if (!byStatus) series.byMethod.set(method, byStatus = new Map());
     let child = byStatus.get(status);
-    if (!child) byStatus.set(status, child = requests.labels(method, series.template, String(status)));
+    if (!child) {
+      child = requests.seriesOf({ http_request_method: method, http_route: series.template, http_response_status_code: String(status) });
+      byStatus.set(status, child);
+    }
     return child;
   }
 
@@ -119,9 +179,9 @@ export function createMetrics(): Metrics {
       if (!byCode) byTransaction.set(tran, byCode = new Map());
       let child = byCode.get(returnCode);
       if (!child) {
-        child = typeof returnCode === 'number'
-          ? transactions.labels(tran, String(returnCode).padStart(2, '0'), '')
-          : transactions.labels(tran, '', returnCode);
+        child = transactions.seriesOf(typeof returnCode === 'number'
+          ? { corebridge_transaction: tran, corebridge_return_code: String(returnCode).padStart(2, '0'), error_type: '' }
+          : { corebridge_transaction: tran, corebridge_return_code: '', error_type: returnCode });
         byCode.set(returnCode, child);
       }
       child.observe(seconds);
