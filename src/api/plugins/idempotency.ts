@@ -3,7 +3,7 @@
  * response again (Idempotent-Replayed: true); same key + different request → 422; the first still
  * running → 409. Runs after authentication and validation, so only real attempts hold a key.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { stringify as canonicalJson } from 'safe-stable-stringify';
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 import type { RouteAccess } from '../route-table.ts';
@@ -19,7 +19,7 @@ const REPLAYED_HEADERS = ['location', 'etag'];
  * keys are sorted, so the same object with its keys in another order is the same request.
  */
 export function requestFingerprint(method: string, route: string, params: unknown, body: unknown): string {
-  return createHash('sha256').update(canonicalJson([method, route, params ?? null, body ?? null]) ?? '').digest('base64url');
+  return hash('sha256', canonicalJson([method, route, params ?? null, body ?? null]) ?? '', 'base64url');
 }
 
 function requestHash(req: FastifyRequest): string {
