@@ -18,18 +18,25 @@ export function createLogger(config: { logLevel: LogLevel; logFormat?: LogFormat
     // fields every line repeats.
     return pino(options, pretty({ sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service,pid,hostname' }));
   }
-  // Asynchronous stdout (a write never blocks the event loop), handed the lines of one turn at once.
-  return pino(options, linesPerTurn(pino.destination({ dest: 1, sync: false })));
+  // One synchronous write per event-loop turn. Asynchronous sonic-boom wrote lines to a pipe out of order under
+  // load (test/observability/log-destination.test.ts), and batching per turn made it no cheaper (bench/README.md).
+  return pino(options, linesPerTurn(pino.destination({ dest: 1, sync: true })));
 }
 
 type FileDestination = ReturnType<typeof pino.destination>;
 
+/** One 'exit' listener for every destination, ahead of the files' own exit flush. */
+const handOvers = new Set<() => void>();
+function handOverOnExit(handOver: () => void): void {
+  if (handOvers.size === 0) process.prependListener('exit', () => handOvers.forEach((h) => h()));
+  handOvers.add(handOver);
+}
+
 /**
  * Collects the lines of one event-loop turn and hands them to `file` in one string at the turn's end: no
- * delay, one write per turn. sonic-boom alone appends each line to the string it has pending and measures
- * that whole string again for every line (Buffer.byteLength flattens it); under load that allocated about
- * 8 KB per request line (bench/README.md). On exit the lines of the last turn go first, then the file
- * flushes (pino.destination flushes on exit by itself).
+ * delay, one write per turn instead of one per line. (Asynchronous sonic-boom batched lines too, but appended
+ * each to the string it had pending and measured that whole string again per line: about 8 KB allocated per
+ * request line under load, bench/README.md.) A process.exit() hands over the lines of its turn first.
  */
 export function linesPerTurn(file: FileDestination): pino.DestinationStream & { flush(done?: (error?: Error) => void): void; flushSync(): void } {
   let lines: string[] = [];
@@ -41,7 +48,7 @@ export function linesPerTurn(file: FileDestination): pino.DestinationStream & { 
     lines = [];
     file.write(text);
   };
-  process.prependListener('exit', handOver);
+  handOverOnExit(handOver);
   return {
     write(line: string) {
       lines.push(line);
