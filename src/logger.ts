@@ -19,7 +19,7 @@ export function createLogger(config: { logLevel: LogLevel; logFormat?: LogFormat
     return pino(options, pretty({ sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service,pid,hostname' }));
   }
   // One synchronous write per event-loop turn. Asynchronous sonic-boom wrote lines to a pipe out of order under
-  // load (test/observability/log-destination.test.ts), and batching per turn made it no cheaper (bench/README.md).
+  // load (test/observability/log-destination.test.ts); with lines batched per turn it was no cheaper (bench/README.md).
   return pino(options, linesPerTurn(pino.destination({ dest: 1, sync: true })));
 }
 

@@ -4,10 +4,9 @@ import { BACKEND_USAGE, backendCommand } from './backend.ts';
 import { CERTS_USAGE, certsCommand } from './certs.ts';
 import { COPYBOOK_OPTIONS, COPYBOOK_USAGE, copybookCommand } from './copybook.ts';
 import { asksForHelp } from './help.ts';
-import { UsageError, type Io } from './usage.ts';
-
 import { SERVICES_USAGE, servicesCommand } from './services.ts';
 import { STACK_USAGE, stackCommand } from './stack.ts';
+import { UsageError, type Io } from './usage.ts';
 
 export const USAGE = `Usage: corebridge <command> [options]    (corebridge <command> --help: that command's usage)
 
