@@ -26,6 +26,7 @@ import { installErrorHandler, renderFrameworkError } from './api/plugins/error-h
 import { installIdempotency } from './api/plugins/idempotency.ts';
 import { installRequestId, requestIdFor } from './api/plugins/request-id.ts';
 import { installRequestLog } from './api/plugins/request-log.ts';
+import { installResponsesPerTurn } from './api/plugins/responses-per-turn.ts';
 import { accountRoutes } from './api/routes/accounts.ts';
 import type { Api } from './api/routes/common.ts';
 import { customerRoutes } from './api/routes/customers.ts';
@@ -167,6 +168,8 @@ async function assemble(
   await installSecurityHeaders(app, { tls: tls !== undefined });
   installMutualTlsIdentity(app, protection.tls);
   const rateLimits = await installRateLimits(app, protection.rateLimit, redis);
+  // The last of the global onSend hooks: what runs after it (a route's own) runs in the turn's end too.
+  installResponsesPerTurn(app);
   installRouteTableCheck(app);
   app.addSchema(ProblemSchema);
   await app.register(swagger, openApiOptions(config.auth.issuer, !config.auth.external));

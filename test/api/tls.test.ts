@@ -13,6 +13,7 @@ import { test, type TestContext } from 'node:test';
 import { listenMutualTls } from '../../src/api/protection/tls.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startApp } from '../helpers/app.ts';
+import { until } from '../helpers/processes.ts';
 
 interface Pki {
   dir: string;
@@ -113,8 +114,10 @@ test('mutual TLS: a registered client certificate is the credential; its subject
   assert.equal(res.status, 200, res.body);
   assert.equal(JSON.parse(res.body).customerId, '1001');
   assert.equal(res.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains');
-  const line = h.logs.find((l) => l['msg'] === 'request completed' && l['url'] === '/v1/customers/1001');
-  assert.equal(line?.['principal'], 'billing-service');
+  // The request's line is written once the response has left, which the client may see first.
+  const completed = () => h.logs.find((l) => l['msg'] === 'request completed' && l['url'] === '/v1/customers/1001');
+  await until('the request\'s log line', () => completed() !== undefined, 5_000);
+  assert.equal(completed()?.['principal'], 'billing-service');
 
   // Matched by a SAN entry; the partner role has no accounts:read scope.
   const shop = await get(port, '/v1/accounts/1001-01/balance', pki, 'shop');
