@@ -13,9 +13,58 @@ export function migrationFiles(dir: string): Array<{ name: string; sql: string }
   return readdirSync(dir).filter((f) => f.endsWith('.sql')).sort().map((name) => ({ name, sql: readFileSync(join(dir, name), 'utf8') }));
 }
 
+type SqlParam = null | number | bigint | string | NodeJS.ArrayBufferView;
+
+/** A query's rows as plain objects: `get` the first, `all` every one. */
+export interface RowQuery {
+  get(...params: SqlParam[]): Record<string, unknown> | undefined;
+  all(...params: SqlParam[]): Array<Record<string, unknown>>;
+}
+
+/** What a row object inherits: nothing, as node:sqlite's own rows (null prototype). */
+const ROW_PROTOTYPE = Object.create(null) as object;
+
+/**
+ * Rows built from node:sqlite's arrays by a constructor made for the statement's columns. node:sqlite's own
+ * row objects are in dictionary mode (V8): every read of a column was a hash lookup through a megamorphic
+ * inline cache, and every row internalized its column names again. These rows share one hidden class per
+ * statement: 3.9 µs → 1.8 µs to read an order row and six of its columns (bench/README.md).
+ */
+function rowQuery(statement: StatementSync): RowQuery {
+  statement.setReturnArrays(true);
+  let width = -1;
+  let Row: new (values: unknown[]) => Record<string, unknown> = rowConstructor([]);
+  const toRow = (values: unknown[]): Record<string, unknown> => {
+    // Columns are read at the first row, and again when a row has another number of them (SQLite prepared
+    // the statement again after a migration added or dropped one).
+    if (values.length !== width) {
+      const names = statement.columns().map((column) => column.name);
+      width = names.length;
+      Row = rowConstructor(names);
+    }
+    return new Row(values);
+  };
+  return {
+    get: (...params) => {
+      const values = statement.get(...params) as unknown as unknown[] | undefined;
+      return values === undefined ? undefined : toRow(values);
+    },
+    all: (...params) => (statement.all(...params) as unknown as unknown[][]).map(toRow),
+  };
+}
+
+/** A constructor setting each column in order (a later column of the same name wins, as in node:sqlite's rows). */
+function rowConstructor(names: readonly string[]): new (values: unknown[]) => Record<string, unknown> {
+  const body = names.map((name, i) => `this[${JSON.stringify(name)}] = values[${i}];`).join('\n');
+  const Row = new Function('values', body) as unknown as new (values: unknown[]) => Record<string, unknown>;
+  Row.prototype = ROW_PROTOTYPE;
+  return Row;
+}
+
 export class SqliteDatabase {
   readonly db: DatabaseSync;
   private readonly statements = new Map<string, StatementSync>();
+  private readonly queries = new Map<string, RowQuery>();
   private inTransaction = false;
   /** The open transaction of this event-loop turn, if any (inTurnTransaction). */
   private turn: 'read' | 'write' | null = null;
@@ -52,6 +101,16 @@ export class SqliteDatabase {
       this.statements.set(sql, statement);
     }
     return statement;
+  }
+
+  /** `sql` prepared once, its rows as plain objects of one shape (RowQuery): for reads whose rows are used. */
+  query(sql: string): RowQuery {
+    let query = this.queries.get(sql);
+    if (!query) {
+      query = rowQuery(this.db.prepare(sql));
+      this.queries.set(sql, query);
+    }
+    return query;
   }
 
   /**

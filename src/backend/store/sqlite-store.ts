@@ -18,8 +18,8 @@ export function openSqliteStore(file: string, options: { readOnly?: boolean } = 
   if (!readOnlyInstance) db.migrate(SQLITE_MIGRATIONS_DIR);
 
   const tx: Tx = {
-    get: (sql, ...params) => db.statement(sql).get(...params) as Row | undefined,
-    all: (sql, ...params) => db.statement(sql).all(...params) as Row[],
+    get: (sql, ...params) => db.query(sql).get(...params) as Row | undefined,
+    all: (sql, ...params) => db.query(sql).all(...params) as Row[],
     run: (sql, ...params) => {
       db.statement(sql).run(...params);
     },
