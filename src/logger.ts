@@ -7,11 +7,12 @@
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 import { redactionOptions } from './api/logging/redaction.ts';
+import { isoNow } from './iso-time.ts';
 import type { LogFormat, LogLevel } from './config.ts';
 
 /** `destination`: where JSON lines go instead of stdout (tests, the worker's pipe to the main thread): always JSON. */
 export function createLogger(config: { logLevel: LogLevel; logFormat?: LogFormat }, destination?: NodeJS.WritableStream): Logger {
-  const options = { level: config.logLevel, base: { service: 'corebridge' }, timestamp: pino.stdTimeFunctions.isoTime, ...redactionOptions() };
+  const options = { level: config.logLevel, base: { service: 'corebridge' }, timestamp: () => `,"time":"${isoNow()}"`, ...redactionOptions() };
   if (destination) return pino(options, destination as pino.DestinationStream);
   if (config.logFormat === 'pretty') {
     // A person reads these as they come: written at once (no line lost on exit), one line each, without the

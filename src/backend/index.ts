@@ -16,6 +16,7 @@ import { BLANK_HEADER, encodeSegments, RC, readHeader, segmentReader, writeMessa
 import type { LinkRequestRecord, LinkResponseRecord, Program, ProgramReply } from './program.ts';
 import { PROGRAMS } from './programs/index.ts';
 import { traceLogFields } from '../observability/trace-log.ts';
+import { isoNow } from '../iso-time.ts';
 import { openBackendStore, type StoreLocation } from './store/open.ts';
 import { STORE_UNAVAILABLE, StoreUnavailableError, type Tx } from './store/tx.ts';
 
@@ -165,7 +166,7 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     const reply = await programOf(job.tran)(
       {
         tx, tranCode: job.tran, caller: job.caller, correlationId: job.header.correlationId, traceparent: job.header.traceparent,
-        idempotencyKey: job.header.idempotencyKey, now: new Date().toISOString(), log: programLog(job.header),
+        idempotencyKey: job.header.idempotencyKey, now: isoNow(), log: programLog(job.header),
         link: (program, record) => link(job, program, record),
         segment: segmentReader(catalog, job.segments),
       },
