@@ -6,19 +6,17 @@
  */
 import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 
 /** The numbered *.sql files of `dir`, in order: the one list both engines' migration steps apply. */
 export function migrationFiles(dir: string): Array<{ name: string; sql: string }> {
   return readdirSync(dir).filter((f) => f.endsWith('.sql')).sort().map((name) => ({ name, sql: readFileSync(join(dir, name), 'utf8') }));
 }
 
-type SqlParam = null | number | bigint | string | NodeJS.ArrayBufferView;
-
 /** A query's rows as plain objects: `get` the first, `all` every one. */
 export interface RowQuery {
-  get(...params: SqlParam[]): Record<string, unknown> | undefined;
-  all(...params: SqlParam[]): Array<Record<string, unknown>>;
+  get(...params: SQLInputValue[]): Record<string, unknown> | undefined;
+  all(...params: SQLInputValue[]): Array<Record<string, unknown>>;
 }
 
 /** What a row object inherits: nothing, as node:sqlite's own rows (null prototype). */
