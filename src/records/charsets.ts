@@ -26,8 +26,6 @@ export interface CharTable {
   readonly ebcdic: boolean;
   /** byte → string of one character */
   readonly decode: readonly string[];
-  /** byte → its character's code when that is Latin-1 (below 256), else -1 (cp1140's €) */
-  readonly latin1: Int16Array;
   /** code point (0…0xFFFF) → byte, -1 when the charset has no such character */
   readonly encode: Int16Array;
   readonly space: number;
@@ -38,16 +36,14 @@ export interface CharTable {
 
 function buildTable(name: Charset, toUnicode: readonly number[], ebcdic: boolean, limit = 256): CharTable {
   const decode: string[] = [];
-  const latin1 = new Int16Array(256).fill(-1);
   const encode = new Int16Array(0x10000).fill(-1);
   for (let byte = 0; byte < 256; byte++) {
     const cp = toUnicode[byte] ?? byte;
     decode.push(String.fromCharCode(cp));
-    if (cp < 256) latin1[byte] = cp;
     if (byte < limit) encode[cp] = byte;
   }
   const at = (ch: string) => encode[ch.charCodeAt(0)] ?? -1;
-  return { name, ebcdic, decode, latin1, encode, space: at(' '), zero: at('0'), plus: at('+'), minus: at('-') };
+  return { name, ebcdic, decode, encode, space: at(' '), zero: at('0'), plus: at('+'), minus: at('-') };
 }
 
 const identity = Array.from({ length: 256 }, (_, i) => i);

@@ -79,13 +79,6 @@ export function putText(buf: Buffer, off: number, s: TextSpec, v: unknown, path:
   else for (let i = off + n, end = off + s.length; i < end; i++) buf[i] = space;
 }
 
-/**
- * EBCDIC text is translated here into Latin-1 bytes and read as one string. Adding one character at a time
- * made a string per character: about 2.7 KB of garbage per payment on the API thread alone (V8's sampling
- * heap profiler), for the young generation to sweep.
- */
-let latin1Text = Buffer.allocUnsafe(256);
-
 export function getText(b: Buffer, off: number, s: TextSpec): string {
   const space = s.table.space;
   let start = off;
@@ -93,23 +86,10 @@ export function getText(b: Buffer, off: number, s: TextSpec): string {
   if (s.justifiedRight) while (start < end && b[start] === space) start++;
   else while (end > start && b[end - 1] === space) end--;
   if (!s.table.ebcdic) return b.toString('latin1', start, end);
-  const n = end - start;
-  if (n > latin1Text.length) latin1Text = Buffer.allocUnsafe(n);
-  const out = latin1Text;
-  const latin1 = s.table.latin1;
-  for (let i = 0; i < n; i++) {
-    const code = latin1[b[start + i]!]!;
-    // A character beyond Latin-1 (cp1140's €): the text one character at a time.
-    if (code < 0) return decodeEach(b, start, end, s.table.decode);
-    out[i] = code;
-  }
-  return out.toString('latin1', 0, n);
-}
-
-function decodeEach(b: Buffer, start: number, end: number, decode: readonly string[]): string {
-  let text = '';
-  for (let i = start; i < end; i++) text += decode[b[i]!];
-  return text;
+  const dec = s.table.decode;
+  let out = '';
+  for (let i = start; i < end; i++) out += dec[b[i]!];
+  return out;
 }
 
 /** getText for ASCII and Latin-1, left-justified. */
