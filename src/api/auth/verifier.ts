@@ -78,13 +78,17 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
   if (algorithms.some((alg) => alg === 'none' || alg.startsWith('HS'))) throw new Error('only asymmetric signature algorithms may be accepted');
   const now = options.now ?? Date.now;
   const claimNames = options.claims ?? DEFAULT_CLAIMS;
-  const cache = new Map<string, Principal>();
+  // Keyed by the token's signature, the whole token kept and compared: the key is hashed per request, and the
+  // signature is an eighth of a token's length (the whole token was ~1.2 µs of each request, bench/README.md).
+  const cache = new Map<string, { token: string; principal: Principal }>();
+  const keyOf = (token: string) => token.slice(token.lastIndexOf('.') + 1);
 
   function cached(token: string): Principal | undefined {
-    const principal = cache.get(token);
-    if (!principal) return undefined;
-    if (principal.expiresAt * 1000 > now()) return principal;
-    cache.delete(token);
+    const key = keyOf(token);
+    const entry = cache.get(key);
+    if (!entry || entry.token !== token) return undefined;
+    if (entry.principal.expiresAt * 1000 > now()) return entry.principal;
+    cache.delete(key);
     return undefined;
   }
 
@@ -116,7 +120,7 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
       if (options.cacheSize > 0) {
         // Oldest entry out first: a Map iterates in insertion order.
         if (cache.size >= options.cacheSize) cache.delete(cache.keys().next().value!);
-        cache.set(token, principal);
+        cache.set(keyOf(token), { token, principal });
       }
       return principal;
     },

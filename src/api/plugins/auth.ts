@@ -11,12 +11,17 @@ import type { RouteAccess } from '../route-table.ts';
 
 const REALM = 'corebridge';
 
-function bearerToken(req: FastifyRequest): string | undefined {
-  const header = req.headers.authorization;
-  if (!header) return undefined;
-  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i.exec(header);
-  if (!match) throw new TokenRejected('the Authorization header is not a bearer token');
-  return match[1];
+/** RFC 6750 §2.1: b64token. */
+const TOKEN68 = /^[A-Za-z0-9\-._~+/]+=*$/;
+const BEARER = /^bearer +/i;
+
+/** The credentials after "Bearer " (unchecked): a cached token was checked when it was first verified. */
+function bearerCredentials(header: string): string {
+  const prefix = header.startsWith('Bearer ') ? 7 : (BEARER.exec(header)?.[0].length ?? 0);
+  if (prefix === 0) throw new TokenRejected('the Authorization header is not a bearer token');
+  let start = prefix;
+  while (header.charCodeAt(start) === 32) start++;
+  return header.slice(start);
 }
 
 /** App-wide: the typed principal on every request, and no route without a route-table entry. */
@@ -59,16 +64,18 @@ export function installAuth(app: FastifyInstance, verifier: TokenVerifier, optio
       await options.beforeVerify?.(req, reply);
     };
     try {
-      const token = bearerToken(req);
-      if (!token) {
+      const header = req.headers.authorization;
+      if (!header) {
         await countOnce();
         throw new ApiError('UNAUTHENTICATED', 'an access token is required', {
           headers: { 'www-authenticate': `Bearer realm="${REALM}"` },
         });
       }
+      const token = bearerCredentials(header);
       const known = verifier.cached(token);
       if (known) return known;
       await countOnce();
+      if (!TOKEN68.test(token)) throw new TokenRejected('the Authorization header is not a bearer token');
       return await verifier.verify(token);
     } catch (error) {
       if (!(error instanceof TokenRejected)) throw error;

@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { requestTraceparent } from '../../observability/index.ts';
 import { routeTemplate } from '../../observability/metrics.ts';
+import { writeRequestLine } from '../logging/request-line.ts';
 
 export function installRequestLog(app: FastifyInstance): void {
   const { metrics, tracing } = app.observability;
@@ -34,7 +35,7 @@ export function installRequestLog(app: FastifyInstance): void {
     const options = req.routeOptions;
     const elapsed = reply.elapsedTime;
     const traceparent = requestTraceparent(req);
-    const line = {
+    writeRequestLine(req.log, status >= 500 ? 'error' : 'info', status >= 500 ? 'request failed' : 'request completed', {
       method: req.method,
       url: req.url,
       route: options.url,
@@ -45,9 +46,7 @@ export function installRequestLog(app: FastifyInstance): void {
       backend: req.backendCall ?? undefined,
       trace_id: traceparent ? traceparent.slice(3, 35) : undefined,
       span_id: traceparent ? traceparent.slice(36, 52) : undefined,
-    };
-    if (status >= 500) req.log.error(line, 'request failed');
-    else req.log.info(line, 'request completed');
+    });
     metrics.observeRequest(options.config, options.url, req.method, status, elapsed / 1000);
     if (req.traceSpan) {
       tracing!.endRequest(req.traceSpan, status);
