@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { createBackend } from '../backend/index.ts';
 import { createLogger } from '../logger.ts';
 import { openProgramHost } from './cobol-host.ts';
-import { ownBuffer, type BackendWorkerData, type FromWorker, type ToWorker } from './worker.ts';
+import { packMessages, unpackMessages, type BackendWorkerData, type FromWorker, type ToWorker } from './worker.ts';
 
 const port = parentPort;
 if (!port) throw new Error('backend-worker.ts runs only as a worker thread');
@@ -33,7 +33,7 @@ const backend = await createBackend({
   ...(options.cobol ? { linkHost: openProgramHost(options.cobol, log) } : {}),
 });
 
-let queue: Array<{ id: number; message: ArrayBuffer }> = [];
+let queue: Array<{ id: number; message: Buffer }> = [];
 let drainScheduled = false;
 /** Batches not answered yet: with PostgreSQL, several run at once. */
 const draining = new Set<Promise<void>>();
@@ -49,37 +49,41 @@ function drain(): void {
   void answered.finally(() => draining.delete(answered));
 }
 
-async function answer(batch: Array<{ id: number; message: ArrayBuffer }>): Promise<void> {
-  const replies = await backend.handleBatch(batch.map((call) => Buffer.from(call.message)));
+async function answer(batch: Array<{ id: number; message: Buffer }>): Promise<void> {
+  const replies = await backend.handleBatch(batch.map((call) => call.message));
   // One message back for the whole batch (see the main side for why); a call waiting for a linked
   // program in another process gets its own once that answer is in and its transaction committed.
   const ids: number[] = [];
-  const messages: ArrayBuffer[] = [];
+  const messages: Buffer[] = [];
   replies.forEach((reply, i) => {
     const id = batch[i]!.id;
     if (Buffer.isBuffer(reply)) {
       ids.push(id);
-      messages.push(ownBuffer(reply));
+      messages.push(reply);
     } else {
       void reply.then((late) => {
-        const message = ownBuffer(late);
-        post({ type: 'replies', ids: [id], messages: [message] }, [message]);
+        const { ends, bytes } = packMessages([late]);
+        post({ type: 'replies', ids: [id], ends, bytes }, [bytes]);
       });
     }
   });
-  if (ids.length > 0) post({ type: 'replies', ids, messages }, messages);
+  if (ids.length === 0) return;
+  const { ends, bytes } = packMessages(messages);
+  post({ type: 'replies', ids, ends, bytes }, [bytes]);
 }
 
 port.on('message', (message: ToWorker) => {
   switch (message.type) {
-    case 'calls':
-      message.ids.forEach((id, i) => queue.push({ id, message: message.messages[i]! }));
+    case 'calls': {
+      const messages = unpackMessages(message.ends, message.bytes);
+      message.ids.forEach((id, i) => queue.push({ id, message: messages[i]! }));
       if (!drainScheduled) {
         drainScheduled = true;
         // After the messages already delivered in this turn: they join the same batch.
         setImmediate(drain);
       }
       break;
+    }
     case 'ping':
       void backend.ready().then((ready) => post({ type: 'pong', id: message.id, ready }));
       break;

@@ -3,7 +3,10 @@
  * so a network (TCP + mutual TLS) or queue transport can replace the in-process one.
  */
 export interface Transport {
-  /** Sends one request message and resolves with the response message. */
+  /**
+   * Sends one request message and resolves with the response message. A transport may read `request` as late
+   * as the end of the current event-loop turn (the worker batches a turn's calls): do not change it after.
+   */
   call(request: Buffer, options?: { signal?: AbortSignal }): Promise<Buffer>;
   /** Can the back-end serve right now? */
   ready(): Promise<boolean>;

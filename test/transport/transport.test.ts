@@ -15,7 +15,7 @@ import { RC, readHeader, writeMessage } from '../../src/backend/message.ts';
 import { createLogger } from '../../src/logger.ts';
 import { inProcessTransport } from '../../src/transport/in-process.ts';
 import { TransportError, type Transport } from '../../src/transport/transport.ts';
-import { openWorkerTransport } from '../../src/transport/worker.ts';
+import { openWorkerTransport, packMessages, unpackMessages } from '../../src/transport/worker.ts';
 import { connectTls, startBackendService } from '../helpers/backend-service.ts';
 
 const catalog = loadMessageCatalog();
@@ -144,6 +144,19 @@ test('in-process: each side gets its own copy of the bytes', async (t) => {
   assert.ok(seen?.equals(request));
   assert.notEqual(response, answer, 'the caller gets its own copy');
   assert.ok(response.equals(answer!));
+});
+
+test('worker: a batch of messages crosses in one buffer and comes apart into the same messages', () => {
+  // Small Buffers are slices of Node's shared pool: packing copies them into a buffer of their own.
+  const pooled = Buffer.from('CBH1 pooled');
+  const messages = [pooled, Buffer.alloc(0), message('ACCBAL', 'pack-1', { acckAccountId: '1002-01' }), Buffer.from([0, 255, 64])];
+  const { ends, bytes } = packMessages(messages);
+  assert.equal(bytes.byteLength, messages.reduce((n, m) => n + m.length, 0));
+  assert.notEqual(bytes, pooled.buffer, 'not the shared pool');
+  const back = unpackMessages(ends, structuredClone(bytes, { transfer: [bytes] }));
+  assert.deepEqual(back.map((m) => m.toString('hex')), messages.map((m) => m.toString('hex')));
+  assert.equal(bytes.byteLength, 0, 'the buffer was handed over, not copied');
+  assert.equal(readHeader(catalog, back[2]!).header.correlationId, 'pack-1');
 });
 
 test('worker: the back-end\'s log lines reach the main logger\'s destination', async (t) => {
