@@ -5,7 +5,7 @@
  */
 import { hash } from 'node:crypto';
 import { stringify as canonicalJson } from 'safe-stable-stringify';
-import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onSendHookHandler, preHandlerHookHandler, preValidationHookHandler } from 'fastify';
 import type { RouteAccess } from '../route-table.ts';
 import { ApiError } from '../errors.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
@@ -38,15 +38,9 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       });
     }
   };
-  app.addHook('onRoute', (route) => {
-    if ((route.config as { access?: RouteAccess } | undefined)?.access?.idempotency !== 'required') return;
-    const own = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
-    route.preValidation = [requireIdempotencyKey, ...own];
-  });
 
-  app.addHook('preHandler', async function holdIdempotencyKey(req, reply) {
-    const mode = req.routeOptions.config.access?.idempotency;
-    if (!mode || !req.principal) return;
+  const holdIdempotencyKey: preHandlerHookHandler = async function holdIdempotencyKey(req, reply) {
+    if (!req.principal) return;
     const raw = req.headers['idempotency-key'];
     if (raw === undefined) return;
     if (typeof raw !== 'string' || !KEY.test(raw)) {
@@ -79,9 +73,9 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
         return reply.code(r.statusCode).headers(r.headers).header('idempotent-replayed', 'true').type(r.contentType).send(r.body);
       }
     }
-  });
+  };
 
-  app.addHook('onSend', async function storeIdempotentAnswer(req, reply, payload) {
+  const storeIdempotentAnswer: onSendHookHandler = async function storeIdempotentAnswer(req, reply, payload) {
     const held = req.idempotency;
     if (!held) return payload;
     req.idempotency = null;
@@ -110,5 +104,19 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       body: payload,
     }));
     return payload;
+  };
+
+  // On the routes whose table entry asks for a key only, first among their own hooks: every other request
+  // pays nothing for idempotency (two async hooks, a promise each).
+  app.addHook('onRoute', (route) => {
+    const mode = (route.config as { access?: RouteAccess } | undefined)?.access?.idempotency;
+    if (!mode) return;
+    if (mode === 'required') route.preValidation = [requireIdempotencyKey, ...hooks(route.preValidation)];
+    route.preHandler = [holdIdempotencyKey, ...hooks(route.preHandler)];
+    route.onSend = [storeIdempotentAnswer, ...hooks(route.onSend)];
   });
+}
+
+function hooks<H>(own: H | H[] | undefined): H[] {
+  return own === undefined ? [] : Array.isArray(own) ? own : [own];
 }
