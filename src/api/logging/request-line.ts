@@ -1,8 +1,8 @@
 /**
  * The request's log line, written as pino would write it but serialized here: its fields are known, so
  * the line is one string concatenation instead of pino's generic walk (a formatter copy for redaction, a
- * stringify per value, a safe-stringify of the nested `backend`). That walk was 5–8 µs of every request,
- * the largest single stage of a GET (bench/README.md). The output is the same JSON line, the same
+ * stringify per value, a safe-stringify of the nested `backend`). That walk was about 5 µs of every GET in
+ * the profile, in the largest single stage (bench/README.md). The output is the same JSON line, the same
  * redaction (`scrub` on every string), on the same stream; a logger this cannot serve the same way
  * (a mixin, a stream-write hook, a stream that wants pino's metadata) gets the object through pino.
  */
@@ -16,6 +16,7 @@ export interface RequestLine {
   url: string;
   route: string | undefined;
   status: number;
+  /** Rounded to hundredths. */
   ms: number;
   principal: string | undefined;
   code: string | undefined;
