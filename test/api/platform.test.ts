@@ -127,18 +127,19 @@ test('a 5xx answer hides the details', async (t) => {
   assert.ok(h.logs.some((l) => l['msg'] === 'transaction abended'));
 });
 
-test('the API\'s hooks run only on /v1 routes: health, OpenAPI, the identity provider and the docs pages pay nothing for them', async (t) => {
+test('the API\'s hooks run only on /v1 routes, the idempotency hooks only on the routes that take a key: health, OpenAPI, the identity provider and the docs pages pay nothing for them', async (t) => {
   const h = await startApp(t);
-  const API_HOOKS = ['authenticateRequest', 'byPrincipal', 'checkBodyShape', 'holdIdempotencyKey', 'storeIdempotentAnswer'];
+  const API_HOOKS = ['authenticateRequest', 'byPrincipal', 'checkBodyShape'];
+  const KEY_HOOKS = ['requireIdempotencyKey', 'holdIdempotencyKey', 'storeIdempotentAnswer'];
   // printRoutes lists every route (as a tree of path segments) with the names of the hooks it runs.
   const lines = h.app.printRoutes({ includeHooks: true, commonPrefix: false }).split('\n');
-  const hooksOf = (segment: string) => {
+  const hooksOf = (segment: string, method = 'GET') => {
     // Under the route `/` (a redirect to /docs), the tree lists the other top-level paths without their slash.
-    const at = lines.findIndex((line) => line.includes(`── ${segment} (GET`) || line.includes(`── ${segment.slice(1)} (GET`));
-    assert.ok(at >= 0, `route ${segment} listed`);
+    const at = lines.findIndex((line) => line.includes(`── ${segment} (${method}`) || line.includes(`── ${segment.slice(1)} (${method}`));
+    assert.ok(at >= 0, `route ${method} ${segment} listed`);
     const hooks: string[] = [];
     for (let i = at + 1; i < lines.length && lines[i]!.includes('•'); i++) hooks.push(lines[i]!);
-    return API_HOOKS.filter((name) => hooks.some((line) => line.includes(`"${name}()"`)));
+    return [...API_HOOKS, ...KEY_HOOKS].filter((name) => hooks.some((line) => line.includes(`"${name}()"`)));
   };
   for (const path of ['/health/live', '/health/ready', '/openapi.json', '/.well-known/jwks.json', '/oauth/interaction/:uid', '/', '/docs', '/problems/:slug']) {
     assert.deepEqual(hooksOf(path), [], path);
@@ -146,4 +147,7 @@ test('the API\'s hooks run only on /v1 routes: health, OpenAPI, the identity pro
   for (const path of ['/:orderId', '/v1/accounts/:accountId/balance']) {
     assert.deepEqual(hooksOf(path), API_HOOKS, path);
   }
+  // A key required (its own 400 when missing), and a key optional.
+  assert.deepEqual(hooksOf('/v1/payments', 'POST'), [...API_HOOKS, ...KEY_HOOKS]);
+  assert.deepEqual(hooksOf('/v1/loan-applications', 'POST'), [...API_HOOKS, 'holdIdempotencyKey', 'storeIdempotentAnswer']);
 });

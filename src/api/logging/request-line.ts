@@ -2,7 +2,7 @@
  * The request's log line, written as pino would write it but serialized here: its fields are known, so
  * the line is one string concatenation instead of pino's generic walk (a formatter copy for redaction, a
  * stringify per value, a safe-stringify of the nested `backend`). That walk was about 5 µs of every GET in
- * the profile, in the largest single stage (bench/README.md). The output is the same JSON line, the same
+ * the profile (bench/README.md). The output is the same JSON line, the same
  * redaction (`scrub` on every string), on the same stream; a logger this cannot serve the same way
  * (a mixin, a stream-write hook, a stream that wants pino's metadata) gets the object through pino.
  */
