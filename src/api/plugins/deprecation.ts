@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
 import type { RouteAccess } from '../route-table.ts';
+import { routeHooks } from './route-hooks.ts';
 
 export function deprecationHeaders(deprecated: NonNullable<RouteAccess['deprecated']>): Record<string, string> {
   const since = Date.parse(deprecated.since);
@@ -30,6 +31,6 @@ export function installDeprecation(app: FastifyInstance): void {
       reply.headers(headers);
       return payload;
     };
-    route.onSend = [...(route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend]), announce];
+    route.onSend = [...routeHooks(route.onSend), announce];
   });
 }

@@ -7,6 +7,7 @@ import { hash } from 'node:crypto';
 import { stringify as canonicalJson } from 'safe-stable-stringify';
 import type { FastifyInstance, FastifyRequest, onSendHookHandler, preHandlerHookHandler, preValidationHookHandler } from 'fastify';
 import type { RouteAccess } from '../route-table.ts';
+import { routeHooks } from './route-hooks.ts';
 import { ApiError } from '../errors.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
 
@@ -111,12 +112,8 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
   app.addHook('onRoute', (route) => {
     const mode = (route.config as { access?: RouteAccess } | undefined)?.access?.idempotency;
     if (!mode) return;
-    if (mode === 'required') route.preValidation = [requireIdempotencyKey, ...hooks(route.preValidation)];
-    route.preHandler = [holdIdempotencyKey, ...hooks(route.preHandler)];
-    route.onSend = [storeIdempotentAnswer, ...hooks(route.onSend)];
+    if (mode === 'required') route.preValidation = [requireIdempotencyKey, ...routeHooks(route.preValidation)];
+    route.preHandler = [holdIdempotencyKey, ...routeHooks(route.preHandler)];
+    route.onSend = [storeIdempotentAnswer, ...routeHooks(route.onSend)];
   });
-}
-
-function hooks<H>(own: H | H[] | undefined): H[] {
-  return own === undefined ? [] : Array.isArray(own) ? own : [own];
 }
