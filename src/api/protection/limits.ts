@@ -97,10 +97,10 @@ export function serverLimitOptions(limits: Limits) {
 export async function installLimits(app: FastifyInstance, limits: Limits, isClosing: () => boolean): Promise<void> {
   // A request reaching an instance that is shutting down (on a connection opened before): the client retries
   // elsewhere. Fastify's own answer to it (return503OnClosing) is not problem+json.
-  app.addHook('onRequest', async () => {
-    if (isClosing()) {
-      throw new ApiError('SERVICE_UNAVAILABLE', 'this instance is shutting down', { headers: { 'retry-after': String(limits.retryAfterSeconds) } });
-    }
+  // Callback-style hooks here and below: none of them waits, and an async hook costs every request a promise.
+  app.addHook('onRequest', (_req, _reply, done) => {
+    if (!isClosing()) return done();
+    done(new ApiError('SERVICE_UNAVAILABLE', 'this instance is shutting down', { headers: { 'retry-after': String(limits.retryAfterSeconds) } }));
   });
   // Overload next: the cheapest refusal, before rate-limit stores or token checks are touched.
   await app.register(underPressure, {
@@ -115,7 +115,7 @@ export async function installLimits(app: FastifyInstance, limits: Limits, isClos
   });
 
   const timers = new WeakMap<object, NodeJS.Timeout>();
-  app.addHook('onRequest', async (req, reply) => {
+  app.addHook('onRequest', (req, reply, done) => {
     const timer = setTimeout(() => {
       if (reply.sent) return;
       req.log.warn({ timeoutMs: limits.requestTimeoutMs }, 'request timed out');
@@ -124,12 +124,15 @@ export async function installLimits(app: FastifyInstance, limits: Limits, isClos
     }, limits.requestTimeoutMs);
     timer.unref();
     timers.set(req, timer);
+    done();
   });
-  app.addHook('onResponse', async (req) => {
+  app.addHook('onResponse', (req, _reply, done) => {
     clearTimeout(timers.get(req));
+    done();
   });
-  app.addHook('onRequestAbort', async (req) => {
+  app.addHook('onRequestAbort', (req, done) => {
     clearTimeout(timers.get(req));
+    done();
   });
 }
 

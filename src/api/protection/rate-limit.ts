@@ -11,7 +11,7 @@
  * the limit that refused it (corebridge_rate_limit_rejections_total; never by principal or address).
  */
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
 import { ApiError } from '../errors.ts';
 import type { ProtectionConfig, RateLimitClass } from './config.ts';
@@ -59,8 +59,8 @@ function address(req: FastifyRequest): string {
 export interface RateLimits {
   /** Counts an unverified token's request against its address ceiling (before its signature is checked). */
   ceiling(req: FastifyRequest, reply: FastifyReply): Promise<void>;
-  /** Counts an authenticated request against its principal; add it as a hook after authentication. */
-  byPrincipal(req: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /** Counts an authenticated request against its principal; add it as an onRequest hook after authentication. */
+  byPrincipal: onRequestHookHandler;
 }
 
 /** `redis`: the instance's Redis connection when REDIS_URL is set (src/api/redis.ts); else counters in memory. */
@@ -73,13 +73,10 @@ export async function installRateLimits(app: FastifyInstance, config: Protection
 
   const limiter = (max: number, key: (req: FastifyRequest) => string): Limiter => {
     const check = app.createRateLimit({ max, keyGenerator: key });
-    return async (req) => {
-      const outcome = await check(req).catch((error: unknown) => {
-        req.log.error({ err: error }, 'rate-limit store unavailable');
-        throw new ApiError('OVERLOADED', 'the rate-limit store is unavailable', { headers: { 'retry-after': '1' } });
-      });
-      return outcome as Outcome;
-    };
+    return (req) => (check(req) as Promise<Outcome>).catch((error: unknown) => {
+      req.log.error({ err: error }, 'rate-limit store unavailable');
+      throw new ApiError('OVERLOADED', 'the rate-limit store is unavailable', { headers: { 'retry-after': '1' } });
+    });
   };
 
   const classes = Object.keys(config.perClass) as RateLimitClass[];
@@ -87,8 +84,12 @@ export async function installRateLimits(app: FastifyInstance, config: Protection
   const byPrincipal = Object.fromEntries(classes.map((c) => [c, limiter(config.perClass[c], (req) => `principal:${c}:${req.principal?.subject ?? ''}`)])) as Record<RateLimitClass, Limiter>;
   const ceiling = limiter(config.perAddress, (req) => `ceiling:${address(req)}`);
 
-  async function apply(req: FastifyRequest, reply: FastifyReply, policy: string, check: Limiter): Promise<void> {
-    const outcome = await check(req);
+  // Promise chains rather than async functions: every request runs one of these.
+  function apply(req: FastifyRequest, reply: FastifyReply, policy: string, check: Limiter): Promise<void> {
+    return check(req).then((outcome) => record(req, reply, policy, outcome));
+  }
+
+  function record(req: FastifyRequest, reply: FastifyReply, policy: string, outcome: Outcome): void {
     const entry = { policy, quota: outcome.max, remaining: outcome.remaining, resetSeconds: outcome.ttlInSeconds };
     // Usually one check per request; a first-seen token adds its address ceiling before its principal.
     const earlier = evaluated.get(req);
@@ -110,18 +111,19 @@ export async function installRateLimits(app: FastifyInstance, config: Protection
   }
 
   // Anonymous requests, and every route outside the API (health, OpenAPI, the identity provider).
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.routeOptions.config.access && (req.headers.authorization !== undefined || req.principal)) return;
+  // Callback-style: an API request with credentials, the usual one, passes without a promise.
+  app.addHook('onRequest', (req, reply, done) => {
+    if (req.routeOptions.config.access && (req.headers.authorization !== undefined || req.principal)) return done();
     const cls = rateLimitClassOf(req);
-    return apply(req, reply, cls, byAddress[cls]);
+    apply(req, reply, cls, byAddress[cls]).then(() => done(), done);
   });
 
   return {
     ceiling: (req, reply) => apply(req, reply, 'address', ceiling),
-    async byPrincipal(req, reply) {
-      if (!req.principal) return;
+    byPrincipal(req, reply, done) {
+      if (!req.principal) return done();
       const cls = rateLimitClassOf(req);
-      return apply(req, reply, cls, byPrincipal[cls]);
+      apply(req, reply, cls, byPrincipal[cls]).then(() => done(), done);
     },
   };
 }
