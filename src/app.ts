@@ -20,6 +20,7 @@ import { closeRedis, connectRedis } from './api/redis.ts';
 import { openApiOptions } from './api/openapi.ts';
 import { exactMultipleOf } from './api/schemas/exact-multiple-of.ts';
 import { ProblemSchema } from './api/schemas/problem.ts';
+import { sharedSerializers } from './api/serializers.ts';
 import { installAuth, installRouteTableCheck } from './api/plugins/auth.ts';
 import { installDeprecation } from './api/plugins/deprecation.ts';
 import { installErrorHandler, renderFrameworkError } from './api/plugins/error-handler.ts';
@@ -128,6 +129,7 @@ async function assemble(
     ...JSON_POISONING_OPTIONS,
     ...(tls ? { https: tls } : { http: { maxHeaderSize: protection.limits.headerBytes } }),
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true }, plugins: [exactMultipleOf] },
+    schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const app = typed as unknown as FastifyInstance;
   // Before any hook or route: the request log, back-end client, rate limits and idempotency reach it through the instance.
