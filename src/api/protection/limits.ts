@@ -14,6 +14,13 @@ import { ApiError, toProblem } from '../errors.ts';
 import { requestIdFrom } from '../plugins/request-id.ts';
 import type { ProtectionConfig } from './config.ts';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's time limit, set by installLimits and cleared when it is answered or aborted. */
+    timeoutTimer: NodeJS.Timeout | null;
+  }
+}
+
 type Limits = ProtectionConfig['limits'];
 
 /**
@@ -114,7 +121,9 @@ export async function installLimits(app: FastifyInstance, limits: Limits, isClos
     },
   });
 
-  const timers = new WeakMap<object, NodeJS.Timeout>();
+  // On the request itself: a WeakMap keyed by every request grew its table and left the collector an ephemeron
+  // per request (its set was 0.8–2.4 µs of each request in bench:stages).
+  app.decorateRequest('timeoutTimer', null);
   app.addHook('onRequest', (req, reply, done) => {
     const timer = setTimeout(() => {
       if (reply.sent) return;
@@ -123,15 +132,15 @@ export async function installLimits(app: FastifyInstance, limits: Limits, isClos
       reply.send(new ApiError('REQUEST_TIMEOUT', `the request was not processed within ${limits.requestTimeoutMs} ms`));
     }, limits.requestTimeoutMs);
     timer.unref();
-    timers.set(req, timer);
+    req.timeoutTimer = timer;
     done();
   });
   app.addHook('onResponse', (req, _reply, done) => {
-    clearTimeout(timers.get(req));
+    clearTimeout(req.timeoutTimer ?? undefined);
     done();
   });
   app.addHook('onRequestAbort', (req, done) => {
-    clearTimeout(timers.get(req));
+    clearTimeout(req.timeoutTimer ?? undefined);
     done();
   });
 }
