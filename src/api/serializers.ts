@@ -2,7 +2,8 @@
  * Fastify's response serializer compiler (fast-json-stringify), building one serializer per distinct response
  * schema instead of one per route and status. Every route's error statuses refer to the same Problem schema,
  * and each was compiled again, with an Ajv instance of its own for Problem's `anyOf` (its code): 358 copies,
- * 7.5 MB of the heap after start-up, for every full garbage collection to mark (bench/README.md).
+ * 7.9 MB in a heap snapshot, for every full garbage collection to mark. With one, the heap after start-up went
+ * from 61.7 to 52.7 MB and from 513k to 380k objects (bench/README.md).
  */
 import { hash } from 'node:crypto';
 import { SerializerSelector, type Serializer, type SerializerFactory } from '@fastify/fast-json-stringify-compiler';
