@@ -73,9 +73,10 @@ export function installAuth(app: FastifyInstance, verifier: TokenVerifier, optio
     }
   }
 
+  /** A request whose credentials are not a cached token's (the hook answers those without it). */
   async function authenticate(req: FastifyRequest, reply: FastifyReply): Promise<Principal> {
-    // Every request that is not a known token's is counted once before it costs more: malformed
-    // credentials included, which never reach a signature check.
+    // Each is counted once before it costs more: malformed credentials included, which never reach a
+    // signature check.
     let counted = false;
     const countOnce = async () => {
       if (counted) return;
@@ -91,8 +92,6 @@ export function installAuth(app: FastifyInstance, verifier: TokenVerifier, optio
         });
       }
       const token = bearerCredentials(header);
-      const known = verifier.cached(token);
-      if (known) return known;
       await countOnce();
       if (!TOKEN68.test(token)) throw new TokenRejected('the Authorization header is not a bearer token');
       return await verifier.verify(token);
