@@ -138,6 +138,9 @@ export interface DueDelivery {
  * dispatcher) is due again.
  */
 export async function claimDueDeliveries(tx: Tx, now: string, leaseUntil: string, max: number, perEndpoint: number): Promise<DueDelivery[]> {
+  // Nothing due is the usual answer (the relay asks after every turn): one probe of webhook_deliveries_due
+  // instead of the query below, whose window and CTEs cost 30–160 µs even over empty tables.
+  if (!(await tx.get("SELECT 1 AS due FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ? LIMIT 1", now))) return [];
   // Each subscription's claims in flight counted once (not per due row: a backlog of thousands stays cheap).
   const rows = await tx.all(
     `WITH busy AS (
