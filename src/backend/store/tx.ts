@@ -42,7 +42,8 @@ export interface BackendStore {
    * Runs every item in its own unit of work and returns once every kept change is durable. An item that
    * throws keeps nothing; its error comes back in its place. If the commit itself fails, it rejects and
    * nothing of the items is known to be kept.
-   * - SQLite: one transaction, one savepoint per item, one COMMIT (one fsync) for all.
+   * - SQLite: one transaction and one COMMIT (one fsync) for all; an item that fails after changing rows makes
+   *   the group run again with a savepoint per item (sqlite-store.ts, writeGroup).
    * - PostgreSQL: one transaction per item, run at once on a pool of connections (the server batches
    *   their WAL flushes); an item that lost a race (deadlock, serialization failure, a unique key taken
    *   meanwhile) runs again, so it sees the winner's row.
