@@ -1,17 +1,18 @@
 /**
  * EVTLST lists the events a caller may read (the events feed); EVTNXT is the event relay's turn (system
- * caller only): take or keep the lease, give positions to committed events, mark what the relay has published,
- * and hand it the next unpublished ones. Both answer EVTLSTO followed by the events as segments.
+ * caller only): take or keep the lease, take the events committed since its last turn (giving them positions on
+ * PostgreSQL), fan them out to webhook subscriptions, mark what the relay has published, and hand it the next
+ * unpublished ones. Both answer EVTLSTO followed by the events as segments.
  */
 import { eventAudience } from '../caller.ts';
 import type { EventListResponse } from '../copybooks/records.ts';
 import { RC, recordSegment, type Segment } from '../message.ts';
 import { fail, ok, text, type Program, type ProgramReply } from '../program.ts';
-import { listEvents, lockRelay, markPublished, positionEvents, saveRelay, unpublishedEvents, type StoredEvent } from '../store/events.ts';
+import { listEvents, lockRelay, markPublished, nextPositionedEvents, saveRelay, unpublishedEvents, type StoredEvent } from '../store/events.ts';
 import { fanOutToSubscriptions } from './webhooks.ts';
 
 const MAX_ITEMS = 100;
-/** Events given positions per relay turn: a backlog (a broker that was down) is worked through in steps. */
+/** Events handed on per relay turn: a backlog (a broker that was down) is worked through in steps. */
 const POSITIONS_PER_TURN = 1000;
 
 function itemCount(requested: number, fallback: number): number {
@@ -53,7 +54,7 @@ export const relayEventsProgram: Program<'EVTNXT'> = async (ctx, req) => {
   if (state.holder && state.holder !== relayId && state.leaseUntil && state.leaseUntil > ctx.now) {
     return eventList([], false, state.lastPosition, false);
   }
-  const positioned = await positionEvents(tx, state.lastPosition, POSITIONS_PER_TURN);
+  const positioned = await nextPositionedEvents(tx, state.lastPosition, POSITIONS_PER_TURN);
   const lastPosition = positioned.at(-1)?.position ?? state.lastPosition;
   await fanOutToSubscriptions(ctx, positioned);
   await markPublished(tx, Math.trunc(req.evtnAckPosition ?? 0) || 0, ctx.now);

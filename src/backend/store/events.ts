@@ -1,7 +1,9 @@
 /**
  * The events table (the outbox, written by src/backend/store/journal.ts) as the relay and the events feed
- * read it. Positions are given by one relay at a time (the lease row `event_relay`), in `seq` order, to the
- * events that have committed; readers go by position, so they never miss an event that commits late.
+ * read it. A position is the order consumers see: on PostgreSQL one relay at a time (the lease row `event_relay`)
+ * gives positions, in `seq` order, to the events that have committed, so readers going by position never miss an
+ * event that commits late; on SQLite, whose one writer commits in insert order, an event takes its position as
+ * it is written (journal.ts).
  */
 import type { EventAudience } from '../caller.ts';
 import { isResourceRecord, type CopybookRecords, type ResourceRecordName } from '../copybooks/index.ts';
@@ -96,18 +98,25 @@ export interface PositionedEvent {
   createdBy: string | null;
 }
 
+const POSITIONED_COLUMNS = 'position, event_id, event_type, resource, owner_customer_id, created_by';
+
 /**
- * Gives the next positions, in `seq` order, to at most `max` committed events that have none, and returns
- * them in position order. Only under the relay's lock (lockRelay).
+ * The events after `lastPosition` (at most `max`, in position order): those the relay has not handed on yet.
+ * Only under the relay's lock (lockRelay). Where transactions commit concurrently (PostgreSQL), events are
+ * written without a position, and this gives the next ones, in `seq` order, to those that have committed;
+ * where they commit in insert order (SQLite), each event took its position as it was written (journal.ts),
+ * and this only reads them.
  */
-export async function positionEvents(tx: Tx, lastPosition: number, max: number): Promise<PositionedEvent[]> {
-  const given = await tx.all(
-    `UPDATE events SET position = ? + numbered.n
-     FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY seq) AS n FROM events WHERE position IS NULL ORDER BY seq LIMIT ?) AS numbered
-     WHERE events.seq = numbered.seq
-     RETURNING position, event_id, event_type, resource, owner_customer_id, created_by`,
-    lastPosition, max,
-  );
+export async function nextPositionedEvents(tx: Tx, lastPosition: number, max: number): Promise<PositionedEvent[]> {
+  const given = tx.commitsInInsertOrder
+    ? await tx.all(`SELECT ${POSITIONED_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`, lastPosition, max)
+    : await tx.all(
+      `UPDATE events SET position = ? + numbered.n
+       FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY seq) AS n FROM events WHERE position IS NULL ORDER BY seq LIMIT ?) AS numbered
+       WHERE events.seq = numbered.seq
+       RETURNING ${POSITIONED_COLUMNS}`,
+      lastPosition, max,
+    );
   return given.map((row) => ({
     position: Number(row['position']),
     eventId: String(row['event_id']),

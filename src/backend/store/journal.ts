@@ -45,12 +45,31 @@ export interface NewEvent<N extends ResourceRecordName> {
   record: CopybookRecords[N];
 }
 
-/** Writes an event in the transaction of the change it tells of, under that transaction's correlation id and time. */
+const EVENT_COLUMNS = 'event_id, event_type, resource, subject, owner_customer_id, created_by, record_name, record_json, correlation_id, occurred_at';
+
+/**
+ * SQLite's next events.seq: one past the largest it ever gave (AUTOINCREMENT keeps that in sqlite_sequence), or
+ * past the largest row if that is higher. The event takes it as its seq and as its position.
+ */
+const NEXT_EVENT_SEQ = "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), COALESCE((SELECT MAX(seq) FROM events), 0)) + 1 AS n";
+
+/**
+ * Writes an event in the transaction of the change it tells of, under that transaction's correlation id and time.
+ * Where transactions commit in the order they write (SQLite's one writer, Tx.commitsInInsertOrder), the event
+ * takes its feed position here, so no later transaction gives it one; elsewhere the relay does, once it has
+ * committed (store/events.ts, nextPositionedEvents).
+ */
 export async function writeEvent<N extends ResourceRecordName>(ctx: { tx: Tx; correlationId: string; now: string }, e: NewEvent<N>): Promise<void> {
-  await ctx.tx.run(
-    `INSERT INTO events (event_id, event_type, resource, subject, owner_customer_id, created_by, record_name, record_json, correlation_id, occurred_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  const values = [
     newEventId(), e.type, e.resource, e.subject, e.ownerCustomerId, e.createdBy, e.recordName, JSON.stringify(e.record),
     ctx.correlationId, ctx.now,
-  );
+  ];
+  if (ctx.tx.commitsInInsertOrder) {
+    await ctx.tx.run(
+      `INSERT INTO events (seq, position, ${EVENT_COLUMNS}) SELECT next.n, next.n, ?, ?, ?, ?, ?, ?, ?, ?, ?, ? FROM (${NEXT_EVENT_SEQ}) AS next`,
+      ...values,
+    );
+  } else {
+    await ctx.tx.run(`INSERT INTO events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ...values);
+  }
 }

@@ -80,6 +80,7 @@ function txOver(client: pg.PoolClient): Tx {
       await query(client, sql, params);
     },
     forUpdate: ' FOR UPDATE',
+    commitsInInsertOrder: false,
   };
 }
 

@@ -31,6 +31,7 @@ export function openSqliteStore(file: string, options: { readOnly?: boolean } = 
       db.statement(sql).run(...params);
     },
     forUpdate: '',
+    commitsInInsertOrder: true,
   };
 
   // One connection, one transaction at a time: a group waits for the one before it. The work never

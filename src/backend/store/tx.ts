@@ -21,6 +21,12 @@ export interface Tx {
    * products by id), so two transactions never wait on each other.
    */
   readonly forUpdate: string;
+  /**
+   * True where one writer holds the whole store (SQLite), so transactions commit in the order their rows were
+   * inserted: an event takes its feed position as it is written (journal.ts). False where transactions commit
+   * concurrently (PostgreSQL): the event relay gives positions once they have committed (store/events.ts).
+   */
+  readonly commitsInInsertOrder: boolean;
 }
 
 /**
