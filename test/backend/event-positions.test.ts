@@ -1,7 +1,8 @@
 /**
  * Event positions on SQLite (src/backend/store/journal.ts, store/events.ts): one writer commits in insert order,
  * so an event takes its position as it is written, and the relay's turn only reads what came after its last one.
- * A store upgraded with events the relay had not positioned yet gives them positions above every earlier one.
+ * A store upgraded with events the relay had not positioned yet gives them positions above every earlier one,
+ * and keeps what the broker had confirmed as the relay's published mark.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -59,7 +60,7 @@ test('an event takes its position as it is written: increasing, in commit order;
   assert.deepEqual(await after(rest.at(-1)!.position), []);
 });
 
-test('a store upgraded with events the relay had not positioned yet positions them above every earlier one', async (t) => {
+test('a store upgraded with events the relay had not positioned yet positions them above every earlier one, and keeps what was published', async (t) => {
   const dir = tempDir(t);
   const file = join(dir, 'backend.sqlite');
   // The store as the release before this one left it: migrations up to 008, events written without a position.
@@ -73,6 +74,8 @@ test('a store upgraded with events the relay had not positioned yet positions th
   for (const subject of ['p1', 'p2', 'p3', 'u1', 'u2']) insert.run(`id-${subject}`, subject);
   // The old relay had positioned the first three (from 1, in seq order) when the store was stopped.
   old.statement("UPDATE events SET position = seq WHERE subject IN ('p1', 'p2', 'p3')").run();
+  // ... and the broker had confirmed the first two.
+  old.statement("UPDATE events SET published_at = '2026-01-01T00:00:01.000Z' WHERE subject IN ('p1', 'p2')").run();
   old.close();
 
   const store = open(t, file);
@@ -82,6 +85,9 @@ test('a store upgraded with events the relay had not positioned yet positions th
   assert.deepEqual(upgraded.slice(0, 3).map((r) => r.position), [1, 2, 3], 'positions already given stay');
   const positions = upgraded.map((r) => r.position!);
   assert.ok(positions.every((p, i) => i === 0 || p > positions[i - 1]!), `positions increase: ${positions.join(', ')}`);
+  // What was published is now one mark: every event up to the second.
+  const mark = await store.transaction((tx) => Promise.resolve(tx.get('SELECT published_through FROM event_relay WHERE id = 1')));
+  assert.equal(Number(mark?.['published_through']), 2);
   // The relay (last position 3) hands on the two it had not reached and the new one.
   const next = await store.transaction((tx) => nextPositionedEvents(tx, 3, 10));
   assert.deepEqual(next.map((e) => e.position), positions.slice(3));

@@ -57,13 +57,14 @@ export const relayEventsProgram: Program<'EVTNXT'> = async (ctx, req) => {
   const positioned = await nextPositionedEvents(tx, state.lastPosition, POSITIONS_PER_TURN);
   const lastPosition = positioned.at(-1)?.position ?? state.lastPosition;
   await fanOutToSubscriptions(ctx, positioned);
-  await markPublished(tx, Math.trunc(req.evtnAckPosition ?? 0) || 0, ctx.now);
+  // Only what this relay has handed on counts as published (the embedded relay acknowledges "everything").
+  await markPublished(tx, Math.min(Math.trunc(req.evtnAckPosition ?? 0) || 0, lastPosition));
   // The lease row is written when something changed or half the lease has gone: an idle relay's turns write nothing.
   const halfLease = new Date(Date.parse(ctx.now) + (leaseSeconds * 1000) / 2).toISOString();
   if (positioned.length > 0 || state.holder !== relayId || !state.leaseUntil || state.leaseUntil < halfLease) {
     await saveRelay(tx, { holder: relayId, leaseUntil: new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString(), lastPosition });
   }
   const max = itemCount(req.evtnMaxItems, 0);
-  const pending = max > 0 ? await unpublishedEvents(tx, max + 1) : [];
+  const pending = max > 0 ? await unpublishedEvents(tx, lastPosition, max + 1) : [];
   return eventList(pending.slice(0, max), pending.length > max || positioned.length === POSITIONS_PER_TURN, lastPosition);
 };

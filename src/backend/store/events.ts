@@ -133,14 +133,19 @@ export async function eventsBySeq(tx: Tx, seqs: readonly number[]): Promise<Map<
   return new Map(rows.map((row) => [Number(row['seq']), fromRow(row)]));
 }
 
-export async function markPublished(tx: Tx, throughPosition: number, at: string): Promise<void> {
-  await tx.run('UPDATE events SET published_at = ? WHERE position <= ? AND position IS NOT NULL AND published_at IS NULL', at, throughPosition);
+/**
+ * Every event up to `throughPosition` is published. The relay publishes in position order and a broker confirms
+ * a prefix, so what is published is one mark (event_relay.published_through), not a mark on each event's row.
+ */
+export async function markPublished(tx: Tx, throughPosition: number): Promise<void> {
+  await tx.run('UPDATE event_relay SET published_through = ? WHERE id = 1 AND published_through < ?', throughPosition, throughPosition);
 }
 
-/** The oldest positioned events not yet published. */
-export async function unpublishedEvents(tx: Tx, limit: number): Promise<StoredEvent[]> {
+/** The oldest events the relay has handed on (up to `throughPosition`) and not published yet. */
+export async function unpublishedEvents(tx: Tx, throughPosition: number, limit: number): Promise<StoredEvent[]> {
   const rows = await tx.all(
-    `SELECT ${COLUMNS} FROM events WHERE position IS NOT NULL AND published_at IS NULL ORDER BY position LIMIT ?`, limit,
+    `SELECT ${COLUMNS} FROM events WHERE position > (SELECT published_through FROM event_relay WHERE id = 1) AND position <= ? ORDER BY position LIMIT ?`,
+    throughPosition, limit,
   );
   return rows.map(fromRow);
 }
