@@ -14,6 +14,7 @@ import { nextPositionedEvents } from '../../src/backend/store/events.ts';
 import { openSqliteStore, SQLITE_MIGRATIONS_DIR } from '../../src/backend/store/sqlite-store.ts';
 import type { BackendStore, Tx } from '../../src/backend/store/tx.ts';
 import { SqliteDatabase } from '../../src/sqlite.ts';
+import { openTempSqliteStore } from '../helpers/backend-store.ts';
 
 function tempDir(t: TestContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-positions-'));
@@ -38,7 +39,7 @@ async function rows(store: BackendStore): Promise<Array<{ subject: string; seq: 
 }
 
 test('an event takes its position as it is written: increasing, in commit order; a failed item leaves none', async (t) => {
-  const store = open(t, join(tempDir(t), 'backend.sqlite'));
+  const { store } = openTempSqliteStore(t, 'positions');
   const results = await store.group(['a', 'b', 'refused', 'c'], async (tx, subject) => {
     await event(tx, subject);
     if (subject === 'refused') throw new Error('refused after writing its event');

@@ -3,24 +3,13 @@
  * creating partner, status) instead of scanning every order; and it still lists exactly what the filters ask.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { insertOrder, listOrders, type Order, type OrderFilter } from '../../src/backend/store/orders.ts';
 import { seedDemoData } from '../../src/backend/store/seed.ts';
-import { openSqliteStore } from '../../src/backend/store/sqlite-store.ts';
 import type { BackendStore, Row, Tx } from '../../src/backend/store/tx.ts';
+import { openTempSqliteStore } from '../helpers/backend-store.ts';
 
-function openStore(t: { after(fn: () => Promise<void>): void }): BackendStore {
-  const dir = mkdtempSync(join(tmpdir(), 'corebridge-orders-'));
-  const store = openSqliteStore(join(dir, 'backend.sqlite'));
-  t.after(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return store;
-}
+const openStore = (t: { after(fn: () => Promise<void>): void }): BackendStore => openTempSqliteStore(t, 'orders').store;
 
 /** The plan SQLite chooses for the query listOrders sends (captured from the transaction it is given). */
 async function planOf(tx: Tx, filter: OrderFilter): Promise<string> {

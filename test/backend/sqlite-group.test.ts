@@ -4,22 +4,11 @@
  * (the group runs again with a savepoint per item) or not (no savepoints at all).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { openSqliteStore } from '../../src/backend/store/sqlite-store.ts';
 import type { BackendStore, Tx } from '../../src/backend/store/tx.ts';
+import { openTempSqliteStore } from '../helpers/backend-store.ts';
 
-function openStore(t: TestContext): BackendStore {
-  const dir = mkdtempSync(join(tmpdir(), 'corebridge-group-'));
-  const store = openSqliteStore(join(dir, 'backend.sqlite'));
-  t.after(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return store;
-}
+const openStore = (t: TestContext): BackendStore => openTempSqliteStore(t, 'group').store;
 
 const audit = (tx: Tx, id: string) => tx.run(
   "INSERT INTO audit_log (tran_code, entity, entity_id, action, principal, correlation_id, at) VALUES ('TEST', 'item', ?, 'done', 'test', ?, '2026-01-01T00:00:00.000Z')",

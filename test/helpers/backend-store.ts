@@ -4,9 +4,13 @@
  * stored with the same SQL (`?` placeholders) as on SQLite.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
+import { openSqliteStore } from '../../src/backend/store/sqlite-store.ts';
+import type { BackendStore } from '../../src/backend/store/tx.ts';
 
 /** Where test databases are made: the local server (postgres user, trust authentication). */
 export const TEST_POSTGRES_URL = process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -81,4 +85,16 @@ export async function queryStoreAt(
   } finally {
     db.close();
   }
+}
+
+/** A SQLite back-end store in a new folder (`file` in it, migrated), closed and removed when the test ends. */
+export function openTempSqliteStore(t: { after(fn: () => Promise<void>): void }, name = 'backend'): { store: BackendStore; dir: string; file: string } {
+  const dir = mkdtempSync(join(tmpdir(), `corebridge-${name}-`));
+  const file = join(dir, 'backend.sqlite');
+  const store = openSqliteStore(file);
+  t.after(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return { store, dir, file };
 }
