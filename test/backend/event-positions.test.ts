@@ -5,28 +5,15 @@
  * and keeps what the broker had confirmed as the relay's published mark.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { writeEvent } from '../../src/backend/store/journal.ts';
 import { nextPositionedEvents } from '../../src/backend/store/events.ts';
-import { openSqliteStore, SQLITE_MIGRATIONS_DIR } from '../../src/backend/store/sqlite-store.ts';
+import { SQLITE_MIGRATIONS_DIR } from '../../src/backend/store/sqlite-store.ts';
 import type { BackendStore, Tx } from '../../src/backend/store/tx.ts';
 import { SqliteDatabase } from '../../src/sqlite.ts';
-import { openTempSqliteStore } from '../helpers/backend-store.ts';
-
-function tempDir(t: TestContext): string {
-  const dir = mkdtempSync(join(tmpdir(), 'corebridge-positions-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-function open(t: TestContext, file: string): BackendStore {
-  const store = openSqliteStore(file);
-  t.after(() => store.close());
-  return store;
-}
+import { openSqliteStoreFor, openTempSqliteStore, tempDir } from '../helpers/backend-store.ts';
 
 const event = (tx: Tx, subject: string) => writeEvent({ tx, correlationId: `c-${subject}`, now: '2026-01-01T00:00:00.000Z' }, {
   type: 'CustomerUpdated', resource: 'customer', subject, ownerCustomerId: subject, createdBy: 'clerk', recordName: 'CUSREC',
@@ -39,7 +26,7 @@ async function rows(store: BackendStore): Promise<Array<{ subject: string; seq: 
 }
 
 test('an event takes its position as it is written: increasing, in commit order; a failed item leaves none', async (t) => {
-  const { store } = openTempSqliteStore(t, 'positions');
+  const store = openTempSqliteStore(t, 'positions');
   const results = await store.group(['a', 'b', 'refused', 'c'], async (tx, subject) => {
     await event(tx, subject);
     if (subject === 'refused') throw new Error('refused after writing its event');
@@ -62,7 +49,7 @@ test('an event takes its position as it is written: increasing, in commit order;
 });
 
 test('a store upgraded with events the relay had not positioned yet positions them above every earlier one, and keeps what was published', async (t) => {
-  const dir = tempDir(t);
+  const dir = tempDir(t, 'upgrade');
   const file = join(dir, 'backend.sqlite');
   // The store as the release before this one left it: migrations up to 008, events written without a position.
   const before = join(dir, 'migrations-before');
@@ -79,7 +66,7 @@ test('a store upgraded with events the relay had not positioned yet positions th
   old.statement("UPDATE events SET published_at = '2026-01-01T00:00:01.000Z' WHERE subject IN ('p1', 'p2')").run();
   old.close();
 
-  const store = open(t, file);
+  const store = openSqliteStoreFor(t, file);
   await store.group(['new'], (tx, subject) => event(tx, subject));
   const upgraded = await rows(store);
   assert.deepEqual(upgraded.map((r) => r.subject), ['p1', 'p2', 'p3', 'u1', 'u2', 'new']);

@@ -9,7 +9,7 @@ import { seedDemoData } from '../../src/backend/store/seed.ts';
 import type { BackendStore, Row, Tx } from '../../src/backend/store/tx.ts';
 import { openTempSqliteStore } from '../helpers/backend-store.ts';
 
-const openStore = (t: { after(fn: () => Promise<void>): void }): BackendStore => openTempSqliteStore(t, 'orders').store;
+const openStore = (t: { after(fn: () => Promise<void>): void }): BackendStore => openTempSqliteStore(t, 'orders');
 
 /** The plan SQLite chooses for the query listOrders sends (captured from the transaction it is given). */
 async function planOf(tx: Tx, filter: OrderFilter): Promise<string> {

@@ -8,7 +8,7 @@ import { test, type TestContext } from 'node:test';
 import type { BackendStore, Tx } from '../../src/backend/store/tx.ts';
 import { openTempSqliteStore } from '../helpers/backend-store.ts';
 
-const openStore = (t: TestContext): BackendStore => openTempSqliteStore(t, 'group').store;
+const openStore = (t: TestContext): BackendStore => openTempSqliteStore(t, 'group');
 
 const audit = (tx: Tx, id: string) => tx.run(
   "INSERT INTO audit_log (tran_code, entity, entity_id, action, principal, correlation_id, at) VALUES ('TEST', 'item', ?, 'done', 'test', ?, '2026-01-01T00:00:00.000Z')",

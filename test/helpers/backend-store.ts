@@ -87,14 +87,23 @@ export async function queryStoreAt(
   }
 }
 
-/** A SQLite back-end store in a new folder (`file` in it, migrated), closed and removed when the test ends. */
-export function openTempSqliteStore(t: { after(fn: () => Promise<void>): void }, name = 'backend'): { store: BackendStore; dir: string; file: string } {
+type TestEnd = { after(fn: () => void | Promise<void>): void };
+
+/** A new folder, removed when the test ends. */
+export function tempDir(t: TestEnd, name: string): string {
   const dir = mkdtempSync(join(tmpdir(), `corebridge-${name}-`));
-  const file = join(dir, 'backend.sqlite');
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** The SQLite back-end store in `file` (migrated), closed when the test ends. */
+export function openSqliteStoreFor(t: TestEnd, file: string): BackendStore {
   const store = openSqliteStore(file);
-  t.after(async () => {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return { store, dir, file };
+  t.after(() => store.close());
+  return store;
+}
+
+/** A new SQLite back-end store in a folder of its own, closed and removed when the test ends. */
+export function openTempSqliteStore(t: TestEnd, name = 'backend'): BackendStore {
+  return openSqliteStoreFor(t, join(tempDir(t, name), 'backend.sqlite'));
 }
