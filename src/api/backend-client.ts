@@ -12,7 +12,7 @@ import {
 import { LINK_FAILURE } from '../backend/links.ts';
 import { STORE_UNAVAILABLE } from '../backend/store/tx.ts';
 import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from '../backend/message.ts';
-import { TransportTimeoutError, type Transport } from '../transport/transport.ts';
+import { TransportTimeoutError, type CallOptions, type Transport } from '../transport/transport.ts';
 import { principalIdFor, principalWidth } from './auth/principal-id.ts';
 import { ApiError } from './errors.ts';
 import type { BackendCallFacts } from './fastify-types.ts';
@@ -233,13 +233,14 @@ function transactionSpan(req: FastifyRequest, tran: string): Span | null {
 /**
  * The service's own transactions (the event relay's, the webhook dispatcher's, the operation runner's), sent as
  * the SYSTEM caller under `principal`: anything but OK is an error. `segment`: a record after the request record.
+ * `callOptions` go with every call (the relay's join the next batch).
  */
-export function systemCaller(transport: Transport, catalog: MessageCatalog, principal: string) {
+export function systemCaller(transport: Transport, catalog: MessageCatalog, principal: string, callOptions: CallOptions = {}) {
   let calls = 0;
   const prefix = `${principal}-${randomUUID()}`;
   return async <T extends TranCode>(tran: T, record: RequestRecord<T>, segment?: Buffer) => {
     const head = writeMessage(catalog, { ...BLANK_HEADER, tranCode: tran, correlationId: `${prefix}-${++calls}`, principal, role: 'SYSTEM' }, catalog.request(tran), record);
-    const { header, body } = readHeader(catalog, await transport.call(segment ? Buffer.concat([head, segment]) : head));
+    const { header, body } = readHeader(catalog, await transport.call(segment ? Buffer.concat([head, segment]) : head, callOptions));
     if (header.returnCode !== RC.OK) throw new Error(`${tran} answered ${header.returnCode} ${header.reasonCode}: ${header.reasonText}`);
     return decodeResponse(catalog, tran, body);
   };

@@ -51,7 +51,9 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
   const { transport, catalog, publisher } = options;
   const log = options.log.child({ component: 'event-relay' });
   const relayId = randomUUID();
-  const call = systemCaller(transport, catalog, 'corebridge-event-relay');
+  // A turn is kicked by every write answered: under load it rides with the next calls into their group commit
+  // (one fsync for both) rather than committing alone, at most JOIN_NEXT_BATCH_MS later (src/transport/worker.ts; bench/README.md).
+  const call = systemCaller(transport, catalog, 'corebridge-event-relay', { joinNextBatch: true });
   let acked = 0;
   let holding = false;
   let lastPosition = 0;

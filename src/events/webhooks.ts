@@ -85,7 +85,8 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   const log = options.log.child({ component: 'webhooks' });
   const client = createGuardedClient(webhookPolicy(webhooks), { timeoutMs: ATTEMPT_TIMEOUT_MS, maxRedirects: 0 });
   const schedule = webhooks.retryScheduleMs;
-  const call = systemCaller(transport, catalog, 'corebridge-webhooks');
+  // Kicked by every relay turn that positioned events: like the relay's, its turn rides with the next calls.
+  const call = systemCaller(transport, catalog, 'corebridge-webhooks', { joinNextBatch: true });
   const inFlight = new Set<Promise<void>>();
   /** Results of attempts, recorded with the next turn. */
   const results: Result[] = [];

@@ -7,10 +7,20 @@ export interface Transport {
    * Sends one request message and resolves with the response message. A transport may read `request` as late
    * as the end of the current event-loop turn (the worker batches a turn's calls): do not change it after.
    */
-  call(request: Buffer, options?: { signal?: AbortSignal }): Promise<Buffer>;
+  call(request: Buffer, options?: CallOptions): Promise<Buffer>;
   /** Can the back-end serve right now? */
   ready(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /**
+   * Background work that can wait a few milliseconds (the event relay's turn): a transport that batches may
+   * hold the call until it sends the next one, so that both cross together and, in the worker, share one
+   * group commit instead of paying an fsync each. Others send it at once.
+   */
+  joinNextBatch?: boolean;
 }
 
 export class TransportError extends Error {

@@ -85,6 +85,8 @@ export function unpackMessages(ends: readonly number[], bytes: ArrayBuffer): Buf
 
 const ENTRY = new URL('./backend-worker.ts', import.meta.url);
 const PING_TIMEOUT_MS = 1000;
+/** The longest a call that joins the next batch waits for one (CallOptions.joinNextBatch). */
+export const JOIN_NEXT_BATCH_MS = 10;
 const FIRST_RESTART_DELAY_MS = 50;
 const MAX_RESTART_DELAY_MS = 5000;
 
@@ -188,7 +190,13 @@ export async function openWorkerTransport(options: WorkerTransportOptions): Prom
   // Calls made in one turn of the event loop cross in one message: a postMessage (serialise, wake the
   // other thread) costs about as much as a whole inquiry, so under load it is paid per batch, not per call.
   let outgoing: { ids: number[]; messages: Buffer[] } | null = null;
+  let flushScheduled = false;
+  /** Sends calls that joined the next batch when no other call came to take them along. */
+  let joinTimer: NodeJS.Timeout | null = null;
   function flush(): void {
+    flushScheduled = false;
+    if (joinTimer) clearTimeout(joinTimer);
+    joinTimer = null;
     const batch = outgoing;
     outgoing = null;
     if (!batch) return;
@@ -207,7 +215,7 @@ export async function openWorkerTransport(options: WorkerTransportOptions): Prom
   }
 
   return {
-    async call(request, { signal } = {}) {
+    async call(request, { signal, joinNextBatch = false } = {}) {
       if (signal?.aborted) throw new TransportError('call aborted');
       if (closing) throw new CallNotStartedError('transport closed');
       // Restarting: fail at once, the API answers 503 + Retry-After rather than holding the request.
@@ -230,13 +238,17 @@ export async function openWorkerTransport(options: WorkerTransportOptions): Prom
             reject(error);
           },
         });
-        if (!outgoing) {
-          outgoing = { ids: [], messages: [] };
-          setImmediate(flush);
-        }
         // Copied into the batch's buffer when the turn ends (flush).
+        outgoing ??= { ids: [], messages: [] };
         outgoing.ids.push(id);
         outgoing.messages.push(request);
+        if (flushScheduled) return;
+        if (!joinNextBatch) {
+          flushScheduled = true;
+          setImmediate(flush);
+        } else {
+          joinTimer ??= setTimeout(flush, JOIN_NEXT_BATCH_MS);
+        }
       });
     },
 

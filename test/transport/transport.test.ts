@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import { createBackend, type Backend } from '../../src/backend/index.ts';
 import { loadMessageCatalog, type TranCode } from '../../src/backend/copybooks/index.ts';
@@ -15,7 +16,7 @@ import { RC, readHeader, writeMessage } from '../../src/backend/message.ts';
 import { createLogger } from '../../src/logger.ts';
 import { inProcessTransport } from '../../src/transport/in-process.ts';
 import { TransportError, type Transport } from '../../src/transport/transport.ts';
-import { openWorkerTransport, packMessages, unpackMessages } from '../../src/transport/worker.ts';
+import { JOIN_NEXT_BATCH_MS, openWorkerTransport, packMessages, unpackMessages } from '../../src/transport/worker.ts';
 import { connectTls, startBackendService } from '../helpers/backend-service.ts';
 
 const catalog = loadMessageCatalog();
@@ -187,6 +188,30 @@ test('worker: an aborted call is refused with TransportError', async (t) => {
   controller.abort();
   await assert.rejects(pending, TransportError);
   assert.equal(decode('ACCBAL', await transport.call(request)).header.returnCode, RC.OK, 'the transport still serves');
+});
+
+test('worker: a call that joins the next batch crosses with the next call; alone, or at close(), it still goes', async (t) => {
+  const transport = await openWorkerTransport({ file: tempFile(t), logLevel: 'silent', logger: silent });
+  t.after(() => transport.close());
+  const inquiry = (id: string) => message('ACCBAL', id, { acckAccountId: '1002-01' });
+  const alone = decode('ACCBAL', await transport.call(inquiry('alone'), { joinNextBatch: true }));
+  assert.equal(alone.header.returnCode, RC.OK);
+  assert.equal(alone.record['accbBalance'], 1200);
+
+  // A call made within the wait takes the held one along: the held one is not answered before it was made.
+  let nextMade = false;
+  const held = transport.call(inquiry('held'), { joinNextBatch: true }).then((reply) => ({ reply, nextMade }));
+  await sleep(JOIN_NEXT_BATCH_MS / 2);
+  nextMade = true;
+  const next = transport.call(payment(1).request);
+  const [first, second] = await Promise.all([held, next]);
+  assert.equal(first.nextMade, true, 'the held call crossed with the next one');
+  assert.equal(decode('ACCBAL', first.reply).header.correlationId, 'held');
+  assert.equal(decode('PAYCRT', second).header.returnCode, RC.OK);
+
+  const atClose = transport.call(inquiry('at-close'), { joinNextBatch: true });
+  await transport.close();
+  assert.equal(decode('ACCBAL', await atClose).header.correlationId, 'at-close');
 });
 
 test('worker: a stopped worker fails its calls in flight and the ones during the restart, logs the exit, and comes back', async (t) => {
