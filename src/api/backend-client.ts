@@ -233,7 +233,7 @@ function transactionSpan(req: FastifyRequest, tran: string): Span | null {
 /**
  * The service's own transactions (the event relay's, the webhook dispatcher's, the operation runner's), sent as
  * the SYSTEM caller under `principal`: anything but OK is an error. `segment`: a record after the request record.
- * `callOptions` go with every call (the relay's join the next batch).
+ * `callOptions` go with every call (the relay's and the webhook dispatcher's join the next batch).
  */
 export function systemCaller(transport: Transport, catalog: MessageCatalog, principal: string, callOptions: CallOptions = {}) {
   let calls = 0;

@@ -52,7 +52,7 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
   const log = options.log.child({ component: 'event-relay' });
   const relayId = randomUUID();
   // A turn is kicked by every write answered: under load it rides with the next calls into their group commit
-  // (one fsync for both) rather than committing alone, at most JOIN_NEXT_BATCH_MS later (src/transport/worker.ts; bench/README.md).
+  // (one fsync for both) instead of committing alone, at most JOIN_NEXT_BATCH_MS later (src/transport/worker.ts).
   const call = systemCaller(transport, catalog, 'corebridge-event-relay', { joinNextBatch: true });
   let acked = 0;
   let holding = false;

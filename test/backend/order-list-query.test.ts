@@ -6,10 +6,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { insertOrder, listOrders, type Order, type OrderFilter } from '../../src/backend/store/orders.ts';
 import { seedDemoData } from '../../src/backend/store/seed.ts';
-import type { BackendStore, Row, Tx } from '../../src/backend/store/tx.ts';
+import type { Row, Tx } from '../../src/backend/store/tx.ts';
 import { openTempSqliteStore } from '../helpers/backend-store.ts';
 
-const openStore = (t: { after(fn: () => Promise<void>): void }): BackendStore => openTempSqliteStore(t, 'orders');
 
 /** The plan SQLite chooses for the query listOrders sends (captured from the transaction it is given). */
 async function planOf(tx: Tx, filter: OrderFilter): Promise<string> {
@@ -27,7 +26,7 @@ const order = (n: number, customerId: string, createdBy: string, status: Order['
 });
 
 test('a customer filter and a partner filter each search their index', async (t) => {
-  const store = openStore(t);
+  const store = openTempSqliteStore(t, 'orders');
   await store.transaction(async (tx) => {
     assert.match(await planOf(tx, { customerId: '1001', afterSeq: 0, limit: 21 }), /USING (COVERING )?INDEX orders_by_customer\b/);
     // (customer_id, status) holds its rows in rowid (seq) order too: the credit check's index serves both.
@@ -39,7 +38,7 @@ test('a customer filter and a partner filter each search their index', async (t)
 });
 
 test('the list keeps exactly the orders every given filter admits, in seq order, after the cursor', async (t) => {
-  const store = openStore(t);
+  const store = openTempSqliteStore(t, 'orders');
   const ids = (orders: Order[]) => orders.map((o) => o.orderId.slice(-2));
   await store.transaction(async (tx) => {
     await seedDemoData(tx);

@@ -4,11 +4,10 @@
  * (the group runs again with a savepoint per item) or not (no savepoints at all).
  */
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import type { BackendStore, Tx } from '../../src/backend/store/tx.ts';
 import { openTempSqliteStore } from '../helpers/backend-store.ts';
 
-const openStore = (t: TestContext): BackendStore => openTempSqliteStore(t, 'group');
 
 const audit = (tx: Tx, id: string) => tx.run(
   "INSERT INTO audit_log (tran_code, entity, entity_id, action, principal, correlation_id, at) VALUES ('TEST', 'item', ?, 'done', 'test', ?, '2026-01-01T00:00:00.000Z')",
@@ -41,7 +40,7 @@ async function runGroup(store: BackendStore, items: Item[]) {
 }
 
 test('an item that fails before changing anything keeps nothing, and the group runs once', async (t) => {
-  const store = openStore(t);
+  const store = openTempSqliteStore(t, 'group');
   const { runs, results } = await runGroup(store, [{ id: 'a' }, { id: 'b', fails: 'before-writing' }, { id: 'c' }]);
   assert.deepEqual(results, ['ok a', 'refused b', 'ok c']);
   assert.deepEqual(runs, ['a', 'b', 'c']);
@@ -49,7 +48,7 @@ test('an item that fails before changing anything keeps nothing, and the group r
 });
 
 test('an item that fails after changing rows keeps nothing; the others keep theirs, once', async (t) => {
-  const store = openStore(t);
+  const store = openTempSqliteStore(t, 'group');
   const { runs, results } = await runGroup(store, [{ id: 'a' }, { id: 'b', fails: 'after-writing' }, { id: 'c' }, { id: 'd' }]);
   assert.deepEqual(results, ['ok a', 'refused b', 'ok c', 'ok d']);
   // The first run stopped at b's failure; the second ran every item with a savepoint each.
@@ -58,7 +57,7 @@ test('an item that fails after changing rows keeps nothing; the others keep thei
 });
 
 test('an item whose second statement fails keeps neither statement', async (t) => {
-  const store = openStore(t);
+  const store = openTempSqliteStore(t, 'group');
   const { results } = await runGroup(store, [{ id: 'a', fails: 'on-a-failed-statement' }, { id: 'b' }]);
   assert.match(results[0]!, /NOT NULL constraint failed/);
   assert.equal(results[1], 'ok b');
@@ -66,7 +65,7 @@ test('an item whose second statement fails keeps neither statement', async (t) =
 });
 
 test('groups after a run again start without savepoints and keep their items', async (t) => {
-  const store = openStore(t);
+  const store = openTempSqliteStore(t, 'group');
   await runGroup(store, [{ id: 'a', fails: 'after-writing' }]);
   const { runs, results } = await runGroup(store, [{ id: 'b' }, { id: 'c' }]);
   assert.deepEqual(results, ['ok b', 'ok c']);

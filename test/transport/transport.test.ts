@@ -3,8 +3,7 @@
  * the worker transport does (the TLS transport's own cases: tcp.test.ts).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
@@ -18,14 +17,13 @@ import { inProcessTransport } from '../../src/transport/in-process.ts';
 import { TransportError, type Transport } from '../../src/transport/transport.ts';
 import { JOIN_NEXT_BATCH_MS, openWorkerTransport, packMessages, unpackMessages } from '../../src/transport/worker.ts';
 import { connectTls, startBackendService } from '../helpers/backend-service.ts';
+import { tempDir } from '../helpers/backend-store.ts';
 
 const catalog = loadMessageCatalog();
 const silent = pino({ level: 'silent' });
 
 function tempFile(t: TestContext): string {
-  const dir = mkdtempSync(join(tmpdir(), 'corebridge-transport-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'backend.sqlite');
+  return join(tempDir(t, 'transport'), 'backend.sqlite');
 }
 
 const TRANSPORTS: Array<{ name: string; open(file: string, t: TestContext): Promise<Transport> }> = [
