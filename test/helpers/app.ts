@@ -70,6 +70,16 @@ export interface StartOptions {
 
 export async function startApp(t: TestContext, env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-test-'));
+  try {
+    return await startAppIn(t, dataDir, env, options);
+  } catch (error) {
+    // A start that fails (a test of a bad setting) may not have reached the cleanup below; removed after whatever did start.
+    t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+    throw error;
+  }
+}
+
+async function startAppIn(t: TestContext, dataDir: string, env: Record<string, string>, options: StartOptions): Promise<TestApp> {
   const extraEnv = options.beforeBuild?.(dataDir) ?? {};
   // Event-loop-delay shedding is off unless a test turns it on: tests block the loop on purpose (spawnSync of
   // the CLI) on a loaded 2-core machine, which is not the overload the protection is for.
