@@ -9,7 +9,6 @@ import { seedDemoData } from '../../src/backend/store/seed.ts';
 import type { Row, Tx } from '../../src/backend/store/tx.ts';
 import { openTempSqliteStore } from '../helpers/backend-store.ts';
 
-
 /** The plan SQLite chooses for the query listOrders sends (captured from the transaction it is given). */
 async function planOf(tx: Tx, filter: OrderFilter): Promise<string> {
   let sent: { sql: string; params: unknown[] } | undefined;

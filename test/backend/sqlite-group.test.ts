@@ -8,7 +8,6 @@ import { test } from 'node:test';
 import type { BackendStore, Tx } from '../../src/backend/store/tx.ts';
 import { openTempSqliteStore } from '../helpers/backend-store.ts';
 
-
 const audit = (tx: Tx, id: string) => tx.run(
   "INSERT INTO audit_log (tran_code, entity, entity_id, action, principal, correlation_id, at) VALUES ('TEST', 'item', ?, 'done', 'test', ?, '2026-01-01T00:00:00.000Z')",
   id, id,
