@@ -4,7 +4,7 @@
  * nothing until an error: loops re-anchor the relative path of an error thrown inside an element.
  */
 import { RecordDecodeError, RecordEncodeError } from './errors.ts';
-import { getBinary, getPacked, getPackedNumber, getText, getTextLatin1, getZoned, getZonedTrailing, putBinary, putPacked, putText, putZoned } from './fields.ts';
+import { getBinary, getPacked, getPackedNumber, getText, getTextLatin1, getZoned, getZonedTrailing, putBinary, putPacked, putText, putTextOnSpaces, putZoned } from './fields.ts';
 import { jsonNameOf, viewsOf, type BuiltLayout, type Node } from './layout.ts';
 import { fieldSpec, literalJson, putField, type FieldSpec } from './specs.ts';
 import { scaledInteger, typeName } from './decimal.ts';
@@ -58,6 +58,28 @@ const shown = (n: Node) => n.children.filter((c) => c.key !== null);
 interface EncodeCtx {
   g: Generator;
   odo: Node | null;
+  /** The record's defaults, copied into the buffer before any field is written. */
+  template: Buffer;
+}
+
+/**
+ * Whether every occurrence of text field `n` holds spaces in the template and nothing else writes there
+ * (no REDEFINES view shares its bytes), so that encode need not write its padding.
+ */
+function spacesInTemplate(template: Buffer, n: Node, space: number): boolean {
+  let offsets = [n.offset];
+  for (let a: Node | null = n; a !== null; a = a.parent) {
+    if (a.redefines || a.parent?.children.some((sibling) => sibling.redefines === a)) return false;
+    if (a.occurs && a.occurs.max > 1) {
+      const step = a.length;
+      offsets = offsets.flatMap((at) => Array.from({ length: a!.occurs!.max }, (_, k) => at + k * step));
+      if (offsets.length > 4096) return false;
+    }
+  }
+  return offsets.every((at) => {
+    for (let i = at; i < at + n.length; i++) if (template[i] !== space) return false;
+    return true;
+  });
 }
 
 /** The JSON key encode takes for a child: shown, or a view decode does not show. */
@@ -123,7 +145,8 @@ function encodeMembers(c: EncodeCtx, n: Node, obj: string, base: string, origin:
     else if (f.children.length > 0) code += encodeGroup(c, f, v, at, f.offset, fpath);
     else {
       const { name, f: spec } = c.g.field(f);
-      code += `${PUT[spec.type]}(buf, ${at}, ${name}, ${v}, ${lit(fpath)});\n`;
+      const put = spec.type === 'text' && spacesInTemplate(c.template, f, spec.spec.table.space) ? 'putTextOnSpaces' : PUT[spec.type];
+      code += `${put}(buf, ${at}, ${name}, ${v}, ${lit(fpath)});\n`;
       if (c.odo?.counter === f) code += `counterJson = ${v};\n`;
     }
     code += '}\n';
@@ -280,7 +303,7 @@ function fieldAt(root: Node, offset: number): string {
 export function compileCodec(built: BuiltLayout, template: Buffer, profile: PlatformProfile): { encode: EncodeFn; decode: DecodeFn } {
   const { root, odo, maxLength, minLength } = built;
   const g = new Generator(profile);
-  const c: EncodeCtx = { g, odo };
+  const c: EncodeCtx = { g, odo, template };
 
   let encodeBody = `if (!isObject(json)) throw new RecordEncodeError('', 'expected a JSON object, got ' + typeName(json));\n` +
     `const buf = Buffer.allocUnsafe(${maxLength});\nT.copy(buf, 0);\nlet odoCount = -1; let counterJson;\n` +
@@ -322,7 +345,7 @@ export function compileCodec(built: BuiltLayout, template: Buffer, profile: Plat
   const source = `"use strict";\n${g.functions.join('\n')}\nreturn { encode: function encode(json) {\n${encodeBody}}, decode: function decode(bytes) {\n${decodeBody}} };`;
   const runtime = {
     K: g.constants, T: template, RecordEncodeError, RecordDecodeError, Buffer, isObject, countKeys, unknownKey, reanchor, typeName,
-    toBuffer, fieldAt: (offset: number) => fieldAt(root, offset), odoCountOf, putText, putZoned, putPacked, putBinary, getText,
+    toBuffer, fieldAt: (offset: number) => fieldAt(root, offset), odoCountOf, putText, putTextOnSpaces, putZoned, putPacked, putBinary, getText,
     getTextLatin1, getZoned, getZonedTrailing, getPacked, getPackedNumber, getBinary,
   };
   const factory = new Function(...Object.keys(runtime), source) as (...args: unknown[]) => { encode: EncodeFn; decode: DecodeFn };

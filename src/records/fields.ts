@@ -58,6 +58,25 @@ export interface BinarySpec extends NumberSpec {
 const ALPHABETIC = /^[A-Za-z ]*$/;
 
 export function putText(buf: Buffer, off: number, s: TextSpec, v: unknown, path: string): void {
+  const start = putTextCharacters(buf, off, s, v, path);
+  const n = (v as string).length;
+  // a loop beats Buffer#fill for the short paddings of typical fields
+  const space = s.table.space;
+  if (s.justifiedRight) for (let i = off; i < start; i++) buf[i] = space;
+  else for (let i = off + n, end = off + s.length; i < end; i++) buf[i] = space;
+}
+
+/**
+ * putText for a field whose bytes already hold spaces (the record template's, copied at the start of an
+ * encode): the characters only. Most of a header's bytes are padding: CBHDR is 495 bytes, and a call's
+ * values fill about 70 of them.
+ */
+export function putTextOnSpaces(buf: Buffer, off: number, s: TextSpec, v: unknown, path: string): void {
+  putTextCharacters(buf, off, s, v, path);
+}
+
+/** Checks `v` and writes its characters where the field puts them; returns where they start. */
+function putTextCharacters(buf: Buffer, off: number, s: TextSpec, v: unknown, path: string): number {
   if (typeof v !== 'string') throw new RecordEncodeError(path, `expected a string, got ${typeName(v)}`);
   const n = v.length;
   if (n > s.length) throw new RecordEncodeError(path, `string of ${n} characters is longer than the ${s.length} the field holds`, { kind: 'length', max: s.length });
@@ -73,10 +92,7 @@ export function putText(buf: Buffer, off: number, s: TextSpec, v: unknown, path:
     }
     buf[start + i] = b;
   }
-  // a loop beats Buffer#fill for the short paddings of typical fields
-  const space = s.table.space;
-  if (s.justifiedRight) for (let i = off; i < start; i++) buf[i] = space;
-  else for (let i = off + n, end = off + s.length; i < end; i++) buf[i] = space;
+  return start;
 }
 
 export function getText(b: Buffer, off: number, s: TextSpec): string {

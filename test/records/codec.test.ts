@@ -90,6 +90,27 @@ test('absent fields take their VALUE or the default; FILLER is initialised too',
   assert.equal(layout.encode({ e: 5 }).toString('latin1', 12), '05');
 });
 
+test('a shorter value is padded with spaces wherever the field is: after a VALUE, in tables, in REDEFINES views, in EBCDIC', () => {
+  const source = fixed(
+    '01 R.',
+    '   05 A PIC X(4) VALUE "WXYZ".',
+    '   05 B PIC X(4).',
+    '   05 T OCCURS 2 TIMES.',
+    '      10 T-X PIC X(3).',
+    '   05 U PIC X(4).',
+    '   05 V REDEFINES U.',
+    '      10 V1 PIC X(2).',
+    '      10 V2 PIC X(2).',
+    '   05 J PIC X(4) JUSTIFIED RIGHT.',
+  );
+  const value = { a: 'a', b: 'b', t: [{ tX: 'c' }, { tX: 'de' }], u: 'f', j: 'g' };
+  assert.equal(compileCopybook(source, { profile: 'gnucobol' }).encode(value).toString('latin1'), 'a   b   c  de f      g');
+  const view = compileCopybook(source, { profile: 'gnucobol', mapping: { redefines: { U: 'V' } } });
+  assert.equal(view.encode({ v: { v1: 'h', v2: 'i' } }).toString('latin1', 14, 18), 'h i ');
+  const ebcdic = compileCopybook(source, { profile: 'zos' }).encode(value);
+  assert.equal(hex(ebcdic.subarray(0, 8)), '8140404082404040');
+});
+
 test('JUSTIFIED RIGHT pads on the left and decodes without the padding', () => {
   const layout = compileCopybook(fixed('01 R.', '   05 A PIC X(5) JUSTIFIED RIGHT.'), { profile: 'gnucobol' });
   assert.equal(layout.encode({ a: 'ab' }).toString('latin1'), '   ab');
