@@ -167,7 +167,7 @@ async function assemble(
   // Protection runs before authentication: overload, CORS preflight, headers, mTLS identity, anonymous limits.
   await installLimits(app, protection.limits, () => closing);
   await installCors(app, protection.cors);
-  await installSecurityHeaders(app, { tls: tls !== undefined });
+  const securityHeaders = await installSecurityHeaders(app, { tls: tls !== undefined });
   installMutualTlsIdentity(app, protection.tls);
   const rateLimits = await installRateLimits(app, protection.rateLimit, redis);
   // The last of the global onSend hooks: what runs after it (a route's own) runs in the turn's end too.
@@ -191,7 +191,7 @@ async function assemble(
   // Ready: the back-end answers, the COBOL service host runs, and the shared state (Redis) is connected.
   const ready = async () => (redis === null || redis.status === 'ready') && (await transport.ready()) && (declared.host?.available() ?? true);
   publicRoutes(typed as unknown as Api, { ready, issuer: identity ? issuer : null, isClosing: () => closing });
-  if (identity) await identity.install(app);
+  if (identity) await identity.install(app, securityHeaders.documents);
   // The human pages: /docs (signing in with the embedded provider), /, /problems/<code>.
   await docsRoutes(app, { issuer: config.auth.issuer, signIn: identity?.docsSignIn ?? null });
 

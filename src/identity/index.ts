@@ -14,7 +14,8 @@ import { createIdentityProvider, DEMO_SPA_CLIENT } from './provider.ts';
 import { identityRoutes } from './routes.ts';
 
 export interface EmbeddedIdentity {
-  install(app: FastifyInstance): Promise<void>;
+  /** `documentHeaders`: the security headers of HTML pages (src/api/protection/security-headers.ts). */
+  install(app: FastifyInstance, documentHeaders: Record<string, string>): Promise<void>;
   /** How the docs page signs in: as the public demo client, asking for a demo customer's scopes. */
   docsSignIn: DocsSignIn;
 }
@@ -40,9 +41,9 @@ export async function openEmbeddedIdentity(config: Config, logger: Logger): Prom
   });
   return {
     docsSignIn: { clientId: DEMO_SPA_CLIENT, scopes: ROLE_SCOPES.customer },
-    async install(app) {
+    async install(app, documentHeaders) {
       app.addHook('onClose', async () => store.close());
-      await identityRoutes(app, { provider, credentials });
+      await identityRoutes(app, { provider, credentials, documentHeaders });
     },
   };
 }

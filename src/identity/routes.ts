@@ -79,6 +79,8 @@ function keepCorsPolicy(reply: FastifyReply): void {
 export interface IdentityRouteDeps {
   provider: Provider;
   credentials: IdentityCredentials;
+  /** The security headers of HTML pages: the provider's own endpoints answer with pages too (errors, form_post). */
+  documentHeaders: Record<string, string>;
 }
 
 export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDeps): Promise<void> {
@@ -175,6 +177,7 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       const raw = req.raw as typeof req.raw & { originalUrl?: string };
       // Headers already set by the protection plugins (security headers, CORS) go out with the provider's response.
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
+      for (const [name, value] of Object.entries(deps.documentHeaders)) reply.raw.setHeader(name, value);
       keepCorsPolicy(reply);
       reply.raw.setHeader('x-request-id', req.id);
       const url = raw.url!;

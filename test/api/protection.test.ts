@@ -85,7 +85,18 @@ test('CORS: credentials only when configured; a wildcard or a path in CORS_ORIGI
   assert.throws(() => loadConfig({ CORS_CREDENTIALS: 'yes' }), /CORS_CREDENTIALS/);
 });
 
-test('security headers on every response: nosniff, no-store, frame and referrer policy, API CSP; no HSTS over plain HTTP', async (t) => {
+/** helmet's headers that only a document acts on: HTML pages carry them, JSON answers do not. */
+const DOCUMENT_HEADERS = {
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'origin-agent-cluster': '?1',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
+};
+
+test('security headers on every response: nosniff, no-store, frame denial, CORP, API CSP; no HSTS over plain HTTP; the document-only ones on all but JSON', async (t) => {
   const h = await startApp(t);
   const responses = [
     await h.request({ method: 'GET', url: '/v1/orders/ORD-0000000000000000', as: 'ada' }),
@@ -98,14 +109,32 @@ test('security headers on every response: nosniff, no-store, frame and referrer 
     assert.equal(res.headers['x-content-type-options'], 'nosniff');
     assert.equal(res.headers['cache-control'], 'no-store');
     assert.equal(res.headers['x-frame-options'], 'DENY');
-    assert.equal(res.headers['referrer-policy'], 'no-referrer');
+    assert.equal(res.headers['cross-origin-resource-policy'], 'same-origin');
     assert.equal(res.headers['content-security-policy'], "default-src 'none'; frame-ancestors 'none'");
     assert.equal(res.headers['strict-transport-security'], undefined);
     assert.equal(res.headers['x-powered-by'], undefined);
+    for (const name of Object.keys(DOCUMENT_HEADERS)) assert.equal(res.headers[name], undefined, name);
   }
   // A route that chose its own caching keeps it.
   const jwks = await h.request({ method: 'GET', url: '/.well-known/jwks.json' });
   assert.equal(jwks.headers['cache-control'], 'public, max-age=300');
   assert.equal(jwks.headers['x-content-type-options'], 'nosniff');
   assertProblem(responses[0]!, 404, 'NOT_FOUND');
+
+  // Pages and navigations: the docs page (a Fastify route), a redirect, and the identity provider's own
+  // endpoint (it writes its answer itself).
+  const page = await h.request({ method: 'GET', url: '/docs/' });
+  const redirect = await h.request({ method: 'GET', url: '/' });
+  assert.equal(redirect.statusCode, 302);
+  assert.equal(page.statusCode, 200);
+  assert.match(String(page.headers['content-type']), /^text\/html/);
+  assert.match(String(page.headers['content-security-policy']), /script-src 'self' 'nonce-/);
+  const provider = await h.request({ method: 'GET', url: '/oauth/auth?client_id=nope' });
+  assert.equal(provider.statusCode, 400);
+  for (const res of [page, redirect, provider]) {
+    for (const [name, value] of Object.entries(DOCUMENT_HEADERS)) assert.equal(res.headers[name], value, name);
+    assert.equal(res.headers['x-content-type-options'], 'nosniff');
+    assert.equal(res.headers['x-frame-options'], 'DENY');
+    assert.equal(res.headers['cache-control'], 'no-store');
+  }
 });

@@ -1,8 +1,9 @@
 /**
- * Security headers on every response: helmet's set (nosniff, frame and referrer policy, COOP/CORP…),
- * `Cache-Control: no-store` unless a route chose its own caching, a locked-down CSP on everything that is
- * not an HTML page (the login pages set their own), and HSTS only when this process serves TLS.
- * helmet decides the values once, at startup; each request only copies the finished header object.
+ * Security headers: on every response nosniff, frame denial, CORP, `Cache-Control: no-store` unless a route
+ * chose its own caching, and HSTS only when this process serves TLS; a locked-down CSP on everything that is
+ * not an HTML page (the pages set their own); on everything but JSON (pages, redirects), the rest of
+ * helmet's set (referrer policy, COOP…). helmet decides the values once, at startup; each request only
+ * copies the finished header objects.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
@@ -24,8 +25,28 @@ export function docsPageCsp(connectOrigins: readonly string[]): (nonce: string) 
   return (nonce) => `default-src 'none'; script-src 'self' 'nonce-${nonce}'; style-src 'self' 'unsafe-inline'${tail}`;
 }
 
+/**
+ * What every response carries, the JSON API's included (OWASP's REST Security Cheat Sheet): no sniffing, no
+ * framing, no no-cors reads from other sites, and HSTS over TLS.
+ */
+const EVERY_RESPONSE = new Set(['x-content-type-options', 'x-frame-options', 'cross-origin-resource-policy', 'strict-transport-security']);
+
+/** application/json and its kinds (problem+json, jwk-set+json…): answers a program reads, not a document. */
+const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json\b/;
+
+export interface SecurityHeaders {
+  /** On every response. */
+  everyResponse: Record<string, string>;
+  /**
+   * helmet's headers that only a document a browser displays or navigates through acts on (opener and
+   * referrer policy, DNS prefetching, origin-keyed agents, old IE and Flash switches): on every answer but
+   * JSON. A JSON answer does not pay for seven headers it has no use for (bench/README.md).
+   */
+  documents: Record<string, string>;
+}
+
 /** The headers helmet would set, computed once by running it against a response that only records them. */
-export function securityHeaders(options: { tls: boolean }): Record<string, string> {
+export function securityHeaders(options: { tls: boolean }): SecurityHeaders {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader(name: string, value: string) {
@@ -44,21 +65,26 @@ export function securityHeaders(options: { tls: boolean }): Record<string, strin
   })({} as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => {
     if (error) throw error;
   });
-  return headers;
+  const split: SecurityHeaders = { everyResponse: {}, documents: {} };
+  for (const [name, value] of Object.entries(headers)) split[EVERY_RESPONSE.has(name) ? 'everyResponse' : 'documents'][name] = value;
+  return split;
 }
 
-export async function installSecurityHeaders(app: FastifyInstance, options: { tls: boolean }): Promise<void> {
+export async function installSecurityHeaders(app: FastifyInstance, options: { tls: boolean }): Promise<SecurityHeaders> {
   const headers = securityHeaders(options);
   // Callback-style hooks: no promise per request.
   app.addHook('onRequest', (_req, reply, done) => {
-    reply.headers(headers);
+    reply.headers(headers.everyResponse);
     done();
   });
   app.addHook('onSend', (_req, reply, payload, done) => {
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    if (!reply.hasHeader('content-security-policy') && !String(reply.getHeader('content-type') ?? '').startsWith('text/html')) {
-      reply.header('content-security-policy', API_CSP);
-    }
+    const type = String(reply.getHeader('content-type') ?? '');
+    // Redirects belong to a page's navigation too: a sign-in popup whose redirect lacked the opener policy
+    // would lose its opener (the docs page) on the way.
+    if (!JSON_TYPE.test(type)) reply.headers(headers.documents);
+    if (!type.startsWith('text/html') && !reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CSP);
     done(null, payload);
   });
+  return headers;
 }
