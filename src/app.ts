@@ -207,8 +207,9 @@ async function assemble(
     installDeprecation(v1);
     installAuth(v1, verifier, { beforeVerify: rateLimits.ceiling });
     v1.addHook('onRequest', rateLimits.byPrincipal);
-    installBodyShapeLimit(v1, protection.limits);
     installIdempotency(v1, idempotencyStore);
+    // After the idempotency hooks: the body's shape is checked before a missing key is reported.
+    installBodyShapeLimit(v1, protection.limits);
     const api = v1 as unknown as Api;
     orderRoutes(api, routeDeps);
     customerRoutes(api, routeDeps);

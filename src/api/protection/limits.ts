@@ -8,10 +8,11 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import underPressure from '@fastify/under-pressure';
-import type { ConnectionError, FastifyInstance } from 'fastify';
+import type { ConnectionError, FastifyInstance, preValidationHookHandler } from 'fastify';
 import type { BackendClient } from '../backend-client.ts';
 import { ApiError, toProblem } from '../errors.ts';
 import { requestIdFrom } from '../plugins/request-id.ts';
+import { routeHooks } from '../plugins/route-hooks.ts';
 import type { ProtectionConfig } from './config.ts';
 
 declare module 'fastify' {
@@ -145,15 +146,26 @@ export async function installLimits(app: FastifyInstance, limits: Limits, isClos
   });
 }
 
-/** JSON nesting depth and array length of API bodies, before schema validation walks them. */
+/** Methods whose requests Fastify never reads a body for. */
+const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
+
+/**
+ * JSON nesting depth and array length of API bodies, before schema validation walks them: first among the
+ * preValidation hooks of every route a body can reach (a GET pays nothing for it). Install it after the
+ * plugins whose onRoute hooks add preValidation hooks of their own, so that it stays first.
+ */
 export function installBodyShapeLimit(app: FastifyInstance, limits: Limits): void {
-  app.addHook('preValidation', async function checkBodyShape(req) {
-    if (req.body === undefined || req.body === null) return;
-    const violation = jsonShapeViolation(req.body, limits);
-    if (violation) {
-      const { pointer, detail, summary } = violation;
-      throw new ApiError('VALIDATION_FAILED', summary, { violations: [{ pointer, in: 'body', detail }] });
-    }
+  // Callback-style: no promise per request.
+  const checkBodyShape: preValidationHookHandler = function checkBodyShape(req, _reply, done) {
+    const violation = req.body === undefined || req.body === null ? null : jsonShapeViolation(req.body, limits);
+    if (!violation) return done();
+    const { pointer, detail, summary } = violation;
+    done(new ApiError('VALIDATION_FAILED', summary, { violations: [{ pointer, in: 'body', detail }] }));
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((method) => BODYLESS.has(method))) return;
+    route.preValidation = [checkBodyShape, ...routeHooks(route.preValidation)];
   });
 }
 
