@@ -14,7 +14,7 @@ import { createIdentityProvider, DEMO_SPA_CLIENT } from './provider.ts';
 import { identityRoutes } from './routes.ts';
 
 export interface EmbeddedIdentity {
-  /** `documentHeaders`: the security headers of HTML pages (src/api/protection/security-headers.ts). */
+  /** `documentHeaders`: the security headers of every answer but JSON (src/api/protection/security-headers.ts). */
   install(app: FastifyInstance, documentHeaders: Record<string, string>): Promise<void>;
   /** How the docs page signs in: as the public demo client, asking for a demo customer's scopes. */
   docsSignIn: DocsSignIn;

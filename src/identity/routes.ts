@@ -79,7 +79,7 @@ function keepCorsPolicy(reply: FastifyReply): void {
 export interface IdentityRouteDeps {
   provider: Provider;
   credentials: IdentityCredentials;
-  /** The security headers of HTML pages: the provider's own endpoints answer with pages too (errors, form_post). */
+  /** The security headers of every answer but JSON: the provider's own endpoints answer with pages and redirects too. */
   documentHeaders: Record<string, string>;
 }
 

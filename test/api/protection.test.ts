@@ -85,7 +85,7 @@ test('CORS: credentials only when configured; a wildcard or a path in CORS_ORIGI
   assert.throws(() => loadConfig({ CORS_CREDENTIALS: 'yes' }), /CORS_CREDENTIALS/);
 });
 
-/** helmet's headers that only a document acts on: HTML pages carry them, JSON answers do not. */
+/** helmet's headers that only a document or a navigation acts on: every answer but JSON carries them. */
 const DOCUMENT_HEADERS = {
   'referrer-policy': 'no-referrer',
   'cross-origin-opener-policy': 'same-origin',
