@@ -58,7 +58,7 @@ export interface BinarySpec extends NumberSpec {
 const ALPHABETIC = /^[A-Za-z ]*$/;
 
 export function putText(buf: Buffer, off: number, s: TextSpec, v: unknown, path: string): void {
-  const start = putTextCharacters(buf, off, s, v, path);
+  const start = putTextOnSpaces(buf, off, s, v, path);
   const n = (v as string).length;
   // a loop beats Buffer#fill for the short paddings of typical fields
   const space = s.table.space;
@@ -67,16 +67,12 @@ export function putText(buf: Buffer, off: number, s: TextSpec, v: unknown, path:
 }
 
 /**
- * putText for a field whose bytes already hold spaces (the record template's, copied at the start of an
- * encode): the characters only. Most of a header's bytes are padding: CBHDR is 495 bytes, and a call's
- * values fill about 70 of them.
+ * Checks `v` and writes its characters where the field puts them, not its padding: alone, for a field whose
+ * bytes already hold spaces (the record template's, copied at the start of an encode). Most of a header's
+ * bytes are padding: CBHDR is 495 bytes, and a call's values fill about 70 of them. Returns where the
+ * characters start.
  */
-export function putTextOnSpaces(buf: Buffer, off: number, s: TextSpec, v: unknown, path: string): void {
-  putTextCharacters(buf, off, s, v, path);
-}
-
-/** Checks `v` and writes its characters where the field puts them; returns where they start. */
-function putTextCharacters(buf: Buffer, off: number, s: TextSpec, v: unknown, path: string): number {
+export function putTextOnSpaces(buf: Buffer, off: number, s: TextSpec, v: unknown, path: string): number {
   if (typeof v !== 'string') throw new RecordEncodeError(path, `expected a string, got ${typeName(v)}`);
   const n = v.length;
   if (n > s.length) throw new RecordEncodeError(path, `string of ${n} characters is longer than the ${s.length} the field holds`, { kind: 'length', max: s.length });
