@@ -68,6 +68,14 @@ test('deeply nested bodies and long arrays → 400 naming the place; no money mo
   const errors = body['errors'] as Array<{ pointer: string; in: string }>;
   assert.equal(errors[0]!.in, 'body');
   assert.match(errors[0]!.pointer, /^\/reference(\/a)+$/);
+  // The shape is checked first among the body's hooks, before the idempotency plugin fingerprints the
+  // body: a deep body without a key is refused for its depth, not for the missing key.
+  const token = await h.token('ada');
+  const keyless = await h.app.inject({
+    method: 'POST', url: '/v1/payments', payload: JSON.stringify({ ...TRANSFER, reference: nested }),
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  });
+  assert.match(String(assertProblem(keyless, 400, 'VALIDATION_FAILED')['detail']), /nests deeper than/);
 
   let arrays: unknown = [];
   for (let i = 0; i < 2000; i++) arrays = [arrays];
