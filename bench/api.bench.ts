@@ -18,13 +18,19 @@
  * run after a short warm-up. The servers are pinned to CPU 0 and the load generator (wrk, or autocannon
  * in a child process when wrk is missing) to CPU 1 when taskset exists and there are two cores.
  *
+ * Before round 1, each side gets a first load of each scenario on its fresh server (BENCH_FIRST_LOAD_SECONDS):
+ * a new process runs its code unoptimised while V8 compiles it on the same core, so its first seconds under
+ * load are slower and their tail far longer than later. That first load is printed on its own ("first
+ * load on a fresh server") and not counted in the rounds, which measure the servers in service.
+ *
  * How to read it: per side, the median over rounds of req/s, p50 and p99. "CB/bare" is the median of
  * the per-round ratios of req/s and "+p99" the median of the per-round differences in p99 (each round
  * pairs runs made a few seconds apart). Absolute figures move with whatever else the machine does; on
  * a small shared machine only the ratios within one run mean anything. "log lines/req" is the lines
  * Corebridge wrote to its log during its measured runs of a scenario divided by the requests it served.
  *
- * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50),
+ * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2, before every run),
+ * BENCH_FIRST_LOAD_SECONDS (5, once per side and scenario before round 1; 0: none), BENCH_CONNECTIONS (50),
  * BENCH_ONLY (scenarios whose name contains one of these comma-separated words, e.g. "loan");
  * BENCH_BACKEND=service (the back-end as its own process, `corebridge backend serve`, also on CPU 0,
  * reached over mutual TLS with BACKEND_URL; default: embedded);
@@ -51,6 +57,7 @@ const ROOT = join(import.meta.dirname, '..');
 const ROUNDS = setting('BENCH_ROUNDS', 3);
 const SECONDS = setting('BENCH_SECONDS', 10);
 const WARMUP_SECONDS = setting('BENCH_WARMUP_SECONDS', 2, 0);
+const FIRST_LOAD_SECONDS = setting('BENCH_FIRST_LOAD_SECONDS', 5, 0);
 const CONNECTIONS = setting('BENCH_CONNECTIONS', 50);
 const ONLY = (process.env['BENCH_ONLY'] ?? '').split(',').map((w) => w.trim().toLowerCase()).filter(Boolean);
 const LOG_LEVEL = process.env['LOG_LEVEL'] || 'info';
@@ -271,7 +278,7 @@ function summarize(scenario: Scenario, bareRuns: Run[], corebridgeRuns: Run[]): 
 const num = (value: number, digits = 0) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const signed = (value: number, digits = 2) => (value >= 0 ? `+${num(value, digits)}` : num(value, digits));
 
-function failures(runs: Run[]): string {
+function failures(runs: Measurement[]): string {
   const non2xx = runs.reduce((n, r) => n + r.non2xx, 0);
   const errors = runs.reduce((n, r) => n + r.errors, 0);
   return non2xx + errors === 0 ? '' : `   ! ${num(non2xx)} non-2xx, ${num(errors)} socket errors/timeouts`;
@@ -287,6 +294,17 @@ function printScenario(s: Summary): void {
   if (s.bare.runs.length > 1) {
     const rounds = (runs: Run[]) => runs.map((r) => num(r.rps)).join(' ');
     console.log(`  req/s per round: bare ${rounds(s.bare.runs)} | corebridge ${rounds(s.corebridge.runs)}`);
+  }
+}
+
+/** The first load of each scenario on the fresh servers: what a client meets just after a start. */
+function printFirstLoads(list: Scenario[], first: Map<Scenario, Record<Side, Measurement>>): void {
+  if (first.size === 0) return;
+  console.log(`\nFirst load on a fresh server (${FIRST_LOAD_SECONDS} s per side and scenario before round 1; not in the rounds)`);
+  for (const s of list) {
+    const { bare, corebridge } = first.get(s)!;
+    const side = (m: Measurement) => `${num(m.rps).padStart(7)} req/s  p99 ${num(m.p99Ms, 2).padStart(7)} ms`;
+    console.log(`  ${s.name.padEnd(34)} bare ${side(bare)}   corebridge ${side(corebridge)}${failures([bare, corebridge])}`);
   }
 }
 
@@ -324,6 +342,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 async function main(): Promise<void> {
   console.log(`Corebridge vs bare Fastify: ${ROUNDS} round(s) × ${SECONDS} s per side and scenario (+${WARMUP_SECONDS} s warm-up), ${CONNECTIONS} connections, 127.0.0.1`);
+  console.log(`first load: ${FIRST_LOAD_SECONDS > 0 ? `${FIRST_LOAD_SECONDS} s per side and scenario on the fresh servers before round 1, reported apart` : 'none (BENCH_FIRST_LOAD_SECONDS=0): round 1 meets the fresh servers'}`);
   console.log(`load generator: ${loadGeneratorDescription()}`);
   console.log(`pinning: ${pinningDescription()}`);
   console.log(BACKEND_SERVICE
@@ -342,6 +361,16 @@ async function main(): Promise<void> {
     await checkFirstResponse(s.corebridge);
   }
 
+  const first = new Map<Scenario, Record<Side, Measurement>>();
+  if (FIRST_LOAD_SECONDS > 0) {
+    for (const s of list) {
+      const load = (side: Side) => runLoad(s[side], s[side].server.authorization, FIRST_LOAD_SECONDS, CONNECTIONS);
+      first.set(s, { bare: await load('bare'), corebridge: await load('corebridge') });
+      const { bare, corebridge } = first.get(s)!;
+      console.error(`  first load  ${s.name.padEnd(34)} bare ${num(bare.rps).padStart(8)} req/s  p99 ${num(bare.p99Ms, 2)} ms | corebridge ${num(corebridge.rps).padStart(8)} req/s  p99 ${num(corebridge.p99Ms, 2)} ms`);
+    }
+  }
+
   const runs = new Map(list.map((s) => [s, { bare: [] as Run[], corebridge: [] as Run[] }]));
   for (let round = 0; round < ROUNDS; round++) {
     const order: Side[] = round % 2 === 0 ? ['bare', 'corebridge'] : ['corebridge', 'bare'];
@@ -355,6 +384,7 @@ async function main(): Promise<void> {
   }
 
   const summaries = list.map((s) => summarize(s, runs.get(s)!.bare, runs.get(s)!.corebridge));
+  printFirstLoads(list, first);
   summaries.forEach(printScenario);
   printTable(summaries);
 }
