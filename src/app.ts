@@ -208,7 +208,8 @@ async function assemble(
     installAuth(v1, verifier, { beforeVerify: rateLimits.ceiling });
     v1.addHook('onRequest', rateLimits.byPrincipal);
     installIdempotency(v1, idempotencyStore);
-    // After the idempotency hooks: the body's shape is checked before a missing key is reported.
+    // Installed after installIdempotency because it puts its hook first on each route: a body's shape is
+    // checked before a missing key is reported.
     installBodyShapeLimit(v1, protection.limits);
     const api = v1 as unknown as Api;
     orderRoutes(api, routeDeps);
