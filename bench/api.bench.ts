@@ -42,8 +42,8 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, statSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
-import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
+import { openDevIssuer } from '../src/auth/dev-issuer.ts';
+import { ROLE_SCOPES } from '../src/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
 import { writeDevelopmentPki } from '../src/cli/certs.ts';
 import { accepts } from '../src/stack/supervised.ts';

@@ -24,8 +24,8 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
-import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
+import { openDevIssuer } from '../src/auth/dev-issuer.ts';
+import { ROLE_SCOPES } from '../src/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 import { PAYMENT_BODY, waitFor } from './harness.ts';
@@ -127,7 +127,7 @@ const RULES: Rule[] = [
   { stage: 'program', url: /^src\/backend\/(programs\/|program\.ts|index\.ts|caller\.ts|money\.ts|loan-math\.ts|copybooks\/)/ },
   { stage: 'decode', url: /^src\/records\//, fn: /^decode/ },
   { stage: 'encode', url: /^src\/records\//, fn: /^encode/ },
-  { stage: 'handler', url: /^src\/api\/backend-client\.ts$/ },
+  { stage: 'handler', url: /^src\/(api\/backend|client\/[a-z-]+)\.ts$/ },
   // layers others run inside (weak)
   { stage: 'handler', url: /^src\/api\/(routes\/|plugins\/error-handler\.ts|errors\.ts)/, weak: true },
   { stage: 'routing', url: PKG('find-my-way'), weak: true }, // its callHandler runs the whole first synchronous part

@@ -10,10 +10,11 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import './api/fastify-types.ts';
-import { createBackendClient } from './api/backend-client.ts';
-import { openDevIssuer, type DevIssuer } from './api/auth/dev-issuer.ts';
-import { discoverJwksUri, EXTERNAL_ALGORITHMS } from './api/auth/external-issuer.ts';
-import { createTokenVerifier } from './api/auth/verifier.ts';
+import { requestBackend } from './api/backend.ts';
+import { createBackendClient } from './client/backend-client.ts';
+import { openDevIssuer, type DevIssuer } from './auth/dev-issuer.ts';
+import { discoverJwksUri, EXTERNAL_ALGORITHMS } from './auth/external-issuer.ts';
+import { createTokenVerifier } from './auth/verifier.ts';
 import { openConfiguredIdempotencyStore } from './api/idempotency/open.ts';
 import { purgeInChunks } from './api/idempotency/store.ts';
 import { closeRedis, connectRedis } from './api/redis.ts';
@@ -135,6 +136,7 @@ async function assemble(
   // Before any hook or route: the request log, back-end client, rate limits and idempotency reach it through the instance.
   const observability = givenObservability ?? await createObservability(config.tracing);
   app.decorate('observability', observability);
+  const backend = createBackendClient({ catalog, transport, observability });
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -198,7 +200,7 @@ async function assemble(
   // The API's own context: /health, /openapi.json and /oauth pay nothing for these hooks.
   const routeDeps = {
     catalog,
-    backend: limitBackendCalls(createBackendClient(catalog, transport, (tran) => {
+    backend: limitBackendCalls(requestBackend(backend, (tran) => {
       relay?.kick();
       if (tran === 'OPSUBM') runner?.kick();
     }), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
@@ -226,15 +228,15 @@ async function assemble(
   await app.ready();
   // Events leave the back-end's outbox through the relay: to RabbitMQ with BROKER_URL, else only into the feed;
   // the webhook dispatcher sends the deliveries the relay's turns make.
-  const webhooks = startWebhookDispatcher({ transport, catalog, log: logger, webhooks: config.webhooks, pollMs: config.events.pollMs });
+  const webhooks = startWebhookDispatcher({ backend, catalog, log: logger, webhooks: config.webhooks, pollMs: config.events.pollMs });
   dispatcher = webhooks;
   relay = startEventRelay({
-    transport, catalog, log: logger, pollMs: config.events.pollMs, leaseSeconds: config.events.leaseSeconds, onPositioned: webhooks.kick,
+    backend, catalog, log: logger, pollMs: config.events.pollMs, leaseSeconds: config.events.leaseSeconds, onPositioned: webhooks.kick,
     publisher: config.events.brokerUrl ? openRabbitPublisher(config.events.brokerUrl, logger) : null,
   });
   // Requests asked to run later (Prefer: respond-async) run here, off the request that made them.
   runner = startOperationRunner({
-    transport, catalog, log: logger, pollMs: config.events.pollMs, onCompleted: () => relay?.kick(), brokerUrl: config.events.brokerUrl,
+    backend, catalog, log: logger, pollMs: config.events.pollMs, onCompleted: () => relay?.kick(), brokerUrl: config.events.brokerUrl,
     metrics: observability.metrics,
   });
   return Object.assign(app, { devIssuer: issuer }) as unknown as App;

@@ -2,7 +2,7 @@
  * Conditional requests (RFC 9110 §13) on resources whose ETag is their version: `"<version>"`. Versions
  * start at 1, so `"0"` names no version, and an unconditional change must say so with `If-Match: *`.
  */
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 
 /** The precondition a change carries to the back-end: a version, or `any` for `If-Match: *`. */
 export type IfMatch = { kind: 'any' } | { kind: 'version'; version: number };

@@ -4,7 +4,7 @@
  * naming the query parameter.
  */
 import { Type } from 'typebox';
-import { ApiError } from './errors.ts';
+import { ApiError } from '../errors.ts';
 
 /** The query parameter's schema: what a cursor looks like on the wire. */
 export const CursorParam = (description: string) => Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,40}$', description }));

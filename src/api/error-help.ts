@@ -3,7 +3,7 @@
  * words: the page behind each problem `type` URI (`/problems/<code>`). Typed by the code set, so a new
  * code does not compile without its text.
  */
-import { ERROR_CODES, problemType, type ErrorCode } from './errors.ts';
+import { ERROR_CODES, problemType, type ErrorCode } from '../errors.ts';
 
 export interface ErrorHelp {
   /** What happened, in one or two sentences. */

@@ -1,17 +1,12 @@
 /** Typed additions to Fastify's request, reply and route config. */
-import type { Principal } from './auth/roles.ts';
+import type { Principal } from '../auth/roles.ts';
+import type { CallFacts } from '../client/call-context.ts';
 import type { OperationId, RouteAccess } from './route-table.ts';
-import type { ErrorCode } from './errors.ts';
+import type { ErrorCode } from '../errors.ts';
 import type { ResponseHeaderName } from './openapi-operation.ts';
 
 /** What the request's log line says about its back-end transaction. */
-export interface BackendCallFacts {
-  tran: string;
-  rc: number | null;
-  reason: string | undefined;
-  /** Transport round trip, ms. */
-  ms: number;
-}
+export type BackendCallFacts = CallFacts;
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,5 +1,5 @@
 /** OpenAPI 3.1 document options; the paths come from the route schemas themselves. */
-import { SCOPE_DESCRIPTIONS as DESCRIPTIONS, SCOPES } from './auth/roles.ts';
+import { SCOPE_DESCRIPTIONS as DESCRIPTIONS, SCOPES } from '../auth/roles.ts';
 import { documentOperation } from './openapi-operation.ts';
 import { eventWebhooks } from './routes/events.ts';
 

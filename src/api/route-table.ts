@@ -3,7 +3,7 @@
  * and its object-level (ownership) rule. Route files take their definitions from here; the auth
  * plugin refuses to start with a route that has no entry.
  */
-import type { Role, Scope } from './auth/roles.ts';
+import type { Role, Scope } from '../auth/roles.ts';
 
 /**
  * - `customer-in-request`: a customer may only name their own customerId (path, query or body); the

@@ -6,7 +6,7 @@
  * full subject.
  */
 import { createHash } from 'node:crypto';
-import { layoutJsonSchema, type RecordLayout } from '../../records/index.ts';
+import { layoutJsonSchema, type RecordLayout } from '../records/index.ts';
 
 /** Marks a digest; a subject that itself starts with it is digested too, so no subject can pose as another's digest. */
 const DIGEST_PREFIX = 'sub~';

@@ -25,7 +25,22 @@ export const SCOPE_DESCRIPTIONS: Record<Scope | 'openid', string> = {
   'operations:read': 'See the progress and outcome of requests run later',
 };
 
-export type Role = 'customer' | 'agent' | 'partner';
+export const ROLES = ['customer', 'agent', 'partner'] as const;
+export type Role = (typeof ROLES)[number];
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+/** Each role as the record header names it (CBHDR HDR-ROLE); SYSTEM is the service itself, never a token's role. */
+export const ROLE_CODES = { customer: 'CUSTOMER', agent: 'AGENT', partner: 'PARTNER', system: 'SYSTEM' } as const;
+export type RoleCode = (typeof ROLE_CODES)[keyof typeof ROLE_CODES];
+
+/** The role a header's role code names, if any. */
+export function roleOfCode(code: string): Role | 'system' | undefined {
+  for (const [role, roleCode] of Object.entries(ROLE_CODES)) if (roleCode === code) return role as Role | 'system';
+  return undefined;
+}
 
 /** The most a token of each role may carry (least privilege: partners never touch money). */
 export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {

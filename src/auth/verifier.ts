@@ -8,7 +8,7 @@ import {
   createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload,
 } from 'jose';
 import { ACCESS_TOKEN_TYPE, SIGNING_ALG } from './dev-issuer.ts';
-import type { Principal, Role } from './roles.ts';
+import { isRole, type Principal } from './roles.ts';
 
 export class TokenRejected extends Error {
   override readonly name = 'TokenRejected';
@@ -42,7 +42,6 @@ export interface VerifierOptions {
   now?: () => number;
 }
 
-const ROLES: readonly Role[] = ['customer', 'agent', 'partner'];
 
 /** Where the role and the customer binding are in a token (external issuers often namespace them). */
 export interface ClaimNames {
@@ -55,7 +54,7 @@ const DEFAULT_CLAIMS: ClaimNames = { role: 'role', customerId: 'customer_id' };
 function toPrincipal(payload: JWTPayload, claims: ClaimNames): Principal {
   const role = payload[claims.role];
   if (typeof payload.sub !== 'string' || !payload.sub) throw new TokenRejected('token has no subject');
-  if (typeof role !== 'string' || !ROLES.includes(role as Role)) throw new TokenRejected('token has no valid role', payload.sub);
+  if (!isRole(role)) throw new TokenRejected('token has no valid role', payload.sub);
   const customerId = payload[claims.customerId];
   if (role === 'customer' && (typeof customerId !== 'string' || !/^[0-9]{1,10}$/.test(customerId))) {
     throw new TokenRejected('customer token is not bound to a customer', payload.sub);
@@ -63,7 +62,7 @@ function toPrincipal(payload: JWTPayload, claims: ClaimNames): Principal {
   const scope = typeof payload['scope'] === 'string' ? payload['scope'] : '';
   return {
     subject: payload.sub,
-    role: role as Role,
+    role,
     customerId: role === 'customer' ? (customerId as string) : null,
     scopes: new Set(scope.split(' ').filter(Boolean)),
     expiresAt: payload.exp ?? 0,

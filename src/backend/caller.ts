@@ -2,13 +2,14 @@
  * The caller as the record header states it, and who may see what. Object-level checks live here,
  * in the system that owns the data, and fail closed: an object the caller may not see is "not found".
  */
+import { roleOfCode, type RoleCode } from '../auth/roles.ts';
 import { findAccount } from './store/accounts.ts';
 import { isLinkedToPartner, type Customer } from './store/customers.ts';
-import type { Payment } from './store/payments.ts';
+import type { Payment, PaymentAudience } from './store/payments.ts';
 import type { Tx } from './store/tx.ts';
 
-/** SYSTEM: the service itself (event relay, webhook dispatcher, operation runner), for its own transactions only (SYSTEM_TRANSACTIONS). */
-export type CallerRole = 'CUSTOMER' | 'AGENT' | 'PARTNER' | 'SYSTEM';
+/** SYSTEM: the service itself (event relay, webhook dispatcher, runner), for its own transactions only (SYSTEM_TRANSACTIONS). */
+export type CallerRole = RoleCode;
 
 export interface Caller {
   principal: string;
@@ -18,7 +19,7 @@ export interface Caller {
 }
 
 export function parseRole(raw: string): CallerRole | undefined {
-  return raw === 'CUSTOMER' || raw === 'AGENT' || raw === 'PARTNER' || raw === 'SYSTEM' ? raw : undefined;
+  return roleOfCode(raw) === undefined ? undefined : (raw as CallerRole);
 }
 
 /**
@@ -62,8 +63,6 @@ export function mayUseCustomerData(caller: Caller, ownerCustomerId: string | nul
  * payee's account, and its reason (INSUFFICIENT_FUNDS) is the payer's business. The account list asks the
  * same in SQL (store/payments.ts), of an account the caller may use.
  */
-export type PaymentAudience = { kind: 'staff' } | { kind: 'owner'; customerId: string } | { kind: 'none' };
-
 export function paymentAudience(caller: Caller): PaymentAudience {
   if (caller.role === 'AGENT') return { kind: 'staff' };
   if (caller.role === 'CUSTOMER' && caller.customerId) return { kind: 'owner', customerId: caller.customerId };

@@ -9,8 +9,8 @@
  * refuses when not, instead of printing a token that fails with 401.
  */
 import { parseArgs } from 'node:util';
-import { openDevIssuer } from '../api/auth/dev-issuer.ts';
-import { DEMO_IDENTITIES, findDemoIdentity, isScope, ROLE_SCOPES } from '../api/auth/roles.ts';
+import { openDevIssuer } from '../auth/dev-issuer.ts';
+import { DEMO_IDENTITIES, findDemoIdentity, isScope, ROLE_SCOPES } from '../auth/roles.ts';
 import { ConfigError, loadConfig, processEnv } from '../config.ts';
 import { exitWithUsageIfAsked } from './help.ts';
 import { checkServer } from './token-server-check.ts';

@@ -6,7 +6,7 @@
  */
 import { Connection } from 'rabbitmq-client';
 import type { Logger } from 'pino';
-import type { CloudEvent } from './cloud-event.ts';
+import type { CloudEvent } from '../resources/event.ts';
 import type { EventPublisher } from './relay.ts';
 
 export const EVENTS_EXCHANGE = 'corebridge.events';

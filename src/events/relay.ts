@@ -13,9 +13,9 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { MessageCatalog } from '../backend/copybooks/index.ts';
 import { backoff, startBackgroundLoop } from '../background-loop.ts';
-import type { Transport } from '../transport/transport.ts';
-import { OWNER_VIEW, readEventList, toCloudEvent, type CloudEvent, type EventList } from './cloud-event.ts';
-import { systemCaller } from '../api/backend-client.ts';
+import { OWNER_VIEW, readEventList, toCloudEvent, type CloudEvent, type EventList } from '../resources/event.ts';
+import type { BackendClient } from '../client/backend-client.ts';
+import { systemCaller } from '../client/system-caller.ts';
 
 export interface EventPublisher {
   description: string;
@@ -25,7 +25,7 @@ export interface EventPublisher {
 }
 
 export interface EventRelayOptions {
-  transport: Transport;
+  backend: BackendClient;
   catalog: MessageCatalog;
   log: Logger;
   /** null: the embedded relay (positions only). */
@@ -48,12 +48,12 @@ const BATCH = 100;
 /** EVTN-ACK-POSITION 9(15) at its largest: "everything positioned is published" (the embedded relay). */
 const ALL = 999_999_999_999_999;
 export function startEventRelay(options: EventRelayOptions): EventRelay {
-  const { transport, catalog, publisher } = options;
+  const { backend, catalog, publisher } = options;
   const log = options.log.child({ component: 'event-relay' });
   const relayId = randomUUID();
   // A turn is kicked by every write answered: under load it rides with the next calls into their group commit
   // (one fsync for both) instead of committing alone, at most JOIN_NEXT_BATCH_MS later (src/transport/worker.ts).
-  const call = systemCaller(transport, catalog, 'corebridge-event-relay', { joinNextBatch: true });
+  const call = systemCaller(backend, 'corebridge-event-relay', true);
   let acked = 0;
   let holding = false;
   let lastPosition = 0;

@@ -17,15 +17,15 @@
  */
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
-import type { Role } from '../api/auth/roles.ts';
+import { roleOfCode, type Role } from '../auth/roles.ts';
 import type { MessageCatalog } from '../backend/copybooks/index.ts';
 import { segmentReader } from '../backend/message.ts';
 import type { Config } from '../config.ts';
 import { createGuardedClient, OutboundRefusedError } from '../outbound/url-guard.ts';
 import { startBackgroundLoop } from '../background-loop.ts';
-import type { Transport } from '../transport/transport.ts';
-import { readEventItem, toCloudEvent } from './cloud-event.ts';
-import { systemCaller } from '../api/backend-client.ts';
+import { readEventItem, toCloudEvent } from '../resources/event.ts';
+import type { BackendClient } from '../client/backend-client.ts';
+import { systemCaller } from '../client/system-caller.ts';
 import { webhookPolicy } from './webhook-policy.ts';
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -34,8 +34,6 @@ const MAX_IN_FLIGHT = 64;
 const CLAIM_LEASE_SECONDS = 60;
 /** The most a Retry-After is honoured: one day. */
 const RETRY_AFTER_CAP_MS = 86_400_000;
-
-const ROLES: Record<string, Role> = { AGENT: 'agent', PARTNER: 'partner', CUSTOMER: 'customer' };
 
 interface Task {
   deliveryId: string;
@@ -59,7 +57,7 @@ interface Result {
 }
 
 export interface WebhookDispatcherOptions {
-  transport: Transport;
+  backend: BackendClient;
   catalog: MessageCatalog;
   log: Logger;
   webhooks: Config['webhooks'];
@@ -81,12 +79,12 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 }
 
 export function startWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
-  const { transport, catalog, webhooks } = options;
+  const { backend, catalog, webhooks } = options;
   const log = options.log.child({ component: 'webhooks' });
   const client = createGuardedClient(webhookPolicy(webhooks), { timeoutMs: ATTEMPT_TIMEOUT_MS, maxRedirects: 0 });
   const schedule = webhooks.retryScheduleMs;
   // Kicked by every relay turn that positioned events: like the relay's, its turn rides with the next calls.
-  const call = systemCaller(transport, catalog, 'corebridge-webhooks', { joinNextBatch: true });
+  const call = systemCaller(backend, 'corebridge-webhooks', true);
   const inFlight = new Set<Promise<void>>();
   /** Results of attempts, recorded with the next turn. */
   const results: Result[] = [];
@@ -101,7 +99,8 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     const read = segmentReader(catalog, out.segments);
     return Array.from({ length: out.body.seglItemCount }, () => {
       const t = read('WHDTASK');
-      const role = ROLES[t.whdtOwnerRole] ?? 'customer';
+      const owner = roleOfCode(t.whdtOwnerRole);
+      const role: Role = owner === undefined || owner === 'system' ? 'customer' : owner;
       const event = toCloudEvent(readEventItem(read), role);
       return {
         deliveryId: t.whdtDeliveryId, subscriptionId: t.whdtSubscriptionId, url: t.whdtUrl,

@@ -7,7 +7,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { DEMO_IDENTITIES } from '../api/auth/roles.ts';
+import { DEMO_IDENTITIES } from '../auth/roles.ts';
 
 export interface IdentityCredentials {
   /** Demo user name → password. */

@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { readSigningKey } from '../api/auth/dev-issuer.ts';
-import { ROLE_SCOPES } from '../api/auth/roles.ts';
+import { readSigningKey } from '../auth/dev-issuer.ts';
+import { ROLE_SCOPES } from '../auth/roles.ts';
 import { docsRedirectUri, type DocsSignIn } from '../api/docs/scalar.ts';
 import type { Config } from '../config.ts';
 import { openProviderStore, providerStoreFile } from './adapter.ts';

@@ -10,9 +10,9 @@
 import { readFileSync } from 'node:fs';
 import type { JWK } from 'jose';
 import Provider, { errors, type Adapter, type ClientMetadata, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import { ApiError, toProblem } from '../api/errors.ts';
-import { DEMO_IDENTITIES, findDemoIdentity, ROLE_SCOPES, SCOPES, type Role } from '../api/auth/roles.ts';
-import { SIGNING_ALG } from '../api/auth/dev-issuer.ts';
+import { ApiError, toProblem } from '../errors.ts';
+import { DEMO_IDENTITIES, findDemoIdentity, ROLE_SCOPES, SCOPES, type Role } from '../auth/roles.ts';
+import { SIGNING_ALG } from '../auth/dev-issuer.ts';
 import type { IdentityCredentials } from './credentials.ts';
 
 export const DEMO_SPA_CLIENT = 'corebridge-demo-spa';

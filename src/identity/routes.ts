@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import { findDemoIdentity, SCOPE_DESCRIPTIONS } from '../api/auth/roles.ts';
+import { findDemoIdentity, SCOPE_DESCRIPTIONS } from '../auth/roles.ts';
 import { escapeHtml, htmlPage, PAGE_CSP } from '../api/docs/page.ts';
 import { passwordMatches, type IdentityCredentials } from './credentials.ts';
 import { scopesForAccount } from './provider.ts';

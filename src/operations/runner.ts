@@ -11,17 +11,18 @@
  * and every instance's consumers run them; without, the store's table is the queue and they run here.
  */
 import type { Logger } from 'pino';
-import { decodeResponse, isTransientFailure, systemCaller } from '../api/backend-client.ts';
+import { decodeResponse, type BackendClient } from '../client/backend-client.ts';
+import { isTransientFailure } from '../client/return-codes.ts';
+import { systemCaller } from '../client/system-caller.ts';
 import { isAsyncTransaction, TRANSACTIONS, type AsyncTranCode, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from '../backend/message.ts';
 import { startBackgroundLoop } from '../background-loop.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { countOutcome } from '../observability/outcomes.ts';
-import type { Transport } from '../transport/transport.ts';
 import { openRabbitOperationQueue, type OperationQueue } from './rabbitmq-queue.ts';
 
 export interface OperationRunnerOptions {
-  transport: Transport;
+  backend: BackendClient;
   catalog: MessageCatalog;
   log: Logger;
   pollMs: number;
@@ -29,7 +30,7 @@ export interface OperationRunnerOptions {
   onCompleted?: () => void;
   /** RabbitMQ (BROKER_URL): claimed operations go through its queues; null: they run here at once. */
   brokerUrl?: string | null;
-  /** The app's metrics: a run's transaction duration and its business outcome, as for a call made at once. */
+  /** The app's metrics: a run's business outcome, as for a call made at once. */
   metrics?: Metrics;
 }
 
@@ -52,9 +53,9 @@ interface Task {
 }
 
 export function startOperationRunner(options: OperationRunnerOptions): OperationRunner {
-  const { transport, catalog } = options;
+  const { backend, catalog } = options;
   const log = options.log.child({ component: 'operations' });
-  const system = systemCaller(transport, catalog, 'corebridge-operations');
+  const system = systemCaller(backend, 'corebridge-operations');
 
 
   async function claim(): Promise<Task[]> {
@@ -76,10 +77,9 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
 
   /** Runs an operation's message and records its outcome; leaves it pending when the back-end could not take it. */
   async function run(operationId: string, message: Buffer): Promise<void> {
-    const tran = readHeader(catalog, message).header.tranCode as TranCode;
-    const started = performance.now();
-    const { header, body } = readHeader(catalog, await transport.call(message));
-    options.metrics?.observeTransaction(tran, header.returnCode, (performance.now() - started) / 1000);
+    const request = readHeader(catalog, message).header;
+    const tran = request.tranCode as TranCode;
+    const { header, body } = await backend.send({}, tran, message);
     if (isTransientFailure(header)) {
       log.warn({ operationId, reason: header.reasonCode }, 'operation could not run now; it stays pending');
       // From the broker: not acknowledged, so it comes again (after a pause, not in a tight loop).

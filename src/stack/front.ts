@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { ApiError, toProblem } from '../api/errors.ts';
+import { ApiError, toProblem } from '../errors.ts';
 
 export interface Front {
   port: number;

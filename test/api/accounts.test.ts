@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Balance } from '../../src/api/routes/accounts.ts';
+import { Balance } from '../../src/resources/account.ts';
 import { assertProblem, assertShape } from '../helpers/assert-shape.ts';
 import { startApp } from '../helpers/app.ts';
 

@@ -5,10 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ROLE_SCOPES } from '../../src/api/auth/roles.ts';
-import { AccountList } from '../../src/api/routes/accounts.ts';
-import { LoanApplicationList } from '../../src/api/routes/loans.ts';
-import { PaymentList } from '../../src/api/routes/payments.ts';
+import { ROLE_SCOPES } from '../../src/auth/roles.ts';
+import { AccountList } from '../../src/resources/account.ts';
+import { LoanApplicationList } from '../../src/resources/loan.ts';
+import { PaymentList } from '../../src/resources/payment.ts';
 import { assertProblem, assertShape } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Customer } from '../../src/api/routes/customers.ts';
+import { Customer } from '../../src/resources/customer.ts';
 import { assertProblem, assertShape } from '../helpers/assert-shape.ts';
 import { startApp } from '../helpers/app.ts';
 

@@ -15,7 +15,7 @@ import { buildApp } from '../../src/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { credentialsFile } from '../../src/identity/credentials.ts';
-import { SCOPE_DESCRIPTIONS } from '../../src/api/auth/roles.ts';
+import { SCOPE_DESCRIPTIONS } from '../../src/auth/roles.ts';
 import { startApp } from '../helpers/app.ts';
 import { startIdentityServer, type IdentityServer } from '../helpers/identity.ts';
 

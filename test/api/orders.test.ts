@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Order, OrderList } from '../../src/api/routes/orders.ts';
+import { Order, OrderList } from '../../src/resources/order.ts';
 import { assertProblem, assertShape } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 

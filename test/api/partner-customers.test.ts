@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ROLE_SCOPES } from '../../src/api/auth/roles.ts';
+import { ROLE_SCOPES } from '../../src/auth/roles.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { queryStore } from '../helpers/backend-store.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Payment } from '../../src/api/routes/payments.ts';
+import { Payment } from '../../src/resources/payment.ts';
 import { assertProblem, assertShape } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 

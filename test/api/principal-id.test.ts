@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ROLE_SCOPES } from '../../src/api/auth/roles.ts';
-import { principalIdFor } from '../../src/api/auth/principal-id.ts';
+import { ROLE_SCOPES } from '../../src/auth/roles.ts';
+import { principalIdFor } from '../../src/auth/principal-id.ts';
 import { startApp } from '../helpers/app.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 

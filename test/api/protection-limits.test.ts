@@ -14,7 +14,7 @@ import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildApp, type App } from '../../src/app.ts';
 import { createLogger } from '../../src/logger.ts';
-import { ROLE_SCOPES } from '../../src/api/auth/roles.ts';
+import { ROLE_SCOPES } from '../../src/auth/roles.ts';
 import { backendFile, createBackend } from '../../src/backend/index.ts';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { loadConfig } from '../../src/config.ts';

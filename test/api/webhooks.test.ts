@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
-import { ROLE_SCOPES } from '../../src/api/auth/roles.ts';
+import { ROLE_SCOPES } from '../../src/auth/roles.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../helpers/processes.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';

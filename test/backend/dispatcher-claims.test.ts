@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { pino } from 'pino';
-import { systemCaller } from '../../src/api/backend-client.ts';
+import { createBackendClient } from '../../src/client/backend-client.ts';
+import { systemCaller } from '../../src/client/system-caller.ts';
+import { createMetrics } from '../../src/observability/metrics.ts';
 import { createBackend } from '../../src/backend/index.ts';
 import { loadMessageCatalog, type RequestRecord, type TranCode } from '../../src/backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from '../../src/backend/message.ts';
@@ -32,11 +34,14 @@ test('two dispatcher turns at once on PostgreSQL, from two back-end instances, c
   await send({ principal: 'ada', role: 'CUSTOMER', customerId: '1001', idempotencyKey: 'claim-1' }, 'PAYCRT', {
     paycDebtorAccount: '1001-01', paycCreditorAccount: '1002-01', paycAmount: 1, paycCurrencyCode: 'EUR', paycRemittance: '',
   });
-  const system = systemCaller(inProcessTransport(backend), catalog, 'test-dispatcher');
+  const client = (of: typeof backend) => createBackendClient({
+    catalog, transport: inProcessTransport(of), observability: { metrics: createMetrics(), tracing: null },
+  });
+  const system = systemCaller(client(backend), 'test-dispatcher');
   // The relay's turn gives the event its position and makes the subscription's delivery.
   await system('EVTNXT', { evtnRelayId: 'relay-1', evtnLeaseSeconds: 10, evtnMaxItems: 0 });
 
-  const elsewhere = systemCaller(inProcessTransport(other), catalog, 'test-dispatcher-2');
+  const elsewhere = systemCaller(client(other), 'test-dispatcher-2');
   const turn = (via: typeof system) => via('WHDDUE', { whddMaxItems: 10, whddPerEndpoint: 16, whddLeaseSeconds: 30, whdrItemCount: 0, whdrItem: [] });
   for (let round = 0; round < 5; round++) {
     const [a, b] = await Promise.all([turn(system), turn(elsewhere)]);

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { createBackend } from '../../src/backend/index.ts';
 import { loadMessageCatalog, type RequestRecord, type TranCode } from '../../src/backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from '../../src/backend/message.ts';
-import { decodeResponse } from '../../src/api/backend-client.ts';
+import { decodeResponse } from '../../src/client/backend-client.ts';
 
 const catalog = loadMessageCatalog();
 const SYSTEM = { ...BLANK_HEADER, principal: 'corebridge-operations', role: 'SYSTEM', correlationId: 'runner' };

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ERROR_CODES, problemType, type ErrorCode } from '../../src/api/errors.ts';
+import { ERROR_CODES, problemType, type ErrorCode } from '../../src/errors.ts';
 import { ERROR_HELP } from '../../src/api/error-help.ts';
 import { API_CSP } from '../../src/api/protection/security-headers.ts';
 import { startApp } from '../helpers/app.ts';

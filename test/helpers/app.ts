@@ -15,7 +15,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { buildApp, type App } from '../../src/app.ts';
 import { createLogger } from '../../src/logger.ts';
-import { ROLE_SCOPES, findDemoIdentity } from '../../src/api/auth/roles.ts';
+import { ROLE_SCOPES, findDemoIdentity } from '../../src/auth/roles.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { openEmbeddedBackend } from '../../src/transport/open.ts';

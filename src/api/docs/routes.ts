@@ -4,7 +4,7 @@
  * installed package), `/` leading there, a page per problem `type` URI, and the pages' stylesheet.
  */
 import type { FastifyInstance } from 'fastify';
-import { ApiError, ERROR_CODES } from '../errors.ts';
+import { ApiError, ERROR_CODES } from '../../errors.ts';
 import { ERROR_HELP, errorCodeForSlug } from '../error-help.ts';
 import { escapeHtml, htmlPage, PAGE_CSP, STYLESHEET, STYLESHEET_PATH } from './page.ts';
 import { installScalarReference, type DocsSignIn } from './scalar.ts';

@@ -4,9 +4,9 @@
  * WWW-Authenticate per RFC 6750), 403 for a valid token without the route's scope or role.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
-import { TokenRejected, type TokenVerifier } from '../auth/verifier.ts';
-import type { Principal } from '../auth/roles.ts';
+import { ApiError } from '../../errors.ts';
+import { TokenRejected, type TokenVerifier } from '../../auth/verifier.ts';
+import type { Principal } from '../../auth/roles.ts';
 import type { RouteAccess } from '../route-table.ts';
 
 const REALM = 'corebridge';

@@ -1,8 +1,8 @@
 /** The one error handler: every failure becomes RFC 9457 problem+json with a code from the closed set. */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { RecordEncodeError } from '../../records/index.ts';
-import { refusalDetail } from '../backend-client.ts';
-import { ApiError, toProblem, type Violation } from '../errors.ts';
+import { refusalDetail } from '../../client/refusal.ts';
+import { ApiError, toProblem, type Violation } from '../../errors.ts';
 import { PATH_SEGMENT_MAX_CHARS } from '../protection/limits.ts';
 
 interface AjvError {
@@ -35,7 +35,7 @@ function violations(error: FastifyError & { validation?: AjvError[]; validationC
 export function toApiError(error: unknown, req?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof RecordEncodeError) {
-    // The schema and the client's pointers (backend-client) should have caught it: told in the same words.
+    // The schema and the client's pointers (src/client/refusal.ts) should have caught it: told in the same words.
     const detail = refusalDetail(error.limit);
     return new ApiError('VALIDATION_FAILED', `a value ${detail}`, { violations: [{ pointer: '', in: 'body', detail }] });
   }

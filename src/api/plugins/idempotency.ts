@@ -8,7 +8,7 @@ import { stringify as canonicalJson } from 'safe-stable-stringify';
 import type { FastifyInstance, FastifyRequest, onSendHookHandler, preHandlerHookHandler, preValidationHookHandler } from 'fastify';
 import type { RouteAccess } from '../route-table.ts';
 import { routeHooks } from './route-hooks.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
 
 const KEY = /^[A-Za-z0-9._:-]{1,64}$/;

@@ -2,7 +2,7 @@
  * The protection settings of the environment: CORS, rate limits, resource limits, TLS and mutual TLS.
  * Parsed by loadConfig (config.ts) and passed down like the rest; nothing here reads process.env.
  */
-import type { Role } from '../auth/roles.ts';
+import type { Role } from '../../auth/roles.ts';
 
 type Env = Record<string, string | undefined>;
 

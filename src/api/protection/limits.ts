@@ -9,8 +9,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import underPressure from '@fastify/under-pressure';
 import type { ConnectionError, FastifyInstance, preValidationHookHandler } from 'fastify';
-import type { BackendClient } from '../backend-client.ts';
-import { ApiError, toProblem } from '../errors.ts';
+import type { RequestBackend } from '../backend.ts';
+import { ApiError, toProblem } from '../../errors.ts';
 import { requestIdFrom } from '../plugins/request-id.ts';
 import { routeHooks } from '../plugins/route-hooks.ts';
 import type { ProtectionConfig } from './config.ts';
@@ -170,7 +170,7 @@ export function installBodyShapeLimit(app: FastifyInstance, limits: Limits): voi
 }
 
 /** The back-end client, refusing calls beyond `max` in flight instead of queueing them. */
-export function limitBackendCalls(client: BackendClient, max: number, retryAfterSeconds: number): BackendClient {
+export function limitBackendCalls(client: RequestBackend, max: number, retryAfterSeconds: number): RequestBackend {
   let inFlight = 0;
   async function limited<T>(send: () => Promise<T>): Promise<T> {
     if (inFlight >= max) {

@@ -13,7 +13,7 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import type { ProtectionConfig, RateLimitClass } from './config.ts';
 
 declare module 'fastify' {

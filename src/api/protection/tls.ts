@@ -11,8 +11,8 @@ import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
 import { certificateNames } from '../../tls/certificate-names.ts';
-import { ROLE_SCOPES } from '../auth/roles.ts';
-import { ApiError } from '../errors.ts';
+import { ROLE_SCOPES } from '../../auth/roles.ts';
+import { ApiError } from '../../errors.ts';
 import type { ProtectionConfig, TlsConfig } from './config.ts';
 import { serverLimitOptions } from './limits.ts';
 

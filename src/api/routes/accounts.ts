@@ -1,38 +1,14 @@
 /** /v1/accounts/{accountId}/balance — ACCBAL; /v1/customers/{customerId}/accounts — ACCLST, each account as its balance. */
-import { Type, type Static } from 'typebox';
-import type { AccountBalance, MessageCatalog } from '../../backend/copybooks/index.ts';
+import { Type } from 'typebox';
+import type { MessageCatalog } from '../../backend/copybooks/index.ts';
 import { segmentReader } from '../../backend/message.ts';
-import type { Role } from '../auth/roles.ts';
-import { BALANCE_FIELDS, projectFields } from '../authorization/fields.ts';
+import { AccountList, Balance, balanceFromRecord } from '../../resources/account.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
-import { AccountId, CurrencyCode, CustomerId, Money, Timestamp } from '../schemas/common.ts';
-import { pageLimit, pageOf, pageSizeOf } from '../schemas/page.ts';
+import { AccountId, CustomerId } from '../../resources/schemas/common.ts';
+import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
-export const Balance = Type.Object({
-  account: AccountId,
-  balance: Money,
-  currency: CurrencyCode,
-  availableBalance: Money,
-  asOf: Timestamp,
-});
-export type Balance = Static<typeof Balance>;
-
-/** ACCBALO → API balance, as the caller's role may see it; partners have no balance access (route table and field list). */
-function balanceFromRecord(r: AccountBalance, role: Role | undefined): Balance {
-  const balance: Balance = {
-    account: r.accbAccountId,
-    balance: r.accbBalance,
-    currency: r.accbCurrencyCode,
-    availableBalance: r.accbAvailable,
-    asOf: r.accbAsOf,
-  };
-  return projectFields(balance, BALANCE_FIELDS, role) as Balance;
-}
-
-/** A customer's accounts, each as GET /v1/accounts/{accountId}/balance shows it. */
-export const AccountList = pageOf(Balance);
 
 const AccountListQuery = Type.Object(
   { limit: pageLimit('ACCLST', 'acclMaxItems'), cursor: CursorParam('Opaque cursor from `nextCursor`') },

@@ -4,7 +4,7 @@ import type {
   FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault,
   RouteShorthandOptions,
 } from 'fastify';
-import type { BackendClient } from '../backend-client.ts';
+import type { RequestBackend } from '../backend.ts';
 import type { ResponseHeaderName } from '../openapi-operation.ts';
 import { ROUTES, type OperationId, type RouteAccess } from '../route-table.ts';
 import { problem } from '../schemas/problem.ts';
@@ -14,7 +14,7 @@ export type Api = FastifyInstance<
 >;
 
 export interface RouteDeps {
-  backend: BackendClient;
+  backend: RequestBackend;
 }
 
 /** Method, URL and config of an operation, from the route table; `responseHeaders`: those the route sets itself. */

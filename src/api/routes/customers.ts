@@ -1,15 +1,14 @@
 /** /v1/customers: read, create, update (JSON merge patch) — CUSINQ/CUSADD/CUSUPD. */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import type { Role } from '../auth/roles.ts';
-import { CUSTOMER_FIELDS, projectFields, rolesReceiving } from '../authorization/fields.ts';
+import { Customer, customerFromRecord } from '../../resources/customer.ts';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
-import { CustomerId, Timestamp } from '../schemas/common.ts';
-import { recordString } from '../schemas/record-field.ts';
+import { CustomerId } from '../../resources/schemas/common.ts';
+import { recordString } from '../../resources/schemas/record-field.ts';
 import { JSON_POISONING_OPTIONS } from '../protection/limits.ts';
-import type { RecordPointers } from '../backend-client.ts';
-import type { CustomerRecord, CustomerUpdateRequest } from '../../backend/copybooks/index.ts';
+import type { RecordPointers } from '../../client/refusal.ts';
+import type { CustomerUpdateRequest } from '../../backend/copybooks/index.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 const BirthDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
@@ -84,58 +83,7 @@ function customerPointers(p: 'cusa' | 'cusu'): RecordPointers {
 const CREATE_POINTERS = customerPointers('cusa');
 const PATCH_POINTERS = customerPointers('cusu');
 
-/** OpenAPI extension naming the roles that receive a field. */
-const receivedBy = (field: string) => ({ 'x-roles': rolesReceiving(CUSTOMER_FIELDS, field) });
-
-export const Customer = Type.Object({
-  customerId: CustomerId,
-  name: Type.String(),
-  email: Type.Optional(Type.String()),
-  phone: Type.Optional(Type.String()),
-  dateOfBirth: Type.Optional(Type.String()),
-  address: Type.Optional(
-    Type.Object({ line1: Type.String(), line2: Type.Optional(Type.String()), postalCode: Type.String(), city: Type.String(), country: Type.String() }),
-  ),
-  riskRating: Type.Optional(Type.String({ description: 'Agents only: credit risk rating A–D', ...receivedBy('riskRating') })),
-  monthlyIncome: Type.Optional(Type.Number({ description: 'Agents only', ...receivedBy('monthlyIncome') })),
-  orderCreditLimit: Type.Optional(Type.Number({ description: 'Agents only: limit of open confirmed orders', ...receivedBy('orderCreditLimit') })),
-  currency: Type.Optional(Type.String({ description: 'Agents only: currency of income and limit', ...receivedBy('currency') })),
-  createdAt: Type.Optional(Timestamp),
-  updatedAt: Type.Optional(Timestamp),
-}, { description: 'Fields returned depend on the caller role: agents every field, customers their own record without internal fields, partners customerId and name (see x-roles)' });
-export type Customer = Static<typeof Customer>;
-
 const CustomerParams = Type.Object({ customerId: CustomerId }, { additionalProperties: false });
-
-/** CUSREC → API customer, projected for the caller's role (src/api/authorization/fields.ts). */
-export function customerFromRecord(r: CustomerRecord, role: Role | undefined): Customer {
-  const a = r.cusAddr;
-  const full: Customer = {
-    customerId: r.cusCustomerId,
-    name: r.cusName,
-    email: r.cusEmail,
-    ...(r.cusPhone ? { phone: r.cusPhone } : {}),
-    ...(r.cusBirthDate ? { dateOfBirth: r.cusBirthDate } : {}),
-    ...(r.cusAddrPresent === 'Y'
-      ? {
-        address: {
-          line1: a.cusAddrLine1,
-          ...(a.cusAddrLine2 ? { line2: a.cusAddrLine2 } : {}),
-          postalCode: a.cusAddrPostcode,
-          city: a.cusAddrCity,
-          country: a.cusAddrCountry,
-        },
-      }
-      : {}),
-    ...(r.cusRiskRating ? { riskRating: r.cusRiskRating } : {}),
-    monthlyIncome: r.cusMonthlyIncome,
-    orderCreditLimit: r.cusCreditLimit,
-    currency: r.cusCurrencyCode,
-    createdAt: r.cusCreatedAt,
-    updatedAt: r.cusUpdatedAt,
-  };
-  return projectFields(full, CUSTOMER_FIELDS, role) as Customer;
-}
 
 /** Merge-patch member → [action, value]: K keep, S set, D delete. */
 function action(value: string | null | undefined): [string, string] {

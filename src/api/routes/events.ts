@@ -1,38 +1,19 @@
 /**
  * /v1/events — the events feed (EVTLST): the CloudEvents the caller may see, in commit order, for consumers
  * that poll instead of receiving webhooks. Visibility is the back-end's (src/backend/caller.ts eventAudience);
- * `data` has the caller's role's field lists (src/events/cloud-event.ts).
+ * `data` has the caller's role's field lists (src/resources/event.ts).
  */
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { EVENT_TYPES } from '../../backend/store/journal.ts';
 import type { MessageCatalog } from '../../backend/copybooks/index.ts';
-import { readEventList, toCloudEvent } from '../../events/cloud-event.ts';
+import { CloudEventSchema, EventType, readEventList, toCloudEvent } from '../../resources/event.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
-import { Timestamp } from '../schemas/common.ts';
-import { pageLimit, pageSizeOf } from '../schemas/page.ts';
-import { Customer } from './customers.ts';
-import { LoanDecision } from './loans.ts';
-import { Order } from './orders.ts';
-import { Payment } from './payments.ts';
+import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
+import { Customer } from '../../resources/customer.ts';
+import { LoanDecision } from '../../resources/loan.ts';
+import { Order } from '../../resources/order.ts';
+import { Payment } from '../../resources/payment.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
-
-export const EventType = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), { description: 'What happened, in the past tense' });
-
-export const CloudEventSchema = Type.Object({
-  specversion: Type.Literal('1.0'),
-  id: Type.String({ format: 'uuid', description: 'The same on every delivery of the event: deduplicate by it' }),
-  type: EventType,
-  source: Type.String({ description: 'The API collection of the resource, e.g. /v1/orders; source + "/" + subject is its path', examples: ['/v1/orders'] }),
-  subject: Type.String({ description: 'The resource id', examples: ['ORD-9D910462994C28C3'] }),
-  time: Timestamp,
-  datacontenttype: Type.Literal('application/json'),
-  correlationid: Type.String({ description: 'X-Request-ID of the request that made the change' }),
-  sequence: Type.String({ pattern: '^[0-9]{15}$', description: 'Position in commit order, zero-padded: text order is commit order' }),
-  data: Type.Record(Type.String(), Type.Unknown(), {
-    description: 'The resource as GET on its path returns it to the receiver\'s role: an Order, Payment, LoanDecision or Customer',
-  }),
-}, { $id: 'CloudEvent', description: 'A CloudEvents 1.0 JSON envelope' });
-export type CloudEventBody = Static<typeof CloudEventSchema>;
 
 /** The resource schema of each event type's `data` (as GET on its path answers). */
 const DATA_OF: Record<(typeof EVENT_TYPES)[number], object> = {

@@ -1,17 +1,17 @@
 /** /v1/loan-applications — LNAPPL (decision), LNINQ, and a customer's applications (LNLST). */
-import type { LoanDecision as LoanRecord, LoanRequest as LoanRequestRecord, MessageCatalog } from '../../backend/copybooks/index.ts';
+import type { LoanRequest as LoanRequestRecord, MessageCatalog } from '../../backend/copybooks/index.ts';
 import { segmentReader } from '../../backend/message.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
-import { pageLimit, pageOf, pageSizeOf } from '../schemas/page.ts';
-import { recordString } from '../schemas/record-field.ts';
-import type { RecordPointers } from '../backend-client.ts';
+import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
+import { recordString } from '../../resources/schemas/record-field.ts';
+import type { RecordPointers } from '../../client/refusal.ts';
 import { Type, type Static } from 'typebox';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
-import { LOAN_FIELDS, projectFields } from '../authorization/fields.ts';
-import type { Role } from '../auth/roles.ts';
-import { CUSTOMER_ID_FORMAT, CurrencyCode, CustomerId, IdempotencyKeyHeader, LoanId, Money, Timestamp } from '../schemas/common.ts';
-import { OperationAccepted, PreferHeader, prefersAsync, respondAsync } from './operations.ts';
+import { LoanApplicationList, LoanDecision, LoanStatus, loanForRole, loanFromRecord } from '../../resources/loan.ts';
+import { CUSTOMER_ID_FORMAT, CustomerId, IdempotencyKeyHeader, LoanId } from '../../resources/schemas/common.ts';
+import { OperationAccepted } from '../../resources/operation.ts';
+import { PreferHeader, prefersAsync, respondAsync } from '../respond-async.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 /**
@@ -36,49 +36,6 @@ export const LoanRequest = Type.Object(
 );
 export type LoanRequest = Static<typeof LoanRequest>;
 
-export const LoanDecision = Type.Object({
-  loanId: LoanId,
-  status: Type.Union([Type.Literal('APPROVED'), Type.Literal('REJECTED')], {
-    description: 'APPROVED (possibly for less than requested) or REJECTED; a rejection offers nothing: approvedAmount, interestRate and installmentValue are 0, whatever the reason',
-  }),
-  reason: Type.Optional(Type.String({
-    description: 'Only when REJECTED: RISK_RATING (the customer is not lent to) or INSUFFICIENT_INCOME (not even half the amount is affordable)',
-    examples: ['INSUFFICIENT_INCOME'],
-  })),
-  customerId: CustomerId,
-  requestedAmount: Money,
-  approvedAmount: { ...Money, description: 'Amount lent, at most the requested amount; 0 when REJECTED' },
-  interestRate: Type.Number({ description: 'Annual rate in percent; 0 when REJECTED' }),
-  installmentValue: { ...Money, description: 'Monthly installment; 0 when REJECTED' },
-  installments: Type.Integer(),
-  currency: CurrencyCode,
-  createdAt: Timestamp,
-});
-export type LoanDecision = Static<typeof LoanDecision>;
-
-/** The decision as the caller's role may see it (src/api/authorization/fields.ts). */
-const forRole = (loan: LoanDecision, role: Role | undefined): LoanDecision => projectFields(loan, LOAN_FIELDS, role) as LoanDecision;
-
-export function loanFromRecord(r: LoanRecord): LoanDecision {
-  const status = r.lnStatus as LoanDecision['status'];
-  return {
-    loanId: r.lnLoanId,
-    status,
-    ...(status === 'REJECTED' && r.lnRejectReason ? { reason: r.lnRejectReason } : {}),
-    // The record's customer number is numeric (PIC 9); the API's customerId is the customers' string id.
-    customerId: `${r.lnCustomerId}`,
-    requestedAmount: r.lnRequestedAmount,
-    approvedAmount: r.lnApprovedAmount,
-    interestRate: r.lnInterestRate,
-    installmentValue: r.lnInstallmentValue,
-    installments: r.lnInstallments,
-    currency: r.lnCurrencyCode,
-    createdAt: r.lnCreatedAt,
-  };
-}
-
-/** Loan applications, each as GET /v1/loan-applications/{loanId} shows it. */
-export const LoanApplicationList = pageOf(LoanDecision);
 
 const LoanListQuery = Type.Object(
   {
@@ -86,7 +43,7 @@ const LoanListQuery = Type.Object(
       ...CUSTOMER_ID_FORMAT,
       description: "Whose applications: a customer's own when not given (and only their own); every customer's for staff",
     })),
-    status: Type.Optional(Type.Union([Type.Literal('APPROVED'), Type.Literal('REJECTED')])),
+    status: Type.Optional(LoanStatus),
     limit: pageLimit('LNLST', 'lnlMaxItems'),
     cursor: CursorParam('Opaque cursor from `nextCursor`'),
   },
@@ -119,7 +76,7 @@ export function loanRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog
       const pointers: RecordPointers = { lnrqCustomerId: '/customerId', lnrqAmount: '/amount', lnrqInstallments: '/installments' };
       if (prefersAsync(req)) return respondAsync(backend, 'LNAPPL', req, reply, record, pointers);
       const out = await backend.call('LNAPPL', req, record, pointers);
-      const decision = forRole(loanFromRecord(out.body), req.principal?.role);
+      const decision = loanForRole(loanFromRecord(out.body), req.principal?.role);
       if (out.rejected) return reply.code(200).send(decision);
       return reply.code(201).header('location', `/v1/loan-applications/${decision.loanId}`).send(decision);
     },
@@ -134,7 +91,7 @@ export function loanRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog
     },
     handler: async (req) => {
       const out = await backend.call('LNINQ', req, { lnkLoanId: req.params.loanId });
-      return forRole(loanFromRecord(out.body), req.principal?.role);
+      return loanForRole(loanFromRecord(out.body), req.principal?.role);
     },
   });
 
@@ -159,7 +116,7 @@ export function loanRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog
       const read = segmentReader(catalog, out.segments);
       const next = out.body.seglNextSeq;
       return {
-        items: Array.from({ length: out.body.seglItemCount }, () => forRole(loanFromRecord(read('LOANREC')), req.principal?.role)),
+        items: Array.from({ length: out.body.seglItemCount }, () => loanForRole(loanFromRecord(read('LOANREC')), req.principal?.role)),
         nextCursor: next > 0 ? cursor.encode(next) : null,
       };
     },

@@ -3,13 +3,12 @@ import { Type, type Static } from 'typebox';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { etagOf, noneMatchHolds, requiredIfMatch } from '../conditional.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
-import { ORDER_FIELDS, projectFields } from '../authorization/fields.ts';
-import type { Role } from '../auth/roles.ts';
+import { Order, OrderList, OrderStatus, orderForRole, orderFromListItem, orderFromRecord } from '../../resources/order.ts';
 import { problem } from '../schemas/problem.ts';
-import { CurrencyCode, CustomerId, IdempotencyKeyHeader, Money, OrderId, ProductId, Timestamp } from '../schemas/common.ts';
-import { recordInteger } from '../schemas/record-field.ts';
-import { pageLimit, pageOf, pageSizeOf } from '../schemas/page.ts';
-import type { OrderListResponse, OrderRecord } from '../../backend/copybooks/index.ts';
+import { CustomerId, IdempotencyKeyHeader, OrderId, ProductId } from '../../resources/schemas/common.ts';
+import { recordInteger } from '../../resources/schemas/record-field.ts';
+import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
+import type { OrderRecord } from '../../backend/copybooks/index.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 export const Quantity = recordInteger('ORDCRT', 'ordcQuantity', { minimum: 1, maximum: 100, description: 'Units ordered, 1 to 100' });
@@ -23,32 +22,13 @@ export type OrderRequest = Static<typeof OrderRequest>;
 export const OrderUpdateRequest = Type.Object({ productId: ProductId, quantity: Quantity }, { additionalProperties: false });
 export type OrderUpdateRequest = Static<typeof OrderUpdateRequest>;
 
-export const Order = Type.Object({
-  orderId: OrderId,
-  status: Type.Union([Type.Literal('CONFIRMED'), Type.Literal('REJECTED'), Type.Literal('CANCELLED')]),
-  reason: Type.Optional(Type.String({ description: 'Why the order was rejected', examples: ['OUT_OF_STOCK'] })),
-  customerId: CustomerId,
-  productId: Type.String(),
-  quantity: Type.Integer(),
-  amount: Money,
-  currency: CurrencyCode,
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-export type Order = Static<typeof Order>;
-
-/** The order as the caller's role may see it (src/api/authorization/fields.ts). */
-const forRole = (order: Order, role: Role | undefined): Order => projectFields(order, ORDER_FIELDS, role) as Order;
-
-export const OrderList = pageOf(Order);
-
 const OrderParams = Type.Object({ orderId: OrderId }, { additionalProperties: false });
 
 // Query values are strings (no coercion): numbers are checked by pattern and parsed here.
 const ListQuery = Type.Object(
   {
     customerId: Type.Optional(CustomerId),
-    status: Type.Optional(Type.Union([Type.Literal('CONFIRMED'), Type.Literal('REJECTED'), Type.Literal('CANCELLED')])),
+    status: Type.Optional(OrderStatus),
     limit: pageLimit('ORDLST', 'ordlMaxItems'),
     cursor: CursorParam('Opaque cursor from `nextCursor`'),
   },
@@ -62,32 +42,6 @@ const IfMatchHeaders = Type.Object({
 const IfNoneMatchHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ description: 'ETag of the copy the client holds: 304 while it is current' })),
 });
-
-/** ORDREC → API order. */
-export function orderFromRecord(r: OrderRecord): Order {
-  const status = r.ordStatus as Order['status'];
-  return {
-    orderId: r.ordOrderId,
-    status,
-    ...(status === 'REJECTED' && r.ordRejectReason ? { reason: r.ordRejectReason } : {}),
-    customerId: r.ordCustomerId,
-    productId: r.ordProductId,
-    quantity: r.ordQuantity,
-    amount: r.ordAmount,
-    currency: r.ordCurrencyCode,
-    createdAt: r.ordCreatedAt,
-    updatedAt: r.ordUpdatedAt,
-  };
-}
-
-/** One ORDLSTO item: the same order under the list's own field names. */
-function orderFromListItem(i: OrderListResponse['ordoItem'][number]): Order {
-  return orderFromRecord({
-    ordOrderId: i.ordoOrderId, ordStatus: i.ordoStatus, ordRejectReason: i.ordoRejectReason, ordCustomerId: i.ordoCustomerId,
-    ordProductId: i.ordoProductId, ordQuantity: i.ordoQuantity, ordAmount: i.ordoAmount, ordCurrencyCode: i.ordoCurrencyCode,
-    ordCreatedBy: i.ordoCreatedBy, ordCreatedAt: i.ordoCreatedAt, ordUpdatedAt: i.ordoUpdatedAt, ordVersion: i.ordoVersion,
-  });
-}
 
 const cursor = cursorCodec('o', 'cursor');
 
@@ -117,7 +71,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
         ordcProductId: req.body.productId,
         ordcQuantity: req.body.quantity,
       }, { ordcCustomerId: '/customerId', ordcProductId: '/productId', ordcQuantity: '/quantity' });
-      const order = forRole(orderFromRecord(out.body), req.principal?.role);
+      const order = orderForRole(orderFromRecord(out.body), req.principal?.role);
       if (out.rejected) return reply.code(200).send(order);
       return reply.code(201).header('location', `/v1/orders/${order.orderId}`).header('etag', etag(out.body)).send(order);
     },
@@ -139,7 +93,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
       const out = await backend.call('ORDINQ', req, { ordkOrderId: req.params.orderId });
       const tag = etag(out.body);
       if (noneMatchHolds(req.headers['if-none-match'], tag)) return reply.code(304).header('etag', tag).send();
-      return reply.header('etag', tag).send(forRole(orderFromRecord(out.body), req.principal?.role));
+      return reply.header('etag', tag).send(orderForRole(orderFromRecord(out.body), req.principal?.role));
     },
   });
 
@@ -160,7 +114,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
       });
       const items = out.body.ordoItem.slice(0, out.body.ordoItemCount);
       const next = out.body.ordoNextSeq;
-      return { items: items.map((item) => forRole(orderFromListItem(item), req.principal?.role)), nextCursor: next > 0 ? cursor.encode(next) : null };
+      return { items: items.map((item) => orderForRole(orderFromListItem(item), req.principal?.role)), nextCursor: next > 0 ? cursor.encode(next) : null };
     },
   });
 
@@ -193,7 +147,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
         // 0 is the record's "whatever the version" (If-Match: *); a version is compared under the row lock.
         orduIfMatchVersion: ifMatch.kind === 'version' ? ifMatch.version : 0,
       }, { orduProductId: '/productId', orduQuantity: '/quantity' });
-      return reply.header('etag', etag(out.body)).send(forRole(orderFromRecord(out.body), req.principal?.role));
+      return reply.header('etag', etag(out.body)).send(orderForRole(orderFromRecord(out.body), req.principal?.role));
     },
   });
 
@@ -206,7 +160,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
     },
     handler: async (req, reply) => {
       const out = await backend.call('ORDCAN', req, { ordkOrderId: req.params.orderId });
-      return reply.header('etag', etag(out.body)).send(forRole(orderFromRecord(out.body), req.principal?.role));
+      return reply.header('etag', etag(out.body)).send(orderForRole(orderFromRecord(out.body), req.principal?.role));
     },
   });
 }

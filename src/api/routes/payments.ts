@@ -1,16 +1,16 @@
 /** /v1/payments — PAYCRT (Idempotency-Key required), PAYINQ, and an account's payments (PAYLST). */
 import { Type, type Static } from 'typebox';
 import { problem } from '../schemas/problem.ts';
-import { PAYMENT_FIELDS, projectFields } from '../authorization/fields.ts';
-import type { Role } from '../auth/roles.ts';
-import { ACCOUNT_ID_FORMAT, AccountId, CurrencyCode, IdempotencyKeyHeader, Money, PaymentId, Timestamp } from '../schemas/common.ts';
-import { recordDecimal, recordString } from '../schemas/record-field.ts';
-import type { RecordPointers } from '../backend-client.ts';
-import type { MessageCatalog, PaymentCreateRequest, PaymentRecord } from '../../backend/copybooks/index.ts';
+import { Payment, PaymentList, PaymentStatus, paymentForRole, paymentFromRecord } from '../../resources/payment.ts';
+import { ACCOUNT_ID_FORMAT, AccountId, CurrencyCode, IdempotencyKeyHeader, PaymentId } from '../../resources/schemas/common.ts';
+import { recordDecimal, recordString } from '../../resources/schemas/record-field.ts';
+import type { RecordPointers } from '../../client/refusal.ts';
+import type { MessageCatalog, PaymentCreateRequest } from '../../backend/copybooks/index.ts';
 import { segmentReader } from '../../backend/message.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
-import { pageLimit, pageOf, pageSizeOf } from '../schemas/page.ts';
-import { OperationAccepted, PreferHeader, prefersAsync, respondAsync } from './operations.ts';
+import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
+import { OperationAccepted } from '../../resources/operation.ts';
+import { PreferHeader, prefersAsync, respondAsync } from '../respond-async.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 export const PaymentRequest = Type.Object(
@@ -30,39 +30,6 @@ const PAYMENT_POINTERS: RecordPointers = {
   paycRemittance: '/reference',
 };
 
-export const Payment = Type.Object({
-  paymentId: PaymentId,
-  status: Type.Union([Type.Literal('COMPLETED'), Type.Literal('REJECTED')]),
-  reason: Type.Optional(Type.String({ examples: ['INSUFFICIENT_FUNDS'] })),
-  debtorAccount: AccountId,
-  creditorAccount: AccountId,
-  amount: Money,
-  currency: CurrencyCode,
-  reference: Type.Union([Type.String(), Type.Null()]),
-  createdAt: Timestamp,
-});
-export type Payment = Static<typeof Payment>;
-
-/** The payment as the caller's role may see it (src/api/authorization/fields.ts). */
-const forRole = (payment: Payment, role: Role | undefined): Payment => projectFields(payment, PAYMENT_FIELDS, role) as Payment;
-
-export function paymentFromRecord(r: PaymentRecord): Payment {
-  const status = r.payStatus as Payment['status'];
-  return {
-    paymentId: r.payPaymentId,
-    status,
-    ...(status === 'REJECTED' && r.payRejectReason ? { reason: r.payRejectReason } : {}),
-    debtorAccount: r.payDebtorAccount,
-    creditorAccount: r.payCreditorAccount,
-    amount: r.payAmount,
-    currency: r.payCurrencyCode,
-    reference: r.payRemittance || null,
-    createdAt: r.payCreatedAt,
-  };
-}
-
-/** An account's payments, each as GET /v1/payments/{paymentId} shows it to the caller. */
-export const PaymentList = pageOf(Payment);
 
 /**
  * The account is required, for staff too: the list is an account's statement, its object-level check is the
@@ -73,7 +40,7 @@ const PaymentListQuery = Type.Object(
     accountId: recordString('PAYLST', 'paylAccountId', {
       ...ACCOUNT_ID_FORMAT, description: 'The account whose payments (paid and received) are listed',
     }),
-    status: Type.Optional(Type.Union([Type.Literal('COMPLETED'), Type.Literal('REJECTED')])),
+    status: Type.Optional(PaymentStatus),
     limit: pageLimit('PAYLST', 'paylMaxItems'),
     cursor: CursorParam('Opaque cursor from `nextCursor`'),
   },
@@ -109,7 +76,7 @@ export function paymentRoutes(app: Api, { backend, catalog }: RouteDeps & { cata
       };
       if (prefersAsync(req)) return respondAsync(backend, 'PAYCRT', req, reply, record, PAYMENT_POINTERS);
       const out = await backend.call('PAYCRT', req, record, PAYMENT_POINTERS);
-      const payment = forRole(paymentFromRecord(out.body), req.principal?.role);
+      const payment = paymentForRole(paymentFromRecord(out.body), req.principal?.role);
       if (out.rejected) return reply.code(200).send(payment);
       return reply.code(201).header('location', `/v1/payments/${payment.paymentId}`).send(payment);
     },
@@ -124,7 +91,7 @@ export function paymentRoutes(app: Api, { backend, catalog }: RouteDeps & { cata
     },
     handler: async (req) => {
       const out = await backend.call('PAYINQ', req, { paykPaymentId: req.params.paymentId });
-      return forRole(paymentFromRecord(out.body), req.principal?.role);
+      return paymentForRole(paymentFromRecord(out.body), req.principal?.role);
     },
   });
 
@@ -146,7 +113,7 @@ export function paymentRoutes(app: Api, { backend, catalog }: RouteDeps & { cata
       const read = segmentReader(catalog, out.segments);
       const next = out.body.seglNextSeq;
       return {
-        items: Array.from({ length: out.body.seglItemCount }, () => forRole(paymentFromRecord(read('PAYREC')), req.principal?.role)),
+        items: Array.from({ length: out.body.seglItemCount }, () => paymentForRole(paymentFromRecord(read('PAYREC')), req.principal?.role)),
         nextCursor: next > 0 ? cursor.encode(next) : null,
       };
     },

@@ -1,9 +1,9 @@
 /** Routes without a token: health, the development issuer's discovery documents, the OpenAPI document. */
 import { Type } from 'typebox';
-import type { DevIssuer } from '../auth/dev-issuer.ts';
-import { openIdConfiguration } from '../auth/dev-issuer.ts';
-import { SCOPES } from '../auth/roles.ts';
-import { ApiError } from '../errors.ts';
+import type { DevIssuer } from '../../auth/dev-issuer.ts';
+import { openIdConfiguration } from '../../auth/dev-issuer.ts';
+import { SCOPES } from '../../auth/roles.ts';
+import { ApiError } from '../../errors.ts';
 import { problem } from '../schemas/problem.ts';
 import type { Api } from './common.ts';
 

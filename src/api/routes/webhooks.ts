@@ -3,24 +3,22 @@
  * A subscription belongs to the agent or partner that made it; its URL passes the outbound-URL guard here and
  * again when each delivery connects (src/events/webhooks.ts). The secret is shown once, in the 201.
  */
-import type { WebhookDelivery, WebhookSubscription } from '../../backend/copybooks/index.ts';
 import { Type, type Static } from 'typebox';
 import type { MessageCatalog } from '../../backend/copybooks/index.ts';
 import { segmentReader } from '../../backend/message.ts';
 import { webhookPolicy } from '../../events/webhook-policy.ts';
 import type { Config } from '../../config.ts';
 import { checkUrlResolved, type CompiledPolicy } from '../../outbound/url-guard.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../../errors.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
 import { problem } from '../schemas/problem.ts';
-import { Timestamp } from '../schemas/common.ts';
-import { recordString } from '../schemas/record-field.ts';
-import { pageLimit, pageSizeOf } from '../schemas/page.ts';
-import { EventType } from './events.ts';
+import { recordString } from '../../resources/schemas/record-field.ts';
+import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
+import { EventType } from '../../resources/event.ts';
+import {
+  CreatedSubscription, Delivery, DeliveryId, Subscription, SubscriptionId, deliveryFromRecord, subscriptionFromRecord,
+} from '../../resources/webhook-subscription.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
-
-const SubscriptionId = Type.String({ pattern: '^WHS-[0-9A-F]{16}$', maxLength: 20, description: 'Webhook subscription identifier' });
-const DeliveryId = Type.String({ pattern: '^WHD-[0-9A-F]{16}$', maxLength: 20, description: 'Delivery identifier' });
 
 export const SubscriptionRequest = Type.Object({
   url: recordString('WHKCRT', 'whkcUrl', { format: 'uri', minLength: 1, description: 'Where to POST the events: https, a public address' }),
@@ -29,70 +27,12 @@ export const SubscriptionRequest = Type.Object({
 }, { additionalProperties: false });
 type SubscriptionRequest = Static<typeof SubscriptionRequest>;
 
-export const Subscription = Type.Object({
-  subscriptionId: SubscriptionId,
-  url: Type.String(),
-  eventTypes: Type.Array(EventType),
-  description: Type.Optional(Type.String()),
-  status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
-  disabledReason: Type.Optional(Type.String({ description: 'Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410)' })),
-  createdAt: Timestamp,
-});
-type Subscription = Static<typeof Subscription>;
-
-const CreatedSubscription = Type.Object({
-  ...Subscription.properties,
-  secret: Type.String({ pattern: '^whsec_', description: 'The signing secret (Standard Webhooks): shown only in this answer' }),
-});
-
-const Delivery = Type.Object({
-  deliveryId: DeliveryId,
-  eventId: Type.String({ format: 'uuid', description: 'The event, and the webhook-id header of every attempt' }),
-  eventType: EventType,
-  state: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
-  attempts: Type.Integer({ minimum: 0 }),
-  lastStatusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status of the last attempt; null when none answered' }),
-  lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed, when it did' }),
-  nextAttemptAt: Type.Union([Timestamp, Type.Null()], { description: 'When it is tried next; null once succeeded or failed' }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-});
-type Delivery = Static<typeof Delivery>;
-
 const SubscriptionParams = Type.Object({ subscriptionId: SubscriptionId }, { additionalProperties: false });
 const DeliveryParams = Type.Object({ subscriptionId: SubscriptionId, deliveryId: DeliveryId }, { additionalProperties: false });
 const DeliveryQuery = Type.Object({
   limit: pageLimit('WHDLST', 'whdlMaxItems'),
   cursor: CursorParam('Opaque cursor from `nextCursor`'),
 }, { additionalProperties: false });
-
-function subscriptionFromRecord(r: WebhookSubscription): Subscription {
-  return {
-    subscriptionId: r.whkSubscriptionId,
-    url: r.whkUrl,
-    eventTypes: r.whkEventTypes.slice(0, r.whkEventTypeCount).map((t) => t.whkEventType) as Subscription['eventTypes'],
-    ...(r.whkDescription ? { description: r.whkDescription } : {}),
-    status: r.whkStatus as Subscription['status'],
-    ...(r.whkDisabledReason ? { disabledReason: r.whkDisabledReason } : {}),
-    createdAt: r.whkCreatedAt,
-  };
-}
-
-function deliveryFromRecord(r: WebhookDelivery): Delivery {
-  return {
-    deliveryId: r.whdDeliveryId,
-    eventId: r.whdEventId,
-    eventType: r.whdEventType as Delivery['eventType'],
-    state: r.whdState as Delivery['state'],
-    attempts: r.whdAttempts,
-    // 0 and blanks in the record: no attempt has answered yet, none is due.
-    lastStatusCode: r.whdLastStatus || null,
-    lastError: r.whdLastError || null,
-    nextAttemptAt: r.whdNextAttemptAt || null,
-    createdAt: r.whdCreatedAt,
-    updatedAt: r.whdUpdatedAt,
-  };
-}
 
 const cursor = cursorCodec('d', 'cursor');
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { ERROR_CODES } from '../errors.ts';
+import { ERROR_CODES } from '../../errors.ts';
 
 export const ProblemSchema = Type.Object(
   {

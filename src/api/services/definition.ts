@@ -9,8 +9,8 @@ import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { compileCopybook, CopybookError, layoutItems, MappingError, RecordEncodeError, type CompiledLayout, type FieldMapping, type ViewChoice } from '../../records/index.ts';
-import type { Role, Scope } from '../auth/roles.ts';
-import type { ErrorCode } from '../errors.ts';
+import type { Role, Scope } from '../../auth/roles.ts';
+import type { ErrorCode } from '../../errors.ts';
 import type { RouteAccess } from '../route-table.ts';
 
 export const SERVICE_SCHEMA_FILE = fileURLToPath(new URL('../../../schemas/service.schema.json', import.meta.url));

@@ -3,15 +3,17 @@
  * copybooks, the caller in CBHDR, the request record as the COMMAREA of the COBOL program, its return and
  * reason codes mapped as the service file says.
  */
-import { principalIdFor, principalWidth } from '../auth/principal-id.ts';
+import { principalIdFor, principalWidth } from '../../auth/principal-id.ts';
 import type { FastifyRequest } from 'fastify';
 import { loadLinkCatalog } from '../../backend/copybooks/index.ts';
 import { RC, writeCommareaMessage } from '../../backend/message.ts';
 import { RecordDecodeError, RecordEncodeError, type JsonSchema } from '../../records/index.ts';
 import type { Transport } from '../../transport/transport.ts';
-import { callAndRead, ROLE_CODES } from '../backend-client.ts';
+import { ROLE_CODES } from '../../auth/roles.ts';
+import { createMessageSender, type MessageSender } from '../../client/backend-client.ts';
 import { requestTraceparent } from '../../observability/index.ts';
-import { ApiError } from '../errors.ts';
+import { requestContext } from '../backend.ts';
+import { ApiError } from '../../errors.ts';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
 import { STANDARD_ERRORS, type Api } from '../routes/common.ts';
@@ -48,9 +50,10 @@ function matchOutcome(outcomes: Outcome[], returnCode: number, reasonCode: strin
 }
 
 export function serviceRoutes(app: Api, services: readonly ServiceDefinition[], transport: Transport): void {
+  const backend = createMessageSender({ catalog: hostCatalog, transport, observability: app.observability });
   for (const service of services) {
     try {
-      registerService(app, service, transport);
+      registerService(app, service, backend);
     } catch (error) {
       // A path Corebridge serves already: told as the service file's mistake.
       if ((error as { code?: string }).code === 'FST_ERR_DUPLICATED_ROUTE') {
@@ -61,7 +64,7 @@ export function serviceRoutes(app: Api, services: readonly ServiceDefinition[], 
   }
 }
 
-function registerService(app: Api, s: ServiceDefinition, transport: Transport): void {
+function registerService(app: Api, s: ServiceDefinition, backend: MessageSender): void {
   const requestSchema = s.request.jsonSchema();
   const requestProperties = requestSchema['properties'] as Properties;
   const hasBody = ['POST', 'PUT', 'PATCH'].includes(s.method);
@@ -102,7 +105,7 @@ function registerService(app: Api, s: ServiceDefinition, transport: Transport): 
       const params = (req.params ?? {}) as Record<string, string>;
       const json = withConstants({ ...((hasBody ? req.body : {}) as Record<string, unknown>), ...params }, s.constants);
       if (s.ownershipField !== null) assertMayNameCustomer(req.principal, String(json[s.ownershipField] ?? ''));
-      const { returnCode, reasonCode, reasonText, record } = await callProgram(req, s, transport, json);
+      const { returnCode, reasonCode, reasonText, record } = await callProgram(req, s, backend, json);
       const outcome = matchOutcome(s.outcomes, returnCode, reasonCode);
       if (!outcome) {
         req.log.error({ program: s.program, rc: returnCode, reason: reasonCode || undefined }, 'the program answered with a return code the service does not declare');
@@ -125,7 +128,7 @@ function registerService(app: Api, s: ServiceDefinition, transport: Transport): 
 
 /** The program call: CBHDR with the caller, the COMMAREA; what it answered. */
 async function callProgram(
-  req: FastifyRequest, s: ServiceDefinition, transport: Transport, json: Record<string, unknown>,
+  req: FastifyRequest, s: ServiceDefinition, backend: MessageSender, json: Record<string, unknown>,
 ): Promise<{ returnCode: number; reasonCode: string; reasonText: string; record: Buffer }> {
   const principal = req.principal;
   if (!principal) throw new Error('service call without an authenticated caller');
@@ -144,7 +147,7 @@ async function callProgram(
       violations: [{ pointer, in: s.params.includes(error.path) ? 'path' : 'body', detail: error.reason }],
     });
   }
-  const { header, body } = await callAndRead(req, transport, s.transaction, message, hostCatalog);
+  const { header, body } = await backend.send(requestContext(req), s.transaction, message);
   if (header.returnCode === RC.ABEND || header.returnCode === RC.UNKNOWN_TRAN) {
     req.log.error({ program: s.program, rc: header.returnCode, reason: header.reasonCode, text: header.reasonText }, 'the program failed');
     throw new ApiError('BACKEND_PROGRAM_FAILED');

@@ -1,4 +1,3 @@
-import type { PaymentAudience } from '../caller.ts';
 import type { SqlValue, Tx } from './tx.ts';
 
 export interface Payment {
@@ -65,6 +64,9 @@ export interface PaymentPage {
   beforeSeq: number;
   limit: number;
 }
+
+/** Whose payments a caller may read: decided in src/backend/caller.ts (paymentAudience), applied in SQL here. */
+export type PaymentAudience = { kind: 'staff' } | { kind: 'owner'; customerId: string } | { kind: 'none' };
 
 /**
  * The SQL condition that keeps what an audience may read (src/backend/caller.ts, maySeePayment), for the side

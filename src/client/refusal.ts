@@ -1,0 +1,45 @@
+/** A value the record cannot hold, refused at the JSON pointer the client sent it at, in the client's words. */
+import { ApiError } from '../errors.ts';
+import { RecordEncodeError, type EncodeLimit } from '../records/index.ts';
+
+/**
+ * Record field path (`cusaAddr.cusaAddrLine1`) → the request's JSON pointer it came from, for every field a
+ * client's value reaches.
+ */
+export type RecordPointers = Record<string, string>;
+
+/** What each record code page holds, in a client's words. */
+const CHARACTER_SETS: Record<string, string> = {
+  cp1140: 'text holds the Western European (Latin-1) letters, digits and punctuation, and €',
+  cp037: 'text holds the Western European (Latin-1) letters, digits and punctuation',
+  ascii: 'text holds ASCII characters only',
+  latin1: 'text holds the Western European (Latin-1) characters only',
+};
+
+/** A limit of the record, in the client's words (the codec names pictures and code pages). */
+export function refusalDetail(limit: EncodeLimit | undefined): string {
+  switch (limit?.kind) {
+    case 'length': return `must have at most ${limit.max} characters`;
+    case 'decimals': return `must have at most ${limit.max} decimal place${limit.max === 1 ? '' : 's'}`;
+    case 'range': return `must be between ${limit.min} and ${limit.max}`;
+    case 'character': {
+      const holds = CHARACTER_SETS[limit.charset] ?? 'it is not in the back-end\'s character set';
+      return `character "${limit.character}" cannot be stored: ${holds}`;
+    }
+    default: return 'is not a value this field can hold';
+  }
+}
+
+/** Encodes a record, telling a value it cannot hold against the JSON pointer the client sent it at. */
+export function encodeOrRefuse(encode: () => Buffer, pointers: RecordPointers): Buffer {
+  try {
+    return encode();
+  } catch (error) {
+    if (!(error instanceof RecordEncodeError)) throw error;
+    const pointer = pointers[error.path] ?? pointers[error.path.split(/[.[]/)[0] ?? ''] ?? '';
+    const detail = refusalDetail(error.limit);
+    throw new ApiError('VALIDATION_FAILED', `${pointer || 'a value'} ${detail}`, {
+      violations: [{ pointer, in: 'body', detail }],
+    });
+  }
+}

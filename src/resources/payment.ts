@@ -1,0 +1,53 @@
+/** A payment as the API shows it: its schema, its view of PAYREC, and what each role receives. */
+import { Type, type Static } from 'typebox';
+import type { Role } from '../auth/roles.ts';
+import type { PaymentRecord } from '../backend/copybooks/index.ts';
+import { projectFields, type FieldLists } from './fields.ts';
+import { AccountId, CurrencyCode, Money, PaymentId, Timestamp } from './schemas/common.ts';
+import { pageOf } from './schemas/page.ts';
+
+export const PaymentStatus = Type.Union([Type.Literal('COMPLETED'), Type.Literal('REJECTED')]);
+
+export const Payment = Type.Object({
+  paymentId: PaymentId,
+  status: PaymentStatus,
+  reason: Type.Optional(Type.String({ examples: ['INSUFFICIENT_FUNDS'] })),
+  debtorAccount: AccountId,
+  creditorAccount: AccountId,
+  amount: Money,
+  currency: CurrencyCode,
+  reference: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Timestamp,
+});
+export type Payment = Static<typeof Payment>;
+
+/** An account's payments, each as GET /v1/payments/{paymentId} shows it to the caller. */
+export const PaymentList = pageOf(Payment);
+
+// No partner access: the route table refuses them too; an empty list means nothing would leak if a route's
+// roles were widened by mistake.
+const PAYMENT_ALL = [
+  'paymentId', 'status', 'reason', 'debtorAccount', 'creditorAccount', 'amount', 'currency', 'reference', 'createdAt',
+] as const;
+export const PAYMENT_FIELDS = { agent: PAYMENT_ALL, customer: PAYMENT_ALL, partner: [] } as const satisfies FieldLists;
+
+/** PAYREC → API payment. */
+export function paymentFromRecord(r: PaymentRecord): Payment {
+  const status = r.payStatus as Payment['status'];
+  return {
+    paymentId: r.payPaymentId,
+    status,
+    ...(status === 'REJECTED' && r.payRejectReason ? { reason: r.payRejectReason } : {}),
+    debtorAccount: r.payDebtorAccount,
+    creditorAccount: r.payCreditorAccount,
+    amount: r.payAmount,
+    currency: r.payCurrencyCode,
+    reference: r.payRemittance || null,
+    createdAt: r.payCreatedAt,
+  };
+}
+
+/** The payment as the caller's role may see it. */
+export function paymentForRole(payment: Payment, role: Role | undefined): Payment {
+  return projectFields(payment, PAYMENT_FIELDS, role) as Payment;
+}

@@ -1,0 +1,81 @@
+/** A webhook subscription and its deliveries as the API shows them: schemas and views of WHKREC and WHDREC. */
+import { Type, type Static } from 'typebox';
+import type { WebhookDelivery, WebhookSubscription } from '../backend/copybooks/index.ts';
+import { EventType } from './event.ts';
+import { Timestamp } from './schemas/common.ts';
+
+export const SubscriptionId = Type.String({
+  pattern: '^WHS-[0-9A-F]{16}$', maxLength: 20, description: 'Webhook subscription identifier',
+});
+export const DeliveryId = Type.String({
+  pattern: '^WHD-[0-9A-F]{16}$', maxLength: 20, description: 'Delivery identifier',
+});
+
+export const Subscription = Type.Object({
+  subscriptionId: SubscriptionId,
+  url: Type.String(),
+  eventTypes: Type.Array(EventType),
+  description: Type.Optional(Type.String()),
+  status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
+  disabledReason: Type.Optional(Type.String({
+    description: 'Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410)',
+  })),
+  createdAt: Timestamp,
+});
+export type Subscription = Static<typeof Subscription>;
+
+/** The answer to a creation: the only one that shows the signing secret. */
+export const CreatedSubscription = Type.Object({
+  ...Subscription.properties,
+  secret: Type.String({
+    pattern: '^whsec_', description: 'The signing secret (Standard Webhooks): shown only in this answer',
+  }),
+});
+
+export const Delivery = Type.Object({
+  deliveryId: DeliveryId,
+  eventId: Type.String({ format: 'uuid', description: 'The event, and the webhook-id header of every attempt' }),
+  eventType: EventType,
+  state: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  attempts: Type.Integer({ minimum: 0 }),
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()], {
+    description: 'HTTP status of the last attempt; null when none answered',
+  }),
+  lastError: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt failed, when it did' }),
+  nextAttemptAt: Type.Union([Timestamp, Type.Null()], {
+    description: 'When it is tried next; null once succeeded or failed',
+  }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+export type Delivery = Static<typeof Delivery>;
+
+/** WHKREC → API subscription (never its secret). */
+export function subscriptionFromRecord(r: WebhookSubscription): Subscription {
+  return {
+    subscriptionId: r.whkSubscriptionId,
+    url: r.whkUrl,
+    eventTypes: r.whkEventTypes.slice(0, r.whkEventTypeCount).map((t) => t.whkEventType) as Subscription['eventTypes'],
+    ...(r.whkDescription ? { description: r.whkDescription } : {}),
+    status: r.whkStatus as Subscription['status'],
+    ...(r.whkDisabledReason ? { disabledReason: r.whkDisabledReason } : {}),
+    createdAt: r.whkCreatedAt,
+  };
+}
+
+/** WHDREC → API delivery. */
+export function deliveryFromRecord(r: WebhookDelivery): Delivery {
+  return {
+    deliveryId: r.whdDeliveryId,
+    eventId: r.whdEventId,
+    eventType: r.whdEventType as Delivery['eventType'],
+    state: r.whdState as Delivery['state'],
+    attempts: r.whdAttempts,
+    // 0 and blanks in the record: no attempt has answered yet, none is due.
+    lastStatusCode: r.whdLastStatus || null,
+    lastError: r.whdLastError || null,
+    nextAttemptAt: r.whdNextAttemptAt || null,
+    createdAt: r.whdCreatedAt,
+    updatedAt: r.whdUpdatedAt,
+  };
+}
