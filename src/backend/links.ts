@@ -1,13 +1,6 @@
 /**
- * LINK: a transaction's program calls another program for part of its work, CICS style. The request
- * record is the COMMAREA (padded to the larger of the two records); the linked program leaves its
- * response record in it. A linked program runs here, in TypeScript, or in the COBOL program host
- * (src/transport/cobol-host.ts); both get and give the same bytes (the link catalogue's layouts).
- *
- * Programs stay synchronous inside their savepoint. A link to the COBOL host cannot answer at once, so
- * `ctx.link` throws NeedsLink: the savepoint rolls back, the back-end makes the call, and the program
- * runs again from the start with the answer at hand. If it then asks the same program with the same
- * bytes, it gets that answer; if what it read has changed meanwhile, it asks again.
+ * LINK: a transaction's program calls another program for part of its work, CICS style, here in TypeScript
+ * or in the COBOL program host (src/transport/cobol-host.ts); both take and give the same COMMAREA bytes.
  */
 import { isLinkedProgram, type LinkCatalog, type LinkedProgramName } from './copybooks/index.ts';
 import { RC, readHeader, writeCommareaMessage, writeMessage, type MessageHeader } from './message.ts';
@@ -52,7 +45,10 @@ export class LinkFailure extends Error {
   }
 }
 
-/** Thrown by `ctx.link` when the answer must come from elsewhere first. */
+/**
+ * Thrown by `ctx.link` when the answer must come from the host first: programs stay synchronous inside their
+ * unit, so it rolls back, the call is made (link-coordinator.ts), and the program runs again from the start.
+ */
 export class NeedsLink {
   readonly program: LinkedProgramName;
   readonly message: Buffer;
@@ -62,10 +58,42 @@ export class NeedsLink {
   }
 }
 
+/** The answer a link got elsewhere, kept for the calling program's next run. */
+export interface LinkAnswer {
+  request: Buffer;
+  reply: Buffer;
+}
+
+/** `ctx.link` of one run: the caller's header, the answers its earlier runs got elsewhere, the link asked for. */
+export type LinkResolver = <P extends LinkedProgramName>(
+  caller: MessageHeader, answered: readonly LinkAnswer[] | undefined, program: P, record: LinkRequestRecord<P>,
+) => LinkResponseRecord<P>;
+
+/**
+ * Answers a link with an earlier answer to the same bytes, else throws NeedsLink when the program runs in the
+ * host (`hostPrograms`), else runs its TypeScript implementation here.
+ */
+export function linkResolver(
+  catalog: LinkCatalog, hostPrograms: ReadonlySet<LinkedProgramName> | undefined,
+): LinkResolver {
+  return (caller, answered, program, record) => {
+    const message = linkMessage(catalog, program, caller, record);
+    const earlier = answered?.find((a) => a.request.equals(message));
+    if (earlier) return readLinkReply(catalog, program, earlier.reply);
+    if (hostPrograms?.has(program)) throw new NeedsLink(program, message);
+    return readLinkReply(catalog, program, runLocalProgram(catalog, message));
+  };
+}
+
 /** The link message: CBHDR naming the program (the caller's header otherwise), then the COMMAREA. */
-export function linkMessage<P extends LinkedProgramName>(catalog: LinkCatalog, program: P, caller: MessageHeader, record: LinkRequestRecord<P>): Buffer {
-  const header: MessageHeader = { ...caller, tranCode: program, idempotencyKey: '', returnCode: RC.OK, reasonCode: '', reasonText: '' };
-  return writeCommareaMessage(catalog, header, { request: catalog.request(program), response: catalog.response(program) }, record);
+export function linkMessage<P extends LinkedProgramName>(
+  catalog: LinkCatalog, program: P, caller: MessageHeader, record: LinkRequestRecord<P>,
+): Buffer {
+  const header: MessageHeader = {
+    ...caller, tranCode: program, idempotencyKey: '', returnCode: RC.OK, reasonCode: '', reasonText: '',
+  };
+  const records = { request: catalog.request(program), response: catalog.response(program) };
+  return writeCommareaMessage(catalog, header, records, record);
 }
 
 /**
@@ -77,7 +105,10 @@ export function runLocalProgram(catalog: LinkCatalog, message: Buffer): Buffer {
   const reply = Buffer.from(message);
   const headerLength = catalog.header.maxLength;
   if (!isLinkedProgram(header.tranCode)) {
-    writeMessage(catalog, { ...header, returnCode: RC.UNKNOWN_TRAN, reasonCode: 'UNKNOWN_PROGRAM', reasonText: 'no such program on this host' }, null, undefined).copy(reply);
+    const unknown = {
+      ...header, returnCode: RC.UNKNOWN_TRAN, reasonCode: 'UNKNOWN_PROGRAM', reasonText: 'no such program on this host',
+    };
+    writeMessage(catalog, unknown, null, undefined).copy(reply);
     return reply;
   }
   const response = catalog.response(header.tranCode).encode(runLocal(catalog, header.tranCode, body));
@@ -87,7 +118,9 @@ export function runLocalProgram(catalog: LinkCatalog, message: Buffer): Buffer {
 }
 
 /** A TypeScript linked program's response record from the COMMAREA's request record. */
-function runLocal<P extends LinkedProgramName>(catalog: LinkCatalog, program: P, commarea: Buffer): LinkResponseRecord<P> {
+function runLocal<P extends LinkedProgramName>(
+  catalog: LinkCatalog, program: P, commarea: Buffer,
+): LinkResponseRecord<P> {
   const layout = catalog.request(program);
   // Where a decoded link request meets its type: the program's request layout decoded it.
   const request = layout.decode(commarea.subarray(0, layout.maxLength)) as unknown as LinkRequestRecord<P>;
@@ -95,10 +128,13 @@ function runLocal<P extends LinkedProgramName>(catalog: LinkCatalog, program: P,
 }
 
 /** The response record of a link's answer, or LinkFailure when the program did not complete. */
-export function readLinkReply<P extends LinkedProgramName>(catalog: LinkCatalog, program: P, reply: Buffer): LinkResponseRecord<P> {
+export function readLinkReply<P extends LinkedProgramName>(
+  catalog: LinkCatalog, program: P, reply: Buffer,
+): LinkResponseRecord<P> {
   const { header, body } = readHeader(catalog, reply);
   if (header.returnCode !== RC.OK) {
-    throw new LinkFailure(LINK_FAILURE.FAILED, `program ${program} ended with return code ${header.returnCode} ${header.reasonCode}: ${header.reasonText}`.trim());
+    const outcome = `${header.returnCode} ${header.reasonCode}: ${header.reasonText}`;
+    throw new LinkFailure(LINK_FAILURE.FAILED, `program ${program} ended with return code ${outcome}`.trim());
   }
   const layout = catalog.response(program);
   // Where a decoded link response meets its type: the program's response layout decoded it.

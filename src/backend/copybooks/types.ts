@@ -1,13 +1,10 @@
 /**
- * The TypeScript types of every copybook in this directory, generated into `records.ts` (checked in, so the
- * type check needs no build step): `npm run records:types` writes it, and a test fails when it is stale.
- * Routes and programs build and read records through these types: a field renamed in a copybook and not in
- * the code fails `tsc`.
+ * The TypeScript types of every copybook here, for `records.ts` (checked in, so type checks need no build step):
+ * `npm run records:types` (src/cli/records-types.ts) writes it, and a test fails when it is stale.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compileCopybook, layoutJsonSchema } from '../../records/index.ts';
-import { exitWithUsageIfAsked } from '../../cli/help.ts';
 import { layoutTypeScript, typeNameOf } from '../../records/typescript.ts';
 
 const DIR = new URL('./', import.meta.url);
@@ -18,13 +15,15 @@ export function copybookTypes(): string {
   const declarations: string[] = [];
   const byCopybook: string[] = [];
   for (const name of names) {
-    const schema = layoutJsonSchema(compileCopybook(readFileSync(new URL(`./${name}.cpy`, DIR), 'utf8'), { fileName: `${name}.cpy` }));
+    const source = readFileSync(new URL(`./${name}.cpy`, DIR), 'utf8');
+    const schema = layoutJsonSchema(compileCopybook(source, { fileName: `${name}.cpy` }));
     const typeName = typeNameOf(String(schema['title']));
     declarations.push(layoutTypeScript(schema, typeName));
     byCopybook.push(`  ${name}: ${typeName};`);
   }
   return [
-    '// Generated from src/backend/copybooks/*.cpy by `npm run records:types` (src/backend/copybooks/types.ts): do not edit.',
+    '// Generated from src/backend/copybooks/*.cpy by `npm run records:types` '
+      + '(src/backend/copybooks/types.ts): do not edit.',
     '',
     declarations.join('\n'),
     '/** Each copybook\'s record, by copybook name. */',
@@ -33,11 +32,4 @@ export function copybookTypes(): string {
     '}',
     '',
   ].join('\n');
-}
-
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run records:types
-  writes src/backend/copybooks/records.ts: the TypeScript type of every copybook in src/backend/copybooks`);
-  writeFileSync(RECORD_TYPES_FILE, copybookTypes());
-  process.stdout.write(`wrote ${RECORD_TYPES_FILE}\n`);
 }

@@ -1,9 +1,6 @@
 /**
- * Operations run later (contract §1.5, Prefer: respond-async): OPSUBM puts a request on the durable queue and
- * answers at once, OPINQ reads an operation and its outcome, and the runner's system transactions OPNXT
- * (claim pending operations) and OPDONE (record an outcome, once) move it along. The runner sends each request
- * to its transaction exactly as the synchronous call would, under the caller and the idempotency key it
- * came with: a run repeated after a crash finds the effect of the first instead of making another.
+ * Operations run later (Prefer: respond-async): OPSUBM queues a request, OPINQ reads it, the runner's OPNXT and
+ * OPDONE claim and complete it. Each runs under the caller and key it came with: a repeated run has one effect.
  */
 import { mayUseCustomerData, type Caller } from '../caller.ts';
 import { isAsyncTransaction, isResourceRecord, TRANSACTIONS } from '../copybooks/index.ts';
@@ -11,14 +8,18 @@ import { newId } from '../ids.ts';
 import type { OperationRecord } from '../copybooks/records.ts';
 import { RC, recordSegment, type Segment } from '../message.ts';
 import { fail, ok, text, type Program, type ProgramReply } from '../program.ts';
-import { claimOperations, completeOperation, findOperation, findOperationByKey, insertOperation, type Operation } from '../store/operations.ts';
+import {
+  claimOperations, completeOperation, findOperation, findOperationByKey, insertOperation, type Operation,
+} from '../store/operations.ts';
+import { pageSize } from './lists.ts';
 
 function operationReply(o: Operation): ProgramReply<OperationRecord> {
   const resultRecord = o.resultRecord && isResourceRecord(o.resultRecord) && o.result ? o.resultRecord : null;
   return {
     ...ok<OperationRecord>({
       oprOperationId: o.operationId, oprTranCode: o.tranCode, oprStatus: o.status, oprReturnCode: o.returnCode ?? 0,
-      oprReasonCode: o.reasonCode ?? '', oprReasonText: (o.reasonText ?? '').slice(0, 120), oprCorrelationId: o.correlationId,
+      oprReasonCode: o.reasonCode ?? '', oprReasonText: (o.reasonText ?? '').slice(0, 120),
+      oprCorrelationId: o.correlationId,
       oprCreatedAt: o.createdAt, oprCompletedAt: o.completedAt ?? '', oprResultRecord: resultRecord ?? '',
     }),
     segments: resultRecord ? [recordSegment(resultRecord, o.result!)] : [],
@@ -45,10 +46,12 @@ export const submitOperation: Program<'OPSUBM'> = async (ctx, req) => {
   }
   const operationId = newId('OP');
   const operation: Operation = {
-    operationId, tranCode: tran, ownerPrincipal: ctx.caller.principal, ownerRole: ctx.caller.role, ownerCustomerId: ctx.caller.customerId,
+    operationId, tranCode: tran, ownerPrincipal: ctx.caller.principal, ownerRole: ctx.caller.role,
+    ownerCustomerId: ctx.caller.customerId,
     // Without a key of the caller's, the operation's own: its run, however often repeated, has one effect.
-    idempotencyKey: ctx.idempotencyKey || `operation:${operationId}`, correlationId: ctx.correlationId, traceparent: ctx.traceparent, request,
-    status: 'pending', returnCode: null, reasonCode: null, reasonText: null, resultRecord: null, result: null, createdAt: ctx.now, completedAt: null,
+    idempotencyKey: ctx.idempotencyKey || `operation:${operationId}`, correlationId: ctx.correlationId,
+    traceparent: ctx.traceparent, request, status: 'pending', returnCode: null, reasonCode: null, reasonText: null,
+    resultRecord: null, result: null, createdAt: ctx.now, completedAt: null,
   };
   await insertOperation(ctx.tx, operation);
   return operationReply(operation);
@@ -61,9 +64,10 @@ export const inquireOperation: Program<'OPINQ'> = async (ctx, req) => {
 };
 
 export const claimOperationsProgram: Program<'OPNXT'> = async (ctx, req) => {
-  const max = Math.min(Math.max(Math.trunc(req.opnMaxItems) || 1, 1), 100);
+  const max = pageSize(req.opnMaxItems, 1);
   const leaseSeconds = Math.max(Math.trunc(req.opnLeaseSeconds) || 30, 1);
-  const claimed = await claimOperations(ctx.tx, ctx.now, new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString(), max);
+  const leaseUntil = new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString();
+  const claimed = await claimOperations(ctx.tx, ctx.now, leaseUntil, max);
   const segments = claimed.flatMap((o): Segment[] => isAsyncTransaction(o.tranCode) ? [
     recordSegment('OPTASK', {
       optOperationId: o.operationId, optTranCode: o.tranCode, optPrincipal: o.ownerPrincipal, optRole: o.ownerRole,

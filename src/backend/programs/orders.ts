@@ -12,6 +12,7 @@ import {
   findOrder, findOrderByIdempotencyKey, insertOrder, listOrders, openOrderTotal, saveOrder, type Order,
 } from '../store/orders.ts';
 import { adjustStock, lockProducts } from '../store/products.ts';
+import { pageSize } from './lists.ts';
 
 const MAX_QUANTITY = 100;
 
@@ -58,7 +59,9 @@ function orderListItem(o: Order): OrderListResponse['ordoItem'][number] {
 }
 
 /** `forUpdate` for a change: the order is locked first, then its customer, then products (see Tx.forUpdate). */
-async function visibleOrder(ctx: ProgramContext, orderId: string, options: { forUpdate?: boolean } = {}): Promise<Order | undefined> {
+async function visibleOrder(
+  ctx: ProgramContext, orderId: string, options: { forUpdate?: boolean } = {},
+): Promise<Order | undefined> {
   const order = await findOrder(ctx.tx, orderId, options);
   return order && maySeeOrder(ctx.caller, order) ? order : undefined;
 }
@@ -66,7 +69,8 @@ async function visibleOrder(ctx: ProgramContext, orderId: string, options: { for
 /** The order's event, with the order as it now is. */
 async function raise(ctx: ProgramContext, type: EventType, o: Order): Promise<void> {
   await writeEvent(ctx, {
-    type, resource: 'order', subject: o.orderId, ownerCustomerId: o.customerId, createdBy: o.createdBy, recordName: 'ORDREC', record: orderRecord(o),
+    type, resource: 'order', subject: o.orderId, ownerCustomerId: o.customerId, createdBy: o.createdBy,
+    recordName: 'ORDREC', record: orderRecord(o),
   });
 }
 
@@ -80,7 +84,8 @@ function orderRequestHash(customerId: string, productId: string, quantity: numbe
  * order since. An order from before the hash was kept is compared as it is while unchanged (version 1).
  */
 function sameRequest(earlier: Order, requestHash: string): boolean {
-  const made = earlier.requestHash ?? (earlier.version === 1 ? orderRequestHash(earlier.customerId, earlier.productId, earlier.quantity) : null);
+  const made = earlier.requestHash
+    ?? (earlier.version === 1 ? orderRequestHash(earlier.customerId, earlier.productId, earlier.quantity) : null);
   return made === null || made === requestHash;
 }
 
@@ -113,7 +118,9 @@ export const createOrder: Program<'ORDCRT'> = async (ctx, req) => {
   if (!product) reason = 'UNKNOWN_PRODUCT';
   else if (product.currency !== customer.currency) reason = CURRENCY_NOT_SUPPORTED;
   else if (product.stock < quantity) reason = 'OUT_OF_STOCK';
-  else if (await openOrderTotal(tx, customerId, customer.currency) + amount > customer.creditLimit) reason = 'CREDIT_LIMIT_EXCEEDED';
+  else if (await openOrderTotal(tx, customerId, customer.currency) + amount > customer.creditLimit) {
+    reason = 'CREDIT_LIMIT_EXCEEDED';
+  }
   if (reason) status = 'REJECTED';
   else await adjustStock(tx, productId, -quantity);
   const order = await insertOrder(tx, {
@@ -136,7 +143,7 @@ export const inquireOrder: Program<'ORDINQ'> = async (ctx, req) => {
 
 export const listOrdersProgram: Program<'ORDLST'> = async (ctx, req) => {
   const { caller } = ctx;
-  const maxItems = Math.min(Math.max(req.ordlMaxItems || 20, 1), 100);
+  const maxItems = pageSize(req.ordlMaxItems);
   const wantedCustomer = text(req.ordlCustomerId) || undefined;
   // Only what the caller may see: a customer is pinned to themselves, a partner to its own orders.
   if (caller.role === 'CUSTOMER' && wantedCustomer && wantedCustomer !== caller.customerId) {
@@ -179,7 +186,8 @@ export const updateOrder: Program<'ORDUPD'> = async (ctx, req) => {
   const product = (await lockProducts(tx, [order.productId, productId])).get(productId);
   if (!product) return fail(RC.RULE_FAILED, 'UNKNOWN_PRODUCT', `product ${productId} does not exist`);
   if (product.currency !== customer.currency) {
-    return fail(RC.RULE_FAILED, CURRENCY_NOT_SUPPORTED, `orders for this customer are in ${customer.currency}, the currency of their credit limit`);
+    const why = `orders for this customer are in ${customer.currency}, the currency of their credit limit`;
+    return fail(RC.RULE_FAILED, CURRENCY_NOT_SUPPORTED, why);
   }
   const available = product.stock + (product.productId === order.productId ? order.quantity : 0);
   if (available < quantity) return fail(RC.RULE_FAILED, 'OUT_OF_STOCK', `only ${available} in stock`);
@@ -204,7 +212,9 @@ export const cancelOrder: Program<'ORDCAN'> = async (ctx, req) => {
   const order = await visibleOrder(ctx, text(req.ordkOrderId), { forUpdate: true });
   if (!order) return fail(RC.NOT_FOUND, 'ORDER_NOT_FOUND', 'order not found');
   if (order.status === 'CANCELLED') return ok(orderRecord(order));
-  if (order.status === 'REJECTED') return fail(RC.CONFLICT, 'ORDER_NOT_CANCELLABLE', 'a rejected order cannot be cancelled');
+  if (order.status === 'REJECTED') {
+    return fail(RC.CONFLICT, 'ORDER_NOT_CANCELLABLE', 'a rejected order cannot be cancelled');
+  }
   await adjustStock(ctx.tx, order.productId, order.quantity);
   const cancelled: Order = { ...order, status: 'CANCELLED', updatedAt: ctx.now, version: order.version + 1 };
   await saveOrder(ctx.tx, cancelled);

@@ -1,26 +1,26 @@
 /**
- * Webhook subscriptions (WHKCRT create, WHKINQ read, WHKLST list, WHKDEL delete) and their deliveries (WHDLST
- * list, WHDRTY redeliver), for the caller that owns them; and the dispatcher's system transaction WHDDUE,
- * which records how its attempts went and claims due deliveries (each answered with the event to send).
- * Deliveries are made when the relay gives an event its position (fanOutToSubscriptions, in that transaction).
+ * Webhook subscriptions (WHKCRT, WHKINQ, WHKLST, WHKDEL) and their deliveries (WHDLST, WHDRTY) for the caller that
+ * owns them; WHDDUE, the dispatcher's turn; and fanOutToSubscriptions, which the relay's turn calls.
  */
 import { randomBytes } from 'node:crypto';
 import { audienceAdmits, eventAudience, type Caller } from '../caller.ts';
 import { newId } from '../ids.ts';
-import type { DeliveryTurnRequest, SegmentListResponse, WebhookDelivery, WebhookSubscription } from '../copybooks/records.ts';
+import type {
+  DeliveryTurnRequest, SegmentListResponse, WebhookDelivery, WebhookSubscription,
+} from '../copybooks/records.ts';
 import { RC, recordSegment, type Segment } from '../message.ts';
 import { fail, ok, text, type Program, type ProgramContext, type ProgramReply } from '../program.ts';
 import { eventsBySeq, type PositionedEvent } from '../store/events.ts';
 import { EVENT_TYPES, writeAudit } from '../store/journal.ts';
 import {
-  activeSubscriptions, claimDueDeliveries, deleteSubscription, disableSubscription, findDelivery, findOwnSubscription, insertDelivery,
-  insertSubscription, listDeliveries, listOwnSubscriptions, recordAttempt, rescheduleDelivery, type Delivery, type DeliveryOutcome,
-  type Subscription,
+  activeSubscriptions, claimDueDeliveries, deleteSubscription, disableSubscription, findDelivery, findOwnSubscription,
+  insertDelivery, insertSubscription, listDeliveries, listOwnSubscriptions, recordAttempt, rescheduleDelivery,
+  type Delivery, type DeliveryOutcome, type Subscription,
 } from '../store/webhooks.ts';
-import { eventSegments } from './events.ts';
+import { eventSegments } from './event-segments.ts';
+import { MAX_PAGE_SIZE, pageSize, segmentPage, turnSize } from './lists.ts';
 
 const MAX_EVENT_TYPES = 10;
-const MAX_ITEMS = 100;
 
 function subscriptionRecord(s: Subscription, withSecret = false): WebhookSubscription {
   return {
@@ -32,7 +32,8 @@ function subscriptionRecord(s: Subscription, withSecret = false): WebhookSubscri
 
 function deliveryRecord(d: Delivery): WebhookDelivery {
   return {
-    whdDeliveryId: d.deliveryId, whdSubscriptionId: d.subscriptionId, whdEventId: d.eventId, whdEventType: d.eventType, whdState: d.state,
+    whdDeliveryId: d.deliveryId, whdSubscriptionId: d.subscriptionId, whdEventId: d.eventId, whdEventType: d.eventType,
+    whdState: d.state,
     whdAttempts: d.attempts, whdLastStatus: d.lastStatus ?? 0, whdLastError: (d.lastError ?? '').slice(0, 120),
     whdNextAttemptAt: d.nextAttemptAt ?? '', whdCreatedAt: d.createdAt, whdUpdatedAt: d.updatedAt,
   };
@@ -48,17 +49,21 @@ function maySubscribe(caller: Caller): caller is Caller & { role: 'AGENT' | 'PAR
 }
 
 export const createSubscription: Program<'WHKCRT'> = async (ctx, req) => {
-  if (!maySubscribe(ctx.caller)) return fail(RC.NOT_FOUND, 'NOT_PERMITTED', 'only agents and partners keep webhook subscriptions');
+  if (!maySubscribe(ctx.caller)) {
+    return fail(RC.NOT_FOUND, 'NOT_PERMITTED', 'only agents and partners keep webhook subscriptions');
+  }
   const url = text(req.whkcUrl);
   const count = Math.trunc(req.whkcEventTypeCount);
   const rows = req.whkcEventTypes.slice(0, Math.max(count, 0));
   const types = [...new Set(rows.map((r) => text(r.whkcEventType)))];
   if (!url) return fail(RC.INVALID_INPUT, 'URL_REQUIRED', 'a subscription needs a URL');
   if (!(count >= 1 && count <= MAX_EVENT_TYPES) || types.some((t) => !(EVENT_TYPES as readonly string[]).includes(t))) {
-    return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPES', `eventTypes must name 1 to ${MAX_EVENT_TYPES} of ${EVENT_TYPES.join(', ')}`);
+    const known = EVENT_TYPES.join(', ');
+    return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPES', `eventTypes must name 1 to ${MAX_EVENT_TYPES} of ${known}`);
   }
   const subscription: Subscription = {
-    subscriptionId: newId('WHS'), ownerPrincipal: ctx.caller.principal, ownerRole: ctx.caller.role, ownerCustomerId: ctx.caller.customerId,
+    subscriptionId: newId('WHS'), ownerPrincipal: ctx.caller.principal, ownerRole: ctx.caller.role,
+    ownerCustomerId: ctx.caller.customerId,
     url, description: text(req.whkcDescription) || null, eventTypes: types,
     // Standard Webhooks: "whsec_" and the base64 of the key (24 random bytes).
     secret: `whsec_${randomBytes(24).toString('base64')}`, status: 'active', disabledReason: null, createdAt: ctx.now,
@@ -74,7 +79,8 @@ export const inquireSubscription: Program<'WHKINQ'> = async (ctx, req) => {
 };
 
 export const listSubscriptions: Program<'WHKLST'> = async (ctx, req) => {
-  const limit = Math.min(Math.max(Math.trunc(req.whklMaxItems) || MAX_ITEMS, 1), MAX_ITEMS);
+  // Not asked: every subscription, as many as one answer carries.
+  const limit = pageSize(req.whklMaxItems, MAX_PAGE_SIZE);
   const subs = await listOwnSubscriptions(ctx.tx, ctx.caller.principal, limit);
   return segmentList(subs.map((s) => recordSegment('WHKREC', subscriptionRecord(s))), subs.length);
 };
@@ -90,23 +96,28 @@ export const deleteSubscriptionProgram: Program<'WHKDEL'> = async (ctx, req) => 
 export const listDeliveriesProgram: Program<'WHDLST'> = async (ctx, req) => {
   const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whdlSubscriptionId));
   if (!s) return fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
-  const limit = Math.min(Math.max(Math.trunc(req.whdlMaxItems) || 20, 1), MAX_ITEMS);
+  const limit = pageSize(req.whdlMaxItems);
   const rows = await listDeliveries(ctx.tx, s.subscriptionId, Math.trunc(req.whdlBeforeSeq ?? 0) || 0, limit + 1);
-  const page = rows.slice(0, limit);
-  return segmentList(page.map((d) => recordSegment('WHDREC', deliveryRecord(d))), page.length, rows.length > limit ? page.at(-1)!.seq : 0);
+  return segmentPage(rows, limit, (d) => recordSegment('WHDREC', deliveryRecord(d)));
 };
 
 export const retryDelivery: Program<'WHDRTY'> = async (ctx, req) => {
   const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whkkSubscriptionId));
   const d = s && await findDelivery(ctx.tx, s.subscriptionId, text(req.whkkDeliveryId), { forUpdate: true });
   if (!s || !d) return fail(RC.NOT_FOUND, 'DELIVERY_NOT_FOUND', 'delivery not found');
-  if (s.status !== 'active') return fail(RC.CONFLICT, 'SUBSCRIPTION_DISABLED', `the subscription is disabled (${s.disabledReason ?? 'no reason'})`);
+  if (s.status !== 'active') {
+    const why = s.disabledReason ?? 'no reason';
+    return fail(RC.CONFLICT, 'SUBSCRIPTION_DISABLED', `the subscription is disabled (${why})`);
+  }
   await rescheduleDelivery(ctx.tx, d.deliveryId, ctx.now);
   await writeAudit(ctx, 'webhook-subscription', s.subscriptionId, `redelivery ${d.deliveryId}`);
   return ok(deliveryRecord({ ...d, state: 'pending', nextAttemptAt: ctx.now, updatedAt: ctx.now }));
 };
 
-/** A delivery per newly positioned event and active subscription that wants its type and whose owner may read it. */
+/**
+ * A delivery per newly positioned event and active subscription that wants its type and whose owner may read
+ * it, in the relay's transaction.
+ */
 export async function fanOutToSubscriptions(ctx: ProgramContext, events: readonly PositionedEvent[]): Promise<void> {
   if (events.length === 0) return;
   const subscriptions = await activeSubscriptions(ctx.tx);
@@ -114,18 +125,26 @@ export async function fanOutToSubscriptions(ctx: ProgramContext, events: readonl
     const audience = eventAudience({ principal: s.ownerPrincipal, role: s.ownerRole, customerId: s.ownerCustomerId });
     for (const e of events) {
       if (!s.eventTypes.includes(e.type) || !audienceAdmits(audience, e)) continue;
-      await insertDelivery(ctx.tx, { deliveryId: newId('WHD'), subscriptionId: s.subscriptionId, eventId: e.eventId, eventType: e.type, at: ctx.now });
+      await insertDelivery(ctx.tx, {
+        deliveryId: newId('WHD'), subscriptionId: s.subscriptionId, eventId: e.eventId, eventType: e.type, at: ctx.now,
+      });
     }
   }
 }
 
-const OUTCOMES: Record<string, DeliveryOutcome['kind'] | 'gone'> = { S: 'succeeded', R: 'retry', F: 'failed', G: 'gone' };
+const OUTCOMES: Record<string, DeliveryOutcome['kind'] | 'gone'> = {
+  S: 'succeeded', R: 'retry', F: 'failed', G: 'gone',
+};
 
 /** The dispatcher's results, first: what finished frees its endpoint's place for the claim after. */
-async function recordResults(ctx: ProgramContext, items: DeliveryTurnRequest['whdrItem']): Promise<ProgramReply<never> | null> {
+async function recordResults(
+  ctx: ProgramContext, items: DeliveryTurnRequest['whdrItem'],
+): Promise<ProgramReply<never> | null> {
   for (const item of items) {
     const kind = OUTCOMES[text(item.whdrOutcome)];
-    if (!kind) return fail(RC.INVALID_INPUT, 'INVALID_OUTCOME', `outcome "${text(item.whdrOutcome)}" is not S, R, F or G`);
+    if (!kind) {
+      return fail(RC.INVALID_INPUT, 'INVALID_OUTCOME', `outcome "${text(item.whdrOutcome)}" is not S, R, F or G`);
+    }
     const status = Math.trunc(item.whdrStatus) || null;
     const error = text(item.whdrError) || null;
     const outcome: DeliveryOutcome = kind === 'succeeded' ? { kind, status: status ?? 0 }
@@ -140,7 +159,7 @@ async function recordResults(ctx: ProgramContext, items: DeliveryTurnRequest['wh
 export const dispatcherTurn: Program<'WHDDUE'> = async (ctx, req) => {
   const refused = await recordResults(ctx, req.whdrItem);
   if (refused) return refused;
-  const max = Math.min(Math.max(Math.trunc(req.whddMaxItems) || 0, 0), MAX_ITEMS);
+  const max = turnSize(req.whddMaxItems);
   if (max === 0) return segmentList([], 0);
   const perEndpoint = Math.max(Math.trunc(req.whddPerEndpoint) || 1, 1);
   const leaseSeconds = Math.max(Math.trunc(req.whddLeaseSeconds) || 30, 1);
@@ -149,7 +168,8 @@ export const dispatcherTurn: Program<'WHDDUE'> = async (ctx, req) => {
   const events = await eventsBySeq(ctx.tx, due.map((d) => d.eventSeq));
   const segments = due.flatMap((d): Segment[] => [
     recordSegment('WHDTASK', {
-      whdtDeliveryId: d.deliveryId, whdtSubscriptionId: d.subscriptionId, whdtUrl: d.url, whdtSecret: d.secret, whdtOwnerRole: d.ownerRole, whdtAttempts: d.attempts,
+      whdtDeliveryId: d.deliveryId, whdtSubscriptionId: d.subscriptionId, whdtUrl: d.url, whdtSecret: d.secret,
+      whdtOwnerRole: d.ownerRole, whdtAttempts: d.attempts,
     }),
     ...eventSegments([events.get(d.eventSeq)!]),
   ]);
