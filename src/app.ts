@@ -45,6 +45,7 @@ import { installSecurityHeaders } from './api/protection/security-headers.ts';
 import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts';
 import { publicRoutes } from './api/routes/public.ts';
 import { docsRoutes } from './api/docs/routes.ts';
+import { docsRedirectUri } from './api/docs/scalar.ts';
 import { loadServices, type ServiceDefinition } from './api/services/definition.ts';
 import { serviceRoutes } from './api/services/routes.ts';
 import { loadMessageCatalog, type MessageCatalog } from './backend/copybooks/index.ts';
@@ -113,7 +114,9 @@ async function assemble(
 ): Promise<App> {
   const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
   // Otherwise the embedded identity provider, signing with the same key.
-  const identity = config.auth.external ? null : await openEmbeddedIdentity(config, logger);
+  const identity = config.auth.external
+    ? null
+    : await openEmbeddedIdentity(config, logger, docsRedirectUri(config.auth.issuer));
   const idempotencyStore = openConfiguredIdempotencyStore(config, redis);
 
   const protection = config.protection;

@@ -1,15 +1,15 @@
 /**
- * The signing key of the embedded identity provider, and a signer for development and tests
- * (`npm run token`, test helpers, bench) that makes tokens exactly like the provider's: same key, `iss`,
- * `aud`, `typ: at+jwt` and claims. The key is created under DATA_DIR at first start (owner-only file)
- * and never leaves it; its public half is published as a JWKS.
+ * The embedded provider's signing key (created under DATA_DIR at first start, owner-only; its public half is the
+ * JWKS), and a signer for development and tests (`npm run token`, bench) that makes tokens exactly like the
+ * provider's: same key, `iss`, `aud`, `typ: at+jwt` and claims.
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK, type KeyObject,
 } from 'jose';
+import { createOwnerOnlyFile } from '../owner-only-file.ts';
 import type { Role } from './roles.ts';
 
 export const SIGNING_ALG = 'ES256';
@@ -50,13 +50,7 @@ async function loadOrCreateKey(file: string): Promise<JWK> {
   jwk.kid = await calculateJwkThumbprint(jwk);
   jwk.alg = SIGNING_ALG;
   jwk.use = 'sig';
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  // Write-then-rename so two processes starting at once never read a half-written key.
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, JSON.stringify(jwk), { mode: 0o600 });
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as JWK;
-  renameSync(temp, file);
-  chmodSync(file, 0o600);
+  if (!createOwnerOnlyFile(file, JSON.stringify(jwk))) return JSON.parse(readFileSync(file, 'utf8')) as JWK;
   return jwk;
 }
 
@@ -65,7 +59,9 @@ export async function readSigningKey(dataDir: string): Promise<JWK> {
   return loadOrCreateKey(signingKeyFile(dataDir));
 }
 
-export async function openDevIssuer(options: { dataDir: string; issuer: string; audience: string }): Promise<DevIssuer> {
+export async function openDevIssuer(
+  options: { dataDir: string; issuer: string; audience: string },
+): Promise<DevIssuer> {
   const privateJwk = await loadOrCreateKey(signingKeyFile(options.dataDir));
   const { d: _private, ...publicJwk } = privateJwk;
   const key = (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey | KeyObject;

@@ -1,13 +1,12 @@
 /**
- * Secrets of the embedded provider that must never be committed: the demo users' passwords, the
- * partner client's secret and the cookie-signing keys. Created at first start under DATA_DIR in an
- * owner-only file (write-then-rename), or supplied in that file by whoever runs the service (tests write
- * their own before starting).
+ * The embedded provider's secrets, never committed: demo passwords, the partner client's secret, cookie keys.
+ * Created at first start in an owner-only file under DATA_DIR, or supplied in it (tests write their own).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DEMO_IDENTITIES } from '../auth/roles.ts';
+import { createOwnerOnlyFile } from '../owner-only-file.ts';
 
 export interface IdentityCredentials {
   /** Demo user name → password. */
@@ -37,16 +36,12 @@ function generate(): IdentityCredentials {
 }
 
 /** Reads the credentials file, creating it on first start; `created` says whether it was just written. */
-export function loadOrCreateCredentials(dataDir: string): { credentials: IdentityCredentials; file: string; created: boolean } {
+export function loadOrCreateCredentials(
+  dataDir: string,
+): { credentials: IdentityCredentials; file: string; created: boolean } {
   const file = credentialsFile(dataDir);
-  if (existsSync(file)) return { credentials: JSON.parse(readFileSync(file, 'utf8')) as IdentityCredentials, file, created: false };
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(generate(), null, 2)}\n`, { mode: 0o600 });
-  if (existsSync(file)) return { credentials: JSON.parse(readFileSync(file, 'utf8')) as IdentityCredentials, file, created: false };
-  renameSync(temp, file);
-  chmodSync(file, 0o600);
-  return { credentials: JSON.parse(readFileSync(file, 'utf8')) as IdentityCredentials, file, created: true };
+  const created = !existsSync(file) && createOwnerOnlyFile(file, `${JSON.stringify(generate(), null, 2)}\n`);
+  return { credentials: JSON.parse(readFileSync(file, 'utf8')) as IdentityCredentials, file, created };
 }
 
 /**

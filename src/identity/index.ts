@@ -6,7 +6,6 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { readSigningKey } from '../auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../auth/roles.ts';
-import { docsRedirectUri, type DocsSignIn } from '../api/docs/scalar.ts';
 import type { Config } from '../config.ts';
 import { openProviderStore, providerStoreFile } from './adapter.ts';
 import { loadOrCreateCredentials } from './credentials.ts';
@@ -17,23 +16,28 @@ export interface EmbeddedIdentity {
   /** `documentHeaders`: the security headers of every answer but JSON (src/api/protection/security-headers.ts). */
   install(app: FastifyInstance, documentHeaders: Record<string, string>): Promise<void>;
   /** How the docs page signs in: as the public demo client, asking for a demo customer's scopes. */
-  docsSignIn: DocsSignIn;
+  docsSignIn: { clientId: string; scopes: readonly string[] };
 }
 
-export async function openEmbeddedIdentity(config: Config, logger: Logger): Promise<EmbeddedIdentity> {
+/** `docsRedirectUri`: where the docs page (/docs) takes its sign-in back, which the demo client must list. */
+export async function openEmbeddedIdentity(
+  config: Config, logger: Logger, docsRedirectUri: string,
+): Promise<EmbeddedIdentity> {
   const log = logger.child({ component: 'identity' });
   const { credentials, file, created } = loadOrCreateCredentials(config.dataDir);
   // Where the demo passwords are, never the passwords themselves.
-  if (created) log.warn({ file }, 'demo user passwords and client secrets generated; read them from this owner-only file');
-  else log.info({ file }, 'demo user passwords and client secrets loaded');
+  if (created) {
+    log.warn({ file }, 'demo user passwords and client secrets generated; read them from this owner-only file');
+  } else {
+    log.info({ file }, 'demo user passwords and client secrets loaded');
+  }
   const store = openProviderStore(providerStoreFile(config.dataDir));
   const provider = createIdentityProvider({
     adapter: (model) => store.adapterFor(model),
     issuer: config.auth.issuer,
     audience: config.auth.audience,
     accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
-    // The docs page (/docs) signs in as the demo client too, on the origin of the issuer.
-    demoRedirectUris: [...config.auth.demoRedirectUris, docsRedirectUri(config.auth.issuer)],
+    demoRedirectUris: [...config.auth.demoRedirectUris, docsRedirectUri],
     partnerJwksFile: config.auth.partnerJwksFile,
     signingJwk: await readSigningKey(config.dataDir),
     credentials,

@@ -1,17 +1,16 @@
 /**
- * The embedded provider on the API's Fastify server, under /oauth: its own endpoints (discovery, JWKS,
- * authorization, token, revocation…) are handed the raw request unparsed; the login and consent pages
- * are plain HTML forms served here. Every route is public in the route-table sense: the provider
- * authenticates its callers itself.
+ * The embedded provider under /oauth: its own endpoints (discovery, JWKS, token…) get the raw request unparsed;
+ * the login and consent pages are plain HTML forms served here. All are public: the provider checks its callers.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { findDemoIdentity, SCOPE_DESCRIPTIONS } from '../auth/roles.ts';
-import { escapeHtml, htmlPage, PAGE_CSP } from '../api/docs/page.ts';
+import { escapeHtml, htmlPage, PAGE_CSP } from '../pages/page.ts';
 import { passwordMatches, type IdentityCredentials } from './credentials.ts';
 import { scopesForAccount } from './provider.ts';
 
 export const MOUNT_PATH = '/oauth';
+const INTERACTION_PATH = `${MOUNT_PATH}/interaction/:uid`;
 
 class InteractionGone extends Error {
   override readonly name = 'InteractionGone';
@@ -19,6 +18,13 @@ class InteractionGone extends Error {
 const PUBLIC = { public: true } as const;
 const FORM_LIMIT = 4096;
 const LOGIN_ERROR = 'Wrong user name or password.';
+const USERNAME_ATTRIBUTES =
+  'id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false"';
+
+/** Where a form of the interaction `uid` posts its step (login, confirm, abort). */
+function interactionAction(uid: string, step: string): string {
+  return `${MOUNT_PATH}/interaction/${escapeHtml(uid)}/${step}`;
+}
 
 /**
  * The sign-in form. After a failed attempt the user name stays filled in, both fields are marked invalid and
@@ -27,29 +33,34 @@ const LOGIN_ERROR = 'Wrong user name or password.';
  */
 function loginPage(uid: string, clientName: string, failed?: { username: string }): string {
   const invalid = failed ? ' aria-invalid="true" aria-describedby="login-error"' : '';
+  const usernameState = failed ? ` value="${escapeHtml(failed.username)}"` : ' autofocus';
+  const passwordFocus = failed ? ' autofocus' : '';
   return htmlPage('Sign in to Corebridge', `
 <p><strong>${escapeHtml(clientName)}</strong> asks you to sign in.</p>
-<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/login">
+<form method="post" action="${interactionAction(uid, 'login')}">
 <div class="field"><label for="username">User name</label>
-<input id="username" name="username" autocomplete="username" autocapitalize="none" spellcheck="false" required${failed ? ` value="${escapeHtml(failed.username)}"` : ' autofocus'}${invalid}></div>
+<input ${USERNAME_ATTRIBUTES} required${usernameState}${invalid}></div>
 <div class="field"><label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${failed ? ' autofocus' : ''}${invalid}>
+<input id="password" name="password" type="password" autocomplete="current-password" required${passwordFocus}${invalid}>
 ${failed ? `<p id="login-error" class="error" role="alert">${LOGIN_ERROR}</p>` : ''}</div>
 <div class="actions"><button type="submit" class="primary">Sign in</button></div>
 </form>
-<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/abort"><button type="submit">Cancel</button></form>`);
+<form method="post" action="${interactionAction(uid, 'abort')}"><button type="submit">Cancel</button></form>`);
 }
 
 /** The consent page: each requested scope by name and in words (SCOPE_DESCRIPTIONS). */
 function consentPage(uid: string, clientName: string, scopes: readonly string[]): string {
-  const rows = scopes.map((s) => `<tr><td><code>${escapeHtml(s)}</code></td><td>${escapeHtml(describeScope(s))}</td></tr>`).join('\n');
+  const rows = scopes
+    .map((s) => `<tr><td><code>${escapeHtml(s)}</code></td><td>${escapeHtml(describeScope(s))}</td></tr>`)
+    .join('\n');
+  const confirm = interactionAction(uid, 'confirm');
   return htmlPage('Allow access?', `
 <p><strong>${escapeHtml(clientName)}</strong> asks to act for you with these permissions:</p>
 <table><thead><tr><th scope="col">Permission</th><th scope="col">What it allows</th></tr></thead>
 <tbody>${rows}</tbody></table>
 <div class="actions">
-<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/confirm"><button type="submit" class="primary">Allow</button></form>
-<form method="post" action="${MOUNT_PATH}/interaction/${escapeHtml(uid)}/abort"><button type="submit">Deny</button></form>
+<form method="post" action="${confirm}"><button type="submit" class="primary">Allow</button></form>
+<form method="post" action="${interactionAction(uid, 'abort')}"><button type="submit">Deny</button></form>
 </div>`);
 }
 
@@ -79,7 +90,7 @@ function keepCorsPolicy(reply: FastifyReply): void {
 export interface IdentityRouteDeps {
   provider: Provider;
   credentials: IdentityCredentials;
-  /** The security headers of every answer but JSON: the provider's own endpoints answer with pages and redirects too. */
+  /** The security headers of every answer but JSON: the provider's endpoints answer with pages and redirects too. */
   documentHeaders: Record<string, string>;
 }
 
@@ -89,9 +100,12 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
   // Login and consent pages: URL-encoded forms, parsed here.
   await app.register(async (pages) => {
     pages.removeAllContentTypeParsers();
-    pages.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_req, body, done) => {
-      done(null, Object.fromEntries(new URLSearchParams(body as string)));
-    });
+    pages.addContentTypeParser(
+      'application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT },
+      (_req, body, done) => {
+        done(null, Object.fromEntries(new URLSearchParams(body as string)));
+      },
+    );
 
     const interaction = async (req: FastifyRequest, reply: FastifyReply) => {
       let details;
@@ -109,19 +123,23 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       return { details, clientName: client?.clientName ?? String(details.params['client_id']) };
     };
     pages.setErrorHandler(async (error, _req, reply) => {
-      if (error instanceof InteractionGone) return html(reply, 400, htmlPage('Sign-in expired', '<p>This sign-in request is unknown or expired; start again from the app.</p>'));
+      if (error instanceof InteractionGone) {
+        const text = '<p>This sign-in request is unknown or expired; start again from the app.</p>';
+        return html(reply, 400, htmlPage('Sign-in expired', text));
+      }
       throw error;
     });
 
-    pages.get(`${MOUNT_PATH}/interaction/:uid`, { config: PUBLIC, schema: { hide: true } }, async (req, reply) => {
+    pages.get(`${INTERACTION_PATH}`, { config: PUBLIC, schema: { hide: true } }, async (req, reply) => {
       const { details, clientName } = await interaction(req, reply);
       if (details.prompt.name === 'login') return html(reply, 200, loginPage(details.uid, clientName));
       const missing = (details.prompt.details['missingResourceScopes'] ?? {}) as Record<string, string[]>;
-      const scopes = [...new Set([...(details.prompt.details['missingOIDCScope'] as string[] | undefined ?? []), ...Object.values(missing).flat()])];
+      const missingOidc = details.prompt.details['missingOIDCScope'] as string[] | undefined ?? [];
+      const scopes = [...new Set([...missingOidc, ...Object.values(missing).flat()])];
       return html(reply, 200, consentPage(details.uid, clientName, scopes));
     });
 
-    pages.post(`${MOUNT_PATH}/interaction/:uid/login`, { config: PUBLIC, schema: { hide: true } }, async (req, reply) => {
+    pages.post(`${INTERACTION_PATH}/login`, { config: PUBLIC, schema: { hide: true } }, async (req, reply) => {
       const { details, clientName } = await interaction(req, reply);
       const form = (req.body ?? {}) as Record<string, string>;
       const username = String(form['username'] ?? '');
@@ -129,15 +147,19 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       const known = identity?.kind === 'user';
       if (!passwordMatches(known ? deps.credentials.passwords[username] : undefined, String(form['password'] ?? ''))) {
         // The user name is a claimed principal only; the password never reaches a log.
-        req.log.warn({ reason: known ? 'wrong password' : 'unknown user', principal: username.slice(0, 64), clientId: details.params['client_id'] }, 'authentication failed');
+        req.log.warn({
+          reason: known ? 'wrong password' : 'unknown user', principal: username.slice(0, 64),
+          clientId: details.params['client_id'],
+        }, 'authentication failed');
         return html(reply, 401, loginPage(details.uid, clientName, { username: username.slice(0, 64) }));
       }
       req.log.info({ principal: username, clientId: details.params['client_id'] }, 'user signed in');
-      const returnTo = await provider.interactionResult(req.raw, reply.raw, { login: { accountId: username } }, { mergeWithLastSubmission: false });
+      const result = { login: { accountId: username } };
+      const returnTo = await provider.interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: false });
       return reply.redirect(returnTo, 303);
     });
 
-    pages.post(`${MOUNT_PATH}/interaction/:uid/confirm`, { config: PUBLIC, schema: { hide: true } }, async (req, reply) => {
+    pages.post(`${INTERACTION_PATH}/confirm`, { config: PUBLIC, schema: { hide: true } }, async (req, reply) => {
       const { details } = await interaction(req, reply);
       const accountId = details.session?.accountId;
       if (details.prompt.name !== 'consent' || !accountId) {
@@ -148,7 +170,9 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
         : new provider.Grant({ accountId, clientId: String(details.params['client_id']) });
       if (!grant) return html(reply, 400, htmlPage('Expired', '<p>This request expired; start again.</p>'));
       const allowed = new Set(scopesForAccount(accountId));
-      const promptDetails = details.prompt.details as { missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]> };
+      const promptDetails = details.prompt.details as {
+        missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]>;
+      };
       if (promptDetails.missingOIDCScope) grant.addOIDCScope(promptDetails.missingOIDCScope.join(' '));
       if (promptDetails.missingOIDCClaims) grant.addOIDCClaims(promptDetails.missingOIDCClaims);
       for (const [indicator, scopes] of Object.entries(promptDetails.missingResourceScopes ?? {})) {
@@ -156,13 +180,15 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
         grant.addResourceScope(indicator, scopes.filter((s) => allowed.has(s)).join(' '));
       }
       const grantId = await grant.save();
-      const returnTo = await provider.interactionResult(req.raw, reply.raw, { consent: { grantId } }, { mergeWithLastSubmission: true });
+      const result = { consent: { grantId } };
+      const returnTo = await provider.interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: true });
       return reply.redirect(returnTo, 303);
     });
 
-    pages.post(`${MOUNT_PATH}/interaction/:uid/abort`, { config: PUBLIC, schema: { hide: true } }, async (req, reply) => {
+    pages.post(`${INTERACTION_PATH}/abort`, { config: PUBLIC, schema: { hide: true } }, async (req, reply) => {
       await interaction(req, reply);
-      const returnTo = await provider.interactionResult(req.raw, reply.raw, { error: 'access_denied', error_description: 'the user cancelled' }, { mergeWithLastSubmission: false });
+      const result = { error: 'access_denied', error_description: 'the user cancelled' };
+      const returnTo = await provider.interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: false });
       return reply.redirect(returnTo, 303);
     });
   });
@@ -176,7 +202,9 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       reply.hijack();
       const raw = req.raw as typeof req.raw & { originalUrl?: string };
       // Headers already set by the protection plugins (security headers, CORS) go out with the provider's response.
-      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string);
+      for (const [name, value] of Object.entries(reply.getHeaders())) {
+        if (value !== undefined) reply.raw.setHeader(name, value as string);
+      }
       for (const [name, value] of Object.entries(deps.documentHeaders)) reply.raw.setHeader(name, value);
       keepCorsPolicy(reply);
       reply.raw.setHeader('x-request-id', req.id);
@@ -189,6 +217,8 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       });
       void callback(raw, reply.raw);
     };
-    endpoints.route({ method: ['GET', 'POST'], url: `${MOUNT_PATH}/*`, config: PUBLIC, schema: { hide: true }, handler: handle });
+    endpoints.route({
+      method: ['GET', 'POST'], url: `${MOUNT_PATH}/*`, config: PUBLIC, schema: { hide: true }, handler: handle,
+    });
   });
 }

@@ -1,12 +1,13 @@
 /**
- * The round-robin front of `npm run stack` (node:http): spreads requests over the API instances, as a load
- * balancer would. An instance that fails is skipped for a second. A request it refused (nothing was sent)
- * or a read goes to the next instance; a write whose instance failed after it was sent answers 503
+ * The round-robin front of `npm run stack` (node:http) over the API instances; one that fails is skipped for a
+ * second. A refused request or a read goes to the next instance; a write that failed once sent answers 503
  * problem+json with Retry-After, since it may have run: the client retries under its Idempotency-Key.
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { ApiError, toProblem } from '../errors.ts';
+import { SAFE_METHODS } from '../http-methods.ts';
+import { roundRobin } from '../round-robin.ts';
 
 export interface Front {
   port: number;
@@ -14,29 +15,20 @@ export interface Front {
 }
 
 const SKIP_MS = 1000;
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Far above the API's own body limit, which answers 413 itself: only a guard for the front's memory. */
 const MAX_BODY_BYTES = 8 << 20;
 
-export async function startFront(options: { host: string; port: number; upstreams: readonly number[] }): Promise<Front> {
+export async function startFront(
+  options: { host: string; port: number; upstreams: readonly number[] },
+): Promise<Front> {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const skippedUntil = new Map<number, number>();
-  let cursor = 0;
+  const nextUpstream = roundRobin(options.upstreams);
 
+  /** An instance that failed within SKIP_MS is taken only when every other one not yet tried failed too. */
   function next(exclude: ReadonlySet<number>): number | undefined {
     const now = Date.now();
-    let fallback: number | undefined;
-    for (let i = 0; i < options.upstreams.length; i++) {
-      const port = options.upstreams[(cursor + i) % options.upstreams.length]!;
-      if (exclude.has(port)) continue;
-      if ((skippedUntil.get(port) ?? 0) > now) {
-        fallback ??= port;
-        continue;
-      }
-      cursor = (cursor + i + 1) % options.upstreams.length;
-      return port;
-    }
-    return fallback;
+    return nextUpstream((port) => !exclude.has(port), (port) => (skippedUntil.get(port) ?? 0) > now);
   }
 
   /** Like the API's own 5xx answers: no detail for the client. */
@@ -44,7 +36,10 @@ export async function startFront(options: { host: string; port: number; upstream
     if (res.headersSent) return void res.destroy();
     const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : randomUUID();
     const body = JSON.stringify(toProblem(new ApiError('SERVICE_UNAVAILABLE'), req.url ?? '/', requestId));
-    res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1', 'x-request-id': requestId, 'cache-control': 'no-store' });
+    res.writeHead(503, {
+      'content-type': 'application/problem+json', 'retry-after': '1', 'x-request-id': requestId,
+      'cache-control': 'no-store',
+    });
     res.end(body);
   }
 
@@ -52,7 +47,8 @@ export async function startFront(options: { host: string; port: number; upstream
     const port = next(tried);
     if (port === undefined) return unavailable(req, res); // no instance reachable
     tried.add(port);
-    const upstream = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent }, (answer) => {
+    const target = { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers, agent };
+    const upstream = request(target, (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
       answer.on('error', () => res.destroy());

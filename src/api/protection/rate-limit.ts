@@ -13,6 +13,7 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
+import { SAFE_METHODS } from '../../http-methods.ts';
 import { ApiError } from '../../errors.ts';
 import type { ProtectionConfig, RateLimitClass } from './config.ts';
 
@@ -41,7 +42,6 @@ interface Evaluated {
 }
 
 const evaluated = new WeakMap<FastifyRequest, Evaluated[]>();
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export function rateLimitClassOf(req: FastifyRequest): RateLimitClass {
   const config = req.routeOptions.config;

@@ -12,6 +12,7 @@
 import { connect, type TLSSocket } from 'node:tls';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
+import { roundRobin } from '../../round-robin.ts';
 import { CallNotStartedError, ping, TransportError, TransportTimeoutError, type Transport } from '../transport.ts';
 import { encodeFrame, FRAME_KIND, onFrames } from './frames.ts';
 
@@ -216,7 +217,7 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
   for (let i = 0; i < options.connectionsPerBackend; i++) {
     for (const url of options.urls) connections.push(openConnection(url, resendElsewhere));
   }
-  let cursor = 0;
+  const nextConnection = roundRobin(connections);
 
   /**
    * The next connection that is up, round-robin, preferring those not avoided; `except` skips one back-end.
@@ -224,18 +225,7 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
    */
   function pick(except?: string): Connection | undefined {
     const now = Date.now();
-    let fallback: Connection | undefined;
-    for (let i = 0; i < connections.length; i++) {
-      const connection = connections[(cursor + i) % connections.length]!;
-      if (!connection.up || connection.url === except) continue;
-      if (connection.avoidUntil > now) {
-        fallback ??= connection;
-        continue;
-      }
-      cursor = (cursor + i + 1) % connections.length;
-      return connection;
-    }
-    return fallback;
+    return nextConnection((c) => c.up && c.url !== except, (c) => c.avoidUntil > now);
   }
 
   function resendElsewhere(call: Call): void {
