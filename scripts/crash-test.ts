@@ -14,7 +14,8 @@ import { openDevIssuer } from '../src/api/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/api/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
 import { exitWithUsageIfAsked } from '../src/cli/help.ts';
-import { freePort } from '../test/helpers/free-port.ts';
+import { freePort } from '../support/free-port.ts';
+import { until } from '../support/until.ts';
 import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summary, total } from './payment-load.ts';
 
 exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run test:crash -- [--kills N] [--clients N] [--max-seconds S] [--keep]
@@ -49,15 +50,10 @@ function startServer(): ChildProcess {
   return child;
 }
 
+/** Waits for the server within what is left of the run's time. */
 async function waitReady(): Promise<void> {
-  for (;;) {
-    if (Date.now() > DEADLINE) throw new Error('server did not become ready in time');
-    try {
-      const res = await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(1000) });
-      if (res.ok) return;
-    } catch { /* not up yet */ }
-    await sleep(50);
-  }
+  const ready = async () => (await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(1000) }).catch(() => null))?.ok === true;
+  await until('the server ready', ready, Math.max(0, DEADLINE - Date.now()), 50);
 }
 
 const failures: string[] = [];

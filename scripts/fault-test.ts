@@ -12,6 +12,7 @@ import { readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { exitWithUsageIfAsked } from '../src/cli/help.ts';
 import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summary, total } from './payment-load.ts';
+import { until } from '../support/until.ts';
 import { startStack } from './stack-run.ts';
 
 exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run test:faults -- [--clients N] [--max-seconds S] [--keep]
@@ -35,12 +36,14 @@ function restartPostgres(): void {
 
 const stack = await startStack({ apis: 2, backends: 2, env: { LOG_LEVEL: 'warn', IDEMPOTENCY_LEASE_MS: '1000' }, startMs: DEADLINE - Date.now() });
 const { base, auth, databaseUrl, state, ready } = stack;
-const until = (what: string, check: () => boolean | Promise<boolean>) => stack.until(what, check, Math.max(0, DEADLINE - Date.now()));
+/** Waits for the stack within what is left of the run's time. */
+const untilDeadline = (what: string, check: () => boolean | Promise<boolean>) =>
+  until(what, check, Math.max(0, DEADLINE - Date.now()), 50);
 
 async function restartDatabase(): Promise<string> {
   const started = Date.now();
   restartPostgres();
-  await until('the stack ready after the database restart', ready);
+  await untilDeadline('the stack ready after the database restart', ready);
   return `PostgreSQL restarted: the stack ready again after ${Date.now() - started} ms`;
 }
 
@@ -49,8 +52,8 @@ async function kill(kind: 'apis' | 'backends'): Promise<string> {
   const victim = state()[kind][0]!;
   process.kill(victim.pid, 'SIGKILL');
   const started = Date.now();
-  await until(`${victim.name} restarted`, () => state()[kind][0]!.pid !== victim.pid);
-  await until('the stack ready again', ready);
+  await untilDeadline(`${victim.name} restarted`, () => state()[kind][0]!.pid !== victim.pid);
+  await untilDeadline('the stack ready again', ready);
   return `kill -9 ${victim.name} (pid ${victim.pid}): restarted and ready after ${Date.now() - started} ms`;
 }
 

@@ -4,7 +4,7 @@
  * the service answers it; afterwards every acknowledged payment must exist exactly once, none twice, every
  * intended one acknowledged, the ledger must match the balances, and the sum of balances must be unchanged.
  */
-import { queryStoreAt } from '../test/helpers/backend-store.ts';
+import { queryStoreAt } from '../support/database.ts';
 
 export const ACCOUNTS = ['1001-01', '1002-01', '1003-01'];
 const ALL_ACCOUNTS = ['1001-01', '1001-02', '1002-01', '1003-01'];

@@ -10,7 +10,7 @@ import { test, type TestContext } from 'node:test';
 import { Redis } from 'ioredis';
 import { openRedisIdempotencyStore } from '../../src/api/idempotency/redis-store.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

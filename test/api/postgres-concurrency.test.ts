@@ -13,10 +13,12 @@ import { test, type TestContext } from 'node:test';
 import pg from 'pg';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { createTestDatabase, queryStore } from '../helpers/backend-store.ts';
+import { queryStore } from '../helpers/backend-store.ts';
+import { createTestDatabase } from '../../support/database.ts';
 import { testPki, writeDevPki } from '../helpers/backend-service.ts';
-import { freePort } from '../helpers/free-port.ts';
-import { startProcess, until } from '../helpers/processes.ts';
+import { freePort } from '../../support/free-port.ts';
+import { startProcess } from '../helpers/processes.ts';
+import { until } from '../../support/until.ts';
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {

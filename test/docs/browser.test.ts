@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { credentialsFile, type IdentityCredentials } from '../../src/identity/credentials.ts';
 import { startApp } from '../helpers/app.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { colourSpread, decodePng } from './png.ts';
 
 const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome-stable', '/usr/bin/google-chrome'];

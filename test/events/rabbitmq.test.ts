@@ -14,7 +14,8 @@ import { test } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { queryStore } from '../helpers/backend-store.ts';
 import { feedWhen, readFeed } from '../helpers/events.ts';
-import { startProcess, until } from '../helpers/processes.ts';
+import { startProcess } from '../helpers/processes.ts';
+import { until } from '../../support/until.ts';
 import { connectBroker, deleteAfterTest, drain, eventQueue, startBroker, stopBroker, TEST_BROKER_URL } from '../helpers/rabbitmq.ts';
 import { parseEventMessage } from '../../src/events/rabbitmq.ts';
 

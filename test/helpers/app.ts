@@ -19,7 +19,8 @@ import { ROLE_SCOPES, findDemoIdentity } from '../../src/api/auth/roles.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { openEmbeddedBackend } from '../../src/transport/open.ts';
-import { createTestDatabase, dropTestDatabases, testOnPostgres } from './backend-store.ts';
+import { testOnPostgres } from './backend-store.ts';
+import { createTestDatabase, dropTestDatabases } from '../../support/database.ts';
 import { startBackendService, testPki, writeDevPki, type RunningService } from './backend-service.ts';
 
 // Registered as the file loads, so it runs after the file's last test, once every app and back-end has closed.

@@ -1,5 +1,4 @@
 /** Corebridge's own commands as real child processes, for tests that run them as a user would. */
-import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
@@ -20,15 +19,6 @@ export function startProcess(t: TestContext, args: string[], env: Record<string,
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   t.after(() => child.kill('SIGKILL'));
   return { child, lines, exited, stderr: () => stderr };
-}
-
-export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.fail(`${what} within ${ms} ms`);
 }
 
 /**

@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import type { TestContext } from 'node:test';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 
 interface OtlpValue {
   stringValue?: string;

@@ -9,7 +9,7 @@ import {
   createCorebridgeClient, CorebridgeNetworkError, CorebridgeProblemError, CorebridgeTimeoutError, type CorebridgeClientOptions,
 } from '@corebridge/sdk';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { startProxy, type Behaviour } from './proxy.ts';
 
 /** The real app on a free port of 127.0.0.1, closed with the test. */

@@ -1,4 +1,4 @@
-/** Loopback ports for servers that tests, scripts and benches start; the one copy (scripts and bench import it too). */
+/** Loopback ports for the servers that tests, scripts and benches start. */
 import { createServer } from 'node:net';
 
 /** A port free on 127.0.0.1 now: the system picks it, we let it go at once for the caller to listen on. */
@@ -14,6 +14,7 @@ export function freePort(): Promise<number> {
 /** Whether nothing listens on `port` of 127.0.0.1 (for a caller that needs a given port and its neighbours). */
 export function portIsFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = createServer().once('error', () => resolve(false)).listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+    const s = createServer().once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
   });
 }
