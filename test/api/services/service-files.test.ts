@@ -7,11 +7,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { buildApp } from '../../src/app.ts';
-import { loadServices, ServiceFileError } from '../../src/api/services/definition.ts';
-import { loadConfig } from '../../src/config.ts';
-import { cobolSkip } from '../helpers/cobol.ts';
-import { EXAMPLE_FILE, EXAMPLE_SERVICES, editedExample, type ServiceJson } from '../helpers/services.ts';
+import { buildApp } from '../../../src/app.ts';
+import { loadServices, ServiceFileError } from '../../../src/api/services/definition.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { cobolSkip } from '../../helpers/cobol.ts';
+import { EXAMPLE_FILE, EXAMPLE_SERVICES, editedExample, type ServiceJson } from '../../helpers/services.ts';
 
 const EXAMPLE = EXAMPLE_SERVICES;
 const FILE = EXAMPLE_FILE;

@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { Redis } from 'ioredis';
-import { openRedisIdempotencyStore } from '../../src/api/idempotency/redis-store.ts';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { freePort } from '../../support/free-port.ts';
+import { openRedisIdempotencyStore } from '../../../src/api/idempotency/redis-store.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { freePort } from '../../../support/free-port.ts';
 
 const REDIS_URL = 'redis://127.0.0.1:6379';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

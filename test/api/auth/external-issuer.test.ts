@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { test, type TestContext } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import { startApp } from '../helpers/app.ts';
-import { assertProblem } from '../helpers/assert-shape.ts';
+import { startApp } from '../../helpers/app.ts';
+import { assertProblem } from '../../helpers/assert-shape.ts';
 
 const AUDIENCE = 'https://api.corebridge.test';
 

@@ -12,15 +12,15 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildApp, type App } from '../../src/app.ts';
-import { createLogger } from '../../src/logger.ts';
-import { ROLE_SCOPES } from '../../src/api/auth/roles.ts';
-import { backendFile, createBackend } from '../../src/backend/index.ts';
-import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
-import { loadConfig } from '../../src/config.ts';
-import { inProcessTransport } from '../../src/transport/in-process.ts';
-import { assertProblem } from '../helpers/assert-shape.ts';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { buildApp, type App } from '../../../src/app.ts';
+import { createLogger } from '../../../src/logger.ts';
+import { ROLE_SCOPES } from '../../../src/api/auth/roles.ts';
+import { backendFile, createBackend } from '../../../src/backend/index.ts';
+import { loadMessageCatalog } from '../../../src/backend/copybooks/index.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { inProcessTransport } from '../../../src/transport/in-process.ts';
+import { assertProblem } from '../../helpers/assert-shape.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
 
 const TRANSFER = { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 10, currency: 'EUR' };
 

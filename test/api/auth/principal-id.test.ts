@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ROLE_SCOPES } from '../../src/api/auth/roles.ts';
-import { principalIdFor } from '../../src/api/auth/principal-id.ts';
-import { startApp } from '../helpers/app.ts';
-import { assertProblem } from '../helpers/assert-shape.ts';
+import { ROLE_SCOPES } from '../../../src/api/auth/roles.ts';
+import { principalIdFor } from '../../../src/api/auth/principal-id.ts';
+import { startApp } from '../../helpers/app.ts';
+import { assertProblem } from '../../helpers/assert-shape.ts';
 
 const LONG = `https://login.bank.example/tenants/7f3c9a2e-54d1-4b8a-9c1e-2d7f6a8b9c0d/users/${'a'.repeat(40)}`;
 

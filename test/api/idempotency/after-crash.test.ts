@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { openIdempotencyStore } from '../../src/api/idempotency/store.ts';
-import { requestFingerprint } from '../../src/api/plugins/idempotency.ts';
-import { assertProblem } from '../helpers/assert-shape.ts';
-import { startApp } from '../helpers/app.ts';
+import { openIdempotencyStore } from '../../../src/api/idempotency/store.ts';
+import { requestFingerprint } from '../../../src/api/plugins/idempotency.ts';
+import { assertProblem } from '../../helpers/assert-shape.ts';
+import { startApp } from '../../helpers/app.ts';
 
 const BODY = { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 40, currency: 'EUR' };
 

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { startApp } from '../helpers/app.ts';
-import { assertProblem } from '../helpers/assert-shape.ts';
+import { startApp } from '../../helpers/app.ts';
+import { assertProblem } from '../../helpers/assert-shape.ts';
 
 test('a cached token answers only for itself; any other credentials are refused with 401', async (t) => {
   const h = await startApp(t, {}, { singleInstance: true });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CUSTOMER_FIELDS } from '../../src/api/authorization/fields.ts';
-import { startApp } from '../helpers/app.ts';
+import { CUSTOMER_FIELDS } from '../../../src/api/authorization/fields.ts';
+import { startApp } from '../../helpers/app.ts';
 
 const INTERNAL = ['riskRating', 'monthlyIncome', 'orderCreditLimit', 'currency'];
 
@@ -47,12 +47,12 @@ test('OpenAPI marks the fields some roles do not receive', async (t) => {
 });
 
 test('every resource has one field list that covers exactly its response schema; partners get no balance, payment or loan fields', async () => {
-  const { RESOURCE_FIELDS, projectFields } = await import('../../src/api/authorization/fields.ts');
-  const { Customer } = await import('../../src/api/routes/customers.ts');
-  const { Order } = await import('../../src/api/routes/orders.ts');
-  const { Balance } = await import('../../src/api/routes/accounts.ts');
-  const { Payment } = await import('../../src/api/routes/payments.ts');
-  const { LoanDecision } = await import('../../src/api/routes/loans.ts');
+  const { RESOURCE_FIELDS, projectFields } = await import('../../../src/api/authorization/fields.ts');
+  const { Customer } = await import('../../../src/api/routes/customers.ts');
+  const { Order } = await import('../../../src/api/routes/orders.ts');
+  const { Balance } = await import('../../../src/api/routes/accounts.ts');
+  const { Payment } = await import('../../../src/api/routes/payments.ts');
+  const { LoanDecision } = await import('../../../src/api/routes/loans.ts');
   const schemas = { customer: Customer, order: Order, balance: Balance, payment: Payment, loan: LoanDecision };
   for (const [resource, lists] of Object.entries(RESOURCE_FIELDS)) {
     const props = Object.keys(schemas[resource as keyof typeof schemas].properties).sort();

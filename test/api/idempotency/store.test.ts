@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { openIdempotencyStore, PURGE_CHUNK, purgeInChunks } from '../../src/api/idempotency/store.ts';
+import { openIdempotencyStore, PURGE_CHUNK, purgeInChunks } from '../../../src/api/idempotency/store.ts';
 
 test('idempotency records: execute, in flight, lease takeover, replay, mismatch, expiry — per caller', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-idem-'));

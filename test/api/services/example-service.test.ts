@@ -7,12 +7,12 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { assertProblem } from '../helpers/assert-shape.ts';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { cobolSkip } from '../helpers/cobol.ts';
-import { editedExample } from '../helpers/services.ts';
+import { assertProblem } from '../../helpers/assert-shape.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { cobolSkip } from '../../helpers/cobol.ts';
+import { editedExample } from '../../helpers/services.ts';
 
-const SERVICES_DIR = fileURLToPath(new URL('../../examples/services/', import.meta.url));
+const SERVICES_DIR = fileURLToPath(new URL('../../../examples/services/', import.meta.url));
 const URL_1001 = '/v1/customers/1001/payment-method-checks';
 
 function check(h: TestApp, body: unknown, as = 'ada', url = URL_1001) {

@@ -1,9 +1,9 @@
 /** CORS allowlist and security headers (issue 4, point 3). */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertProblem } from '../helpers/assert-shape.ts';
-import { startApp } from '../helpers/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { assertProblem } from '../../helpers/assert-shape.ts';
+import { startApp } from '../../helpers/app.ts';
+import { loadConfig } from '../../../src/config.ts';
 
 const APP_ORIGIN = 'https://app.example.com';
 const OTHER_ORIGIN = 'https://admin.example.com';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { installResponsesPerTurn } from '../../src/api/plugins/responses-per-turn.ts';
+import { installResponsesPerTurn } from '../../../src/api/plugins/responses-per-turn.ts';
 
 async function listen(t: TestContext, routes: (app: FastifyInstance) => void): Promise<string> {
   const app = Fastify();

@@ -3,8 +3,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
-import { redactionOptions, scrub } from '../../src/api/logging/redaction.ts';
-import { startApp } from '../helpers/app.ts';
+import { redactionOptions, scrub } from '../../../src/api/logging/redaction.ts';
+import { startApp } from '../../helpers/app.ts';
 
 test('no token, Authorization value or JWT appears in any log line of a run that issues and uses tokens', async (t) => {
   const h = await startApp(t, { LOG_LEVEL: 'debug' });
@@ -87,8 +87,8 @@ test('authorization and validation failures are logged with request id and princ
 });
 
 test('the effective configuration is logged at startup with secrets masked', async () => {
-  const { effectiveConfig } = await import('../../src/api/logging/effective-config.ts');
-  const { loadConfig } = await import('../../src/config.ts');
+  const { effectiveConfig } = await import('../../../src/api/logging/effective-config.ts');
+  const { loadConfig } = await import('../../../src/config.ts');
   const config = loadConfig({ DATA_DIR: '/tmp/corebridge-config-test', REDIS_URL: 'redis://user:s3cr3t-pass@127.0.0.1:6379/0' });
   const shown = JSON.stringify(effectiveConfig(config));
   assert.equal(shown.includes('s3cr3t-pass'), false);

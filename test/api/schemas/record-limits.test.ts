@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
-import { layoutJsonSchema } from '../../src/records/index.ts';
-import { assertProblem } from '../helpers/assert-shape.ts';
-import { startApp, type TestApp } from '../helpers/app.ts';
+import { loadMessageCatalog } from '../../../src/backend/copybooks/index.ts';
+import { layoutJsonSchema } from '../../../src/records/index.ts';
+import { assertProblem } from '../../helpers/assert-shape.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
 
 const TRANSFER = { debtorAccount: '1003-01', creditorAccount: '1001-01', amount: 10, currency: 'EUR' };
 const COBOL_WORDS = /picture|PIC |cp037|cp1140|record|COMP|copybook/i;

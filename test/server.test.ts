@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { freePort } from '../../support/free-port.ts';
+import { freePort } from '../support/free-port.ts';
 
 test('npm start: serves on PORT with DATA_DIR, and SIGTERM closes gracefully with exit 0', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-server-'));

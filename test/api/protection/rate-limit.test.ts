@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { test } from 'node:test';
 import { Redis } from 'ioredis';
-import { assertProblem } from '../helpers/assert-shape.ts';
-import { startApp, type TestApp } from '../helpers/app.ts';
-import { loadConfig } from '../../src/config.ts';
+import { assertProblem } from '../../helpers/assert-shape.ts';
+import { startApp, type TestApp } from '../../helpers/app.ts';
+import { loadConfig } from '../../../src/config.ts';
 import type { FastifyRequest } from 'fastify';
-import { rateLimitClassOf } from '../../src/api/protection/rate-limit.ts';
-import { ROUTES } from '../../src/api/route-table.ts';
+import { rateLimitClassOf } from '../../../src/api/protection/rate-limit.ts';
+import { ROUTES } from '../../../src/api/route-table.ts';
 
 const POLICY = /^"(\w+)";q=(\d+);w=(\d+)$/;
 const STATE = /^"(\w+)";r=(\d+);t=(\d+)$/;

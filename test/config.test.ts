@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, readEnvFile } from '../../src/config.ts';
+import { ConfigError, loadConfig, readEnvFile } from '../src/config.ts';
 
 test('defaults: port 8080, ./data, info, 24 h idempotency', () => {
   const c = loadConfig({});
@@ -93,7 +93,7 @@ test('.env values are read without overriding the environment', () => {
 });
 
 test('the startup configuration log shows every setting as it is, masking only secrets (credentials in URLs)', async () => {
-  const { effectiveConfig } = await import('../../src/api/logging/effective-config.ts');
+  const { effectiveConfig } = await import('../src/api/logging/effective-config.ts');
   const config = loadConfig({
     AUTH_ACCESS_TOKEN_TTL_SECONDS: '420', AUTH_TOKEN_CACHE_SIZE: '1234', CORS_CREDENTIALS: 'true', CORS_ORIGINS: 'https://shop.example',
     REDIS_URL: 'redis://default:redis-pa55@127.0.0.1:6379/0',

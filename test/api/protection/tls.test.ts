@@ -10,10 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { listenMutualTls } from '../../src/api/protection/tls.ts';
-import { loadConfig } from '../../src/config.ts';
-import { startApp } from '../helpers/app.ts';
-import { until } from '../../support/until.ts';
+import { listenMutualTls } from '../../../src/api/protection/tls.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { startApp } from '../../helpers/app.ts';
+import { until } from '../../../support/until.ts';
 
 interface Pki {
   dir: string;
