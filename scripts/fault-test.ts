@@ -20,7 +20,11 @@ exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run test:faults -- [--cl
   kind and a PostgreSQL restart (POSTGRES_RESTART_COMMAND), then no acknowledged payment lost or doubled.`);
 
 const { values: args } = parseArgs({
-  options: { clients: { type: 'string', default: '6' }, 'max-seconds': { type: 'string', default: '180' }, keep: { type: 'boolean', default: false } },
+  options: {
+    clients: { type: 'string', default: '6' },
+    'max-seconds': { type: 'string', default: '180' },
+    keep: { type: 'boolean', default: false },
+  },
 });
 const DEADLINE = Date.now() + Number(args['max-seconds']) * 1000;
 
@@ -31,10 +35,15 @@ function restartPostgres(): void {
     ? ['sh', '-c', custom]
     : ['pg_ctlcluster', '--skip-systemctl-redirect', readdirSync('/etc/postgresql').sort()[0] ?? '', 'main', 'restart'];
   const run = spawnSync(command!, args, { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`restarting PostgreSQL failed (${[command, ...args].join(' ')}): ${run.error?.message ?? run.stderr}`);
+  if (run.status !== 0) {
+    const why = run.error?.message ?? run.stderr;
+    throw new Error(`restarting PostgreSQL failed (${[command, ...args].join(' ')}): ${why}`);
+  }
 }
 
-const stack = await startStack({ apis: 2, backends: 2, env: { LOG_LEVEL: 'warn', IDEMPOTENCY_LEASE_MS: '1000' }, startMs: DEADLINE - Date.now() });
+const stack = await startStack({
+  apis: 2, backends: 2, env: { LOG_LEVEL: 'warn', IDEMPOTENCY_LEASE_MS: '1000' }, startMs: DEADLINE - Date.now(),
+});
 const { base, auth, databaseUrl, state, ready } = stack;
 /** Waits for the stack within what is left of the run's time. */
 const untilDeadline = (what: string, check: () => boolean | Promise<boolean>) =>
@@ -92,4 +101,5 @@ if (failures.length) {
   console.error(`FAULT TEST FAILED\n${failures.slice(0, 20).join('\n')}`);
   process.exit(1);
 }
-console.log('fault test passed: every acknowledged payment exists exactly once, none duplicated, balances conserved; outages answered 503/504 (409 for a held key) with Retry-After');
+console.log('fault test passed: every acknowledged payment exists exactly once, none duplicated, balances conserved; '
+  + 'outages answered 503/504 (409 for a held key) with Retry-After');

@@ -46,12 +46,16 @@ export interface StackRun {
 async function freeBase(apis: number, backends: number): Promise<number> {
   for (;;) {
     const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const ports = [base, ...Array.from({ length: apis }, (_, i) => base + 1 + i), ...Array.from({ length: backends }, (_, i) => base + 101 + i)];
+    const apiPorts = Array.from({ length: apis }, (_, i) => base + 1 + i);
+    const backendPorts = Array.from({ length: backends }, (_, i) => base + 101 + i);
+    const ports = [base, ...apiPorts, ...backendPorts];
     if ((await Promise.all(ports.map(portIsFree))).every(Boolean)) return base;
   }
 }
 
-export async function startStack(options: { apis: number; backends: number; env?: Record<string, string>; startMs?: number }): Promise<StackRun> {
+export async function startStack(
+  options: { apis: number; backends: number; env?: Record<string, string>; startMs?: number },
+): Promise<StackRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-stack-run-'));
   const databaseUrl = await createTestDatabase({ prefix: 'corebridge_run', create: false });
   const port = await freeBase(options.apis, options.backends);
@@ -62,15 +66,15 @@ export async function startStack(options: { apis: number; backends: number; env?
     RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000', ...options.env,
   };
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['bin/corebridge.ts', 'stack', '--api', String(options.apis), '--backend', String(options.backends)], {
-    cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const args = ['bin/corebridge.ts', 'stack', '--api', String(options.apis), '--backend', String(options.backends)];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
 
   const startMs = options.startMs ?? 60_000;
-  const ready = async () => (await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(1000) }).catch(() => null))?.ok === true;
+  const ready = async () =>
+    (await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(1000) }).catch(() => null))?.ok === true;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
     const code = await Promise.race([exited, sleep(15_000).then(() => 'timeout' as const)]);
@@ -87,7 +91,8 @@ export async function startStack(options: { apis: number; backends: number; env?
     }).catch(() => undefined).finally(() => redis.disconnect());
     if (keep) return;
     rmSync(dataDir, { recursive: true, force: true });
-    await dropTestDatabases().catch((error: unknown) => console.error(`could not drop the test database: ${String(error)}`));
+    await dropTestDatabases()
+      .catch((error: unknown) => console.error(`could not drop the test database: ${String(error)}`));
   };
 
   try {
@@ -97,8 +102,11 @@ export async function startStack(options: { apis: number; backends: number; env?
     }, startMs, 50);
     await until('the stack ready', ready, startMs, 50);
     const config = loadConfig(env);
-    const issuer = await openDevIssuer({ dataDir, issuer: `http://localhost:${port}/oauth`, audience: config.auth.audience });
-    const token = await issuer.sign({ subject: 'clerk', role: 'agent', scopes: ROLE_SCOPES.agent }, { ttlSeconds: 3600 });
+    const issuer = await openDevIssuer({
+      dataDir, issuer: `http://localhost:${port}/oauth`, audience: config.auth.audience,
+    });
+    const clerk = { subject: 'clerk', role: 'agent', scopes: ROLE_SCOPES.agent } as const;
+    const token = await issuer.sign(clerk, { ttlSeconds: 3600 });
     return {
       base, dataDir, databaseUrl, process: child, ready, stop, cleanup, auth: { authorization: `Bearer ${token}` },
       state: () => JSON.parse(readFileSync(join(dataDir, 'stack', 'stack.json'), 'utf8')) as StackState,

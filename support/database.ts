@@ -67,7 +67,11 @@ export async function queryStoreAt(
   const db = new DatabaseSync(store.file);
   try {
     const statement = db.prepare(sql);
-    return statement.columns().length > 0 ? statement.all(...params).map((row) => ({ ...row })) : (statement.run(...params), []);
+    if (statement.columns().length === 0) {
+      statement.run(...params);
+      return [];
+    }
+    return statement.all(...params).map((row) => ({ ...row }));
   } finally {
     db.close();
   }

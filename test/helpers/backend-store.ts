@@ -13,9 +13,11 @@ export const testOnPostgres = process.env['TEST_DATABASE'] === 'postgres';
 
 /** Runs SQL against the store of a test app (its DATABASE_URL, else DATA_DIR/backend.sqlite); the rows. */
 export async function queryStore(
-  h: { config: { backend: { databaseUrl: string | null } }; dataDir: string }, sql: string, ...params: Array<string | number | null>
+  h: { config: { backend: { databaseUrl: string | null } }; dataDir: string },
+  sql: string, ...params: Array<string | number | null>
 ): Promise<Array<Record<string, unknown>>> {
-  return queryStoreAt({ databaseUrl: h.config.backend.databaseUrl, file: join(h.dataDir, 'backend.sqlite') }, sql, ...params);
+  const store = { databaseUrl: h.config.backend.databaseUrl, file: join(h.dataDir, 'backend.sqlite') };
+  return queryStoreAt(store, sql, ...params);
 }
 
 type TestEnd = { after(fn: () => void | Promise<void>): void };
