@@ -1,8 +1,7 @@
 /**
- * Payment load with retries, and the checks after it, shared by the crash test (one server killed) and the
- * fault test (a stack's parts killed). Each intended payment is retried under its own Idempotency-Key until
- * the service answers it; afterwards every acknowledged payment must exist exactly once, none twice, every
- * intended one acknowledged, the ledger must match the balances, and the sum of balances must be unchanged.
+ * Payment load with retries, each payment under its own Idempotency-Key until answered, and the checks after it
+ * (each acknowledged payment exactly once, all acknowledged, ledger = balances, sum unchanged), shared by the
+ * crash test (one server killed) and the fault test (a stack's parts killed).
  */
 import { queryStoreAt } from '../support/database.ts';
 

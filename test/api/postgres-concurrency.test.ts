@@ -1,8 +1,7 @@
 /**
- * Two back-end processes (`corebridge backend serve`) on one PostgreSQL database, taking payments between
- * the same accounts at the same time: no overdraft, no lost update, money conserved, and one payment per
- * idempotency key even when two API instances that share nothing send it at once. Needs the local
- * PostgreSQL server: without it, this fails.
+ * Two back-end processes (`corebridge backend serve`) on one PostgreSQL database (the local server; without it this
+ * fails), paying between the same accounts at once: no overdraft, no lost update, money conserved, and one payment
+ * per idempotency key even when two API instances that share nothing send it at once.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Events (issue 8): every state change raises its event in the same transaction, and the events feed shows
+ * Events: every state change raises its event in the same transaction, and the events feed shows
  * them as CloudEvents in commit order, to whoever may read the resource, with that role's field lists.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * Webhooks (issue 8) against a real HTTP receiver on this machine: Standard Webhooks signatures that the
+ * Webhooks against a real HTTP receiver on this machine: Standard Webhooks signatures that the
  * standardwebhooks package verifies, retries with the same webhook-id, 410, failure and redelivery, a
  * restart during retries, who receives what, and the outbound guard at registration.
  */

@@ -1,8 +1,7 @@
 /**
- * The embedded identity provider driven by a real OAuth client library (openid-client) over real HTTP:
- * authorization code + PKCE with the login and consent forms, refresh with rotation, client credentials
- * (client secret and private_key_jwt), the refused implicit and password grants, and the access tokens
- * used against /v1.
+ * The embedded identity provider driven by openid-client over real HTTP: authorization code + PKCE through the login
+ * and consent forms, refresh with rotation, client credentials (client secret and private_key_jwt), the refused
+ * implicit and password grants, and the access tokens used against /v1.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';

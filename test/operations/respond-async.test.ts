@@ -1,5 +1,5 @@
 /**
- * Operations run later (issue 8, contract §1.5): Prefer: respond-async answers 202 and a status resource whose
+ * Operations run later (contract §1.5): Prefer: respond-async answers 202 and a status resource whose
  * outcome is exactly what the synchronous call answers; the same authorization; idempotency keys; once only,
  * across a restart of the API while pending.
  */

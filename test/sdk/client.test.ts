@@ -1,6 +1,6 @@
 /**
  * The SDK against the real app listening on a free port, through a recording proxy (./proxy.ts) that sees
- * every attempt and can lose an answer, answer by itself or never answer (issue 10, "SDK tests").
+ * every attempt and can lose an answer, answer by itself or never answer.
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';

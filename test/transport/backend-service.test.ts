@@ -1,8 +1,7 @@
 /**
- * The API in front of back-end services over mutual TLS (BACKEND_URL), as a client sees it: the same
- * answers as embedded, the other service serving when one is away, 503 + Retry-After when none is, 504 +
- * Retry-After when one is late, and nothing served to an API instance the back-end does not accept.
- * (`npm run test:tls` runs every API suite against two services this way.)
+ * The API in front of back-end services over mutual TLS (BACKEND_URL), as a client sees it: embedded answers, the
+ * other service serving when one is away, 503/504 + Retry-After when none is or one is late, and nothing served to
+ * an API instance the back-end does not accept. (`npm run test:tls` runs every API suite this way.)
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

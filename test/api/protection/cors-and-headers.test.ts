@@ -1,4 +1,4 @@
-/** CORS allowlist and security headers (issue 4, point 3). */
+/** CORS allowlist and security headers. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assertProblem } from '../../helpers/assert-shape.ts';

@@ -1,5 +1,5 @@
 /**
- * Resource limits (issue 4, point 5): body size, JSON depth and array length, prototype-poisoning keys,
+ * Resource limits: body size, JSON depth and array length, prototype-poisoning keys,
  * header size, server-side timeout, concurrent back-end calls, event-loop overload. Every refusal is
  * problem+json, and a refused payment moves no money.
  */

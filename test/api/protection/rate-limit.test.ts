@@ -1,8 +1,7 @@
 /**
- * Rate limits (issue 4, point 4): per principal and route class, per address when anonymous, an
- * address ceiling checked before token verification, 429 problem+json with Retry-After, the IETF
- * RateLimit / RateLimit-Policy fields, and a Redis store shared by two instances (needs the local Redis
- * on 127.0.0.1:6379: without it this test fails).
+ * Rate limits: per principal and route class, per address when anonymous, an address ceiling before token checks,
+ * 429 problem+json with Retry-After, the IETF RateLimit / RateLimit-Policy fields, and a Redis store shared by two
+ * instances (the local Redis on 127.0.0.1:6379: without it this test fails).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * TLS and mutual TLS (issue 4, point 7). A throwaway CA and certificates are made with openssl in a
+ * TLS and mutual TLS. A throwaway CA and certificates are made with openssl in a
  * temporary directory for each run and deleted afterwards; no key is committed.
  */
 import assert from 'node:assert/strict';
