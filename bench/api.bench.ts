@@ -49,7 +49,8 @@ import { writeDevelopmentPki } from '../src/cli/certs.ts';
 import { accepts } from '../src/stack/supervised.ts';
 import { devPkiFiles } from '../src/tls/dev-files.ts';
 import { cobcVersion } from '../src/transport/cobol-host/build.ts';
-import { freePort } from '../test/helpers/free-port.ts';
+import { freePort } from '../support/free-port.ts';
+import { until } from '../support/until.ts';
 import { LOAN_BODY, PAYMENT_BODY, waitFor } from './harness.ts';
 import { children, loadGeneratorDescription, pinningDescription, runLoad, start, stop, type LoadTarget, type Measurement } from './load.ts';
 
@@ -148,11 +149,10 @@ async function startBackendService(dir: string, env: Record<string, string | und
     cwd: ROOT, env: { ...env, BACKEND_LISTEN: `127.0.0.1:${port}` }, stdio: ['ignore', logFd, 'inherit'],
   });
   closeSync(logFd);
-  const until = Date.now() + 30_000;
-  while (!(await accepts(port))) {
-    if (child.exitCode !== null || Date.now() > until) throw new Error('the back-end service did not start');
-    await sleep(50);
-  }
+  await until('the back-end service listening', () => {
+    if (child.exitCode !== null) throw new Error('the back-end service exited while starting');
+    return accepts(port);
+  }, 30_000, 50);
   return { BACKEND_URL: `tls://127.0.0.1:${port}` };
 }
 

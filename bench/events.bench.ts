@@ -20,7 +20,7 @@ import { Webhook } from 'standardwebhooks';
 import { openDevIssuer } from '../src/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
-import { freePort } from '../test/helpers/free-port.ts';
+import { freePort } from '../support/free-port.ts';
 import { PAYMENT_BODY, waitFor } from './harness.ts';
 import { children, pinningDescription, start, stop } from './load.ts';
 

@@ -14,10 +14,12 @@ import { openDevIssuer } from '../src/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
 import { exitWithUsageIfAsked } from '../src/cli/help.ts';
-import { freePort } from '../test/helpers/free-port.ts';
+import { freePort } from '../support/free-port.ts';
+import { until } from '../support/until.ts';
 import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summary, total } from './payment-load.ts';
 
-exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run test:crash -- [--kills N] [--clients N] [--max-seconds S] [--keep]
+exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run test:crash -- \
+[--kills N] [--clients N] [--max-seconds S] [--keep]
   SIGKILLs the server N times (default 8) under payments from N clients (default 6), then checks that no
   acknowledged payment is lost or doubled and money is conserved; --keep leaves the data directory.`);
 
@@ -35,7 +37,10 @@ const DEADLINE = Date.now() + Number(args['max-seconds']) * 1000;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-crash-'));
 const port = await freePort();
-const env = { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', IDEMPOTENCY_LEASE_MS: '400', RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000' };
+const env = {
+  ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn',
+  IDEMPOTENCY_LEASE_MS: '400', RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000',
+};
 const config = loadConfig(env);
 const base = `http://127.0.0.1:${port}`;
 const issuer = await openDevIssuer({ dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
@@ -49,15 +54,11 @@ function startServer(): ChildProcess {
   return child;
 }
 
+/** Waits for the server within what is left of the run's time. */
 async function waitReady(): Promise<void> {
-  for (;;) {
-    if (Date.now() > DEADLINE) throw new Error('server did not become ready in time');
-    try {
-      const res = await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(1000) });
-      if (res.ok) return;
-    } catch { /* not up yet */ }
-    await sleep(50);
-  }
+  const ready = async () =>
+    (await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(1000) }).catch(() => null))?.ok === true;
+  await until('the server ready', ready, Math.max(0, DEADLINE - Date.now()), 50);
 }
 
 const failures: string[] = [];
@@ -84,7 +85,9 @@ try {
   server!.kill('SIGTERM');
   await new Promise((r) => server!.once('exit', r));
   server = undefined;
-  const store = await checkStore({ file: join(dataDir, 'backend.sqlite'), databaseUrl: null }, { acks: load.acks, intents: load.intents() });
+  const store = await checkStore(
+    { file: join(dataDir, 'backend.sqlite'), databaseUrl: null }, { acks: load.acks, intents: load.intents() },
+  );
   failures.push(...store.failures);
 
   console.log(`kills: ${KILLS}, clients: ${CLIENTS}`);

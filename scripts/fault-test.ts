@@ -12,6 +12,7 @@ import { readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { exitWithUsageIfAsked } from '../src/cli/help.ts';
 import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summary, total } from './payment-load.ts';
+import { until } from '../support/until.ts';
 import { startStack } from './stack-run.ts';
 
 exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run test:faults -- [--clients N] [--max-seconds S] [--keep]
@@ -19,7 +20,11 @@ exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run test:faults -- [--cl
   kind and a PostgreSQL restart (POSTGRES_RESTART_COMMAND), then no acknowledged payment lost or doubled.`);
 
 const { values: args } = parseArgs({
-  options: { clients: { type: 'string', default: '6' }, 'max-seconds': { type: 'string', default: '180' }, keep: { type: 'boolean', default: false } },
+  options: {
+    clients: { type: 'string', default: '6' },
+    'max-seconds': { type: 'string', default: '180' },
+    keep: { type: 'boolean', default: false },
+  },
 });
 const DEADLINE = Date.now() + Number(args['max-seconds']) * 1000;
 
@@ -30,17 +35,24 @@ function restartPostgres(): void {
     ? ['sh', '-c', custom]
     : ['pg_ctlcluster', '--skip-systemctl-redirect', readdirSync('/etc/postgresql').sort()[0] ?? '', 'main', 'restart'];
   const run = spawnSync(command!, args, { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(`restarting PostgreSQL failed (${[command, ...args].join(' ')}): ${run.error?.message ?? run.stderr}`);
+  if (run.status !== 0) {
+    const why = run.error?.message ?? run.stderr;
+    throw new Error(`restarting PostgreSQL failed (${[command, ...args].join(' ')}): ${why}`);
+  }
 }
 
-const stack = await startStack({ apis: 2, backends: 2, env: { LOG_LEVEL: 'warn', IDEMPOTENCY_LEASE_MS: '1000' }, startMs: DEADLINE - Date.now() });
+const stack = await startStack({
+  apis: 2, backends: 2, env: { LOG_LEVEL: 'warn', IDEMPOTENCY_LEASE_MS: '1000' }, startMs: DEADLINE - Date.now(),
+});
 const { base, auth, databaseUrl, state, ready } = stack;
-const until = (what: string, check: () => boolean | Promise<boolean>) => stack.until(what, check, Math.max(0, DEADLINE - Date.now()));
+/** Waits for the stack within what is left of the run's time. */
+const untilDeadline = (what: string, check: () => boolean | Promise<boolean>) =>
+  until(what, check, Math.max(0, DEADLINE - Date.now()), 50);
 
 async function restartDatabase(): Promise<string> {
   const started = Date.now();
   restartPostgres();
-  await until('the stack ready after the database restart', ready);
+  await untilDeadline('the stack ready after the database restart', ready);
   return `PostgreSQL restarted: the stack ready again after ${Date.now() - started} ms`;
 }
 
@@ -49,8 +61,8 @@ async function kill(kind: 'apis' | 'backends'): Promise<string> {
   const victim = state()[kind][0]!;
   process.kill(victim.pid, 'SIGKILL');
   const started = Date.now();
-  await until(`${victim.name} restarted`, () => state()[kind][0]!.pid !== victim.pid);
-  await until('the stack ready again', ready);
+  await untilDeadline(`${victim.name} restarted`, () => state()[kind][0]!.pid !== victim.pid);
+  await untilDeadline('the stack ready again', ready);
   return `kill -9 ${victim.name} (pid ${victim.pid}): restarted and ready after ${Date.now() - started} ms`;
 }
 
@@ -89,4 +101,5 @@ if (failures.length) {
   console.error(`FAULT TEST FAILED\n${failures.slice(0, 20).join('\n')}`);
   process.exit(1);
 }
-console.log('fault test passed: every acknowledged payment exists exactly once, none duplicated, balances conserved; outages answered 503/504 (409 for a held key) with Retry-After');
+console.log('fault test passed: every acknowledged payment exists exactly once, none duplicated, balances conserved; '
+  + 'outages answered 503/504 (409 for a held key) with Retry-After');

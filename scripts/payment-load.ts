@@ -1,10 +1,9 @@
 /**
- * Payment load with retries, and the checks after it, shared by the crash test (one server killed) and the
- * fault test (a stack's parts killed). Each intended payment is retried under its own Idempotency-Key until
- * the service answers it; afterwards every acknowledged payment must exist exactly once, none twice, every
- * intended one acknowledged, the ledger must match the balances, and the sum of balances must be unchanged.
+ * Payment load with retries, each payment under its own Idempotency-Key until answered, and the checks after it
+ * (each acknowledged payment exactly once, all acknowledged, ledger = balances, sum unchanged), shared by the
+ * crash test (one server killed) and the fault test (a stack's parts killed).
  */
-import { queryStoreAt } from '../test/helpers/backend-store.ts';
+import { queryStoreAt } from '../support/database.ts';
 
 export const ACCOUNTS = ['1001-01', '1002-01', '1003-01'];
 const ALL_ACCOUNTS = ['1001-01', '1001-02', '1002-01', '1003-01'];
@@ -24,7 +23,9 @@ export interface PaymentLoad {
 }
 
 /** Starts `clients` clients, each paying one payment after another until stopped. */
-export function startPaymentLoad(options: { base: string; auth: Record<string, string>; deadline: number; clients: number; keyPrefix: string }): PaymentLoad {
+export function startPaymentLoad(options: {
+  base: string; auth: Record<string, string>; deadline: number; clients: number; keyPrefix: string;
+}): PaymentLoad {
   const acks: Ack[] = [];
   const retried = new Map<string, number>();
   const unexpected: string[] = [];
@@ -37,13 +38,18 @@ export function startPaymentLoad(options: { base: string; auth: Record<string, s
     const from = ACCOUNTS[(client + n) % ACCOUNTS.length]!;
     const to = ACCOUNTS[(client + n + 1) % ACCOUNTS.length]!;
     const amountMinor = 1 + ((client * 7919 + n * 104729) % 500);
-    const body = JSON.stringify({ debtorAccount: from, creditorAccount: to, amount: amountMinor / 100, currency: 'EUR', reference: key });
+    const body = JSON.stringify({
+      debtorAccount: from, creditorAccount: to, amount: amountMinor / 100, currency: 'EUR', reference: key,
+    });
     intents++;
     for (let attempt = 1; ; attempt++) {
       if (Date.now() > options.deadline) throw new Error(`payment ${key} unanswered at the deadline`);
       try {
         const res = await fetch(`${options.base}/v1/payments`, {
-          method: 'POST', headers: { ...options.auth, 'content-type': 'application/json', 'idempotency-key': key }, body, signal: AbortSignal.timeout(5000),
+          method: 'POST',
+          headers: { ...options.auth, 'content-type': 'application/json', 'idempotency-key': key },
+          body,
+          signal: AbortSignal.timeout(5000),
         });
         if (res.status === 201 || res.status === 200) {
           const p = (await res.json()) as { paymentId: string; status: string };
@@ -56,7 +62,9 @@ export function startPaymentLoad(options: { base: string; auth: Record<string, s
           return;
         }
         count(String(res.status));
-        if (!res.headers.get('retry-after')) unexpected.push(`payment ${key}: ${res.status} without Retry-After: ${text}`);
+        if (!res.headers.get('retry-after')) {
+          unexpected.push(`payment ${key}: ${res.status} without Retry-After: ${text}`);
+        }
       } catch {
         count('connection error or time-out');
       }
@@ -89,11 +97,16 @@ export async function balances(base: string, auth: Record<string, string>): Prom
 export const total = (b: Record<string, number>) => Object.values(b).reduce((x, y) => x + y, 0);
 
 /** Every acknowledged payment as the API returns it now; failures as sentences. */
-export async function checkAcknowledged(base: string, auth: Record<string, string>, acks: readonly Ack[]): Promise<string[]> {
+export async function checkAcknowledged(
+  base: string, auth: Record<string, string>, acks: readonly Ack[],
+): Promise<string[]> {
   const failures: string[] = [];
   for (const ack of acks) {
     const res = await fetch(`${base}/v1/payments/${ack.paymentId}`, { headers: auth });
-    if (res.status !== 200) { failures.push(`acknowledged ${ack.paymentId} (${ack.key}) answers ${res.status}`); continue; }
+    if (res.status !== 200) {
+      failures.push(`acknowledged ${ack.paymentId} (${ack.key}) answers ${res.status}`);
+      continue;
+    }
     const p = (await res.json()) as { status: string; amount: number; reference: string };
     if (p.status !== ack.status || Math.round(p.amount * 100) !== ack.amountMinor || p.reference !== ack.key) {
       failures.push(`acknowledged ${ack.paymentId} differs: ${JSON.stringify(p)}`);
@@ -114,25 +127,40 @@ export async function checkStore(
   const duplicated = [...byKey].filter(([, n]) => n > 1);
   if (duplicated.length) failures.push(`duplicated payments: ${JSON.stringify(duplicated)}`);
   if (rows.length !== load.intents) failures.push(`${load.intents} payments intended, ${rows.length} stored`);
-  if (load.acks.length !== load.intents) failures.push(`${load.intents} payments intended, ${load.acks.length} acknowledged`);
+  if (load.acks.length !== load.intents) {
+    failures.push(`${load.intents} payments intended, ${load.acks.length} acknowledged`);
+  }
   const ackIds = new Set(load.acks.map((a) => a.paymentId));
-  for (const r of rows) if (!ackIds.has(String(r['payment_id']))) failures.push(`stored payment ${String(r['payment_id'])} was never acknowledged`);
+  for (const r of rows) {
+    const id = String(r['payment_id']);
+    if (!ackIds.has(id)) failures.push(`stored payment ${id} was never acknowledged`);
+  }
   const ledgerMismatch = await query(`
     SELECT a.account_id, a.balance,
       COALESCE(SUM(CASE p.direction WHEN 'CREDIT' THEN p.amount ELSE -p.amount END), 0) AS ledger
     FROM accounts a LEFT JOIN ledger_postings p ON p.account_id = a.account_id
-    GROUP BY a.account_id, a.balance HAVING a.balance <> COALESCE(SUM(CASE p.direction WHEN 'CREDIT' THEN p.amount ELSE -p.amount END), 0)`);
+    GROUP BY a.account_id, a.balance
+    HAVING a.balance <> COALESCE(SUM(CASE p.direction WHEN 'CREDIT' THEN p.amount ELSE -p.amount END), 0)`);
   if (ledgerMismatch.length) failures.push(`balances differ from the ledger: ${JSON.stringify(ledgerMismatch)}`);
   const completed = Number((await query("SELECT COUNT(*) AS n FROM payments WHERE status = 'COMPLETED'"))[0]?.['n']);
-  const transfers = Number((await query("SELECT COUNT(DISTINCT transfer_id) AS n FROM ledger_postings WHERE transfer_id LIKE 'PAY-%'"))[0]?.['n']);
+  const transferRows = await query(
+    "SELECT COUNT(DISTINCT transfer_id) AS n FROM ledger_postings WHERE transfer_id LIKE 'PAY-%'",
+  );
+  const transfers = Number(transferRows[0]?.['n']);
   if (completed !== transfers) failures.push(`${completed} completed payments but ${transfers} posted transfers`);
   return { failures, stored: rows.length };
 }
 
-export function summary(load: { acks: readonly Ack[]; intents: number; retried: ReadonlyMap<string, number> }, stored: number): string {
+export function summary(
+  load: { acks: readonly Ack[]; intents: number; retried: ReadonlyMap<string, number> }, stored: number,
+): string {
   const completed = load.acks.filter((a) => a.status === 'COMPLETED').length;
+  const rejected = load.acks.length - completed;
+  const afterRetries = load.acks.filter((a) => a.attempts > 1).length;
   return [
-    `payments intended: ${load.intents}, acknowledged: ${load.acks.length} (${completed} completed, ${load.acks.length - completed} rejected), stored: ${stored}`,
-    `answered only after retries: ${load.acks.filter((a) => a.attempts > 1).length}; retried answers: ${JSON.stringify(Object.fromEntries(load.retried))}`,
+    `payments intended: ${load.intents}, acknowledged: ${load.acks.length} `
+      + `(${completed} completed, ${rejected} rejected), stored: ${stored}`,
+    `answered only after retries: ${afterRetries}; `
+      + `retried answers: ${JSON.stringify(Object.fromEntries(load.retried))}`,
   ].join('\n');
 }

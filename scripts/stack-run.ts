@@ -13,8 +13,9 @@ import { Redis } from 'ioredis';
 import { openDevIssuer } from '../src/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
-import { createTestDatabase, dropTestDatabases } from '../test/helpers/backend-store.ts';
-import { portIsFree } from '../test/helpers/free-port.ts';
+import { createTestDatabase, dropTestDatabases } from '../support/database.ts';
+import { portIsFree } from '../support/free-port.ts';
+import { until } from '../support/until.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const REDIS_URL = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
@@ -33,8 +34,6 @@ export interface StackRun {
   /** stack.json as the stack last wrote it (pids change as it restarts processes). */
   state(): StackState;
   ready(): Promise<boolean>;
-  /** Polls `check` every 50 ms until it holds, or throws after `ms`. */
-  until(what: string, check: () => boolean | Promise<boolean>, ms?: number): Promise<void>;
   /** `Authorization` header of the demo clerk (role agent), valid for an hour. */
   auth: { authorization: string };
   /** Ctrl-C to the stack; its exit code (null when it had to be killed). */
@@ -47,12 +46,16 @@ export interface StackRun {
 async function freeBase(apis: number, backends: number): Promise<number> {
   for (;;) {
     const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const ports = [base, ...Array.from({ length: apis }, (_, i) => base + 1 + i), ...Array.from({ length: backends }, (_, i) => base + 101 + i)];
+    const apiPorts = Array.from({ length: apis }, (_, i) => base + 1 + i);
+    const backendPorts = Array.from({ length: backends }, (_, i) => base + 101 + i);
+    const ports = [base, ...apiPorts, ...backendPorts];
     if ((await Promise.all(ports.map(portIsFree))).every(Boolean)) return base;
   }
 }
 
-export async function startStack(options: { apis: number; backends: number; env?: Record<string, string>; startMs?: number }): Promise<StackRun> {
+export async function startStack(
+  options: { apis: number; backends: number; env?: Record<string, string>; startMs?: number },
+): Promise<StackRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-stack-run-'));
   const databaseUrl = await createTestDatabase({ prefix: 'corebridge_run', create: false });
   const port = await freeBase(options.apis, options.backends);
@@ -63,21 +66,15 @@ export async function startStack(options: { apis: number; backends: number; env?
     RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000', ...options.env,
   };
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['bin/corebridge.ts', 'stack', '--api', String(options.apis), '--backend', String(options.backends)], {
-    cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const args = ['bin/corebridge.ts', 'stack', '--api', String(options.apis), '--backend', String(options.backends)];
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
 
-  const until: StackRun['until'] = async (what, check, ms = options.startMs ?? 60_000) => {
-    const deadline = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
-      await sleep(50);
-    }
-  };
-  const ready = async () => (await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(1000) }).catch(() => null))?.ok === true;
+  const startMs = options.startMs ?? 60_000;
+  const ready = async () =>
+    (await fetch(`${base}/health/ready`, { signal: AbortSignal.timeout(1000) }).catch(() => null))?.ok === true;
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
     const code = await Promise.race([exited, sleep(15_000).then(() => 'timeout' as const)]);
@@ -94,20 +91,24 @@ export async function startStack(options: { apis: number; backends: number; env?
     }).catch(() => undefined).finally(() => redis.disconnect());
     if (keep) return;
     rmSync(dataDir, { recursive: true, force: true });
-    await dropTestDatabases().catch((error: unknown) => console.error(`could not drop the test database: ${String(error)}`));
+    await dropTestDatabases()
+      .catch((error: unknown) => console.error(`could not drop the test database: ${String(error)}`));
   };
 
   try {
     await until('the stack started', () => {
       if (child.exitCode !== null) throw new Error(`the stack exited: ${out}`);
       return out.includes('Ctrl-C stops everything');
-    });
-    await until('the stack ready', ready);
+    }, startMs, 50);
+    await until('the stack ready', ready, startMs, 50);
     const config = loadConfig(env);
-    const issuer = await openDevIssuer({ dataDir, issuer: `http://localhost:${port}/oauth`, audience: config.auth.audience });
-    const token = await issuer.sign({ subject: 'clerk', role: 'agent', scopes: ROLE_SCOPES.agent }, { ttlSeconds: 3600 });
+    const issuer = await openDevIssuer({
+      dataDir, issuer: `http://localhost:${port}/oauth`, audience: config.auth.audience,
+    });
+    const clerk = { subject: 'clerk', role: 'agent', scopes: ROLE_SCOPES.agent } as const;
+    const token = await issuer.sign(clerk, { ttlSeconds: 3600 });
     return {
-      base, dataDir, databaseUrl, process: child, ready, until, stop, cleanup, auth: { authorization: `Bearer ${token}` },
+      base, dataDir, databaseUrl, process: child, ready, stop, cleanup, auth: { authorization: `Bearer ${token}` },
       state: () => JSON.parse(readFileSync(join(dataDir, 'stack', 'stack.json'), 'utf8')) as StackState,
     };
   } catch (error) {

@@ -1,6 +1,6 @@
--- wrk script for bench/stages.ts. From the environment: STAGES_METHOD and STAGES_BODY (optional),
+-- wrk script for bench:stages (scenario.ts). From the environment: STAGES_METHOD and STAGES_BODY (optional),
 -- STAGES_IDEMPOTENCY=1 for a unique Idempotency-Key per request (prefix STAGES_RUN, then the wrk thread
--- and a counter). done() prints one machine-readable line, STAGES_WRK {json}, which bench/stages.ts reads.
+-- and a counter). done() prints one machine-readable line, STAGES_WRK {json}, which scenario.ts reads.
 local method = os.getenv("STAGES_METHOD")
 local body = os.getenv("STAGES_BODY")
 if method and method ~= "" then wrk.method = method end
@@ -30,7 +30,8 @@ end
 function done(summary, latency, requests)
   local e = summary.errors
   io.write(string.format(
-    'STAGES_WRK {"requests":%d,"durationUs":%d,"bytes":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50Us":%d,"p99Us":%d}\n',
+    'STAGES_WRK {"requests":%d,"durationUs":%d,"bytes":%d,"connect":%d,"read":%d,"write":%d,'
+      .. '"status":%d,"timeout":%d,"p50Us":%d,"p99Us":%d}\n',
     summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,
     math.floor(latency:percentile(50)), math.floor(latency:percentile(99))))
 end

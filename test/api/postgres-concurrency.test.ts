@@ -1,8 +1,7 @@
 /**
- * Two back-end processes (`corebridge backend serve`) on one PostgreSQL database, taking payments between
- * the same accounts at the same time: no overdraft, no lost update, money conserved, and one payment per
- * idempotency key even when two API instances that share nothing send it at once. Needs the local
- * PostgreSQL server: without it, this fails.
+ * Two back-end processes (`corebridge backend serve`) on one PostgreSQL database (the local server; without it this
+ * fails), paying between the same accounts at once: no overdraft, no lost update, money conserved, and one payment
+ * per idempotency key even when two API instances that share nothing send it at once.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,10 +12,12 @@ import { test, type TestContext } from 'node:test';
 import pg from 'pg';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { createTestDatabase, queryStore } from '../helpers/backend-store.ts';
+import { queryStore } from '../helpers/backend-store.ts';
+import { createTestDatabase } from '../../support/database.ts';
 import { testPki, writeDevPki } from '../helpers/backend-service.ts';
-import { freePort } from '../helpers/free-port.ts';
-import { startProcess, until } from '../helpers/processes.ts';
+import { freePort } from '../../support/free-port.ts';
+import { startProcess } from '../helpers/processes.ts';
+import { until } from '../../support/until.ts';
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {

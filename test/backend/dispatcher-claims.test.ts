@@ -13,7 +13,7 @@ import { createBackend } from '../../src/backend/index.ts';
 import { loadMessageCatalog, type RequestRecord, type TranCode } from '../../src/backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from '../../src/backend/message.ts';
 import { inProcessTransport } from '../../src/transport/in-process.ts';
-import { createTestDatabase, dropTestDatabases } from '../helpers/backend-store.ts';
+import { createTestDatabase, dropTestDatabases } from '../../support/database.ts';
 
 const catalog = loadMessageCatalog();
 after(dropTestDatabases);

@@ -10,8 +10,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { freePort } from '../helpers/free-port.ts';
-import { startProcess as start, until } from '../helpers/processes.ts';
+import { freePort } from '../../support/free-port.ts';
+import { startProcess as start } from '../helpers/processes.ts';
+import { until } from '../../support/until.ts';
 
 function corebridge(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, ['bin/corebridge.ts', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startApp } from '../helpers/app.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { runCommand } from '../helpers/processes.ts';
 
 const examples = (env: Record<string, string>, ...args: string[]) => runCommand('bash', ['scripts/curl-examples.sh', ...args], env);

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startApp } from '../helpers/app.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { runCommand } from '../helpers/processes.ts';
 
 // Asynchronous: the server under test runs in this process and must answer while the command runs.

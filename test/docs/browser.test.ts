@@ -1,9 +1,7 @@
 /**
- * The docs page in a real headless Chromium (playwright-core driving the system browser), against the real
- * app on a loopback port: /docs renders the reference, "Authorize" signs in with authorization code + PKCE
- * as a demo customer through the login and consent pages, and "Test Request" → "Send" reads that customer's
- * balance with the token, the 200 answer shown in the page. Every request stays on the service's origin and
- * the page reports no CSP violation. Without a browser the test fails, saying so.
+ * /docs in the system's headless Chromium (playwright-core) against the real app: "Authorize" signs a demo customer
+ * in with PKCE, "Test Request" → "Send" shows their balance; every request stays on the service's origin, no CSP
+ * violation. Without a browser the test fails, saying so.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -11,7 +9,7 @@ import { test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { credentialsFile, type IdentityCredentials } from '../../src/identity/credentials.ts';
 import { startApp } from '../helpers/app.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { colourSpread, decodePng } from './png.ts';
 
 const CHROMIUM_CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome-stable', '/usr/bin/google-chrome'];

@@ -1,8 +1,7 @@
 /**
- * Events to RabbitMQ (BROKER_URL), against the machine's broker: each event published once, in commit order,
- * to every consumer's queue, as a persistent CloudEvent marked published only after the confirm; and none
- * lost while the broker is down; and the example consumers (examples/consumers), each processing a repeated
- * delivery once. One file: its tests run one after another, as the outage test stops the machine's broker.
+ * Events to the machine's RabbitMQ (BROKER_URL): each published once, in commit order, as a persistent CloudEvent
+ * marked published after the confirm; none lost while the broker is down; the example consumers process a repeated
+ * delivery once. One file, so its tests run one after another: the outage test stops the broker.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -14,7 +13,8 @@ import { test } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { queryStore } from '../helpers/backend-store.ts';
 import { feedWhen, readFeed } from '../helpers/events.ts';
-import { startProcess, until } from '../helpers/processes.ts';
+import { startProcess } from '../helpers/processes.ts';
+import { until } from '../../support/until.ts';
 import { connectBroker, deleteAfterTest, drain, eventQueue, startBroker, stopBroker, TEST_BROKER_URL } from '../helpers/rabbitmq.ts';
 import { parseEventMessage } from '../../src/events/rabbitmq.ts';
 

@@ -1,8 +1,7 @@
 /**
- * Builds the real app in-process on a fresh DATA_DIR (real SQLite files) and closes it after the test; with
- * a back-end service over mutual TLS when asked (TEST_BACKEND=tls), and the back-end's store in a fresh
- * PostgreSQL database when asked (TEST_DATABASE=postgres), and as two API instances sharing Redis when
- * asked (TEST_API_INSTANCES=2): requests then alternate between them, as behind a round-robin balancer.
+ * The real app in-process on a fresh DATA_DIR, closed after the test; when asked, back-end services over mutual TLS
+ * (TEST_BACKEND=tls), a fresh PostgreSQL database (TEST_DATABASE=postgres), or two API instances sharing Redis
+ * (TEST_API_INSTANCES=2), requests alternating between them as behind a round-robin balancer.
  */
 import { assertContract } from './contract.ts';
 import { randomUUID } from 'node:crypto';
@@ -19,7 +18,8 @@ import { ROLE_SCOPES, findDemoIdentity } from '../../src/auth/roles.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { openEmbeddedBackend } from '../../src/transport/open.ts';
-import { createTestDatabase, dropTestDatabases, testOnPostgres } from './backend-store.ts';
+import { testOnPostgres } from './backend-store.ts';
+import { createTestDatabase, dropTestDatabases } from '../../support/database.ts';
 import { startBackendService, testPki, writeDevPki, type RunningService } from './backend-service.ts';
 
 // Registered as the file loads, so it runs after the file's last test, once every app and back-end has closed.
@@ -36,9 +36,11 @@ export interface TestApp {
   logs: Array<Record<string, unknown>>;
   /** The back-end services the app calls over mutual TLS, when started with them (else none). */
   backendServices: RunningService[];
-  /** Closes every API instance and builds them again on the same data and database, as a restart of the API processes does. */
+  /** Closes every API instance and builds them again on the same data and database, as restarting the API does. */
   restart(): Promise<void>;
-  token(subject: string, options?: { scopes?: string[]; ttlSeconds?: number; issuedAt?: number; audience?: string }): Promise<string>;
+  token(
+    subject: string, options?: { scopes?: string[]; ttlSeconds?: number; issuedAt?: number; audience?: string },
+  ): Promise<string>;
   request(options: {
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
     url: string;
@@ -57,8 +59,8 @@ export interface StartOptions {
   beforeBuild?(dataDir: string): Record<string, string> | void;
   /**
    * Reach the back-end as two services over mutual TLS on one store (BACKEND_URL, the development PKI's
-   * default files) instead of embedded. Default: TEST_BACKEND=tls in the environment (`npm run test:tls`), unless the
-   * test sets BACKEND_URL itself.
+   * default files) instead of embedded. Default: TEST_BACKEND=tls in the environment (`npm run test:tls`), unless
+   * the test sets BACKEND_URL itself.
    */
   backendService?: boolean;
   /**
@@ -68,29 +70,38 @@ export interface StartOptions {
   singleInstance?: boolean;
 }
 
-export async function startApp(t: TestContext, env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestApp> {
+export async function startApp(
+  t: TestContext, env: Record<string, string> = {}, options: StartOptions = {},
+): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-test-'));
   try {
     return await startAppIn(t, dataDir, env, options);
   } catch (error) {
-    // A start that fails (a test of a bad setting) may not have reached the cleanup below; removed after whatever did start.
+    // A start that fails (a test of a bad setting) may not have reached the cleanup below; removed after
+    // whatever did start.
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
     throw error;
   }
 }
 
-async function startAppIn(t: TestContext, dataDir: string, env: Record<string, string>, options: StartOptions): Promise<TestApp> {
+async function startAppIn(
+  t: TestContext, dataDir: string, env: Record<string, string>, options: StartOptions,
+): Promise<TestApp> {
   const extraEnv = options.beforeBuild?.(dataDir) ?? {};
   // Event-loop-delay shedding is off unless a test turns it on: tests block the loop on purpose (spawnSync of
   // the CLI) on a loaded 2-core machine, which is not the overload the protection is for.
-  const baseEnv: Record<string, string> = { DATA_DIR: dataDir, LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env, ...extraEnv };
+  const baseEnv: Record<string, string> = {
+    DATA_DIR: dataDir, LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env, ...extraEnv,
+  };
   if (testOnPostgres && !baseEnv['DATABASE_URL']) baseEnv['DATABASE_URL'] = await createTestDatabase();
   const instances = options.singleInstance ? 1 : Number(process.env['TEST_API_INSTANCES'] ?? 1);
   if (instances > 1 && !baseEnv['REDIS_URL']) Object.assign(baseEnv, sharedRedis(t));
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n')) {
+        if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+      }
       done();
     },
   });
@@ -105,7 +116,8 @@ async function startAppIn(t: TestContext, dataDir: string, env: Record<string, s
     writeDevPki(dataDir, await testPki());
     const catalog = loadMessageCatalog();
     for (let i = 0; i < 2; i++) {
-      backendServices.push(await startBackendService(t, { inner: await openEmbeddedBackend(config, logger, catalog), log: logger }));
+      const inner = await openEmbeddedBackend(config, logger, catalog);
+      backendServices.push(await startBackendService(t, { inner, log: logger }));
     }
     config = loadConfig({ ...baseEnv, BACKEND_URL: backendServices.map((s) => s.url).join(',') });
   }

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import type { TestContext } from 'node:test';
 import { credentialsFile, type IdentityCredentials } from '../../src/identity/credentials.ts';
 import { startApp, type TestApp } from './app.ts';
-import { freePort } from './free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 
 export interface IdentityServer extends TestApp {
   /** http://127.0.0.1:<port> */

@@ -1,12 +1,13 @@
 /** Corebridge's own commands as real child processes, for tests that run them as a user would. */
-import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
 
 /** A child process whose JSON log lines are collected; killed after the test if still running. */
 export function startProcess(t: TestContext, args: string[], env: Record<string, string>) {
-  const child: ChildProcess = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, args, {
+    env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const lines: Array<Record<string, unknown>> = [];
   let stderr = '';
   let partial = '';
@@ -22,22 +23,16 @@ export function startProcess(t: TestContext, args: string[], env: Record<string,
   return { child, lines, exited, stderr: () => stderr };
 }
 
-export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 20_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.fail(`${what} within ${ms} ms`);
-}
-
 /**
  * Runs a command to its end without blocking the event loop (unlike spawnSync), so that a server under test in
  * this process can answer it; its exit status and output, whether it succeeded or not.
  */
-export async function runCommand(file: string, args: string[], env: Record<string, string>): Promise<{ status: number; stdout: string; stderr: string }> {
+export async function runCommand(
+  file: string, args: string[], env: Record<string, string>,
+): Promise<{ status: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(file, args, { env: { ...process.env, ...env }, encoding: 'utf8' });
+    const options = { env: { ...process.env, ...env }, encoding: 'utf8' } as const;
+    const { stdout, stderr } = await promisify(execFile)(file, args, options);
     return { status: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

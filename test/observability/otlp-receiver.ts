@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import { gunzipSync } from 'node:zlib';
 import type { TestContext } from 'node:test';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 
 interface OtlpValue {
   stringValue?: string;
@@ -23,7 +23,9 @@ export interface ReceivedSpan {
 }
 
 function attributes(list: Array<{ key: string; value: OtlpValue }> = []): ReceivedSpan['attributes'] {
-  return Object.fromEntries(list.map(({ key, value }) => [key, value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : value.boolValue)]));
+  const valueOf = (value: OtlpValue) =>
+    value.stringValue ?? (value.intValue !== undefined ? Number(value.intValue) : value.boolValue);
+  return Object.fromEntries(list.map(({ key, value }) => [key, valueOf(value)]));
 }
 
 export async function startOtlpReceiver(t: TestContext): Promise<{ endpoint: string; spans: ReceivedSpan[] }> {
@@ -38,12 +40,16 @@ export async function startOtlpReceiver(t: TestContext): Promise<{ endpoint: str
       }
       let body = Buffer.concat(chunks);
       if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
+      type Attributes = Array<{ key: string; value: OtlpValue }>;
+      type SentSpan = Omit<ReceivedSpan, 'attributes' | 'resource'> & { attributes?: Attributes };
       const payload = JSON.parse(body.toString('utf8')) as {
-        resourceSpans: Array<{ resource?: { attributes?: Array<{ key: string; value: OtlpValue }> }; scopeSpans: Array<{ spans: Array<Omit<ReceivedSpan, 'attributes' | 'resource'> & { attributes?: Array<{ key: string; value: OtlpValue }> }> }> }>;
+        resourceSpans: Array<{ resource?: { attributes?: Attributes }; scopeSpans: Array<{ spans: SentSpan[] }> }>;
       };
       for (const rs of payload.resourceSpans) {
         const resource = attributes(rs.resource?.attributes);
-        for (const ss of rs.scopeSpans) for (const span of ss.spans) spans.push({ ...span, attributes: attributes(span.attributes), resource });
+        for (const ss of rs.scopeSpans) {
+          for (const span of ss.spans) spans.push({ ...span, attributes: attributes(span.attributes), resource });
+        }
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });

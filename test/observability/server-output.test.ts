@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { credentialsFile } from '../../src/identity/credentials.ts';
 import { parsePrometheusText, total } from './prometheus-text.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The SDK against the real app listening on a free port, through a recording proxy (./proxy.ts) that sees
- * every attempt and can lose an answer, answer by itself or never answer (issue 10, "SDK tests").
+ * every attempt and can lose an answer, answer by itself or never answer.
  */
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +9,7 @@ import {
   createCorebridgeClient, CorebridgeNetworkError, CorebridgeProblemError, CorebridgeTimeoutError, type CorebridgeClientOptions,
 } from '@corebridge/sdk';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 import { startProxy, type Behaviour } from './proxy.ts';
 
 /** The real app on a free port of 127.0.0.1, closed with the test. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { test, type TestContext } from 'node:test';
 import { startFront } from '../../src/stack/front.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../support/free-port.ts';
 
 /** An upstream that answers its name, or drops the connection for the methods in `dropOn`. */
 async function upstream(t: TestContext, name: string, dropOn: string[] = []): Promise<number> {
