@@ -70,7 +70,7 @@ export const RULES: Rule[] = [
   // identity and access
   { stage: 'request id', url: /^src\/api\/plugins\/request-id\.ts$/ },
   { stage: 'auth', url: PKG('jose') },
-  { stage: 'auth', url: /^src\/api\/(auth\/|plugins\/auth\.ts$)/ },
+  { stage: 'auth', url: /^src\/(auth\/|api\/plugins\/auth\.ts$)/ },
   { stage: 'idempotency', url: /^src\/api\/(idempotency\/|plugins\/idempotency\.ts$)/ },
   { stage: 'field projection', url: /^src\/resources\/fields\.ts$/ },
   // request body and validation
@@ -103,7 +103,8 @@ export const RULES: Rule[] = [
   { stage: 'store', url: /^src\/sqlite\.ts$/, within: [{ url: /^src\/api\/idempotency\//, stage: 'idempotency' }] },
   {
     stage: 'program',
-    url: /^src\/backend\/(programs\/|program\.ts|index\.ts|calls\.ts|dispatch\.ts|group-runner\.ts|link-coordinator\.ts|links\.ts|caller\.ts|money\.ts|loan-math\.ts|copybooks\/)/,
+    url: new RegExp('^src/backend/(programs/|program[.]ts|index[.]ts|calls[.]ts|dispatch[.]ts|group-runner[.]ts'
+      + '|link-coordinator[.]ts|links[.]ts|caller[.]ts|money[.]ts|loan-math[.]ts|copybooks/)'),
   },
   { stage: 'decode', url: /^src\/records\//, fn: /^decode/ },
   { stage: 'encode', url: /^src\/records\//, fn: /^encode/ },
