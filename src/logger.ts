@@ -6,9 +6,9 @@
  */
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import { redactionOptions } from './api/logging/redaction.ts';
 import { isoNow } from './iso-time.ts';
-import type { LogFormat, LogLevel } from './config.ts';
+import { redactionOptions } from './logging/redaction.ts';
+import type { LogFormat, LogLevel } from './logging/settings.ts';
 
 /** `destination`: where JSON lines go instead of stdout (tests, the worker's pipe to the main thread): always JSON. */
 export function createLogger(config: { logLevel: LogLevel; logFormat?: LogFormat }, destination?: NodeJS.WritableStream): Logger {

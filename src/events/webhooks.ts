@@ -20,13 +20,13 @@ import { Webhook } from 'standardwebhooks';
 import type { Role } from '../api/auth/roles.ts';
 import type { MessageCatalog } from '../backend/copybooks/index.ts';
 import { segmentReader } from '../backend/message.ts';
-import type { Config } from '../config.ts';
 import { createGuardedClient, OutboundRefusedError } from '../outbound/url-guard.ts';
 import { startBackgroundLoop } from '../background-loop.ts';
 import type { Transport } from '../transport/transport.ts';
 import { readEventItem, toCloudEvent } from './cloud-event.ts';
 import { systemCaller } from '../api/backend-client.ts';
 import { webhookPolicy } from './webhook-policy.ts';
+import type { WebhookSettings } from './settings.ts';
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
 const MAX_IN_FLIGHT = 64;
@@ -62,7 +62,7 @@ export interface WebhookDispatcherOptions {
   transport: Transport;
   catalog: MessageCatalog;
   log: Logger;
-  webhooks: Config['webhooks'];
+  webhooks: WebhookSettings;
   pollMs: number;
 }
 

@@ -7,11 +7,11 @@ import type { Logger } from 'pino';
 import { readSigningKey } from '../api/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../api/auth/roles.ts';
 import { docsRedirectUri, type DocsSignIn } from '../api/docs/scalar.ts';
-import type { Config } from '../config.ts';
 import { openProviderStore, providerStoreFile } from './adapter.ts';
 import { loadOrCreateCredentials } from './credentials.ts';
 import { createIdentityProvider, DEMO_SPA_CLIENT } from './provider.ts';
 import { identityRoutes } from './routes.ts';
+import type { IdentitySettings } from './settings.ts';
 
 export interface EmbeddedIdentity {
   /** `documentHeaders`: the security headers of every answer but JSON (src/api/protection/security-headers.ts). */
@@ -20,7 +20,9 @@ export interface EmbeddedIdentity {
   docsSignIn: DocsSignIn;
 }
 
-export async function openEmbeddedIdentity(config: Config, logger: Logger): Promise<EmbeddedIdentity> {
+export async function openEmbeddedIdentity(
+  config: { dataDir: string; auth: IdentitySettings }, logger: Logger,
+): Promise<EmbeddedIdentity> {
   const log = logger.child({ component: 'identity' });
   const { credentials, file, created } = loadOrCreateCredentials(config.dataDir);
   // Where the demo passwords are, never the passwords themselves.

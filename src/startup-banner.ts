@@ -3,10 +3,10 @@
  * 0.0.0.0 or ::), the docs and the contract, how to get a token, where the demo credentials are, and the
  * metrics URL. In pretty logs a short block; in JSON one structured line (nothing but JSON on stdout).
  */
-import { DEMO_IDENTITIES } from '../api/auth/roles.ts';
 import { resolve } from 'node:path';
-import { DEFAULT_DATA_DIR, DEFAULT_PORT, type Config } from '../config.ts';
-import { credentialsFile } from '../identity/credentials.ts';
+import { DEMO_IDENTITIES } from './api/auth/roles.ts';
+import { DEFAULT_DATA_DIR, DEFAULT_PORT, type Config } from './config.ts';
+import { credentialsFile } from './identity/credentials.ts';
 
 /** A host a browser can open: the wildcard addresses become localhost; IPv6 literals get brackets. */
 export function openableHost(host: string): string {
