@@ -1,5 +1,5 @@
 /** The event relay (BROKER_URL, EVENTS_*) and webhook delivery (WEBHOOK_*). */
-import { ConfigError, choice, integer, listItems, parsed, read, section, type Env } from '../settings/schema.ts';
+import { ConfigError, flag, integer, listItems, parsed, read, section, type Env } from '../settings/schema.ts';
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -31,7 +31,7 @@ export const WEBHOOK_SETTINGS = section('Webhooks', {
       return Number(match[1]) * DURATION_UNITS[match[2]!]!;
     }),
   }),
-  WEBHOOK_ALLOW_HTTP: choice(['true', 'false'], { default: 'false', description: 'plain http endpoints allowed (development)' }),
+  WEBHOOK_ALLOW_HTTP: flag({ default: false, description: 'plain http endpoints allowed (development)' }),
   WEBHOOK_ALLOWED_CIDRS: parsed({
     allowed: 'address ranges, comma-separated', description: 'internal ranges endpoints may be in after all, e.g. 127.0.0.1/32 (development)',
     parse(value, name) {
@@ -95,7 +95,7 @@ export function loadEventsSettings(env: Env): EventsSettings {
 export function loadWebhookSettings(env: Env): WebhookSettings {
   return {
     retryScheduleMs: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_RETRY_SCHEDULE'),
-    allowHttp: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOW_HTTP') === 'true',
+    allowHttp: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOW_HTTP'),
     allowedCidrs: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOWED_CIDRS'),
     allowedPorts: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOWED_PORTS'),
     concurrencyPerEndpoint: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_CONCURRENCY_PER_ENDPOINT'),

@@ -14,7 +14,7 @@ export const IDENTITY_SETTINGS = section('Identity and tokens (the embedded Open
     default: 'urn:corebridge:api', allowed: 'absolute URI (any word with AUTH_EXTERNAL_ISSUER)', description: '`aud` access tokens must carry',
   }),
   AUTH_ACCESS_TOKEN_TTL_SECONDS: integer({
-    default: 600, min: 300, max: 900, description: 'lifetime of the access tokens the embedded provider issues',
+    default: 600, min: 300, max: 900, description: 'lifetime of the access tokens the embedded provider issues, seconds (300–900)',
   }),
   AUTH_DEMO_REDIRECT_URIS: parsed({
     default: 'http://localhost:3000/callback http://127.0.0.1:3000/callback', allowed: 'URIs separated by spaces',

@@ -1,5 +1,5 @@
 /** Where the metrics are served (METRICS_*) and where traces go (OTEL_*). */
-import { ConfigError, choice, integer, parsed, read, section, text, type Env } from '../settings/schema.ts';
+import { ConfigError, flag, integer, parsed, read, section, text, type Env } from '../settings/schema.ts';
 import type { TracingSettings } from './tracing.ts';
 
 function httpUrl(value: string, name: string): string {
@@ -25,7 +25,7 @@ export const OBSERVABILITY_SETTINGS = section('Metrics and traces', {
     allowed: 'http(s) URL', parse: httpUrl, description: 'the traces URL itself (default ENDPOINT + /v1/traces)',
   }),
   OTEL_SERVICE_NAME: text({ default: 'corebridge', description: 'service.name of the spans' }),
-  OTEL_SDK_DISABLED: choice(['true', 'false'], { default: 'false', description: 'true: no export even with an endpoint' }),
+  OTEL_SDK_DISABLED: flag({ default: false, description: 'true: no export even with an endpoint' }),
 });
 
 /** Prometheus text at /metrics on a listener of its own (METRICS_HOST, METRICS_PORT); null: METRICS_PORT=0, none. */
@@ -42,7 +42,7 @@ export function loadMetricsSettings(env: Env): MetricsSettings {
  * OpenTelemetry derives it: the traces endpoint as given, or the base endpoint with /v1/traces appended.
  */
 export function loadTracingSettings(env: Env): TracingSettings | null {
-  if (read(env, OBSERVABILITY_SETTINGS, 'OTEL_SDK_DISABLED') === 'true') return null;
+  if (read(env, OBSERVABILITY_SETTINGS, 'OTEL_SDK_DISABLED')) return null;
   const traces = read(env, OBSERVABILITY_SETTINGS, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   const base = read(env, OBSERVABILITY_SETTINGS, 'OTEL_EXPORTER_OTLP_ENDPOINT');
   if (!traces && !base) return null;

@@ -19,6 +19,8 @@ export interface Setting<T> {
   readonly shown: string;
   /** What values are allowed, in words, for docs/settings.md. */
   readonly allowed: string;
+  /** The closed set of values, when there is one (.env.example lists it). */
+  readonly choices?: readonly string[];
   readonly description: string;
   read(env: Env, name: string): T;
 }
@@ -96,6 +98,7 @@ export function choice<V extends string>(values: readonly V[], spec: Described &
   return {
     shown: spec.default ?? '',
     allowed: values.join(', '),
+    choices: values,
     description: spec.description,
     read(env, name) {
       const raw = rawValue(env, name);
@@ -104,6 +107,12 @@ export function choice<V extends string>(values: readonly V[], spec: Described &
       return raw as V;
     },
   };
+}
+
+/** true or false; .env.example shows the default and needs no list of the two. */
+export function flag(spec: Described & { default: boolean }): Setting<boolean> {
+  const values = choice(['true', 'false'], { default: spec.default ? 'true' : 'false', description: spec.description });
+  return { shown: values.shown, allowed: values.allowed, description: spec.description, read: (env, name) => values.read(env, name) === 'true' };
 }
 
 /**
