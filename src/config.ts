@@ -5,8 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import {
-  DEFAULT_PORT, IDEMPOTENCY_SETTINGS, loadIdempotencySettings, loadServerSettings, loadServicesDir, SERVER_SETTINGS, SERVICES_SETTINGS,
-  type IdempotencySettings, type ServerSettings,
+  DEFAULT_PORT, IDEMPOTENCY_SETTINGS, loadIdempotencySettings, loadServerSettings, loadServicesDir, SERVER_SETTINGS,
+  SERVICES_SETTINGS, type IdempotencySettings, type ServerSettings,
 } from './api/settings.ts';
 import {
   CORS_SETTINGS, LIMIT_SETTINGS, loadProtectionConfig, RATE_LIMIT_SETTINGS, TLS_SETTINGS, type ProtectionConfig,
@@ -32,9 +32,9 @@ export { ConfigError, type Env } from './settings/schema.ts';
 
 /** Every area's settings, in the order .env.example and docs/settings.md list them. */
 export const SETTINGS_SECTIONS: readonly SettingsSection[] = [
-  SERVER_SETTINGS, LOGGING_SETTINGS, OBSERVABILITY_SETTINGS, IDENTITY_SETTINGS, IDEMPOTENCY_SETTINGS, TRANSPORT_SETTINGS,
-  STORE_SETTINGS, BACKEND_SERVICE_SETTINGS, COBOL_SETTINGS, SERVICES_SETTINGS, EVENTS_SETTINGS, WEBHOOK_SETTINGS,
-  CORS_SETTINGS, RATE_LIMIT_SETTINGS, LIMIT_SETTINGS, TLS_SETTINGS,
+  SERVER_SETTINGS, LOGGING_SETTINGS, OBSERVABILITY_SETTINGS, IDENTITY_SETTINGS, IDEMPOTENCY_SETTINGS,
+  TRANSPORT_SETTINGS, STORE_SETTINGS, BACKEND_SERVICE_SETTINGS, COBOL_SETTINGS, SERVICES_SETTINGS,
+  EVENTS_SETTINGS, WEBHOOK_SETTINGS, CORS_SETTINGS, RATE_LIMIT_SETTINGS, LIMIT_SETTINGS, TLS_SETTINGS,
 ];
 
 export interface Config extends ServerSettings, LoggingSettings {

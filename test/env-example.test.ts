@@ -1,4 +1,4 @@
-/** `.env.example` lists every setting the configuration reads, and nothing it does not; it and docs/settings.md are current. */
+/** `.env.example` lists every setting the configuration reads and nothing else; it and docs/settings.md are current. */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,7 +61,8 @@ test('every setting in .env.example is read somewhere in src/', () => {
 test('every declared setting is read by the configuration', () => {
   const read = settingsReadInAnySetUp();
   const declared = SETTINGS_SECTIONS.flatMap((section) => Object.keys(section.settings));
-  assert.deepEqual(declared.filter((name) => !read.has(name)), [], 'declared in a settings table but never read by loadConfig');
+  const unread = declared.filter((name) => !read.has(name));
+  assert.deepEqual(unread, [], 'declared in a settings table but never read by loadConfig');
   assert.equal(new Set(declared).size, declared.length, 'a setting declared twice');
 });
 

@@ -14,9 +14,13 @@ export const EVENTS_SETTINGS = section('Events, webhooks, work run later', {
       return value;
     },
   }),
-  EVENTS_POLL_MS: integer({ default: 250, min: 10, max: 60_000, description: 'how often an idle relay looks for new events' }),
+  EVENTS_POLL_MS: integer({
+    default: 250, min: 10, max: 60_000,
+    description: 'how often an idle relay looks for new events',
+  }),
   EVENTS_LEASE_SECONDS: integer({
-    default: 10, min: 1, max: 600, description: 'how long a relay\'s lease lasts without a turn (then a standby takes over)',
+    default: 10, min: 1, max: 600,
+    description: 'how long a relay\'s lease lasts without a turn (then a standby takes over)',
   }),
 });
 
@@ -33,21 +37,27 @@ export const WEBHOOK_SETTINGS = section('Webhooks', {
   }),
   WEBHOOK_ALLOW_HTTP: flag({ default: false, description: 'plain http endpoints allowed (development)' }),
   WEBHOOK_ALLOWED_CIDRS: parsed({
-    allowed: 'address ranges, comma-separated', description: 'internal ranges endpoints may be in after all, e.g. 127.0.0.1/32 (development)',
+    allowed: 'address ranges, comma-separated',
+    description: 'internal ranges endpoints may be in after all, e.g. 127.0.0.1/32 (development)',
     parse(value, name) {
       const cidrs = listItems(value);
       for (const cidr of cidrs) {
-        if (!/^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/.test(cidr)) throw new ConfigError(name, `lists "${cidr}", which is not an address range`);
+        if (!/^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/.test(cidr)) {
+          throw new ConfigError(name, `lists "${cidr}", which is not an address range`);
+        }
       }
       return cidrs;
     },
   }),
   WEBHOOK_ALLOWED_PORTS: parsed({
-    allowed: 'ports, comma-separated', description: 'ports endpoints may use; default 443, and 80 with WEBHOOK_ALLOW_HTTP',
+    allowed: 'ports, comma-separated',
+    description: 'ports endpoints may use; default 443, and 80 with WEBHOOK_ALLOW_HTTP',
     parse(value, name) {
       if (!value) return null;
       return listItems(value).map((p) => {
-        if (!/^[0-9]{1,5}$/.test(p) || Number(p) < 1 || Number(p) > 65535) throw new ConfigError(name, `lists "${p}", which is not a port`);
+        if (!/^[0-9]{1,5}$/.test(p) || Number(p) < 1 || Number(p) > 65535) {
+          throw new ConfigError(name, `lists "${p}", which is not a port`);
+        }
         return Number(p);
       });
     },
@@ -61,9 +71,9 @@ export const WEBHOOK_SETTINGS = section('Webhooks', {
 export interface EventsSettings {
   /** RabbitMQ (BROKER_URL, amqp://user:password@host:5672); null: no broker, the events feed only. */
   brokerUrl: string | null;
-  /** How often an idle relay looks for new events (EVENTS_POLL_MS); changes made through this instance wake it at once. */
+  /** How often an idle relay looks for new events (EVENTS_POLL_MS); a change made through this instance wakes it. */
   pollMs: number;
-  /** How long a relay's lease lasts without a turn (EVENTS_LEASE_SECONDS); a standby instance's relay takes over after it. */
+  /** How long a relay's lease lasts without a turn (EVENTS_LEASE_SECONDS); then a standby's relay takes over. */
   leaseSeconds: number;
 }
 
@@ -80,7 +90,7 @@ export interface WebhookSettings {
   allowedCidrs: readonly string[];
   /** Ports endpoints may use (WEBHOOK_ALLOWED_PORTS, comma-separated; default 443, and 80 with http). */
   allowedPorts: readonly number[] | null;
-  /** Attempts in flight at once per subscription (WEBHOOK_CONCURRENCY_PER_ENDPOINT): a slow endpoint holds up no other. */
+  /** Attempts in flight at once per subscription (WEBHOOK_CONCURRENCY_PER_ENDPOINT): a slow one stalls no other. */
   concurrencyPerEndpoint: number;
 }
 

@@ -1,4 +1,4 @@
-/** Where webhooks may go: the outbound-URL guard's policy from the WEBHOOK_* settings (https and public addresses by default). */
+/** Where webhooks may go: the outbound-URL guard's policy from the WEBHOOK_* settings (https, public addresses). */
 import { compilePolicy, type CompiledPolicy } from '../outbound/url-guard.ts';
 import type { WebhookSettings } from './settings.ts';
 

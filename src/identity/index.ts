@@ -26,7 +26,8 @@ export async function openEmbeddedIdentity(
   const log = logger.child({ component: 'identity' });
   const { credentials, file, created } = loadOrCreateCredentials(config.dataDir);
   // Where the demo passwords are, never the passwords themselves.
-  if (created) log.warn({ file }, 'demo user passwords and client secrets generated; read them from this owner-only file');
+  const generated = 'demo user passwords and client secrets generated; read them from this owner-only file';
+  if (created) log.warn({ file }, generated);
   else log.info({ file }, 'demo user passwords and client secrets loaded');
   const store = openProviderStore(providerStoreFile(config.dataDir));
   const provider = createIdentityProvider({

@@ -4,17 +4,19 @@ import { ConfigError, integer, isSet, parsed, read, section, text, type Env } fr
 
 const HTTP_URL = /^https?:\/\/\S+$/;
 const CLAIM_NAME = /^[A-Za-z0-9_:/.\-]{1,200}$/;
-/** The embedded provider's audience is a resource indicator (RFC 8707: an absolute URI); an external one names its own. */
+/** The embedded provider's audience is a resource indicator (RFC 8707: an absolute URI); an external one is free. */
 const RESOURCE_INDICATOR = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s#]{1,200}$/;
 const EXTERNAL_AUDIENCE = /^\S{1,200}$/;
 
 export const IDENTITY_SETTINGS = section('Identity and tokens (the embedded OpenID provider, or an external issuer)', {
   AUTH_ISSUER: text({ pattern: HTTP_URL, allowed: 'http(s) URL', description: 'default http://localhost:PORT/oauth' }),
   AUTH_AUDIENCE: text({
-    default: 'urn:corebridge:api', allowed: 'absolute URI (any word with AUTH_EXTERNAL_ISSUER)', description: '`aud` access tokens must carry',
+    default: 'urn:corebridge:api', allowed: 'absolute URI (any word with AUTH_EXTERNAL_ISSUER)',
+    description: '`aud` access tokens must carry',
   }),
   AUTH_ACCESS_TOKEN_TTL_SECONDS: integer({
-    default: 600, min: 300, max: 900, description: 'lifetime of the access tokens the embedded provider issues, seconds (300–900)',
+    default: 600, min: 300, max: 900,
+    description: 'lifetime of the access tokens the embedded provider issues, seconds (300–900)',
   }),
   AUTH_DEMO_REDIRECT_URIS: parsed({
     default: 'http://localhost:3000/callback http://127.0.0.1:3000/callback', allowed: 'URIs separated by spaces',
@@ -30,17 +32,28 @@ export const IDENTITY_SETTINGS = section('Identity and tokens (the embedded Open
     parse: (value) => (value ? resolve(value) : null),
   }),
   AUTH_EXTERNAL_ISSUER: text({
-    pattern: HTTP_URL, allowed: 'http(s) URL', description: 'e.g. https://login.example.com/realms/bank (needs AUTH_AUDIENCE)',
+    pattern: HTTP_URL, allowed: 'http(s) URL',
+    description: 'e.g. https://login.example.com/realms/bank (needs AUTH_AUDIENCE)',
   }),
-  AUTH_ROLE_CLAIM: text({ default: 'role', pattern: CLAIM_NAME, allowed: 'claim name', description: 'claim holding the role' }),
+  AUTH_ROLE_CLAIM: text({
+    default: 'role', pattern: CLAIM_NAME, allowed: 'claim name',
+    description: 'claim holding the role',
+  }),
   AUTH_CUSTOMER_ID_CLAIM: text({
-    default: 'customer_id', pattern: CLAIM_NAME, allowed: 'claim name', description: 'claim holding the customer binding',
+    default: 'customer_id', pattern: CLAIM_NAME, allowed: 'claim name',
+    description: 'claim holding the customer binding',
   }),
   AUTH_JWKS_COOLDOWN_SECONDS: integer({
     default: 30, min: 1, max: 3600, description: 'least time between two fetches of an external issuer\'s JWKS',
   }),
-  AUTH_CLOCK_TOLERANCE_SECONDS: integer({ default: 30, min: 0, max: 300, description: 'allowed clock skew for exp and nbf' }),
-  AUTH_TOKEN_CACHE_SIZE: integer({ default: 10_000, min: 0, max: 1_000_000, description: 'verified tokens kept until they expire' }),
+  AUTH_CLOCK_TOLERANCE_SECONDS: integer({
+    default: 30, min: 0, max: 300,
+    description: 'allowed clock skew for exp and nbf',
+  }),
+  AUTH_TOKEN_CACHE_SIZE: integer({
+    default: 10_000, min: 0, max: 1_000_000,
+    description: 'verified tokens kept until they expire',
+  }),
 });
 
 export interface IdentitySettings {
@@ -51,7 +64,7 @@ export interface IdentitySettings {
   issuer: string;
   /** `aud` our access tokens must carry; the embedded provider's resource indicator for this API. */
   audience: string;
-  /** An external OpenID provider (AUTH_EXTERNAL_ISSUER): verification uses its discovery and JWKS; the embedded one is off. */
+  /** An external OpenID provider (AUTH_EXTERNAL_ISSUER): tokens checked with its discovery and JWKS; none embedded. */
   external: boolean;
   /** Lifetime of the access tokens the embedded provider issues, seconds (5–15 minutes). */
   accessTokenTtlSeconds: number;
@@ -72,10 +85,14 @@ export interface IdentitySettings {
 
 /** `port`: the API's; the embedded issuer's default URL follows it. */
 export function loadIdentitySettings(env: Env, port: number, defaultPort: number): IdentitySettings {
-  const setting = <K extends keyof typeof IDENTITY_SETTINGS.settings & string>(name: K) => read(env, IDENTITY_SETTINGS, name);
+  type Name = keyof typeof IDENTITY_SETTINGS.settings & string;
+  const setting = <K extends Name>(name: K) => read(env, IDENTITY_SETTINGS, name);
   const externalIssuer = setting('AUTH_EXTERNAL_ISSUER');
-  if (externalIssuer && !isSet(env, 'AUTH_AUDIENCE')) throw new ConfigError('AUTH_AUDIENCE', 'must be set with AUTH_EXTERNAL_ISSUER');
-  const issuer = externalIssuer || setting('AUTH_ISSUER') || `http://localhost:${port === 0 ? defaultPort : port}/oauth`;
+  if (externalIssuer && !isSet(env, 'AUTH_AUDIENCE')) {
+    throw new ConfigError('AUTH_AUDIENCE', 'must be set with AUTH_EXTERNAL_ISSUER');
+  }
+  const embeddedIssuer = () => setting('AUTH_ISSUER') || `http://localhost:${port === 0 ? defaultPort : port}/oauth`;
+  const issuer = externalIssuer || embeddedIssuer();
   const demoRedirectUris = setting('AUTH_DEMO_REDIRECT_URIS');
   const partnerJwksFile = setting('AUTH_PARTNER_JWKS_FILE');
   const audience = setting('AUTH_AUDIENCE');

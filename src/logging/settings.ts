@@ -4,7 +4,7 @@ import { choice, read, section, type Env } from '../settings/schema.ts';
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
-/** `pretty`: readable lines for a terminal (pino-pretty); `json`: one JSON object per line, for files, pipes and collectors. */
+/** `pretty`: readable lines for a terminal (pino-pretty); `json`: one object per line, for files, pipes, collectors. */
 export type LogFormat = 'pretty' | 'json';
 const LOG_FORMATS: readonly LogFormat[] = ['pretty', 'json'];
 

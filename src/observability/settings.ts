@@ -14,7 +14,8 @@ export const OBSERVABILITY_SETTINGS = section('Metrics and traces', {
     default: 9464, min: 0, max: 65535, description: 'Prometheus text at /metrics on its own listener; 0 turns it off',
   }),
   METRICS_HOST: text({
-    default: '127.0.0.1', pattern: /^[A-Za-z0-9.:\-[\]]+$/, allowed: 'host name or address', description: 'the address the metrics listen on',
+    default: '127.0.0.1', pattern: /^[A-Za-z0-9.:\-[\]]+$/, allowed: 'host name or address',
+    description: 'the address the metrics listen on',
   }),
   OTEL_EXPORTER_OTLP_ENDPOINT: parsed({
     allowed: 'http(s) URL', parse: httpUrl,

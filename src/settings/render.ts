@@ -5,7 +5,8 @@ const WIDTH = 120;
 /** Column where the descriptions of .env.example start. */
 const COMMENT_COLUMN = 38;
 
-const ENV_EXAMPLE_HEADER = `# Every setting of Corebridge, with its default. Copy to .env and change what you need: \`npm start\`,
+const ENV_EXAMPLE_HEADER = `\
+# Every setting of Corebridge, with its default. Copy to .env and change what you need: \`npm start\`,
 # \`npm run token\`, \`npm run seed\`, \`npm run backend\` and \`npm run stack\` read .env (variables already set in
 # the environment win). Nothing here is required: the defaults serve the demo on http://localhost:8080.
 # A bad value stops startup with a message naming the variable. docs/settings.md lists the allowed values.
@@ -50,8 +51,10 @@ export function renderSettingsMarkdown(sections: readonly SettingsSection[]): st
     '',
     '| Variable | Default | Allowed | Description |',
     '|---|---|---|---|',
-    ...entries(section).map(([name, setting]) =>
-      `| \`${name}\` | ${setting.shown ? `\`${cell(setting.shown)}\`` : ''} | ${cell(setting.allowed)} | ${cell(setting.description)} |`),
+    ...entries(section).map(([name, setting]) => {
+      const shown = setting.shown ? `\`${cell(setting.shown)}\`` : '';
+      return `| \`${name}\` | ${shown} | ${cell(setting.allowed)} | ${cell(setting.description)} |`;
+    }),
   ].join('\n'));
   return `${[
     '# Settings',

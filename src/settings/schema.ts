@@ -70,14 +70,24 @@ export function integer(spec: Described & { default?: number; min: number; max: 
       if (raw === undefined) return spec.default;
       if (!/^[0-9]+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
       const value = Number(raw);
-      if (value < spec.min || value > spec.max) throw new ConfigError(name, `must be between ${spec.min} and ${spec.max}, got ${raw}`);
+      if (value < spec.min || value > spec.max) {
+        throw new ConfigError(name, `must be between ${spec.min} and ${spec.max}, got ${raw}`);
+      }
       return value;
     },
   };
 }
 
-/** Free text, checked against `pattern` when given (`invalid`: the refusal's reason; default "has an invalid value"). */
-export function text(spec: Described & { default?: string; pattern?: RegExp; invalid?: string; allowed?: string }): Setting<string> {
+interface TextSpec extends Described {
+  default?: string;
+  pattern?: RegExp;
+  /** The refusal's reason when the pattern does not match; default "has an invalid value". */
+  invalid?: string;
+  allowed?: string;
+}
+
+/** Free text, checked against `pattern` when given. */
+export function text(spec: TextSpec): Setting<string> {
   const fallback = spec.default ?? '';
   return {
     shown: fallback,
@@ -86,7 +96,9 @@ export function text(spec: Described & { default?: string; pattern?: RegExp; inv
     read(env, name) {
       const raw = rawValue(env, name);
       if (raw === undefined) return fallback;
-      if (spec.pattern && !spec.pattern.test(raw)) throw new ConfigError(name, spec.invalid ?? `has an invalid value "${raw}"`);
+      if (spec.pattern && !spec.pattern.test(raw)) {
+        throw new ConfigError(name, spec.invalid ?? `has an invalid value "${raw}"`);
+      }
       return raw;
     },
   };
@@ -94,7 +106,9 @@ export function text(spec: Described & { default?: string; pattern?: RegExp; inv
 
 export function choice<V extends string>(values: readonly V[], spec: Described & { default: V }): Setting<V>;
 export function choice<V extends string>(values: readonly V[], spec: Described): Setting<V | undefined>;
-export function choice<V extends string>(values: readonly V[], spec: Described & { default?: V }): Setting<V | undefined> {
+export function choice<V extends string>(
+  values: readonly V[], spec: Described & { default?: V },
+): Setting<V | undefined> {
   return {
     shown: spec.default ?? '',
     allowed: values.join(', '),
@@ -112,14 +126,23 @@ export function choice<V extends string>(values: readonly V[], spec: Described &
 /** true or false; .env.example shows the default and needs no list of the two. */
 export function flag(spec: Described & { default: boolean }): Setting<boolean> {
   const values = choice(['true', 'false'], { default: spec.default ? 'true' : 'false', description: spec.description });
-  return { shown: values.shown, allowed: values.allowed, description: spec.description, read: (env, name) => values.read(env, name) === 'true' };
+  return {
+    shown: values.shown, allowed: values.allowed, description: spec.description,
+    read: (env, name) => values.read(env, name) === 'true',
+  };
 }
 
 /**
  * A value of its own format (a list, a URL, host:port): `parse` gets the variable's text, or `default` when it
  * is unset, and throws ConfigError for a bad one.
  */
-export function parsed<T>(spec: Described & { default?: string; allowed: string; parse(value: string, name: string): T }): Setting<T> {
+interface ParsedSpec<T> extends Described {
+  default?: string;
+  allowed: string;
+  parse(value: string, name: string): T;
+}
+
+export function parsed<T>(spec: ParsedSpec<T>): Setting<T> {
   const fallback = spec.default ?? '';
   return {
     shown: fallback,

@@ -30,7 +30,9 @@ export interface BackendConfig {
   backend: TransportSettings & StoreSettings;
 }
 
-export async function openBackendTransport(config: BackendConfig, logger: Logger, catalog: MessageCatalog): Promise<Transport> {
+export async function openBackendTransport(
+  config: BackendConfig, logger: Logger, catalog: MessageCatalog,
+): Promise<Transport> {
   if (config.backend.urls.length === 0) return openEmbeddedBackend(config, logger, catalog);
   const tls = readTlsFiles(config.backend.clientTls);
   const { urls, connections, callTimeoutMs } = config.backend;
@@ -56,7 +58,9 @@ export function readTlsFiles(files: TlsFiles): { ca: Buffer; cert: Buffer; key: 
     }
   };
   return {
-    ca: read('BACKEND_TLS_CA', files.caFile), cert: read('BACKEND_TLS_CERT', files.certFile), key: read('BACKEND_TLS_KEY', files.keyFile),
+    ca: read('BACKEND_TLS_CA', files.caFile),
+    cert: read('BACKEND_TLS_CERT', files.certFile),
+    key: read('BACKEND_TLS_KEY', files.keyFile),
   };
 }
 
@@ -65,7 +69,9 @@ async function cobolSettings(config: BackendConfig, logger: Logger): Promise<Cob
   const programs = config.backend.cobolPrograms;
   if (programs.length === 0) return undefined;
   const sourceDir = config.backend.cobolSourceDir;
-  const build = await buildCobolHost({ outDir: join(config.dataDir, 'cobol'), programs, ...(sourceDir ? { programsDir: sourceDir } : {}) });
+  const build = await buildCobolHost({
+    outDir: join(config.dataDir, 'cobol'), programs, ...(sourceDir ? { programsDir: sourceDir } : {}),
+  });
   logger.info({ programs, libraryPath: build.libraryPath }, 'COBOL programs built');
   return { programs, ...build, processes: config.backend.cobolHosts, callTimeoutMs: config.backend.cobolCallTimeoutMs };
 }
@@ -76,14 +82,18 @@ export function storeLocation(config: BackendConfig): StoreLocation {
   return { file: backendFile(config.dataDir), databaseUrl, poolSize: databasePoolSize };
 }
 
-export async function openEmbeddedBackend(config: BackendConfig, logger: Logger, catalog: MessageCatalog): Promise<Transport> {
+export async function openEmbeddedBackend(
+  config: BackendConfig, logger: Logger, catalog: MessageCatalog,
+): Promise<Transport> {
   const location = storeLocation(config);
   const cobol = await cobolSettings(config, logger);
   if (config.backend.transport === 'in-process') {
     const linkHost = cobol ? { linkHost: openProgramHost(cobol, logger) } : {};
     return inProcessTransport(await createBackend({ ...location, log: logger, catalog, ...linkHost }));
   }
-  const worker = await openWorkerTransport({ ...location, logLevel: config.logLevel, logger, ...(cobol ? { cobol } : {}) });
+  const worker = await openWorkerTransport({
+    ...location, logLevel: config.logLevel, logger, ...(cobol ? { cobol } : {}),
+  });
   // PostgreSQL serves reads from the worker's pool; the read split is for SQLite's WAL readers.
   if (config.backend.reads === 'worker' || location.databaseUrl) return worker;
   // The worker has migrated the store: inquiries can now be read here, without crossing threads.

@@ -35,7 +35,8 @@ export const TRANSPORT_SETTINGS = section('The back-end', {
     default: 'api-thread', description: 'with the worker: where inquiries read the SQLite store',
   }),
   BACKEND_URL: parsed({
-    allowed: 'tls://host:port, comma-separated', description: 'back-end services over mutual TLS: tls://host:7443[,tls://…]',
+    allowed: 'tls://host:port, comma-separated',
+    description: 'back-end services over mutual TLS: tls://host:7443[,tls://…]',
     parse(value, name) {
       const urls = listItems(value);
       for (const url of urls) {
@@ -49,9 +50,18 @@ export const TRANSPORT_SETTINGS = section('The back-end', {
     },
   }),
   BACKEND_TLS_CA: text({ allowed: 'PEM file', description: 'default DATA_DIR/certs/ca.crt' }),
-  BACKEND_TLS_CERT: text({ allowed: 'PEM file', description: 'default DATA_DIR/certs/api.crt (backend.crt for `npm run backend`)' }),
-  BACKEND_TLS_KEY: text({ allowed: 'PEM file', description: 'default DATA_DIR/certs/api.key (backend.key for `npm run backend`)' }),
-  BACKEND_CONNECTIONS: integer({ default: 2, min: 1, max: 64, description: 'connections kept open to each back-end service' }),
+  BACKEND_TLS_CERT: text({
+    allowed: 'PEM file',
+    description: 'default DATA_DIR/certs/api.crt (backend.crt for `npm run backend`)',
+  }),
+  BACKEND_TLS_KEY: text({
+    allowed: 'PEM file',
+    description: 'default DATA_DIR/certs/api.key (backend.key for `npm run backend`)',
+  }),
+  BACKEND_CONNECTIONS: integer({
+    default: 2, min: 1, max: 64,
+    description: 'connections kept open to each back-end service',
+  }),
   BACKEND_CALL_TIMEOUT_MS: integer({
     default: 4000, min: 10, max: 600_000, description: 'time limit of one call to a back-end service; over it, 504',
   }),
@@ -67,19 +77,22 @@ export const BACKEND_SERVICE_SETTINGS = section('The back-end service (`npm run 
     },
   }),
   BACKEND_ALLOWED_CLIENTS: parsed({
-    default: DEV_API_CLIENT_NAME, allowed: 'certificate names, comma-separated', description: 'client certificate names (CN or SAN) allowed to call',
+    default: DEV_API_CLIENT_NAME, allowed: 'certificate names, comma-separated',
+    description: 'client certificate names (CN or SAN) allowed to call',
     parse: (value) => new Set(listItems(value)),
   }),
 });
 
 export const COBOL_SETTINGS = section('COBOL', {
   PROGRAMS_COBOL: parsed({
-    allowed: 'linked program names, comma-separated', description: 'e.g. LNDECIDE: run as compiled GnuCOBOL (needs cobc)',
+    allowed: 'linked program names, comma-separated',
+    description: 'e.g. LNDECIDE: run as compiled GnuCOBOL (needs cobc)',
     parse(value, name) {
       const names = listItems(value).map((n) => n.toUpperCase());
       for (const n of names) {
         if (!isLinkedProgram(n)) {
-          throw new ConfigError(name, `names no linked program: "${n}" (known: ${Object.keys(LINKED_PROGRAMS).join(', ')})`);
+          const known = Object.keys(LINKED_PROGRAMS).join(', ');
+          throw new ConfigError(name, `names no linked program: "${n}" (known: ${known})`);
         }
       }
       return [...new Set(names)] as LinkedProgramName[];
@@ -89,7 +102,10 @@ export const COBOL_SETTINGS = section('COBOL', {
     allowed: 'directory', description: 'their <PROGRAM>.cbl sources; default src/backend/cobol',
     parse: (value) => (value ? resolve(value) : null),
   }),
-  COBOL_HOSTS: integer({ default: 2, min: 1, max: 64, description: 'host processes, so COBOL calls in flight at once' }),
+  COBOL_HOSTS: integer({
+    default: 2, min: 1, max: 64,
+    description: 'host processes, so COBOL calls in flight at once',
+  }),
   COBOL_CALL_TIMEOUT_MS: integer({
     default: 2000, min: 10, max: 600_000, description: 'time limit of one COBOL program call; over it, 504',
   }),
@@ -111,7 +127,7 @@ export interface TransportSettings {
    * version (PROGRAMS_COBOL, e.g. `LNDECIDE`); empty: all TypeScript, no cobc needed.
    */
   cobolPrograms: readonly LinkedProgramName[];
-  /** Where their sources (`<PROGRAM>.cbl`) are (COBOL_SOURCE_DIR); default: the ones Corebridge ships, src/backend/cobol. */
+  /** Where their sources (`<PROGRAM>.cbl`) are (COBOL_SOURCE_DIR); null: those Corebridge ships, src/backend/cobol. */
   cobolSourceDir: string | null;
   /** Host processes, so COBOL calls in flight at once (COBOL_HOSTS). */
   cobolHosts: number;
@@ -146,7 +162,9 @@ function tlsFiles(env: Env, dataDir: string, role: 'api' | 'backend'): TlsFiles 
   const dev = devPkiFiles(dataDir);
   const certFile = read(env, TRANSPORT_SETTINGS, 'BACKEND_TLS_CERT');
   const keyFile = read(env, TRANSPORT_SETTINGS, 'BACKEND_TLS_KEY');
-  if (!certFile !== !keyFile) throw new ConfigError(certFile ? 'BACKEND_TLS_KEY' : 'BACKEND_TLS_CERT', 'must be set together with the other one');
+  if (!certFile !== !keyFile) {
+    throw new ConfigError(certFile ? 'BACKEND_TLS_KEY' : 'BACKEND_TLS_CERT', 'must be set together with the other one');
+  }
   return {
     caFile: resolve(read(env, TRANSPORT_SETTINGS, 'BACKEND_TLS_CA') || dev.caCert),
     certFile: resolve(certFile || (role === 'api' ? dev.apiCert : dev.backendCert)),

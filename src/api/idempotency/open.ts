@@ -1,4 +1,4 @@
-/** The idempotency store the settings choose: Redis, shared by every API instance, when REDIS_URL is set; else SQLite under DATA_DIR. */
+/** The idempotency store: Redis, shared by every API instance, when REDIS_URL is set; else SQLite under DATA_DIR. */
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { IdempotencySettings } from '../settings.ts';

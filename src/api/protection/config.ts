@@ -73,25 +73,36 @@ export const CORS_SETTINGS = section('CORS', {
     }),
   }),
   CORS_CREDENTIALS: parsed({
-    default: 'false', allowed: 'true, false', description: 'Access-Control-Allow-Credentials: true (cookies, client certificates)',
+    default: 'false', allowed: 'true, false',
+    description: 'Access-Control-Allow-Credentials: true (cookies, client certificates)',
     parse(value, name) {
       if (value === 'true' || value === 'false') return value === 'true';
       throw new ConfigError(name, `must be true or false, got "${value}"`);
     },
   }),
-  CORS_MAX_AGE_SECONDS: integer({ default: 600, min: 0, max: 86_400, description: 'how long a browser may cache a preflight answer' }),
+  CORS_MAX_AGE_SECONDS: integer({
+    default: 600, min: 0, max: 86_400,
+    description: 'how long a browser may cache a preflight answer',
+  }),
 });
 
 export const RATE_LIMIT_SETTINGS = section('Rate limits', {
-  RATE_LIMIT_MAX: integer({ default: 100, ...REQUESTS, description: 'requests per window per principal (or address when anonymous)' }),
+  RATE_LIMIT_MAX: integer({
+    default: 100, ...REQUESTS,
+    description: 'requests per window per principal (or address when anonymous)',
+  }),
   RATE_LIMIT_READ_MAX: integer({ ...REQUESTS, description: 'default RATE_LIMIT_MAX' }),
   RATE_LIMIT_WRITE_MAX: integer({ ...REQUESTS, description: 'default RATE_LIMIT_MAX' }),
   RATE_LIMIT_AUTH_MAX: integer({ ...REQUESTS, description: 'default RATE_LIMIT_MAX' }),
   RATE_LIMIT_PUBLIC_MAX: integer({ ...REQUESTS, description: 'default RATE_LIMIT_MAX' }),
   RATE_LIMIT_ADDRESS_MAX: integer({
-    default: 1000, min: 1, max: 10_000_000, description: 'requests per window from one address carrying credentials, before verification',
+    default: 1000, min: 1, max: 10_000_000,
+    description: 'requests per window from one address carrying credentials, before verification',
   }),
-  RATE_LIMIT_WINDOW_SECONDS: integer({ default: 60, min: 1, max: 86_400, description: 'the window the limits count in' }),
+  RATE_LIMIT_WINDOW_SECONDS: integer({
+    default: 60, min: 1, max: 86_400,
+    description: 'the window the limits count in',
+  }),
   REDIS_URL: parsed({
     allowed: 'redis:// or rediss:// URL',
     description: 'redis://127.0.0.1:6379: counters and idempotency records shared by instances',
@@ -111,7 +122,10 @@ export const LIMIT_SETTINGS = section('Resource limits and overload', {
   JSON_MAX_DEPTH: integer({ default: 10, min: 2, max: 1000, description: 'deepest nesting of a JSON body' }),
   JSON_MAX_ARRAY_LENGTH: integer({ default: 100, min: 1, max: 1_000_000, description: 'longest array in a JSON body' }),
   MAX_HEADER_BYTES: integer({ default: 16_384, min: 1024, max: 1_048_576, description: 'largest request head' }),
-  REQUEST_TIMEOUT_MS: integer({ default: 5000, min: 10, max: 600_000, description: 'processing time before a request is answered 504' }),
+  REQUEST_TIMEOUT_MS: integer({
+    default: 5000, min: 10, max: 600_000,
+    description: 'processing time before a request is answered 504',
+  }),
   BACKEND_MAX_CONCURRENT: integer({
     default: 64, min: 1, max: 100_000, description: 'back-end calls in flight at once; beyond, 503 with Retry-After',
   }),
@@ -119,12 +133,17 @@ export const LIMIT_SETTINGS = section('Resource limits and overload', {
   OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: parsed({
     default: '0', allowed: '0–1', description: '0 = off; 0–1',
     parse(value, name) {
-      if (!/^(0(\.[0-9]+)?|1(\.0+)?)$/.test(value)) throw new ConfigError(name, `must be a number from 0 to 1, got "${value}"`);
+      if (!/^(0(\.[0-9]+)?|1(\.0+)?)$/.test(value)) {
+        throw new ConfigError(name, `must be a number from 0 to 1, got "${value}"`);
+      }
       return Number(value);
     },
   }),
   OVERLOAD_MAX_HEAP_USED_MB: integer({ default: 0, min: 0, max: 1_048_576, description: '0 = off' }),
-  OVERLOAD_RETRY_AFTER_SECONDS: integer({ default: 5, min: 1, max: 3600, description: 'Retry-After of an overload 503' }),
+  OVERLOAD_RETRY_AFTER_SECONDS: integer({
+    default: 5, min: 1, max: 3600,
+    description: 'Retry-After of an overload 503',
+  }),
 });
 
 export const TLS_SETTINGS = section('TLS', {
@@ -150,7 +169,9 @@ function tls(env: Env): TlsConfig | null {
   const certFile = read(env, TLS_SETTINGS, 'TLS_CERT_FILE');
   const keyFile = read(env, TLS_SETTINGS, 'TLS_KEY_FILE');
   const mutual = isSet(env, 'MTLS_PORT');
-  if (!certFile !== !keyFile) throw new ConfigError(certFile ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE', 'must be set together with the other TLS file');
+  if (!certFile !== !keyFile) {
+    throw new ConfigError(certFile ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE', 'must be set together with the other TLS file');
+  }
   if (!certFile || !keyFile) {
     if (mutual) throw new ConfigError('MTLS_PORT', 'needs TLS_CERT_FILE and TLS_KEY_FILE');
     return null;
@@ -166,8 +187,10 @@ function tls(env: Env): TlsConfig | null {
 export function loadProtectionConfig(env: Env): ProtectionConfig {
   const perClass = read(env, RATE_LIMIT_SETTINGS, 'RATE_LIMIT_MAX');
   const redisUrl = read(env, RATE_LIMIT_SETTINGS, 'REDIS_URL');
-  const rate = <K extends keyof typeof RATE_LIMIT_SETTINGS.settings & string>(name: K) => read(env, RATE_LIMIT_SETTINGS, name);
-  const limit = <K extends keyof typeof LIMIT_SETTINGS.settings & string>(name: K) => read(env, LIMIT_SETTINGS, name);
+  type RateName = keyof typeof RATE_LIMIT_SETTINGS.settings & string;
+  type LimitName = keyof typeof LIMIT_SETTINGS.settings & string;
+  const rate = <K extends RateName>(name: K) => read(env, RATE_LIMIT_SETTINGS, name);
+  const limit = <K extends LimitName>(name: K) => read(env, LIMIT_SETTINGS, name);
   return {
     cors: {
       origins: read(env, CORS_SETTINGS, 'CORS_ORIGINS'),

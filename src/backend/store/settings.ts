@@ -20,7 +20,9 @@ export const STORE_SETTINGS = section('Storage', {
       return value;
     },
   }),
-  DATABASE_POOL_SIZE: integer({ default: 10, min: 1, max: 500, description: 'connections of this back-end instance to PostgreSQL' }),
+  DATABASE_POOL_SIZE: integer({
+    default: 10, min: 1, max: 500, description: 'connections of this back-end instance to PostgreSQL',
+  }),
 });
 
 export interface StoreSettings {
