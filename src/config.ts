@@ -18,9 +18,8 @@ import {
 import { IDENTITY_SETTINGS, loadIdentitySettings, type IdentitySettings } from './identity/settings.ts';
 import { loadLoggingSettings, LOGGING_SETTINGS, type LoggingSettings } from './logging/settings.ts';
 import {
-  loadMetricsSettings, loadTracingSettings, OBSERVABILITY_SETTINGS, type MetricsSettings,
+  loadMetricsSettings, loadTracingSettings, OBSERVABILITY_SETTINGS, type MetricsSettings, type TracingSettings,
 } from './observability/settings.ts';
-import type { TracingSettings } from './observability/tracing.ts';
 import type { Env, SettingsSection } from './settings/schema.ts';
 import {
   BACKEND_SERVICE_SETTINGS, COBOL_SETTINGS, loadBackendServiceSettings, loadTransportSettings, TRANSPORT_SETTINGS,

@@ -2,6 +2,8 @@
 import { ConfigError, flag, integer, parsed, read, section, text, type Env } from '../settings/schema.ts';
 import type { TracingSettings } from './tracing.ts';
 
+export type { TracingSettings } from './tracing.ts';
+
 function httpUrl(value: string, name: string): string {
   if (value && (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol))) {
     throw new ConfigError(name, `must be an http:// or https:// URL, got "${value}"`);
