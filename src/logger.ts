@@ -1,26 +1,31 @@
 /**
- * The root logger, shared by the API and the back-end (also when the back-end runs in a worker thread),
- * so every line goes through the same redaction. LOG_FORMAT=pretty writes readable lines through
- * pino-pretty (the worker's lines too: they arrive as JSON and are written to this logger's stream);
- * json writes one JSON object per line.
+ * The root logger, shared by the API and the back-end (in a worker thread too), so every line goes through the
+ * same redaction. LOG_FORMAT=pretty: readable lines through pino-pretty; json: one JSON object per line.
  */
 import { pino, type Logger } from 'pino';
 import pretty from 'pino-pretty';
-import { redactionOptions } from './api/logging/redaction.ts';
 import { isoNow } from './iso-time.ts';
-import type { LogFormat, LogLevel } from './config.ts';
+import { redactionOptions } from './logging/redaction.ts';
+import type { LogFormat, LogLevel } from './logging/settings.ts';
 
 /** `destination`: where JSON lines go instead of stdout (tests, the worker's pipe to the main thread): always JSON. */
-export function createLogger(config: { logLevel: LogLevel; logFormat?: LogFormat }, destination?: NodeJS.WritableStream): Logger {
-  const options = { level: config.logLevel, base: { service: 'corebridge' }, timestamp: () => `,"time":"${isoNow()}"`, ...redactionOptions() };
+export function createLogger(
+  config: { logLevel: LogLevel; logFormat?: LogFormat }, destination?: NodeJS.WritableStream,
+): Logger {
+  const options = {
+    level: config.logLevel, base: { service: 'corebridge' }, timestamp: () => `,"time":"${isoNow()}"`,
+    ...redactionOptions(),
+  };
   if (destination) return pino(options, destination as pino.DestinationStream);
   if (config.logFormat === 'pretty') {
     // A person reads these as they come: written at once (no line lost on exit), one line each, without the
     // fields every line repeats.
-    return pino(options, pretty({ sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service,pid,hostname' }));
+    return pino(options, pretty({
+      sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service,pid,hostname',
+    }));
   }
-  // One synchronous write per event-loop turn. Asynchronous sonic-boom wrote lines to a pipe out of order under
-  // load (test/observability/log-destination.test.ts); with lines batched per turn it was no cheaper (bench/README.md).
+  // One synchronous write per event-loop turn, so lines reach a pipe in order under load
+  // (test/observability/log-destination.test.ts).
   return pino(options, linesPerTurn(pino.destination({ dest: 1, sync: true })));
 }
 
@@ -35,11 +40,11 @@ function handOverOnExit(handOver: () => void): void {
 
 /**
  * Collects the lines of one event-loop turn and hands them to `file` in one string at the turn's end: no
- * delay, one write per turn instead of one per line. (Asynchronous sonic-boom batched lines too, but appended
- * each to the string it had pending and measured that whole string again per line: about 8 KB allocated per
- * request line under load, bench/README.md.) A process.exit() hands over the lines of its turn first.
+ * delay, one write per turn instead of one per line. A process.exit() hands over the lines of its turn first.
  */
-export function linesPerTurn(file: FileDestination): pino.DestinationStream & { flush(done?: (error?: Error) => void): void; flushSync(): void } {
+export function linesPerTurn(
+  file: FileDestination,
+): pino.DestinationStream & { flush(done?: (error?: Error) => void): void; flushSync(): void } {
   let lines: string[] = [];
   let scheduled = false;
   const handOver = (): void => {

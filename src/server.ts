@@ -1,5 +1,5 @@
 /** Process entry: load config, build the app, listen, close gracefully on SIGINT/SIGTERM. */
-import { effectiveConfig } from './api/logging/effective-config.ts';
+import { effectiveConfig } from './logging/effective-config.ts';
 import { buildApp } from './app.ts';
 import { createLogger } from './logger.ts';
 import { listenMutualTls } from './api/protection/tls.ts';
@@ -7,7 +7,7 @@ import { ConfigError, loadConfig, processEnv } from './config.ts';
 import { ServiceFileError } from './api/services/definition.ts';
 import { CobolBuildError } from './transport/cobol-host/build.ts';
 import { listenMetrics, type MetricsListener } from './observability/metrics-server.ts';
-import { startupBlock, startupFacts } from './observability/startup-banner.ts';
+import { startupBlock, startupFacts } from './startup-banner.ts';
 import type { AddressInfo } from 'node:net';
 
 async function main(): Promise<void> {

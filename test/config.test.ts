@@ -93,7 +93,7 @@ test('.env values are read without overriding the environment', () => {
 });
 
 test('the startup configuration log shows every setting as it is, masking only secrets (credentials in URLs)', async () => {
-  const { effectiveConfig } = await import('../src/api/logging/effective-config.ts');
+  const { effectiveConfig } = await import('../src/logging/effective-config.ts');
   const config = loadConfig({
     AUTH_ACCESS_TOKEN_TTL_SECONDS: '420', AUTH_TOKEN_CACHE_SIZE: '1234', CORS_CREDENTIALS: 'true', CORS_ORIGINS: 'https://shop.example',
     REDIS_URL: 'redis://default:redis-pa55@127.0.0.1:6379/0',

@@ -3,7 +3,7 @@
  * process, serving API instances over TCP with TLS 1.3 and mutual TLS (src/transport/tcp/server.ts).
  * Settings from the environment, as for `npm start` (README, "Operations").
  */
-import { effectiveConfig } from '../api/logging/effective-config.ts';
+import { effectiveConfig } from '../logging/effective-config.ts';
 import { loadMessageCatalog } from '../backend/copybooks/index.ts';
 import { loadConfig, processEnv } from '../config.ts';
 import { createLogger } from '../logger.ts';

@@ -1,8 +1,8 @@
-/** Where webhooks may go: the outbound-URL guard's policy from the WEBHOOK_* settings (https and public addresses by default). */
-import type { Config } from '../config.ts';
+/** Where webhooks may go: the outbound-URL guard's policy from the WEBHOOK_* settings (https, public addresses). */
 import { compilePolicy, type CompiledPolicy } from '../outbound/url-guard.ts';
+import type { WebhookSettings } from './settings.ts';
 
-export function webhookPolicy(webhooks: Config['webhooks']): CompiledPolicy {
+export function webhookPolicy(webhooks: WebhookSettings): CompiledPolicy {
   return compilePolicy({
     allowHttp: webhooks.allowHttp,
     allowedCidrs: webhooks.allowedCidrs,

@@ -20,13 +20,13 @@ import { Webhook } from 'standardwebhooks';
 import { roleOfCode, type Role } from '../auth/roles.ts';
 import type { MessageCatalog } from '../backend/copybooks/index.ts';
 import { segmentReader } from '../backend/message.ts';
-import type { Config } from '../config.ts';
 import { createGuardedClient, OutboundRefusedError } from '../outbound/url-guard.ts';
 import { startBackgroundLoop } from '../background-loop.ts';
 import { readEventItem, toCloudEvent } from '../resources/event.ts';
 import type { BackendClient } from '../client/backend-client.ts';
 import { systemCaller } from '../client/system-caller.ts';
 import { webhookPolicy } from './webhook-policy.ts';
+import type { WebhookSettings } from './settings.ts';
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
 const MAX_IN_FLIGHT = 64;
@@ -60,7 +60,7 @@ export interface WebhookDispatcherOptions {
   backend: BackendClient;
   catalog: MessageCatalog;
   log: Logger;
-  webhooks: Config['webhooks'];
+  webhooks: WebhookSettings;
   pollMs: number;
 }
 

@@ -6,11 +6,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { readSigningKey } from '../auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../auth/roles.ts';
-import type { Config } from '../config.ts';
 import { openProviderStore, providerStoreFile } from './adapter.ts';
 import { loadOrCreateCredentials } from './credentials.ts';
 import { createIdentityProvider, DEMO_SPA_CLIENT } from './provider.ts';
 import { identityRoutes } from './routes.ts';
+import type { IdentitySettings } from './settings.ts';
 
 export interface EmbeddedIdentity {
   /** `documentHeaders`: the security headers of every answer but JSON (src/api/protection/security-headers.ts). */
@@ -21,16 +21,14 @@ export interface EmbeddedIdentity {
 
 /** `docsRedirectUri`: where the docs page (/docs) takes its sign-in back, which the demo client must list. */
 export async function openEmbeddedIdentity(
-  config: Config, logger: Logger, docsRedirectUri: string,
+  config: { dataDir: string; auth: IdentitySettings }, logger: Logger, docsRedirectUri: string,
 ): Promise<EmbeddedIdentity> {
   const log = logger.child({ component: 'identity' });
   const { credentials, file, created } = loadOrCreateCredentials(config.dataDir);
   // Where the demo passwords are, never the passwords themselves.
-  if (created) {
-    log.warn({ file }, 'demo user passwords and client secrets generated; read them from this owner-only file');
-  } else {
-    log.info({ file }, 'demo user passwords and client secrets loaded');
-  }
+  const generated = 'demo user passwords and client secrets generated; read them from this owner-only file';
+  if (created) log.warn({ file }, generated);
+  else log.info({ file }, 'demo user passwords and client secrets loaded');
   const store = openProviderStore(providerStoreFile(config.dataDir));
   const provider = createIdentityProvider({
     adapter: (model) => store.adapterFor(model),

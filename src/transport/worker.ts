@@ -8,7 +8,7 @@
 import { Worker } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
 import type { StoreLocation } from '../backend/store/open.ts';
-import type { LogLevel } from '../config.ts';
+import type { LogLevel } from '../logging/settings.ts';
 import type { CobolProgramSettings } from './cobol-host.ts';
 import { CallNotStartedError, ping, TransportError, type Transport } from './transport.ts';
 

@@ -1,11 +1,13 @@
-/** The idempotency store the settings choose: Redis, shared by every API instance, when REDIS_URL is set; else SQLite under DATA_DIR. */
+/** The idempotency store: Redis, shared by every API instance, when REDIS_URL is set; else SQLite under DATA_DIR. */
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
-import type { Config } from '../../config.ts';
+import type { IdempotencySettings } from '../settings.ts';
 import { openRedisIdempotencyStore } from './redis-store.ts';
 import { openIdempotencyStore, type IdempotencyStore } from './store.ts';
 
-export function openConfiguredIdempotencyStore(config: Config, redis: Redis | null): IdempotencyStore {
+export function openConfiguredIdempotencyStore(
+  config: { dataDir: string; idempotency: IdempotencySettings }, redis: Redis | null,
+): IdempotencyStore {
   if (redis) return openRedisIdempotencyStore(redis, { ...config.idempotency, prefix: config.idempotency.redisPrefix });
   return openIdempotencyStore(join(config.dataDir, 'api.sqlite'), config.idempotency);
 }

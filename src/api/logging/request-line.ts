@@ -9,7 +9,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { pino, type Logger } from 'pino';
 import type { BackendCallFacts } from '../fastify-types.ts';
-import { scrub } from './redaction.ts';
+import { scrub } from '../../logging/redaction.ts';
 
 export interface RequestLine {
   method: string;

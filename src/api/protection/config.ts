@@ -1,10 +1,6 @@
-/**
- * The protection settings of the environment: CORS, rate limits, resource limits, TLS and mutual TLS.
- * Parsed by loadConfig (config.ts) and passed down like the rest; nothing here reads process.env.
- */
+/** The protection settings: CORS, rate limits, resource limits, TLS and mutual TLS. */
 import type { Role } from '../../auth/roles.ts';
-
-type Env = Record<string, string | undefined>;
+import { ConfigError, integer, isSet, parsed, read, section, text, type Env } from '../../settings/schema.ts';
 
 export type RateLimitClass = 'read' | 'write' | 'auth' | 'public';
 
@@ -64,120 +60,166 @@ export interface TlsConfig {
   } | null;
 }
 
-export class ProtectionConfigError extends Error {
-  readonly variable: string;
-  constructor(variable: string, reason: string) {
-    super(reason);
-    this.variable = variable;
-  }
-}
-
-function raw(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value === '' ? undefined : value;
-}
-
-function whole(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const value = raw(env, name);
-  if (value === undefined) return fallback;
-  if (!/^[0-9]+$/.test(value)) throw new ProtectionConfigError(name, `must be a whole number, got "${value}"`);
-  const n = Number(value);
-  if (n < min || n > max) throw new ProtectionConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  return n;
-}
-
-function fraction(env: Env, name: string, fallback: number): number {
-  const value = raw(env, name);
-  if (value === undefined) return fallback;
-  if (!/^(0(\.[0-9]+)?|1(\.0+)?)$/.test(value)) throw new ProtectionConfigError(name, `must be a number from 0 to 1, got "${value}"`);
-  return Number(value);
-}
-
-function bool(env: Env, name: string): boolean {
-  const value = raw(env, name);
-  if (value === undefined || value === 'false') return false;
-  if (value === 'true') return true;
-  throw new ProtectionConfigError(name, `must be true or false, got "${value}"`);
-}
-
 const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?$/;
+const REQUESTS = { min: 1, max: 1_000_000 };
 
-function origins(env: Env): string[] {
-  const value = raw(env, 'CORS_ORIGINS');
-  if (value === undefined) return [];
-  return value.split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
-    // Exact origins only: a wildcard or a path would widen or blur what is allowed.
-    if (!ORIGIN.test(o)) throw new ProtectionConfigError('CORS_ORIGINS', `must list origins like https://app.example.com, got "${o}"`);
-    return o.toLowerCase();
-  });
-}
+export const CORS_SETTINGS = section('CORS', {
+  CORS_ORIGINS: parsed({
+    allowed: 'origins, comma-separated', description: 'exact origins, comma-separated, e.g. https://app.example.com',
+    parse: (value, name) => value.split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
+      // Exact origins only: a wildcard or a path would widen or blur what is allowed.
+      if (!ORIGIN.test(o)) throw new ConfigError(name, `must list origins like https://app.example.com, got "${o}"`);
+      return o.toLowerCase();
+    }),
+  }),
+  CORS_CREDENTIALS: parsed({
+    default: 'false', allowed: 'true, false',
+    description: 'Access-Control-Allow-Credentials: true (cookies, client certificates)',
+    parse(value, name) {
+      if (value === 'true' || value === 'false') return value === 'true';
+      throw new ConfigError(name, `must be true or false, got "${value}"`);
+    },
+  }),
+  CORS_MAX_AGE_SECONDS: integer({
+    default: 600, min: 0, max: 86_400,
+    description: 'how long a browser may cache a preflight answer',
+  }),
+});
 
-function mutualClients(value: string): Map<string, MutualTlsClient> {
-  const clients = new Map<string, MutualTlsClient>();
-  for (const entry of value.split(',').map((e) => e.trim()).filter(Boolean)) {
-    const match = /^([^=\s]+)=([A-Za-z0-9._-]{1,64}):(agent|partner)$/.exec(entry);
-    if (!match) throw new ProtectionConfigError('MTLS_CLIENTS', `entries are certificate-name=client-id:agent|partner, got "${entry}"`);
-    clients.set(match[1]!, { subject: match[2]!, role: match[3] as MutualTlsClient['role'] });
-  }
-  return clients;
-}
+export const RATE_LIMIT_SETTINGS = section('Rate limits', {
+  RATE_LIMIT_MAX: integer({
+    default: 100, ...REQUESTS,
+    description: 'requests per window per principal (or address when anonymous)',
+  }),
+  RATE_LIMIT_READ_MAX: integer({ ...REQUESTS, description: 'default RATE_LIMIT_MAX' }),
+  RATE_LIMIT_WRITE_MAX: integer({ ...REQUESTS, description: 'default RATE_LIMIT_MAX' }),
+  RATE_LIMIT_AUTH_MAX: integer({ ...REQUESTS, description: 'default RATE_LIMIT_MAX' }),
+  RATE_LIMIT_PUBLIC_MAX: integer({ ...REQUESTS, description: 'default RATE_LIMIT_MAX' }),
+  RATE_LIMIT_ADDRESS_MAX: integer({
+    default: 1000, min: 1, max: 10_000_000,
+    description: 'requests per window from one address carrying credentials, before verification',
+  }),
+  RATE_LIMIT_WINDOW_SECONDS: integer({
+    default: 60, min: 1, max: 86_400,
+    description: 'the window the limits count in',
+  }),
+  REDIS_URL: parsed({
+    allowed: 'redis:// or rediss:// URL',
+    description: 'redis://127.0.0.1:6379: counters and idempotency records shared by instances',
+    parse(value, name) {
+      if (value && !/^rediss?:\/\/\S+$/.test(value)) throw new ConfigError(name, 'must be a redis:// or rediss:// URL');
+      return value || null;
+    },
+  }),
+  RATE_LIMIT_REDIS_PREFIX: text({
+    default: 'corebridge:ratelimit:', pattern: /^[A-Za-z0-9:._-]{1,100}$/, allowed: '1–100 of A–Z a–z 0–9 : . _ -',
+    invalid: 'must be 1–100 characters of A–Z a–z 0–9 : . _ -', description: 'prefix of the counters\' Redis keys',
+  }),
+});
+
+export const LIMIT_SETTINGS = section('Resource limits and overload', {
+  BODY_LIMIT_BYTES: integer({ default: 16_384, min: 256, max: 10_485_760, description: 'largest request body' }),
+  JSON_MAX_DEPTH: integer({ default: 10, min: 2, max: 1000, description: 'deepest nesting of a JSON body' }),
+  JSON_MAX_ARRAY_LENGTH: integer({ default: 100, min: 1, max: 1_000_000, description: 'longest array in a JSON body' }),
+  MAX_HEADER_BYTES: integer({ default: 16_384, min: 1024, max: 1_048_576, description: 'largest request head' }),
+  REQUEST_TIMEOUT_MS: integer({
+    default: 5000, min: 10, max: 600_000,
+    description: 'processing time before a request is answered 504',
+  }),
+  BACKEND_MAX_CONCURRENT: integer({
+    default: 64, min: 1, max: 100_000, description: 'back-end calls in flight at once; beyond, 503 with Retry-After',
+  }),
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: integer({ default: 1000, min: 0, max: 60_000, description: '0 = off' }),
+  OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: parsed({
+    default: '0', allowed: '0–1', description: '0 = off; 0–1',
+    parse(value, name) {
+      if (!/^(0(\.[0-9]+)?|1(\.0+)?)$/.test(value)) {
+        throw new ConfigError(name, `must be a number from 0 to 1, got "${value}"`);
+      }
+      return Number(value);
+    },
+  }),
+  OVERLOAD_MAX_HEAP_USED_MB: integer({ default: 0, min: 0, max: 1_048_576, description: '0 = off' }),
+  OVERLOAD_RETRY_AFTER_SECONDS: integer({
+    default: 5, min: 1, max: 3600,
+    description: 'Retry-After of an overload 503',
+  }),
+});
+
+export const TLS_SETTINGS = section('TLS', {
+  TLS_CERT_FILE: text({ allowed: 'PEM file', description: 'PEM certificate (chain): PORT serves HTTPS' }),
+  TLS_KEY_FILE: text({ allowed: 'PEM file', description: 'its private key' }),
+  MTLS_PORT: integer({ min: 0, max: 65535, description: 'a second HTTPS listener that requires client certificates' }),
+  MTLS_CA_FILE: text({ allowed: 'PEM file', description: 'the CA client certificates must chain to' }),
+  MTLS_CLIENTS: parsed({
+    allowed: 'name=client-id:agent|partner, comma-separated', description: 'certificate-name=client-id:role,…',
+    parse(value, name) {
+      const clients = new Map<string, MutualTlsClient>();
+      for (const entry of value.split(',').map((e) => e.trim()).filter(Boolean)) {
+        const match = /^([^=\s]+)=([A-Za-z0-9._-]{1,64}):(agent|partner)$/.exec(entry);
+        if (!match) throw new ConfigError(name, `entries are certificate-name=client-id:agent|partner, got "${entry}"`);
+        clients.set(match[1]!, { subject: match[2]!, role: match[3] as MutualTlsClient['role'] });
+      }
+      return clients;
+    },
+  }),
+});
 
 function tls(env: Env): TlsConfig | null {
-  const certFile = raw(env, 'TLS_CERT_FILE');
-  const keyFile = raw(env, 'TLS_KEY_FILE');
-  const mtlsPort = raw(env, 'MTLS_PORT');
-  if (!certFile !== !keyFile) throw new ProtectionConfigError(certFile ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE', 'must be set together with the other TLS file');
+  const certFile = read(env, TLS_SETTINGS, 'TLS_CERT_FILE');
+  const keyFile = read(env, TLS_SETTINGS, 'TLS_KEY_FILE');
+  const mutual = isSet(env, 'MTLS_PORT');
+  if (!certFile !== !keyFile) {
+    throw new ConfigError(certFile ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE', 'must be set together with the other TLS file');
+  }
   if (!certFile || !keyFile) {
-    if (mtlsPort) throw new ProtectionConfigError('MTLS_PORT', 'needs TLS_CERT_FILE and TLS_KEY_FILE');
+    if (mutual) throw new ConfigError('MTLS_PORT', 'needs TLS_CERT_FILE and TLS_KEY_FILE');
     return null;
   }
-  if (!mtlsPort) return { certFile, keyFile, mutual: null };
-  const caFile = raw(env, 'MTLS_CA_FILE');
-  if (!caFile) throw new ProtectionConfigError('MTLS_CA_FILE', 'is required with MTLS_PORT');
-  const clients = mutualClients(raw(env, 'MTLS_CLIENTS') ?? '');
-  if (clients.size === 0) throw new ProtectionConfigError('MTLS_CLIENTS', 'must name at least one client with MTLS_PORT');
-  return { certFile, keyFile, mutual: { port: whole(env, 'MTLS_PORT', 0, 0, 65535), caFile, clients } };
-}
-
-function redisPrefix(env: Env): string {
-  const value = raw(env, 'RATE_LIMIT_REDIS_PREFIX') ?? 'corebridge:ratelimit:';
-  if (!/^[A-Za-z0-9:._-]{1,100}$/.test(value)) throw new ProtectionConfigError('RATE_LIMIT_REDIS_PREFIX', 'must be 1–100 characters of A–Z a–z 0–9 : . _ -');
-  return value;
+  if (!mutual) return { certFile, keyFile, mutual: null };
+  const caFile = read(env, TLS_SETTINGS, 'MTLS_CA_FILE');
+  if (!caFile) throw new ConfigError('MTLS_CA_FILE', 'is required with MTLS_PORT');
+  const clients = read(env, TLS_SETTINGS, 'MTLS_CLIENTS');
+  if (clients.size === 0) throw new ConfigError('MTLS_CLIENTS', 'must name at least one client with MTLS_PORT');
+  return { certFile, keyFile, mutual: { port: read(env, TLS_SETTINGS, 'MTLS_PORT') ?? 0, caFile, clients } };
 }
 
 export function loadProtectionConfig(env: Env): ProtectionConfig {
-  const perClass = whole(env, 'RATE_LIMIT_MAX', 100, 1, 1_000_000);
-  const redisUrl = raw(env, 'REDIS_URL') ?? null;
-  if (redisUrl !== null && !/^rediss?:\/\/\S+$/.test(redisUrl)) throw new ProtectionConfigError('REDIS_URL', 'must be a redis:// or rediss:// URL');
+  const perClass = read(env, RATE_LIMIT_SETTINGS, 'RATE_LIMIT_MAX');
+  const redisUrl = read(env, RATE_LIMIT_SETTINGS, 'REDIS_URL');
+  type RateName = keyof typeof RATE_LIMIT_SETTINGS.settings & string;
+  type LimitName = keyof typeof LIMIT_SETTINGS.settings & string;
+  const rate = <K extends RateName>(name: K) => read(env, RATE_LIMIT_SETTINGS, name);
+  const limit = <K extends LimitName>(name: K) => read(env, LIMIT_SETTINGS, name);
   return {
     cors: {
-      origins: origins(env),
-      credentials: bool(env, 'CORS_CREDENTIALS'),
-      maxAgeSeconds: whole(env, 'CORS_MAX_AGE_SECONDS', 600, 0, 86_400),
+      origins: read(env, CORS_SETTINGS, 'CORS_ORIGINS'),
+      credentials: read(env, CORS_SETTINGS, 'CORS_CREDENTIALS'),
+      maxAgeSeconds: read(env, CORS_SETTINGS, 'CORS_MAX_AGE_SECONDS'),
     },
     rateLimit: {
-      windowSeconds: whole(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 86_400),
+      windowSeconds: rate('RATE_LIMIT_WINDOW_SECONDS'),
       perClass: {
-        read: whole(env, 'RATE_LIMIT_READ_MAX', perClass, 1, 1_000_000),
-        write: whole(env, 'RATE_LIMIT_WRITE_MAX', perClass, 1, 1_000_000),
-        auth: whole(env, 'RATE_LIMIT_AUTH_MAX', perClass, 1, 1_000_000),
-        public: whole(env, 'RATE_LIMIT_PUBLIC_MAX', perClass, 1, 1_000_000),
+        read: rate('RATE_LIMIT_READ_MAX') ?? perClass,
+        write: rate('RATE_LIMIT_WRITE_MAX') ?? perClass,
+        auth: rate('RATE_LIMIT_AUTH_MAX') ?? perClass,
+        public: rate('RATE_LIMIT_PUBLIC_MAX') ?? perClass,
       },
-      perAddress: whole(env, 'RATE_LIMIT_ADDRESS_MAX', 1000, 1, 10_000_000),
+      perAddress: rate('RATE_LIMIT_ADDRESS_MAX'),
       redisUrl,
-      redisPrefix: redisPrefix(env),
+      redisPrefix: rate('RATE_LIMIT_REDIS_PREFIX'),
     },
     limits: {
-      bodyBytes: whole(env, 'BODY_LIMIT_BYTES', 16_384, 256, 10_485_760),
-      jsonDepth: whole(env, 'JSON_MAX_DEPTH', 10, 2, 1000),
-      jsonArrayLength: whole(env, 'JSON_MAX_ARRAY_LENGTH', 100, 1, 1_000_000),
-      headerBytes: whole(env, 'MAX_HEADER_BYTES', 16_384, 1024, 1_048_576),
-      requestTimeoutMs: whole(env, 'REQUEST_TIMEOUT_MS', 5000, 10, 600_000),
-      backendConcurrency: whole(env, 'BACKEND_MAX_CONCURRENT', 64, 1, 100_000),
-      maxEventLoopDelayMs: whole(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 1000, 0, 60_000),
-      maxEventLoopUtilization: fraction(env, 'OVERLOAD_MAX_EVENT_LOOP_UTILIZATION', 0),
-      maxHeapUsedBytes: whole(env, 'OVERLOAD_MAX_HEAP_USED_MB', 0, 0, 1_048_576) * 1_048_576,
-      retryAfterSeconds: whole(env, 'OVERLOAD_RETRY_AFTER_SECONDS', 5, 1, 3600),
+      bodyBytes: limit('BODY_LIMIT_BYTES'),
+      jsonDepth: limit('JSON_MAX_DEPTH'),
+      jsonArrayLength: limit('JSON_MAX_ARRAY_LENGTH'),
+      headerBytes: limit('MAX_HEADER_BYTES'),
+      requestTimeoutMs: limit('REQUEST_TIMEOUT_MS'),
+      backendConcurrency: limit('BACKEND_MAX_CONCURRENT'),
+      maxEventLoopDelayMs: limit('OVERLOAD_MAX_EVENT_LOOP_DELAY_MS'),
+      maxEventLoopUtilization: limit('OVERLOAD_MAX_EVENT_LOOP_UTILIZATION'),
+      maxHeapUsedBytes: limit('OVERLOAD_MAX_HEAP_USED_MB') * 1_048_576,
+      retryAfterSeconds: limit('OVERLOAD_RETRY_AFTER_SECONDS'),
     },
     tls: tls(env),
   };

@@ -7,7 +7,7 @@ import { Type, type Static } from 'typebox';
 import type { MessageCatalog } from '../../backend/copybooks/index.ts';
 import { segmentReader } from '../../backend/message.ts';
 import { webhookPolicy } from '../../events/webhook-policy.ts';
-import type { Config } from '../../config.ts';
+import type { WebhookSettings } from '../../events/settings.ts';
 import { checkUrlResolved, type CompiledPolicy } from '../../outbound/url-guard.ts';
 import { ApiError } from '../../errors.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
@@ -45,7 +45,7 @@ async function assertEndpointAllowed(url: string, policy: CompiledPolicy): Promi
   });
 }
 
-export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDeps & { catalog: MessageCatalog; webhooks: Config['webhooks'] }): void {
+export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDeps & { catalog: MessageCatalog; webhooks: WebhookSettings }): void {
   const policy = webhookPolicy(webhooks);
   const tags = ['webhooks'];
 

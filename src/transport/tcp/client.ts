@@ -13,6 +13,7 @@ import { connect, type TLSSocket } from 'node:tls';
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { roundRobin } from '../../round-robin.ts';
+import { parseBackendUrl } from '../settings.ts';
 import { CallNotStartedError, ping, TransportError, TransportTimeoutError, type Transport } from '../transport.ts';
 import { encodeFrame, FRAME_KIND, onFrames } from './frames.ts';
 
@@ -59,14 +60,6 @@ interface Connection {
   inFlight(): number;
   ping(): Promise<boolean>;
   close(): Promise<void>;
-}
-
-export function parseBackendUrl(url: string): { host: string; port: number } {
-  const parsed = URL.canParse(url) ? new URL(url) : null;
-  if (!parsed || parsed.protocol !== 'tls:' || !parsed.hostname || !parsed.port || parsed.pathname !== '' || parsed.search || parsed.username) {
-    throw new Error(`"${url}" is not tls://host:port`);
-  }
-  return { host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(parsed.port) };
 }
 
 export interface TlsTransport extends Transport {

@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
-import { redactionOptions, scrub } from '../../../src/api/logging/redaction.ts';
+import { redactionOptions, scrub } from '../../../src/logging/redaction.ts';
 import { startApp } from '../../helpers/app.ts';
 
 test('no token, Authorization value or JWT appears in any log line of a run that issues and uses tokens', async (t) => {
@@ -87,7 +87,7 @@ test('authorization and validation failures are logged with request id and princ
 });
 
 test('the effective configuration is logged at startup with secrets masked', async () => {
-  const { effectiveConfig } = await import('../../../src/api/logging/effective-config.ts');
+  const { effectiveConfig } = await import('../../../src/logging/effective-config.ts');
   const { loadConfig } = await import('../../../src/config.ts');
   const config = loadConfig({ DATA_DIR: '/tmp/corebridge-config-test', REDIS_URL: 'redis://user:s3cr3t-pass@127.0.0.1:6379/0' });
   const shown = JSON.stringify(effectiveConfig(config));

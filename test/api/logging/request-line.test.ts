@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Writable } from 'node:stream';
 import { pino, type LoggerOptions } from 'pino';
-import { redactionOptions } from '../../../src/api/logging/redaction.ts';
+import { redactionOptions } from '../../../src/logging/redaction.ts';
 import { writeRequestLine, type RequestLine } from '../../../src/api/logging/request-line.ts';
 
 /** A logger as src/logger.ts makes one (redaction, base, a fixed time), writing into `lines`. */

@@ -1,21 +1,27 @@
 /**
- * Log hygiene: secrets never reach a log line, in the API layer or the back-end (they share the root
- * logger). Values under secret-named keys are replaced at any depth; anything that still looks like a bearer token,
- * a JWT, a PEM private key or a secret query parameter is scrubbed from every string as a backstop — also
- * inside error messages and stacks.
+ * Log hygiene for the root logger (API and back-end): values under secret-named keys are replaced at any depth;
+ * bearer tokens, JWTs, PEM private keys and secret query parameters are scrubbed from every string as a backstop.
  */
 import type { LoggerOptions } from 'pino';
 
 const CENSOR = '[redacted]';
 
 /** Keys whose values never reach a log line, at any depth (headers, bodies, error properties, config). */
-const SECRET_KEYS = /^(authorization|proxy-authorization|cookie|set-cookie|password|passwd|secret|client_secret|clientsecret|access_token|accesstoken|refresh_token|refreshtoken|id_token|idtoken|token|privatekey|private_key|key|assertion|client_assertion|code_verifier)$/i;
+const SECRET_KEYS = new RegExp(`^(${[
+  'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'password', 'passwd', 'secret', 'client_secret',
+  'clientsecret', 'access_token', 'accesstoken', 'refresh_token', 'refreshtoken', 'id_token', 'idtoken', 'token',
+  'privatekey', 'private_key', 'key', 'assertion', 'client_assertion', 'code_verifier',
+].join('|')})$`, 'i');
+const SECRET_PARAMETERS = [
+  'access_token', 'refresh_token', 'id_token', 'token', 'code', 'code_verifier', 'client_secret', 'password',
+  'assertion', 'client_assertion',
+].join('|');
 
 const PATTERNS: Array<[RegExp, string]> = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '[redacted-private-key]'],
   [/\beyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g, '[redacted-jwt]'],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]'],
-  [/([?&;](?:access_token|refresh_token|id_token|token|code|code_verifier|client_secret|password|assertion|client_assertion)=)[^&#\s"]*/gi, `$1${CENSOR}`],
+  [new RegExp(`([?&;](?:${SECRET_PARAMETERS})=)[^&#\\s"]*`, 'gi'), `$1${CENSOR}`],
 ];
 
 const SUSPECT = /eyJ|PRIVATE KEY|bearer|basic|=/i;

@@ -1,13 +1,7 @@
 /**
- * The configuration as it is in force, for the startup log: secrets masked, everything else shown.
- *
- * What is secret is decided by the value, not by a setting's name ("tokenCacheSize" and "cors.credentials" are
- * not secrets). The configuration holds key material, passwords and client secrets only by reference (file
- * paths: TLS keys, DATA_DIR's identity credentials), which are shown; the one secret it holds by value is the
- * user information of a URL (REDIS_URL, DATABASE_URL, BROKER_URL: redis://user:password@host), masked wherever
- * a URL appears.
+ * The configuration as it is in force, for the startup log: everything shown but the user information of URLs
+ * (REDIS_URL, DATABASE_URL, BROKER_URL), the one secret it holds by value; keys and passwords it names by file.
  */
-import type { Config } from '../../config.ts';
 
 /** scheme://userinfo@ — the authority ends at the first "/", "?" or "#", which userinfo may not hold (RFC 3986). */
 const URL_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)[^/?#\s]*@/i;
@@ -22,6 +16,7 @@ function mask(value: unknown): unknown {
   return value;
 }
 
-export function effectiveConfig(config: Config): Record<string, unknown> {
+/** Secret by value, not by a setting's name: "tokenCacheSize" and "cors.credentials" are shown. */
+export function effectiveConfig(config: object): Record<string, unknown> {
   return mask(config) as Record<string, unknown>;
 }

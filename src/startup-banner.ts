@@ -1,12 +1,13 @@
 /**
- * What the server says once it listens: where to open it (a URL a person can open, not the bound address
- * 0.0.0.0 or ::), the docs and the contract, how to get a token, where the demo credentials are, and the
- * metrics URL. In pretty logs a short block; in JSON one structured line (nothing but JSON on stdout).
+ * What the server says once it listens: a URL a person can open, the docs and contract, how to get a token,
+ * where the demo credentials are, the metrics URL. A short block in pretty logs; one structured line in JSON.
  */
-import { DEMO_IDENTITIES } from '../auth/roles.ts';
 import { resolve } from 'node:path';
-import { DEFAULT_DATA_DIR, DEFAULT_PORT, type Config } from '../config.ts';
-import { credentialsFile } from '../identity/credentials.ts';
+import { DEMO_IDENTITIES } from './auth/roles.ts';
+import { DEFAULT_DATA_DIR, DEFAULT_PORT, type Config } from './config.ts';
+import { credentialsFile } from './identity/credentials.ts';
+
+const DEMO_SUBJECTS = DEMO_IDENTITIES.map((i) => i.subject).join('|');
 
 /** A host a browser can open: the wildcard addresses become localhost; IPv6 literals get brackets. */
 export function openableHost(host: string): string {
@@ -42,14 +43,15 @@ function tokenSettings(config: Config): string {
 export function startupFacts(config: Config, ports: { api: number; metrics: number | null }): StartupFacts {
   const url = `${config.protection.tls ? 'https' : 'http'}://${openableHost(config.host)}:${ports.api}`;
   const embedded = !config.auth.external;
+  const metricsHost = config.metrics ? openableHost(config.metrics.host) : null;
   return {
     url,
     docs: `${url}/docs`,
     openapi: `${url}/openapi.json`,
-    tokenCommand: embedded ? `${tokenSettings(config)}npm run token -- <${DEMO_IDENTITIES.map((i) => i.subject).join('|')}>` : null,
+    tokenCommand: embedded ? `${tokenSettings(config)}npm run token -- <${DEMO_SUBJECTS}>` : null,
     credentialsFile: embedded ? credentialsFile(config.dataDir) : null,
     issuer: config.auth.issuer,
-    metrics: config.metrics && ports.metrics !== null ? `http://${openableHost(config.metrics.host)}:${ports.metrics}/metrics` : null,
+    metrics: metricsHost !== null && ports.metrics !== null ? `http://${metricsHost}:${ports.metrics}/metrics` : null,
     tracesEndpoint: config.tracing?.tracesEndpoint ?? null,
   };
 }

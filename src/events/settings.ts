@@ -1,0 +1,113 @@
+/** The event relay (BROKER_URL, EVENTS_*) and webhook delivery (WEBHOOK_*). */
+import { ConfigError, flag, integer, listItems, parsed, read, section, type Env } from '../settings/schema.ts';
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+export const EVENTS_SETTINGS = section('Events, webhooks, work run later', {
+  BROKER_URL: parsed({
+    allowed: 'amqp:// or amqps:// URL', description: 'RabbitMQ, amqp://user:password@host:5672',
+    parse(value, name) {
+      if (!value) return null;
+      if (!URL.canParse(value) || !/^amqps?:$/.test(new URL(value).protocol)) {
+        throw new ConfigError(name, 'must be an amqp:// or amqps:// URL (amqp://user:password@host:5672)');
+      }
+      return value;
+    },
+  }),
+  EVENTS_POLL_MS: integer({
+    default: 250, min: 10, max: 60_000,
+    description: 'how often an idle relay looks for new events',
+  }),
+  EVENTS_LEASE_SECONDS: integer({
+    default: 10, min: 1, max: 600,
+    description: 'how long a relay\'s lease lasts without a turn (then a standby takes over)',
+  }),
+});
+
+export const WEBHOOK_SETTINGS = section('Webhooks', {
+  WEBHOOK_RETRY_SCHEDULE: parsed({
+    default: '5s,5m,30m,2h,5h,10h,10h', allowed: 'durations (ms, s, m, h, d), comma-separated',
+    description: 'waits after each failed attempt; after the last one the delivery has failed',
+    /** `5s,5m,30m,2h` → milliseconds. */
+    parse: (value, name) => value.split(',').map((part) => {
+      const match = /^\s*([0-9]{1,6})(ms|s|m|h|d)\s*$/.exec(part);
+      if (!match) throw new ConfigError(name, `must be durations like 5s,5m,2h separated by commas, got "${part}"`);
+      return Number(match[1]) * DURATION_UNITS[match[2]!]!;
+    }),
+  }),
+  WEBHOOK_ALLOW_HTTP: flag({ default: false, description: 'plain http endpoints allowed (development)' }),
+  WEBHOOK_ALLOWED_CIDRS: parsed({
+    allowed: 'address ranges, comma-separated',
+    description: 'internal ranges endpoints may be in after all, e.g. 127.0.0.1/32 (development)',
+    parse(value, name) {
+      const cidrs = listItems(value);
+      for (const cidr of cidrs) {
+        if (!/^[0-9a-fA-F:.]+(\/[0-9]{1,3})?$/.test(cidr)) {
+          throw new ConfigError(name, `lists "${cidr}", which is not an address range`);
+        }
+      }
+      return cidrs;
+    },
+  }),
+  WEBHOOK_ALLOWED_PORTS: parsed({
+    allowed: 'ports, comma-separated',
+    description: 'ports endpoints may use; default 443, and 80 with WEBHOOK_ALLOW_HTTP',
+    parse(value, name) {
+      if (!value) return null;
+      return listItems(value).map((p) => {
+        if (!/^[0-9]{1,5}$/.test(p) || Number(p) < 1 || Number(p) > 65535) {
+          throw new ConfigError(name, `lists "${p}", which is not a port`);
+        }
+        return Number(p);
+      });
+    },
+  }),
+  WEBHOOK_CONCURRENCY_PER_ENDPOINT: integer({
+    default: 16, min: 1, max: 64, description: 'attempts in flight at once per subscription',
+  }),
+});
+
+/** The event relay (src/events/relay.ts). */
+export interface EventsSettings {
+  /** RabbitMQ (BROKER_URL, amqp://user:password@host:5672); null: no broker, the events feed only. */
+  brokerUrl: string | null;
+  /** How often an idle relay looks for new events (EVENTS_POLL_MS); a change made through this instance wakes it. */
+  pollMs: number;
+  /** How long a relay's lease lasts without a turn (EVENTS_LEASE_SECONDS); then a standby's relay takes over. */
+  leaseSeconds: number;
+}
+
+/** Webhook delivery (src/events/webhooks.ts). */
+export interface WebhookSettings {
+  /**
+   * Waits after each failed attempt, ms (WEBHOOK_RETRY_SCHEDULE, e.g. `5s,5m,30m`): after the last one the
+   * delivery has failed. Default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts over about 28 hours).
+   */
+  retryScheduleMs: readonly number[];
+  /** Plain http endpoints allowed (WEBHOOK_ALLOW_HTTP; development). */
+  allowHttp: boolean;
+  /** Internal ranges endpoints may be in after all (WEBHOOK_ALLOWED_CIDRS, e.g. 127.0.0.1/32; development). */
+  allowedCidrs: readonly string[];
+  /** Ports endpoints may use (WEBHOOK_ALLOWED_PORTS, comma-separated; default 443, and 80 with http). */
+  allowedPorts: readonly number[] | null;
+  /** Attempts in flight at once per subscription (WEBHOOK_CONCURRENCY_PER_ENDPOINT): a slow one stalls no other. */
+  concurrencyPerEndpoint: number;
+}
+
+export function loadEventsSettings(env: Env): EventsSettings {
+  return {
+    brokerUrl: read(env, EVENTS_SETTINGS, 'BROKER_URL'),
+    pollMs: read(env, EVENTS_SETTINGS, 'EVENTS_POLL_MS'),
+    leaseSeconds: read(env, EVENTS_SETTINGS, 'EVENTS_LEASE_SECONDS'),
+  };
+}
+
+export function loadWebhookSettings(env: Env): WebhookSettings {
+  return {
+    retryScheduleMs: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_RETRY_SCHEDULE'),
+    allowHttp: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOW_HTTP'),
+    allowedCidrs: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOWED_CIDRS'),
+    allowedPorts: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOWED_PORTS'),
+    concurrencyPerEndpoint: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_CONCURRENCY_PER_ENDPOINT'),
+  };
+}
