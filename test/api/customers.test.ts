@@ -36,7 +36,7 @@ test('POST /v1/customers registers: 201 with Location; 409 for a registered e-ma
   const res = await h.request({ method: 'POST', url: '/v1/customers', as: 'clerk', body });
   assert.equal(res.statusCode, 201);
   const c = res.json();
-  // an agent receives the internal fields too (src/api/authorization/fields.ts)
+  // an agent receives the internal fields too (src/resources/customer.ts)
   assertShape(Customer, c, ['customerId', 'name', 'email', 'phone', 'dateOfBirth', 'address', 'riskRating', 'monthlyIncome', 'orderCreditLimit', 'currency', 'createdAt', 'updatedAt']);
   assert.equal(c.customerId, '1004');
   assert.equal(c.name, body.name);

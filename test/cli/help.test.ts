@@ -18,7 +18,7 @@ const COMMANDS: Array<{ args: string[]; usage: RegExp }> = [
   { args: ['src/cli/seed.ts', '--help'], usage: /^usage: npm run seed/ },
   { args: ['src/cli/contract-check.ts', '--help'], usage: /^usage: npm run contract:check/ },
   { args: ['src/cli/contract-update.ts', '--help'], usage: /^usage: npm run contract:update/ },
-  { args: ['src/backend/copybooks/types.ts', '--help'], usage: /^usage: npm run records:types/ },
+  { args: ['src/cli/records-types.ts', '--help'], usage: /^usage: npm run records:types/ },
   { args: ['scripts/crash-test.ts', '--help'], usage: /^usage: npm run test:crash/ },
   { args: ['scripts/fault-test.ts', '--help'], usage: /^usage: npm run test:faults/ },
 ];

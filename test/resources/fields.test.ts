@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CUSTOMER_FIELDS } from '../../../src/resources/customer.ts';
-import { startApp } from '../../helpers/app.ts';
+import { CUSTOMER_FIELDS } from '../../src/resources/customer.ts';
+import { startApp } from '../helpers/app.ts';
 
 const INTERNAL = ['riskRating', 'monthlyIncome', 'orderCreditLimit', 'currency'];
 
@@ -47,12 +47,12 @@ test('OpenAPI marks the fields some roles do not receive', async (t) => {
 });
 
 test('every resource has one field list that covers exactly its response schema; partners get no balance, payment or loan fields', async () => {
-  const { projectFields } = await import('../../../src/resources/fields.ts');
-  const { Customer, CUSTOMER_FIELDS } = await import('../../../src/resources/customer.ts');
-  const { Order, ORDER_FIELDS } = await import('../../../src/resources/order.ts');
-  const { Balance, BALANCE_FIELDS } = await import('../../../src/resources/account.ts');
-  const { Payment, PAYMENT_FIELDS } = await import('../../../src/resources/payment.ts');
-  const { LoanDecision, LOAN_FIELDS } = await import('../../../src/resources/loan.ts');
+  const { projectFields } = await import('../../src/resources/fields.ts');
+  const { Customer, CUSTOMER_FIELDS } = await import('../../src/resources/customer.ts');
+  const { Order, ORDER_FIELDS } = await import('../../src/resources/order.ts');
+  const { Balance, BALANCE_FIELDS } = await import('../../src/resources/account.ts');
+  const { Payment, PAYMENT_FIELDS } = await import('../../src/resources/payment.ts');
+  const { LoanDecision, LOAN_FIELDS } = await import('../../src/resources/loan.ts');
   const schemas = { customer: Customer, order: Order, balance: Balance, payment: Payment, loan: LoanDecision };
   const RESOURCE_FIELDS = {
     customer: CUSTOMER_FIELDS, order: ORDER_FIELDS, balance: BALANCE_FIELDS, payment: PAYMENT_FIELDS, loan: LOAN_FIELDS,
