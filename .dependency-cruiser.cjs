@@ -8,7 +8,7 @@ const TRANSPORT = '^src/transport/';
 const BACKEND = '^src/backend/';
 const RECORDS = '^src/records/';
 const SHARED = '^src/(logger|iso-time|sqlite|background-loop|errors|owner-only-file|round-robin|http-methods)[.]ts$'
-  + '|^src/(logging|observability|tls|outbound|auth|pages)/';
+  + '|^src/(logging|settings|observability|tls|outbound|auth|pages)/';
 const above = (...layers) => layers.join('|');
 
 /** @type {import('dependency-cruiser').IConfiguration} */

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, ERROR_CODES } from '../../errors.ts';
 import { ERROR_HELP, errorCodeForSlug } from '../error-help.ts';
-import { escapeHtml, htmlPage, PAGE_CSP, STYLESHEET, STYLESHEET_PATH } from './page.ts';
+import { escapeHtml, htmlPage, PAGE_CSP, STYLESHEET, STYLESHEET_PATH } from '../../pages/page.ts';
 import { installScalarReference, type DocsSignIn } from './scalar.ts';
 
 const PUBLIC = { public: true } as const;
