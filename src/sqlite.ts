@@ -24,9 +24,8 @@ const ROW_PROTOTYPE = Object.create(null) as object;
 
 /**
  * Rows built from node:sqlite's arrays by a constructor made for the statement's columns. node:sqlite's own
- * row objects are in dictionary mode (V8): every read of a column was a hash lookup through a megamorphic
- * inline cache, and every row internalized its column names again. These rows share one hidden class per
- * statement: 3.9 µs → 1.8 µs to read an order row and six of its columns (bench/README.md).
+ * row objects are in dictionary mode (V8): every column read is a hash lookup through a megamorphic inline
+ * cache, and every row internalizes its column names again. These rows share one hidden class per statement.
  */
 function rowQuery(statement: StatementSync): RowQuery {
   statement.setReturnArrays(true);

@@ -24,8 +24,8 @@ export interface RouteAccess {
   /** Idempotency-Key handling. */
   idempotency?: 'required' | 'optional';
   /**
-   * A deprecated operation (README, "Versioning"): marked in the contract, and every answer carries
-   * Deprecation (RFC 9745), Sunset (RFC 8594) and a Link to what replaces it.
+   * A deprecated operation (docs/api.md, "Versioning and deprecation"): marked in the contract, and every
+   * answer carries Deprecation (RFC 9745), Sunset (RFC 8594) and a Link to what replaces it.
    */
   deprecated?: { since: string; sunset?: string; link?: string };
 }

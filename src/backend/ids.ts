@@ -1,14 +1,14 @@
 /**
  * Identifiers of new business objects and events, ordered by creation time as UUIDv7 (RFC 9562) is: each
  * index insert then lands on the right edge of its B-tree, next to the one before. Random ids put every
- * insert on a page of its own, so a group commit wrote a 4 KiB page per id and index; see
- * bench/README.md. Ids are not secrets: the object-level checks guard every read.
+ * insert on a page of its own, so a group commit would write a page per id and index. Ids are not secrets:
+ * the object-level checks guard every read.
  */
 import { randomFillSync } from 'node:crypto';
 
 export type IdPrefix = 'ORD' | 'PAY' | 'LN' | 'WHS' | 'WHD' | 'OP';
 
-// One system call for many ids: a call per id cost 2–8 µs of the worker's profile per payment.
+// One system call for many ids: a call per id shows in the worker's profile of every payment.
 const pool = Buffer.alloc(4096);
 let poolAt = pool.length;
 function randomBytes(count: number): Buffer {

@@ -1,7 +1,7 @@
 /**
  * `corebridge backend serve` (`npm run backend`): the back-end programs and their store as their own
  * process, serving API instances over TCP with TLS 1.3 and mutual TLS (src/transport/tcp/server.ts).
- * Settings from the environment, as for `npm start` (README, "Operations").
+ * Settings from the environment, as for `npm start` (docs/operations.md, "The back-end as its own service").
  */
 import { effectiveConfig } from '../logging/effective-config.ts';
 import { loadMessageCatalog } from '../backend/copybooks/index.ts';

@@ -1,7 +1,7 @@
 /**
  * `corebridge certs`: the development PKI for the mutual TLS between API instances and back-end services,
  * under DATA_DIR/certs (owner-only). `--issue NAME --usage client|server` adds a certificate from the same
- * CA (another API identity, or a renewal). Production uses the organisation's PKI (README, "Operations").
+ * CA (another API identity, or a renewal). Production uses the organisation's PKI (docs/operations.md).
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 /**
  * A development PKI for the mutual TLS between API instances and back-end services: one CA, a server
  * certificate for the back-end, a client certificate for the API (`npm run certs`). Tests make theirs the
- * same way, at run time. Production uses the organisation's own PKI (README, "Operations").
+ * same way, at run time. Production uses the organisation's own PKI (docs/operations.md).
  */
 import 'reflect-metadata'; // @peculiar/x509 resolves its parts through tsyringe, which needs it loaded first
 import { createPrivateKey, KeyObject, webcrypto } from 'node:crypto';

@@ -6,8 +6,8 @@ export function inProcessTransport(backend: Backend): Transport {
   let closed = false;
   /**
    * Calls sent and not answered yet: close() answers them first. A count, not a set of the calls: a Set
-   * rebuilt its table as it grew and shrank with the calls of every turn, garbage that outlived young
-   * collections (bench/README.md).
+   * rebuilds its table as it grows and shrinks with the calls of every turn, garbage that outlives young
+   * collections.
    */
   let inFlight = 0;
   let drained: (() => void) | null = null;

@@ -1,6 +1,7 @@
 /**
- * Deprecating an operation (README, "Versioning"): its route-table entry says since when, until when and what
- * replaces it; the contract marks it deprecated, and every answer carries Deprecation, Sunset and Link.
+ * Deprecating an operation (docs/api.md, "Versioning and deprecation"): its route-table entry says since when,
+ * until when and what replaces it; the contract marks it deprecated, and every answer carries Deprecation,
+ * Sunset and Link.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

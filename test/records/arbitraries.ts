@@ -2,7 +2,7 @@
  * fast-check arbitraries for the record codec's property tests: random copybooks (real copybook text, fixed
  * format with sequence numbers, comments and continued literals, or free format), valid JSON values derived
  * from a compiled layout's `root`, other spellings and omissions of them, invalid values at a chosen field,
- * and corrupted record bytes. Expectations here are written from the copybook rules and the README,
+ * and corrupted record bytes. Expectations here are written from the copybook rules and docs/records.md,
  * not read back from the codec, so that a property can disagree with it.
  */
 import fc from 'fast-check';

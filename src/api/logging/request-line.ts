@@ -1,10 +1,10 @@
 /**
  * The request's log line, written as pino would write it but serialized here: its fields are known, so
  * the line is one string concatenation instead of pino's generic walk (a formatter copy for redaction, a
- * stringify per value, a safe-stringify of the nested `backend`). That walk was about 5 µs of every GET in
- * the profile (bench/README.md). The output is the same JSON line, the same
- * redaction (`scrub` on every string), on the same stream; a logger this cannot serve the same way
- * (a mixin, a stream-write hook, a stream that wants pino's metadata) gets the object through pino.
+ * stringify per value, a safe-stringify of the nested `backend`), a walk that shows in every request's
+ * profile. The output is the same JSON line, the same redaction (`scrub` on every string), on the same
+ * stream; a logger this cannot serve the same way (a mixin, a stream-write hook, a stream that wants pino's
+ * metadata) gets the object through pino.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { pino, type Logger } from 'pino';
@@ -71,7 +71,7 @@ function num(value: number): string {
 
 /**
  * A duration rounded to hundredths, as `num` writes it, from integers: V8 formats a fractional double through
- * its shortest-representation search (~0.5 µs), a small integer from a cache.
+ * its shortest-representation search, a small integer from a cache.
  */
 function hundredths(value: number): string {
   const h = Math.round(value * 100);

@@ -1,10 +1,9 @@
 /**
  * The responses of one event-loop turn are written together, at the turn's end (setImmediate runs after the
- * turn's I/O callbacks). Written one by one, between the requests of the turn, each response woke a reader
+ * turn's I/O callbacks). Written one by one, between the requests of the turn, each response would wake a reader
  * that had gone back to sleep: on one host (a proxy, a sidecar, a load generator on loopback) that wake-up
- * runs in the writing thread's system call, and in `perf` it was 18% of the server's core (CPU 0) under GET load
- * (2% written per turn). Written back to back, they find the reader mostly awake, and its next requests
- * arrive together. A turn with one request waits for nothing but the turn's end. bench/README.md has the figures.
+ * runs in the writing thread's system call. Written back to back, they find the reader mostly awake, and its
+ * next requests arrive together. A turn with one request waits for nothing but the turn's end.
  */
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
 

@@ -40,7 +40,7 @@ export interface SecurityHeaders {
   /**
    * helmet's headers that only a document a browser displays or navigates through acts on (opener and
    * referrer policy, DNS prefetching, origin-keyed agents, old IE and Flash switches): on every answer but
-   * JSON. A JSON answer does not pay for seven headers it has no use for (bench/README.md).
+   * JSON. A JSON answer does not pay for seven headers it has no use for.
    */
   documents: Record<string, string>;
 }
