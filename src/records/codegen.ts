@@ -4,9 +4,13 @@
  * nothing until an error: loops re-anchor the relative path of an error thrown inside an element.
  */
 import { RecordDecodeError, RecordEncodeError } from './errors.ts';
-import { getBinary, getPacked, getPackedNumber, getText, getTextLatin1, getZoned, getZonedTrailing, putBinary, putPacked, putText, putTextOnSpaces, putZoned } from './fields.ts';
+import { getBinary, putBinary } from './encodings/binary.ts';
+import { getPacked, getPackedNumber, putPacked } from './encodings/packed.ts';
+import { getText, getTextLatin1, putText, putTextOnSpaces } from './encodings/text.ts';
+import { getZoned, getZonedTrailing, putZoned } from './encodings/zoned.ts';
 import { jsonNameOf, viewsOf, type BuiltLayout, type Node } from './layout.ts';
-import { fieldSpec, literalJson, putField, type FieldSpec } from './specs.ts';
+import { fieldSpec, type FieldSpec } from './specs.ts';
+import { literalJson } from './template.ts';
 import { scaledInteger, typeName } from './decimal.ts';
 import type { PlatformProfile } from './types.ts';
 

@@ -13,7 +13,7 @@ import { parseEntries } from './parser.ts';
 import { resolveProfile } from './profiles.ts';
 import { schemaOf, type JsonSchema } from './schema.ts';
 import { detectFormat, tokenize } from './source.ts';
-import { buildTemplate } from './specs.ts';
+import { buildTemplate } from './template.ts';
 import type { CompileOptions, ConditionName, LayoutItem, RecordLayout } from './types.ts';
 
 export * from './types.ts';

@@ -2,7 +2,8 @@
 import { pictureMax } from './decimal.ts';
 import type { Node } from './layout.ts';
 import type { Literal } from './parser.ts';
-import { decodesAsString, literalJson } from './specs.ts';
+import { decodesAsString } from './specs.ts';
+import { literalJson } from './template.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
