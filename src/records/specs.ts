@@ -21,7 +21,9 @@ export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
     const justifiedRight = n.entry.justifiedRight === true;
     return { type: 'text', spec: { length: n.length, table, justifiedRight, alphabetic: n.kind === 'alphabetic' } };
   }
-  const base = { digits: pic.digits, scale: pic.scale, signed: pic.signed, asString: decodesAsString(n), picture: pic.normalized };
+  const base = {
+    digits: pic.digits, scale: pic.scale, signed: pic.signed, asString: decodesAsString(n), picture: pic.normalized,
+  };
   if (n.usage === 'display') {
     return {
       type: 'zoned',

@@ -15,8 +15,10 @@ function literalFail(n: Node, reason: string): never {
 /** Fills bytes for a figurative constant or a literal in an alphanumeric area (group or elementary). */
 function fillText(buf: Buffer, off: number, length: number, lit: Literal, table: CharTable, n: Node): void {
   if (lit.kind === 'figurative') {
-    const figurative = { ZERO: table.zero, SPACE: table.space, 'HIGH-VALUE': 0xff, 'LOW-VALUE': 0x00, QUOTE: table.encode[34]! };
-    buf.fill(figurative[lit.name], off, off + length);
+    const byteOf = {
+      ZERO: table.zero, SPACE: table.space, 'HIGH-VALUE': 0xff, 'LOW-VALUE': 0x00, QUOTE: table.encode[34]!,
+    };
+    buf.fill(byteOf[lit.name], off, off + length);
     return;
   }
   if (lit.kind === 'number') literalFail(n, 'a numeric literal cannot initialise an alphanumeric item');
@@ -117,7 +119,9 @@ function initElementary(buf: Buffer, off: number, n: Node, profile: PlatformProf
   let value: string | number = 0;
   if (lit !== undefined) {
     if (lit.kind === 'number') value = lit.text;
-    else if (!(lit.kind === 'figurative' && lit.name === 'ZERO')) literalFail(n, 'a numeric item needs a numeric literal or ZERO');
+    else if (!(lit.kind === 'figurative' && lit.name === 'ZERO')) {
+      literalFail(n, 'a numeric item needs a numeric literal or ZERO');
+    }
   }
   try {
     putField(buf, off, f, value, '');

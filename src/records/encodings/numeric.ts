@@ -16,11 +16,13 @@ export interface NumberSpec {
 export function checkedScaled(s: NumberSpec, v: unknown, path: string): number | bigint {
   const n = scaledInteger(v, s.scale, path);
   if (!s.signed && n < 0) {
-    throw new RecordEncodeError(path, `negative value ${String(v)} into an unsigned field (PIC ${s.picture})`, range(s));
+    const reason = `negative value ${String(v)} into an unsigned field (PIC ${s.picture})`;
+    throw new RecordEncodeError(path, reason, range(s));
   }
   if (!fitsDigits(n, s.digits)) {
     const most = `${s.signed ? '±' : ''}${pictureMax(s.digits, s.scale)}`;
-    throw new RecordEncodeError(path, `${String(v)} has too many digits for PIC ${s.picture} (at most ${most})`, range(s));
+    const reason = `${String(v)} has too many digits for PIC ${s.picture} (at most ${most})`;
+    throw new RecordEncodeError(path, reason, range(s));
   }
   return n;
 }

@@ -55,7 +55,9 @@ function packedNegative(b: Buffer, off: number, last: number, s: PackedSpec, fie
 }
 
 function packedDigit(nibble: number, at: number, field: string): number {
-  if (nibble > 9) throw new RecordDecodeError(at, field, `invalid digit nibble ${nibble.toString(16)} in packed decimal`);
+  if (nibble > 9) {
+    throw new RecordDecodeError(at, field, `invalid digit nibble ${nibble.toString(16)} in packed decimal`);
+  }
   return nibble;
 }
 

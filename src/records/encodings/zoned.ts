@@ -165,8 +165,9 @@ export function getZonedTrailing(b: Buffer, off: number, s: ZonedSpec, field: st
   if (d < 0 || d > 9) {
     const p = s.signed ? s.punchOf[b[last]!]! : -1;
     if (p < 0) {
-      const what = s.signed ? 'signed digit' : 'digit';
-      throw new RecordDecodeError(last, field, `invalid ${what} 0x${hex(b[last])}${s.signed ? '' : ' in a zoned decimal'}`);
+      const byte = hex(b[last]);
+      const reason = s.signed ? `invalid signed digit 0x${byte}` : `invalid digit 0x${byte} in a zoned decimal`;
+      throw new RecordDecodeError(last, field, reason);
     }
     d = p % 10;
     num = num * 10 + d;
