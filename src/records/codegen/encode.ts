@@ -184,11 +184,11 @@ function encodeTable(c: EncodeCtx, n: Node, value: string, at: Offset, path: str
 export function encodeBody(g: Generator, built: BuiltLayout, template: Buffer): Code {
   const { root, odo, maxLength } = built;
   const code: Code = [
-    ...throwIf('!isObject(json)', encodeError("''", text('expected a JSON object, got ', js('typeName(json)')))),
+    ...throwIf('!isObject(json)', encodeError(lit(''), text('expected a JSON object, got ', typeOf('json')))),
     `const buf = Buffer.allocUnsafe(${maxLength});`,
     'T.copy(buf, 0);',
-    'let odoCount = -1;',
-    'let counterJson;',
+    // the table's length and its counter's value, when given, for the count written after the members
+    ...(odo ? ['let odoCount = -1;', 'let counterJson;'] : []),
     ...encodeMembers({ g, odo, template }, root, 'json', RECORD_START, 0, ''),
   ];
   if (!odo) return [...code, 'return buf;'];
