@@ -1,10 +1,13 @@
 /** `corebridge copybook inspect|types|encode|decode`. */
-import { layoutTypeScript } from '../records/typescript.ts';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { compileCopybook, layoutItems, type CompileOptions, type CompiledLayout, type LayoutItem } from '../records/index.ts';
+import {
+  compileCopybook, layoutItems, type CompileOptions, type CompiledLayout, type LayoutItem,
+} from '../records/index.ts';
+import { layoutTypeScript } from '../records/typescript.ts';
 import { UsageError, type Io } from './usage.ts';
 
+// help lines are printed as written, so some run past 120 characters
 export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profile (default zos: EBCDIC cp1140, binary 2/4/8 bytes)
   --encoding ascii|latin1|cp037|cp1140
   --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
@@ -14,6 +17,7 @@ export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profil
 `;
 
 export const COPYBOOK_USAGE = `usage: corebridge copybook inspect FILE.cpy [--json | --json-schema]   fields: JSON path, COBOL name, offset, length, usage/picture
+       corebridge copybook inspect FILE.cpy --codegen                 the generated encoder and decoder (JavaScript)
        corebridge copybook types   FILE.cpy                            TypeScript interface of the record's JSON form
        corebridge copybook encode  FILE.cpy [--binary]                 JSON on stdin → record (lowercase hex, or raw with --binary)
        corebridge copybook decode  FILE.cpy [--binary]                 record (hex, or raw with --binary) on stdin → JSON
@@ -33,17 +37,20 @@ const OPTIONS = {
   binary: { type: 'boolean' },
   json: { type: 'boolean' },
   'json-schema': { type: 'boolean' },
+  codegen: { type: 'boolean' },
 } as const;
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
   if (value === undefined) return undefined;
-  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+  }
   return value as T;
 }
 
 async function readStdin(stream: NodeJS.ReadableStream): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk));
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks);
 }
 
@@ -57,7 +64,8 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   const { values, positionals } = parsed;
   const [action, file, ...extra] = positionals;
   if (action !== 'inspect' && action !== 'types' && action !== 'encode' && action !== 'decode') {
-    throw new UsageError(`copybook needs inspect, types, encode or decode${action ? ` (got "${action}")` : ''}\n\n${COPYBOOK_USAGE}`);
+    const got = action ? ` (got "${action}")` : '';
+    throw new UsageError(`copybook needs inspect, types, encode or decode${got}\n\n${COPYBOOK_USAGE}`);
   }
   if (file === undefined) throw new UsageError(`copybook ${action} needs a copybook file\n\n${COPYBOOK_USAGE}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
@@ -88,14 +96,20 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   try {
     source = await readFile(file, 'utf8');
   } catch (e) {
-    throw new UsageError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`, 1);
+    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
+    throw new UsageError(`cannot read ${file}: ${reason}`, 1);
   }
   const layout = compileCopybook(source, options);
 
   if (action === 'inspect') {
     if (values.json && values['json-schema']) throw new UsageError('choose one of --json and --json-schema');
-    if (values['json-schema']) io.stdout.write(`${JSON.stringify(layout.jsonSchema({ annotate: true }), null, 2)}\n`);
-    else if (values.json) io.stdout.write(`${JSON.stringify(layoutJson(layout), null, 2)}\n`);
+    if (values.codegen && (values.json || values['json-schema'])) {
+      throw new UsageError('choose one of --codegen, --json and --json-schema');
+    }
+    const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+    if (values.codegen) io.stdout.write(layout.codecSource());
+    else if (values['json-schema']) io.stdout.write(json(layout.jsonSchema({ annotate: true })));
+    else if (values.json) io.stdout.write(json(layoutJson(layout)));
     else io.stdout.write(inspectTable(layout));
     return 0;
   }
@@ -124,7 +138,8 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
     const hex = input.toString('latin1').replace(/\s+/g, '');
     if (!/^([0-9a-fA-F]{2})*$/.test(hex)) {
       const bad = hex.search(/[^0-9a-fA-F]/);
-      throw new UsageError(bad >= 0 ? `stdin is not hex: "${hex[bad]}" at character ${bad}` : 'stdin is not hex: odd number of digits', 1);
+      const reason = bad >= 0 ? `"${hex[bad]}" at character ${bad}` : 'odd number of digits';
+      throw new UsageError(`stdin is not hex: ${reason}`, 1);
     }
     bytes = Buffer.from(hex, 'hex');
   }
@@ -133,7 +148,8 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
 }
 
 function layoutJson(layout: CompiledLayout) {
-  return { name: layout.name, profile: layout.profile, minLength: layout.minLength, maxLength: layout.maxLength, root: layout.root };
+  const { name, profile, minLength, maxLength, root } = layout;
+  return { name, profile, minLength, maxLength, root };
 }
 
 function usageText(item: LayoutItem): string {
@@ -162,10 +178,18 @@ export function inspectTable(layout: CompiledLayout): string {
     for (const c of item.children ?? []) depth.set(c, d + 1);
     const notes: string[] = [];
     if (item.redefines) notes.push(`REDEFINES ${item.redefines}`);
-    if (item.viewChoice) notes.push(`view chosen by ${item.viewChoice.discriminator}: ${Object.entries(item.viewChoice.views).map(([v, view]) => `'${v}' ${view}`).join(', ')}`);
+    if (item.viewChoice) {
+      const views = Object.entries(item.viewChoice.views).map(([v, view]) => `'${v}' ${view}`).join(', ');
+      notes.push(`view chosen by ${item.viewChoice.discriminator}: ${views}`);
+    }
     if (item.encodeKey !== undefined) notes.push(`view not shown; encode takes "${item.encodeKey}" alone`);
-    else if (item.jsonPath === null && item.cobolName !== 'FILLER' && !item.viewChoice) notes.push(item.redefines ? 'view not selected' : 'not in JSON');
-    if (item.value !== undefined) notes.push(`VALUE ${typeof item.value === 'string' && !/^[A-Z-]+$/.test(item.value) ? `'${item.value}'` : item.value}`);
+    else if (item.jsonPath === null && item.cobolName !== 'FILLER' && !item.viewChoice) {
+      notes.push(item.redefines ? 'view not selected' : 'not in JSON');
+    }
+    if (item.value !== undefined) {
+      const quoted = typeof item.value === 'string' && !/^[A-Z-]+$/.test(item.value);
+      notes.push(`VALUE ${quoted ? `'${item.value}'` : item.value}`);
+    }
     if (item.justifiedRight) notes.push('JUSTIFIED RIGHT');
     if (item.blankWhenZero) notes.push('BLANK WHEN ZERO');
     for (const c of item.conditions ?? []) notes.push(`88 ${c.name}`);
@@ -182,9 +206,11 @@ export function inspectTable(layout: CompiledLayout): string {
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
-  const length = layout.minLength === layout.maxLength ? `${layout.maxLength} bytes` : `${layout.minLength} to ${layout.maxLength} bytes`;
+  const { minLength, maxLength } = layout;
+  const length = minLength === maxLength ? `${maxLength} bytes` : `${minLength} to ${maxLength} bytes`;
   const p = layout.profile;
-  return `${layout.name}: ${length}; ${p.charset}, ${p.zonedSign} zoned signs, ${p.binarySizes} binary sizes, COMP-5 ${p.comp5ByteOrder}-endian\n\n` +
-    `${line(header)}\n${rows.map(line).join('\n')}\n`;
+  const comp5 = `COMP-5 ${p.comp5ByteOrder}-endian`;
+  const profile = `${p.charset}, ${p.zonedSign} zoned signs, ${p.binarySizes} binary sizes, ${comp5}`;
+  return `${layout.name}: ${length}; ${profile}\n\n${line(header)}\n${rows.map(line).join('\n')}\n`;
 }
 

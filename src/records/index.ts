@@ -1,23 +1,21 @@
 /**
- * Record translation layer: COBOL copybooks compiled into JSON ⇄ fixed-record codecs.
- *
- * ```ts
- * const layout = compileCopybook(text, { profile: 'zos' });
- * const bytes = layout.encode({ ordQty: 3 });
- * const json = layout.decode(bytes);
- * ```
+ * Record translation layer: COBOL copybooks compiled into JSON ⇄ fixed-record codecs
+ * (`compileCopybook(text, { profile: 'zos' })`, then `layout.encode(json)` and `layout.decode(bytes)`).
  */
-import { compileCodec } from './codegen.ts';
+import { compileCodec } from './codegen/compile.ts';
 import { buildLayout, type Node } from './layout.ts';
 import { parseEntries } from './parser.ts';
 import { resolveProfile } from './profiles.ts';
 import { schemaOf, type JsonSchema } from './schema.ts';
 import { detectFormat, tokenize } from './source.ts';
-import { buildTemplate } from './specs.ts';
+import { buildTemplate } from './template.ts';
 import type { CompileOptions, ConditionName, LayoutItem, RecordLayout } from './types.ts';
 
 export * from './types.ts';
-export { CopybookError, MappingError, RecordDecodeError, RecordEncodeError, RecordError, type EncodeLimit, type RecordErrorCode } from './errors.ts';
+export {
+  CopybookError, MappingError, RecordDecodeError, RecordEncodeError, RecordError,
+  type EncodeLimit, type RecordErrorCode,
+} from './errors.ts';
 export { PROFILES } from './profiles.ts';
 export { numberToPlainString, scaledInteger } from './decimal.ts';
 export type { JsonSchema } from './schema.ts';
@@ -25,6 +23,8 @@ export type { JsonSchema } from './schema.ts';
 export interface CompiledLayout extends RecordLayout {
   /** JSON Schema of the JSON side (decode output, encode input). */
   jsonSchema(options?: { annotate?: boolean }): JsonSchema;
+  /** The JavaScript of the generated encoder and decoder, for reading (`corebridge copybook inspect --codegen`). */
+  codecSource(): string;
 }
 
 const layoutNodes = new WeakMap<RecordLayout, Node>();
@@ -35,9 +35,13 @@ export function compileCopybook(source: string, options: CompileOptions & { reco
   const profile = resolveProfile(options);
   const format = options.format === undefined || options.format === 'auto' ? detectFormat(source) : options.format;
   const entries = parseEntries(tokenize(source, format, fileName), fileName);
-  const built = buildLayout(entries, { fileName, profile, ...(options.record ? { record: options.record } : {}), ...(options.mapping ? { mapping: options.mapping } : {}) });
+  const built = buildLayout(entries, {
+    fileName, profile,
+    ...(options.record ? { record: options.record } : {}),
+    ...(options.mapping ? { mapping: options.mapping } : {}),
+  });
   const template = buildTemplate(built.root, built.maxLength, profile, fileName);
-  const { encode, decode } = compileCodec(built, template, profile);
+  const { encode, decode, source: codecSource } = compileCodec(built, template, profile);
   const root = toItem(built.root);
   const layout: CompiledLayout = {
     name: built.root.name,
@@ -48,6 +52,7 @@ export function compileCopybook(source: string, options: CompileOptions & { reco
     encode,
     decode,
     jsonSchema: (opts) => schemaOf(built.root, opts?.annotate === true),
+    codecSource: () => codecSource,
   };
   layoutNodes.set(layout, built.root);
   return layout;
@@ -77,7 +82,9 @@ function literalText(n: Node): string | number | undefined {
   const lit = n.entry.value;
   if (lit === undefined) return undefined;
   if (lit.kind === 'figurative') return lit.name;
-  if (lit.kind === 'number') return Number.isSafeInteger(Number(lit.text)) && !lit.text.includes('.') ? Number(lit.text) : lit.text;
+  if (lit.kind === 'number') {
+    return Number.isSafeInteger(Number(lit.text)) && !lit.text.includes('.') ? Number(lit.text) : lit.text;
+  }
   if (lit.kind === 'hex') return `X'${lit.text}'`;
   return lit.text;
 }
@@ -107,7 +114,10 @@ function toItem(n: Node): LayoutItem {
   if (n.occurs) item.occurs = { ...n.occurs };
   if (n.redefines) item.redefines = n.redefines.name;
   if (n.altKey !== undefined) item.encodeKey = n.altKey;
-  if (n.choice) item.viewChoice = { discriminator: n.choice.discriminator.name, views: Object.fromEntries([...n.choice.byValue].map(([value, view]) => [value, view.name])) };
+  if (n.choice) {
+    const views = Object.fromEntries([...n.choice.byValue].map(([value, view]) => [value, view.name]));
+    item.viewChoice = { discriminator: n.choice.discriminator.name, views };
+  }
   if (n.entry.justifiedRight) item.justifiedRight = true;
   if (n.entry.blankWhenZero) item.blankWhenZero = true;
   const value = literalText(n);
@@ -120,7 +130,8 @@ function toItem(n: Node): LayoutItem {
 function toCondition(e: Node['entry']): ConditionName {
   const values: Array<string | number> = [];
   const ranges: Array<{ from: string | number; to: string | number }> = [];
-  const text = (l: NonNullable<Node['entry']['value']>) => (l.kind === 'figurative' ? l.name : l.kind === 'number' ? Number(l.text) : l.text);
+  const text = (l: NonNullable<Node['entry']['value']>) =>
+    (l.kind === 'figurative' ? l.name : l.kind === 'number' ? Number(l.text) : l.text);
   for (const v of e.conditionValues ?? []) {
     if (v.to) ranges.push({ from: text(v.from), to: text(v.to) });
     else values.push(text(v.from));

@@ -2,7 +2,8 @@
 import { pictureMax } from './decimal.ts';
 import type { Node } from './layout.ts';
 import type { Literal } from './parser.ts';
-import { decodesAsString, literalJson } from './specs.ts';
+import { decodesAsString } from './specs.ts';
+import { literalJson } from './template.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -28,7 +29,8 @@ function elementarySchema(n: Node, annotate: boolean): JsonSchema {
     // an 8-byte COMP-5 holds 19 digits signed, 20 unsigned, whatever its picture says
     const digits = n.usage === 'comp-5' ? (pic.signed ? 19 : 20) : pic.digits;
     const intDigits = digits - pic.scale;
-    schema.pattern = `^${pic.signed ? '-?' : ''}\\d{1,${Math.max(intDigits, 1)}}${pic.scale > 0 ? `(\\.\\d{1,${pic.scale}})?` : ''}$`;
+    const fraction = pic.scale > 0 ? `(\\.\\d{1,${pic.scale}})?` : '';
+    schema.pattern = `^${pic.signed ? '-?' : ''}\\d{1,${Math.max(intDigits, 1)}}${fraction}$`;
   } else {
     schema.type = pic.scale === 0 ? 'integer' : 'number';
     if (pic.scale > 0) schema.multipleOf = 10 ** -pic.scale;
@@ -60,7 +62,11 @@ function elementarySchema(n: Node, annotate: boolean): JsonSchema {
     }
     if (ranges.length === 0) schema.enum = [...new Set(values)];
     else schema.anyOf = [...(values.length > 0 ? [{ enum: [...new Set(values)] }] : []), ...ranges];
-    if (annotate) schema['x-conditions'] = Object.fromEntries(conditions.map((c) => [c.name, (c.conditionValues ?? []).map((v) => (v.to ? [conditionValue(v.from, numeric), conditionValue(v.to, numeric)] : conditionValue(v.from, numeric)))]));
+    if (annotate) {
+      const valuesOf = (c: (typeof conditions)[number]) => (c.conditionValues ?? []).map((v) =>
+        (v.to ? [conditionValue(v.from, numeric), conditionValue(v.to, numeric)] : conditionValue(v.from, numeric)));
+      schema['x-conditions'] = Object.fromEntries(conditions.map((c) => [c.name, valuesOf(c)]));
+    }
   }
   const dflt = literalJson(n);
   if (dflt !== undefined) schema.default = dflt;
@@ -76,14 +82,18 @@ function itemSchema(n: Node, annotate: boolean): JsonSchema {
   } else {
     schema = elementarySchema(n, annotate);
   }
-  if (annotate) schema['x-cobol'] = { name: n.name, offset: n.offset, length: n.length, usage: n.usage, ...(n.picture ? { picture: n.picture.normalized } : {}) };
+  if (annotate) {
+    const picture = n.picture ? { picture: n.picture.normalized } : {};
+    schema['x-cobol'] = { name: n.name, offset: n.offset, length: n.length, usage: n.usage, ...picture };
+  }
   return schema;
 }
 
 function withOccurs(n: Node, annotate: boolean): JsonSchema {
   const item = itemSchema(n, annotate);
   if (!n.occurs) return item;
-  return { type: 'array', items: item, maxItems: n.occurs.max, ...(n.occurs.dependingOn ? { minItems: n.occurs.min } : {}) };
+  const minItems = n.occurs.dependingOn ? { minItems: n.occurs.min } : {};
+  return { type: 'array', items: item, maxItems: n.occurs.max, ...minItems };
 }
 
 /** With `annotate`, each item carries `x-cobol` (name, offset, length, usage, picture) and `x-conditions`. */

@@ -9,7 +9,8 @@ const BIN = join(import.meta.dirname, '../../bin/corebridge.ts');
 
 /** Runs the real command in a child process, as a user would. */
 function run(args: string[], input?: string | Buffer) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { input: typeof input === 'string' ? Buffer.from(input) : input });
+  const stdin = typeof input === 'string' ? Buffer.from(input) : input;
+  const r = spawnSync(process.execPath, [BIN, ...args], { input: stdin });
   return { code: r.status, stdout: r.stdout.toString('latin1'), stderr: r.stderr.toString('utf8'), raw: r.stdout };
 }
 
@@ -41,14 +42,45 @@ test('inspect --json-schema and --json print machine-readable documents', () => 
   assert.deepEqual(schema.properties.payCcy.default, 'EUR');
   assert.equal(schema.properties.payLeg.maxItems, 2);
   const layout = JSON.parse(run(['copybook', 'inspect', cpy, '--json', '--profile', 'gnucobol']).stdout);
-  assert.deepEqual([layout.maxLength, layout.profile.charset, layout.root.children[1].jsonPath], [26, 'ascii', 'payAmount']);
+  const seen = [layout.maxLength, layout.profile.charset, layout.root.children[1].jsonPath];
+  assert.deepEqual(seen, [26, 'ascii', 'payAmount']);
+});
+
+test('inspect --codegen prints the generated encoder and decoder, a statement a line', () => {
+  const example = join(import.meta.dirname, '../../examples/customer-account.cpy');
+  const r = run(['copybook', 'inspect', '--codegen', example]);
+  assert.equal(r.code, 0, r.stderr);
+  const code = r.stdout;
+  assert.match(code, /^"use strict";\n\/\/ CUSTOMER-ACCOUNT \(75 to 115 bytes\)/);
+  assert.match(code, /^const spec\d+ = K\[\d+\]; \/\/ CA-BALANCE: packed S9\(13\)V9\(2\)$/m);
+  // encode: checks the JSON, then writes each field at its offset under its JSON path
+  assert.match(code, /^function encode\(json\) \{\n  if \(!isObject\(json\)\) \{\n    throw new RecordEncodeError\(/m);
+  assert.match(code, /^    putPacked\(buf, 44, spec\d+, value\d+, "caBalance"\);$/m);
+  assert.match(code, /^      putTextOnSpaces\(buf, 8, spec\d+, value\d+, "caName\.caFirstName"\);$/m);
+  assert.match(code, /^  return buf\.subarray\(0, 75 \+ odoCount \* 8\);$/m);
+  // decode: the OCCURS DEPENDING ON table by its counter, then one key a line
+  assert.match(code, /^function decode\(bytes\) \{\n  const b = toBuffer\(bytes\);$/m);
+  assert.match(code, /^  const odoCount = Number\(getBinary\(b, 73, spec\d+, "CA-TXN-COUNT"\)\);$/m);
+  assert.match(code, /^    "caBalance": getPackedNumber\(b, 44, spec\d+, "CA-BALANCE"\),$/m);
+  assert.match(code, /^function decodeElement\d+\(b, at\) \{\n  return \{\n    "caTxnAmount": getPackedNumber\(/m);
+  assert.match(code, /\nreturn \{ encode, decode \};\n$/);
+  assert.doesNotThrow(() => new Function(code), 'the printed code is JavaScript');
+
+  const missing = run(['copybook', 'inspect', '--codegen', join(dir, 'missing.cpy')]);
+  assert.equal(missing.code, 1);
+  assert.equal(missing.stdout, '');
+  assert.match(missing.stderr, /^corebridge: cannot read .*missing\.cpy: no such file\n$/);
+  const both = run(['copybook', 'inspect', cpy, '--codegen', '--json']);
+  assert.equal(both.code, 2);
+  assert.match(both.stderr, /choose one of --codegen, --json and --json-schema/);
 });
 
 test('types prints the TypeScript interface of the record', () => {
   const r = run(['copybook', 'types', cpy]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, [
-    '/** PAY-REC */', 'export interface PayRec {', '  payId: string;', '  payAmount: number;', '  payCcy?: string;', '  payLegs: number;',
+    '/** PAY-REC */', 'export interface PayRec {', '  payId: string;', '  payAmount: number;', '  payCcy?: string;',
+    '  payLegs: number;',
     '  payLeg: Array<{', '    legAcct: string;', '  }>;', '}', '',
   ].join('\n'));
   assert.equal(run(['copybook', 'types']).code, 2);
@@ -58,10 +90,13 @@ test('encode prints lowercase hex; decode reads it back', () => {
   const json = JSON.stringify({ payId: 'P1', payAmount: '-1234.5', payLeg: [{ legAcct: 'A1' }] });
   const enc = run(['copybook', 'encode', cpy, '--profile', 'gnucobol'], json);
   assert.equal(enc.code, 0, enc.stderr);
-  assert.equal(enc.stdout, `${Buffer.from('P1      ').toString('hex')}00000123450d${Buffer.from('EUR1A1  ').toString('hex')}\n`);
+  const hex = (text: string) => Buffer.from(text).toString('hex');
+  assert.equal(enc.stdout, `${hex('P1      ')}00000123450d${hex('EUR1A1  ')}\n`);
   const dec = run(['copybook', 'decode', cpy, '--profile', 'gnucobol'], enc.stdout);
   assert.equal(dec.code, 0, dec.stderr);
-  assert.deepEqual(JSON.parse(dec.stdout), { payId: 'P1', payAmount: -1234.5, payCcy: 'EUR', payLegs: 1, payLeg: [{ legAcct: 'A1' }] });
+  assert.deepEqual(JSON.parse(dec.stdout), {
+    payId: 'P1', payAmount: -1234.5, payCcy: 'EUR', payLegs: 1, payLeg: [{ legAcct: 'A1' }],
+  });
 });
 
 test('--binary writes and reads raw bytes; --encoding overrides the profile', () => {
@@ -89,8 +124,10 @@ test('errors go to stderr with a non-zero exit, naming the path, offset or line'
   writeFileSync(bad, '       01 R.\n           05 A PIC Q(3).\n');
   const compile = run(['copybook', 'inspect', bad]);
   assert.equal(compile.code, 1);
-  assert.match(compile.stderr, new RegExp(`${bad.replace(/[/\\.]/g, '\\$&')}:2:21: PIC Q\\(3\\): "Q" is not a picture symbol`));
-  assert.match(run(['copybook', 'inspect', join(dir, 'missing.cpy')]).stderr, /cannot read .*missing\.cpy: no such file/);
+  const badPath = bad.replace(/[/\\.]/g, '\\$&');
+  assert.match(compile.stderr, new RegExp(`${badPath}:2:21: PIC Q\\(3\\): "Q" is not a picture symbol`));
+  const missing = run(['copybook', 'inspect', join(dir, 'missing.cpy')]);
+  assert.match(missing.stderr, /cannot read .*missing\.cpy: no such file/);
   const usage = run(['copybook', 'frobnicate', cpy]);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /copybook needs inspect, types, encode or decode \(got "frobnicate"\)/);
@@ -98,7 +135,8 @@ test('errors go to stderr with a non-zero exit, naming the path, offset or line'
   assert.equal(run([]).code, 2);
 });
 
-test('REDEFINES from the command line: encode takes the one view the JSON names; --mapping chooses views by a discriminator', () => {
+test('REDEFINES from the command line: encode takes the one view the JSON names; '
+  + '--mapping chooses views by a discriminator', () => {
   const methods = join(dir, 'method.cpy');
   writeFileSync(methods, [
     '       01  PAY-METHOD-REC.',
@@ -111,7 +149,8 @@ test('REDEFINES from the command line: encode takes the one view the JSON names;
     '               10  ACH-ROUTING PIC 9(9).',
   ].join('\n'));
   // Without a mapping the first view is the JSON one; a JSON that names only the ACH view is encoded with it.
-  const ach = run(['copybook', 'encode', methods, '--profile', 'gnucobol'], '{"payMethod":"A","payAch":{"achRouting":123456789}}');
+  const achJson = '{"payMethod":"A","payAch":{"achRouting":123456789}}';
+  const ach = run(['copybook', 'encode', methods, '--profile', 'gnucobol'], achJson);
   assert.equal(ach.code, 0, ach.stderr);
   assert.equal(Buffer.from(ach.stdout.trim(), 'hex').toString('latin1'), 'A123456789   ');
   assert.match(run(['copybook', 'inspect', methods]).stdout, /PAY-ACH .*view not shown; encode takes "payAch" alone/);
@@ -120,11 +159,18 @@ test('REDEFINES from the command line: encode takes the one view the JSON names;
   assert.match(both.stderr, /payAch: is an alternative to payDetails: give one of payDetails, payCard, payAch/);
 
   const mapping = join(dir, 'method.mapping.json');
-  writeFileSync(mapping, JSON.stringify({ redefines: { 'PAY-DETAILS': { discriminator: 'PAY-METHOD', views: { C: 'PAY-CARD', A: 'PAY-ACH' } } } }));
-  const card = run(['copybook', 'encode', methods, '--profile', 'gnucobol', '--mapping', mapping], '{"payCard":{"cardNumber":"41111111","cardExpiry":1228}}');
+  const choice = { discriminator: 'PAY-METHOD', views: { C: 'PAY-CARD', A: 'PAY-ACH' } };
+  writeFileSync(mapping, JSON.stringify({ redefines: { 'PAY-DETAILS': choice } }));
+  const withMapping = ['--profile', 'gnucobol', '--mapping', mapping];
+  const cardJson = '{"payCard":{"cardNumber":"41111111","cardExpiry":1228}}';
+  const card = run(['copybook', 'encode', methods, ...withMapping], cardJson);
   assert.equal(card.code, 0, card.stderr);
-  const decoded = run(['copybook', 'decode', methods, '--profile', 'gnucobol', '--mapping', mapping], card.stdout);
-  assert.deepEqual(JSON.parse(decoded.stdout), { payMethod: 'C', payCard: { cardNumber: '41111111', cardExpiry: 1228 } });
-  assert.deepEqual(JSON.parse(run(['copybook', 'decode', methods, '--profile', 'gnucobol', '--mapping', mapping], ach.stdout).stdout), { payMethod: 'A', payAch: { achRouting: 123456789 } });
-  assert.match(run(['copybook', 'inspect', methods, '--mapping', mapping]).stdout, /view chosen by PAY-METHOD: 'C' PAY-CARD, 'A' PAY-ACH/);
+  const decoded = run(['copybook', 'decode', methods, ...withMapping], card.stdout);
+  assert.deepEqual(JSON.parse(decoded.stdout), {
+    payMethod: 'C', payCard: { cardNumber: '41111111', cardExpiry: 1228 },
+  });
+  const achDecoded = run(['copybook', 'decode', methods, ...withMapping], ach.stdout);
+  assert.deepEqual(JSON.parse(achDecoded.stdout), { payMethod: 'A', payAch: { achRouting: 123456789 } });
+  const inspected = run(['copybook', 'inspect', methods, '--mapping', mapping]);
+  assert.match(inspected.stdout, /view chosen by PAY-METHOD: 'C' PAY-CARD, 'A' PAY-ACH/);
 });

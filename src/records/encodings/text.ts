@@ -1,0 +1,71 @@
+/** Alphanumeric and alphabetic items (PIC X, PIC A): characters through a code page, padded with spaces. */
+import type { CharTable } from '../charsets.ts';
+import { RecordEncodeError } from '../errors.ts';
+import { typeName } from '../decimal.ts';
+
+export interface TextSpec {
+  length: number;
+  table: CharTable;
+  justifiedRight: boolean;
+  alphabetic: boolean;
+}
+
+const ALPHABETIC = /^[A-Za-z ]*$/;
+
+export function putText(buf: Buffer, off: number, s: TextSpec, v: unknown, path: string): void {
+  const start = putTextOnSpaces(buf, off, s, v, path);
+  const n = (v as string).length;
+  // a loop beats Buffer#fill for the short paddings of typical fields
+  const space = s.table.space;
+  if (s.justifiedRight) for (let i = off; i < start; i++) buf[i] = space;
+  else for (let i = off + n, end = off + s.length; i < end; i++) buf[i] = space;
+}
+
+/**
+ * Checks `v` and writes its characters, not its padding: for a field whose bytes already hold spaces (the
+ * record template's, copied at the start of an encode), as most of a header's bytes are padding.
+ * Returns where the characters start.
+ */
+export function putTextOnSpaces(buf: Buffer, off: number, s: TextSpec, v: unknown, path: string): number {
+  if (typeof v !== 'string') throw new RecordEncodeError(path, `expected a string, got ${typeName(v)}`);
+  const n = v.length;
+  if (n > s.length) {
+    const reason = `string of ${n} characters is longer than the ${s.length} the field holds`;
+    throw new RecordEncodeError(path, reason, { kind: 'length', max: s.length });
+  }
+  if (s.alphabetic && !ALPHABETIC.test(v)) {
+    throw new RecordEncodeError(path, 'an alphabetic (PIC A) field holds only letters and spaces');
+  }
+  const enc = s.table.encode;
+  const start = s.justifiedRight ? off + s.length - n : off;
+  for (let i = 0; i < n; i++) {
+    const b = enc[v.charCodeAt(i)]!;
+    if (b < 0) {
+      throw new RecordEncodeError(path, `character "${v[i]}" at position ${i} is not in ${s.table.name}`, {
+        kind: 'character', character: String.fromCodePoint(v.codePointAt(i)!), position: i, charset: s.table.name,
+      });
+    }
+    buf[start + i] = b;
+  }
+  return start;
+}
+
+export function getText(b: Buffer, off: number, s: TextSpec): string {
+  const space = s.table.space;
+  let start = off;
+  let end = off + s.length;
+  if (s.justifiedRight) while (start < end && b[start] === space) start++;
+  else while (end > start && b[end - 1] === space) end--;
+  if (!s.table.ebcdic) return b.toString('latin1', start, end);
+  const dec = s.table.decode;
+  let out = '';
+  for (let i = start; i < end; i++) out += dec[b[i]!];
+  return out;
+}
+
+/** getText for ASCII and Latin-1, left-justified. */
+export function getTextLatin1(b: Buffer, off: number, length: number): string {
+  let end = off + length;
+  while (end > off && b[end - 1] === 0x20) end--;
+  return b.toString('latin1', off, end);
+}
