@@ -7,46 +7,105 @@ const SERVICES = '^src/(client|resources|events|operations)/';
 const TRANSPORT = '^src/transport/';
 const BACKEND = '^src/backend/';
 const RECORDS = '^src/records/';
-const SHARED = '^src/(logger|iso-time|sqlite|background-loop|errors|owner-only-file|round-robin|http-methods)[.]ts$'
-  + '|^src/(logging|settings|observability|tls|outbound|auth|pages)/';
+const SHARED =
+  '^src/(logger|iso-time|sqlite|background-loop|errors|owner-only-file|round-robin|http-methods)[.]ts$' +
+  '|^src/(logging|settings|observability|tls|outbound|auth|pages)/';
 const above = (...layers) => layers.join('|');
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    { name: 'no-circular', severity: 'error', comment: 'Import cycles hide which module depends on which.',
-      from: {}, to: { circular: true } },
-    { name: 'no-unresolvable', severity: 'error', comment: 'An import that resolves to nothing.',
-      from: {}, to: { couldNotResolve: true } },
-    { name: 'src-not-to-tooling', severity: 'error', comment: 'The product imports none of the tests, scripts or benches.',
-      from: { path: '^src/' }, to: { path: '^(test|support|bench|scripts)/' } },
-    { name: 'tooling-not-to-tests', severity: 'error',
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Import cycles hide which module depends on which.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to nothing.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'src-not-to-tooling',
+      severity: 'error',
+      comment: 'The product imports none of the tests, scripts or benches.',
+      from: { path: '^src/' },
+      to: { path: '^(test|support|bench|scripts)/' },
+    },
+    {
+      name: 'tooling-not-to-tests',
+      severity: 'error',
       comment: 'Scripts and benches share helpers with the tests through support/, never through test/.',
-      from: { path: '^(support|bench|scripts)/' }, to: { path: '^test/' } },
-    { name: 'records-alone', severity: 'error', comment: 'The codec imports nothing else of the service.',
-      from: { path: RECORDS }, to: { path: '^src/', pathNot: RECORDS } },
-    { name: 'shared-below-all', severity: 'error',
-      comment: 'Shared modules serve every layer and use none above them (the copybooks\' record types aside).',
+      from: { path: '^(support|bench|scripts)/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'records-alone',
+      severity: 'error',
+      comment: 'The codec imports nothing else of the service.',
+      from: { path: RECORDS },
+      to: { path: '^src/', pathNot: RECORDS },
+    },
+    {
+      name: 'shared-below-all',
+      severity: 'error',
+      comment: "Shared modules serve every layer and use none above them (the copybooks' record types aside).",
       from: { path: SHARED },
-      to: { path: above(ENTRY, HTTP, SERVICES, TRANSPORT, BACKEND), pathNot: '^src/backend/copybooks/' } },
-    { name: 'backend-below-transport', severity: 'error', comment: 'The back-end knows nothing of how calls reach it.',
-      from: { path: BACKEND }, to: { path: above(ENTRY, HTTP, SERVICES, TRANSPORT) } },
-    { name: 'transport-below-services', severity: 'error', comment: 'The transport carries bytes for any caller.',
-      from: { path: TRANSPORT }, to: { path: above(ENTRY, HTTP, SERVICES) } },
-    { name: 'services-below-http', severity: 'error',
+      to: { path: above(ENTRY, HTTP, SERVICES, TRANSPORT, BACKEND), pathNot: '^src/backend/copybooks/' },
+    },
+    {
+      name: 'backend-below-transport',
+      severity: 'error',
+      comment: 'The back-end knows nothing of how calls reach it.',
+      from: { path: BACKEND },
+      to: { path: above(ENTRY, HTTP, SERVICES, TRANSPORT) },
+    },
+    {
+      name: 'transport-below-services',
+      severity: 'error',
+      comment: 'The transport carries bytes for any caller.',
+      from: { path: TRANSPORT },
+      to: { path: above(ENTRY, HTTP, SERVICES) },
+    },
+    {
+      name: 'services-below-http',
+      severity: 'error',
       comment: 'The client, the resources, events and operations run without Fastify: no route, plugin or page.',
-      from: { path: SERVICES }, to: { path: above(ENTRY, HTTP) } },
-    { name: 'http-below-entry', severity: 'error', comment: 'The API and the identity provider are wired by app.ts.',
-      from: { path: HTTP }, to: { path: ENTRY } },
-    { name: 'api-apart-from-identity', severity: 'error',
+      from: { path: SERVICES },
+      to: { path: above(ENTRY, HTTP) },
+    },
+    {
+      name: 'http-below-entry',
+      severity: 'error',
+      comment: 'The API and the identity provider are wired by app.ts.',
+      from: { path: HTTP },
+      to: { path: ENTRY },
+    },
+    {
+      name: 'api-apart-from-identity',
+      severity: 'error',
       comment: 'The API and the embedded identity provider are siblings: what both need lives below them.',
-      from: { path: '^src/api/' }, to: { path: '^src/identity/' } },
-    { name: 'identity-apart-from-api', severity: 'error',
+      from: { path: '^src/api/' },
+      to: { path: '^src/identity/' },
+    },
+    {
+      name: 'identity-apart-from-api',
+      severity: 'error',
       comment: 'The API and the embedded identity provider are siblings: what both need lives below them.',
-      from: { path: '^src/identity/' }, to: { path: '^src/api/' } },
-    { name: 'routes-apart', severity: 'error', comment: 'A route file uses resources and API helpers, not another route file.',
+      from: { path: '^src/identity/' },
+      to: { path: '^src/api/' },
+    },
+    {
+      name: 'routes-apart',
+      severity: 'error',
+      comment: 'A route file uses resources and API helpers, not another route file.',
       from: { path: '^src/api/routes/([^/]+)[.]ts$' },
-      to: { path: '^src/api/routes/', pathNot: ['^src/api/routes/$1[.]ts$', '^src/api/routes/common[.]ts$'] } },
+      to: { path: '^src/api/routes/', pathNot: ['^src/api/routes/$1[.]ts$', '^src/api/routes/common[.]ts$'] },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

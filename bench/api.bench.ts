@@ -52,7 +52,16 @@ import { cobcVersion } from '../src/transport/cobol-host/build.ts';
 import { freePort } from '../support/free-port.ts';
 import { until } from '../support/until.ts';
 import { LOAN_BODY, PAYMENT_BODY, waitFor } from './harness.ts';
-import { children, loadGeneratorDescription, pinningDescription, runLoad, start, stop, type LoadTarget, type Measurement } from './load.ts';
+import {
+  children,
+  loadGeneratorDescription,
+  pinningDescription,
+  runLoad,
+  start,
+  stop,
+  type LoadTarget,
+  type Measurement,
+} from './load.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const ROUNDS = setting('BENCH_ROUNDS', 3);
@@ -60,7 +69,10 @@ const SECONDS = setting('BENCH_SECONDS', 10);
 const WARMUP_SECONDS = setting('BENCH_WARMUP_SECONDS', 2, 0);
 const FIRST_LOAD_SECONDS = setting('BENCH_FIRST_LOAD_SECONDS', 5, 0);
 const CONNECTIONS = setting('BENCH_CONNECTIONS', 50);
-const ONLY = (process.env['BENCH_ONLY'] ?? '').split(',').map((w) => w.trim().toLowerCase()).filter(Boolean);
+const ONLY = (process.env['BENCH_ONLY'] ?? '')
+  .split(',')
+  .map((w) => w.trim().toLowerCase())
+  .filter(Boolean);
 const LOG_LEVEL = process.env['LOG_LEVEL'] || 'info';
 const TRANSPORT = process.env['BACKEND_TRANSPORT'] || 'worker (default)';
 const READS = process.env['BACKEND_READS'] || 'api-thread (default)';
@@ -120,9 +132,16 @@ async function startCorebridge(dir: string, extraEnv: Record<string, string> = {
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   const env = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL,
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL,
     // The highest limits the server accepts, per 1 s window: the bench never meets a 429.
-    RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000', RATE_LIMIT_WINDOW_SECONDS: '1', ...extraEnv,
+    RATE_LIMIT_MAX: '1000000',
+    RATE_LIMIT_ADDRESS_MAX: '10000000',
+    RATE_LIMIT_WINDOW_SECONDS: '1',
+    ...extraEnv,
   };
   if (BACKEND_SERVICE) Object.assign(env, await startBackendService(dir, env));
   // The token is signed with the key the server will find in DATA_DIR (created here, first).
@@ -141,25 +160,44 @@ async function startCorebridge(dir: string, extraEnv: Record<string, string> = {
 }
 
 /** `corebridge backend serve` on the same DATA_DIR, with development certificates; the API's settings to reach it. */
-async function startBackendService(dir: string, env: Record<string, string | undefined>): Promise<Record<string, string>> {
+async function startBackendService(
+  dir: string,
+  env: Record<string, string | undefined>,
+): Promise<Record<string, string>> {
   await writeDevelopmentPki(devPkiFiles(env['DATA_DIR']!));
   const port = await freePort();
   const logFd = openSync(join(dir, 'backend.log'), 'w');
   const child = start(0, process.execPath, ['bin/corebridge.ts', 'backend', 'serve'], {
-    cwd: ROOT, env: { ...env, BACKEND_LISTEN: `127.0.0.1:${port}` }, stdio: ['ignore', logFd, 'inherit'],
+    cwd: ROOT,
+    env: { ...env, BACKEND_LISTEN: `127.0.0.1:${port}` },
+    stdio: ['ignore', logFd, 'inherit'],
   });
   closeSync(logFd);
-  await until('the back-end service listening', () => {
-    if (child.exitCode !== null) throw new Error('the back-end service exited while starting');
-    return accepts(port);
-  }, 30_000, 50);
+  await until(
+    'the back-end service listening',
+    () => {
+      if (child.exitCode !== null) throw new Error('the back-end service exited while starting');
+      return accepts(port);
+    },
+    30_000,
+    50,
+  );
   return { BACKEND_URL: `tls://127.0.0.1:${port}` };
 }
 
 async function startServers(dir: string, withCobol: boolean): Promise<Servers> {
   const barePort = await freePort();
-  const bareProcess = start(0, process.execPath, ['bench/bare-server.ts'], { cwd: ROOT, env: { ...process.env, PORT: String(barePort) }, stdio: 'inherit' });
-  const bare = { process: bareProcess, authorization: 'Bearer none', logFile: null, base: `http://127.0.0.1:${barePort}` };
+  const bareProcess = start(0, process.execPath, ['bench/bare-server.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(barePort) },
+    stdio: 'inherit',
+  });
+  const bare = {
+    process: bareProcess,
+    authorization: 'Bearer none',
+    logFile: null,
+    base: `http://127.0.0.1:${barePort}`,
+  };
   await waitFor(`${bare.base}/bare`, bareProcess);
   const corebridge = await startCorebridge(join(dir, 'corebridge'));
   const cobol = withCobol ? await startCorebridge(join(dir, 'corebridge-cobol'), { PROGRAMS_COBOL: 'LNDECIDE' }) : null;
@@ -181,11 +219,39 @@ function scenarios(servers: Servers, orderId: string): Scenario[] {
   const { corebridge, cobol, bare } = servers;
   const bareOrder: Target = { url: `${bare.base}/bare/order`, method: 'GET', expectStatus: 200, server: bare };
   const barePost: Target = { url: `${bare.base}/bare/payments`, method: 'POST', expectStatus: 201, server: bare };
-  const loan = (server: CorebridgeServer): Target => ({ url: `${server.base}/v1/loan-applications`, method: 'POST', body: LOAN_BODY, expectStatus: 201, server });
+  const loan = (server: CorebridgeServer): Target => ({
+    url: `${server.base}/v1/loan-applications`,
+    method: 'POST',
+    body: LOAN_BODY,
+    expectStatus: 201,
+    server,
+  });
   const list: Scenario[] = [
-    { name: 'GET /v1/orders/{id}', bare: bareOrder, corebridge: { url: `${corebridge.base}/v1/orders/${orderId}`, method: 'GET', expectStatus: 200, server: corebridge } },
-    { name: 'GET /v1/accounts/{id}/balance', bare: bareOrder, corebridge: { url: `${corebridge.base}/v1/accounts/1001-01/balance`, method: 'GET', expectStatus: 200, server: corebridge } },
-    { name: 'POST /v1/payments', bare: barePost, corebridge: { url: `${corebridge.base}/v1/payments`, method: 'POST', expectStatus: 201, server: corebridge } },
+    {
+      name: 'GET /v1/orders/{id}',
+      bare: bareOrder,
+      corebridge: {
+        url: `${corebridge.base}/v1/orders/${orderId}`,
+        method: 'GET',
+        expectStatus: 200,
+        server: corebridge,
+      },
+    },
+    {
+      name: 'GET /v1/accounts/{id}/balance',
+      bare: bareOrder,
+      corebridge: {
+        url: `${corebridge.base}/v1/accounts/1001-01/balance`,
+        method: 'GET',
+        expectStatus: 200,
+        server: corebridge,
+      },
+    },
+    {
+      name: 'POST /v1/payments',
+      bare: barePost,
+      corebridge: { url: `${corebridge.base}/v1/payments`, method: 'POST', expectStatus: 201, server: corebridge },
+    },
     { name: 'POST loan, LNDECIDE in TypeScript', bare: barePost, corebridge: loan(corebridge) },
   ];
   if (cobol) list.push({ name: 'POST loan, LNDECIDE in COBOL', bare: barePost, corebridge: loan(cobol) });
@@ -195,11 +261,18 @@ function scenarios(servers: Servers, orderId: string): Scenario[] {
 /** One request as the load generator will send it; anything but the expected status stops the bench. */
 async function checkFirstResponse(target: Target): Promise<void> {
   const headers: Record<string, string> = { authorization: target.server.authorization };
-  if (target.method === 'POST') Object.assign(headers, { 'content-type': 'application/json', 'idempotency-key': `check-${randomUUID()}` });
-  const response = await fetch(target.url, { method: target.method, headers, ...(target.method === 'POST' ? { body: target.body ?? PAYMENT_BODY } : {}) });
+  if (target.method === 'POST')
+    Object.assign(headers, { 'content-type': 'application/json', 'idempotency-key': `check-${randomUUID()}` });
+  const response = await fetch(target.url, {
+    method: target.method,
+    headers,
+    ...(target.method === 'POST' ? { body: target.body ?? PAYMENT_BODY } : {}),
+  });
   const body = await response.text();
   if (response.status !== target.expectStatus) {
-    throw new Error(`${target.method} ${target.url}: expected ${target.expectStatus}, got ${response.status}: ${body.slice(0, 500)}`);
+    throw new Error(
+      `${target.method} ${target.url}: expected ${target.expectStatus}, got ${response.status}: ${body.slice(0, 500)}`,
+    );
   }
 }
 
@@ -234,7 +307,8 @@ async function measure(side: Side, target: Target): Promise<Run> {
   const logFrom = logFile ? fileSize(logFile) : 0;
   const result = await runLoad(target, authorization, SECONDS, CONNECTIONS);
   await sleep(SETTLE_MS);
-  if (server.exitCode !== null) throw new Error(`the ${side} server exited with code ${server.exitCode} during the run`);
+  if (server.exitCode !== null)
+    throw new Error(`the ${side} server exited with code ${server.exitCode} during the run`);
   const logLines = logFile ? countNewlines(logFile, logFrom, fileSize(logFile)) : 0;
   return { ...result, logLines };
 }
@@ -258,7 +332,12 @@ function median(values: number[]): number {
 }
 
 function sideSummary(runs: Run[]): Summary['bare'] {
-  return { rps: median(runs.map((r) => r.rps)), p50: median(runs.map((r) => r.p50Ms)), p99: median(runs.map((r) => r.p99Ms)), runs };
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50Ms)),
+    p99: median(runs.map((r) => r.p99Ms)),
+    runs,
+  };
 }
 
 function summarize(scenario: Scenario, bareRuns: Run[], corebridgeRuns: Run[]): Summary {
@@ -275,7 +354,8 @@ function summarize(scenario: Scenario, bareRuns: Run[], corebridgeRuns: Run[]): 
   };
 }
 
-const num = (value: number, digits = 0) => value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const num = (value: number, digits = 0) =>
+  value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const signed = (value: number, digits = 2) => (value >= 0 ? `+${num(value, digits)}` : num(value, digits));
 
 function failures(runs: Measurement[]): string {
@@ -290,7 +370,9 @@ function printScenario(s: Summary): void {
   console.log(`\n${s.name}   (bare: ${s.bareTarget})`);
   console.log(line('bare', s.bare));
   console.log(line('corebridge', s.corebridge));
-  console.log(`  Corebridge/bare ${num(s.ratio, 3)} × req/s   p99 ${signed(s.p99Added)} ms   log lines/request ${num(s.logLinesPerRequest, 2)}`);
+  console.log(
+    `  Corebridge/bare ${num(s.ratio, 3)} × req/s   p99 ${signed(s.p99Added)} ms   log lines/request ${num(s.logLinesPerRequest, 2)}`,
+  );
   if (s.bare.runs.length > 1) {
     const rounds = (runs: Run[]) => runs.map((r) => num(r.rps)).join(' ');
     console.log(`  req/s per round: bare ${rounds(s.bare.runs)} | corebridge ${rounds(s.corebridge.runs)}`);
@@ -300,22 +382,33 @@ function printScenario(s: Summary): void {
 /** The first load of each scenario on the fresh servers: what a client meets just after a start. */
 function printFirstLoads(list: Scenario[], first: Map<Scenario, Record<Side, Measurement>>): void {
   if (first.size === 0) return;
-  console.log(`\nFirst load on a fresh server (${FIRST_LOAD_SECONDS} s per side and scenario before round 1; not in the rounds)`);
+  console.log(
+    `\nFirst load on a fresh server (${FIRST_LOAD_SECONDS} s per side and scenario before round 1; not in the rounds)`,
+  );
   for (const s of list) {
     const { bare, corebridge } = first.get(s)!;
     const side = (m: Measurement) => `${num(m.rps).padStart(7)} req/s  p99 ${num(m.p99Ms, 2).padStart(7)} ms`;
-    console.log(`  ${s.name.padEnd(34)} bare ${side(bare)}   corebridge ${side(corebridge)}${failures([bare, corebridge])}`);
+    console.log(
+      `  ${s.name.padEnd(34)} bare ${side(bare)}   corebridge ${side(corebridge)}${failures([bare, corebridge])}`,
+    );
   }
 }
 
 function printTable(summaries: Summary[]): void {
   const header = ['scenario', 'bare req/s', 'CB req/s', 'CB/bare', 'bare p99', 'CB p99', '+p99 ms', 'lines/req'];
   const rows = summaries.map((s) => [
-    s.name, num(s.bare.rps), num(s.corebridge.rps), num(s.ratio, 3),
-    num(s.bare.p99, 2), num(s.corebridge.p99, 2), signed(s.p99Added), num(s.logLinesPerRequest, 2),
+    s.name,
+    num(s.bare.rps),
+    num(s.corebridge.rps),
+    num(s.ratio, 3),
+    num(s.bare.p99, 2),
+    num(s.corebridge.p99, 2),
+    signed(s.p99Added),
+    num(s.logLinesPerRequest, 2),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const format = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(`\nSummary (medians over ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}; p99 in ms)`);
   console.log(format(header));
   for (const row of rows) console.log(format(row));
@@ -341,17 +434,25 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 async function main(): Promise<void> {
-  console.log(`Corebridge vs bare Fastify: ${ROUNDS} round(s) × ${SECONDS} s per side and scenario (+${WARMUP_SECONDS} s warm-up), ${CONNECTIONS} connections, 127.0.0.1`);
-  console.log(`first load: ${FIRST_LOAD_SECONDS > 0 ? `${FIRST_LOAD_SECONDS} s per side and scenario on the fresh servers before round 1, reported apart` : 'none (BENCH_FIRST_LOAD_SECONDS=0): round 1 meets the fresh servers'}`);
+  console.log(
+    `Corebridge vs bare Fastify: ${ROUNDS} round(s) × ${SECONDS} s per side and scenario (+${WARMUP_SECONDS} s warm-up), ${CONNECTIONS} connections, 127.0.0.1`,
+  );
+  console.log(
+    `first load: ${FIRST_LOAD_SECONDS > 0 ? `${FIRST_LOAD_SECONDS} s per side and scenario on the fresh servers before round 1, reported apart` : 'none (BENCH_FIRST_LOAD_SECONDS=0): round 1 meets the fresh servers'}`,
+  );
   console.log(`load generator: ${loadGeneratorDescription()}`);
   console.log(`pinning: ${pinningDescription()}`);
-  console.log(BACKEND_SERVICE
-    ? `Corebridge: the back-end as its own process (corebridge backend serve, on CPU 0 with the API), over mutual TLS; LOG_LEVEL=${LOG_LEVEL}, logs to files, fresh DATA_DIR`
-    : `Corebridge: BACKEND_TRANSPORT=${TRANSPORT}, BACKEND_READS=${READS}, LOG_LEVEL=${LOG_LEVEL}, log to a file, fresh DATA_DIR`);
+  console.log(
+    BACKEND_SERVICE
+      ? `Corebridge: the back-end as its own process (corebridge backend serve, on CPU 0 with the API), over mutual TLS; LOG_LEVEL=${LOG_LEVEL}, logs to files, fresh DATA_DIR`
+      : `Corebridge: BACKEND_TRANSPORT=${TRANSPORT}, BACKEND_READS=${READS}, LOG_LEVEL=${LOG_LEVEL}, log to a file, fresh DATA_DIR`,
+  );
 
   const cobc = await cobcVersion();
   const wantCobol = ONLY.length === 0 || ONLY.some((word) => 'post loan, lndecide in cobol'.includes(word));
-  console.log(`COBOL: ${cobc === null ? 'cobc not installed, no COBOL row (apt-get install gnucobol3)' : `${cobc}, LNDECIDE in a second server with PROGRAMS_COBOL=LNDECIDE`}`);
+  console.log(
+    `COBOL: ${cobc === null ? 'cobc not installed, no COBOL row (apt-get install gnucobol3)' : `${cobc}, LNDECIDE in a second server with PROGRAMS_COBOL=LNDECIDE`}`,
+  );
 
   const servers = await startServers(workDir, cobc !== null && wantCobol);
   const list = scenarios(servers, await createOrder(servers.corebridge));
@@ -367,7 +468,9 @@ async function main(): Promise<void> {
       const load = (side: Side) => runLoad(s[side], s[side].server.authorization, FIRST_LOAD_SECONDS, CONNECTIONS);
       first.set(s, { bare: await load('bare'), corebridge: await load('corebridge') });
       const { bare, corebridge } = first.get(s)!;
-      console.error(`  first load  ${s.name.padEnd(34)} bare ${num(bare.rps).padStart(8)} req/s  p99 ${num(bare.p99Ms, 2)} ms | corebridge ${num(corebridge.rps).padStart(8)} req/s  p99 ${num(corebridge.p99Ms, 2)} ms`);
+      console.error(
+        `  first load  ${s.name.padEnd(34)} bare ${num(bare.rps).padStart(8)} req/s  p99 ${num(bare.p99Ms, 2)} ms | corebridge ${num(corebridge.rps).padStart(8)} req/s  p99 ${num(corebridge.p99Ms, 2)} ms`,
+      );
     }
   }
 
@@ -378,7 +481,9 @@ async function main(): Promise<void> {
       for (const side of order) {
         const run = await measure(side, s[side]);
         runs.get(s)![side].push(run);
-        console.error(`  round ${round + 1}/${ROUNDS}  ${s.name.padEnd(34)} ${side.padEnd(10)} ${num(run.rps).padStart(8)} req/s  p99 ${num(run.p99Ms, 2)} ms`);
+        console.error(
+          `  round ${round + 1}/${ROUNDS}  ${s.name.padEnd(34)} ${side.padEnd(10)} ${num(run.rps).padStart(8)} req/s  p99 ${num(run.p99Ms, 2)} ms`,
+        );
       }
     }
   }

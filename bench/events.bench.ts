@@ -30,7 +30,10 @@ const CONNECTIONS = Number(process.env['BENCH_CONNECTIONS'] ?? 20);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const LOG_LEVEL = process.env['LOG_LEVEL'] ?? 'warn';
 
-interface Receipt { at: number; time: number }
+interface Receipt {
+  at: number;
+  time: number;
+}
 
 async function round(n: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-bench-events-'));
@@ -39,16 +42,21 @@ async function round(n: number): Promise<void> {
   let badSignatures = 0;
   const receiver = createServer((req, res) => {
     const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c)).on('end', () => {
-      const at = Date.now();
-      try {
-        const event = new Webhook(secret).verify(Buffer.concat(chunks).toString('utf8'), req.headers as Record<string, string>) as { id: string; time: string };
-        if (!receipts.has(event.id)) receipts.set(event.id, { at, time: Date.parse(event.time) });
-      } catch {
-        badSignatures++;
-      }
-      res.writeHead(204).end();
-    });
+    req
+      .on('data', (c: Buffer) => chunks.push(c))
+      .on('end', () => {
+        const at = Date.now();
+        try {
+          const event = new Webhook(secret).verify(
+            Buffer.concat(chunks).toString('utf8'),
+            req.headers as Record<string, string>,
+          ) as { id: string; time: string };
+          if (!receipts.has(event.id)) receipts.set(event.id, { at, time: Date.parse(event.time) });
+        } catch {
+          badSignatures++;
+        }
+        res.writeHead(204).end();
+      });
   });
   await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', () => done()));
   const receiverPort = (receiver.address() as AddressInfo).port;
@@ -56,9 +64,17 @@ async function round(n: number): Promise<void> {
   const port = await freePort();
   const dataDir = join(dir, 'data');
   const env = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL,
-    RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000', RATE_LIMIT_WINDOW_SECONDS: '1',
-    WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_ALLOWED_PORTS: String(receiverPort),
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL,
+    RATE_LIMIT_MAX: '1000000',
+    RATE_LIMIT_ADDRESS_MAX: '10000000',
+    RATE_LIMIT_WINDOW_SECONDS: '1',
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    WEBHOOK_ALLOWED_PORTS: String(receiverPort),
   };
   const config = loadConfig(env);
   const issuer = await openDevIssuer({ dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
@@ -70,7 +86,8 @@ async function round(n: number): Promise<void> {
   try {
     await waitFor(`${base}/health/ready`, server);
     const sub = await fetch(`${base}/v1/webhook-subscriptions`, {
-      method: 'POST', headers: { authorization, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
       body: JSON.stringify({ url: `http://127.0.0.1:${receiverPort}/hooks`, eventTypes: ['PaymentCompleted'] }),
     });
     if (sub.status !== 201) throw new Error(`subscribing answered ${sub.status}: ${await sub.text()}`);
@@ -80,26 +97,32 @@ async function round(n: number): Promise<void> {
     let key = 0;
     const until = Date.now() + SECONDS * 1000;
     const started = Date.now();
-    await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < until) {
-        const res = await fetch(`${base}/v1/payments`, {
-          method: 'POST', headers: { authorization, 'content-type': 'application/json', 'idempotency-key': `bench-${n}-${++key}` }, body: PAYMENT_BODY,
-        });
-        await res.arrayBuffer();
-        if (res.status === 201) paid++;
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async () => {
+        while (Date.now() < until) {
+          const res = await fetch(`${base}/v1/payments`, {
+            method: 'POST',
+            headers: { authorization, 'content-type': 'application/json', 'idempotency-key': `bench-${n}-${++key}` },
+            body: PAYMENT_BODY,
+          });
+          await res.arrayBuffer();
+          if (res.status === 201) paid++;
+        }
+      }),
+    );
     const loadEnded = Date.now();
     const deadline = Date.now() + 120_000;
     while (receipts.size < paid && Date.now() < deadline) await sleep(50);
     const latencies = [...receipts.values()].map((r) => r.at - r.time).sort((a, b) => a - b);
-    const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? NaN;
+    const pct = (p: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))] ?? NaN;
     const last = Math.max(...[...receipts.values()].map((r) => r.at));
     console.log(
-      `| ${n} | ${paid} | ${Math.round(paid / ((loadEnded - started) / 1000))} | ${receipts.size} | ${Math.round(receipts.size / ((last - started) / 1000))} `
-      + `| ${pct(50)} | ${pct(99)} | ${latencies.at(-1)} | ${last - loadEnded} | ${badSignatures} |`,
+      `| ${n} | ${paid} | ${Math.round(paid / ((loadEnded - started) / 1000))} | ${receipts.size} | ${Math.round(receipts.size / ((last - started) / 1000))} ` +
+        `| ${pct(50)} | ${pct(99)} | ${latencies.at(-1)} | ${last - loadEnded} | ${badSignatures} |`,
     );
-    if (receipts.size < paid) console.log(`   ${paid - receipts.size} events not received within 120 s of the load's end`);
+    if (receipts.size < paid)
+      console.log(`   ${paid - receipts.size} events not received within 120 s of the load's end`);
   } finally {
     await stop(server);
     receiver.close();
@@ -110,8 +133,12 @@ async function round(n: number): Promise<void> {
 process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
-console.log(`bench:events — payments for ${SECONDS} s at ${CONNECTIONS} at once, each raising PaymentCompleted to one webhook subscription; ${pinningDescription()}; LOG_LEVEL=${LOG_LEVEL}`);
+console.log(
+  `bench:events — payments for ${SECONDS} s at ${CONNECTIONS} at once, each raising PaymentCompleted to one webhook subscription; ${pinningDescription()}; LOG_LEVEL=${LOG_LEVEL}`,
+);
 console.log('latency: from the event time (the back-end transaction) to receipt at the local receiver, ms\n');
-console.log('| round | payments | payments/s | events received | events/s | p50 ms | p99 ms | max ms | drain after load ms | bad signatures |');
+console.log(
+  '| round | payments | payments/s | events received | events/s | p50 ms | p99 ms | max ms | drain after load ms | bad signatures |',
+);
 console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (let n = 1; n <= ROUNDS; n++) await round(n);

@@ -43,7 +43,9 @@ function onPath(name: string): string | null {
     try {
       accessSync(file, constants.X_OK);
       return file;
-    } catch { /* not here */ }
+    } catch {
+      /* not here */
+    }
   }
   return null;
 }
@@ -59,7 +61,10 @@ export function pinningDescription(): string {
 
 /** Spawns `file args` on the given CPU when pinning, and tracks the child for cleanup. */
 export function start(cpu: 0 | 1 | null, file: string, args: string[], options: SpawnOptions): ChildProcess {
-  const child = PINNED && cpu !== null ? spawn(TASKSET ?? 'taskset', ['-c', String(cpu), file, ...args], options) : spawn(file, args, options);
+  const child =
+    PINNED && cpu !== null
+      ? spawn(TASKSET ?? 'taskset', ['-c', String(cpu), file, ...args], options)
+      : spawn(file, args, options);
   children.add(child);
   child.once('exit', () => children.delete(child));
   return child;
@@ -78,23 +83,57 @@ export function loadGeneratorDescription(): string {
   return `wrk ${version}, 1 thread`;
 }
 
-export function loadCommand(target: LoadTarget, authorization: string, seconds: number, connections: number): { file: string; args: string[] } {
+export function loadCommand(
+  target: LoadTarget,
+  authorization: string,
+  seconds: number,
+  connections: number,
+): { file: string; args: string[] } {
   const keyPrefix = randomUUID().slice(0, 8);
   if (WRK !== null) {
     const script = join(ROOT, 'bench', 'wrk', target.method === 'GET' ? 'get.lua' : 'post.lua');
-    const scriptArgs = target.method === 'GET' ? [authorization] : [authorization, target.body ?? PAYMENT_BODY, keyPrefix, (target.accounts ?? []).join(',')];
-    return { file: WRK, args: ['-t1', `-c${connections}`, `-d${seconds}s`, '--timeout', '10s', '-s', script, target.url, '--', ...scriptArgs] };
+    const scriptArgs =
+      target.method === 'GET'
+        ? [authorization]
+        : [authorization, target.body ?? PAYMENT_BODY, keyPrefix, (target.accounts ?? []).join(',')];
+    return {
+      file: WRK,
+      args: [
+        '-t1',
+        `-c${connections}`,
+        `-d${seconds}s`,
+        '--timeout',
+        '10s',
+        '-s',
+        script,
+        target.url,
+        '--',
+        ...scriptArgs,
+      ],
+    };
   }
   const spec = {
-    url: target.url, method: target.method, authorization, connections, seconds,
-    ...(target.method === 'POST' ? { body: target.body ?? PAYMENT_BODY, keyPrefix, accounts: target.accounts ?? [] } : {}),
+    url: target.url,
+    method: target.method,
+    authorization,
+    connections,
+    seconds,
+    ...(target.method === 'POST'
+      ? { body: target.body ?? PAYMENT_BODY, keyPrefix, accounts: target.accounts ?? [] }
+      : {}),
   };
   return { file: process.execPath, args: [join(ROOT, 'bench', 'wrk', 'autocannon-load.ts'), JSON.stringify(spec)] };
 }
 
 /** Runs the load generator on CPU 1 for `seconds` and returns its BENCH_JSON line. */
 /** `cpu`: where the load generator runs when pinning (null: anywhere, beside what it measures). */
-export function runLoad(target: LoadTarget, authorization: string, seconds: number, connections: number, cpu: 0 | 1 | null = 1): Promise<Measurement> {
+export function runLoad(
+  target: LoadTarget,
+  authorization: string,
+  seconds: number,
+  connections: number,
+  cpu: 0 | 1 | null = 1,
+): Promise<Measurement> {
   const { file, args } = loadCommand(target, authorization, seconds, connections);
   return new Promise((resolve, reject) => {
     const child = start(cpu, file, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -39,25 +39,63 @@ const COPYBOOK = `
            05  CO-VERSION          PIC S9(9) COMP-5.
 `;
 
-interface Line { coLineNo: number; coSku: string; coQty: number; coUnitPrice: number; coLineAmount: number }
+interface Line {
+  coLineNo: number;
+  coSku: string;
+  coQty: number;
+  coUnitPrice: number;
+  coLineAmount: number;
+}
 interface Order {
-  coOrderId: string; coCustomerId: number; coCustomerName: string; coStatus: string; coChannel: string;
-  coCreatedDate: number; coCreatedTime: number; coCurrency: string; coTotalAmount: number; coTaxAmount: number;
-  coDiscountPct: number; coItemCount: number; coPriority: number; coRiskScore: number; coBranch: number;
+  coOrderId: string;
+  coCustomerId: number;
+  coCustomerName: string;
+  coStatus: string;
+  coChannel: string;
+  coCreatedDate: number;
+  coCreatedTime: number;
+  coCurrency: string;
+  coTotalAmount: number;
+  coTaxAmount: number;
+  coDiscountPct: number;
+  coItemCount: number;
+  coPriority: number;
+  coRiskScore: number;
+  coBranch: number;
   coShipTo: { coStreet: string; coCity: string; coPostcode: string; coCountry: string };
-  coLines: Line[]; coNotes: string; coAgentId: number; coVersion: number;
+  coLines: Line[];
+  coNotes: string;
+  coAgentId: number;
+  coVersion: number;
 }
 
 const order: Order = {
-  coOrderId: 'ORD-00012345', coCustomerId: 1001, coCustomerName: 'Ada Lovelace', coStatus: 'OK', coChannel: 'WEB',
-  coCreatedDate: 20261122, coCreatedTime: 235959, coCurrency: 'EUR', coTotalAmount: 1949.8, coTaxAmount: -311.32,
-  coDiscountPct: 12.5, coItemCount: 5, coPriority: -3, coRiskScore: -42, coBranch: 12345,
+  coOrderId: 'ORD-00012345',
+  coCustomerId: 1001,
+  coCustomerName: 'Ada Lovelace',
+  coStatus: 'OK',
+  coChannel: 'WEB',
+  coCreatedDate: 20261122,
+  coCreatedTime: 235959,
+  coCurrency: 'EUR',
+  coTotalAmount: 1949.8,
+  coTaxAmount: -311.32,
+  coDiscountPct: 12.5,
+  coItemCount: 5,
+  coPriority: -3,
+  coRiskScore: -42,
+  coBranch: 12345,
   coShipTo: { coStreet: '12 St James Square', coCity: 'London', coPostcode: 'SW1Y 4JH', coCountry: 'GB' },
   coLines: [1, 2, 3, 4, 5].map((n) => ({
-    coLineNo: n, coSku: `SKU-${n}00`, coQty: n * 2,
-    coUnitPrice: [19.99, 39.98, 59.97, 79.96, 99.95][n - 1]!, coLineAmount: [-1234.56, -2469.12, -3703.68, -4938.24, -6172.8][n - 1]!,
+    coLineNo: n,
+    coSku: `SKU-${n}00`,
+    coQty: n * 2,
+    coUnitPrice: [19.99, 39.98, 59.97, 79.96, 99.95][n - 1]!,
+    coLineAmount: [-1234.56, -2469.12, -3703.68, -4938.24, -6172.8][n - 1]!,
   })),
-  coNotes: 'Leave at the door', coAgentId: 987654321, coVersion: -7,
+  coNotes: 'Leave at the door',
+  coAgentId: 987654321,
+  coVersion: -7,
 };
 
 // ── the hand-written codec: what an engineer writes for this one record with Buffer calls ──
@@ -150,17 +188,39 @@ function handDecode(b: Buffer): Order {
   for (let i = 0; i < 5; i++) {
     const at = 165 + i * 32;
     coLines[i] = {
-      coLineNo: getZoned(b, at, 3), coSku: getStr(b, at + 3, 10), coQty: getPacked(b, at + 13, 3),
-      coUnitPrice: getPacked(b, at + 16, 5) / 100, coLineAmount: getZoned(b, at + 21, 11) / 100,
+      coLineNo: getZoned(b, at, 3),
+      coSku: getStr(b, at + 3, 10),
+      coQty: getPacked(b, at + 13, 3),
+      coUnitPrice: getPacked(b, at + 16, 5) / 100,
+      coLineAmount: getZoned(b, at + 21, 11) / 100,
     };
   }
   return {
-    coOrderId: getStr(b, 0, 12), coCustomerId: getZoned(b, 12, 10), coCustomerName: getStr(b, 22, 30), coStatus: getStr(b, 52, 2),
-    coChannel: getStr(b, 54, 4), coCreatedDate: getZoned(b, 58, 8), coCreatedTime: getZoned(b, 66, 6), coCurrency: getStr(b, 72, 3),
-    coTotalAmount: getPacked(b, 75, 7) / 100, coTaxAmount: getPacked(b, 82, 6) / 100, coDiscountPct: getZoned(b, 88, 5) / 100,
-    coItemCount: b.readUInt16BE(93), coPriority: b.readInt16BE(95), coRiskScore: getZoned(b, 97, 3), coBranch: getPacked(b, 100, 3),
-    coShipTo: { coStreet: getStr(b, 103, 30), coCity: getStr(b, 133, 20), coPostcode: getStr(b, 153, 10), coCountry: getStr(b, 163, 2) },
-    coLines, coNotes: getStr(b, 325, 40), coAgentId: b.readUInt32BE(365), coVersion: b.readInt32LE(369),
+    coOrderId: getStr(b, 0, 12),
+    coCustomerId: getZoned(b, 12, 10),
+    coCustomerName: getStr(b, 22, 30),
+    coStatus: getStr(b, 52, 2),
+    coChannel: getStr(b, 54, 4),
+    coCreatedDate: getZoned(b, 58, 8),
+    coCreatedTime: getZoned(b, 66, 6),
+    coCurrency: getStr(b, 72, 3),
+    coTotalAmount: getPacked(b, 75, 7) / 100,
+    coTaxAmount: getPacked(b, 82, 6) / 100,
+    coDiscountPct: getZoned(b, 88, 5) / 100,
+    coItemCount: b.readUInt16BE(93),
+    coPriority: b.readInt16BE(95),
+    coRiskScore: getZoned(b, 97, 3),
+    coBranch: getPacked(b, 100, 3),
+    coShipTo: {
+      coStreet: getStr(b, 103, 30),
+      coCity: getStr(b, 133, 20),
+      coPostcode: getStr(b, 153, 10),
+      coCountry: getStr(b, 163, 2),
+    },
+    coLines,
+    coNotes: getStr(b, 325, 40),
+    coAgentId: b.readUInt32BE(365),
+    coVersion: b.readInt32LE(369),
   };
 }
 
@@ -207,7 +267,17 @@ function compare(name: string, generated: () => unknown, hand: () => unknown) {
 }
 
 const bytes = layout.encode(order);
-console.log(`record: ${LENGTH} bytes, ${COPYBOOK.match(/PIC/g)!.length} elementary items (5 × 5 in the OCCURS group), profile gnucobol; Node ${process.version}`);
+console.log(
+  `record: ${LENGTH} bytes, ${COPYBOOK.match(/PIC/g)!.length} elementary items (5 × 5 in the OCCURS group), profile gnucobol; Node ${process.version}`,
+);
 console.log(`${'rec/s CPU'.padEnd(8)} ${'generated'.padStart(12)} ${'hand-written'.padStart(12)}    ratio`);
-compare('encode', () => layout.encode(order), () => handEncode(order));
-compare('decode', () => layout.decode(bytes), () => handDecode(bytes));
+compare(
+  'encode',
+  () => layout.encode(order),
+  () => handEncode(order),
+);
+compare(
+  'decode',
+  () => layout.decode(bytes),
+  () => handDecode(bytes),
+);

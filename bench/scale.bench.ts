@@ -55,13 +55,16 @@ function processTicks(pid: number): number {
 }
 
 function postgresPids(): number[] {
-  return readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number).filter((pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
-    } catch {
-      return false;
-    }
-  });
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres';
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** Busy and total ticks of the whole machine (/proc/stat). */
@@ -72,19 +75,34 @@ function machineTicks(): { busy: number; total: number } {
   return { busy: total - idle, total };
 }
 
-interface Parts { front: number[]; apis: number[]; backends: number[] }
+interface Parts {
+  front: number[];
+  apis: number[];
+  backends: number[];
+}
 type Sample = Record<'front' | 'apis' | 'backends' | 'postgres', number> & { machine: { busy: number; total: number } };
 
 function sample(parts: Parts): Sample {
   const sum = (pids: number[]) => pids.reduce((a, pid) => a + processTicks(pid), 0);
-  return { front: sum(parts.front), apis: sum(parts.apis), backends: sum(parts.backends), postgres: sum(postgresPids()), machine: machineTicks() };
+  return {
+    front: sum(parts.front),
+    apis: sum(parts.apis),
+    backends: sum(parts.backends),
+    postgres: sum(postgresPids()),
+    machine: machineTicks(),
+  };
 }
 
 /** Per part, the cores it kept busy (1.0 = one core) between two samples over `seconds`; machine as a share of all cores. */
 function usage(before: Sample, after: Sample, seconds: number) {
   const cores = (k: 'front' | 'apis' | 'backends' | 'postgres') => (after[k] - before[k]) / TICKS_PER_SECOND / seconds;
   const busyCores = (after.machine.busy - before.machine.busy) / TICKS_PER_SECOND / seconds;
-  const parts = { front: cores('front'), apis: cores('apis'), backends: cores('backends'), postgres: cores('postgres') };
+  const parts = {
+    front: cores('front'),
+    apis: cores('apis'),
+    backends: cores('backends'),
+    postgres: cores('postgres'),
+  };
   const rest = Math.max(0, busyCores - Object.values(parts).reduce((a, b) => a + b, 0));
   const machine = (after.machine.busy - before.machine.busy) / Math.max(1, after.machine.total - before.machine.total);
   return { ...parts, rest, machine };
@@ -102,14 +120,19 @@ async function openBenchAccounts(databaseUrl: string, count: number): Promise<st
     const now = new Date().toISOString();
     await client.query('BEGIN');
     for (const id of ids) {
-      await client.query("INSERT INTO accounts (account_id, customer_id, currency, balance, kind) VALUES ($1, '1003', 'EUR', $2, 'CUSTOMER')", [id, opening]);
+      await client.query(
+        "INSERT INTO accounts (account_id, customer_id, currency, balance, kind) VALUES ($1, '1003', 'EUR', $2, 'CUSTOMER')",
+        [id, opening],
+      );
       await client.query(
         `INSERT INTO ledger_postings (transfer_id, account_id, direction, amount, currency, correlation_id, posted_at)
          VALUES ($1, $2, 'CREDIT', $3, 'EUR', 'bench', $4), ($1, 'SYS-OPENING-EUR', 'DEBIT', $3, 'EUR', 'bench', $4)`,
         [`OPENING-${id}`, id, opening, now],
       );
     }
-    await client.query("UPDATE accounts SET balance = balance - $1 WHERE account_id = 'SYS-OPENING-EUR'", [opening * ids.length]);
+    await client.query("UPDATE accounts SET balance = balance - $1 WHERE account_id = 'SYS-OPENING-EUR'", [
+      opening * ids.length,
+    ]);
     await client.query('COMMIT');
   } finally {
     await client.end();
@@ -117,7 +140,12 @@ async function openBenchAccounts(databaseUrl: string, count: number): Promise<st
   return ids;
 }
 
-const SPREAD_BODY = JSON.stringify({ debtorAccount: '{debtor}', creditorAccount: '{creditor}', amount: 0.01, currency: 'EUR' });
+const SPREAD_BODY = JSON.stringify({
+  debtorAccount: '{debtor}',
+  creditorAccount: '{creditor}',
+  amount: 0.01,
+  currency: 'EUR',
+});
 
 // ---------------------------------------------------------------- one stack
 
@@ -133,10 +161,14 @@ function errorAnswers(dataDir: string): string {
         if ((entry.status ?? 0) < 400) continue;
         const key = `${entry.status} ${entry.code ?? ''} ${entry.msg ?? ''}`.trim();
         seen.set(key, (seen.get(key) ?? 0) + 1);
-      } catch { /* a partial line */ }
+      } catch {
+        /* a partial line */
+      }
     }
   }
-  return seen.size === 0 ? 'none logged by the API instances (so from the front)' : [...seen].map(([k, n]) => `${n}× ${k}`).join(', ');
+  return seen.size === 0
+    ? 'none logged by the API instances (so from the front)'
+    : [...seen].map(([k, n]) => `${n}× ${k}`).join(', ');
 }
 
 interface Step {
@@ -152,13 +184,25 @@ interface Step {
 }
 
 async function measureStack(apis: number): Promise<Step> {
-  const stack = await startStack({ apis, backends: BACKENDS, env: { LOG_LEVEL, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' } });
+  const stack = await startStack({
+    apis,
+    backends: BACKENDS,
+    env: { LOG_LEVEL, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0' },
+  });
   try {
-    const { base, auth: { authorization } } = stack;
+    const {
+      base,
+      auth: { authorization },
+    } = stack;
     const state = stack.state();
-    const parts: Parts = { front: [stack.process.pid!], apis: state.apis.map((a) => a.pid), backends: state.backends.map((b) => b.pid) };
+    const parts: Parts = {
+      front: [stack.process.pid!],
+      apis: state.apis.map((a) => a.pid),
+      backends: state.backends.map((b) => b.pid),
+    };
     const order = await fetch(`${base}/v1/orders`, {
-      method: 'POST', headers: { authorization, 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
       body: JSON.stringify({ customerId: '1001', productId: 'P-100', quantity: 1 }),
     });
     if (order.status !== 201) throw new Error(`creating the order answered ${order.status}: ${await order.text()}`);
@@ -174,7 +218,9 @@ async function measureStack(apis: number): Promise<Step> {
       const measured = await runLoad(target, authorization, SECONDS, CONNECTIONS, null);
       const cpu = usage(before, sample(parts), (performance.now() - started) / 1000);
       if (measured.non2xx > 0 || measured.errors > 0) {
-        console.error(`  ${target.method} ${target.url}: ${measured.non2xx} non-2xx, ${measured.errors} errors; error answers so far: ${errorAnswers(stack.dataDir)}`);
+        console.error(
+          `  ${target.method} ${target.url}: ${measured.non2xx} non-2xx, ${measured.errors} errors; error answers so far: ${errorAnswers(stack.dataDir)}`,
+        );
       }
       return { measured, cpu };
     };
@@ -190,47 +236,73 @@ async function measureStack(apis: number): Promise<Step> {
 
 // ---------------------------------------------------------------- report
 
-const num = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const num = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const cores = (n: number) => `${num(n * 100)} %`;
 
 function saturation(steps: Step[]): string {
   const lines: string[] = [];
-  const busiest = (c: Step['cpu']) => (['front', 'apis', 'backends', 'postgres', 'rest'] as const).reduce((a, b) => (c[b] > c[a] ? b : a));
+  const busiest = (c: Step['cpu']) =>
+    (['front', 'apis', 'backends', 'postgres', 'rest'] as const).reduce((a, b) => (c[b] > c[a] ? b : a));
   for (const [i, s] of steps.entries()) {
-    const gain = i === 0 ? '' : `; of 1 instance: GET ×${num(s.get.rps / steps[0]!.get.rps, 2)}, spread payments ×${num(s.spread.rps / steps[0]!.spread.rps, 2)}`;
+    const gain =
+      i === 0
+        ? ''
+        : `; of 1 instance: GET ×${num(s.get.rps / steps[0]!.get.rps, 2)}, spread payments ×${num(s.spread.rps / steps[0]!.spread.rps, 2)}`;
     const [g, p] = [busiest(s.getCpu), busiest(s.cpu)];
-    lines.push(`  ${s.apis} API instance(s): GET: machine ${cores(s.getCpu.machine)} busy, busiest ${g} (${cores(s.getCpu[g])} of a core); `
-      + `payments: machine ${cores(s.cpu.machine)} busy, busiest ${p} (${cores(s.cpu[p])})${gain}`);
+    lines.push(
+      `  ${s.apis} API instance(s): GET: machine ${cores(s.getCpu.machine)} busy, busiest ${g} (${cores(s.getCpu[g])} of a core); ` +
+        `payments: machine ${cores(s.cpu.machine)} busy, busiest ${p} (${cores(s.cpu[p])})${gain}`,
+    );
   }
   const full = steps.find((s) => Math.min(s.cpu.machine, s.getCpu.machine) >= 0.9);
-  lines.push(full
-    ? `  saturates at ${full.apis} API instance(s): the machine's ${CORES} cores are ≥ 90 % busy, so more instances only share them`
-    : `  the machine's ${CORES} cores were not saturated; more instances may still add throughput`);
+  lines.push(
+    full
+      ? `  saturates at ${full.apis} API instance(s): the machine's ${CORES} cores are ≥ 90 % busy, so more instances only share them`
+      : `  the machine's ${CORES} cores were not saturated; more instances may still add throughput`,
+  );
   return lines.join('\n');
 }
 
 async function main(): Promise<void> {
-  console.log(`Scale-out on PostgreSQL: npm run stack with ${API_COUNTS.join(', ')} API instance(s) and ${BACKENDS} back-end service(s), ${CORES} cores, not pinned`);
-  console.log(`${SECONDS} s per run (+${WARMUP_SECONDS} s warm-up), ${CONNECTIONS} connections through the front; load generator: ${loadGeneratorDescription()}; LOG_LEVEL=${LOG_LEVEL}`);
+  console.log(
+    `Scale-out on PostgreSQL: npm run stack with ${API_COUNTS.join(', ')} API instance(s) and ${BACKENDS} back-end service(s), ${CORES} cores, not pinned`,
+  );
+  console.log(
+    `${SECONDS} s per run (+${WARMUP_SECONDS} s warm-up), ${CONNECTIONS} connections through the front; load generator: ${loadGeneratorDescription()}; LOG_LEVEL=${LOG_LEVEL}`,
+  );
   const steps: Step[] = [];
   for (const apis of API_COUNTS) {
     const step = await measureStack(apis);
-    console.error(`  ${apis} API: GET ${num(step.get.rps)} req/s, payments ${num(step.pay.rps)}/s (one pair), ${num(step.spread.rps)}/s (spread)`);
+    console.error(
+      `  ${apis} API: GET ${num(step.get.rps)} req/s, payments ${num(step.pay.rps)}/s (one pair), ${num(step.spread.rps)}/s (spread)`,
+    );
     steps.push(step);
   }
   console.log('');
-  console.log(`| API instances | GET /v1/orders/{id} req/s | p99 ms | payments/s, one pair of accounts | p99 ms | payments/s, ${ACCOUNTS} accounts | p99 ms |`);
+  console.log(
+    `| API instances | GET /v1/orders/{id} req/s | p99 ms | payments/s, one pair of accounts | p99 ms | payments/s, ${ACCOUNTS} accounts | p99 ms |`,
+  );
   console.log('|---|---|---|---|---|---|---|');
   for (const s of steps) {
-    console.log(`| ${s.apis} | ${num(s.get.rps)} | ${num(s.get.p99Ms, 1)} | ${num(s.pay.rps)} | ${num(s.pay.p99Ms, 1)} | ${num(s.spread.rps)} | ${num(s.spread.p99Ms, 1)} |`);
+    console.log(
+      `| ${s.apis} | ${num(s.get.rps)} | ${num(s.get.p99Ms, 1)} | ${num(s.pay.rps)} | ${num(s.pay.p99Ms, 1)} | ${num(s.spread.rps)} | ${num(s.spread.p99Ms, 1)} |`,
+    );
   }
   console.log(`\nCPU (100 % = one core busy for the whole run; machine: share of all ${CORES} cores):`);
-  console.log('| run | API instances | front | API instances | back-end services | PostgreSQL | rest (load generator) | machine |');
+  console.log(
+    '| run | API instances | front | API instances | back-end services | PostgreSQL | rest (load generator) | machine |',
+  );
   console.log('|---|---|---|---|---|---|---|---|');
-  for (const [run, pick] of [['GET', (s: Step) => s.getCpu], [`payments, ${ACCOUNTS} accounts`, (s: Step) => s.cpu]] as const) {
+  for (const [run, pick] of [
+    ['GET', (s: Step) => s.getCpu],
+    [`payments, ${ACCOUNTS} accounts`, (s: Step) => s.cpu],
+  ] as const) {
     for (const s of steps) {
       const c = pick(s);
-      console.log(`| ${run} | ${s.apis} | ${cores(c.front)} | ${cores(c.apis)} | ${cores(c.backends)} | ${cores(c.postgres)} | ${cores(c.rest)} | ${cores(c.machine)} |`);
+      console.log(
+        `| ${run} | ${s.apis} | ${cores(c.front)} | ${cores(c.apis)} | ${cores(c.backends)} | ${cores(c.postgres)} | ${cores(c.rest)} | ${cores(c.machine)} |`,
+      );
     }
   }
   console.log('\nWhere it saturates:');

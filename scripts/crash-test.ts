@@ -18,10 +18,13 @@ import { freePort } from '../support/free-port.ts';
 import { until } from '../support/until.ts';
 import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summary, total } from './payment-load.ts';
 
-exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run test:crash -- \
+exitWithUsageIfAsked(
+  process.argv.slice(2),
+  `usage: npm run test:crash -- \
 [--kills N] [--clients N] [--max-seconds S] [--keep]
   SIGKILLs the server N times (default 8) under payments from N clients (default 6), then checks that no
-  acknowledged payment is lost or doubled and money is conserved; --keep leaves the data directory.`);
+  acknowledged payment is lost or doubled and money is conserved; --keep leaves the data directory.`,
+);
 
 const { values: args } = parseArgs({
   options: {
@@ -38,8 +41,14 @@ const DEADLINE = Date.now() + Number(args['max-seconds']) * 1000;
 const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-crash-'));
 const port = await freePort();
 const env = {
-  ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn',
-  IDEMPOTENCY_LEASE_MS: '400', RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000',
+  ...process.env,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  DATA_DIR: dataDir,
+  LOG_LEVEL: 'warn',
+  IDEMPOTENCY_LEASE_MS: '400',
+  RATE_LIMIT_MAX: '1000000',
+  RATE_LIMIT_ADDRESS_MAX: '10000000',
 };
 const config = loadConfig(env);
 const base = `http://127.0.0.1:${port}`;
@@ -79,14 +88,15 @@ try {
   await load.stop();
 
   // Verification against the last server, then against its files.
-  failures.push(...load.unexpected, ...await checkAcknowledged(base, auth, load.acks));
+  failures.push(...load.unexpected, ...(await checkAcknowledged(base, auth, load.acks)));
   const totalAfter = total(await balances(base, auth));
   if (totalAfter !== totalBefore) failures.push(`sum of balances changed: ${totalBefore} → ${totalAfter}`);
   server!.kill('SIGTERM');
   await new Promise((r) => server!.once('exit', r));
   server = undefined;
   const store = await checkStore(
-    { file: join(dataDir, 'backend.sqlite'), databaseUrl: null }, { acks: load.acks, intents: load.intents() },
+    { file: join(dataDir, 'backend.sqlite'), databaseUrl: null },
+    { acks: load.acks, intents: load.intents() },
   );
   failures.push(...store.failures);
 

@@ -15,9 +15,12 @@ import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summa
 import { until } from '../support/until.ts';
 import { startStack } from './stack-run.ts';
 
-exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run test:faults -- [--clients N] [--max-seconds S] [--keep]
+exitWithUsageIfAsked(
+  process.argv.slice(2),
+  `usage: npm run test:faults -- [--clients N] [--max-seconds S] [--keep]
   a stack of 2 APIs and 2 back-ends on PostgreSQL under payments from N clients (default 6): kill -9 of each
-  kind and a PostgreSQL restart (POSTGRES_RESTART_COMMAND), then no acknowledged payment lost or doubled.`);
+  kind and a PostgreSQL restart (POSTGRES_RESTART_COMMAND), then no acknowledged payment lost or doubled.`,
+);
 
 const { values: args } = parseArgs({
   options: {
@@ -42,7 +45,10 @@ function restartPostgres(): void {
 }
 
 const stack = await startStack({
-  apis: 2, backends: 2, env: { LOG_LEVEL: 'warn', IDEMPOTENCY_LEASE_MS: '1000' }, startMs: DEADLINE - Date.now(),
+  apis: 2,
+  backends: 2,
+  env: { LOG_LEVEL: 'warn', IDEMPOTENCY_LEASE_MS: '1000' },
+  startMs: DEADLINE - Date.now(),
 });
 const { base, auth, databaseUrl, state, ready } = stack;
 /** Waits for the stack within what is left of the run's time. */
@@ -80,7 +86,7 @@ try {
   await sleep(1500);
   await load.stop();
 
-  failures.push(...load.unexpected, ...await checkAcknowledged(base, auth, load.acks));
+  failures.push(...load.unexpected, ...(await checkAcknowledged(base, auth, load.acks)));
   const totalAfter = total(await balances(base, auth));
   if (totalAfter !== totalBefore) failures.push(`sum of balances changed: ${totalBefore} → ${totalAfter}`);
   const code = await stack.stop();
@@ -101,5 +107,7 @@ if (failures.length) {
   console.error(`FAULT TEST FAILED\n${failures.slice(0, 20).join('\n')}`);
   process.exit(1);
 }
-console.log('fault test passed: every acknowledged payment exists exactly once, none duplicated, balances conserved; '
-  + 'outages answered 503/504 (409 for a held key) with Retry-After');
+console.log(
+  'fault test passed: every acknowledged payment exists exactly once, none duplicated, balances conserved; ' +
+    'outages answered 503/504 (409 for a held key) with Retry-After',
+);

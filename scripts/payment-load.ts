@@ -10,7 +10,13 @@ const ALL_ACCOUNTS = ['1001-01', '1001-02', '1002-01', '1003-01'];
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export interface Ack { key: string; paymentId: string; status: string; amountMinor: number; attempts: number }
+export interface Ack {
+  key: string;
+  paymentId: string;
+  status: string;
+  amountMinor: number;
+  attempts: number;
+}
 
 export interface PaymentLoad {
   acks: Ack[];
@@ -24,7 +30,11 @@ export interface PaymentLoad {
 
 /** Starts `clients` clients, each paying one payment after another until stopped. */
 export function startPaymentLoad(options: {
-  base: string; auth: Record<string, string>; deadline: number; clients: number; keyPrefix: string;
+  base: string;
+  auth: Record<string, string>;
+  deadline: number;
+  clients: number;
+  keyPrefix: string;
 }): PaymentLoad {
   const acks: Ack[] = [];
   const retried = new Map<string, number>();
@@ -39,7 +49,11 @@ export function startPaymentLoad(options: {
     const to = ACCOUNTS[(client + n + 1) % ACCOUNTS.length]!;
     const amountMinor = 1 + ((client * 7919 + n * 104729) % 500);
     const body = JSON.stringify({
-      debtorAccount: from, creditorAccount: to, amount: amountMinor / 100, currency: 'EUR', reference: key,
+      debtorAccount: from,
+      creditorAccount: to,
+      amount: amountMinor / 100,
+      currency: 'EUR',
+      reference: key,
     });
     intents++;
     for (let attempt = 1; ; attempt++) {
@@ -76,7 +90,10 @@ export function startPaymentLoad(options: {
     for (let n = 0; !stopping; n++) await payOnce(client, n);
   });
   return {
-    acks, retried, unexpected, intents: () => intents,
+    acks,
+    retried,
+    unexpected,
+    intents: () => intents,
     async stop() {
       stopping = true;
       await Promise.all(running);
@@ -98,7 +115,9 @@ export const total = (b: Record<string, number>) => Object.values(b).reduce((x, 
 
 /** Every acknowledged payment as the API returns it now; failures as sentences. */
 export async function checkAcknowledged(
-  base: string, auth: Record<string, string>, acks: readonly Ack[],
+  base: string,
+  auth: Record<string, string>,
+  acks: readonly Ack[],
 ): Promise<string[]> {
   const failures: string[] = [];
   for (const ack of acks) {
@@ -117,7 +136,8 @@ export async function checkAcknowledged(
 
 /** The store itself (SQLite file or PostgreSQL): no duplicates, nothing unacknowledged, ledger = balances. */
 export async function checkStore(
-  store: { file: string; databaseUrl: string | null }, load: { acks: readonly Ack[]; intents: number },
+  store: { file: string; databaseUrl: string | null },
+  load: { acks: readonly Ack[]; intents: number },
 ): Promise<{ failures: string[]; stored: number }> {
   const failures: string[] = [];
   const query = (sql: string) => queryStoreAt(store, sql);
@@ -152,15 +172,16 @@ export async function checkStore(
 }
 
 export function summary(
-  load: { acks: readonly Ack[]; intents: number; retried: ReadonlyMap<string, number> }, stored: number,
+  load: { acks: readonly Ack[]; intents: number; retried: ReadonlyMap<string, number> },
+  stored: number,
 ): string {
   const completed = load.acks.filter((a) => a.status === 'COMPLETED').length;
   const rejected = load.acks.length - completed;
   const afterRetries = load.acks.filter((a) => a.attempts > 1).length;
   return [
-    `payments intended: ${load.intents}, acknowledged: ${load.acks.length} `
-      + `(${completed} completed, ${rejected} rejected), stored: ${stored}`,
-    `answered only after retries: ${afterRetries}; `
-      + `retried answers: ${JSON.stringify(Object.fromEntries(load.retried))}`,
+    `payments intended: ${load.intents}, acknowledged: ${load.acks.length} ` +
+      `(${completed} completed, ${rejected} rejected), stored: ${stored}`,
+    `answered only after retries: ${afterRetries}; ` +
+      `retried answers: ${JSON.stringify(Object.fromEntries(load.retried))}`,
   ].join('\n');
 }

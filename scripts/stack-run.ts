@@ -53,17 +53,28 @@ async function freeBase(apis: number, backends: number): Promise<number> {
   }
 }
 
-export async function startStack(
-  options: { apis: number; backends: number; env?: Record<string, string>; startMs?: number },
-): Promise<StackRun> {
+export async function startStack(options: {
+  apis: number;
+  backends: number;
+  env?: Record<string, string>;
+  startMs?: number;
+}): Promise<StackRun> {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-stack-run-'));
   const databaseUrl = await createTestDatabase({ prefix: 'corebridge_run', create: false });
   const port = await freeBase(options.apis, options.backends);
   const prefix = `corebridge-run:${randomUUID()}:`;
   const env = {
-    ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, REDIS_URL, DATABASE_URL: databaseUrl,
-    IDEMPOTENCY_REDIS_PREFIX: `${prefix}idem:`, RATE_LIMIT_REDIS_PREFIX: `${prefix}rl:`,
-    RATE_LIMIT_MAX: '1000000', RATE_LIMIT_ADDRESS_MAX: '10000000', ...options.env,
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    REDIS_URL,
+    DATABASE_URL: databaseUrl,
+    IDEMPOTENCY_REDIS_PREFIX: `${prefix}idem:`,
+    RATE_LIMIT_REDIS_PREFIX: `${prefix}rl:`,
+    RATE_LIMIT_MAX: '1000000',
+    RATE_LIMIT_ADDRESS_MAX: '10000000',
+    ...options.env,
   };
   const base = `http://127.0.0.1:${port}`;
   const args = ['bin/corebridge.ts', 'stack', '--api', String(options.apis), '--backend', String(options.backends)];
@@ -85,30 +96,49 @@ export async function startStack(
   const cleanup: StackRun['cleanup'] = async ({ keep = false } = {}) => {
     await stop();
     const redis = new Redis(REDIS_URL, { lazyConnect: true });
-    await redis.connect().then(async () => {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
-    }).catch(() => undefined).finally(() => redis.disconnect());
+    await redis
+      .connect()
+      .then(async () => {
+        const keys = await redis.keys(`${prefix}*`);
+        if (keys.length) await redis.del(...keys);
+      })
+      .catch(() => undefined)
+      .finally(() => redis.disconnect());
     if (keep) return;
     rmSync(dataDir, { recursive: true, force: true });
-    await dropTestDatabases()
-      .catch((error: unknown) => console.error(`could not drop the test database: ${String(error)}`));
+    await dropTestDatabases().catch((error: unknown) =>
+      console.error(`could not drop the test database: ${String(error)}`),
+    );
   };
 
   try {
-    await until('the stack started', () => {
-      if (child.exitCode !== null) throw new Error(`the stack exited: ${out}`);
-      return out.includes('Ctrl-C stops everything');
-    }, startMs, 50);
+    await until(
+      'the stack started',
+      () => {
+        if (child.exitCode !== null) throw new Error(`the stack exited: ${out}`);
+        return out.includes('Ctrl-C stops everything');
+      },
+      startMs,
+      50,
+    );
     await until('the stack ready', ready, startMs, 50);
     const config = loadConfig(env);
     const issuer = await openDevIssuer({
-      dataDir, issuer: `http://localhost:${port}/oauth`, audience: config.auth.audience,
+      dataDir,
+      issuer: `http://localhost:${port}/oauth`,
+      audience: config.auth.audience,
     });
     const clerk = { subject: 'clerk', role: 'agent', scopes: ROLE_SCOPES.agent } as const;
     const token = await issuer.sign(clerk, { ttlSeconds: 3600 });
     return {
-      base, dataDir, databaseUrl, process: child, ready, stop, cleanup, auth: { authorization: `Bearer ${token}` },
+      base,
+      dataDir,
+      databaseUrl,
+      process: child,
+      ready,
+      stop,
+      cleanup,
+      auth: { authorization: `Bearer ${token}` },
       state: () => JSON.parse(readFileSync(join(dataDir, 'stack', 'stack.json'), 'utf8')) as StackState,
     };
   } catch (error) {

@@ -39,7 +39,13 @@ import { loanRoutes } from './api/routes/loans.ts';
 import { orderRoutes } from './api/routes/orders.ts';
 import { paymentRoutes } from './api/routes/payments.ts';
 import { installCors } from './api/protection/cors.ts';
-import { installBodyShapeLimit, installLimits, JSON_POISONING_OPTIONS, limitBackendCalls, serverLimitOptions } from './api/protection/limits.ts';
+import {
+  installBodyShapeLimit,
+  installLimits,
+  JSON_POISONING_OPTIONS,
+  limitBackendCalls,
+  serverLimitOptions,
+} from './api/protection/limits.ts';
 import { installRateLimits } from './api/protection/rate-limit.ts';
 import { installSecurityHeaders } from './api/protection/security-headers.ts';
 import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts';
@@ -84,11 +90,20 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
   let transport: Transport | undefined;
   let redis: Redis | null = null;
   try {
-    transport = deps.transport ?? await openBackendTransport(config, logger, catalog);
+    transport = deps.transport ?? (await openBackendTransport(config, logger, catalog));
     // REDIS_URL: rate-limit counters and idempotency records shared with the other API instances.
     const redisUrl = config.protection.rateLimit.redisUrl;
     redis = redisUrl ? await connectRedis(redisUrl, logger) : null;
-    return await assemble(config, logger, catalog, externalJwks, transport, redis, { services, host: serviceHost }, deps.observability);
+    return await assemble(
+      config,
+      logger,
+      catalog,
+      externalJwks,
+      transport,
+      redis,
+      { services, host: serviceHost },
+      deps.observability,
+    );
   } catch (error) {
     if (redis) await closeRedis(redis);
     // The back-end worker and the host processes would keep the process alive: a failed start closes them.
@@ -99,20 +114,45 @@ export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App>
 }
 
 /** Builds the programs of the declared services (their copybooks beside them) and starts their host. */
-async function openServiceHost(config: Config, logger: Logger, services: readonly ServiceDefinition[]): Promise<CobolHost> {
+async function openServiceHost(
+  config: Config,
+  logger: Logger,
+  services: readonly ServiceDefinition[],
+): Promise<CobolHost> {
   const dir = services[0]!.dir;
   const build = await buildCobolHost({
-    outDir: join(config.dataDir, 'cobol'), programs: services.map((s) => s.program), programsDir: dir, copybookDirs: [dir, COPYBOOKS_DIR],
+    outDir: join(config.dataDir, 'cobol'),
+    programs: services.map((s) => s.program),
+    programsDir: dir,
+    copybookDirs: [dir, COPYBOOKS_DIR],
   });
-  logger.info({ services: services.map((s) => `${s.method} ${s.url}`), libraryPath: build.libraryPath }, 'COBOL services built');
-  return openCobolHost({ ...build, log: logger, processes: config.backend.cobolHosts, callTimeoutMs: config.backend.cobolCallTimeoutMs });
+  logger.info(
+    { services: services.map((s) => `${s.method} ${s.url}`), libraryPath: build.libraryPath },
+    'COBOL services built',
+  );
+  return openCobolHost({
+    ...build,
+    log: logger,
+    processes: config.backend.cobolHosts,
+    callTimeoutMs: config.backend.cobolCallTimeoutMs,
+  });
 }
 
 async function assemble(
-  config: Config, logger: Logger, catalog: MessageCatalog, externalJwks: URL | null, transport: Transport, redis: Redis | null,
-  declared: { services: readonly ServiceDefinition[]; host: CobolHost | null }, givenObservability: Observability | undefined,
+  config: Config,
+  logger: Logger,
+  catalog: MessageCatalog,
+  externalJwks: URL | null,
+  transport: Transport,
+  redis: Redis | null,
+  declared: { services: readonly ServiceDefinition[]; host: CobolHost | null },
+  givenObservability: Observability | undefined,
 ): Promise<App> {
-  const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
+  const issuer = await openDevIssuer({
+    dataDir: config.dataDir,
+    issuer: config.auth.issuer,
+    audience: config.auth.audience,
+  });
   // Otherwise the embedded identity provider, signing with the same key.
   const identity = config.auth.external
     ? null
@@ -132,12 +172,15 @@ async function assemble(
     ...serverLimitOptions(protection.limits),
     ...JSON_POISONING_OPTIONS,
     ...(tls ? { https: tls } : { http: { maxHeaderSize: protection.limits.headerBytes } }),
-    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true }, plugins: [exactMultipleOf] },
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: false, allErrors: true },
+      plugins: [exactMultipleOf],
+    },
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   const app = typed as unknown as FastifyInstance;
   // Before any hook or route: the request log, back-end client, rate limits and idempotency reach it through the instance.
-  const observability = givenObservability ?? await createObservability(config.tracing);
+  const observability = givenObservability ?? (await createObservability(config.tracing));
   app.decorate('observability', observability);
   const backend = createBackendClient({ catalog, transport, observability });
 
@@ -184,17 +227,20 @@ async function assemble(
     issuer: config.auth.issuer,
     audience: config.auth.audience,
     jwks: externalJwks ?? issuer.jwks,
-    ...(config.auth.external ? {
-      algorithms: EXTERNAL_ALGORITHMS,
-      jwksCooldownMs: config.auth.jwksCooldownSeconds * 1000,
-      claims: { role: config.auth.roleClaim, customerId: config.auth.customerIdClaim },
-    } : {}),
+    ...(config.auth.external
+      ? {
+          algorithms: EXTERNAL_ALGORITHMS,
+          jwksCooldownMs: config.auth.jwksCooldownSeconds * 1000,
+          claims: { role: config.auth.roleClaim, customerId: config.auth.customerIdClaim },
+        }
+      : {}),
     clockToleranceSeconds: config.auth.clockToleranceSeconds,
     cacheSize: config.auth.tokenCacheSize,
   });
 
   // Ready: the back-end answers, the COBOL service host runs, and the shared state (Redis) is connected.
-  const ready = async () => (redis === null || redis.status === 'ready') && (await transport.ready()) && (declared.host?.available() ?? true);
+  const ready = async () =>
+    (redis === null || redis.status === 'ready') && (await transport.ready()) && (declared.host?.available() ?? true);
   publicRoutes(typed as unknown as Api, { ready, issuer: identity ? issuer : null, isClosing: () => closing });
   if (identity) await identity.install(app, securityHeaders.documents);
   // The human pages: /docs (signing in with the embedded provider), /, /problems/<code>.
@@ -203,10 +249,14 @@ async function assemble(
   // The API's own context: /health, /openapi.json and /oauth pay nothing for these hooks.
   const routeDeps = {
     catalog,
-    backend: limitBackendCalls(requestBackend(backend, (tran) => {
-      relay?.kick();
-      if (tran === 'OPSUBM') runner?.kick();
-    }), protection.limits.backendConcurrency, protection.limits.retryAfterSeconds),
+    backend: limitBackendCalls(
+      requestBackend(backend, (tran) => {
+        relay?.kick();
+        if (tran === 'OPSUBM') runner?.kick();
+      }),
+      protection.limits.backendConcurrency,
+      protection.limits.retryAfterSeconds,
+    ),
   };
   await app.register(async (v1) => {
     installDeprecation(v1);
@@ -231,15 +281,31 @@ async function assemble(
   await app.ready();
   // Events leave the back-end's outbox through the relay: to RabbitMQ with BROKER_URL, else only into the feed;
   // the webhook dispatcher sends the deliveries the relay's turns make.
-  const webhooks = startWebhookDispatcher({ backend, catalog, log: logger, webhooks: config.webhooks, pollMs: config.events.pollMs });
+  const webhooks = startWebhookDispatcher({
+    backend,
+    catalog,
+    log: logger,
+    webhooks: config.webhooks,
+    pollMs: config.events.pollMs,
+  });
   dispatcher = webhooks;
   relay = startEventRelay({
-    backend, catalog, log: logger, pollMs: config.events.pollMs, leaseSeconds: config.events.leaseSeconds, onPositioned: webhooks.kick,
+    backend,
+    catalog,
+    log: logger,
+    pollMs: config.events.pollMs,
+    leaseSeconds: config.events.leaseSeconds,
+    onPositioned: webhooks.kick,
     publisher: config.events.brokerUrl ? openRabbitPublisher(config.events.brokerUrl, logger) : null,
   });
   // Requests asked to run later (Prefer: respond-async) run here, off the request that made them.
   runner = startOperationRunner({
-    backend, catalog, log: logger, pollMs: config.events.pollMs, onCompleted: () => relay?.kick(), brokerUrl: config.events.brokerUrl,
+    backend,
+    catalog,
+    log: logger,
+    pollMs: config.events.pollMs,
+    onCompleted: () => relay?.kick(),
+    brokerUrl: config.events.brokerUrl,
     metrics: observability.metrics,
   });
   return Object.assign(app, { devIssuer: issuer }) as unknown as App;

@@ -5,25 +5,51 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import {
-  DEFAULT_PORT, IDEMPOTENCY_SETTINGS, loadIdempotencySettings, loadServerSettings, loadServicesDir, SERVER_SETTINGS,
-  SERVICES_SETTINGS, type IdempotencySettings, type ServerSettings,
+  DEFAULT_PORT,
+  IDEMPOTENCY_SETTINGS,
+  loadIdempotencySettings,
+  loadServerSettings,
+  loadServicesDir,
+  SERVER_SETTINGS,
+  SERVICES_SETTINGS,
+  type IdempotencySettings,
+  type ServerSettings,
 } from './api/settings.ts';
 import {
-  CORS_SETTINGS, LIMIT_SETTINGS, loadProtectionConfig, RATE_LIMIT_SETTINGS, TLS_SETTINGS, type ProtectionConfig,
+  CORS_SETTINGS,
+  LIMIT_SETTINGS,
+  loadProtectionConfig,
+  RATE_LIMIT_SETTINGS,
+  TLS_SETTINGS,
+  type ProtectionConfig,
 } from './api/protection/config.ts';
 import { loadStoreSettings, STORE_SETTINGS, type StoreSettings } from './backend/store/settings.ts';
 import {
-  EVENTS_SETTINGS, loadEventsSettings, loadWebhookSettings, WEBHOOK_SETTINGS, type EventsSettings, type WebhookSettings,
+  EVENTS_SETTINGS,
+  loadEventsSettings,
+  loadWebhookSettings,
+  WEBHOOK_SETTINGS,
+  type EventsSettings,
+  type WebhookSettings,
 } from './events/settings.ts';
 import { IDENTITY_SETTINGS, loadIdentitySettings, type IdentitySettings } from './identity/settings.ts';
 import { loadLoggingSettings, LOGGING_SETTINGS, type LoggingSettings } from './logging/settings.ts';
 import {
-  loadMetricsSettings, loadTracingSettings, OBSERVABILITY_SETTINGS, type MetricsSettings, type TracingSettings,
+  loadMetricsSettings,
+  loadTracingSettings,
+  OBSERVABILITY_SETTINGS,
+  type MetricsSettings,
+  type TracingSettings,
 } from './observability/settings.ts';
 import type { Env, SettingsSection } from './settings/schema.ts';
 import {
-  BACKEND_SERVICE_SETTINGS, COBOL_SETTINGS, loadBackendServiceSettings, loadTransportSettings, TRANSPORT_SETTINGS,
-  type BackendServiceSettings, type TransportSettings,
+  BACKEND_SERVICE_SETTINGS,
+  COBOL_SETTINGS,
+  loadBackendServiceSettings,
+  loadTransportSettings,
+  TRANSPORT_SETTINGS,
+  type BackendServiceSettings,
+  type TransportSettings,
 } from './transport/settings.ts';
 
 export { DEFAULT_DATA_DIR, DEFAULT_PORT } from './api/settings.ts';
@@ -31,9 +57,22 @@ export { ConfigError, type Env } from './settings/schema.ts';
 
 /** Every area's settings, in the order .env.example and docs/settings.md list them. */
 export const SETTINGS_SECTIONS: readonly SettingsSection[] = [
-  SERVER_SETTINGS, LOGGING_SETTINGS, OBSERVABILITY_SETTINGS, IDENTITY_SETTINGS, IDEMPOTENCY_SETTINGS,
-  TRANSPORT_SETTINGS, STORE_SETTINGS, BACKEND_SERVICE_SETTINGS, COBOL_SETTINGS, SERVICES_SETTINGS,
-  EVENTS_SETTINGS, WEBHOOK_SETTINGS, CORS_SETTINGS, RATE_LIMIT_SETTINGS, LIMIT_SETTINGS, TLS_SETTINGS,
+  SERVER_SETTINGS,
+  LOGGING_SETTINGS,
+  OBSERVABILITY_SETTINGS,
+  IDENTITY_SETTINGS,
+  IDEMPOTENCY_SETTINGS,
+  TRANSPORT_SETTINGS,
+  STORE_SETTINGS,
+  BACKEND_SERVICE_SETTINGS,
+  COBOL_SETTINGS,
+  SERVICES_SETTINGS,
+  EVENTS_SETTINGS,
+  WEBHOOK_SETTINGS,
+  CORS_SETTINGS,
+  RATE_LIMIT_SETTINGS,
+  LIMIT_SETTINGS,
+  TLS_SETTINGS,
 ];
 
 export interface Config extends ServerSettings, LoggingSettings {

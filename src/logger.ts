@@ -10,19 +10,28 @@ import type { LogFormat, LogLevel } from './logging/settings.ts';
 
 /** `destination`: where JSON lines go instead of stdout (tests, the worker's pipe to the main thread): always JSON. */
 export function createLogger(
-  config: { logLevel: LogLevel; logFormat?: LogFormat }, destination?: NodeJS.WritableStream,
+  config: { logLevel: LogLevel; logFormat?: LogFormat },
+  destination?: NodeJS.WritableStream,
 ): Logger {
   const options = {
-    level: config.logLevel, base: { service: 'corebridge' }, timestamp: () => `,"time":"${isoNow()}"`,
+    level: config.logLevel,
+    base: { service: 'corebridge' },
+    timestamp: () => `,"time":"${isoNow()}"`,
     ...redactionOptions(),
   };
   if (destination) return pino(options, destination as pino.DestinationStream);
   if (config.logFormat === 'pretty') {
     // A person reads these as they come: written at once (no line lost on exit), one line each, without the
     // fields every line repeats.
-    return pino(options, pretty({
-      sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'service,pid,hostname',
-    }));
+    return pino(
+      options,
+      pretty({
+        sync: true,
+        singleLine: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'service,pid,hostname',
+      }),
+    );
   }
   // One synchronous write per event-loop turn, so lines reach a pipe in order under load
   // (test/observability/log-destination.test.ts).

@@ -67,12 +67,20 @@ async function main(): Promise<void> {
     try {
       metrics = await listenMetrics(app.observability.metrics.registry, config.metrics.host, config.metrics.port);
     } catch (error) {
-      logger.warn({ err: error, host: config.metrics.host, port: config.metrics.port },
-        'metrics listener not started: set METRICS_PORT to a free port (or 0 to turn the metrics off)');
+      logger.warn(
+        { err: error, host: config.metrics.host, port: config.metrics.port },
+        'metrics listener not started: set METRICS_PORT to a free port (or 0 to turn the metrics off)',
+      );
     }
   }
-  logger.info({ dataDir: config.dataDir, issuer: config.auth.issuer, logLevel: config.logLevel, tls: tls !== null }, 'corebridge listening');
-  const facts = startupFacts(config, { api: (app.server.address() as AddressInfo).port, metrics: metrics?.port ?? null });
+  logger.info(
+    { dataDir: config.dataDir, issuer: config.auth.issuer, logLevel: config.logLevel, tls: tls !== null },
+    'corebridge listening',
+  );
+  const facts = startupFacts(config, {
+    api: (app.server.address() as AddressInfo).port,
+    metrics: metrics?.port ?? null,
+  });
   // Pretty: a short block to read; JSON: the same facts as fields of one line.
   if (config.logFormat === 'pretty') logger.info(startupBlock(facts));
   else logger.info({ startup: facts }, 'corebridge ready');

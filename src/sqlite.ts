@@ -10,7 +10,10 @@ import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlit
 
 /** The numbered *.sql files of `dir`, in order: the one list both engines' migration steps apply. */
 export function migrationFiles(dir: string): Array<{ name: string; sql: string }> {
-  return readdirSync(dir).filter((f) => f.endsWith('.sql')).sort().map((name) => ({ name, sql: readFileSync(join(dir, name), 'utf8') }));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((name) => ({ name, sql: readFileSync(join(dir, name), 'utf8') }));
 }
 
 /** A query's rows as plain objects: `get` the first, `all` every one. */
@@ -71,12 +74,16 @@ export class SqliteDatabase {
    * `synchronous`: FULL (default) fsyncs every commit; NORMAL may lose the newest commits on power loss.
    * `ownerOnly`: the file (0600) and a directory it creates (0700) for the owner alone, for secrets.
    */
-  constructor(file: string, options: { readOnly?: boolean; synchronous?: 'FULL' | 'NORMAL'; ownerOnly?: boolean } = {}) {
+  constructor(
+    file: string,
+    options: { readOnly?: boolean; synchronous?: 'FULL' | 'NORMAL'; ownerOnly?: boolean } = {},
+  ) {
     if (options.readOnly) {
       this.db = new DatabaseSync(file, { timeout: 5000, readOnly: true });
       return;
     }
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true, ...(options.ownerOnly ? { mode: 0o700 } : {}) });
+    if (file !== ':memory:')
+      mkdirSync(dirname(file), { recursive: true, ...(options.ownerOnly ? { mode: 0o700 } : {}) });
     if (options.ownerOnly) {
       // Created (or narrowed) before SQLite opens it: SQLite gives its -wal and -shm files the same mode.
       closeSync(openSync(file, 'a', 0o600));
@@ -194,14 +201,19 @@ export class SqliteDatabase {
   migrate(dir: string): void {
     this.db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
     const applied = new Set(
-      this.db.prepare('SELECT name FROM schema_migrations').all().map((row) => String(row['name'])),
+      this.db
+        .prepare('SELECT name FROM schema_migrations')
+        .all()
+        .map((row) => String(row['name'])),
     );
     for (const { name, sql } of migrationFiles(dir)) {
       if (applied.has(name)) continue;
       this.transaction(() => {
         if (this.db.prepare('SELECT 1 FROM schema_migrations WHERE name = ?').get(name)) return;
         this.db.exec(sql);
-        this.db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)').run(name, new Date().toISOString());
+        this.db
+          .prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)')
+          .run(name, new Date().toISOString());
       });
     }
   }

@@ -46,12 +46,14 @@ export async function createTestDatabase(options: { prefix?: string; create?: bo
 /** BIGINT and NUMERIC as numbers, as SQLite gives them (test data stays far below 2^53). */
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    (oid === 20 || oid === 1700 ? Number : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser,
+    oid === 20 || oid === 1700 ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 /** Runs SQL against a back-end store: its PostgreSQL database when `databaseUrl` is set, else its SQLite file. */
 export async function queryStoreAt(
-  store: { databaseUrl: string | null; file: string }, sql: string, ...params: Array<string | number | null>
+  store: { databaseUrl: string | null; file: string },
+  sql: string,
+  ...params: Array<string | number | null>
 ): Promise<Array<Record<string, unknown>>> {
   const url = store.databaseUrl;
   if (url) {
@@ -59,7 +61,12 @@ export async function queryStoreAt(
     await client.connect();
     try {
       let n = 0;
-      return (await client.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as Array<Record<string, unknown>>;
+      return (
+        await client.query(
+          sql.replace(/\?/g, () => `$${++n}`),
+          params,
+        )
+      ).rows as Array<Record<string, unknown>>;
     } finally {
       await client.end();
     }

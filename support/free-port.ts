@@ -4,10 +4,12 @@ import { createServer } from 'node:net';
 /** A port free on 127.0.0.1 now: the system picks it, we let it go at once for the caller to listen on. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
-    const s = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no free port'))));
-    });
+    const s = createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const a = s.address();
+        s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no free port'))));
+      });
   });
 }
 

@@ -6,7 +6,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * even when `ms` is 0, so a caller near its own deadline still sees a state already reached.
  */
 export async function until(
-  what: string, check: () => boolean | Promise<boolean>, ms = 20_000, everyMs = 100,
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  ms = 20_000,
+  everyMs = 100,
 ): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {

@@ -15,15 +15,25 @@ test('defaults: port 8080, ./data, info, 24 h idempotency', () => {
   assert.equal(c.auth.issuer, 'http://localhost:8080/oauth');
   const certs = join(c.dataDir, 'certs');
   assert.deepEqual(c.backend, {
-    transport: 'worker', reads: 'api-thread', cobolPrograms: [], cobolSourceDir: null, cobolHosts: 2, cobolCallTimeoutMs: 2000,
+    transport: 'worker',
+    reads: 'api-thread',
+    cobolPrograms: [],
+    cobolSourceDir: null,
+    cobolHosts: 2,
+    cobolCallTimeoutMs: 2000,
     // Embedded unless BACKEND_URL names back-end services; then the development PKI's API certificate by default.
-    urls: [], connections: 2, callTimeoutMs: 4000,
+    urls: [],
+    connections: 2,
+    callTimeoutMs: 4000,
     // The embedded SQLite store unless DATABASE_URL names a PostgreSQL database.
-    databaseUrl: null, databasePoolSize: 10,
+    databaseUrl: null,
+    databasePoolSize: 10,
     clientTls: { caFile: join(certs, 'ca.crt'), certFile: join(certs, 'api.crt'), keyFile: join(certs, 'api.key') },
   });
   assert.deepEqual(c.backendService, {
-    host: '127.0.0.1', port: 7443, allowedClients: new Set(['corebridge-api']),
+    host: '127.0.0.1',
+    port: 7443,
+    allowedClients: new Set(['corebridge-api']),
     tls: { caFile: join(certs, 'ca.crt'), certFile: join(certs, 'backend.crt'), keyFile: join(certs, 'backend.key') },
   });
   // Programs in COBOL: names of linked programs, in any case, once each.
@@ -32,9 +42,14 @@ test('defaults: port 8080, ./data, info, 24 h idempotency', () => {
 
 test('back-end services: several URLs, TLS files set for both roles, the allowlist and the listen address', () => {
   const c = loadConfig({
-    BACKEND_URL: 'tls://10.0.0.5:7443, tls://backend-2.internal:7443 tls://[::1]:7443', BACKEND_TLS_CA: '/pki/ca.pem',
-    BACKEND_TLS_CERT: '/pki/me.pem', BACKEND_TLS_KEY: '/pki/me.key', BACKEND_ALLOWED_CLIENTS: 'api-1.internal,api-2.internal',
-    BACKEND_LISTEN: '[::]:9443', BACKEND_CONNECTIONS: '4', BACKEND_CALL_TIMEOUT_MS: '1500',
+    BACKEND_URL: 'tls://10.0.0.5:7443, tls://backend-2.internal:7443 tls://[::1]:7443',
+    BACKEND_TLS_CA: '/pki/ca.pem',
+    BACKEND_TLS_CERT: '/pki/me.pem',
+    BACKEND_TLS_KEY: '/pki/me.key',
+    BACKEND_ALLOWED_CLIENTS: 'api-1.internal,api-2.internal',
+    BACKEND_LISTEN: '[::]:9443',
+    BACKEND_CONNECTIONS: '4',
+    BACKEND_CALL_TIMEOUT_MS: '1500',
   });
   assert.deepEqual(c.backend.urls, ['tls://10.0.0.5:7443', 'tls://backend-2.internal:7443', 'tls://[::1]:7443']);
   const files = { caFile: '/pki/ca.pem', certFile: '/pki/me.pem', keyFile: '/pki/me.key' };
@@ -46,8 +61,14 @@ test('back-end services: several URLs, TLS files set for both roles, the allowli
 });
 
 test('PostgreSQL: DATABASE_URL and the pool size', () => {
-  const c = loadConfig({ DATABASE_URL: 'postgresql://corebridge@db.internal:5432/corebridge', DATABASE_POOL_SIZE: '25' });
-  assert.deepEqual([c.backend.databaseUrl, c.backend.databasePoolSize], ['postgresql://corebridge@db.internal:5432/corebridge', 25]);
+  const c = loadConfig({
+    DATABASE_URL: 'postgresql://corebridge@db.internal:5432/corebridge',
+    DATABASE_POOL_SIZE: '25',
+  });
+  assert.deepEqual(
+    [c.backend.databaseUrl, c.backend.databasePoolSize],
+    ['postgresql://corebridge@db.internal:5432/corebridge', 25],
+  );
 });
 
 test('an invalid value stops startup with a message naming the variable', () => {
@@ -73,7 +94,10 @@ test('an invalid value stops startup with a message naming the variable', () => 
     [{ DATABASE_POOL_SIZE: '0' }, 'DATABASE_POOL_SIZE'],
   ];
   for (const [env, name] of bad) {
-    assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && e.variable === name && e.message.includes(name));
+    assert.throws(
+      () => loadConfig(env),
+      (e: unknown) => e instanceof ConfigError && e.variable === name && e.message.includes(name),
+    );
   }
 });
 
@@ -95,12 +119,20 @@ test('.env values are read without overriding the environment', () => {
 test('the startup configuration log shows every setting as it is, masking only secrets (credentials in URLs)', async () => {
   const { effectiveConfig } = await import('../src/logging/effective-config.ts');
   const config = loadConfig({
-    AUTH_ACCESS_TOKEN_TTL_SECONDS: '420', AUTH_TOKEN_CACHE_SIZE: '1234', CORS_CREDENTIALS: 'true', CORS_ORIGINS: 'https://shop.example',
+    AUTH_ACCESS_TOKEN_TTL_SECONDS: '420',
+    AUTH_TOKEN_CACHE_SIZE: '1234',
+    CORS_CREDENTIALS: 'true',
+    CORS_ORIGINS: 'https://shop.example',
     REDIS_URL: 'redis://default:redis-pa55@127.0.0.1:6379/0',
     DATABASE_URL: 'postgres://corebridge:db-pa55@127.0.0.1:5432/corebridge',
     BROKER_URL: 'amqp://events:broker-pa55@127.0.0.1:5672',
   });
-  const shown = effectiveConfig(config) as { auth: Record<string, unknown>; protection: { cors: Record<string, unknown>; rateLimit: Record<string, unknown> }; backend: Record<string, unknown>; events: Record<string, unknown> };
+  const shown = effectiveConfig(config) as {
+    auth: Record<string, unknown>;
+    protection: { cors: Record<string, unknown>; rateLimit: Record<string, unknown> };
+    backend: Record<string, unknown>;
+    events: Record<string, unknown>;
+  };
   // Names that merely contain "token" or "credential" are not secrets.
   assert.equal(shown.auth['accessTokenTtlSeconds'], 420);
   assert.equal(shown.auth['tokenCacheSize'], 1234);

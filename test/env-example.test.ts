@@ -34,15 +34,22 @@ function sourceFiles(dir: string): string[] {
 
 /** The defaults, and set-ups that switch on the optional parts (their own settings are read only then). */
 function settingsReadInAnySetUp(): Set<string> {
-  return new Set([
-    ...settingsRead({}),
-    ...settingsRead({ BACKEND_URL: 'tls://127.0.0.1:7443' }),
-    ...settingsRead({ REDIS_URL: 'redis://127.0.0.1:6379' }),
-    ...settingsRead({ AUTH_EXTERNAL_ISSUER: 'https://login.example.com', AUTH_AUDIENCE: 'api' }),
-    ...settingsRead({ MTLS_PORT: '8443', TLS_CERT_FILE: 'cert.pem', TLS_KEY_FILE: 'key.pem' }),
-    ...settingsRead({ MTLS_PORT: '8443', TLS_CERT_FILE: 'cert.pem', TLS_KEY_FILE: 'key.pem', MTLS_CA_FILE: 'ca.pem' }),
-    ...settingsRead({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }),
-  ].filter((name) => /^[A-Z][A-Z0-9_]+$/.test(name)));
+  return new Set(
+    [
+      ...settingsRead({}),
+      ...settingsRead({ BACKEND_URL: 'tls://127.0.0.1:7443' }),
+      ...settingsRead({ REDIS_URL: 'redis://127.0.0.1:6379' }),
+      ...settingsRead({ AUTH_EXTERNAL_ISSUER: 'https://login.example.com', AUTH_AUDIENCE: 'api' }),
+      ...settingsRead({ MTLS_PORT: '8443', TLS_CERT_FILE: 'cert.pem', TLS_KEY_FILE: 'key.pem' }),
+      ...settingsRead({
+        MTLS_PORT: '8443',
+        TLS_CERT_FILE: 'cert.pem',
+        TLS_KEY_FILE: 'key.pem',
+        MTLS_CA_FILE: 'ca.pem',
+      }),
+      ...settingsRead({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' }),
+    ].filter((name) => /^[A-Z][A-Z0-9_]+$/.test(name)),
+  );
 }
 
 test('every setting the configuration reads is in .env.example', () => {
@@ -52,7 +59,9 @@ test('every setting the configuration reads is in .env.example', () => {
 });
 
 test('every setting in .env.example is read somewhere in src/', () => {
-  const source = sourceFiles('src').map((file) => readFileSync(file, 'utf8')).join('\n');
+  const source = sourceFiles('src')
+    .map((file) => readFileSync(file, 'utf8'))
+    .join('\n');
   // OTEL_* beyond the endpoint are read by the OpenTelemetry SDK itself.
   const unknown = [...listed].filter((name) => !source.includes(name) && !name.startsWith('OTEL_'));
   assert.deepEqual(unknown, [], 'listed in .env.example but read nowhere');

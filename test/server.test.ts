@@ -34,13 +34,19 @@ test('npm start: serves on PORT with DATA_DIR, and SIGTERM closes gracefully wit
 
   child.kill('SIGTERM');
   assert.equal(await exited, 0);
-  const lines = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.ok(lines.some((l) => l['msg'] === 'corebridge listening'));
   assert.equal(lines.at(-1)?.['msg'], 'stopped');
 });
 
 test('an invalid variable stops startup with a message naming it', () => {
-  const run = spawnSync(process.execPath, ['src/server.ts'], { env: { ...process.env, PORT: 'eighty' }, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['src/server.ts'], {
+    env: { ...process.env, PORT: 'eighty' },
+    encoding: 'utf8',
+  });
   assert.equal(run.status, 2);
   assert.match(run.stderr, /PORT must be a whole number/);
 });

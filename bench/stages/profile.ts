@@ -2,14 +2,26 @@
 import { BUSY_STAGES, label, matchRule, shortUrl, type CallFrame, type Stage } from './rules.ts';
 
 interface ProfileNode {
-  id: number; callFrame: CallFrame; children?: number[]; positionTicks?: Array<{ line: number; ticks: number }>;
+  id: number;
+  callFrame: CallFrame;
+  children?: number[];
+  positionTicks?: Array<{ line: number; ticks: number }>;
 }
 export interface CpuProfile {
-  nodes: ProfileNode[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[];
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
 }
 
 /** One OS thread of the server during the window (/proc/<pid>/task/<tid>). */
-export interface OsThread { tid: number; name: string; cpuUs: number; runDelayUs: number }
+export interface OsThread {
+  tid: number;
+  name: string;
+  cpuUs: number;
+  runDelayUs: number;
+}
 
 export interface ThreadResult {
   thread: string;
@@ -38,7 +50,11 @@ const GAP = 1.5;
 
 /** Charges each sample inside `window` to a stage; `root` is the checkout the profiled server ran from. */
 export function analyzeProfile(
-  profile: CpuProfile, thread: string, window: { startUs: number; endUs: number }, intervalUs: number, root: string,
+  profile: CpuProfile,
+  thread: string,
+  window: { startUs: number; endUs: number },
+  intervalUs: number,
+  root: string,
 ): ThreadResult {
   const byId = new Map<number, ProfileNode>();
   const parent = new Map<number, number>();
@@ -116,7 +132,13 @@ export interface Calibrated {
   off: Map<Stage, number>;
   /** Totals over the window, µs: CPU, run-queue wait (preempted), blocked in system calls, idle. */
   totals: {
-    cpu: number; preempted: number; blocked: number; idle: number; idleCpu: number; profiled: number; idleWall: number;
+    cpu: number;
+    preempted: number;
+    blocked: number;
+    idle: number;
+    idleCpu: number;
+    profiled: number;
+    idleWall: number;
   } | null;
   frames: Map<string, number>;
   lines: Map<string, Map<number, number>>;
@@ -171,7 +193,12 @@ export function calibrate(result: ThreadResult, os: OsThread | undefined): Calib
     break;
   }
   return {
-    thread: result.thread, cpu, off, frames: result.frames, lines: result.lines, os,
+    thread: result.thread,
+    cpu,
+    off,
+    frames: result.frames,
+    lines: result.lines,
+    os,
     totals: { cpu: C, preempted: R, blocked: B, idle: E, idleCpu, profiled: wallBusy, idleWall: idle },
   };
 }

@@ -3,9 +3,32 @@ import { fileURLToPath } from 'node:url';
 
 /** Table order. 'event-loop I/O (native)' is matched by no rule: the CPU inside V8's (idle) samples (calibrate). */
 export const STAGES = [
-  'routing', 'request id', 'CORS', 'security headers', 'rate limit', 'limits', 'auth', 'body parse', 'validation',
-  'idempotency', 'handler', 'encode', 'transport', 'program', 'store', 'decode', 'field projection', 'serialization',
-  'log line', 'fastify core', 'async', 'HTTP/socket', 'event-loop I/O (native)', 'GC', 'other', 'idle',
+  'routing',
+  'request id',
+  'CORS',
+  'security headers',
+  'rate limit',
+  'limits',
+  'auth',
+  'body parse',
+  'validation',
+  'idempotency',
+  'handler',
+  'encode',
+  'transport',
+  'program',
+  'store',
+  'decode',
+  'field projection',
+  'serialization',
+  'log line',
+  'fastify core',
+  'async',
+  'HTTP/socket',
+  'event-loop I/O (native)',
+  'GC',
+  'other',
+  'idle',
 ] as const;
 export type Stage = (typeof STAGES)[number];
 
@@ -86,8 +109,18 @@ export const RULES: Rule[] = [
   // log line
   {
     stage: 'log line',
-    url: PKG('pino', 'sonic-boom', 'pino-std-serializers', 'fast-redact', 'quick-format-unescaped', 'on-exit-leak-free',
-      'thread-stream', 'atomic-sleep', 'safe-stable-stringify', '@pinojs/redact'),
+    url: PKG(
+      'pino',
+      'sonic-boom',
+      'pino-std-serializers',
+      'fast-redact',
+      'quick-format-unescaped',
+      'on-exit-leak-free',
+      'thread-stream',
+      'atomic-sleep',
+      'safe-stable-stringify',
+      '@pinojs/redact',
+    ),
   },
   { stage: 'log line', url: /^src\/(logger\.ts|logging\/|api\/logging\/|api\/plugins\/request-log\.ts)/ },
   { stage: 'log line', url: /^node_modules\/fastify\/lib\/logger[\w-]*\.js$/ },
@@ -103,8 +136,10 @@ export const RULES: Rule[] = [
   { stage: 'store', url: /^src\/sqlite\.ts$/, within: [{ url: /^src\/api\/idempotency\//, stage: 'idempotency' }] },
   {
     stage: 'program',
-    url: new RegExp('^src/backend/(programs/|program[.]ts|index[.]ts|calls[.]ts|dispatch[.]ts|group-runner[.]ts'
-      + '|link-coordinator[.]ts|links[.]ts|caller[.]ts|money[.]ts|loan-math[.]ts|copybooks/)'),
+    url: new RegExp(
+      '^src/backend/(programs/|program[.]ts|index[.]ts|calls[.]ts|dispatch[.]ts|group-runner[.]ts' +
+        '|link-coordinator[.]ts|links[.]ts|caller[.]ts|money[.]ts|loan-math[.]ts|copybooks/)',
+    ),
   },
   { stage: 'decode', url: /^src\/records\//, fn: /^decode/ },
   { stage: 'encode', url: /^src\/records\//, fn: /^encode/ },
@@ -116,18 +151,27 @@ export const RULES: Rule[] = [
   {
     stage: 'fastify core',
     url: /^node_modules\/fastify\/lib\/(hooks|handle-request|wrap-thenable|wrapThenable)\.js$/,
-    weak: true, boundary: true,
+    weak: true,
+    boundary: true,
   },
   {
     stage: 'fastify core',
     url: /^node_modules\/fastify\/lib\/reply\.js$/,
     fn: /^(Reply\.send|Reply\.then|onSendHook|onSendEnd|preSerializationHook\w*|wrapOnSendEnd|safeWriteHead)$/,
-    weak: true, boundary: true,
+    weak: true,
+    boundary: true,
   },
   {
     stage: 'fastify core',
     url: PKG(
-      'fastify', 'avvio', 'light-my-request', 'fastq', 'abstract-logging', 'toad-cache', 'process-warning', 'rfdc',
+      'fastify',
+      'avvio',
+      'light-my-request',
+      'fastq',
+      'abstract-logging',
+      'toad-cache',
+      'process-warning',
+      'rfdc',
     ),
     weak: true,
   },
@@ -146,7 +190,11 @@ export const RULES: Rule[] = [
 ];
 
 export interface CallFrame {
-  functionName: string; scriptId: string; url: string; lineNumber: number; columnNumber: number;
+  functionName: string;
+  scriptId: string;
+  url: string;
+  lineNumber: number;
+  columnNumber: number;
 }
 
 /**

@@ -10,8 +10,16 @@ export const CHECKOUT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The line bench/stages/wrk.lua prints when done. */
 export interface WrkSummary {
-  requests: number; durationUs: number; bytes: number; connect: number; read: number; write: number; status: number;
-  timeout: number; p50Us: number; p99Us: number;
+  requests: number;
+  durationUs: number;
+  bytes: number;
+  connect: number;
+  read: number;
+  write: number;
+  status: number;
+  timeout: number;
+  p50Us: number;
+  p99Us: number;
 }
 
 /** run.json. */
@@ -57,7 +65,9 @@ export function loadRun(runDir: string): Run {
   const meta = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as RunMeta;
   const root = meta.root ?? CHECKOUT_ROOT;
   const profDir = join(runDir, 'prof');
-  const files = readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')).sort();
+  const files = readdirSync(profDir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort();
   if (files.length === 0) throw new Error(`no .cpuprofile in ${profDir}`);
   // Profiles name Node's thread id (0 = main); /proc names OS threads: the main one is the pid, workers are
   // "WorkerThread".
@@ -74,9 +84,12 @@ export function loadRun(runDir: string): Run {
     const result = analyzeProfile(profile, tid === 0 ? 'main' : `worker ${tid}`, meta.window, meta.intervalUs, root);
     if (result.samples === 0) continue;
     // A worker's OS thread is known only when there is exactly one worker of each kind.
-    const os = tid === 0
-      ? meta.osThreads.find((t) => t.tid === meta.pid)
-      : workerProfiles.length === 1 && workersOs.length === 1 ? workersOs[0] : undefined;
+    const os =
+      tid === 0
+        ? meta.osThreads.find((t) => t.tid === meta.pid)
+        : workerProfiles.length === 1 && workersOs.length === 1
+          ? workersOs[0]
+          : undefined;
     threads.push(calibrate(result, os));
   }
   const cpuOf = (stage: Stage, t?: Calibrated) =>
@@ -91,7 +104,10 @@ export function loadRun(runDir: string): Run {
   const isHelper = (name: string) => name.startsWith('V8Worker') || name === 'DelayedTaskSche';
   const isPool = (name: string) => name.startsWith('libuv-worker');
   return {
-    meta, threads, cpuOf, offOf,
+    meta,
+    threads,
+    cpuOf,
+    offOf,
     requests: meta.wrk.requests,
     reqPerSec: meta.wrk.requests / (meta.wrk.durationUs / 1e6),
     windowUs: meta.window.endUs - meta.window.startUs,

@@ -5,7 +5,16 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
-  closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,7 +55,9 @@ function osThreads(pid: number): Map<number, OsThread> {
       const name = readFileSync(`${dir}/${tid}/comm`, 'utf8').trim();
       const id = Number(tid);
       out.set(id, { tid: id, name, cpuUs: (cpuNs ?? 0) / 1000, runDelayUs: (runDelayNs ?? 0) / 1000 });
-    } catch { /* the thread ended */ }
+    } catch {
+      /* the thread ended */
+    }
   }
   return out;
 }
@@ -67,7 +78,8 @@ const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).s
 function wrk(args: string[], env: Record<string, string>): Promise<WrkSummary> {
   return new Promise((resolve, reject) => {
     const child = spawn(pin(1, ['wrk'])[0]!, [...pin(1, ['wrk']).slice(1), ...args], {
-      env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
     });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -104,7 +116,10 @@ export async function runScenario(scenario: Scenario): Promise<string> {
   try {
     const port = await freePort();
     const serverEnv = {
-      HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
       // The highest values src/api/protection/config.ts accepts (per 60 s window): no request is refused.
       RATE_LIMIT_MAX: process.env['RATE_LIMIT_MAX'] ?? '1000000',
       RATE_LIMIT_ADDRESS_MAX: process.env['RATE_LIMIT_ADDRESS_MAX'] ?? '10000000',
@@ -119,7 +134,10 @@ export async function runScenario(scenario: Scenario): Promise<string> {
     const logFd = openSync(logFile, 'w');
     const errFd = openSync(join(runDir, 'server.err'), 'w');
     const argv = pin(0, [
-      process.execPath, '--cpu-prof', `--cpu-prof-dir=${profDir}`, `--cpu-prof-interval=${INTERVAL_US}`,
+      process.execPath,
+      '--cpu-prof',
+      `--cpu-prof-dir=${profDir}`,
+      `--cpu-prof-interval=${INTERVAL_US}`,
       'src/server.ts',
     ]);
     server = spawn(argv[0]!, argv.slice(1), { cwd: CHECKOUT_ROOT, env, stdio: ['ignore', logFd, errFd] });
@@ -154,8 +172,18 @@ export async function runScenario(scenario: Scenario): Promise<string> {
       headers.push('-H', 'Content-Type: application/json');
       wrkEnv = { STAGES_METHOD: 'POST', STAGES_BODY: PAYMENT_BODY, STAGES_IDEMPOTENCY: '1' };
     }
-    const wrkArgs = (seconds: number) =>
-      ['-t', String(WRK_THREADS), '-c', String(CONNECTIONS), '-d', `${seconds}s`, '-s', WRK_LUA, ...headers, url];
+    const wrkArgs = (seconds: number) => [
+      '-t',
+      String(WRK_THREADS),
+      '-c',
+      String(CONNECTIONS),
+      '-d',
+      `${seconds}s`,
+      '-s',
+      WRK_LUA,
+      ...headers,
+      url,
+    ];
 
     if (WARMUP_SECONDS > 0) {
       await wrk(wrkArgs(WARMUP_SECONDS), { ...wrkEnv, STAGES_RUN: `w${randomUUID().slice(0, 8)}` });
@@ -184,8 +212,9 @@ export async function runScenario(scenario: Scenario): Promise<string> {
     server = undefined;
 
     const dirty = git(['status', '--porcelain', '--untracked-files=no', '--', 'src']) !== '';
-    const cpus = Object.fromEntries(Object.entries(cpusAfter)
-      .map(([cpu, after]) => [cpu, after.map((v, i) => v - (cpusBefore[cpu]?.[i] ?? 0))]));
+    const cpus = Object.fromEntries(
+      Object.entries(cpusAfter).map(([cpu, after]) => [cpu, after.map((v, i) => v - (cpusBefore[cpu]?.[i] ?? 0))]),
+    );
     const meta: RunMeta = {
       root: CHECKOUT_ROOT,
       scenario: scenario.name,
@@ -204,8 +233,9 @@ export async function runScenario(scenario: Scenario): Promise<string> {
       clkTck: CLK_TCK,
       cpus,
       logBytes: statSync(logFile).size,
-      env: Object.fromEntries(['BACKEND_TRANSPORT', 'BACKEND_READS']
-        .filter((k) => process.env[k]).map((k) => [k, process.env[k]!])),
+      env: Object.fromEntries(
+        ['BACKEND_TRANSPORT', 'BACKEND_READS'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]),
+      ),
     };
     writeFileSync(join(runDir, 'run.json'), JSON.stringify(meta, null, 2));
     return runDir;

@@ -31,13 +31,27 @@ function payload(spec: LoadSpec): string {
 
 function options(spec: LoadSpec): autocannon.Options {
   const headers: Record<string, string> = { authorization: spec.authorization };
-  if (spec.body === undefined) return { url: spec.url, method: spec.method, headers, connections: spec.connections, duration: spec.seconds };
+  if (spec.body === undefined)
+    return { url: spec.url, method: spec.method, headers, connections: spec.connections, duration: spec.seconds };
   headers['content-type'] = 'application/json';
   let counter = 0;
   const keyPrefix = spec.keyPrefix ?? 'bench';
   return {
-    url: spec.url, method: spec.method, headers, body: spec.body, connections: spec.connections, duration: spec.seconds,
-    requests: [{ setupRequest: (req) => ({ ...req, body: payload(spec), headers: { ...req.headers, 'idempotency-key': `${keyPrefix}-${++counter}` } }) }],
+    url: spec.url,
+    method: spec.method,
+    headers,
+    body: spec.body,
+    connections: spec.connections,
+    duration: spec.seconds,
+    requests: [
+      {
+        setupRequest: (req) => ({
+          ...req,
+          body: payload(spec),
+          headers: { ...req.headers, 'idempotency-key': `${keyPrefix}-${++counter}` },
+        }),
+      },
+    ],
   };
 }
 

@@ -19,9 +19,10 @@ runConsumer({
     const { account, amountField } = ACCOUNT_OF[event.type]!;
     const amount = minorUnits(event.data[amountField]);
     const currency = String(event.data['currency']);
-    db.prepare(`INSERT INTO totals (account, currency, minor_units, events) VALUES (?, ?, ?, 1)
-                ON CONFLICT (account, currency) DO UPDATE SET minor_units = minor_units + excluded.minor_units, events = events + 1`)
-      .run(account, currency, amount);
+    db.prepare(
+      `INSERT INTO totals (account, currency, minor_units, events) VALUES (?, ?, ?, 1)
+                ON CONFLICT (account, currency) DO UPDATE SET minor_units = minor_units + excluded.minor_units, events = events + 1`,
+    ).run(account, currency, amount);
     return { account, currency, minorUnits: amount };
   },
 });

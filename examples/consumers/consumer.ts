@@ -39,8 +39,12 @@ export function runConsumer(definition: ConsumerDefinition): void {
   mkdirSync(dirname(storeFile), { recursive: true });
   const db = new DatabaseSync(storeFile);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
-  db.exec(`CREATE TABLE IF NOT EXISTS processed_events (event_id TEXT PRIMARY KEY, type TEXT NOT NULL, processed_at TEXT NOT NULL); ${definition.schema}`);
-  const remember = db.prepare('INSERT INTO processed_events (event_id, type, processed_at) VALUES (?, ?, ?) ON CONFLICT (event_id) DO NOTHING');
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS processed_events (event_id TEXT PRIMARY KEY, type TEXT NOT NULL, processed_at TEXT NOT NULL); ${definition.schema}`,
+  );
+  const remember = db.prepare(
+    'INSERT INTO processed_events (event_id, type, processed_at) VALUES (?, ?, ?) ON CONFLICT (event_id) DO NOTHING',
+  );
 
   const rabbit = new Connection({ url: brokerUrl, connectionName: `example-${name}` });
   rabbit.on('error', (err) => console.error(`${name}: broker connection: ${err.message}`));
@@ -53,13 +57,24 @@ export function runConsumer(definition: ConsumerDefinition): void {
       qos: { prefetchCount: 20 },
     },
     (message) => {
-      const event = JSON.parse(Buffer.isBuffer(message.body) ? message.body.toString('utf8') : JSON.stringify(message.body)) as CloudEvent;
+      const event = JSON.parse(
+        Buffer.isBuffer(message.body) ? message.body.toString('utf8') : JSON.stringify(message.body),
+      ) as CloudEvent;
       db.exec('BEGIN IMMEDIATE');
       try {
         const fresh = Number(remember.run(event.id, event.type, new Date().toISOString()).changes) === 1;
         const outcome = fresh ? definition.handle(event, db) : {};
         db.exec('COMMIT');
-        console.log(JSON.stringify({ consumer: name, eventId: event.id, type: event.type, subject: event.subject, duplicate: !fresh, ...outcome }));
+        console.log(
+          JSON.stringify({
+            consumer: name,
+            eventId: event.id,
+            type: event.type,
+            subject: event.subject,
+            duplicate: !fresh,
+            ...outcome,
+          }),
+        );
       } catch (error) {
         db.exec('ROLLBACK');
         throw error; // not acknowledged: RabbitMQ delivers it again
@@ -67,7 +82,9 @@ export function runConsumer(definition: ConsumerDefinition): void {
     },
   );
   consumer.on('error', (err) => console.error(`${name}: consumer: ${err.message}`));
-  consumer.on('ready', () => console.error(`${name}: consuming ${queue} (${definition.eventTypes.join(', ')}); store ${storeFile}`));
+  consumer.on('ready', () =>
+    console.error(`${name}: consuming ${queue} (${definition.eventTypes.join(', ')}); store ${storeFile}`),
+  );
 
   const stop = async () => {
     await consumer.close();

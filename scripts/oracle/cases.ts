@@ -14,12 +14,18 @@ export interface OracleCase {
   flags?: string[];
   /** cp037 cases: translate the DISPLAY bytes with GnuCOBOL's EBCDIC alphabet before dumping them. */
   ebcdic?: boolean;
-  vectors: Array<{ name: string; values: Record<string, unknown>; decoded?: Record<string, unknown>; codecDiffers?: CodecDifference }>;
+  vectors: Array<{
+    name: string;
+    values: Record<string, unknown>;
+    decoded?: Record<string, unknown>;
+    codecDiffers?: CodecDifference;
+  }>;
 }
 
 const fixed = (...lines: string[]) => lines.map((l) => `       ${l}`);
 
-const NEGATIVE_ZERO = "A JSON zero has no sign: the codec writes positive zero (IBM's preferred sign). cobc keeps the sign of a -0 literal in some fields and not others; decode reads both as 0.";
+const NEGATIVE_ZERO =
+  "A JSON zero has no sign: the codec writes positive zero (IBM's preferred sign). cobc keeps the sign of a -0 literal in some fields and not others; decode reads both as 0.";
 
 const GNUCOBOL: OracleOptions = { profile: 'gnucobol' };
 /** z/OS data as GnuCOBOL lays it out: cp037 and C/D signs, but GnuCOBOL's binary sizes and native byte order. */
@@ -48,8 +54,22 @@ const ALNUM = fixed(
   '   05 AN-ONE       PIC X.',
 );
 
-const alnum = (code: string, name: string, right: string, just: string, street: string, town: string, zip: string, one: string) => ({
-  anCode: code, anName: name, anRight: right, anJust: just, anAddr: { anStreet: street, anCity: { anTown: town, anZip: zip } }, anOne: one,
+const alnum = (
+  code: string,
+  name: string,
+  right: string,
+  just: string,
+  street: string,
+  town: string,
+  zip: string,
+  one: string,
+) => ({
+  anCode: code,
+  anName: name,
+  anRight: right,
+  anJust: just,
+  anAddr: { anStreet: street, anCity: { anTown: town, anZip: zip } },
+  anOne: one,
 });
 
 // ── zoned decimal ────────────────────────────────────────────────────────────
@@ -65,7 +85,12 @@ const ZONED_UNSIGNED = fixed(
 );
 
 const zu = (one: Num, five: Num, dec: Num, frac: Num, big: string, bwz: Num) => ({
-  zuOne: one, zuFive: five, zuDec: dec, zuFrac: frac, zuBig: big, zuBwz: bwz,
+  zuOne: one,
+  zuFive: five,
+  zuDec: dec,
+  zuFrac: frac,
+  zuBig: big,
+  zuBwz: bwz,
 });
 
 const ZONED_SIGNED = fixed(
@@ -88,15 +113,31 @@ function signedVectors(negative: boolean) {
   return DIGITS.map((d) => ({
     name: `${negative ? 'negative' : 'positive'}, sign digit ${d}`,
     values: {
-      zsTrail: s * (12340 + d), zsLead: s * (d * 10000 + 1234), zsLsep: s * (d * 10000 + 5), zsTsep: s * (50000 + d),
-      zsTrailT: s * (100 + d), zsDec: s * Number(`12${d}.5`), zsLdec: s * Number(`${d}12.34`), zsSdec: s * Number(`${d}.125`),
-      zsTdec: s * Number(`4${d}.${d}`), zsOne: s * d,
+      zsTrail: s * (12340 + d),
+      zsLead: s * (d * 10000 + 1234),
+      zsLsep: s * (d * 10000 + 5),
+      zsTsep: s * (50000 + d),
+      zsTrailT: s * (100 + d),
+      zsDec: s * Number(`12${d}.5`),
+      zsLdec: s * Number(`${d}12.34`),
+      zsSdec: s * Number(`${d}.125`),
+      zsTdec: s * Number(`4${d}.${d}`),
+      zsOne: s * d,
     },
   }));
 }
 
 const signedAll = (v: number | string) => ({
-  zsTrail: v, zsLead: v, zsLsep: v, zsTsep: v, zsTrailT: v, zsDec: v, zsLdec: v, zsSdec: v, zsTdec: v, zsOne: v,
+  zsTrail: v,
+  zsLead: v,
+  zsLsep: v,
+  zsTsep: v,
+  zsTrailT: v,
+  zsDec: v,
+  zsLdec: v,
+  zsSdec: v,
+  zsTdec: v,
+  zsOne: v,
 });
 
 // ── binary ───────────────────────────────────────────────────────────────────
@@ -117,8 +158,32 @@ const BINARY = fixed(
   '   05 BN-UDEC PIC 9(2)V9 USAGE IS COMPUTATIONAL-4.',
 );
 
-const bn = (u1: Num, s1: Num, u2: Num, s2: Num, u3: Num, u4: Num, s4: Num, s10: Num, u8: string, s8: string, dec: Num, udec: Num) => ({
-  bnU1: u1, bnS1: s1, bnU2: u2, bnS2: s2, bnU3: u3, bnU4: u4, bnS4: s4, bnS10: s10, bnU8: u8, bnS8: s8, bnDec: dec, bnUdec: udec,
+const bn = (
+  u1: Num,
+  s1: Num,
+  u2: Num,
+  s2: Num,
+  u3: Num,
+  u4: Num,
+  s4: Num,
+  s10: Num,
+  u8: string,
+  s8: string,
+  dec: Num,
+  udec: Num,
+) => ({
+  bnU1: u1,
+  bnS1: s1,
+  bnU2: u2,
+  bnS2: s2,
+  bnU3: u3,
+  bnU4: u4,
+  bnS4: s4,
+  bnS10: s10,
+  bnU8: u8,
+  bnS8: s8,
+  bnDec: dec,
+  bnUdec: udec,
 });
 
 const NATIVE = fixed(
@@ -135,7 +200,15 @@ const NATIVE = fixed(
 );
 
 const n5 = (u1: Num, s1: Num, u2: Num, s2: Num, u4: Num, s4: Num, u8: string, s8: string, dec: Num) => ({
-  n5U1: u1, n5S1: s1, n5U2: u2, n5S2: s2, n5U4: u4, n5S4: s4, n5U8: u8, n5S8: s8, n5Dec: dec,
+  n5U1: u1,
+  n5S1: s1,
+  n5U2: u2,
+  n5S2: s2,
+  n5U4: u4,
+  n5S4: s4,
+  n5U8: u8,
+  n5S8: s8,
+  n5Dec: dec,
 });
 
 // ── packed decimal ───────────────────────────────────────────────────────────
@@ -153,7 +226,14 @@ const PACKED = fixed(
 );
 
 const pk = (u1: Num, u3: Num, u4: Num, s5: Num, s6: Num, dec: Num, udec: Num, s18: string) => ({
-  pkU1: u1, pkU3: u3, pkU4: u4, pkS5: s5, pkS6: s6, pkDec: dec, pkUdec: udec, pkS18: s18,
+  pkU1: u1,
+  pkU3: u3,
+  pkU4: u4,
+  pkS5: s5,
+  pkS6: s6,
+  pkDec: dec,
+  pkUdec: udec,
+  pkS18: s18,
 });
 
 // ── tables ───────────────────────────────────────────────────────────────────
@@ -265,8 +345,21 @@ const VALUES = fixed(
 );
 
 const valueDefaults = {
-  vlStatus: 'A', vlName: 'NONAME', vlCount: 100, vlRate: -1.5, vlPacked: -42, vlBin: 512, vlNative: -3, vlZero: 0, vlSpace: '',
-  vlLevel: 1, vlNoval: '', vlNonum: 0, vlLv: '\u0000\u0000', vlHv: '\u00ff\u00ff', vlQuoted: "IT'S",
+  vlStatus: 'A',
+  vlName: 'NONAME',
+  vlCount: 100,
+  vlRate: -1.5,
+  vlPacked: -42,
+  vlBin: 512,
+  vlNative: -3,
+  vlZero: 0,
+  vlSpace: '',
+  vlLevel: 1,
+  vlNoval: '',
+  vlNonum: 0,
+  vlLv: '\u0000\u0000',
+  vlHv: '\u00ff\u00ff',
+  vlQuoted: "IT'S",
 };
 
 const GROUP_VALUE = fixed(
@@ -294,7 +387,13 @@ const LARGE = fixed(
 );
 
 const lg = (zoned: string, packed: string, bin: string, ubin: string, uzoned: string, sep: string, n15: Num) => ({
-  lgZoned: zoned, lgPacked: packed, lgBin: bin, lgUbin: ubin, lgUzoned: uzoned, lgSep: sep, lgN15: n15,
+  lgZoned: zoned,
+  lgPacked: packed,
+  lgBin: bin,
+  lgUbin: ubin,
+  lgUzoned: uzoned,
+  lgSep: sep,
+  lgN15: n15,
 });
 
 // ── source format and inherited clauses ─────────────────────────────────────
@@ -318,8 +417,12 @@ const FIXED_FORMAT = [
 ];
 
 const fixedDefaults = {
-  fxSigned: { fxA: 0, fxB: 0 }, fxPacked: { fxP1: 0, fxP2: 0 }, fxTags: ['AB', 'AB', 'AB'], fxNums: [-5, -5],
-  fxText: 'A LITERAL ENDING AT COLUMN 72 IS CONTINUED', fxLast: '',
+  fxSigned: { fxA: 0, fxB: 0 },
+  fxPacked: { fxP1: 0, fxP2: 0 },
+  fxTags: ['AB', 'AB', 'AB'],
+  fxNums: [-5, -5],
+  fxText: 'A LITERAL ENDING AT COLUMN 72 IS CONTINUED',
+  fxLast: '',
 };
 
 const FREE_FORMAT = [
@@ -342,7 +445,12 @@ const ODO_NESTED = fixed(
 );
 
 const onRow = (key: string, c1: number, c2: number, p: string, q: number) => ({
-  onKey: key, onCell: [c1, c2], onPair: [{ onP1: p, onP2: q }, { onP1: '', onP2: 0 }],
+  onKey: key,
+  onCell: [c1, c2],
+  onPair: [
+    { onP1: p, onP2: q },
+    { onP1: '', onP2: 0 },
+  ],
 });
 
 // ── CP037 ────────────────────────────────────────────────────────────────────
@@ -364,8 +472,14 @@ function cpZonedVectors(negative: boolean) {
   return DIGITS.map((d) => ({
     name: `${negative ? 'negative' : 'positive'}, sign digit ${d}`,
     values: {
-      czUns: 12340 + d, czUdec: Number(`${d}45.6${d}`), czTrail: s * (12340 + d), czLead: s * (d * 10000 + 1234), czLsep: s * (d * 10000 + 5),
-      czTsep: s * (50000 + d), czDec: s * Number(`12${d}.5`), czBig: `${negative ? '-' : ''}12345678901234${d}.6${d === 0 ? '' : d}`,
+      czUns: 12340 + d,
+      czUdec: Number(`${d}45.6${d}`),
+      czTrail: s * (12340 + d),
+      czLead: s * (d * 10000 + 1234),
+      czLsep: s * (d * 10000 + 5),
+      czTsep: s * (50000 + d),
+      czDec: s * Number(`12${d}.5`),
+      czBig: `${negative ? '-' : ''}12345678901234${d}.6${d === 0 ? '' : d}`,
     },
   }));
 }
@@ -434,11 +548,16 @@ function randomValue(f: RandomField, rnd: () => number, alphabet: string): unkno
   if (f.kind === 'text' || f.kind === 'alpha') {
     const chars = f.kind === 'alpha' ? 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz ' : alphabet;
     const length = Math.floor(rnd() * (f.size + 1));
-    return Array.from({ length }, () => pick(chars)).join('').replace(/ +$/, '');
+    return Array.from({ length }, () => pick(chars))
+      .join('')
+      .replace(/ +$/, '');
   }
   if (f.kind === 'range') {
     const span = f.max! - f.min! + 1n;
-    const r = (BigInt(Math.floor(rnd() * 2 ** 30)) << 34n) ^ BigInt(Math.floor(rnd() * 2 ** 30)) ^ (BigInt(Math.floor(rnd() * 2 ** 30)) << 17n);
+    const r =
+      (BigInt(Math.floor(rnd() * 2 ** 30)) << 34n) ^
+      BigInt(Math.floor(rnd() * 2 ** 30)) ^
+      (BigInt(Math.floor(rnd() * 2 ** 30)) << 17n);
     // favour the ends of the range now and then
     const x = rnd() < 0.2 ? (rnd() < 0.5 ? f.min! : f.max!) : f.min! + (r % span);
     return canonical(x, f.scale ?? 0, f.asString === true);
@@ -449,7 +568,13 @@ function randomValue(f: RandomField, rnd: () => number, alphabet: string): unkno
   return canonical((negative ? -1n : 1n) * BigInt(digits), f.scale ?? 0, f.asString === true);
 }
 
-function randomVectors(seed: number, count: number, fields: RandomField[], alphabet: string, shape: (v: Record<string, unknown>) => Record<string, unknown>) {
+function randomVectors(
+  seed: number,
+  count: number,
+  fields: RandomField[],
+  alphabet: string,
+  shape: (v: Record<string, unknown>) => Record<string, unknown>,
+) {
   const rnd = prng(seed);
   return Array.from({ length: count }, (_, i) => {
     const flat: Record<string, unknown> = {};
@@ -509,7 +634,11 @@ const RANDOM_FIELDS: RandomField[] = [
 ];
 
 const randomShape = ({ tx1, tp1, tx2, tp2, ...rest }: Record<string, unknown>) => ({
-  ...rest, rnTab: [{ rnTx: tx1, rnTp: tp1 }, { rnTx: tx2, rnTp: tp2 }],
+  ...rest,
+  rnTab: [
+    { rnTx: tx1, rnTp: tp1 },
+    { rnTx: tx2, rnTp: tp2 },
+  ],
 });
 
 const ASCII_PRINTABLE = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join('');
@@ -523,10 +652,19 @@ export const CASES: OracleCase[] = [
     copybook: ALNUM,
     options: GNUCOBOL,
     vectors: [
-      { name: 'every field full', values: alnum('AB-12/X.', 'JOHN SMITH', '42', 'ABC', '1 MAIN ST.', 'SPRINGS', '12345', 'Z') },
+      {
+        name: 'every field full',
+        values: alnum('AB-12/X.', 'JOHN SMITH', '42', 'ABC', '1 MAIN ST.', 'SPRINGS', '12345', 'Z'),
+      },
       { name: 'every field empty', values: alnum('', '', '', '', '', '', '', '') },
-      { name: 'punctuation, lower case, right-justified', values: alnum("O'BRIEN,", 'Ann Lee', 'a b', 'xy', 'C/O #4 APT-9', 'ST. LOU', '00000', "'") },
-      { name: 'full-width right-justified', values: alnum('x', 'Z', 'ABCDEF', 'ABCDE', '(a)=[b];{c}', '~!@$%^&', '*+?<>', '"') },
+      {
+        name: 'punctuation, lower case, right-justified',
+        values: alnum("O'BRIEN,", 'Ann Lee', 'a b', 'xy', 'C/O #4 APT-9', 'ST. LOU', '00000', "'"),
+      },
+      {
+        name: 'full-width right-justified',
+        values: alnum('x', 'Z', 'ABCDEF', 'ABCDE', '(a)=[b];{c}', '~!@$%^&', '*+?<>', '"'),
+      },
       {
         name: 'fields left out take spaces',
         values: { anName: 'ONLY', anAddr: { anCity: { anZip: '9' } } },
@@ -536,7 +674,8 @@ export const CASES: OracleCase[] = [
   },
   {
     name: 'zoned-unsigned',
-    description: 'PIC 9 zoned decimal, implied decimals (V), 18 digits, BLANK WHEN ZERO (integer: GnuCOBOL 3.1.2 gives a PIC 9(3)V9 BLANK WHEN ZERO item 5 bytes, counting the V)',
+    description:
+      'PIC 9 zoned decimal, implied decimals (V), 18 digits, BLANK WHEN ZERO (integer: GnuCOBOL 3.1.2 gives a PIC 9(3)V9 BLANK WHEN ZERO item 5 bytes, counting the V)',
     copybook: ZONED_UNSIGNED,
     options: GNUCOBOL,
     vectors: [
@@ -556,20 +695,58 @@ export const CASES: OracleCase[] = [
       ...signedVectors(true),
       { name: 'zero', values: signedAll(0) },
       {
-        name: 'negative zero', values: signedAll('-0'), decoded: signedAll(0),
-        codecDiffers: { hex: '303030303030303030302b303030303030303030302b303030303030303030303030302b303030303030302b30', why: NEGATIVE_ZERO },
+        name: 'negative zero',
+        values: signedAll('-0'),
+        decoded: signedAll(0),
+        codecDiffers: {
+          hex: '303030303030303030302b303030303030303030302b303030303030303030303030302b303030303030302b30',
+          why: NEGATIVE_ZERO,
+        },
       },
       {
         name: 'maximum',
-        values: { zsTrail: 99999, zsLead: 99999, zsLsep: 99999, zsTsep: 99999, zsTrailT: 999, zsDec: 999.99, zsLdec: 999.99, zsSdec: 9.999, zsTdec: 99.9, zsOne: 9 },
+        values: {
+          zsTrail: 99999,
+          zsLead: 99999,
+          zsLsep: 99999,
+          zsTsep: 99999,
+          zsTrailT: 999,
+          zsDec: 999.99,
+          zsLdec: 999.99,
+          zsSdec: 9.999,
+          zsTdec: 99.9,
+          zsOne: 9,
+        },
       },
       {
         name: 'minimum',
-        values: { zsTrail: -99999, zsLead: -99999, zsLsep: -99999, zsTsep: -99999, zsTrailT: -999, zsDec: -999.99, zsLdec: -999.99, zsSdec: -9.999, zsTdec: -99.9, zsOne: -9 },
+        values: {
+          zsTrail: -99999,
+          zsLead: -99999,
+          zsLsep: -99999,
+          zsTsep: -99999,
+          zsTrailT: -999,
+          zsDec: -999.99,
+          zsLdec: -999.99,
+          zsSdec: -9.999,
+          zsTdec: -99.9,
+          zsOne: -9,
+        },
       },
       {
         name: 'negative decimals below one',
-        values: { zsTrail: -1, zsLead: -1, zsLsep: -1, zsTsep: -1, zsTrailT: -1, zsDec: -0.01, zsLdec: -0.5, zsSdec: -0.001, zsTdec: -0.1, zsOne: -1 },
+        values: {
+          zsTrail: -1,
+          zsLead: -1,
+          zsLsep: -1,
+          zsTsep: -1,
+          zsTrailT: -1,
+          zsDec: -0.01,
+          zsLdec: -0.5,
+          zsSdec: -0.001,
+          zsTdec: -0.1,
+          zsOne: -1,
+        },
       },
     ],
   },
@@ -580,28 +757,91 @@ export const CASES: OracleCase[] = [
     options: GNUCOBOL,
     vectors: [
       { name: 'zero', values: bn(0, 0, 0, 0, 0, 0, 0, 0, '0', '0', 0, 0) },
-      { name: 'typical positive', values: bn(7, 7, 1234, 1234, 123, 123456789, 123456789, 1234567890, '123456789012345678', '123456789012345678', 123.45, 1.5) },
-      { name: 'typical negative', values: bn(1, -7, 1, -1234, 1, 1, -123456789, -1234567890, '1', '-123456789012345678', -123.45, 0.1) },
-      { name: 'maximum', values: bn(99, 99, 9999, 9999, 999, 999999999, 999999999, 9999999999, '999999999999999999', '999999999999999999', 99999.99, 99.9) },
-      { name: 'minimum', values: bn(0, -99, 0, -9999, 0, 0, -999999999, -9999999999, '0', '-999999999999999999', -99999.99, 0) },
-      { name: 'negative zero', values: bn(0, 0, 0, 0, 0, 0, 0, 0, '0', '-0', '-0.00', 0), decoded: bn(0, 0, 0, 0, 0, 0, 0, 0, '0', '0', 0, 0) },
+      {
+        name: 'typical positive',
+        values: bn(
+          7,
+          7,
+          1234,
+          1234,
+          123,
+          123456789,
+          123456789,
+          1234567890,
+          '123456789012345678',
+          '123456789012345678',
+          123.45,
+          1.5,
+        ),
+      },
+      {
+        name: 'typical negative',
+        values: bn(1, -7, 1, -1234, 1, 1, -123456789, -1234567890, '1', '-123456789012345678', -123.45, 0.1),
+      },
+      {
+        name: 'maximum',
+        values: bn(
+          99,
+          99,
+          9999,
+          9999,
+          999,
+          999999999,
+          999999999,
+          9999999999,
+          '999999999999999999',
+          '999999999999999999',
+          99999.99,
+          99.9,
+        ),
+      },
+      {
+        name: 'minimum',
+        values: bn(0, -99, 0, -9999, 0, 0, -999999999, -9999999999, '0', '-999999999999999999', -99999.99, 0),
+      },
+      {
+        name: 'negative zero',
+        values: bn(0, 0, 0, 0, 0, 0, 0, 0, '0', '-0', '-0.00', 0),
+        decoded: bn(0, 0, 0, 0, 0, 0, 0, 0, '0', '0', 0, 0),
+      },
     ],
   },
   {
     name: 'comp5',
-    description: 'COMP-5 (native binary, little-endian on x86-64), signed and unsigned, values beyond the picture inside the size',
+    description:
+      'COMP-5 (native binary, little-endian on x86-64), signed and unsigned, values beyond the picture inside the size',
     copybook: NATIVE,
     options: GNUCOBOL,
     vectors: [
       { name: 'zero', values: n5(0, 0, 0, 0, 0, 0, '0', '0', 0) },
-      { name: 'inside the picture', values: n5(42, -42, 1234, -1234, 123456789, -123456789, '123456789012345678', '-123456789012345678', -123.45) },
-      { name: 'size maximum, beyond the picture', values: n5(255, 127, 65535, 32767, 4294967295, 2147483647, '18446744073709551615', '9223372036854775807', 21474836.47) },
-      { name: 'size minimum, beyond the picture', values: n5(0, -128, 0, -32768, 0, -2147483648, '0', '-9223372036854775808', -21474836.48) },
+      {
+        name: 'inside the picture',
+        values: n5(42, -42, 1234, -1234, 123456789, -123456789, '123456789012345678', '-123456789012345678', -123.45),
+      },
+      {
+        name: 'size maximum, beyond the picture',
+        values: n5(
+          255,
+          127,
+          65535,
+          32767,
+          4294967295,
+          2147483647,
+          '18446744073709551615',
+          '9223372036854775807',
+          21474836.47,
+        ),
+      },
+      {
+        name: 'size minimum, beyond the picture',
+        values: n5(0, -128, 0, -32768, 0, -2147483648, '0', '-9223372036854775808', -21474836.48),
+      },
     ],
   },
   {
     name: 'packed',
-    description: 'COMP-3 / PACKED-DECIMAL: odd and even digit counts, signed (C/D) and unsigned (F), decimals, 18 digits',
+    description:
+      'COMP-3 / PACKED-DECIMAL: odd and even digit counts, signed (C/D) and unsigned (F), decimals, 18 digits',
     copybook: PACKED,
     options: GNUCOBOL,
     vectors: [
@@ -611,7 +851,9 @@ export const CASES: OracleCase[] = [
       { name: 'maximum', values: pk(9, 999, 9999, 99999, 999999, 99999.99, 99.999, '999999999999999999') },
       { name: 'minimum', values: pk(0, 0, 0, -99999, -999999, -99999.99, 0, '-999999999999999999') },
       {
-        name: 'negative zero', values: pk(0, 0, 0, '-0', '-0', '-0.00', 0, '-0'), decoded: pk(0, 0, 0, 0, 0, 0, 0, '0'),
+        name: 'negative zero',
+        values: pk(0, 0, 0, '-0', '-0', '-0.00', 0, '-0'),
+        decoded: pk(0, 0, 0, 0, 0, 0, 0, '0'),
         codecDiffers: { hex: '0f000f00000f00000c0000000c0000000c00000f0000000000000000000c', why: NEGATIVE_ZERO },
       },
     ],
@@ -628,8 +870,20 @@ export const CASES: OracleCase[] = [
           tbCodes: ['AA', 'BB', 'CC'],
           tbAmts: [12.5, -0.5],
           tbLine: [
-            { tbSku: 'SKU1', tbQty: 1, tbPrice: 19.99, tbTags: [tag('T1', 1), tag('T2', -2), tag('T3', 99)], tbFlags: ['Y', 'N'] },
-            { tbSku: 'SKU2', tbQty: 999, tbPrice: -0.01, tbTags: [tag('U1', -99), tag('U2', 0), tag('U3', 3)], tbFlags: ['A', 'B'] },
+            {
+              tbSku: 'SKU1',
+              tbQty: 1,
+              tbPrice: 19.99,
+              tbTags: [tag('T1', 1), tag('T2', -2), tag('T3', 99)],
+              tbFlags: ['Y', 'N'],
+            },
+            {
+              tbSku: 'SKU2',
+              tbQty: 999,
+              tbPrice: -0.01,
+              tbTags: [tag('U1', -99), tag('U2', 0), tag('U3', 3)],
+              tbFlags: ['A', 'B'],
+            },
           ],
           tbMatrix: [row(1, -2, 3), row(-4, 5, -999)],
         },
@@ -653,11 +907,38 @@ export const CASES: OracleCase[] = [
     options: GNUCOBOL,
     vectors: [
       { name: 'no elements', values: { odId: 'NONE', odCount: 0, odItem: [] } },
-      { name: 'two elements', values: { odId: 'TWO', odCount: 2, odItem: [{ odSku: 'ABC', odQty: 5 }, { odSku: 'XY', odQty: -12 }] } },
+      {
+        name: 'two elements',
+        values: {
+          odId: 'TWO',
+          odCount: 2,
+          odItem: [
+            { odSku: 'ABC', odQty: 5 },
+            { odSku: 'XY', odQty: -12 },
+          ],
+        },
+      },
       {
         name: 'counter left out: taken from the array',
-        values: { odId: 'FULL', odItem: [{ odSku: 'A', odQty: 1 }, { odSku: 'B', odQty: -2 }, { odSku: 'C', odQty: 999 }, { odSku: 'D', odQty: -999 }] },
-        decoded: { odId: 'FULL', odCount: 4, odItem: [{ odSku: 'A', odQty: 1 }, { odSku: 'B', odQty: -2 }, { odSku: 'C', odQty: 999 }, { odSku: 'D', odQty: -999 }] },
+        values: {
+          odId: 'FULL',
+          odItem: [
+            { odSku: 'A', odQty: 1 },
+            { odSku: 'B', odQty: -2 },
+            { odSku: 'C', odQty: 999 },
+            { odSku: 'D', odQty: -999 },
+          ],
+        },
+        decoded: {
+          odId: 'FULL',
+          odCount: 4,
+          odItem: [
+            { odSku: 'A', odQty: 1 },
+            { odSku: 'B', odQty: -2 },
+            { odSku: 'C', odQty: 999 },
+            { odSku: 'D', odQty: -999 },
+          ],
+        },
       },
       {
         name: 'element fields left out take defaults',
@@ -668,18 +949,27 @@ export const CASES: OracleCase[] = [
   },
   {
     name: 'occurs-depending-on-binary-counter',
-    description: 'OCCURS 1 TO 5 DEPENDING ON a COMP counter in a header group; elementary signed zoned elements; VALUE in the header',
+    description:
+      'OCCURS 1 TO 5 DEPENDING ON a COMP counter in a header group; elementary signed zoned elements; VALUE in the header',
     copybook: ODO_BINARY,
     options: GNUCOBOL,
     vectors: [
       { name: 'one element', values: { obHdr: { obN: 1, obKind: 'K' }, obBody: { obVal: [-1] } } },
-      { name: 'five elements', values: { obHdr: { obN: 5, obKind: 'Z' }, obBody: { obVal: [1, -22, 333, -4444, 99999] } } },
-      { name: 'counter and kind left out', values: { obBody: { obVal: [7, -7, 0] } }, decoded: { obHdr: { obN: 3, obKind: 'K' }, obBody: { obVal: [7, -7, 0] } } },
+      {
+        name: 'five elements',
+        values: { obHdr: { obN: 5, obKind: 'Z' }, obBody: { obVal: [1, -22, 333, -4444, 99999] } },
+      },
+      {
+        name: 'counter and kind left out',
+        values: { obBody: { obVal: [7, -7, 0] } },
+        decoded: { obHdr: { obN: 3, obKind: 'K' }, obBody: { obVal: [7, -7, 0] } },
+      },
     ],
   },
   {
     name: 'occurs-depending-on-counter-value',
-    description: 'OCCURS DEPENDING ON a counter with a VALUE: with neither counter nor table in the JSON, COBOL\'s record has VALUE elements',
+    description:
+      "OCCURS DEPENDING ON a counter with a VALUE: with neither counter nor table in the JSON, COBOL's record has VALUE elements",
     copybook: ODO_COUNTER_VALUE,
     options: GNUCOBOL,
     vectors: [
@@ -694,18 +984,42 @@ export const CASES: OracleCase[] = [
     copybook: REDEFINES,
     options: GNUCOBOL,
     vectors: [
-      { name: 'first views', values: { rdType: 'P', rdPayload: { rdName: 'ALICE', rdAge: 42 }, rdDate: 20240229, rdTail: 'ZZ' } },
-      { name: 'defaults', values: { rdType: 'E' }, decoded: { rdType: 'E', rdPayload: { rdName: '', rdAge: 0 }, rdDate: 0, rdTail: '' } },
+      {
+        name: 'first views',
+        values: { rdType: 'P', rdPayload: { rdName: 'ALICE', rdAge: 42 }, rdDate: 20240229, rdTail: 'ZZ' },
+      },
+      {
+        name: 'defaults',
+        values: { rdType: 'E' },
+        decoded: { rdType: 'E', rdPayload: { rdName: '', rdAge: 0 }, rdDate: 0, rdTail: '' },
+      },
     ],
   },
   {
     name: 'redefines-selected-view',
-    description: 'REDEFINES views selected with mapping.redefines: packed+binary view over a text group, a group over a zoned date',
+    description:
+      'REDEFINES views selected with mapping.redefines: packed+binary view over a text group, a group over a zoned date',
     copybook: REDEFINES,
     options: { ...GNUCOBOL, mapping: { redefines: { 'RD-PAYLOAD': 'RD-PAY-NUM', 'RD-DATE': 'RD-DATE-PARTS' } } },
     vectors: [
-      { name: 'numeric view', values: { rdType: 'N', rdPayNum: { rdAmount: -12345.67, rdCount: 12 }, rdDateParts: { rdYear: 2024, rdMonth: 2, rdDay: 29 }, rdTail: 'AB' } },
-      { name: 'maximum', values: { rdType: 'M', rdPayNum: { rdAmount: 9999999.99, rdCount: 9999 }, rdDateParts: { rdYear: 9999, rdMonth: 12, rdDay: 31 }, rdTail: '' } },
+      {
+        name: 'numeric view',
+        values: {
+          rdType: 'N',
+          rdPayNum: { rdAmount: -12345.67, rdCount: 12 },
+          rdDateParts: { rdYear: 2024, rdMonth: 2, rdDay: 29 },
+          rdTail: 'AB',
+        },
+      },
+      {
+        name: 'maximum',
+        values: {
+          rdType: 'M',
+          rdPayNum: { rdAmount: 9999999.99, rdCount: 9999 },
+          rdDateParts: { rdYear: 9999, rdMonth: 12, rdDay: 31 },
+          rdTail: '',
+        },
+      },
     ],
   },
   {
@@ -730,7 +1044,7 @@ export const CASES: OracleCase[] = [
   },
   {
     name: 'redefines-short-view',
-    description: 'REDEFINES: a view shorter than the item it redefines; the rest keeps the first view\'s defaults',
+    description: "REDEFINES: a view shorter than the item it redefines; the rest keeps the first view's defaults",
     copybook: VIEWS,
     options: { ...GNUCOBOL, mapping: { redefines: { 'VW-BASE': 'VW-SHORT' } } },
     vectors: [
@@ -740,7 +1054,8 @@ export const CASES: OracleCase[] = [
   },
   {
     name: 'value-and-88',
-    description: 'VALUE clauses (literals, ZERO, SPACES, LOW/HIGH-VALUE, quotes) are the defaults of fields left out; level-88 conditions',
+    description:
+      'VALUE clauses (literals, ZERO, SPACES, LOW/HIGH-VALUE, quotes) are the defaults of fields left out; level-88 conditions',
     copybook: VALUES,
     options: GNUCOBOL,
     vectors: [
@@ -753,8 +1068,21 @@ export const CASES: OracleCase[] = [
       {
         name: 'every field set',
         values: {
-          vlStatus: 'X', vlName: 'SOMEONE', vlCount: 999, vlRate: 12.34, vlPacked: 99999, vlBin: 0, vlNative: 32767, vlZero: 1, vlSpace: 'ABC',
-          vlLevel: 3, vlNoval: 'NV', vlNonum: 123, vlLv: 'LV', vlHv: 'HV', vlQuoted: 'QUOTED',
+          vlStatus: 'X',
+          vlName: 'SOMEONE',
+          vlCount: 999,
+          vlRate: 12.34,
+          vlPacked: 99999,
+          vlBin: 0,
+          vlNative: 32767,
+          vlZero: 1,
+          vlSpace: 'ABC',
+          vlLevel: 3,
+          vlNoval: 'NV',
+          vlNonum: 123,
+          vlLv: 'LV',
+          vlHv: 'HV',
+          vlQuoted: 'QUOTED',
         },
       },
     ],
@@ -765,26 +1093,69 @@ export const CASES: OracleCase[] = [
     copybook: GROUP_VALUE,
     options: GNUCOBOL,
     vectors: [
-      { name: 'everything left out', values: {}, decoded: { gvGroup: { gvG1: 'GRP', gvG2: 'VAL' }, gvZeros: { gvZ1: 0, gvZ2: '00' }, gvAfter: '' } },
-      { name: 'one field set', values: { gvGroup: { gvG2: 'NEW' } }, decoded: { gvGroup: { gvG1: 'GRP', gvG2: 'NEW' }, gvZeros: { gvZ1: 0, gvZ2: '00' }, gvAfter: '' } },
+      {
+        name: 'everything left out',
+        values: {},
+        decoded: { gvGroup: { gvG1: 'GRP', gvG2: 'VAL' }, gvZeros: { gvZ1: 0, gvZ2: '00' }, gvAfter: '' },
+      },
+      {
+        name: 'one field set',
+        values: { gvGroup: { gvG2: 'NEW' } },
+        decoded: { gvGroup: { gvG1: 'GRP', gvG2: 'NEW' }, gvZeros: { gvZ1: 0, gvZ2: '00' }, gvAfter: '' },
+      },
     ],
   },
   {
     name: 'large-values',
-    description: 'S9(15)V99 zoned and packed, 18-digit binaries and zoned, S9(16)V99 LEADING SEPARATE, as decimal strings',
+    description:
+      'S9(15)V99 zoned and packed, 18-digit binaries and zoned, S9(16)V99 LEADING SEPARATE, as decimal strings',
     copybook: LARGE,
     options: GNUCOBOL,
     vectors: [
-      { name: 'maximum', values: lg('999999999999999.99', '999999999999999.99', '999999999999999999', '999999999999999999', '999999999999999999', '9999999999999999.99', 9999999999999.99) },
-      { name: 'minimum', values: lg('-999999999999999.99', '-999999999999999.99', '-999999999999999999', '0', '0', '-9999999999999999.99', -9999999999999.99) },
-      { name: 'typical', values: lg('123456789012345.67', '-123456789012345.67', '-100000000000000000', '100000000000000001', '12345678901234567', '-1234567890123456.7', 1234567890123.45) },
+      {
+        name: 'maximum',
+        values: lg(
+          '999999999999999.99',
+          '999999999999999.99',
+          '999999999999999999',
+          '999999999999999999',
+          '999999999999999999',
+          '9999999999999999.99',
+          9999999999999.99,
+        ),
+      },
+      {
+        name: 'minimum',
+        values: lg(
+          '-999999999999999.99',
+          '-999999999999999.99',
+          '-999999999999999999',
+          '0',
+          '0',
+          '-9999999999999999.99',
+          -9999999999999.99,
+        ),
+      },
+      {
+        name: 'typical',
+        values: lg(
+          '123456789012345.67',
+          '-123456789012345.67',
+          '-100000000000000000',
+          '100000000000000001',
+          '12345678901234567',
+          '-1234567890123456.7',
+          1234567890123.45,
+        ),
+      },
       { name: 'one cent', values: lg('-0.01', '0.01', '-1', '1', '1', '-0.01', -0.01) },
       { name: 'zero', values: lg('0', '0', '0', '0', '0', '0', 0) },
     ],
   },
   {
     name: 'zoned-ebcdic-sign-in-ascii',
-    description: 'zonedSign ebcdic alone over ASCII (options override one setting): cobc -fsign=EBCDIC without translation stores { A-I } J-R',
+    description:
+      'zonedSign ebcdic alone over ASCII (options override one setting): cobc -fsign=EBCDIC without translation stores { A-I } J-R',
     copybook: ZONED_SIGNED,
     options: { profile: 'gnucobol', zonedSign: 'ebcdic' },
     flags: ['-fsign=EBCDIC'],
@@ -797,13 +1168,33 @@ export const CASES: OracleCase[] = [
     options: { profile: 'gnucobol', binarySizes: 'ibm' },
     flags: ['-fbinary-size=2-4-8'],
     vectors: [
-      { name: 'typical negative', values: bn(1, -7, 1, -1234, 1, 1, -123456789, -1234567890, '1', '-123456789012345678', -123.45, 0.1) },
-      { name: 'maximum', values: bn(99, 99, 9999, 9999, 999, 999999999, 999999999, 9999999999, '999999999999999999', '999999999999999999', 99999.99, 99.9) },
+      {
+        name: 'typical negative',
+        values: bn(1, -7, 1, -1234, 1, 1, -123456789, -1234567890, '1', '-123456789012345678', -123.45, 0.1),
+      },
+      {
+        name: 'maximum',
+        values: bn(
+          99,
+          99,
+          9999,
+          9999,
+          999,
+          999999999,
+          999999999,
+          9999999999,
+          '999999999999999999',
+          '999999999999999999',
+          99999.99,
+          99.9,
+        ),
+      },
     ],
   },
   {
     name: 'fixed-format',
-    description: 'fixed-format source: sequence area, * and / comment lines, columns 73-80 ignored, a continued literal; SIGN and USAGE on groups; VALUE on table elements',
+    description:
+      'fixed-format source: sequence area, * and / comment lines, columns 73-80 ignored, a continued literal; SIGN and USAGE on groups; VALUE on table elements',
     copybook: FIXED_FORMAT,
     options: GNUCOBOL,
     vectors: [
@@ -811,7 +1202,13 @@ export const CASES: OracleCase[] = [
       {
         name: 'inherited SIGN and USAGE',
         values: { fxSigned: { fxA: -12, fxB: 1.5 }, fxPacked: { fxP1: -123, fxP2: 45 }, fxTags: ['X'], fxLast: 'LAST' },
-        decoded: { ...fixedDefaults, fxSigned: { fxA: -12, fxB: 1.5 }, fxPacked: { fxP1: -123, fxP2: 45 }, fxTags: ['X', 'AB', 'AB'], fxLast: 'LAST' },
+        decoded: {
+          ...fixedDefaults,
+          fxSigned: { fxA: -12, fxB: 1.5 },
+          fxPacked: { fxP1: -123, fxP2: 45 },
+          fxTags: ['X', 'AB', 'AB'],
+          fxLast: 'LAST',
+        },
       },
     ],
   },
@@ -824,7 +1221,11 @@ export const CASES: OracleCase[] = [
       {
         name: 'defaults',
         values: {},
-        decoded: { frText: 'a free-format literal runs past column seventy-two without any continuation', frNum: -12.5, frTail: '' },
+        decoded: {
+          frText: 'a free-format literal runs past column seventy-two without any continuation',
+          frNum: -12.5,
+          frTail: '',
+        },
       },
       { name: 'values', values: { frText: 'short', frNum: 999.9, frTail: 'END' } },
     ],
@@ -836,13 +1237,25 @@ export const CASES: OracleCase[] = [
     options: GNUCOBOL,
     vectors: [
       { name: 'one row', values: { onCount: 1, onRow: [onRow('R1', 1.5, -2.5, 'A', -1)] } },
-      { name: 'three rows', values: { onCount: 3, onRow: [onRow('R1', 999.9, -999.9, 'A', 9), onRow('R2', 0, 0, '', 0), onRow('R3', -0.1, 0.1, 'Z', -9)] } },
+      {
+        name: 'three rows',
+        values: {
+          onCount: 3,
+          onRow: [onRow('R1', 999.9, -999.9, 'A', 9), onRow('R2', 0, 0, '', 0), onRow('R3', -0.1, 0.1, 'Z', -9)],
+        },
+      },
     ],
   },
   {
     name: 'latin1',
-    description: 'encoding latin1 alone: accented letters stored as one ISO-8859-1 byte each (the program source is written in Latin-1)',
-    copybook: fixed('01 LATIN-REC.', '   05 LT-NAME  PIC X(12).', '   05 LT-CITY  PIC X(8) JUSTIFIED RIGHT.', '   05 LT-AMT   PIC S9(3)V99.'),
+    description:
+      'encoding latin1 alone: accented letters stored as one ISO-8859-1 byte each (the program source is written in Latin-1)',
+    copybook: fixed(
+      '01 LATIN-REC.',
+      '   05 LT-NAME  PIC X(12).',
+      '   05 LT-CITY  PIC X(8) JUSTIFIED RIGHT.',
+      '   05 LT-AMT   PIC S9(3)V99.',
+    ),
     options: { profile: 'gnucobol', encoding: 'latin1' },
     vectors: [
       { name: 'accents', values: { ltName: 'Café Noël', ltCity: 'Zürich', ltAmt: -1.5 } },
@@ -859,20 +1272,42 @@ export const CASES: OracleCase[] = [
     vectors: [
       ...cpZonedVectors(false),
       ...cpZonedVectors(true),
-      { name: 'zero', values: { czUns: 0, czUdec: 0, czTrail: 0, czLead: 0, czLsep: 0, czTsep: 0, czDec: 0, czBig: '0' } },
+      {
+        name: 'zero',
+        values: { czUns: 0, czUdec: 0, czTrail: 0, czLead: 0, czLsep: 0, czTsep: 0, czDec: 0, czBig: '0' },
+      },
       {
         name: 'maximum',
-        values: { czUns: 99999, czUdec: 999.99, czTrail: 99999, czLead: 99999, czLsep: 99999, czTsep: 99999, czDec: 999.99, czBig: '999999999999999.99' },
+        values: {
+          czUns: 99999,
+          czUdec: 999.99,
+          czTrail: 99999,
+          czLead: 99999,
+          czLsep: 99999,
+          czTsep: 99999,
+          czDec: 999.99,
+          czBig: '999999999999999.99',
+        },
       },
       {
         name: 'minimum',
-        values: { czUns: 0, czUdec: 0, czTrail: -99999, czLead: -99999, czLsep: -99999, czTsep: -99999, czDec: -999.99, czBig: '-999999999999999.99' },
+        values: {
+          czUns: 0,
+          czUdec: 0,
+          czTrail: -99999,
+          czLead: -99999,
+          czLsep: -99999,
+          czTsep: -99999,
+          czDec: -999.99,
+          czBig: '-999999999999999.99',
+        },
       },
     ],
   },
   {
     name: 'cp037-mixed',
-    description: 'CP037: alphanumeric (letters, digits, space, . , - / \'), PIC A, JUSTIFIED, FILLER/VALUE, packed, zoned, a table; binaries stay native',
+    description:
+      "CP037: alphanumeric (letters, digits, space, . , - / '), PIC A, JUSTIFIED, FILLER/VALUE, packed, zoned, a table; binaries stay native",
     copybook: CP_MIXED,
     options: CP037,
     flags: ['-fsign=EBCDIC'],
@@ -881,8 +1316,17 @@ export const CASES: OracleCase[] = [
       {
         name: 'typical',
         values: {
-          cmName: "O'NEIL, J. - A/B 12", cmAlpha: 'Abc De', cmJust: '1.5', cmCode: 'XY-9', cmPacked: -1234567.89, cmUpack: 1234, cmQty: 42,
-          cmAmt: -123.45, cmBin: -2, cmNat: 65535, cmLine: [cmLine('A1', 5, -5), cmLine('B-2', -999, 999)],
+          cmName: "O'NEIL, J. - A/B 12",
+          cmAlpha: 'Abc De',
+          cmJust: '1.5',
+          cmCode: 'XY-9',
+          cmPacked: -1234567.89,
+          cmUpack: 1234,
+          cmQty: 42,
+          cmAmt: -123.45,
+          cmBin: -2,
+          cmNat: 65535,
+          cmLine: [cmLine('A1', 5, -5), cmLine('B-2', -999, 999)],
         },
       },
       {
@@ -893,22 +1337,41 @@ export const CASES: OracleCase[] = [
           why: "CM-AMT (S9(5)V99, left to its default): GnuCOBOL's INITIALIZE under -fsign=EBCDIC leaves an unsigned F-zone zero; the codec writes +0 with the C sign, as z/OS does (and as cobc does for MOVE 0). decode reads both as 0.",
         },
         decoded: {
-          cmName: 'abcdefghijklmnopqrst', cmAlpha: '', cmJust: '', cmCode: 'AB/1', cmPacked: 0, cmUpack: 0, cmQty: 7, cmAmt: 0, cmBin: 0, cmNat: 0,
+          cmName: 'abcdefghijklmnopqrst',
+          cmAlpha: '',
+          cmJust: '',
+          cmCode: 'AB/1',
+          cmPacked: 0,
+          cmUpack: 0,
+          cmQty: 7,
+          cmAmt: 0,
+          cmBin: 0,
+          cmNat: 0,
           cmLine: [cmLine('', 0, 0), cmLine('', 0, 0)],
         },
       },
       {
         name: 'upper case and digits',
         values: {
-          cmName: 'ABCDEFGHIJKLMNOPQRST', cmAlpha: 'UVWXYZ', cmJust: '67890', cmCode: '1234', cmPacked: 9999999.99, cmUpack: 9999, cmQty: 99999,
-          cmAmt: 99999.99, cmBin: 9999, cmNat: 0, cmLine: [cmLine('UVW', 999, -999), cmLine('XYZ', -1, 1)],
+          cmName: 'ABCDEFGHIJKLMNOPQRST',
+          cmAlpha: 'UVWXYZ',
+          cmJust: '67890',
+          cmCode: '1234',
+          cmPacked: 9999999.99,
+          cmUpack: 9999,
+          cmQty: 99999,
+          cmAmt: 99999.99,
+          cmBin: 9999,
+          cmNat: 0,
+          cmLine: [cmLine('UVW', 999, -999), cmLine('XYZ', -1, 1)],
         },
       },
     ],
   },
   {
     name: 'random-ascii',
-    description: 'seeded random values in every kind of field (zoned, separate signs, binaries, COMP-5 over its whole range, packed, a table)',
+    description:
+      'seeded random values in every kind of field (zoned, separate signs, binaries, COMP-5 over its whole range, packed, a table)',
     copybook: RANDOM,
     options: GNUCOBOL,
     vectors: randomVectors(20261122, 40, RANDOM_FIELDS, ASCII_PRINTABLE, randomShape),

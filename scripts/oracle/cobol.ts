@@ -119,7 +119,10 @@ function movesOf(root: LayoutItem, values: Record<string, unknown>): Move[] {
           if (!isObject(x)) throw new Error(`${child.jsonPath}: expected an object`);
           visit(child, x, [...ancestors, group], subs);
         } else {
-          moves.push({ item: child, tokens: ['MOVE', cobolLiteral(x, child), 'TO', ...reference(child, [...ancestors, group], subs)] });
+          moves.push({
+            item: child,
+            tokens: ['MOVE', cobolLiteral(x, child), 'TO', ...reference(child, [...ancestors, group], subs)],
+          });
         }
       };
       if (child.occurs !== undefined) {
@@ -129,19 +132,25 @@ function movesOf(root: LayoutItem, values: Record<string, unknown>): Move[] {
         place(v, subscripts);
       }
     }
-    for (const key of Object.keys(obj)) if (!known.has(key)) throw new Error(`unknown JSON key "${key}" in ${group.cobolName}`);
+    for (const key of Object.keys(obj))
+      if (!known.has(key)) throw new Error(`unknown JSON key "${key}" in ${group.cobolName}`);
   };
   visit(root, values, [], []);
   return moves;
 }
 
-function* walk(item: LayoutItem, ancestors: LayoutItem[] = []): Generator<{ item: LayoutItem; ancestors: LayoutItem[] }> {
+function* walk(
+  item: LayoutItem,
+  ancestors: LayoutItem[] = [],
+): Generator<{ item: LayoutItem; ancestors: LayoutItem[] }> {
   yield { item, ancestors };
   for (const c of item.children ?? []) yield* walk(c, [...ancestors, item]);
 }
 
 /** The OCCURS DEPENDING ON table, its counter and the count a vector gives it (as our encoder does). */
-function odoOf(root: LayoutItem): { table: LayoutItem; ancestors: LayoutItem[]; counter: LayoutItem; counterAncestors: LayoutItem[] } | null {
+function odoOf(
+  root: LayoutItem,
+): { table: LayoutItem; ancestors: LayoutItem[]; counter: LayoutItem; counterAncestors: LayoutItem[] } | null {
   for (const { item, ancestors } of walk(root)) {
     const dep = item.occurs?.dependingOn;
     if (dep === undefined) continue;
@@ -177,7 +186,10 @@ export function displayMask(layout: RecordLayout): boolean[] {
       const display = item.usage === 'display';
       for (let i = at; i < at + item.length; i++) {
         const before = mask[i];
-        if (before !== undefined && before !== display) throw new Error(`${item.cobolName}: a REDEFINES view mixes DISPLAY and binary bytes at offset ${i}; the EBCDIC translation cannot tell them apart`);
+        if (before !== undefined && before !== display)
+          throw new Error(
+            `${item.cobolName}: a REDEFINES view mixes DISPLAY and binary bytes at offset ${i}; the EBCDIC translation cannot tell them apart`,
+          );
         mask[i] = display;
       }
     }
@@ -207,7 +219,8 @@ export function cobolProgram(spec: ProgramSpec): string {
   const { layout } = spec;
   const rec = layout.root.cobolName;
   for (const { item } of walk(layout.root)) {
-    if (item.cobolName.startsWith(OWN)) throw new Error(`${item.cobolName}: names starting with ${OWN} are reserved by the oracle program`);
+    if (item.cobolName.startsWith(OWN))
+      throw new Error(`${item.cobolName}: names starting with ${OWN} are reserved by the oracle program`);
   }
   const odo = odoOf(layout.root);
   const out: string[] = [];
@@ -267,14 +280,35 @@ export function cobolProgram(spec: ProgramSpec): string {
       // every element up to the maximum starts from its VALUEs and defaults, as in our encoder's template
       for (const l of wrap(['MOVE', String(max), 'TO', ...qualified(counter, counterAncestors)])) line(l);
       for (let i = 1; i <= max; i++) {
-        for (const l of wrap(['INITIALIZE', ...reference(table, ancestors, [i]), 'WITH', 'FILLER', 'ALL', 'TO', 'VALUE', 'THEN', 'TO', 'DEFAULT'])) line(l);
+        for (const l of wrap([
+          'INITIALIZE',
+          ...reference(table, ancestors, [i]),
+          'WITH',
+          'FILLER',
+          'ALL',
+          'TO',
+          'VALUE',
+          'THEN',
+          'TO',
+          'DEFAULT',
+        ]))
+          line(l);
       }
       const array = valueAt(vector.values, table);
       const counterValue = valueAt(vector.values, counter);
       // the count COBOL's record would have: the array's length, else the counter's value, else what
       // INITIALIZE left in the counter (its VALUE); a counter without VALUE is taken at the table's minimum
-      const initial = typeof counter.value === 'number' ? counter.value : typeof counter.value === 'string' && /^\d+$/.test(counter.value) ? Number(counter.value) : undefined;
-      count = Array.isArray(array) ? array.length : counterValue !== undefined ? Number(counterValue) : initial ?? table.occurs!.min;
+      const initial =
+        typeof counter.value === 'number'
+          ? counter.value
+          : typeof counter.value === 'string' && /^\d+$/.test(counter.value)
+            ? Number(counter.value)
+            : undefined;
+      count = Array.isArray(array)
+        ? array.length
+        : counterValue !== undefined
+          ? Number(counterValue)
+          : (initial ?? table.occurs!.min);
     }
     for (const move of movesOf(layout.root, vector.values)) {
       if (odo !== null && move.item === odo.counter) continue;

@@ -4,7 +4,10 @@
  */
 import type { CompileOptions } from '../../src/records/index.ts';
 
-export type OracleOptions = Pick<CompileOptions, 'format' | 'profile' | 'encoding' | 'zonedSign' | 'binarySizes' | 'comp5ByteOrder' | 'mapping'>;
+export type OracleOptions = Pick<
+  CompileOptions,
+  'format' | 'profile' | 'encoding' | 'zonedSign' | 'binarySizes' | 'comp5ByteOrder' | 'mapping'
+>;
 
 export interface OracleVector {
   name: string;

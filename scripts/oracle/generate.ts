@@ -42,7 +42,10 @@ function compileAndRun(work: string, name: string, source: string, flags: string
   if (/[^\u0000-\u00ff]/.test(source)) throw new Error(`${name}: the program has characters outside Latin-1`);
   writeFileSync(src, source, 'latin1');
   try {
-    const messages = execFileSync('cobc', [...flags, '-o', exe, src], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const messages = execFileSync('cobc', [...flags, '-o', exe, src], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     if (messages.trim() !== '') throw new Error(messages);
   } catch (e) {
     const err = e as { stderr?: string; stdout?: string; message: string };
@@ -57,11 +60,21 @@ function flagsOf(c: OracleCase): string[] {
 
 function generateCase(c: OracleCase, index: number, work: string, version: string): OracleFixture {
   const layout = compileCopybook(c.copybook.join('\n'), { ...c.options, fileName: `${c.name}.cpy` });
-  const source = cobolProgram({ copybook: c.copybook, layout, vectors: c.vectors, ebcdicDisplay: c.ebcdic === true, freeFormat: c.options.format === 'free' });
+  const source = cobolProgram({
+    copybook: c.copybook,
+    layout,
+    vectors: c.vectors,
+    ebcdicDisplay: c.ebcdic === true,
+    freeFormat: c.options.format === 'free',
+  });
   const flags = flagsOf(c);
   const output = compileAndRun(work, `case${index}`, source, flags);
-  const hexes = output.split('\n').filter((l) => l.startsWith(HEX_MARK)).map((l) => l.slice(HEX_MARK.length).trim());
-  if (hexes.length !== c.vectors.length) throw new Error(`${c.name}: expected ${c.vectors.length} dumps, got ${hexes.length}:\n${output}`);
+  const hexes = output
+    .split('\n')
+    .filter((l) => l.startsWith(HEX_MARK))
+    .map((l) => l.slice(HEX_MARK.length).trim());
+  if (hexes.length !== c.vectors.length)
+    throw new Error(`${c.name}: expected ${c.vectors.length} dumps, got ${hexes.length}:\n${output}`);
   // through JSON, as the test reads it (-0 becomes 0)
   const fixture: OracleFixture = {
     name: c.name,
@@ -70,7 +83,11 @@ function generateCase(c: OracleCase, index: number, work: string, version: strin
     options: c.options,
     cobc: { version, flags, ebcdicDisplay: c.ebcdic === true },
     vectors: c.vectors.map((v, i) => ({
-      name: v.name, values: v.values, ...(v.decoded ? { decoded: v.decoded } : {}), hex: hexes[i]!, ...(v.codecDiffers ? { codecDiffers: v.codecDiffers } : {}),
+      name: v.name,
+      values: v.values,
+      ...(v.decoded ? { decoded: v.decoded } : {}),
+      hex: hexes[i]!,
+      ...(v.codecDiffers ? { codecDiffers: v.codecDiffers } : {}),
     })),
   };
   return JSON.parse(JSON.stringify(fixture)) as OracleFixture;
@@ -79,9 +96,15 @@ function generateCase(c: OracleCase, index: number, work: string, version: strin
 function generateEbcdicTable(work: string, version: string): EbcdicTableFixture {
   const flags = ['-x'];
   const output = compileAndRun(work, 'ebcdic_table', ebcdicTableProgram(), flags);
-  const codes = output.split('\n').filter((l) => /^\d+$/.test(l.trim())).map((l) => Number(l.trim()));
+  const codes = output
+    .split('\n')
+    .filter((l) => /^\d+$/.test(l.trim()))
+    .map((l) => Number(l.trim()));
   if (codes.length !== 256) throw new Error(`the EBCDIC table program printed ${codes.length} codes, not 256`);
-  if (new Set(codes).size !== 256) throw new Error('GnuCOBOL\'s EBCDIC alphabet is not a permutation: ranks repeat, so the translation by rank is invalid');
+  if (new Set(codes).size !== 256)
+    throw new Error(
+      "GnuCOBOL's EBCDIC alphabet is not a permutation: ranks repeat, so the translation by rank is invalid",
+    );
   const cp037 = charTable('cp037');
   const differences: EbcdicTableFixture['differencesFromCp037'] = [];
   for (let b = 0x20; b < 0x7f; b++) {
@@ -92,7 +115,8 @@ function generateEbcdicTable(work: string, version: string): EbcdicTableFixture 
   }
   return {
     name: 'gnucobol-ebcdic-table',
-    description: "GnuCOBOL's ALPHABET … IS EBCDIC, read by ranking all 256 bytes under PROGRAM COLLATING SEQUENCE; the cp037 fixtures translate DISPLAY bytes with it",
+    description:
+      "GnuCOBOL's ALPHABET … IS EBCDIC, read by ranking all 256 bytes under PROGRAM COLLATING SEQUENCE; the cp037 fixtures translate DISPLAY bytes with it",
     cobc: { version, flags },
     table: Buffer.from(codes).toString('hex'),
     differencesFromCp037: differences,
@@ -117,15 +141,22 @@ export function checkFixture(f: OracleFixture): string[] {
     try {
       const codecHex = layout.encode(v.values).toString('hex');
       const expected = v.codecDiffers?.hex ?? v.hex;
-      if (codecHex !== expected) problems.push(`${at}: encode\n    cobc  ${v.hex}\n    codec ${codecHex}${v.codecDiffers ? `\n    expected codec difference ${expected}` : ''}`);
-      if (v.codecDiffers && v.codecDiffers.hex === v.hex) problems.push(`${at}: cobc now writes what the codec writes; remove codecDiffers`);
+      if (codecHex !== expected)
+        problems.push(
+          `${at}: encode\n    cobc  ${v.hex}\n    codec ${codecHex}${v.codecDiffers ? `\n    expected codec difference ${expected}` : ''}`,
+        );
+      if (v.codecDiffers && v.codecDiffers.hex === v.hex)
+        problems.push(`${at}: cobc now writes what the codec writes; remove codecDiffers`);
     } catch (e) {
       problems.push(`${at}: encode throws ${String(e)}`);
     }
     try {
       const decoded = layout.decode(Buffer.from(v.hex, 'hex'));
       const expected = v.decoded ?? v.values;
-      if (!isDeepStrictEqual(decoded, expected)) problems.push(`${at}: decode\n    expected ${JSON.stringify(expected)}\n    codec    ${JSON.stringify(decoded)}`);
+      if (!isDeepStrictEqual(decoded, expected))
+        problems.push(
+          `${at}: decode\n    expected ${JSON.stringify(expected)}\n    codec    ${JSON.stringify(decoded)}`,
+        );
     } catch (e) {
       problems.push(`${at}: decode throws ${String(e)}`);
     }
@@ -161,7 +192,9 @@ function main(): void {
       const table = generateEbcdicTable(work, version);
       writeFileSync(join(outDir, `${table.name}.json`), `${JSON.stringify(table, null, 2)}\n`);
       const diffs = table.differencesFromCp037.map((d) => `"${d.char}" gnucobol ${d.gnucobol} cp037 ${d.cp037}`);
-      console.log(`EBCDIC table: ${diffs.length === 0 ? 'same as cp037 for printable ASCII' : `differs from cp037 for ${diffs.join(', ')}`}`);
+      console.log(
+        `EBCDIC table: ${diffs.length === 0 ? 'same as cp037 for printable ASCII' : `differs from cp037 for ${diffs.join(', ')}`}`,
+      );
     }
   } finally {
     if (keep) console.log(`programs kept in ${work}`);
@@ -169,7 +202,9 @@ function main(): void {
   }
   console.log(`${vectors} vectors written to ${outDir} with ${version}`);
   if (failures.length > 0) {
-    console.log(`\n${failures.length} case(s) could not be generated (their old fixtures are left as they were):\n${failures.join('\n')}`);
+    console.log(
+      `\n${failures.length} case(s) could not be generated (their old fixtures are left as they were):\n${failures.join('\n')}`,
+    );
     process.exitCode = 2;
   }
   if (problems.length > 0) {

@@ -6,7 +6,13 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3, type OperationObject, type ParameterObject } from 'openapi-typescript';
+import openapiTS, {
+  astToString,
+  COMMENT_HEADER,
+  type OpenAPI3,
+  type OperationObject,
+  type ParameterObject,
+} from 'openapi-typescript';
 
 export const CONTRACT_FILE = fileURLToPath(new URL('../../openapi/v1.json', import.meta.url));
 export const SCHEMA_FILE = fileURLToPath(new URL('../src/schema.ts', import.meta.url));
@@ -74,7 +80,7 @@ export async function generatedSources(contract: Contract = readContract()): Pro
     ' * The operations that declare an Idempotency-Key header (`METHOD /path template`): the client sends a key on',
     ' * these, one per logical call, the same on every retry.',
     ' */',
-    'export const IDEMPOTENCY_KEY_OPERATIONS: Readonly<Record<string, \'required\' | \'optional\'>> = {',
+    "export const IDEMPOTENCY_KEY_OPERATIONS: Readonly<Record<string, 'required' | 'optional'>> = {",
     ...lines,
     '};',
     '',
@@ -84,7 +90,9 @@ export async function generatedSources(contract: Contract = readContract()): Pro
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
-    process.stdout.write('usage: npm run sdk:types\n  writes sdk/src/schema.ts and sdk/src/operations.ts from openapi/v1.json\n');
+    process.stdout.write(
+      'usage: npm run sdk:types\n  writes sdk/src/schema.ts and sdk/src/operations.ts from openapi/v1.json\n',
+    );
     process.exit(0);
   }
   for (const [file, text] of Object.entries(await generatedSources())) {

@@ -4,7 +4,13 @@
  * `GET/POST/PUT/PATCH/DELETE` answer the typed body of a 2xx and throw a typed error otherwise; `raw` is the
  * plain openapi-fetch client (`{ data, error, response }`) with the same time-outs, keys and retries.
  */
-import createClient, { type Client, type ClientPathsWithMethod, type FetchResponse, type MaybeOptionalInit, type Middleware } from 'openapi-fetch';
+import createClient, {
+  type Client,
+  type ClientPathsWithMethod,
+  type FetchResponse,
+  type MaybeOptionalInit,
+  type Middleware,
+} from 'openapi-fetch';
 import { CorebridgeProblemError, type CallInfo } from './errors.ts';
 import { IDEMPOTENCY_KEY_OPERATIONS } from './operations.ts';
 import { callInfoOf, resilientFetch, type FetchLike } from './resilient-fetch.ts';
@@ -32,12 +38,15 @@ type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 type Paths<M extends Method> = ClientPathsWithMethod<Client<paths>, M>;
 type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 /** The call's options: required when the operation has required parameters or a required body (as in openapi-fetch). */
-type InitParam<Init> = RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+type InitParam<Init> =
+  RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
 /** The body of the operation's 2xx answers. */
-type SuccessData<P extends keyof paths, M extends Method, Init> =
-  paths[P][M] extends infer Operation extends Record<string | number, any>
-    ? Extract<FetchResponse<Operation, Init, `${string}/${string}`>, { error?: never }>['data']
-    : never;
+type SuccessData<P extends keyof paths, M extends Method, Init> = paths[P][M] extends infer Operation extends Record<
+  string | number,
+  any
+>
+  ? Extract<FetchResponse<Operation, Init, `${string}/${string}`>, { error?: never }>['data']
+  : never;
 
 /** A 2xx answer. */
 export interface CorebridgeResult<T> {
@@ -100,11 +109,22 @@ export function createCorebridgeClient(options: CorebridgeClientOptions): Corebr
   raw.use(callIdentity);
 
   // One untyped path for the five methods; each is given its typed signature below.
-  const send = raw.request as unknown as (method: string, url: string, init?: unknown) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
+  const send = raw.request as unknown as (
+    method: string,
+    url: string,
+    init?: unknown,
+  ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
   const call = async (method: string, url: string, init: unknown): Promise<CorebridgeResult<unknown>> => {
     const { data, error, response } = await send(method, url, init);
-    const info: CallInfo = callInfoOf(response) ?? { method, url, requestId: undefined, idempotencyKey: undefined, attempts: 1 };
-    if (!response.ok) throw new CorebridgeProblemError(response, error, info, parseRetryAfter(response.headers.get('retry-after')));
+    const info: CallInfo = callInfoOf(response) ?? {
+      method,
+      url,
+      requestId: undefined,
+      idempotencyKey: undefined,
+      attempts: 1,
+    };
+    if (!response.ok)
+      throw new CorebridgeProblemError(response, error, info, parseRetryAfter(response.headers.get('retry-after')));
     return {
       data,
       status: response.status,
@@ -117,5 +137,12 @@ export function createCorebridgeClient(options: CorebridgeClientOptions): Corebr
   };
   const method = <M extends Method>(name: M) =>
     ((url: string, init?: unknown) => call(name.toUpperCase(), url, init)) as unknown as CorebridgeMethod<M>;
-  return { GET: method('get'), POST: method('post'), PUT: method('put'), PATCH: method('patch'), DELETE: method('delete'), raw };
+  return {
+    GET: method('get'),
+    POST: method('post'),
+    PUT: method('put'),
+    PATCH: method('patch'),
+    DELETE: method('delete'),
+    raw,
+  };
 }

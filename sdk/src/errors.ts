@@ -97,7 +97,11 @@ export class CorebridgeTimeoutError extends CorebridgeNetworkError {
   readonly timeoutMs: number;
 
   constructor(timeoutMs: number, info: CallInfo, options?: ErrorOptions) {
-    super(`no answer within ${timeoutMs} ms (${info.attempts} attempt${info.attempts === 1 ? '' : 's'})`, info, options);
+    super(
+      `no answer within ${timeoutMs} ms (${info.attempts} attempt${info.attempts === 1 ? '' : 's'})`,
+      info,
+      options,
+    );
     this.name = 'CorebridgeTimeoutError';
     this.timeoutMs = timeoutMs;
   }

@@ -5,7 +5,14 @@
  * read within the attempt, so a connection lost halfway through an answer is retried like any other.
  */
 import { CorebridgeNetworkError, CorebridgeTimeoutError, type CallInfo } from './errors.ts';
-import { isRetryableAnswer, isRetryableNetworkFailure, mayRepeat, parseRetryAfter, retryDelay, type RetryOptions } from './retry.ts';
+import {
+  isRetryableAnswer,
+  isRetryableNetworkFailure,
+  mayRepeat,
+  parseRetryAfter,
+  retryDelay,
+  type RetryOptions,
+} from './retry.ts';
 
 export type FetchLike = (request: Request) => Promise<Response>;
 
@@ -46,17 +53,28 @@ export function resilientFetch(options: ResilientFetchOptions): FetchLike {
       const timeout = AbortSignal.timeout(timeoutMs);
       let retryAfterMs: number | undefined;
       try {
-        const answer = await options.fetch(new Request(request.url, {
-          method, headers, body, redirect: request.redirect, credentials: request.credentials, cache: request.cache,
-          signal: AbortSignal.any([callerSignal, timeout]),
-        }));
+        const answer = await options.fetch(
+          new Request(request.url, {
+            method,
+            headers,
+            body,
+            redirect: request.redirect,
+            credentials: request.credentials,
+            cache: request.cache,
+            signal: AbortSignal.any([callerSignal, timeout]),
+          }),
+        );
         const bytes = await answer.arrayBuffer();
         const response = new Response(NULL_BODY_STATUSES.has(answer.status) ? null : bytes, {
-          status: answer.status, statusText: answer.statusText, headers: answer.headers,
+          status: answer.status,
+          statusText: answer.statusText,
+          headers: answer.headers,
         });
         retryAfterMs = parseRetryAfter(answer.headers.get('retry-after'));
-        const retry = mayRetry && isRetryableAnswer(answer.status, problemCode(answer.headers, bytes))
-          && (retryAfterMs === undefined || retryAfterMs <= retries.maxRetryAfterMs);
+        const retry =
+          mayRetry &&
+          isRetryableAnswer(answer.status, problemCode(answer.headers, bytes)) &&
+          (retryAfterMs === undefined || retryAfterMs <= retries.maxRetryAfterMs);
         if (!retry) {
           calls.set(response, info);
           return response;

@@ -14,7 +14,12 @@ export interface RetryOptions {
   maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY_OPTIONS: Readonly<RetryOptions> = Object.freeze({ max: 2, baseDelayMs: 250, maxDelayMs: 5_000, maxRetryAfterMs: 30_000 });
+export const DEFAULT_RETRY_OPTIONS: Readonly<RetryOptions> = Object.freeze({
+  max: 2,
+  baseDelayMs: 250,
+  maxDelayMs: 5_000,
+  maxRetryAfterMs: 30_000,
+});
 
 /**
  * Methods whose repeat has the effect of one call (RFC 9110 §9.2.2). PATCH is not among them (RFC 5789): a
@@ -68,7 +73,12 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
  * growing ceiling, so that clients refused together do not come back together. A Retry-After is a minimum:
  * it is waited for, plus a random share of the first ceiling for the same reason.
  */
-export function retryDelay(retry: number, options: RetryOptions, retryAfterMs: number | undefined, random: () => number = Math.random): number {
+export function retryDelay(
+  retry: number,
+  options: RetryOptions,
+  retryAfterMs: number | undefined,
+  random: () => number = Math.random,
+): number {
   if (retryAfterMs !== undefined) return retryAfterMs + random() * options.baseDelayMs;
   return random() * Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** retry);
 }

@@ -9,10 +9,16 @@ import { requestTraceparent } from '../observability/index.ts';
 
 export interface RequestBackend {
   call<T extends TranCode>(
-    tran: T, req: FastifyRequest, record: RequestRecord<T>, pointers?: RecordPointers,
+    tran: T,
+    req: FastifyRequest,
+    record: RequestRecord<T>,
+    pointers?: RecordPointers,
   ): Promise<BackendOutcome<ResponseRecord<T>>>;
   submit<T extends AsyncTranCode>(
-    tran: T, req: FastifyRequest, record: RequestRecord<T>, pointers?: RecordPointers,
+    tran: T,
+    req: FastifyRequest,
+    record: RequestRecord<T>,
+    pointers?: RecordPointers,
   ): Promise<BackendOutcome<ResponseRecord<'OPSUBM'>>>;
 }
 

@@ -12,15 +12,19 @@ const ENTITY_TAG = /^(W\/)?"([\x21\x23-\x7e]*)"$/;
 const VERSION = /^[1-9][0-9]{0,8}$/;
 
 function entityTags(header: string): { weak: boolean; opaque: string }[] {
-  return header.split(',').map((part) => part.trim()).filter(Boolean).map((tag) => {
-    const m = ENTITY_TAG.exec(tag);
-    if (!m) {
-      throw new ApiError('VALIDATION_FAILED', 'not an entity-tag list: send the ETag as read, e.g. "3"', {
-        violations: [{ pointer: '/if-match', in: 'header', detail: 'is not a list of entity-tags' }],
-      });
-    }
-    return { weak: m[1] !== undefined, opaque: m[2]! };
-  });
+  return header
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((tag) => {
+      const m = ENTITY_TAG.exec(tag);
+      if (!m) {
+        throw new ApiError('VALIDATION_FAILED', 'not an entity-tag list: send the ETag as read, e.g. "3"', {
+          violations: [{ pointer: '/if-match', in: 'header', detail: 'is not a list of entity-tags' }],
+        });
+      }
+      return { weak: m[1] !== undefined, opaque: m[2]! };
+    });
 }
 
 export function etagOf(version: number): string {
@@ -33,12 +37,16 @@ export function etagOf(version: number): string {
  */
 export function requiredIfMatch(header: string | undefined, what: string): IfMatch {
   if (header === undefined || header.trim() === '') {
-    throw new ApiError('PRECONDITION_REQUIRED', `send If-Match with the ETag of the ${what} as read (or * to change it whatever its version)`);
+    throw new ApiError(
+      'PRECONDITION_REQUIRED',
+      `send If-Match with the ETag of the ${what} as read (or * to change it whatever its version)`,
+    );
   }
   if (header.trim() === '*') return { kind: 'any' };
   const strong = entityTags(header).filter((tag) => !tag.weak && VERSION.test(tag.opaque));
   // The back-end checks one version under its row lock; a list names at most one the client read.
-  if (strong.length !== 1) throw new ApiError('PRECONDITION_FAILED', `If-Match names no current version of this ${what}`);
+  if (strong.length !== 1)
+    throw new ApiError('PRECONDITION_FAILED', `If-Match names no current version of this ${what}`);
   return { kind: 'version', version: Number(strong[0]!.opaque) };
 }
 

@@ -14,27 +14,33 @@ export interface ErrorHelp {
 
 export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
   VALIDATION_FAILED: {
-    meaning: 'One or more values in the request break the operation\'s schema: a missing field, a wrong type, a value out of range or too long for the record it is written to.',
-    remedy: 'Read the `errors` list: each entry names the request part (`in`), the JSON pointer and what is wrong. Fix those values and send again.',
+    meaning:
+      "One or more values in the request break the operation's schema: a missing field, a wrong type, a value out of range or too long for the record it is written to.",
+    remedy:
+      'Read the `errors` list: each entry names the request part (`in`), the JSON pointer and what is wrong. Fix those values and send again.',
   },
   MALFORMED_REQUEST: {
     meaning: 'The request body is not valid JSON, or the request could not be read at all.',
     remedy: 'Send a well-formed JSON body with `Content-Type: application/json`.',
   },
   IDEMPOTENCY_KEY_REQUIRED: {
-    meaning: 'This operation changes state and needs an `Idempotency-Key` header, so that a retry cannot apply it twice.',
-    remedy: 'Generate a unique key (a UUID) per logical operation, send it in `Idempotency-Key`, and reuse the same key when you retry.',
+    meaning:
+      'This operation changes state and needs an `Idempotency-Key` header, so that a retry cannot apply it twice.',
+    remedy:
+      'Generate a unique key (a UUID) per logical operation, send it in `Idempotency-Key`, and reuse the same key when you retry.',
   },
   UNAUTHENTICATED: {
     meaning: 'The request has no access token, or the token is malformed, expired, or not issued for this API.',
-    remedy: 'Get a fresh access token from the authorization server and send it as `Authorization: Bearer <token>`. The `WWW-Authenticate` header says what was wrong.',
+    remedy:
+      'Get a fresh access token from the authorization server and send it as `Authorization: Bearer <token>`. The `WWW-Authenticate` header says what was wrong.',
   },
   INSUFFICIENT_SCOPE: {
     meaning: 'The access token is valid but does not carry the scope this operation needs.',
-    remedy: 'Request a token with the scope named in the `WWW-Authenticate` header. Your role may not allow that scope at all.',
+    remedy:
+      'Request a token with the scope named in the `WWW-Authenticate` header. Your role may not allow that scope at all.',
   },
   FORBIDDEN: {
-    meaning: 'The caller is known but may not perform this operation, whatever the token\'s scopes.',
+    meaning: "The caller is known but may not perform this operation, whatever the token's scopes.",
     remedy: 'Use an identity whose role allows the operation; do not retry with the same credentials.',
   },
   NOT_FOUND: {
@@ -46,12 +52,13 @@ export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
     remedy: 'Use one of the methods listed in the `Allow` header.',
   },
   CONFLICT: {
-    meaning: 'The request conflicts with the current state of the resource, for example creating something that already exists.',
+    meaning:
+      'The request conflicts with the current state of the resource, for example creating something that already exists.',
     remedy: 'Read the resource again, then decide whether the change still makes sense.',
   },
   IDEMPOTENCY_IN_PROGRESS: {
     meaning: 'A request with the same idempotency key is still being processed.',
-    remedy: 'Wait a moment and retry with the same key and the same body: you will get the first request\'s answer.',
+    remedy: "Wait a moment and retry with the same key and the same body: you will get the first request's answer.",
   },
   PRECONDITION_FAILED: {
     meaning: 'The `If-Match` entity tag you sent no longer matches: someone changed the resource since you read it.',
@@ -74,11 +81,14 @@ export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
     remedy: 'Use a new key for a new operation; reuse a key only to retry exactly the same request.',
   },
   BUSINESS_RULE_VIOLATION: {
-    meaning: 'The request is well-formed, but a business rule of the back-end system does not allow this change. The `reason` field names the rule.',
-    remedy: 'Read `reason` and `detail`, change the request or the state it depends on; sending it again unchanged will fail again.',
+    meaning:
+      'The request is well-formed, but a business rule of the back-end system does not allow this change. The `reason` field names the rule.',
+    remedy:
+      'Read `reason` and `detail`, change the request or the state it depends on; sending it again unchanged will fail again.',
   },
   PRECONDITION_REQUIRED: {
-    meaning: 'This change must say which version of the resource it applies to, so that it cannot overwrite someone else\'s change.',
+    meaning:
+      "This change must say which version of the resource it applies to, so that it cannot overwrite someone else's change.",
     remedy: 'Read the resource, then send the change with `If-Match: <ETag>`.',
   },
   RATE_LIMITED: {
@@ -90,7 +100,7 @@ export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
     remedy: 'Send fewer or smaller headers (large cookies are the usual cause).',
   },
   INTERNAL_ERROR: {
-    meaning: 'The service failed while handling the request. The details stay in the service\'s log.',
+    meaning: "The service failed while handling the request. The details stay in the service's log.",
     remedy: 'Retry later; if it persists, report the `requestId` from the answer to the operators.',
   },
   BACKEND_PROGRAM_FAILED: {
@@ -115,11 +125,13 @@ export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
   },
   REQUEST_TIMEOUT: {
     meaning: 'The service did not finish the request in time; a change may or may not have been applied.',
-    remedy: 'Retry with the same idempotency key: the service then answers with the outcome of the first attempt, or applies it once.',
+    remedy:
+      'Retry with the same idempotency key: the service then answers with the outcome of the first attempt, or applies it once.',
   },
   BACKEND_TIMEOUT: {
     meaning: 'The back-end system did not answer in time; a change may or may not have been applied.',
-    remedy: 'Retry with the same idempotency key: the service then answers with the outcome of the first attempt, or applies it once.',
+    remedy:
+      'Retry with the same idempotency key: the service then answers with the outcome of the first attempt, or applies it once.',
   },
 };
 

@@ -11,23 +11,48 @@ import type { RouteAccess } from './route-table.ts';
 type Schema = Record<string, unknown>;
 
 const REQUEST_ID = {
-  type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$',
-  description: 'Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed',
+  type: 'string',
+  pattern: '^[A-Za-z0-9._-]{1,128}$',
+  description:
+    'Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed',
 };
 
 /** Each response header the API sets: its value's schema and what it says. */
 export const RESPONSE_HEADERS = {
-  'x-request-id': { type: 'string', description: 'The request id: the one sent, or the one made for this request (on every answer)' },
-  ratelimit: { type: 'string', description: 'IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers)' },
-  'ratelimit-policy': { type: 'string', description: 'IETF RateLimit-Policy: the quota and window that apply to the caller' },
+  'x-request-id': {
+    type: 'string',
+    description: 'The request id: the one sent, or the one made for this request (on every answer)',
+  },
+  ratelimit: {
+    type: 'string',
+    description: 'IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers)',
+  },
+  'ratelimit-policy': {
+    type: 'string',
+    description: 'IETF RateLimit-Policy: the quota and window that apply to the caller',
+  },
   location: { type: 'string', description: 'The created resource (201), or the operation to poll (202)' },
-  etag: { type: 'string', pattern: '^"[0-9]+"$', description: 'The version of the resource, for If-Match and If-None-Match' },
-  'idempotent-replayed': { enum: ['true'], description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key' },
+  etag: {
+    type: 'string',
+    pattern: '^"[0-9]+"$',
+    description: 'The version of the resource, for If-Match and If-None-Match',
+  },
+  'idempotent-replayed': {
+    enum: ['true'],
+    description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key',
+  },
   'retry-after': { type: 'string', pattern: '^[0-9]+$', description: 'Seconds to wait before retrying' },
   allow: { type: 'string', description: 'The methods the path has' },
-  deprecation: { type: 'string', pattern: '^@[0-9]+$', description: 'RFC 9745: the operation is deprecated since this date (`@` and epoch seconds)' },
+  deprecation: {
+    type: 'string',
+    pattern: '^@[0-9]+$',
+    description: 'RFC 9745: the operation is deprecated since this date (`@` and epoch seconds)',
+  },
   sunset: { type: 'string', description: 'RFC 8594: when the operation stops answering (an HTTP-date)' },
-  link: { type: 'string', description: 'With rel="deprecation": where the deprecation and its successor are described' },
+  link: {
+    type: 'string',
+    description: 'With rel="deprecation": where the deprecation and its successor are described',
+  },
 } satisfies Record<string, Schema>;
 
 export type ResponseHeaderName = keyof typeof RESPONSE_HEADERS;
@@ -44,7 +69,11 @@ const BEFORE_HANDLER = {
 };
 
 /** The headers a response with this status may carry; `declared`: the route's own (ETag) on its successes. */
-function headersFor(status: number, access: RouteAccess | undefined, declared: readonly ResponseHeaderName[]): Record<string, Schema> {
+function headersFor(
+  status: number,
+  access: RouteAccess | undefined,
+  declared: readonly ResponseHeaderName[],
+): Record<string, Schema> {
   const names: ResponseHeaderName[] = ['x-request-id'];
   // Rate limits are checked on every request that reaches the router's hooks; 414 and 431 come before.
   if (status !== 414 && status !== 431) names.push('ratelimit', 'ratelimit-policy');
@@ -58,7 +87,15 @@ function headersFor(status: number, access: RouteAccess | undefined, declared: r
 }
 
 /** @fastify/swagger's `transform`: the route's schema as the document should show it. */
-export function documentOperation({ schema: routeSchema, url, route }: { schema: FastifySchema; url: string; route: { config?: unknown } }): { schema: FastifySchema; url: string } {
+export function documentOperation({
+  schema: routeSchema,
+  url,
+  route,
+}: {
+  schema: FastifySchema;
+  url: string;
+  route: { config?: unknown };
+}): { schema: FastifySchema; url: string } {
   const schema = routeSchema as Schema | undefined;
   if (!schema || schema['hide']) return { schema: routeSchema, url };
   const config = (route.config ?? {}) as { access?: RouteAccess; responseHeaders?: readonly ResponseHeaderName[] };
@@ -66,7 +103,11 @@ export function documentOperation({ schema: routeSchema, url, route }: { schema:
   const declared = config.responseHeaders ?? [];
   const headers = (schema['headers'] ?? { type: 'object', properties: {} }) as Schema;
   // Every route may be refused for load or rate before it runs.
-  const response: Record<string, Schema> = { 429: BEFORE_HANDLER[429], 503: BEFORE_HANDLER[503], ...(schema['response'] as Record<string, Schema> | undefined) };
+  const response: Record<string, Schema> = {
+    429: BEFORE_HANDLER[429],
+    503: BEFORE_HANDLER[503],
+    ...(schema['response'] as Record<string, Schema> | undefined),
+  };
   if (access) {
     Object.assign(
       response,
@@ -75,9 +116,11 @@ export function documentOperation({ schema: routeSchema, url, route }: { schema:
       url.includes(':') ? { 414: BEFORE_HANDLER[414] } : {},
     );
   }
-  const documented = Object.fromEntries(Object.entries(response)
-    .sort(([a], [b]) => Number(a) - Number(b))
-    .map(([status, entry]) => [status, { ...entry, headers: headersFor(Number(status), access, declared) }]));
+  const documented = Object.fromEntries(
+    Object.entries(response)
+      .sort(([a], [b]) => Number(a) - Number(b))
+      .map(([status, entry]) => [status, { ...entry, headers: headersFor(Number(status), access, declared) }]),
+  );
   return {
     url,
     schema: {

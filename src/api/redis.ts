@@ -7,7 +7,12 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
 export async function connectRedis(url: string, log: Pick<Logger, 'warn'>): Promise<Redis> {
-  const redis = new Redis(url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+  });
   redis.on('error', (error: Error) => log.warn({ err: error }, 'Redis connection error'));
   await redis.connect();
   return redis;

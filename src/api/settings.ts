@@ -9,14 +9,21 @@ const HOST_NAME = /^[A-Za-z0-9.:\-[\]]+$/;
 
 export const SERVER_SETTINGS = section('Listening and data', {
   PORT: integer({
-    default: DEFAULT_PORT, min: 0, max: 65535, description: 'the API (HTTPS with TLS_CERT_FILE); 0 picks a free port',
+    default: DEFAULT_PORT,
+    min: 0,
+    max: 65535,
+    description: 'the API (HTTPS with TLS_CERT_FILE); 0 picks a free port',
   }),
   HOST: text({
-    default: '0.0.0.0', pattern: HOST_NAME, allowed: 'host name or address', description: 'the address to listen on',
+    default: '0.0.0.0',
+    pattern: HOST_NAME,
+    allowed: 'host name or address',
+    description: 'the address to listen on',
   }),
   DATA_DIR: text({
-    default: DEFAULT_DATA_DIR, allowed: 'directory',
-    description: 'SQLite files, the development issuer\'s key, certificates',
+    default: DEFAULT_DATA_DIR,
+    allowed: 'directory',
+    description: "SQLite files, the development issuer's key, certificates",
   }),
 });
 
@@ -30,15 +37,22 @@ export const SERVICES_SETTINGS = section('Service files', {
 
 export const IDEMPOTENCY_SETTINGS = section('Idempotency', {
   IDEMPOTENCY_TTL_SECONDS: integer({
-    default: 86_400, min: 60, max: 30 * 86_400, description: 'how long a key and its response are kept',
+    default: 86_400,
+    min: 60,
+    max: 30 * 86_400,
+    description: 'how long a key and its response are kept',
   }),
   IDEMPOTENCY_LEASE_MS: integer({
-    default: 10_000, min: 100, max: 600_000,
+    default: 10_000,
+    min: 100,
+    max: 600_000,
     description: 'how long a key in flight answers 409 before a retry may run it again',
   }),
   IDEMPOTENCY_REDIS_PREFIX: text({
-    default: 'corebridge:idempotency:', pattern: /^[A-Za-z0-9:._-]{1,100}$/, allowed: '1–100 of A–Z a–z 0–9 : . _ -',
-    description: 'prefix of the records\' Redis keys when REDIS_URL is set',
+    default: 'corebridge:idempotency:',
+    pattern: /^[A-Za-z0-9:._-]{1,100}$/,
+    allowed: '1–100 of A–Z a–z 0–9 : . _ -',
+    description: "prefix of the records' Redis keys when REDIS_URL is set",
   }),
 });
 

@@ -7,7 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK, type KeyObject,
+  calculateJwkThumbprint,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  SignJWT,
+  type CryptoKey,
+  type JWK,
+  type KeyObject,
 } from 'jose';
 import { createOwnerOnlyFile } from '../owner-only-file.ts';
 import type { Role } from './roles.ts';
@@ -59,9 +66,11 @@ export async function readSigningKey(dataDir: string): Promise<JWK> {
   return loadOrCreateKey(signingKeyFile(dataDir));
 }
 
-export async function openDevIssuer(
-  options: { dataDir: string; issuer: string; audience: string },
-): Promise<DevIssuer> {
+export async function openDevIssuer(options: {
+  dataDir: string;
+  issuer: string;
+  audience: string;
+}): Promise<DevIssuer> {
   const privateJwk = await loadOrCreateKey(signingKeyFile(options.dataDir));
   const { d: _private, ...publicJwk } = privateJwk;
   const key = (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey | KeyObject;

@@ -15,7 +15,9 @@ const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
 /** HDR-PRINCIPAL's length, from the header copybook. */
 export function principalWidth(header: RecordLayout): number {
-  const schema = layoutJsonSchema(header) as { properties: { hdrCaller: { properties: { hdrPrincipal: { maxLength: number } } } } };
+  const schema = layoutJsonSchema(header) as {
+    properties: { hdrCaller: { properties: { hdrPrincipal: { maxLength: number } } } };
+  };
   return schema.properties.hdrCaller.properties.hdrPrincipal.maxLength;
 }
 

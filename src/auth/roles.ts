@@ -1,15 +1,25 @@
 /** The scope catalogue, the roles, and the demo identities of the development issuer. */
 export const SCOPES = [
-  'orders:read', 'orders:write', 'customers:read', 'customers:write', 'accounts:read',
-  'payments:read', 'payments:write', 'loans:read', 'loans:write', 'events:read',
-  'webhooks:read', 'webhooks:write', 'operations:read',
+  'orders:read',
+  'orders:write',
+  'customers:read',
+  'customers:write',
+  'accounts:read',
+  'payments:read',
+  'payments:write',
+  'loans:read',
+  'loans:write',
+  'events:read',
+  'webhooks:read',
+  'webhooks:write',
+  'operations:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
 
 /** Each scope in words: on the consent page, and in the OpenAPI document's OAuth 2.0 flows. */
 export const SCOPE_DESCRIPTIONS: Record<Scope | 'openid', string> = {
-  'openid': 'Know who you are (your user name)',
+  openid: 'Know who you are (your user name)',
   'orders:read': 'See orders',
   'orders:write': 'Place, change and cancel orders',
   'customers:read': 'See customer details',
@@ -46,7 +56,15 @@ export function roleOfCode(code: string): Role | 'system' | undefined {
 export const ROLE_SCOPES: Record<Role, readonly Scope[]> = {
   customer: SCOPES.filter((s) => !s.startsWith('webhooks:')),
   agent: SCOPES,
-  partner: ['orders:read', 'orders:write', 'customers:read', 'customers:write', 'events:read', 'webhooks:read', 'webhooks:write'],
+  partner: [
+    'orders:read',
+    'orders:write',
+    'customers:read',
+    'customers:write',
+    'events:read',
+    'webhooks:read',
+    'webhooks:write',
+  ],
 };
 
 export interface Principal {

@@ -5,7 +5,12 @@
  * JWKS: jose refetches it once when a token names an unknown `kid`, at most once per cooldown).
  */
 import {
-  createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload,
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors as joseErrors,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTPayload,
 } from 'jose';
 import { ACCESS_TOKEN_TYPE, SIGNING_ALG } from './dev-issuer.ts';
 import { isRole, type Principal } from './roles.ts';
@@ -42,7 +47,6 @@ export interface VerifierOptions {
   now?: () => number;
 }
 
-
 /** Where the role and the customer binding are in a token (external issuers often namespace them). */
 export interface ClaimNames {
   role: string;
@@ -70,11 +74,13 @@ function toPrincipal(payload: JWTPayload, claims: ClaimNames): Principal {
 }
 
 export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
-  const keySet = options.jwks instanceof URL
-    ? createRemoteJWKSet(options.jwks, { cooldownDuration: options.jwksCooldownMs ?? 30_000, timeoutDuration: 5_000 })
-    : createLocalJWKSet(options.jwks);
+  const keySet =
+    options.jwks instanceof URL
+      ? createRemoteJWKSet(options.jwks, { cooldownDuration: options.jwksCooldownMs ?? 30_000, timeoutDuration: 5_000 })
+      : createLocalJWKSet(options.jwks);
   const algorithms = [...(options.algorithms ?? [SIGNING_ALG])];
-  if (algorithms.some((alg) => alg === 'none' || alg.startsWith('HS'))) throw new Error('only asymmetric signature algorithms may be accepted');
+  if (algorithms.some((alg) => alg === 'none' || alg.startsWith('HS')))
+    throw new Error('only asymmetric signature algorithms may be accepted');
   const now = options.now ?? Date.now;
   const claimNames = options.claims ?? DEFAULT_CLAIMS;
   // Keyed by the token's signature, the whole token kept and compared: the key is hashed per request, and the
@@ -110,7 +116,10 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
       } catch (error) {
         if (error instanceof joseErrors.JOSEError) {
           // jose attaches the payload only to claim failures, i.e. after the signature verified.
-          const sub = error instanceof joseErrors.JWTClaimValidationFailed || error instanceof joseErrors.JWTExpired ? error.payload.sub : undefined;
+          const sub =
+            error instanceof joseErrors.JWTClaimValidationFailed || error instanceof joseErrors.JWTExpired
+              ? error.payload.sub
+              : undefined;
           throw new TokenRejected(describe(error), typeof sub === 'string' ? sub.slice(0, 128) : undefined);
         }
         throw error;
@@ -128,10 +137,12 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
 
 function describe(error: InstanceType<typeof joseErrors.JOSEError>): string {
   if (error instanceof joseErrors.JWTExpired) return 'the access token expired';
-  if (error instanceof joseErrors.JWTClaimValidationFailed) return `the access token's ${error.claim} claim is not accepted`;
+  if (error instanceof joseErrors.JWTClaimValidationFailed)
+    return `the access token's ${error.claim} claim is not accepted`;
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return 'the access token signature is invalid';
   if (error instanceof joseErrors.JWKSNoMatchingKey) return 'the access token names an unknown signing key';
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return 'the access token algorithm is not accepted';
-  if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid) return 'the issuer keys could not be fetched';
+  if (error instanceof joseErrors.JWKSTimeout || error instanceof joseErrors.JWKSInvalid)
+    return 'the issuer keys could not be fetched';
   return 'the access token is invalid';
 }

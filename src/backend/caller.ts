@@ -26,14 +26,20 @@ export function parseRole(raw: string): CallerRole | undefined {
  * A customer's record, and ordering against their credit limit: customers themselves, staff everyone, a
  * partner its own customers only — those it onboarded or was linked to (partner_customers).
  */
-export async function maySeeCustomer(tx: Tx, caller: Caller, customer: Pick<Customer, 'customerId' | 'createdBy'>): Promise<boolean> {
+export async function maySeeCustomer(
+  tx: Tx,
+  caller: Caller,
+  customer: Pick<Customer, 'customerId' | 'createdBy'>,
+): Promise<boolean> {
   switch (caller.role) {
     case 'AGENT':
       return true;
     case 'CUSTOMER':
       return caller.customerId === customer.customerId;
     case 'PARTNER':
-      return customer.createdBy === caller.principal || await isLinkedToPartner(tx, caller.principal, customer.customerId);
+      return (
+        customer.createdBy === caller.principal || (await isLinkedToPartner(tx, caller.principal, customer.customerId))
+      );
     case 'SYSTEM':
       return false;
   }
@@ -69,7 +75,11 @@ export function paymentAudience(caller: Caller): PaymentAudience {
   return { kind: 'none' };
 }
 
-export async function maySeePayment(tx: Tx, caller: Caller, payment: Pick<Payment, 'customerId' | 'status' | 'creditorAccount'>): Promise<boolean> {
+export async function maySeePayment(
+  tx: Tx,
+  caller: Caller,
+  payment: Pick<Payment, 'customerId' | 'status' | 'creditorAccount'>,
+): Promise<boolean> {
   const audience = paymentAudience(caller);
   if (audience.kind !== 'owner') return mayUseCustomerData(caller, payment.customerId);
   if (payment.customerId === audience.customerId) return true;
@@ -94,14 +104,19 @@ export type EventAudience =
   | { kind: 'none' };
 
 /** Does the audience admit this event? (The feed asks the same in SQL: store/events.ts.) */
-export function audienceAdmits(audience: EventAudience, event: { resource: string; ownerCustomerId: string | null; createdBy: string | null }): boolean {
+export function audienceAdmits(
+  audience: EventAudience,
+  event: { resource: string; ownerCustomerId: string | null; createdBy: string | null },
+): boolean {
   switch (audience.kind) {
     case 'all':
       return true;
     case 'owner':
       return event.ownerCustomerId === audience.customerId;
     case 'creator':
-      return event.createdBy === audience.principal && (audience.resources as readonly string[]).includes(event.resource);
+      return (
+        event.createdBy === audience.principal && (audience.resources as readonly string[]).includes(event.resource)
+      );
     case 'none':
       return false;
   }
@@ -109,7 +124,9 @@ export function audienceAdmits(audience: EventAudience, event: { resource: strin
 
 export function eventAudience(caller: Caller): EventAudience {
   if (caller.role === 'AGENT') return { kind: 'all' };
-  if (caller.role === 'CUSTOMER') return caller.customerId ? { kind: 'owner', customerId: caller.customerId } : { kind: 'none' };
-  if (caller.role === 'PARTNER') return { kind: 'creator', principal: caller.principal, resources: ['order', 'customer'] };
+  if (caller.role === 'CUSTOMER')
+    return caller.customerId ? { kind: 'owner', customerId: caller.customerId } : { kind: 'none' };
+  if (caller.role === 'PARTNER')
+    return { kind: 'creator', principal: caller.principal, resources: ['order', 'customer'] };
   return { kind: 'none' };
 }

@@ -5,11 +5,22 @@
 import type { Logger } from 'pino';
 import { parseRole, type Caller } from './caller.ts';
 import {
-  isTranCode, READ_ONLY_TRANSACTIONS, SYSTEM_TRANSACTIONS, type MessageCatalog, type RequestRecord, type TranCode,
+  isTranCode,
+  READ_ONLY_TRANSACTIONS,
+  SYSTEM_TRANSACTIONS,
+  type MessageCatalog,
+  type RequestRecord,
+  type TranCode,
 } from './copybooks/index.ts';
 import type { LinkAnswer, NeedsLink } from './links.ts';
 import {
-  BLANK_HEADER, encodeSegments, RC, readHeader, writeMessage, type MessageHeader, type ReturnCode,
+  BLANK_HEADER,
+  encodeSegments,
+  RC,
+  readHeader,
+  writeMessage,
+  type MessageHeader,
+  type ReturnCode,
 } from './message.ts';
 import type { ProgramReply } from './program.ts';
 import { traceLogFields } from '../observability/trace-log.ts';
@@ -83,7 +94,9 @@ export function callCodec(catalog: MessageCatalog, options: { log: Logger; readO
       return refused(header, RC.INVALID_INPUT, 'INVALID_CALLER', 'the header names no valid caller');
     }
     const caller: Caller = {
-      principal: header.principal, role, customerId: role === 'CUSTOMER' ? header.customerId : null,
+      principal: header.principal,
+      role,
+      customerId: role === 'CUSTOMER' ? header.customerId : null,
     };
     try {
       const layout = catalog.request(tran);
@@ -126,8 +139,11 @@ export function callCodec(catalog: MessageCatalog, options: { log: Logger; readO
     if (log.isLevelEnabled('debug')) {
       log.debug(
         {
-          requestId: call.header.correlationId, tran: call.header.tranCode, rc: reply.returnCode,
-          reason: reply.reasonCode || undefined, ms: Math.round((performance.now() - started) * 100) / 100,
+          requestId: call.header.correlationId,
+          tran: call.header.tranCode,
+          rc: reply.returnCode,
+          reason: reply.reasonCode || undefined,
+          ms: Math.round((performance.now() - started) * 100) / 100,
           ...traceLogFields(call.header.traceparent),
         },
         'transaction ended',

@@ -40,8 +40,14 @@ export function callRunner(catalog: MessageCatalog, options: { log: Logger; link
     const { header } = call;
     const reply = await programOf(call.tran)(
       {
-        tx, tranCode: call.tran, caller: call.caller, correlationId: header.correlationId,
-        traceparent: header.traceparent, idempotencyKey: header.idempotencyKey, now: isoNow(), log: programLog(header),
+        tx,
+        tranCode: call.tran,
+        caller: call.caller,
+        correlationId: header.correlationId,
+        traceparent: header.traceparent,
+        idempotencyKey: header.idempotencyKey,
+        now: isoNow(),
+        log: programLog(header),
         link: (program, record) => link(header, call.answered, program, record),
         segment: segmentReader(catalog, call.segments),
       },

@@ -69,9 +69,11 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
     const started = performance.now();
     const calls = messages.map(codec.read);
     await runGroup(calls);
-    return calls.map((call) => (call.tran !== undefined && call.reply === undefined && call.needs
-      ? links.complete(call, started)
-      : codec.write(call, started)));
+    return calls.map((call) =>
+      call.tran !== undefined && call.reply === undefined && call.needs
+        ? links.complete(call, started)
+        : codec.write(call, started),
+    );
   }
 
   return {

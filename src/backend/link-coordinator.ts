@@ -19,7 +19,10 @@ export interface LinkCoordinator {
 }
 
 export function linkCoordinator(options: {
-  host: LinkHost | undefined; runGroup: GroupRunner; codec: CallCodec; log: Logger;
+  host: LinkHost | undefined;
+  runGroup: GroupRunner;
+  codec: CallCodec;
+  log: Logger;
 }): LinkCoordinator {
   const { host, runGroup, codec, log } = options;
   const inFlight = new Set<Promise<Buffer>>();
@@ -46,7 +49,8 @@ export function linkCoordinator(options: {
       call.needs = undefined;
       if (round > MAX_LINK_ROUNDS) {
         call.reply = {
-          returnCode: RC.CONFLICT, reasonCode: 'CHANGED_DURING_DECISION',
+          returnCode: RC.CONFLICT,
+          reasonCode: 'CHANGED_DURING_DECISION',
           reasonText: 'the data this transaction reads kept changing; try again',
         };
         break;
@@ -60,7 +64,8 @@ export function linkCoordinator(options: {
         const fields = { err: error, requestId: call.header.correlationId, tran: call.tran, program };
         log.error(fields, 'linked program could not be called');
         call.reply = {
-          returnCode: RC.ABEND, reasonCode: timedOut ? LINK_FAILURE.TIMEOUT : LINK_FAILURE.UNAVAILABLE,
+          returnCode: RC.ABEND,
+          reasonCode: timedOut ? LINK_FAILURE.TIMEOUT : LINK_FAILURE.UNAVAILABLE,
           reasonText: 'a program of this transaction is not available',
         };
         break;

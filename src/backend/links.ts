@@ -66,7 +66,10 @@ export interface LinkAnswer {
 
 /** `ctx.link` of one run: the caller's header, the answers its earlier runs got elsewhere, the link asked for. */
 export type LinkResolver = <P extends LinkedProgramName>(
-  caller: MessageHeader, answered: readonly LinkAnswer[] | undefined, program: P, record: LinkRequestRecord<P>,
+  caller: MessageHeader,
+  answered: readonly LinkAnswer[] | undefined,
+  program: P,
+  record: LinkRequestRecord<P>,
 ) => LinkResponseRecord<P>;
 
 /**
@@ -74,7 +77,8 @@ export type LinkResolver = <P extends LinkedProgramName>(
  * host (`hostPrograms`), else runs its TypeScript implementation here.
  */
 export function linkResolver(
-  catalog: LinkCatalog, hostPrograms: ReadonlySet<LinkedProgramName> | undefined,
+  catalog: LinkCatalog,
+  hostPrograms: ReadonlySet<LinkedProgramName> | undefined,
 ): LinkResolver {
   return (caller, answered, program, record) => {
     const message = linkMessage(catalog, program, caller, record);
@@ -87,10 +91,18 @@ export function linkResolver(
 
 /** The link message: CBHDR naming the program (the caller's header otherwise), then the COMMAREA. */
 export function linkMessage<P extends LinkedProgramName>(
-  catalog: LinkCatalog, program: P, caller: MessageHeader, record: LinkRequestRecord<P>,
+  catalog: LinkCatalog,
+  program: P,
+  caller: MessageHeader,
+  record: LinkRequestRecord<P>,
 ): Buffer {
   const header: MessageHeader = {
-    ...caller, tranCode: program, idempotencyKey: '', returnCode: RC.OK, reasonCode: '', reasonText: '',
+    ...caller,
+    tranCode: program,
+    idempotencyKey: '',
+    returnCode: RC.OK,
+    reasonCode: '',
+    reasonText: '',
   };
   const records = { request: catalog.request(program), response: catalog.response(program) };
   return writeCommareaMessage(catalog, header, records, record);
@@ -106,7 +118,10 @@ export function runLocalProgram(catalog: LinkCatalog, message: Buffer): Buffer {
   const headerLength = catalog.header.maxLength;
   if (!isLinkedProgram(header.tranCode)) {
     const unknown = {
-      ...header, returnCode: RC.UNKNOWN_TRAN, reasonCode: 'UNKNOWN_PROGRAM', reasonText: 'no such program on this host',
+      ...header,
+      returnCode: RC.UNKNOWN_TRAN,
+      reasonCode: 'UNKNOWN_PROGRAM',
+      reasonText: 'no such program on this host',
     };
     writeMessage(catalog, unknown, null, undefined).copy(reply);
     return reply;
@@ -119,7 +134,9 @@ export function runLocalProgram(catalog: LinkCatalog, message: Buffer): Buffer {
 
 /** A TypeScript linked program's response record from the COMMAREA's request record. */
 function runLocal<P extends LinkedProgramName>(
-  catalog: LinkCatalog, program: P, commarea: Buffer,
+  catalog: LinkCatalog,
+  program: P,
+  commarea: Buffer,
 ): LinkResponseRecord<P> {
   const layout = catalog.request(program);
   // Where a decoded link request meets its type: the program's request layout decoded it.
@@ -129,7 +146,9 @@ function runLocal<P extends LinkedProgramName>(
 
 /** The response record of a link's answer, or LinkFailure when the program did not complete. */
 export function readLinkReply<P extends LinkedProgramName>(
-  catalog: LinkCatalog, program: P, reply: Buffer,
+  catalog: LinkCatalog,
+  program: P,
+  reply: Buffer,
 ): LinkResponseRecord<P> {
   const { header, body } = readHeader(catalog, reply);
   if (header.returnCode !== RC.OK) {

@@ -35,7 +35,7 @@ export function largestPrincipal(maxInstallment: number, rateBp: number, install
   const { k, d } = factors(rateBp, installments);
   const limit = (2n * BigInt(maxInstallment) + 1n) * d;
   let p = limit / (2n * k);
-  if ((2n * p * k) >= limit) p -= 1n;
+  if (2n * p * k >= limit) p -= 1n;
   let principal = Number(p - (p % BigInt(step)));
   while (principal > 0 && installmentFor(principal, rateBp, installments) > maxInstallment) principal -= step;
   return Math.max(principal, 0);

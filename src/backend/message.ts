@@ -2,7 +2,13 @@
  * A transaction message is the CBHDR header record followed by the transaction's own record.
  * Both sides use these helpers; only bytes cross the transport.
  */
-import { READ_ONLY_TRANSACTIONS, type CopybookRecords, type MessageCatalog, type SegmentRecordName, type TranCode } from './copybooks/index.ts';
+import {
+  READ_ONLY_TRANSACTIONS,
+  type CopybookRecords,
+  type MessageCatalog,
+  type SegmentRecordName,
+  type TranCode,
+} from './copybooks/index.ts';
 import type { CbHeader } from './copybooks/records.ts';
 
 export const RC = {
@@ -36,7 +42,16 @@ export interface MessageHeader {
 
 /** A header with nothing in it, to fill in. */
 export const BLANK_HEADER: Readonly<MessageHeader> = {
-  tranCode: '', correlationId: '', principal: '', role: '', customerId: '', idempotencyKey: '', returnCode: 0, reasonCode: '', reasonText: '', traceparent: '',
+  tranCode: '',
+  correlationId: '',
+  principal: '',
+  role: '',
+  customerId: '',
+  idempotencyKey: '',
+  returnCode: 0,
+  reasonCode: '',
+  reasonText: '',
+  traceparent: '',
 };
 
 export function headerToRecord(h: MessageHeader): CbHeader {
@@ -70,9 +85,13 @@ export function headerFromRecord(r: CbHeader): MessageHeader {
 export class MessageFormatError extends Error {}
 
 /** Splits a message into its decoded header and the raw bytes of the record after it. */
-export function readHeader(catalog: Pick<MessageCatalog, 'header'>, message: Buffer): { header: MessageHeader; body: Buffer } {
+export function readHeader(
+  catalog: Pick<MessageCatalog, 'header'>,
+  message: Buffer,
+): { header: MessageHeader; body: Buffer } {
   const length = catalog.header.maxLength;
-  if (message.length < length) throw new MessageFormatError(`message of ${message.length} bytes is shorter than the header`);
+  if (message.length < length)
+    throw new MessageFormatError(`message of ${message.length} bytes is shorter than the header`);
   // Where a decoded header meets its type: CBHDR's layout decoded it.
   const header = headerFromRecord(catalog.header.decode(message.subarray(0, length)) as unknown as CbHeader);
   return { header, body: message.subarray(length) };
@@ -132,7 +151,9 @@ export function segmentReader(catalog: Pick<MessageCatalog, 'segment'>, bytes: B
   return <N extends SegmentRecordName>(name: N) => {
     const layout = catalog.segment(name);
     if (offset + layout.maxLength > bytes.length) {
-      throw new MessageFormatError(`segment ${name} at byte ${offset} needs ${layout.maxLength} bytes; ${bytes.length - offset} are left`);
+      throw new MessageFormatError(
+        `segment ${name} at byte ${offset} needs ${layout.maxLength} bytes; ${bytes.length - offset} are left`,
+      );
     }
     // Where a decoded segment meets its type: the layout of the copybook it is read as decoded it.
     const record = layout.decode(bytes.subarray(offset, offset + layout.maxLength)) as unknown as CopybookRecords[N];
@@ -151,7 +172,11 @@ export function inquiryMatcher(catalog: MessageCatalog): (message: Uint8Array) =
   if (!field) throw new Error('CBHDR has no HDR-TRAN-CODE');
   const { offset, length } = field;
   const codes = new Set(
-    [...READ_ONLY_TRANSACTIONS].map((tranCode) => catalog.header.encode(headerToRecord({ ...BLANK_HEADER, tranCode })).toString('latin1', offset, offset + length)),
+    [...READ_ONLY_TRANSACTIONS].map((tranCode) =>
+      catalog.header.encode(headerToRecord({ ...BLANK_HEADER, tranCode })).toString('latin1', offset, offset + length),
+    ),
   );
-  return (message) => message.length >= offset + length && codes.has(Buffer.from(message.buffer, message.byteOffset + offset, length).toString('latin1'));
+  return (message) =>
+    message.length >= offset + length &&
+    codes.has(Buffer.from(message.buffer, message.byteOffset + offset, length).toString('latin1'));
 }

@@ -2,7 +2,13 @@
 import type { Logger } from 'pino';
 import type { Caller } from './caller.ts';
 import type {
-  CopybookRecords, LINKED_PROGRAMS, LinkedProgramName, RequestRecord, ResponseRecord, SegmentRecordName, TranCode,
+  CopybookRecords,
+  LINKED_PROGRAMS,
+  LinkedProgramName,
+  RequestRecord,
+  ResponseRecord,
+  SegmentRecordName,
+  TranCode,
 } from './copybooks/index.ts';
 import { RC, type ReturnCode, type Segment } from './message.ts';
 import type { Tx } from './store/tx.ts';
@@ -45,7 +51,10 @@ export interface ProgramReply<R = ResponseRecord<TranCode>> {
 }
 
 /** The program of transaction `T`: its request record in, its response record out (copybooks/records.ts). */
-export type Program<T extends TranCode> = (ctx: ProgramContext, request: RequestRecord<T>) => Promise<ProgramReply<ResponseRecord<T>>>;
+export type Program<T extends TranCode> = (
+  ctx: ProgramContext,
+  request: RequestRecord<T>,
+) => Promise<ProgramReply<ResponseRecord<T>>>;
 
 export function ok<R>(body: R): ProgramReply<R> {
   return { returnCode: RC.OK, body };

@@ -25,13 +25,27 @@ export async function backendCommand(args: string[], _io: Io): Promise<number> {
   const transport = await openEmbeddedBackend(config, logger, loadMessageCatalog());
   let service;
   try {
-    service = await serveBackend(transport, { host: settings.host, port: settings.port, ...tls, allowedClients: settings.allowedClients, log: logger });
+    service = await serveBackend(transport, {
+      host: settings.host,
+      port: settings.port,
+      ...tls,
+      allowedClients: settings.allowedClients,
+      log: logger,
+    });
   } catch (error) {
     await transport.close();
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new UsageError(`BACKEND_LISTEN: ${settings.host}:${settings.port} is already in use`, 1);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new UsageError(`BACKEND_LISTEN: ${settings.host}:${settings.port} is already in use`, 1);
     throw error;
   }
-  logger.info({ listen: `${settings.host}:${service.port}`, allowedClients: [...settings.allowedClients], dataDir: config.dataDir }, 'back-end service listening');
+  logger.info(
+    {
+      listen: `${settings.host}:${service.port}`,
+      allowedClients: [...settings.allowedClients],
+      dataDir: config.dataDir,
+    },
+    'back-end service listening',
+  );
   const signal = await new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));

@@ -37,25 +37,39 @@ export async function certsCommand(args: string[], io: Io): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({
-      args, allowPositionals: false, options: {
-        force: { type: 'boolean' }, days: { type: 'string' }, issue: { type: 'string' }, usage: { type: 'string' },
-        dns: { type: 'string', multiple: true }, ip: { type: 'string', multiple: true },
+      args,
+      allowPositionals: false,
+      options: {
+        force: { type: 'boolean' },
+        days: { type: 'string' },
+        issue: { type: 'string' },
+        usage: { type: 'string' },
+        dns: { type: 'string', multiple: true },
+        ip: { type: 'string', multiple: true },
       },
     }));
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n${CERTS_USAGE}`);
   }
   const days = values.days === undefined ? undefined : Number(values.days);
-  if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650)) throw new UsageError(`--days must be a whole number from 1 to 3650\n${CERTS_USAGE}`);
+  if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650))
+    throw new UsageError(`--days must be a whole number from 1 to 3650\n${CERTS_USAGE}`);
   const files = devPkiFiles(loadConfig(processEnv()).dataDir);
 
   if (values.issue !== undefined) {
-    if (!/^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$/.test(values.issue)) throw new UsageError('--issue NAME: letters, digits, dots and hyphens, at most 63');
-    if (values.usage !== 'client' && values.usage !== 'server') throw new UsageError(`--issue needs --usage client or --usage server\n${CERTS_USAGE}`);
-    if (!existsSync(files.caCert) || !existsSync(files.caKey)) throw new UsageError(`no CA in ${files.dir}: run corebridge certs first`, 1);
+    if (!/^[A-Za-z0-9][A-Za-z0-9.-]{0,62}$/.test(values.issue))
+      throw new UsageError('--issue NAME: letters, digits, dots and hyphens, at most 63');
+    if (values.usage !== 'client' && values.usage !== 'server')
+      throw new UsageError(`--issue needs --usage client or --usage server\n${CERTS_USAGE}`);
+    if (!existsSync(files.caCert) || !existsSync(files.caKey))
+      throw new UsageError(`no CA in ${files.dir}: run corebridge certs first`, 1);
     const ca = await loadCertificateAuthority(readFileSync(files.caCert, 'utf8'), readFileSync(files.caKey, 'utf8'));
     const leaf = await ca.issue({
-      commonName: values.issue, usage: values.usage, dnsNames: values.dns ?? [], ipAddresses: values.ip ?? [], ...(days ? { days } : {}),
+      commonName: values.issue,
+      usage: values.usage,
+      dnsNames: values.dns ?? [],
+      ipAddresses: values.ip ?? [],
+      ...(days ? { days } : {}),
     });
     const cert = join(files.dir, `${values.issue}.crt`);
     const key = join(files.dir, `${values.issue}.key`);
@@ -65,9 +79,13 @@ export async function certsCommand(args: string[], io: Io): Promise<number> {
     return 0;
   }
 
-  if (values.usage !== undefined || values.dns !== undefined || values.ip !== undefined) throw new UsageError(`--usage, --dns and --ip go with --issue\n${CERTS_USAGE}`);
+  if (values.usage !== undefined || values.dns !== undefined || values.ip !== undefined)
+    throw new UsageError(`--usage, --dns and --ip go with --issue\n${CERTS_USAGE}`);
   if (existsSync(files.caCert) && !values.force) {
-    throw new UsageError(`${files.dir} already holds certificates; --force makes a new CA and replaces them all (every API and back-end instance then needs the new files)`, 1);
+    throw new UsageError(
+      `${files.dir} already holds certificates; --force makes a new CA and replaces them all (every API and back-end instance then needs the new files)`,
+      1,
+    );
   }
   await writeDevelopmentPki(files, days);
   io.stdout.write(`Development certificates in ${files.dir} (owner-only):

@@ -17,8 +17,11 @@ export function settingsFiles(): Array<[file: string, text: string]> {
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  exitWithUsageIfAsked(process.argv.slice(2), `usage: npm run config:docs
-  writes .env.example and docs/settings.md from the settings each area declares (src/config.ts lists them)`);
+  exitWithUsageIfAsked(
+    process.argv.slice(2),
+    `usage: npm run config:docs
+  writes .env.example and docs/settings.md from the settings each area declares (src/config.ts lists them)`,
+  );
   for (const [file, text] of settingsFiles()) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);

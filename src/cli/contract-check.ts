@@ -33,7 +33,8 @@ function parseDocument(text: string, name: string): Document {
     throw new CheckError(`${name} is not JSON: ${(error as Error).message}`);
   }
   const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (!isObject(document) || !isObject((document as Document).paths)) throw new CheckError(`${name} is not an OpenAPI document (no "paths" object)`);
+  if (!isObject(document) || !isObject((document as Document).paths))
+    throw new CheckError(`${name} is not an OpenAPI document (no "paths" object)`);
   return document as Document;
 }
 
@@ -43,9 +44,11 @@ function readDocument(file: string): Document {
     text = readFileSync(file, 'utf8');
   } catch (error) {
     const missingCommitted = file === COMMITTED_CONTRACT && (error as NodeJS.ErrnoException).code === 'ENOENT';
-    throw new CheckError(missingCommitted
-      ? `${CONTRACT_PATH} does not exist: write it with npm run contract:update`
-      : `cannot read ${file}: ${(error as Error).message}`);
+    throw new CheckError(
+      missingCommitted
+        ? `${CONTRACT_PATH} does not exist: write it with npm run contract:update`
+        : `cannot read ${file}: ${(error as Error).message}`,
+    );
   }
   return parseDocument(text, file);
 }
@@ -53,7 +56,12 @@ function readDocument(file: string): Document {
 function readAtRef(ref: string): Document {
   let text: string;
   try {
-    text = execFileSync('git', ['show', `${ref}:${CONTRACT_PATH}`], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+    text = execFileSync('git', ['show', `${ref}:${CONTRACT_PATH}`], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 << 20,
+    });
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim();
     throw new CheckError(`cannot read ${CONTRACT_PATH} at ${ref}: ${stderr || (error as Error).message}`);
@@ -70,12 +78,18 @@ function formatReport(changes: ContractChange[], baseName: string, headName: str
   ];
   for (const { title, mark, list } of groups) {
     if (list.length === 0) continue;
-    lines.push('', `${title} (${list.length}):`, ...list.map((change) => `  ${mark} ${change.location}: ${change.message}`));
+    lines.push(
+      '',
+      `${title} (${list.length}):`,
+      ...list.map((change) => `  ${mark} ${change.location}: ${change.message}`),
+    );
   }
   const [breaking, nonBreaking] = groups.map((group) => group.list.length);
   lines.push('', `${breaking} breaking, ${nonBreaking} non-breaking.`);
   if (breaking! > 0) {
-    lines.push('A breaking change must ship as a new major version: add /v2/... paths beside /v1; the v1 contract may only grow.');
+    lines.push(
+      'A breaking change must ship as a new major version: add /v2/... paths beside /v1; the v1 contract may only grow.',
+    );
   } else {
     lines.push(`Nothing breaks. Run npm run contract:update to refresh the committed snapshot (${CONTRACT_PATH}).`);
   }
@@ -87,7 +101,12 @@ async function check(argv: string[]): Promise<number> {
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { base: { type: 'string' }, 'base-ref': { type: 'string' }, head: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        base: { type: 'string' },
+        'base-ref': { type: 'string' },
+        head: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     }));
   } catch (error) {
     throw new CheckError((error as Error).message);
@@ -96,13 +115,14 @@ async function check(argv: string[]): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  if (values.base !== undefined && values['base-ref'] !== undefined) throw new CheckError('give --base or --base-ref, not both');
-  const [base, baseName] = values['base-ref'] !== undefined
-    ? [readAtRef(values['base-ref']), `${CONTRACT_PATH} at ${values['base-ref']}`]
-    : [readDocument(values.base ?? COMMITTED_CONTRACT), values.base ?? CONTRACT_PATH];
-  const [head, headName] = values.head !== undefined
-    ? [readDocument(values.head), values.head]
-    : [await currentContract(), 'the code'];
+  if (values.base !== undefined && values['base-ref'] !== undefined)
+    throw new CheckError('give --base or --base-ref, not both');
+  const [base, baseName] =
+    values['base-ref'] !== undefined
+      ? [readAtRef(values['base-ref']), `${CONTRACT_PATH} at ${values['base-ref']}`]
+      : [readDocument(values.base ?? COMMITTED_CONTRACT), values.base ?? CONTRACT_PATH];
+  const [head, headName] =
+    values.head !== undefined ? [readDocument(values.head), values.head] : [await currentContract(), 'the code'];
   const changes = compareContracts(base, head);
   process.stdout.write(formatReport(changes, baseName, headName));
   return changes.some((change) => change.severity === 'breaking') ? 1 : 0;
@@ -112,7 +132,8 @@ try {
   process.exitCode = await check(process.argv.slice(2));
 } catch (error) {
   // Exit 1 means "breaking", so a comparison that could not be made at all (even a crash) is 2.
-  const detail = error instanceof CheckError ? `${error.message}\n${USAGE}` : error instanceof Error ? error.stack : String(error);
+  const detail =
+    error instanceof CheckError ? `${error.message}\n${USAGE}` : error instanceof Error ? error.stack : String(error);
   process.stderr.write(`contract:check: ${detail}\n`);
   process.exitCode = 2;
 }

@@ -2,7 +2,11 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
-  compileCopybook, layoutItems, type CompileOptions, type CompiledLayout, type LayoutItem,
+  compileCopybook,
+  layoutItems,
+  type CompileOptions,
+  type CompiledLayout,
+  type LayoutItem,
 } from '../records/index.ts';
 import { layoutTypeScript } from '../records/typescript.ts';
 import { UsageError, type Io } from './usage.ts';
@@ -179,7 +183,9 @@ export function inspectTable(layout: CompiledLayout): string {
     const notes: string[] = [];
     if (item.redefines) notes.push(`REDEFINES ${item.redefines}`);
     if (item.viewChoice) {
-      const views = Object.entries(item.viewChoice.views).map(([v, view]) => `'${v}' ${view}`).join(', ');
+      const views = Object.entries(item.viewChoice.views)
+        .map(([v, view]) => `'${v}' ${view}`)
+        .join(', ');
       notes.push(`view chosen by ${item.viewChoice.discriminator}: ${views}`);
     }
     if (item.encodeKey !== undefined) notes.push(`view not shown; encode takes "${item.encodeKey}" alone`);
@@ -194,7 +200,7 @@ export function inspectTable(layout: CompiledLayout): string {
     if (item.blankWhenZero) notes.push('BLANK WHEN ZERO');
     for (const c of item.conditions ?? []) notes.push(`88 ${c.name}`);
     rows.push([
-      item.jsonPath === '' ? '(record)' : item.jsonPath ?? '-',
+      item.jsonPath === '' ? '(record)' : (item.jsonPath ?? '-'),
       String(item.level).padStart(2, '0'),
       `${'  '.repeat(d)}${item.cobolName}`,
       String(item.offset),
@@ -205,7 +211,11 @@ export function inspectTable(layout: CompiledLayout): string {
     ]);
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const { minLength, maxLength } = layout;
   const length = minLength === maxLength ? `${maxLength} bytes` : `${minLength} to ${maxLength} bytes`;
   const p = layout.profile;
@@ -213,4 +223,3 @@ export function inspectTable(layout: CompiledLayout): string {
   const profile = `${p.charset}, ${p.zonedSign} zoned signs, ${p.binarySizes} binary sizes, ${comp5}`;
   return `${layout.name}: ${length}; ${profile}\n\n${line(header)}\n${rows.map(line).join('\n')}\n`;
 }
-

@@ -26,7 +26,11 @@ ${COPYBOOK_OPTIONS}`;
 
 /** Each command's own usage, for `corebridge <command> --help`. */
 const COMMAND_USAGE: Record<string, string | undefined> = {
-  copybook: COPYBOOK_USAGE, services: SERVICES_USAGE, backend: BACKEND_USAGE, certs: CERTS_USAGE, stack: STACK_USAGE,
+  copybook: COPYBOOK_USAGE,
+  services: SERVICES_USAGE,
+  backend: BACKEND_USAGE,
+  certs: CERTS_USAGE,
+  stack: STACK_USAGE,
 };
 
 export async function main(argv: string[], io: Io): Promise<number> {

@@ -10,7 +10,9 @@ export async function servicesCommand(args: string[], io: Io): Promise<number> {
   if (sub !== 'check' || dir === undefined || extra.length > 0) throw new UsageError(SERVICES_USAGE);
   try {
     for (const s of loadServices(dir)) {
-      io.stdout.write(`${s.method} ${s.url.replace(/:([^/]+)/g, '{$1}')}  program ${s.program}  ${s.request.name} → ${s.response.name}  scope ${s.access.scope}  roles ${s.access.roles.join(',')}  ownership ${s.access.ownership}\n`);
+      io.stdout.write(
+        `${s.method} ${s.url.replace(/:([^/]+)/g, '{$1}')}  program ${s.program}  ${s.request.name} → ${s.response.name}  scope ${s.access.scope}  roles ${s.access.roles.join(',')}  ownership ${s.access.ownership}\n`,
+      );
     }
     return 0;
   } catch (error) {

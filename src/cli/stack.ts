@@ -33,7 +33,8 @@ const START_TIMEOUT_MS = 60_000;
 async function until(p: Supervised, check: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${p.name} did not start within ${START_TIMEOUT_MS / 1000} s; see ${p.log}`);
+    if (Date.now() > deadline)
+      throw new Error(`${p.name} did not start within ${START_TIMEOUT_MS / 1000} s; see ${p.log}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
@@ -52,7 +53,10 @@ async function checkPostgres(url: string): Promise<void> {
     await client.connect();
   } catch (error) {
     if ((error as { code?: unknown }).code === '3D000') return;
-    throw new UsageError(`the stack's back-ends share a PostgreSQL database, which is not reachable at ${redactedDatabaseUrl(url)} (set DATABASE_URL): ${(error as Error).message}`, 1);
+    throw new UsageError(
+      `the stack's back-ends share a PostgreSQL database, which is not reachable at ${redactedDatabaseUrl(url)} (set DATABASE_URL): ${(error as Error).message}`,
+      1,
+    );
   } finally {
     await client.end().catch(() => {});
   }
@@ -74,14 +78,18 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   const backends = count(values.backend, '--backend');
   const env = processEnv();
   const config = loadConfig(env);
-  if (config.port === 0) throw new UsageError('PORT must be a fixed port for the stack (its instances take the ports after it)');
+  if (config.port === 0)
+    throw new UsageError('PORT must be a fixed port for the stack (its instances take the ports after it)');
   const redisUrl = env['REDIS_URL'] || DEFAULT_REDIS;
   const databaseUrl = config.backend.databaseUrl ?? DEFAULT_DATABASE;
   await checkPostgres(databaseUrl);
   try {
     await closeRedis(await connectRedis(redisUrl, { warn: () => {} }));
   } catch (error) {
-    throw new UsageError(`the stack keeps its shared state in Redis, which is not reachable at ${redisUrl} (set REDIS_URL): ${(error as Error).message}`, 1);
+    throw new UsageError(
+      `the stack keeps its shared state in Redis, which is not reachable at ${redisUrl} (set REDIS_URL): ${(error as Error).message}`,
+      1,
+    );
   }
 
   // Listened for from here on: a Ctrl-C while the stack starts stops what has started, once it has.
@@ -104,7 +112,8 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   const metricsPorts = config.metrics ? instancePorts(config.metrics.port, apis, 0) : [];
   const common = { ...env, DATA_DIR: config.dataDir, LOG_LEVEL: config.logLevel, DATABASE_URL: databaseUrl };
   const events = {
-    exited: (name: string, code: number | null, signal: string | null) => io.stdout.write(`${name} exited (${signal ?? `code ${code}`}); restarting it in 1 s\n`),
+    exited: (name: string, code: number | null, signal: string | null) =>
+      io.stdout.write(`${name} exited (${signal ?? `code ${code}`}); restarting it in 1 s\n`),
     restarted: (name: string, pid: number | undefined) => {
       io.stdout.write(`${name} restarted (pid ${pid})\n`);
       writeState();
@@ -116,9 +125,21 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   function writeState(): void {
     const state = {
       front: { url: `http://localhost:${config.port}` },
-      apis: started.filter((p) => p.name.startsWith('api')).map((p, i) => ({ name: p.name, pid: p.pid(), port: apiPorts[i], metricsPort: metricsPorts[i] ?? null, log: p.log })),
-      backends: started.filter((p) => p.name.startsWith('backend')).map((p, i) => ({ name: p.name, pid: p.pid(), listen: `127.0.0.1:${backendPorts[i]}`, log: p.log })),
-      redis: redisUrl, database: redactedDatabaseUrl(databaseUrl), issuer,
+      apis: started
+        .filter((p) => p.name.startsWith('api'))
+        .map((p, i) => ({
+          name: p.name,
+          pid: p.pid(),
+          port: apiPorts[i],
+          metricsPort: metricsPorts[i] ?? null,
+          log: p.log,
+        })),
+      backends: started
+        .filter((p) => p.name.startsWith('backend'))
+        .map((p, i) => ({ name: p.name, pid: p.pid(), listen: `127.0.0.1:${backendPorts[i]}`, log: p.log })),
+      redis: redisUrl,
+      database: redactedDatabaseUrl(databaseUrl),
+      issuer,
     };
     writeFileSync(join(dir, 'stack.json'), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   }
@@ -131,18 +152,38 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   }
 
   const startBackend = (i: number) => {
-    const p = supervise(`backend-${i + 1}`, [BIN, 'backend', 'serve'], { ...common, BACKEND_LISTEN: `127.0.0.1:${backendPorts[i]}` }, join(dir, `backend-${i + 1}.log`), events);
+    const p = supervise(
+      `backend-${i + 1}`,
+      [BIN, 'backend', 'serve'],
+      { ...common, BACKEND_LISTEN: `127.0.0.1:${backendPorts[i]}` },
+      join(dir, `backend-${i + 1}.log`),
+      events,
+    );
     started.push(p);
     // It listens only once its store is open.
     return until(p, () => accepts(backendPorts[i]!));
   };
   const startApi = (i: number) => {
-    const p = supervise(`api-${i + 1}`, [SERVER], {
-      ...common, PORT: String(apiPorts[i]), HOST: '127.0.0.1', AUTH_ISSUER: issuer, REDIS_URL: redisUrl, METRICS_PORT: String(metricsPorts[i] ?? 0),
-      BACKEND_URL: backendPorts.map((port) => `tls://127.0.0.1:${port}`).join(','),
-    }, join(dir, `api-${i + 1}.log`), events);
+    const p = supervise(
+      `api-${i + 1}`,
+      [SERVER],
+      {
+        ...common,
+        PORT: String(apiPorts[i]),
+        HOST: '127.0.0.1',
+        AUTH_ISSUER: issuer,
+        REDIS_URL: redisUrl,
+        METRICS_PORT: String(metricsPorts[i] ?? 0),
+        BACKEND_URL: backendPorts.map((port) => `tls://127.0.0.1:${port}`).join(','),
+      },
+      join(dir, `api-${i + 1}.log`),
+      events,
+    );
     started.push(p);
-    return until(p, async () => (await fetch(`http://127.0.0.1:${apiPorts[i]}/health/live`).catch(() => null))?.ok === true);
+    return until(
+      p,
+      async () => (await fetch(`http://127.0.0.1:${apiPorts[i]}/health/live`).catch(() => null))?.ok === true,
+    );
   };
 
   try {
@@ -155,7 +196,10 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
     front = await startFront({ host: config.host, port: config.port, upstreams: apiPorts });
   } catch (error) {
     await stopAll();
-    const message = (error as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `PORT ${config.port} is already in use` : (error as Error).message;
+    const message =
+      (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
+        ? `PORT ${config.port} is already in use`
+        : (error as Error).message;
     throw new UsageError(message, 1);
   }
   writeState();
@@ -163,8 +207,15 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   const lines = [
     `Corebridge stack: ${apis} API instance(s), ${backends} back-end service(s)`,
     `  front (round-robin)  http://localhost:${config.port}`,
-    ...started.filter((p) => p.name.startsWith('api')).map((p, i) => `  ${p.name.padEnd(19)}  http://127.0.0.1:${apiPorts[i]}  pid ${p.pid()}  log ${p.log}${metricsPorts[i] ? `  metrics http://127.0.0.1:${metricsPorts[i]}/metrics` : ''}`),
-    ...started.filter((p) => p.name.startsWith('backend')).map((p, i) => `  ${p.name.padEnd(19)}  tls://127.0.0.1:${backendPorts[i]}  pid ${p.pid()}  log ${p.log}`),
+    ...started
+      .filter((p) => p.name.startsWith('api'))
+      .map(
+        (p, i) =>
+          `  ${p.name.padEnd(19)}  http://127.0.0.1:${apiPorts[i]}  pid ${p.pid()}  log ${p.log}${metricsPorts[i] ? `  metrics http://127.0.0.1:${metricsPorts[i]}/metrics` : ''}`,
+      ),
+    ...started
+      .filter((p) => p.name.startsWith('backend'))
+      .map((p, i) => `  ${p.name.padEnd(19)}  tls://127.0.0.1:${backendPorts[i]}  pid ${p.pid()}  log ${p.log}`),
     `  database             ${redactedDatabaseUrl(databaseUrl)}`,
     `  shared state         ${redisUrl}`,
     `  certificates         ${pki.dir}`,

@@ -38,7 +38,10 @@ async function main(): Promise<void> {
   exitWithUsageIfAsked(process.argv.slice(2), USAGE);
   let parsed;
   try {
-    parsed = parseArgs({ allowPositionals: true, options: { scope: { type: 'string' }, ttl: { type: 'string', default: '10m' } } });
+    parsed = parseArgs({
+      allowPositionals: true,
+      options: { scope: { type: 'string' }, ttl: { type: 'string', default: '10m' } },
+    });
   } catch (error) {
     fail((error as Error).message);
   }
@@ -66,7 +69,11 @@ async function main(): Promise<void> {
     throw error;
   }
   if (config.auth.external) fail('AUTH_EXTERNAL_ISSUER is set: tokens come from that issuer, not from this command');
-  const issuer = await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
+  const issuer = await openDevIssuer({
+    dataDir: config.dataDir,
+    issuer: config.auth.issuer,
+    audience: config.auth.audience,
+  });
   const check = await checkServer(config.auth.issuer, issuer.jwks.keys[0]?.kid ?? '');
   if (check.refusal) {
     process.stderr.write(`token: ${check.refusal}\n`);
@@ -75,7 +82,9 @@ async function main(): Promise<void> {
   if (check.warning) process.stderr.write(`token: ${check.warning}\n`);
   const token = await issuer.sign(
     {
-      subject, role: identity.role, scopes,
+      subject,
+      role: identity.role,
+      scopes,
       ...(identity.customerId ? { customerId: identity.customerId } : {}),
       ...(identity.kind === 'client' ? { clientId: subject } : {}),
     },

@@ -7,7 +7,12 @@ import type { Span } from '@opentelemetry/api';
 import { ROLE_CODES } from '../auth/roles.ts';
 import { principalIdFor, principalWidth } from '../auth/principal-id.ts';
 import {
-  TRANSACTIONS, type AsyncTranCode, type MessageCatalog, type RequestRecord, type ResponseRecord, type TranCode,
+  TRANSACTIONS,
+  type AsyncTranCode,
+  type MessageCatalog,
+  type RequestRecord,
+  type ResponseRecord,
+  type TranCode,
 } from '../backend/copybooks/index.ts';
 import { RC, readHeader, writeMessage, type MessageHeader } from '../backend/message.ts';
 import { ApiError } from '../errors.ts';
@@ -39,11 +44,17 @@ export interface CallExtras {
 export interface BackendClient extends MessageSender {
   /** The transaction's request record, typed by its copybook, and its answer; anything but OK or REJECTED throws. */
   call<T extends TranCode>(
-    ctx: CallContext, tran: T, record: RequestRecord<T>, extras?: CallExtras,
+    ctx: CallContext,
+    tran: T,
+    record: RequestRecord<T>,
+    extras?: CallExtras,
   ): Promise<BackendOutcome<ResponseRecord<T>>>;
   /** The same request, put on the back-end's queue to run later (OPSUBM): answers the operation (OPREC). */
   submit<T extends AsyncTranCode>(
-    ctx: CallContext, tran: T, record: RequestRecord<T>, pointers?: RecordPointers,
+    ctx: CallContext,
+    tran: T,
+    record: RequestRecord<T>,
+    pointers?: RecordPointers,
   ): Promise<BackendOutcome<ResponseRecord<'OPSUBM'>>>;
 }
 
@@ -72,7 +83,9 @@ export function createMessageSender(wire: Wire): MessageSender {
 
 /** The response record, and the segments after it where the record is of fixed length. */
 export function decodeResponse<T extends TranCode>(
-  catalog: MessageCatalog, tran: T, bytes: Buffer,
+  catalog: MessageCatalog,
+  tran: T,
+  bytes: Buffer,
 ): { body: ResponseRecord<T>; segments: Buffer } {
   const layout = catalog.response(tran);
   const fixed = layout.minLength === layout.maxLength && bytes.length > layout.maxLength;
@@ -82,7 +95,10 @@ export function decodeResponse<T extends TranCode>(
 }
 
 export function createBackendClient(wire: BackendClientOptions): BackendClient {
-  const { catalog, observability: { metrics, tracing } } = wire;
+  const {
+    catalog,
+    observability: { metrics, tracing },
+  } = wire;
   const width = principalWidth(catalog.header);
 
   /** The record header of a call: its correlation id, the caller, the idempotency key, and its trace. */
@@ -108,10 +124,13 @@ export function createBackendClient(wire: BackendClientOptions): BackendClient {
 
   /** Encodes the request under the call's span (ended at once when the record cannot hold a value). */
   function encode(
-    ctx: CallContext, tran: string, span: Span | null, write: (header: MessageHeader) => Buffer,
+    ctx: CallContext,
+    tran: string,
+    span: Span | null,
+    write: (header: MessageHeader) => Buffer,
     pointers: RecordPointers,
   ): Buffer {
-    const traceparent = span ? formatTraceparent(span.spanContext()) : ctx.traceparent ?? '';
+    const traceparent = span ? formatTraceparent(span.spanContext()) : (ctx.traceparent ?? '');
     try {
       return encodeOrRefuse(() => write(headerFor(ctx, tran, traceparent)), pointers);
     } catch (error) {
@@ -121,7 +140,10 @@ export function createBackendClient(wire: BackendClientOptions): BackendClient {
   }
 
   async function answer<T extends TranCode>(
-    ctx: CallContext, tran: T, request: Buffer, span: Span | null,
+    ctx: CallContext,
+    tran: T,
+    request: Buffer,
+    span: Span | null,
   ): Promise<BackendOutcome<ResponseRecord<T>>> {
     const { header, body } = await exchange(wire, ctx, tran, request, span);
     if (header.returnCode !== RC.OK && header.returnCode !== RC.REJECTED) {
@@ -139,19 +161,32 @@ export function createBackendClient(wire: BackendClientOptions): BackendClient {
   return {
     call(ctx, tran, record, extras = {}) {
       const span = spanFor(ctx, tran);
-      const request = encode(ctx, tran, span, (header) => {
-        const head = writeMessage(catalog, header, catalog.request(tran), record);
-        return extras.segment ? Buffer.concat([head, extras.segment]) : head;
-      }, extras.pointers ?? {});
+      const request = encode(
+        ctx,
+        tran,
+        span,
+        (header) => {
+          const head = writeMessage(catalog, header, catalog.request(tran), record);
+          return extras.segment ? Buffer.concat([head, extras.segment]) : head;
+        },
+        extras.pointers ?? {},
+      );
       return answer(ctx, tran, request, span);
     },
     submit(ctx, tran, record, pointers = {}) {
       const span = spanFor(ctx, 'OPSUBM');
       // The request record as the synchronous call would send it, after OPSUBI, under the same header.
-      const request = encode(ctx, 'OPSUBM', span, (header) => Buffer.concat([
-        writeMessage(catalog, header, catalog.request('OPSUBM'), { opsTranCode: tran }),
-        catalog.segment(TRANSACTIONS[tran].request).encode(record),
-      ]), pointers);
+      const request = encode(
+        ctx,
+        'OPSUBM',
+        span,
+        (header) =>
+          Buffer.concat([
+            writeMessage(catalog, header, catalog.request('OPSUBM'), { opsTranCode: tran }),
+            catalog.segment(TRANSACTIONS[tran].request).encode(record),
+          ]),
+        pointers,
+      );
       return answer(ctx, 'OPSUBM', request, span);
     },
     // The message's header was written by the caller, trace context included: no span of the client's own.
@@ -167,7 +202,11 @@ export function createBackendClient(wire: BackendClientOptions): BackendClient {
  * its time limit, else 503 to retry.
  */
 async function exchange(wire: Wire, ctx: ExchangeContext, tran: string, message: Buffer, span: Span | null) {
-  const { catalog, transport, observability: { metrics, tracing } } = wire;
+  const {
+    catalog,
+    transport,
+    observability: { metrics, tracing },
+  } = wire;
   const facts: CallFacts = ctx.facts ?? { tran, rc: null, reason: undefined, ms: 0 };
   facts.tran = tran;
   const options: CallOptions = {};

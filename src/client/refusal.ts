@@ -19,14 +19,18 @@ const CHARACTER_SETS: Record<string, string> = {
 /** A limit of the record, in the client's words (the codec names pictures and code pages). */
 export function refusalDetail(limit: EncodeLimit | undefined): string {
   switch (limit?.kind) {
-    case 'length': return `must have at most ${limit.max} characters`;
-    case 'decimals': return `must have at most ${limit.max} decimal place${limit.max === 1 ? '' : 's'}`;
-    case 'range': return `must be between ${limit.min} and ${limit.max}`;
+    case 'length':
+      return `must have at most ${limit.max} characters`;
+    case 'decimals':
+      return `must have at most ${limit.max} decimal place${limit.max === 1 ? '' : 's'}`;
+    case 'range':
+      return `must be between ${limit.min} and ${limit.max}`;
     case 'character': {
-      const holds = CHARACTER_SETS[limit.charset] ?? 'it is not in the back-end\'s character set';
+      const holds = CHARACTER_SETS[limit.charset] ?? "it is not in the back-end's character set";
       return `character "${limit.character}" cannot be stored: ${holds}`;
     }
-    default: return 'is not a value this field can hold';
+    default:
+      return 'is not a value this field can hold';
   }
 }
 

@@ -13,7 +13,8 @@ export const RETRY_SOON = { headers: { 'retry-after': '1' } };
 
 /** A back-end answer other than OK or REJECTED, in the client's words: the error the API answers with. */
 export function errorFor(
-  header: Pick<MessageHeader, 'returnCode' | 'reasonCode' | 'reasonText'>, log?: CallLog,
+  header: Pick<MessageHeader, 'returnCode' | 'reasonCode' | 'reasonText'>,
+  log?: CallLog,
 ): ApiError {
   const reason = header.reasonCode || undefined;
   const text = header.reasonText || undefined;

@@ -12,7 +12,9 @@ export function systemCaller(backend: BackendClient, subject: string, joinNextBa
   let calls = 0;
   const prefix = `${subject}-${randomUUID()}`;
   return async <T extends TranCode>(
-    tran: T, record: RequestRecord<T>, segment?: Buffer,
+    tran: T,
+    record: RequestRecord<T>,
+    segment?: Buffer,
   ): Promise<{ body: ResponseRecord<T>; segments: Buffer }> => {
     const ctx = systemContext(subject, `${prefix}-${++calls}`, joinNextBatch);
     const out = await backend.call(ctx, tran, record, segment ? { segment } : {});

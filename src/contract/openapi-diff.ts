@@ -3,13 +3,22 @@
  * client that was correct against the base. Paths, operations, parameters, bodies and status codes here;
  * the rules for schemas in schema-diff.ts.
  */
-import { compareSchema, resolveRef, type ContractChange, type Direction, type Schema, type SchemaComparison, type Severity } from './schema-diff.ts';
+import {
+  compareSchema,
+  resolveRef,
+  type ContractChange,
+  type Direction,
+  type Schema,
+  type SchemaComparison,
+  type Severity,
+} from './schema-diff.ts';
 
 export type { ContractChange, Severity } from './schema-diff.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 
-const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Schema =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const entries = (value: unknown): Array<[string, unknown]> => (isObject(value) ? Object.entries(value) : []);
 const show = (value: unknown) => JSON.stringify(value);
 
@@ -28,7 +37,9 @@ export function compareContracts(base: Schema, head: Schema): ContractChange[] {
   const changes: ContractChange[] = [];
   const seen = new Set<string>();
   const cmp: SchemaComparison = {
-    base, head, compared: new Set(),
+    base,
+    head,
+    compared: new Set(),
     report(severity, location, message) {
       const key = `${severity}\n${location}\n${message}`;
       if (seen.has(key)) return;
@@ -48,7 +59,11 @@ function comparePaths(cmp: SchemaComparison, basePaths: unknown, headPaths: unkn
     baseShapes.add(pathShape(path));
     const match = headByShape.get(pathShape(path));
     if (!match) {
-      cmp.report('breaking', path, `path removed (${[...operations(baseItem).keys()].map((m) => m.toUpperCase()).join(', ')})`);
+      cmp.report(
+        'breaking',
+        path,
+        `path removed (${[...operations(baseItem).keys()].map((m) => m.toUpperCase()).join(', ')})`,
+      );
       continue;
     }
     if (match.path !== path) cmp.report('non-breaking', path, `path parameters renamed: now ${match.path}`);
@@ -58,23 +73,42 @@ function comparePaths(cmp: SchemaComparison, basePaths: unknown, headPaths: unkn
       const headOperation = headOperations.get(method);
       if (!headOperation) cmp.report('breaking', where, 'operation removed');
       else {
-        compareOperation(cmp, where, withPathParameters(baseItem, baseOperation), withPathParameters(match.item, headOperation));
-        compareSecurity(cmp, where, baseOperation.security ?? cmp.base.security, headOperation.security ?? cmp.head.security);
+        compareOperation(
+          cmp,
+          where,
+          withPathParameters(baseItem, baseOperation),
+          withPathParameters(match.item, headOperation),
+        );
+        compareSecurity(
+          cmp,
+          where,
+          baseOperation.security ?? cmp.base.security,
+          headOperation.security ?? cmp.head.security,
+        );
       }
     }
     for (const method of headOperations.keys()) {
-      if (!operations(baseItem).has(method)) cmp.report('non-breaking', `${method.toUpperCase()} ${path}`, 'operation added');
+      if (!operations(baseItem).has(method))
+        cmp.report('non-breaking', `${method.toUpperCase()} ${path}`, 'operation added');
     }
   }
   for (const [shape, { path, item }] of headByShape) {
-    if (!baseShapes.has(shape)) cmp.report('non-breaking', path, `path added (${[...operations(item).keys()].map((m) => m.toUpperCase()).join(', ')})`);
+    if (!baseShapes.has(shape))
+      cmp.report(
+        'non-breaking',
+        path,
+        `path added (${[...operations(item).keys()].map((m) => m.toUpperCase()).join(', ')})`,
+      );
   }
 }
 
 /** Parameters declared on the path item apply to each of its operations unless an operation redeclares them. */
 function withPathParameters(pathItem: unknown, operation: Schema): Schema {
   if (!isObject(pathItem) || !Array.isArray(pathItem.parameters)) return operation;
-  return { ...operation, parameters: [...pathItem.parameters, ...(Array.isArray(operation.parameters) ? operation.parameters : [])] };
+  return {
+    ...operation,
+    parameters: [...pathItem.parameters, ...(Array.isArray(operation.parameters) ? operation.parameters : [])],
+  };
 }
 
 /**
@@ -95,7 +129,8 @@ function compareWebhooks(cmp: SchemaComparison, baseHooks: unknown, headHooks: u
   const baseMap = new Map(entries(baseHooks));
   for (const [name, headItem] of headMap) {
     for (const method of operations(headItem).keys()) {
-      if (!operations(baseMap.get(name)).has(method)) cmp.report('non-breaking', `webhook ${name} (${method.toUpperCase()})`, 'webhook added');
+      if (!operations(baseMap.get(name)).has(method))
+        cmp.report('non-breaking', `webhook ${name} (${method.toUpperCase()})`, 'webhook added');
     }
   }
 }
@@ -104,7 +139,8 @@ function compareOperation(cmp: SchemaComparison, where: string, base: Schema, he
   for (const keyword of ['summary', 'description', 'operationId', 'tags']) {
     if (show(base[keyword]) !== show(head[keyword])) cmp.report('non-breaking', where, `${keyword} changed`);
   }
-  if (base.deprecated !== true && head.deprecated === true) cmp.report('non-breaking', where, 'operation now deprecated');
+  if (base.deprecated !== true && head.deprecated === true)
+    cmp.report('non-breaking', where, 'operation now deprecated');
   compareRequest(cmp, where, base, head, 'request');
   compareResponses(cmp, where, base.responses, head.responses);
 }
@@ -118,16 +154,29 @@ function compareRequest(cmp: SchemaComparison, where: string, base: Schema, head
     const location = `${where} ${key}`;
     const headParameter = headParameters.get(key);
     if (!headParameter) {
-      cmp.report('breaking', location, clientWrites ? 'parameter removed: clients that send it lose its effect' : 'parameter removed: no longer sent');
+      cmp.report(
+        'breaking',
+        location,
+        clientWrites ? 'parameter removed: clients that send it lose its effect' : 'parameter removed: no longer sent',
+      );
       continue;
     }
-    compareRequired(cmp, location, baseParameter.required === true, headParameter.required === true, direction, 'parameter');
-    if (show(baseParameter.description) !== show(headParameter.description)) cmp.report('non-breaking', location, 'description changed');
+    compareRequired(
+      cmp,
+      location,
+      baseParameter.required === true,
+      headParameter.required === true,
+      direction,
+      'parameter',
+    );
+    if (show(baseParameter.description) !== show(headParameter.description))
+      cmp.report('non-breaking', location, 'description changed');
     compareSchema(cmp, direction, baseParameter.schema, headParameter.schema, location);
   }
   for (const [key, headParameter] of headParameters) {
     if (baseParameters.has(key)) continue;
-    if (clientWrites && headParameter.required === true) cmp.report('breaking', `${where} ${key}`, 'new required parameter: requests without it are refused');
+    if (clientWrites && headParameter.required === true)
+      cmp.report('breaking', `${where} ${key}`, 'new required parameter: requests without it are refused');
     else cmp.report('non-breaking', `${where} ${key}`, clientWrites ? 'new optional parameter' : 'new parameter sent');
   }
   compareBody(cmp, `${where} request body`, base.requestBody, head.requestBody, direction);
@@ -145,26 +194,55 @@ function parameters(document: Schema, list: unknown): Map<string, Schema> {
 }
 
 /** A required flag: a client must now send something, or may no longer count on receiving it. */
-function compareRequired(cmp: SchemaComparison, location: string, was: boolean, is: boolean, direction: Direction, what: string): void {
+function compareRequired(
+  cmp: SchemaComparison,
+  location: string,
+  was: boolean,
+  is: boolean,
+  direction: Direction,
+  what: string,
+): void {
   if (was === is) return;
   if (direction === 'request') {
-    cmp.report(is ? 'breaking' : 'non-breaking', location, is ? `${what} now required: requests without it are refused` : `${what} now optional`);
+    cmp.report(
+      is ? 'breaking' : 'non-breaking',
+      location,
+      is ? `${what} now required: requests without it are refused` : `${what} now optional`,
+    );
   } else {
-    cmp.report(is ? 'non-breaking' : 'breaking', location, is ? `${what} now always sent` : `${what} no longer always sent: may be absent`);
+    cmp.report(
+      is ? 'non-breaking' : 'breaking',
+      location,
+      is ? `${what} now always sent` : `${what} no longer always sent: may be absent`,
+    );
   }
 }
 
-function compareBody(cmp: SchemaComparison, where: string, baseValue: unknown, headValue: unknown, direction: Direction): void {
+function compareBody(
+  cmp: SchemaComparison,
+  where: string,
+  baseValue: unknown,
+  headValue: unknown,
+  direction: Direction,
+): void {
   if (baseValue === undefined && headValue === undefined) return;
   const base = resolveRef(cmp.base, baseValue).schema;
   const head = resolveRef(cmp.head, headValue).schema;
   if (baseValue === undefined) {
     const required = head.required === true && direction === 'request';
-    cmp.report(required ? 'breaking' : 'non-breaking', where, required ? 'request body now required' : 'request body added');
+    cmp.report(
+      required ? 'breaking' : 'non-breaking',
+      where,
+      required ? 'request body now required' : 'request body added',
+    );
     return;
   }
   if (headValue === undefined) {
-    cmp.report('breaking', where, direction === 'request' ? 'request body no longer accepted' : 'request body no longer sent');
+    cmp.report(
+      'breaking',
+      where,
+      direction === 'request' ? 'request body no longer accepted' : 'request body no longer sent',
+    );
     return;
   }
   compareRequired(cmp, where, base.required === true, head.required === true, direction, 'body');
@@ -172,21 +250,41 @@ function compareBody(cmp: SchemaComparison, where: string, baseValue: unknown, h
 }
 
 /** Media types of a body and their schemas; "application/json" goes without saying in locations. */
-function compareContent(cmp: SchemaComparison, where: string, baseContent: unknown, headContent: unknown, direction: Direction): void {
+function compareContent(
+  cmp: SchemaComparison,
+  where: string,
+  baseContent: unknown,
+  headContent: unknown,
+  direction: Direction,
+): void {
   const headMap = new Map(entries(headContent));
   const named = (mediaType: string) => (mediaType === 'application/json' ? where : `${where} (${mediaType})`);
   for (const [mediaType, baseMedia] of entries(baseContent)) {
     const headMedia = headMap.get(mediaType);
     if (!isObject(headMedia)) {
-      cmp.report('breaking', named(mediaType), direction === 'request' ? `${mediaType} no longer accepted` : `${mediaType} no longer answered`);
+      cmp.report(
+        'breaking',
+        named(mediaType),
+        direction === 'request' ? `${mediaType} no longer accepted` : `${mediaType} no longer answered`,
+      );
       continue;
     }
-    compareSchema(cmp, direction, isObject(baseMedia) ? baseMedia.schema : undefined, headMedia.schema, named(mediaType));
+    compareSchema(
+      cmp,
+      direction,
+      isObject(baseMedia) ? baseMedia.schema : undefined,
+      headMedia.schema,
+      named(mediaType),
+    );
   }
   const baseMap = new Map(entries(baseContent));
   for (const mediaType of headMap.keys()) {
     if (!baseMap.has(mediaType)) {
-      cmp.report('non-breaking', named(mediaType), direction === 'request' ? `${mediaType} now accepted` : `${mediaType} may now be answered`);
+      cmp.report(
+        'non-breaking',
+        named(mediaType),
+        direction === 'request' ? `${mediaType} now accepted` : `${mediaType} may now be answered`,
+      );
     }
   }
 }
@@ -241,15 +339,27 @@ type Requirement = Map<string, Set<string>>;
 
 function requirements(value: unknown): Requirement[] {
   if (!Array.isArray(value)) return [];
-  return value.map((alternative) => new Map(entries(alternative).map(([scheme, scopes]) => [scheme, new Set(Array.isArray(scopes) ? scopes.map(String) : [])])));
+  return value.map(
+    (alternative) =>
+      new Map(
+        entries(alternative).map(([scheme, scopes]) => [
+          scheme,
+          new Set(Array.isArray(scopes) ? scopes.map(String) : []),
+        ]),
+      ),
+  );
 }
 
 /** `loose` asks for nothing that `strict` does not: whoever satisfies strict satisfies loose. */
 const asksNoMore = (loose: Requirement, strict: Requirement) =>
-  [...loose].every(([scheme, scopes]) => strict.has(scheme) && [...scopes].every((scope) => strict.get(scheme)!.has(scope)));
+  [...loose].every(
+    ([scheme, scopes]) => strict.has(scheme) && [...scopes].every((scope) => strict.get(scheme)!.has(scope)),
+  );
 
 const showRequirement = (requirement: Requirement) =>
-  [...requirement].map(([scheme, scopes]) => `${scheme}${scopes.size > 0 ? ` (${[...scopes].join(' ')})` : ''}`).join(' + ') || 'none';
+  [...requirement]
+    .map(([scheme, scopes]) => `${scheme}${scopes.size > 0 ? ` (${[...scopes].join(' ')})` : ''}`)
+    .join(' + ') || 'none';
 
 /** A client that met some base alternative must still meet one: a new scheme or scope locks it out. */
 function compareSecurity(cmp: SchemaComparison, where: string, baseValue: unknown, headValue: unknown): void {
@@ -264,7 +374,16 @@ function compareSecurity(cmp: SchemaComparison, where: string, baseValue: unknow
   }
   const lockedOut = open(base) ? [new Map()] : base.filter((held) => !head.some((needed) => asksNoMore(needed, held)));
   for (const held of lockedOut) {
-    cmp.report('breaking', `${where} security`, `clients holding ${showRequirement(held)} are no longer let in: now ${head.map(showRequirement).join(' or ')}`);
+    cmp.report(
+      'breaking',
+      `${where} security`,
+      `clients holding ${showRequirement(held)} are no longer let in: now ${head.map(showRequirement).join(' or ')}`,
+    );
   }
-  if (lockedOut.length === 0) cmp.report('non-breaking', `${where} security`, 'security requirements changed; every client let in before still is');
+  if (lockedOut.length === 0)
+    cmp.report(
+      'non-breaking',
+      `${where} security`,
+      'security requirements changed; every client let in before still is',
+    );
 }

@@ -53,7 +53,8 @@ function shiftSeverity(direction: Direction, shift: Shift): Severity {
   return (direction === 'request') === (shift === 'tighter') ? 'breaking' : 'non-breaking';
 }
 
-const isObject = (value: unknown): value is Schema => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Schema =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Follows a local $ref ("#/components/schemas/X") within its own document. */
 export function resolveRef(document: Schema, value: unknown): { schema: Schema; ref?: string } {
@@ -113,7 +114,12 @@ const at = (where: string, field: string) => (field === '' ? where : `${where}: 
 
 /** Compares one schema and everything under it; `where` names the place, `field` the path inside it. */
 export function compareSchema(
-  cmp: SchemaComparison, direction: Direction, baseValue: unknown, headValue: unknown, where: string, field = '',
+  cmp: SchemaComparison,
+  direction: Direction,
+  baseValue: unknown,
+  headValue: unknown,
+  where: string,
+  field = '',
 ): void {
   const baseResolved = resolveRef(cmp.base, baseValue);
   const headResolved = resolveRef(cmp.head, headValue);
@@ -136,7 +142,8 @@ export function compareSchema(
   const baseLiterals = literalValues(cmp.base, base);
   const headLiterals = literalValues(cmp.head, head);
   if (baseLiterals || headLiterals) compareLiterals(report, direction, baseLiterals, headLiterals);
-  const literalUnion = (document: Schema, schema: Schema) => Boolean(unionMembers(schema) && literalValues(document, schema));
+  const literalUnion = (document: Schema, schema: Schema) =>
+    Boolean(unionMembers(schema) && literalValues(document, schema));
   if (!literalUnion(cmp.base, base) && !literalUnion(cmp.head, head) && (unionMembers(base) || unionMembers(head))) {
     // A lone schema is a union of one: the $ref as written, so that it pairs with the same $ref.
     const members = (value: unknown, schema: Schema) => unionMembers(schema) ?? [value];
@@ -151,19 +158,30 @@ export function compareSchema(
   }
 }
 
-function compareAnnotations(report: (s: Severity, m: string) => void, direction: Direction, base: Schema, head: Schema): void {
+function compareAnnotations(
+  report: (s: Severity, m: string) => void,
+  direction: Direction,
+  base: Schema,
+  head: Schema,
+): void {
   for (const keyword of ['description', 'title', 'examples', 'example']) {
     if (show(base[keyword]) !== show(head[keyword])) report('non-breaking', `${keyword} changed`);
   }
   if (base.deprecated !== true && head.deprecated === true) report('non-breaking', 'now deprecated');
   if (show(base.default) !== show(head.default)) {
     // A request default is what the server assumes when the field is left out: clients that leave it out change behaviour.
-    report(direction === 'request' ? 'breaking' : 'non-breaking', `default changed from ${show(base.default)} to ${show(head.default)}`);
+    report(
+      direction === 'request' ? 'breaking' : 'non-breaking',
+      `default changed from ${show(base.default)} to ${show(head.default)}`,
+    );
   }
 }
 
 function compareLiterals(
-  report: (s: Severity, m: string) => void, direction: Direction, base: unknown[] | undefined, head: unknown[] | undefined,
+  report: (s: Severity, m: string) => void,
+  direction: Direction,
+  base: unknown[] | undefined,
+  head: unknown[] | undefined,
 ): void {
   if (base && head) {
     const removed = base.filter((value) => !head.some((other) => show(other) === show(value)));
@@ -174,26 +192,37 @@ function compareLiterals(
     }
     for (const value of added) {
       if (direction === 'request') report('non-breaking', `value ${show(value)} is now accepted too`);
-      else report('breaking', `new value ${show(value)} may be returned: clients that handle only the listed values meet an unknown one`);
+      else
+        report(
+          'breaking',
+          `new value ${show(value)} may be returned: clients that handle only the listed values meet an unknown one`,
+        );
     }
   } else if (base) {
     if (direction === 'request') report('non-breaking', `no longer limited to ${base.map(show).join(', ')}`);
     else report('breaking', `no longer limited to ${base.map(show).join(', ')}: any value may be returned`);
   } else if (head) {
-    if (direction === 'request') report('breaking', `now limited to ${head.map(show).join(', ')}: other values are refused`);
+    if (direction === 'request')
+      report('breaking', `now limited to ${head.map(show).join(', ')}: other values are refused`);
     else report('non-breaking', `now limited to ${head.map(show).join(', ')}`);
   }
 }
 
 /** Returns false when the types have nothing in common, so that comparing deeper would only add noise. */
 function compareTypes(
-  report: (s: Severity, m: string) => void, direction: Direction, base: Set<string> | undefined, head: Set<string> | undefined,
+  report: (s: Severity, m: string) => void,
+  direction: Direction,
+  base: Set<string> | undefined,
+  head: Set<string> | undefined,
 ): boolean {
   if (!base && !head) return true;
   if (!base || !head) {
     const declared = showTypes((base ?? head) as Set<string>);
     const widened = !head;
-    report(shiftSeverity(direction, widened ? 'looser' : 'tighter'), widened ? `type ${declared} no longer declared` : `type now declared as ${declared}`);
+    report(
+      shiftSeverity(direction, widened ? 'looser' : 'tighter'),
+      widened ? `type ${declared} no longer declared` : `type now declared as ${declared}`,
+    );
     return true;
   }
   const change = `type changed from ${showTypes(base)} to ${showTypes(head)}`;
@@ -215,7 +244,7 @@ function numericShift(tighterWhen: 'lower' | 'higher', base: unknown, head: unkn
   if (base === head) return undefined;
   if (typeof base !== 'number') return 'tighter';
   if (typeof head !== 'number') return 'looser';
-  return (head < base) === (tighterWhen === 'lower') ? 'tighter' : 'looser';
+  return head < base === (tighterWhen === 'lower') ? 'tighter' : 'looser';
 }
 
 /** multipleOf: the new step accepts every old value when the old step is a whole multiple of it. */
@@ -228,18 +257,27 @@ function multipleOfShift(base: unknown, head: unknown): Shift | undefined {
   return whole(head / base) ? 'tighter' : 'changed';
 }
 
-function compareLimits(report: (s: Severity, m: string) => void, direction: Direction, base: Schema, head: Schema): void {
+function compareLimits(
+  report: (s: Severity, m: string) => void,
+  direction: Direction,
+  base: Schema,
+  head: Schema,
+): void {
   const judge = (keyword: string, shift: Shift | undefined) => {
     if (!shift) return;
     const from = base[keyword] === undefined ? 'none' : show(base[keyword]);
     const to = head[keyword] === undefined ? 'none' : show(head[keyword]);
     const severity = shiftSeverity(direction, shift);
-    const why = severity === 'non-breaking' ? '' : direction === 'request'
-      ? ': values valid before may now be refused'
-      : ': values outside what clients were told may now be returned';
+    const why =
+      severity === 'non-breaking'
+        ? ''
+        : direction === 'request'
+          ? ': values valid before may now be refused'
+          : ': values outside what clients were told may now be returned';
     report(severity, `${keyword} ${from} → ${to} (${shift})${why}`);
   };
-  for (const { keyword, tighterWhen } of NUMERIC_LIMITS) judge(keyword, numericShift(tighterWhen, base[keyword], head[keyword]));
+  for (const { keyword, tighterWhen } of NUMERIC_LIMITS)
+    judge(keyword, numericShift(tighterWhen, base[keyword], head[keyword]));
   judge('multipleOf', multipleOfShift(base.multipleOf, head.multipleOf));
   for (const keyword of SHAPE_KEYWORDS) {
     const [from, to] = [base[keyword], head[keyword]];
@@ -255,35 +293,55 @@ function objectShape(document: Schema, schema: Schema): { properties: Map<string
   const properties = new Map<string, unknown>();
   const required = new Set<string>();
   const visit = (part: Schema, depth: number) => {
-    if (isObject(part.properties)) for (const [name, value] of Object.entries(part.properties)) properties.set(name, value);
+    if (isObject(part.properties))
+      for (const [name, value] of Object.entries(part.properties)) properties.set(name, value);
     if (Array.isArray(part.required)) for (const name of part.required) required.add(String(name));
-    if (Array.isArray(part.allOf) && depth < 10) for (const member of part.allOf) visit(resolveRef(document, member).schema, depth + 1);
+    if (Array.isArray(part.allOf) && depth < 10)
+      for (const member of part.allOf) visit(resolveRef(document, member).schema, depth + 1);
   };
   visit(schema, 0);
   return { properties, required };
 }
 
-function compareProperties(cmp: SchemaComparison, direction: Direction, base: Schema, head: Schema, where: string, field: string): void {
+function compareProperties(
+  cmp: SchemaComparison,
+  direction: Direction,
+  base: Schema,
+  head: Schema,
+  where: string,
+  field: string,
+): void {
   const before = objectShape(cmp.base, base);
   const after = objectShape(cmp.head, head);
-  const report = (severity: Severity, name: string, message: string) => cmp.report(severity, at(where, join(field, name)), message);
+  const report = (severity: Severity, name: string, message: string) =>
+    cmp.report(severity, at(where, join(field, name)), message);
   for (const [name, schema] of before.properties) {
     if (!after.properties.has(name)) {
-      if (direction === 'request') report('breaking', name, 'property removed: clients that send it are refused or ignored');
+      if (direction === 'request')
+        report('breaking', name, 'property removed: clients that send it are refused or ignored');
       else report('breaking', name, 'property removed: no longer returned');
       continue;
     }
     const [wasRequired, isRequired] = [before.required.has(name), after.required.has(name)];
     if (!wasRequired && isRequired) {
-      report(direction === 'request' ? 'breaking' : 'non-breaking', name, direction === 'request' ? 'now required' : 'now always returned');
+      report(
+        direction === 'request' ? 'breaking' : 'non-breaking',
+        name,
+        direction === 'request' ? 'now required' : 'now always returned',
+      );
     } else if (wasRequired && !isRequired) {
-      report(direction === 'request' ? 'non-breaking' : 'breaking', name, direction === 'request' ? 'now optional' : 'no longer required: may now be absent');
+      report(
+        direction === 'request' ? 'non-breaking' : 'breaking',
+        name,
+        direction === 'request' ? 'now optional' : 'no longer required: may now be absent',
+      );
     }
     compareSchema(cmp, direction, schema, after.properties.get(name), where, join(field, name));
   }
   for (const name of after.properties.keys()) {
     if (before.properties.has(name)) continue;
-    if (direction === 'request' && after.required.has(name)) report('breaking', name, 'new required property: requests without it are refused');
+    if (direction === 'request' && after.required.has(name))
+      report('breaking', name, 'new required property: requests without it are refused');
     else report('non-breaking', name, direction === 'request' ? 'new optional property' : 'new property returned');
   }
 }
@@ -296,7 +354,12 @@ function memberKey(document: Schema, member: unknown): string {
 
 /** anyOf/oneOf: members are paired by $ref or type, and each pair compared. */
 function compareAlternatives(
-  cmp: SchemaComparison, direction: Direction, baseMembers: unknown[], headValues: unknown[], where: string, field: string,
+  cmp: SchemaComparison,
+  direction: Direction,
+  baseMembers: unknown[],
+  headValues: unknown[],
+  where: string,
+  field: string,
 ): void {
   const headMembers = headValues.map((member) => ({ member, key: memberKey(cmp.head, member), paired: false }));
   const location = at(where, field);

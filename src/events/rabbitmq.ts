@@ -25,7 +25,14 @@ export function redactedBrokerUrl(url: string): string {
 
 export function openRabbitPublisher(url: string, log: Logger): EventPublisher {
   const broker = redactedBrokerUrl(url);
-  const connection = new Connection({ url, connectionName: 'corebridge-event-relay', connectionTimeout: 5000, acquireTimeout: 5000, retryLow: 500, retryHigh: 10_000 });
+  const connection = new Connection({
+    url,
+    connectionName: 'corebridge-event-relay',
+    connectionTimeout: 5000,
+    acquireTimeout: 5000,
+    retryLow: 500,
+    retryHigh: 10_000,
+  });
   let connected = false;
   connection.on('connection', () => {
     connected = true;
@@ -41,7 +48,11 @@ export function openRabbitPublisher(url: string, log: Logger): EventPublisher {
     exchanges: [{ exchange: EVENTS_EXCHANGE, type: 'topic', durable: true }],
     // No queue bound for the type: nobody has asked for it (consumers bind their own queues), so it counts as
     // published; the line says so, for an operator who expected a consumer.
-    onReturn: (msg) => log.warn({ eventId: msg.messageId, type: msg.routingKey, broker }, 'event routed to no queue: no consumer binds its type'),
+    onReturn: (msg) =>
+      log.warn(
+        { eventId: msg.messageId, type: msg.routingKey, broker },
+        'event routed to no queue: no consumer binds its type',
+      ),
   });
   return {
     description: `RabbitMQ ${broker}, exchange ${EVENTS_EXCHANGE}`,
@@ -54,12 +65,17 @@ export function openRabbitPublisher(url: string, log: Logger): EventPublisher {
       const timeLimit = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), CONFIRM_TIMEOUT_MS);
       });
-      const sending = Promise.allSettled(events.map((event) => publisher.send(envelope(event), Buffer.from(JSON.stringify(event)))));
+      const sending = Promise.allSettled(
+        events.map((event) => publisher.send(envelope(event), Buffer.from(JSON.stringify(event)))),
+      );
       const sent = await Promise.race([sending, timeLimit]).finally(() => clearTimeout(timer));
       if (sent === 'timeout') throw new Error(`no confirm from ${broker} within ${CONFIRM_TIMEOUT_MS} ms`);
       const firstFailure = sent.findIndex((s) => s.status === 'rejected');
       if (firstFailure === -1) return events.length;
-      log.warn({ err: (sent[firstFailure] as PromiseRejectedResult).reason, broker }, 'RabbitMQ did not confirm an event; it is published again');
+      log.warn(
+        { err: (sent[firstFailure] as PromiseRejectedResult).reason, broker },
+        'RabbitMQ did not confirm an event; it is published again',
+      );
       return firstFailure;
     },
     async close() {

@@ -60,7 +60,10 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
 
   async function turn(): Promise<EventList> {
     const out = await call('EVTNXT', {
-      evtnRelayId: relayId, evtnLeaseSeconds: options.leaseSeconds, evtnAckPosition: publisher ? acked : ALL, evtnMaxItems: publisher ? BATCH : 0,
+      evtnRelayId: relayId,
+      evtnLeaseSeconds: options.leaseSeconds,
+      evtnAckPosition: publisher ? acked : ALL,
+      evtnMaxItems: publisher ? BATCH : 0,
     });
     return readEventList(catalog, out.body, out.segments);
   }
@@ -88,7 +91,10 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
     publishAfter = Date.now() + backoff(publishFailures);
     // One line when it starts failing, then one per ten failures: an absent broker must not flood the log.
     if (publishFailures === 1 || publishFailures % 10 === 0) {
-      log.warn({ relayId, failures: publishFailures, unconfirmed: events.length - confirmed }, 'events not confirmed by the broker; they wait in the outbox');
+      log.warn(
+        { relayId, failures: publishFailures, unconfirmed: events.length - confirmed },
+        'events not confirmed by the broker; they wait in the outbox',
+      );
     }
     return false;
   }
@@ -98,7 +104,10 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
     const list = await turn();
     if (list.leaseHeld !== holding) {
       holding = list.leaseHeld;
-      log.info({ relayId, publisher: publisher?.description ?? 'none (embedded)' }, holding ? 'event relay holds the lease' : 'event relay stands by');
+      log.info(
+        { relayId, publisher: publisher?.description ?? 'none (embedded)' },
+        holding ? 'event relay holds the lease' : 'event relay stands by',
+      );
     }
     if (!list.leaseHeld) return false;
     if (list.lastPosition > lastPosition) {
@@ -109,7 +118,12 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
     return published || (list.more && Date.now() >= publishAfter);
   }
 
-  const loop = startBackgroundLoop({ log, what: 'event relay turn (events wait in the outbox)', pollMs: options.pollMs, turn: step });
+  const loop = startBackgroundLoop({
+    log,
+    what: 'event relay turn (events wait in the outbox)',
+    pollMs: options.pollMs,
+    turn: step,
+  });
   return {
     kick: () => loop.kick(),
     async close() {

@@ -5,7 +5,8 @@ const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3
 
 export const EVENTS_SETTINGS = section('Events, webhooks, work run later', {
   BROKER_URL: parsed({
-    allowed: 'amqp:// or amqps:// URL', description: 'RabbitMQ, amqp://user:password@host:5672',
+    allowed: 'amqp:// or amqps:// URL',
+    description: 'RabbitMQ, amqp://user:password@host:5672',
     parse(value, name) {
       if (!value) return null;
       if (!URL.canParse(value) || !/^amqps?:$/.test(new URL(value).protocol)) {
@@ -15,25 +16,31 @@ export const EVENTS_SETTINGS = section('Events, webhooks, work run later', {
     },
   }),
   EVENTS_POLL_MS: integer({
-    default: 250, min: 10, max: 60_000,
+    default: 250,
+    min: 10,
+    max: 60_000,
     description: 'how often an idle relay looks for new events',
   }),
   EVENTS_LEASE_SECONDS: integer({
-    default: 10, min: 1, max: 600,
-    description: 'how long a relay\'s lease lasts without a turn (then a standby takes over)',
+    default: 10,
+    min: 1,
+    max: 600,
+    description: "how long a relay's lease lasts without a turn (then a standby takes over)",
   }),
 });
 
 export const WEBHOOK_SETTINGS = section('Webhooks', {
   WEBHOOK_RETRY_SCHEDULE: parsed({
-    default: '5s,5m,30m,2h,5h,10h,10h', allowed: 'durations (ms, s, m, h, d), comma-separated',
+    default: '5s,5m,30m,2h,5h,10h,10h',
+    allowed: 'durations (ms, s, m, h, d), comma-separated',
     description: 'waits after each failed attempt; after the last one the delivery has failed',
     /** `5s,5m,30m,2h` → milliseconds. */
-    parse: (value, name) => value.split(',').map((part) => {
-      const match = /^\s*([0-9]{1,6})(ms|s|m|h|d)\s*$/.exec(part);
-      if (!match) throw new ConfigError(name, `must be durations like 5s,5m,2h separated by commas, got "${part}"`);
-      return Number(match[1]) * DURATION_UNITS[match[2]!]!;
-    }),
+    parse: (value, name) =>
+      value.split(',').map((part) => {
+        const match = /^\s*([0-9]{1,6})(ms|s|m|h|d)\s*$/.exec(part);
+        if (!match) throw new ConfigError(name, `must be durations like 5s,5m,2h separated by commas, got "${part}"`);
+        return Number(match[1]) * DURATION_UNITS[match[2]!]!;
+      }),
   }),
   WEBHOOK_ALLOW_HTTP: flag({ default: false, description: 'plain http endpoints allowed (development)' }),
   WEBHOOK_ALLOWED_CIDRS: parsed({
@@ -63,7 +70,10 @@ export const WEBHOOK_SETTINGS = section('Webhooks', {
     },
   }),
   WEBHOOK_CONCURRENCY_PER_ENDPOINT: integer({
-    default: 16, min: 1, max: 64, description: 'attempts in flight at once per subscription',
+    default: 16,
+    min: 1,
+    max: 64,
+    description: 'attempts in flight at once per subscription',
   }),
 });
 

@@ -89,12 +89,20 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   /** Results of attempts, recorded with the next turn. */
   const results: Result[] = [];
 
-
   /** One WHDDUE: records `done` (first, so finished deliveries free their endpoint's places), then claims up to `max`. */
   async function turn(done: readonly Result[], max: number): Promise<Task[]> {
     const out = await call('WHDDUE', {
-      whddMaxItems: max, whddPerEndpoint: webhooks.concurrencyPerEndpoint, whddLeaseSeconds: CLAIM_LEASE_SECONDS, whdrItemCount: done.length,
-      whdrItem: done.map((r) => ({ whdrDeliveryId: r.deliveryId, whdrOutcome: r.outcome, whdrStatus: r.status, whdrError: r.error.slice(0, 120), whdrNextAttemptAt: r.nextAttemptAt })),
+      whddMaxItems: max,
+      whddPerEndpoint: webhooks.concurrencyPerEndpoint,
+      whddLeaseSeconds: CLAIM_LEASE_SECONDS,
+      whdrItemCount: done.length,
+      whdrItem: done.map((r) => ({
+        whdrDeliveryId: r.deliveryId,
+        whdrOutcome: r.outcome,
+        whdrStatus: r.status,
+        whdrError: r.error.slice(0, 120),
+        whdrNextAttemptAt: r.nextAttemptAt,
+      })),
     });
     const read = segmentReader(catalog, out.segments);
     return Array.from({ length: out.body.seglItemCount }, () => {
@@ -103,8 +111,15 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
       const role: Role = owner === undefined || owner === 'system' ? 'customer' : owner;
       const event = toCloudEvent(readEventItem(read), role);
       return {
-        deliveryId: t.whdtDeliveryId, subscriptionId: t.whdtSubscriptionId, url: t.whdtUrl,
-        secret: t.whdtSecret, role, attempts: t.whdtAttempts, body: JSON.stringify(event), eventId: event.id, eventType: event.type,
+        deliveryId: t.whdtDeliveryId,
+        subscriptionId: t.whdtSubscriptionId,
+        url: t.whdtUrl,
+        secret: t.whdtSecret,
+        role,
+        attempts: t.whdtAttempts,
+        body: JSON.stringify(event),
+        eventId: event.id,
+        eventType: event.type,
       };
     });
   }
@@ -114,7 +129,13 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     if (waitMs === undefined) return { deliveryId: task.deliveryId, outcome: 'F', status, error, nextAttemptAt: '' };
     // ±20 % jitter, so endpoints that failed together are not tried again together
     const wait = retryAfter !== null ? Math.min(retryAfter, RETRY_AFTER_CAP_MS) : waitMs * (0.8 + Math.random() * 0.4);
-    return { deliveryId: task.deliveryId, outcome: 'R', status, error, nextAttemptAt: new Date(Date.now() + wait).toISOString() };
+    return {
+      deliveryId: task.deliveryId,
+      outcome: 'R',
+      status,
+      error,
+      nextAttemptAt: new Date(Date.now() + wait).toISOString(),
+    };
   }
 
   async function attempt(task: Task): Promise<Result> {
@@ -129,13 +150,29 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     try {
       const response = await client.request(task.url, { method: 'POST', headers, body: task.body });
       await response.body?.cancel().catch(() => undefined);
-      if (response.status >= 200 && response.status < 300) return { deliveryId: task.deliveryId, outcome: 'S', status: response.status, error: '', nextAttemptAt: '' };
-      if (response.status === 410) return { deliveryId: task.deliveryId, outcome: 'G', status: 410, error: 'the endpoint answered 410 Gone', nextAttemptAt: '' };
-      return nextTry(task, response.status, `the endpoint answered ${response.status}`, retryAfterMs(response.headers.get('retry-after')));
+      if (response.status >= 200 && response.status < 300)
+        return { deliveryId: task.deliveryId, outcome: 'S', status: response.status, error: '', nextAttemptAt: '' };
+      if (response.status === 410)
+        return {
+          deliveryId: task.deliveryId,
+          outcome: 'G',
+          status: 410,
+          error: 'the endpoint answered 410 Gone',
+          nextAttemptAt: '',
+        };
+      return nextTry(
+        task,
+        response.status,
+        `the endpoint answered ${response.status}`,
+        retryAfterMs(response.headers.get('retry-after')),
+      );
     } catch (error) {
-      const reason = error instanceof OutboundRefusedError ? `refused by the outbound guard (${error.reason})`
-        : (error as Error).name === 'TimeoutError' ? `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`
-        : `could not connect: ${String((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message)}`;
+      const reason =
+        error instanceof OutboundRefusedError
+          ? `refused by the outbound guard (${error.reason})`
+          : (error as Error).name === 'TimeoutError'
+            ? `no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`
+            : `could not connect: ${String((error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message)}`;
       return nextTry(task, 0, reason, null);
     }
   }
@@ -143,7 +180,18 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   function run(task: Task): void {
     const done = attempt(task).then((result) => {
       if (result.outcome !== 'S') {
-        log.info({ deliveryId: task.deliveryId, subscriptionId: task.subscriptionId, eventId: task.eventId, outcome: result.outcome, status: result.status || undefined, error: result.error, nextAttemptAt: result.nextAttemptAt || undefined }, 'webhook attempt failed');
+        log.info(
+          {
+            deliveryId: task.deliveryId,
+            subscriptionId: task.subscriptionId,
+            eventId: task.eventId,
+            outcome: result.outcome,
+            status: result.status || undefined,
+            error: result.error,
+            nextAttemptAt: result.nextAttemptAt || undefined,
+          },
+          'webhook attempt failed',
+        );
       }
       results.push(result);
     });
@@ -171,7 +219,9 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   // Fewer claimed than there was room for: nothing else is due now (or its endpoints are busy) until an attempt
   // ends (it kicks the loop), the relay makes deliveries (a kick), or the poll.
   const loop = startBackgroundLoop({
-    log, what: 'webhook dispatcher turn', pollMs: options.pollMs,
+    log,
+    what: 'webhook dispatcher turn',
+    pollMs: options.pollMs,
     async turn() {
       const room = Math.max(0, MAX_IN_FLIGHT - inFlight.size);
       const claimed = await step(room);

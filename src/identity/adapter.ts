@@ -30,12 +30,20 @@ export function openProviderStore(file: string): ProviderStore {
     ON CONFLICT (model, id) DO UPDATE SET payload = excluded.payload, grant_id = excluded.grant_id,
       user_code = excluded.user_code, uid = excluded.uid, expires_at = excluded.expires_at`);
   const purge = db.prepare('DELETE FROM oidc_entries WHERE expires_at IS NOT NULL AND expires_at < ?');
-  const byId = db.prepare('SELECT payload FROM oidc_entries WHERE model = ? AND id = ? AND (expires_at IS NULL OR expires_at >= ?)');
-  const byUid = db.prepare('SELECT payload FROM oidc_entries WHERE model = ? AND uid = ? AND (expires_at IS NULL OR expires_at >= ?)');
-  const byUserCode = db.prepare('SELECT payload FROM oidc_entries WHERE model = ? AND user_code = ? AND (expires_at IS NULL OR expires_at >= ?)');
+  const byId = db.prepare(
+    'SELECT payload FROM oidc_entries WHERE model = ? AND id = ? AND (expires_at IS NULL OR expires_at >= ?)',
+  );
+  const byUid = db.prepare(
+    'SELECT payload FROM oidc_entries WHERE model = ? AND uid = ? AND (expires_at IS NULL OR expires_at >= ?)',
+  );
+  const byUserCode = db.prepare(
+    'SELECT payload FROM oidc_entries WHERE model = ? AND user_code = ? AND (expires_at IS NULL OR expires_at >= ?)',
+  );
   const remove = db.prepare('DELETE FROM oidc_entries WHERE model = ? AND id = ?');
   const removeGrant = db.prepare('DELETE FROM oidc_entries WHERE grant_id = ?');
-  const consume = db.prepare(`UPDATE oidc_entries SET payload = json_set(payload, '$.consumed', ?) WHERE model = ? AND id = ?`);
+  const consume = db.prepare(
+    `UPDATE oidc_entries SET payload = json_set(payload, '$.consumed', ?) WHERE model = ? AND id = ?`,
+  );
   let writes = 0;
 
   const parse = (row: unknown): AdapterPayload | undefined =>
@@ -46,8 +54,15 @@ export function openProviderStore(file: string): ProviderStore {
       return {
         async upsert(id, payload, expiresIn) {
           if (++writes % 500 === 0) purge.run(now());
-          upsert.run(model, id, JSON.stringify(payload), payload.grantId ?? null, payload.userCode ?? null, payload.uid ?? null,
-            expiresIn ? now() + expiresIn * 1000 : null);
+          upsert.run(
+            model,
+            id,
+            JSON.stringify(payload),
+            payload.grantId ?? null,
+            payload.userCode ?? null,
+            payload.uid ?? null,
+            expiresIn ? now() + expiresIn * 1000 : null,
+          );
         },
         async find(id) {
           return parse(byId.get(model, id, now()));

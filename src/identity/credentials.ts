@@ -36,9 +36,11 @@ function generate(): IdentityCredentials {
 }
 
 /** Reads the credentials file, creating it on first start; `created` says whether it was just written. */
-export function loadOrCreateCredentials(
-  dataDir: string,
-): { credentials: IdentityCredentials; file: string; created: boolean } {
+export function loadOrCreateCredentials(dataDir: string): {
+  credentials: IdentityCredentials;
+  file: string;
+  created: boolean;
+} {
   const file = credentialsFile(dataDir);
   const created = !existsSync(file) && createOwnerOnlyFile(file, `${JSON.stringify(generate(), null, 2)}\n`);
   return { credentials: JSON.parse(readFileSync(file, 'utf8')) as IdentityCredentials, file, created };

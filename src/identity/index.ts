@@ -21,7 +21,9 @@ export interface EmbeddedIdentity {
 
 /** `docsRedirectUri`: where the docs page (/docs) takes its sign-in back, which the demo client must list. */
 export async function openEmbeddedIdentity(
-  config: { dataDir: string; auth: IdentitySettings }, logger: Logger, docsRedirectUri: string,
+  config: { dataDir: string; auth: IdentitySettings },
+  logger: Logger,
+  docsRedirectUri: string,
 ): Promise<EmbeddedIdentity> {
   const log = logger.child({ component: 'identity' });
   const { credentials, file, created } = loadOrCreateCredentials(config.dataDir);

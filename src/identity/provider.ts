@@ -9,7 +9,13 @@
  */
 import { readFileSync } from 'node:fs';
 import type { JWK } from 'jose';
-import Provider, { errors, type Adapter, type ClientMetadata, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import Provider, {
+  errors,
+  type Adapter,
+  type ClientMetadata,
+  type Configuration,
+  type KoaContextWithOIDC,
+} from 'oidc-provider';
 import { ApiError, toProblem } from '../errors.ts';
 import { DEMO_IDENTITIES, findDemoIdentity, ROLE_SCOPES, SCOPES, type Role } from '../auth/roles.ts';
 import { SIGNING_ALG } from '../auth/dev-issuer.ts';
@@ -39,7 +45,8 @@ export interface IdentityProviderOptions {
 /** The account id a token or interaction belongs to, where the context knows one. */
 function accountOf(ctx: KoaContextWithOIDC): string | undefined {
   const { entities } = ctx.oidc;
-  const fromEntities = entities.AuthorizationCode?.accountId ?? entities.RefreshToken?.accountId ?? entities.Account?.accountId;
+  const fromEntities =
+    entities.AuthorizationCode?.accountId ?? entities.RefreshToken?.accountId ?? entities.Account?.accountId;
   if (fromEntities) return fromEntities;
   try {
     return ctx.oidc.session?.accountId;
@@ -82,7 +89,8 @@ function clients(options: IdentityProviderOptions): ClientMetadata[] {
   }
   if (options.partnerJwksFile) {
     const jwks = JSON.parse(readFileSync(options.partnerJwksFile, 'utf8')) as { keys: JWK[] };
-    if (jwks.keys.some((key) => 'd' in key || 'k' in key)) throw new Error(`${options.partnerJwksFile} must hold public keys only`);
+    if (jwks.keys.some((key) => 'd' in key || 'k' in key))
+      throw new Error(`${options.partnerJwksFile} must hold public keys only`);
     list.push({
       client_id: PARTNER_JWT_CLIENT,
       token_endpoint_auth_method: 'private_key_jwt',
@@ -107,7 +115,7 @@ async function answerUnroutedAsProblem(ctx: KoaContextWithOIDC, next: () => Prom
   await next();
   if (ctx.status !== 404 || ctx.body != null) return;
   // The mount (src/identity/routes.ts) keeps the URL as received, with /oauth, and the request id, on the request.
-  const path = (((ctx.req as { originalUrl?: string }).originalUrl ?? ctx.url).split('?')[0]) ?? '';
+  const path = ((ctx.req as { originalUrl?: string }).originalUrl ?? ctx.url).split('?')[0] ?? '';
   const requestId = String(ctx.res.getHeader('x-request-id') ?? '');
   ctx.status = 404;
   ctx.type = 'application/problem+json';
@@ -155,11 +163,22 @@ export function createIdentityProvider(options: IdentityProviderOptions): Provid
         },
       },
     },
-    ttl: { AccessToken: ttl, ClientCredentials: ttl, AuthorizationCode: 60, IdToken: 3600, Interaction: 600, Session: 8 * 3600, Grant: 14 * 86_400, RefreshToken: 14 * 86_400 },
+    ttl: {
+      AccessToken: ttl,
+      ClientCredentials: ttl,
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 600,
+      Session: 8 * 3600,
+      Grant: 14 * 86_400,
+      RefreshToken: 14 * 86_400,
+    },
     // A refresh token with every code for clients allowed to refresh (no offline_access dance).
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     // Public clients: a new refresh token on every use; the old one is then refused.
-    rotateRefreshToken: (ctx) => ctx.oidc.entities.Client?.clientAuthMethod === 'none' || (ctx.oidc.entities.RefreshToken?.ttlPercentagePassed() ?? 0) >= 70,
+    rotateRefreshToken: (ctx) =>
+      ctx.oidc.entities.Client?.clientAuthMethod === 'none' ||
+      (ctx.oidc.entities.RefreshToken?.ttlPercentagePassed() ?? 0) >= 70,
     extraTokenClaims: (_ctx, token) => {
       const kind = (token as { kind?: string }).kind;
       if (kind === 'ClientCredentials') {
@@ -179,9 +198,10 @@ export function createIdentityProvider(options: IdentityProviderOptions): Provid
     // Same path as the server-root JWKS of earlier versions, under the issuer.
     routes: { jwks: '/.well-known/jwks.json' },
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
-    clientBasedCORS: (_ctx, origin, client) => origin !== 'null'
-      && client.clientAuthMethod === 'none'
-      && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    clientBasedCORS: (_ctx, origin, client) =>
+      origin !== 'null' &&
+      client.clientAuthMethod === 'none' &&
+      (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     renderError: (ctx, out) => {
       ctx.type = 'text/plain; charset=utf-8';
       ctx.body = `${String(out['error'])}: ${String(out['error_description'] ?? '')}\n`;
@@ -192,11 +212,18 @@ export function createIdentityProvider(options: IdentityProviderOptions): Provid
   provider.proxy = false;
   provider.use(answerUnroutedAsProblem);
   const refused = (event: string) => (ctx: KoaContextWithOIDC, error: Error & { error_description?: string }) => {
-    options.onEvent('info', {
-      event, error: error.message, reason: error.error_description, clientId: ctx.oidc?.client?.clientId,
-      // Set on the response by the mount (src/identity/routes.ts): the same id as the request log line.
-      requestId: ctx.res.getHeader('x-request-id'),
-    }, 'authentication failed');
+    options.onEvent(
+      'info',
+      {
+        event,
+        error: error.message,
+        reason: error.error_description,
+        clientId: ctx.oidc?.client?.clientId,
+        // Set on the response by the mount (src/identity/routes.ts): the same id as the request log line.
+        requestId: ctx.res.getHeader('x-request-id'),
+      },
+      'authentication failed',
+    );
   };
   provider.on('grant.error', refused('grant.error'));
   provider.on('authorization.error', refused('authorization.error'));

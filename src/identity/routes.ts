@@ -35,7 +35,9 @@ function loginPage(uid: string, clientName: string, failed?: { username: string 
   const invalid = failed ? ' aria-invalid="true" aria-describedby="login-error"' : '';
   const usernameState = failed ? ` value="${escapeHtml(failed.username)}"` : ' autofocus';
   const passwordFocus = failed ? ' autofocus' : '';
-  return htmlPage('Sign in to Corebridge', `
+  return htmlPage(
+    'Sign in to Corebridge',
+    `
 <p><strong>${escapeHtml(clientName)}</strong> asks you to sign in.</p>
 <form method="post" action="${interactionAction(uid, 'login')}">
 <div class="field"><label for="username">User name</label>
@@ -45,7 +47,8 @@ function loginPage(uid: string, clientName: string, failed?: { username: string 
 ${failed ? `<p id="login-error" class="error" role="alert">${LOGIN_ERROR}</p>` : ''}</div>
 <div class="actions"><button type="submit" class="primary">Sign in</button></div>
 </form>
-<form method="post" action="${interactionAction(uid, 'abort')}"><button type="submit">Cancel</button></form>`);
+<form method="post" action="${interactionAction(uid, 'abort')}"><button type="submit">Cancel</button></form>`,
+  );
 }
 
 /** The consent page: each requested scope by name and in words (SCOPE_DESCRIPTIONS). */
@@ -54,14 +57,17 @@ function consentPage(uid: string, clientName: string, scopes: readonly string[])
     .map((s) => `<tr><td><code>${escapeHtml(s)}</code></td><td>${escapeHtml(describeScope(s))}</td></tr>`)
     .join('\n');
   const confirm = interactionAction(uid, 'confirm');
-  return htmlPage('Allow access?', `
+  return htmlPage(
+    'Allow access?',
+    `
 <p><strong>${escapeHtml(clientName)}</strong> asks to act for you with these permissions:</p>
 <table><thead><tr><th scope="col">Permission</th><th scope="col">What it allows</th></tr></thead>
 <tbody>${rows}</tbody></table>
 <div class="actions">
 <form method="post" action="${confirm}"><button type="submit" class="primary">Allow</button></form>
 <form method="post" action="${interactionAction(uid, 'abort')}"><button type="submit">Deny</button></form>
-</div>`);
+</div>`,
+  );
 }
 
 function describeScope(scope: string): string {
@@ -101,7 +107,8 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
   await app.register(async (pages) => {
     pages.removeAllContentTypeParsers();
     pages.addContentTypeParser(
-      'application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT },
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string', bodyLimit: FORM_LIMIT },
       (_req, body, done) => {
         done(null, Object.fromEntries(new URLSearchParams(body as string)));
       },
@@ -134,7 +141,7 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       const { details, clientName } = await interaction(req, reply);
       if (details.prompt.name === 'login') return html(reply, 200, loginPage(details.uid, clientName));
       const missing = (details.prompt.details['missingResourceScopes'] ?? {}) as Record<string, string[]>;
-      const missingOidc = details.prompt.details['missingOIDCScope'] as string[] | undefined ?? [];
+      const missingOidc = (details.prompt.details['missingOIDCScope'] as string[] | undefined) ?? [];
       const scopes = [...new Set([...missingOidc, ...Object.values(missing).flat()])];
       return html(reply, 200, consentPage(details.uid, clientName, scopes));
     });
@@ -147,10 +154,14 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       const known = identity?.kind === 'user';
       if (!passwordMatches(known ? deps.credentials.passwords[username] : undefined, String(form['password'] ?? ''))) {
         // The user name is a claimed principal only; the password never reaches a log.
-        req.log.warn({
-          reason: known ? 'wrong password' : 'unknown user', principal: username.slice(0, 64),
-          clientId: details.params['client_id'],
-        }, 'authentication failed');
+        req.log.warn(
+          {
+            reason: known ? 'wrong password' : 'unknown user',
+            principal: username.slice(0, 64),
+            clientId: details.params['client_id'],
+          },
+          'authentication failed',
+        );
         return html(reply, 401, loginPage(details.uid, clientName, { username: username.slice(0, 64) }));
       }
       req.log.info({ principal: username, clientId: details.params['client_id'] }, 'user signed in');
@@ -171,7 +182,9 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       if (!grant) return html(reply, 400, htmlPage('Expired', '<p>This request expired; start again.</p>'));
       const allowed = new Set(scopesForAccount(accountId));
       const promptDetails = details.prompt.details as {
-        missingOIDCScope?: string[]; missingOIDCClaims?: string[]; missingResourceScopes?: Record<string, string[]>;
+        missingOIDCScope?: string[];
+        missingOIDCClaims?: string[];
+        missingResourceScopes?: Record<string, string[]>;
       };
       if (promptDetails.missingOIDCScope) grant.addOIDCScope(promptDetails.missingOIDCScope.join(' '));
       if (promptDetails.missingOIDCClaims) grant.addOIDCClaims(promptDetails.missingOIDCClaims);
@@ -218,7 +231,11 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       void callback(raw, reply.raw);
     };
     endpoints.route({
-      method: ['GET', 'POST'], url: `${MOUNT_PATH}/*`, config: PUBLIC, schema: { hide: true }, handler: handle,
+      method: ['GET', 'POST'],
+      url: `${MOUNT_PATH}/*`,
+      config: PUBLIC,
+      schema: { hide: true },
+      handler: handle,
     });
   });
 }

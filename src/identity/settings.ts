@@ -11,15 +11,19 @@ const EXTERNAL_AUDIENCE = /^\S{1,200}$/;
 export const IDENTITY_SETTINGS = section('Identity and tokens (the embedded OpenID provider, or an external issuer)', {
   AUTH_ISSUER: text({ pattern: HTTP_URL, allowed: 'http(s) URL', description: 'default http://localhost:PORT/oauth' }),
   AUTH_AUDIENCE: text({
-    default: 'urn:corebridge:api', allowed: 'absolute URI (any word with AUTH_EXTERNAL_ISSUER)',
+    default: 'urn:corebridge:api',
+    allowed: 'absolute URI (any word with AUTH_EXTERNAL_ISSUER)',
     description: '`aud` access tokens must carry',
   }),
   AUTH_ACCESS_TOKEN_TTL_SECONDS: integer({
-    default: 600, min: 300, max: 900,
+    default: 600,
+    min: 300,
+    max: 900,
     description: 'lifetime of the access tokens the embedded provider issues, seconds (300–900)',
   }),
   AUTH_DEMO_REDIRECT_URIS: parsed({
-    default: 'http://localhost:3000/callback http://127.0.0.1:3000/callback', allowed: 'URIs separated by spaces',
+    default: 'http://localhost:3000/callback http://127.0.0.1:3000/callback',
+    allowed: 'URIs separated by spaces',
     description: 'redirect URIs of the public demo client',
     parse(value, name) {
       const uris = value.split(/\s+/).filter(Boolean);
@@ -28,30 +32,43 @@ export const IDENTITY_SETTINGS = section('Identity and tokens (the embedded Open
     },
   }),
   AUTH_PARTNER_JWKS_FILE: parsed({
-    allowed: 'file', description: 'public JWKS of the private_key_jwt partner client',
+    allowed: 'file',
+    description: 'public JWKS of the private_key_jwt partner client',
     parse: (value) => (value ? resolve(value) : null),
   }),
   AUTH_EXTERNAL_ISSUER: text({
-    pattern: HTTP_URL, allowed: 'http(s) URL',
+    pattern: HTTP_URL,
+    allowed: 'http(s) URL',
     description: 'e.g. https://login.example.com/realms/bank (needs AUTH_AUDIENCE)',
   }),
   AUTH_ROLE_CLAIM: text({
-    default: 'role', pattern: CLAIM_NAME, allowed: 'claim name',
+    default: 'role',
+    pattern: CLAIM_NAME,
+    allowed: 'claim name',
     description: 'claim holding the role',
   }),
   AUTH_CUSTOMER_ID_CLAIM: text({
-    default: 'customer_id', pattern: CLAIM_NAME, allowed: 'claim name',
+    default: 'customer_id',
+    pattern: CLAIM_NAME,
+    allowed: 'claim name',
     description: 'claim holding the customer binding',
   }),
   AUTH_JWKS_COOLDOWN_SECONDS: integer({
-    default: 30, min: 1, max: 3600, description: 'least time between two fetches of an external issuer\'s JWKS',
+    default: 30,
+    min: 1,
+    max: 3600,
+    description: "least time between two fetches of an external issuer's JWKS",
   }),
   AUTH_CLOCK_TOLERANCE_SECONDS: integer({
-    default: 30, min: 0, max: 300,
+    default: 30,
+    min: 0,
+    max: 300,
     description: 'allowed clock skew for exp and nbf',
   }),
   AUTH_TOKEN_CACHE_SIZE: integer({
-    default: 10_000, min: 0, max: 1_000_000,
+    default: 10_000,
+    min: 0,
+    max: 1_000_000,
     description: 'verified tokens kept until they expire',
   }),
 });

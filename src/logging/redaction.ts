@@ -7,14 +7,44 @@ import type { LoggerOptions } from 'pino';
 const CENSOR = '[redacted]';
 
 /** Keys whose values never reach a log line, at any depth (headers, bodies, error properties, config). */
-const SECRET_KEYS = new RegExp(`^(${[
-  'authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'password', 'passwd', 'secret', 'client_secret',
-  'clientsecret', 'access_token', 'accesstoken', 'refresh_token', 'refreshtoken', 'id_token', 'idtoken', 'token',
-  'privatekey', 'private_key', 'key', 'assertion', 'client_assertion', 'code_verifier',
-].join('|')})$`, 'i');
+const SECRET_KEYS = new RegExp(
+  `^(${[
+    'authorization',
+    'proxy-authorization',
+    'cookie',
+    'set-cookie',
+    'password',
+    'passwd',
+    'secret',
+    'client_secret',
+    'clientsecret',
+    'access_token',
+    'accesstoken',
+    'refresh_token',
+    'refreshtoken',
+    'id_token',
+    'idtoken',
+    'token',
+    'privatekey',
+    'private_key',
+    'key',
+    'assertion',
+    'client_assertion',
+    'code_verifier',
+  ].join('|')})$`,
+  'i',
+);
 const SECRET_PARAMETERS = [
-  'access_token', 'refresh_token', 'id_token', 'token', 'code', 'code_verifier', 'client_secret', 'password',
-  'assertion', 'client_assertion',
+  'access_token',
+  'refresh_token',
+  'id_token',
+  'token',
+  'code',
+  'code_verifier',
+  'client_secret',
+  'password',
+  'assertion',
+  'client_assertion',
 ].join('|');
 
 const PATTERNS: Array<[RegExp, string]> = [

@@ -17,17 +17,23 @@ export async function listenMetrics(registry: Registry, host: string, port: numb
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '').split('?', 1)[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(path === '/metrics' ? 405 : 404, { 'content-type': 'text/plain; charset=utf-8', ...(path === '/metrics' ? { allow: 'GET, HEAD' } : {}) });
+      res.writeHead(path === '/metrics' ? 405 : 404, {
+        'content-type': 'text/plain; charset=utf-8',
+        ...(path === '/metrics' ? { allow: 'GET, HEAD' } : {}),
+      });
       res.end(path === '/metrics' ? 'method not allowed\n' : 'not found: the metrics are at /metrics\n');
       return;
     }
-    registry.metrics().then((text) => {
-      res.writeHead(200, { 'content-type': registry.contentType });
-      res.end(req.method === 'HEAD' ? undefined : text);
-    }, (error: unknown) => {
-      res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
-      res.end(`metrics could not be collected: ${(error as Error).message}\n`);
-    });
+    registry.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'content-type': registry.contentType });
+        res.end(req.method === 'HEAD' ? undefined : text);
+      },
+      (error: unknown) => {
+        res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(`metrics could not be collected: ${(error as Error).message}\n`);
+      },
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -38,9 +44,10 @@ export async function listenMetrics(registry: Registry, host: string, port: numb
   });
   return {
     port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -15,7 +15,9 @@ import type { TranCode } from '../backend/copybooks/index.ts';
 export const HTTP_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
 /** A back-end transaction takes well under a millisecond to seconds: finer at the low end than HTTP's. */
-export const TRANSACTION_DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+export const TRANSACTION_DURATION_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
+];
 
 /** Why a back-end call has no return code: it did not answer, or not in time. */
 export type TransportFailure = 'timeout' | 'unavailable';
@@ -66,7 +68,8 @@ export class CountingHistogram {
   readonly name: string;
   readonly help: string;
   private readonly bounds: readonly number[];
-  private readonly series: Array<{ labels: Record<string, string>; buckets: number[]; sum: number; count: number }> = [];
+  private readonly series: Array<{ labels: Record<string, string>; buckets: number[]; sum: number; count: number }> =
+    [];
 
   constructor(name: string, help: string, bounds: readonly number[], registry: Registry) {
     this.name = name;
@@ -98,7 +101,11 @@ export class CountingHistogram {
     const values = this.series.flatMap(({ labels, buckets, sum, count }) => {
       let cumulative = 0;
       return [
-        ...buckets.map((n, i) => ({ labels: { le: this.bounds[i]!, ...labels }, value: (cumulative += n), metricName: `${this.name}_bucket` })),
+        ...buckets.map((n, i) => ({
+          labels: { le: this.bounds[i]!, ...labels },
+          value: (cumulative += n),
+          metricName: `${this.name}_bucket`,
+        })),
         { labels: { le: '+Inf', ...labels }, value: count, metricName: `${this.name}_bucket` },
         { labels, value: sum, metricName: `${this.name}_sum` },
         { labels, value: count, metricName: `${this.name}_count` },
@@ -123,12 +130,14 @@ export function createMetrics(): Metrics {
   const requests = new CountingHistogram(
     'http_server_request_duration_seconds',
     'Duration of HTTP server requests (OpenTelemetry http.server.request.duration).',
-    HTTP_DURATION_BUCKETS, registry,
+    HTTP_DURATION_BUCKETS,
+    registry,
   );
   const transactions = new CountingHistogram(
     'corebridge_backend_transaction_duration_seconds',
     'Round trip of back-end transactions through the transport, by transaction code and return code (or error_type when none came back).',
-    TRANSACTION_DURATION_BUCKETS, registry,
+    TRANSACTION_DURATION_BUCKETS,
+    registry,
   );
   const rateLimited = new Counter({
     name: 'corebridge_rate_limit_rejections_total',
@@ -155,10 +164,14 @@ export function createMetrics(): Metrics {
   const unrouted: RouteSeries = { template: '', byMethod: new Map() };
   function requestChild(series: RouteSeries, method: string, status: number): Child {
     let byStatus = series.byMethod.get(method);
-    if (!byStatus) series.byMethod.set(method, byStatus = new Map());
+    if (!byStatus) series.byMethod.set(method, (byStatus = new Map()));
     let child = byStatus.get(status);
     if (!child) {
-      child = requests.seriesOf({ http_request_method: method, http_route: series.template, http_response_status_code: String(status) });
+      child = requests.seriesOf({
+        http_request_method: method,
+        http_route: series.template,
+        http_response_status_code: String(status),
+      });
       byStatus.set(status, child);
     }
     return child;
@@ -171,17 +184,23 @@ export function createMetrics(): Metrics {
     registry,
     observeRequest(routeConfig, url, method, status, seconds) {
       let series = url === undefined ? unrouted : routes.get(routeConfig);
-      if (!series) routes.set(routeConfig, series = { template: routeTemplate(url!), byMethod: new Map() });
+      if (!series) routes.set(routeConfig, (series = { template: routeTemplate(url!), byMethod: new Map() }));
       requestChild(series, KNOWN_METHODS.has(method) ? method : '_OTHER', status).observe(seconds);
     },
     observeTransaction(tran, returnCode, seconds) {
       let byCode = byTransaction.get(tran);
-      if (!byCode) byTransaction.set(tran, byCode = new Map());
+      if (!byCode) byTransaction.set(tran, (byCode = new Map()));
       let child = byCode.get(returnCode);
       if (!child) {
-        child = transactions.seriesOf(typeof returnCode === 'number'
-          ? { corebridge_transaction: tran, corebridge_return_code: String(returnCode).padStart(2, '0'), error_type: '' }
-          : { corebridge_transaction: tran, corebridge_return_code: '', error_type: returnCode });
+        child = transactions.seriesOf(
+          typeof returnCode === 'number'
+            ? {
+                corebridge_transaction: tran,
+                corebridge_return_code: String(returnCode).padStart(2, '0'),
+                error_type: '',
+              }
+            : { corebridge_transaction: tran, corebridge_return_code: '', error_type: returnCode },
+        );
         byCode.set(returnCode, child);
       }
       child.observe(seconds);

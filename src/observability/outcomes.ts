@@ -17,7 +17,10 @@ const OUTCOMES: { readonly [T in TranCode]?: OutcomeOf<T> } = {
 };
 
 /** The status and reason code a transaction's answer decided, or null for a transaction that decides nothing (an inquiry). */
-export function outcomeOf<T extends TranCode>(tran: T, record: ResponseRecord<T>): readonly [status: string, reason: string] | null {
+export function outcomeOf<T extends TranCode>(
+  tran: T,
+  record: ResponseRecord<T>,
+): readonly [status: string, reason: string] | null {
   const read = OUTCOMES[tran] as OutcomeOf<T> | undefined;
   return read ? read(record) : null;
 }

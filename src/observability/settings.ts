@@ -13,19 +13,28 @@ function httpUrl(value: string, name: string): string {
 
 export const OBSERVABILITY_SETTINGS = section('Metrics and traces', {
   METRICS_PORT: integer({
-    default: 9464, min: 0, max: 65535, description: 'Prometheus text at /metrics on its own listener; 0 turns it off',
+    default: 9464,
+    min: 0,
+    max: 65535,
+    description: 'Prometheus text at /metrics on its own listener; 0 turns it off',
   }),
   METRICS_HOST: text({
-    default: '127.0.0.1', pattern: /^[A-Za-z0-9.:\-[\]]+$/, allowed: 'host name or address',
+    default: '127.0.0.1',
+    pattern: /^[A-Za-z0-9.:\-[\]]+$/,
+    allowed: 'host name or address',
     description: 'the address the metrics listen on',
   }),
   OTEL_EXPORTER_OTLP_ENDPOINT: parsed({
-    allowed: 'http(s) URL', parse: httpUrl,
-    description: 'e.g. http://localhost:4318: traces are exported (OTLP/HTTP) only when set; '
-      + 'the other OTEL_EXPORTER_OTLP_* settings are the exporter\'s own',
+    allowed: 'http(s) URL',
+    parse: httpUrl,
+    description:
+      'e.g. http://localhost:4318: traces are exported (OTLP/HTTP) only when set; ' +
+      "the other OTEL_EXPORTER_OTLP_* settings are the exporter's own",
   }),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: parsed({
-    allowed: 'http(s) URL', parse: httpUrl, description: 'the traces URL itself (default ENDPOINT + /v1/traces)',
+    allowed: 'http(s) URL',
+    parse: httpUrl,
+    description: 'the traces URL itself (default ENDPOINT + /v1/traces)',
   }),
   OTEL_SERVICE_NAME: text({ default: 'corebridge', description: 'service.name of the spans' }),
   OTEL_SDK_DISABLED: flag({ default: false, description: 'true: no export even with an endpoint' }),

@@ -9,13 +9,27 @@
  * The SDK's other OTEL_* variables (OTEL_EXPORTER_OTLP_HEADERS, OTEL_TRACES_SAMPLER, ...) are read by
  * OpenTelemetry itself from the process environment.
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, defaultTextMapGetter, trace, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  defaultTextMapGetter,
+  trace,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import {
-  ATTR_ERROR_TYPE, ATTR_HTTP_REQUEST_METHOD, ATTR_HTTP_RESPONSE_STATUS_CODE, ATTR_HTTP_ROUTE, ATTR_SERVICE_NAME, ATTR_URL_PATH, ATTR_URL_SCHEME,
+  ATTR_ERROR_TYPE,
+  ATTR_HTTP_REQUEST_METHOD,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  ATTR_HTTP_ROUTE,
+  ATTR_SERVICE_NAME,
+  ATTR_URL_PATH,
+  ATTR_URL_SCHEME,
 } from '@opentelemetry/semantic-conventions';
 import type { IncomingHttpHeaders } from 'node:http';
 
@@ -27,7 +41,13 @@ export interface TracingSettings {
 
 export interface Tracing {
   /** The SERVER span of a request, child of the caller's traceparent (and tracestate) when valid. */
-  startRequest(method: string, route: string | undefined, path: string, scheme: string, headers: IncomingHttpHeaders): Span;
+  startRequest(
+    method: string,
+    route: string | undefined,
+    path: string,
+    scheme: string,
+    headers: IncomingHttpHeaders,
+  ): Span;
   /** Sets the answer's status on a request's span and ends it; null: the client went away before the answer. */
   endRequest(span: Span, status: number | null): void;
   /** The CLIENT span of a back-end transaction, child of the request's span. */
@@ -51,12 +71,19 @@ export function openTracing(settings: TracingSettings): Tracing {
   return {
     startRequest(method, route, path, scheme, headers) {
       const parent = propagator.extract(ROOT_CONTEXT, headers, defaultTextMapGetter);
-      return tracer.startSpan(route === undefined ? method : `${method} ${route}`, {
-        kind: SpanKind.SERVER,
-        attributes: {
-          [ATTR_HTTP_REQUEST_METHOD]: method, [ATTR_URL_PATH]: path, [ATTR_URL_SCHEME]: scheme, ...(route === undefined ? {} : { [ATTR_HTTP_ROUTE]: route }),
+      return tracer.startSpan(
+        route === undefined ? method : `${method} ${route}`,
+        {
+          kind: SpanKind.SERVER,
+          attributes: {
+            [ATTR_HTTP_REQUEST_METHOD]: method,
+            [ATTR_URL_PATH]: path,
+            [ATTR_URL_SCHEME]: scheme,
+            ...(route === undefined ? {} : { [ATTR_HTTP_ROUTE]: route }),
+          },
         },
-      }, parent);
+        parent,
+      );
     },
     endRequest(span, status) {
       if (status === null) {
@@ -75,7 +102,11 @@ export function openTracing(settings: TracingSettings): Tracing {
     },
     startTransaction(parent, tran) {
       const context = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
-      return tracer.startSpan(`backend ${tran}`, { kind: SpanKind.CLIENT, attributes: { 'corebridge.transaction': tran } }, context);
+      return tracer.startSpan(
+        `backend ${tran}`,
+        { kind: SpanKind.CLIENT, attributes: { 'corebridge.transaction': tran } },
+        context,
+      );
     },
     endTransaction(span, returnCode, reasonCode) {
       if (typeof returnCode === 'number') {

@@ -19,24 +19,48 @@ export interface OperationQueue {
 }
 
 export function openRabbitOperationQueue(
-  url: string, log: Logger, handle: (operationId: string, message: Buffer) => Promise<void>, prefetch: number,
+  url: string,
+  log: Logger,
+  handle: (operationId: string, message: Buffer) => Promise<void>,
+  prefetch: number,
 ): OperationQueue {
   const broker = redactedBrokerUrl(url);
-  const connection = new Connection({ url, connectionName: 'corebridge-operations', connectionTimeout: 5000, acquireTimeout: 5000, retryLow: 500, retryHigh: 10_000 });
-  connection.on('error', (err) => log.warn({ err, broker }, 'RabbitMQ connection (operations) lost; pending operations wait in the store'));
+  const connection = new Connection({
+    url,
+    connectionName: 'corebridge-operations',
+    connectionTimeout: 5000,
+    acquireTimeout: 5000,
+    retryLow: 500,
+    retryHigh: 10_000,
+  });
+  connection.on('error', (err) =>
+    log.warn({ err, broker }, 'RabbitMQ connection (operations) lost; pending operations wait in the store'),
+  );
   const queues = ASYNC_TRANSACTIONS.map((tran) => ({ queue: operationQueueName(tran), durable: true }));
   const publisher = connection.createPublisher({ confirm: true, maxAttempts: 1, queues });
-  const consumers = queues.map(({ queue }) => connection.createConsumer(
-    { queue, queueOptions: { durable: true }, qos: { prefetchCount: prefetch }, concurrency: prefetch },
-    // Throwing leaves the message unacknowledged: RabbitMQ delivers it again.
-    async (msg) => handle(String(msg.messageId), Buffer.isBuffer(msg.body) ? msg.body : Buffer.from(String(msg.body), 'latin1')),
-  ));
+  const consumers = queues.map(({ queue }) =>
+    connection.createConsumer(
+      { queue, queueOptions: { durable: true }, qos: { prefetchCount: prefetch }, concurrency: prefetch },
+      // Throwing leaves the message unacknowledged: RabbitMQ delivers it again.
+      async (msg) =>
+        handle(String(msg.messageId), Buffer.isBuffer(msg.body) ? msg.body : Buffer.from(String(msg.body), 'latin1')),
+    ),
+  );
   for (const c of consumers) c.on('error', (err) => log.warn({ err, broker }, 'operations consumer error'));
   return {
     ready: () => connection.ready,
     async send(operationId, tran, message) {
       if (!connection.ready) throw new Error(`not connected to ${broker}`);
-      await publisher.send({ routingKey: operationQueueName(tran), durable: true, messageId: operationId, contentType: 'application/octet-stream', type: tran }, message);
+      await publisher.send(
+        {
+          routingKey: operationQueueName(tran),
+          durable: true,
+          messageId: operationId,
+          contentType: 'application/octet-stream',
+          type: tran,
+        },
+        message,
+      );
     },
     async close() {
       await Promise.all(consumers.map((c) => c.close()));

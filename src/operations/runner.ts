@@ -14,7 +14,13 @@ import type { Logger } from 'pino';
 import { decodeResponse, type BackendClient } from '../client/backend-client.ts';
 import { isTransientFailure } from '../client/return-codes.ts';
 import { systemCaller } from '../client/system-caller.ts';
-import { isAsyncTransaction, TRANSACTIONS, type AsyncTranCode, type MessageCatalog, type TranCode } from '../backend/copybooks/index.ts';
+import {
+  isAsyncTransaction,
+  TRANSACTIONS,
+  type AsyncTranCode,
+  type MessageCatalog,
+  type TranCode,
+} from '../backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from '../backend/message.ts';
 import { startBackgroundLoop } from '../background-loop.ts';
 import type { Metrics } from '../observability/metrics.ts';
@@ -57,21 +63,32 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
   const log = options.log.child({ component: 'operations' });
   const system = systemCaller(backend, 'corebridge-operations');
 
-
   async function claim(): Promise<Task[]> {
-    const out = await system('OPNXT', { opnMaxItems: BATCH, opnLeaseSeconds: options.brokerUrl ? BROKER_LEASE_SECONDS : LEASE_SECONDS });
+    const out = await system('OPNXT', {
+      opnMaxItems: BATCH,
+      opnLeaseSeconds: options.brokerUrl ? BROKER_LEASE_SECONDS : LEASE_SECONDS,
+    });
     const read = segmentReader(catalog, out.segments);
     return Array.from({ length: out.body.seglItemCount }, () => {
       const t = read('OPTASK');
       const tran = t.optTranCode;
       if (!isAsyncTransaction(tran)) throw new Error(`operation ${t.optOperationId} names transaction ${tran}`);
       const header: MessageHeader = {
-        ...BLANK_HEADER, tranCode: tran, correlationId: t.optCorrelationId, principal: t.optPrincipal,
-        role: t.optRole, customerId: t.optCustomerId, idempotencyKey: t.optIdempotencyKey,
+        ...BLANK_HEADER,
+        tranCode: tran,
+        correlationId: t.optCorrelationId,
+        principal: t.optPrincipal,
+        role: t.optRole,
+        customerId: t.optCustomerId,
+        idempotencyKey: t.optIdempotencyKey,
         // The run continues the submitting request's trace (its back-end line names it).
         traceparent: t.optTraceparent,
       };
-      return { operationId: t.optOperationId, tran, message: writeMessage(catalog, header, catalog.request(tran), read(TRANSACTIONS[tran].request)) };
+      return {
+        operationId: t.optOperationId,
+        tran,
+        message: writeMessage(catalog, header, catalog.request(tran), read(TRANSACTIONS[tran].request)),
+      };
     });
   }
 
@@ -91,10 +108,17 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
     }
     const answered = header.returnCode === RC.OK || header.returnCode === RC.REJECTED;
     if (answered && options.metrics) countOutcome(options.metrics, tran, decodeResponse(catalog, tran, body).body);
-    await system('OPDONE', {
-      opdOperationId: operationId, opdReturnCode: header.returnCode, opdReasonCode: header.reasonCode, opdReasonText: header.reasonText,
-      opdResultRecord: answered ? TRANSACTIONS[tran].response : '',
-    }, answered ? body : undefined);
+    await system(
+      'OPDONE',
+      {
+        opdOperationId: operationId,
+        opdReturnCode: header.returnCode,
+        opdReasonCode: header.reasonCode,
+        opdReasonText: header.reasonText,
+        opdResultRecord: answered ? TRANSACTIONS[tran].response : '',
+      },
+      answered ? body : undefined,
+    );
     options.onCompleted?.();
   }
 
@@ -102,21 +126,27 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
   async function turn(): Promise<boolean> {
     // Through the broker only while connected to it (claims are held for it a while).
     const tasks = queue && !queue.ready() ? [] : await claim();
-    const runs = await Promise.allSettled(tasks.map(async (task) => {
-      if (!queue) return run(task.operationId, task.message);
-      try {
-        await queue.send(task.operationId, task.tran, task.message);
-      } catch (error) {
-        // Not confirmed by the broker: run here rather than leave it waiting for its claim to run out.
-        log.warn({ err: error, operationId: task.operationId }, 'operation not queued on the broker; it runs here');
-        await run(task.operationId, task.message);
-      }
-    }));
-    for (const r of runs) if (r.status === 'rejected') log.warn({ err: r.reason }, 'operation run failed; it is tried again when its claim runs out');
+    const runs = await Promise.allSettled(
+      tasks.map(async (task) => {
+        if (!queue) return run(task.operationId, task.message);
+        try {
+          await queue.send(task.operationId, task.tran, task.message);
+        } catch (error) {
+          // Not confirmed by the broker: run here rather than leave it waiting for its claim to run out.
+          log.warn({ err: error, operationId: task.operationId }, 'operation not queued on the broker; it runs here');
+          await run(task.operationId, task.message);
+        }
+      }),
+    );
+    for (const r of runs)
+      if (r.status === 'rejected')
+        log.warn({ err: r.reason }, 'operation run failed; it is tried again when its claim runs out');
     return tasks.length === BATCH;
   }
 
-  const queue: OperationQueue | null = options.brokerUrl ? openRabbitOperationQueue(options.brokerUrl, log, run, BATCH) : null;
+  const queue: OperationQueue | null = options.brokerUrl
+    ? openRabbitOperationQueue(options.brokerUrl, log, run, BATCH)
+    : null;
   const loop = startBackgroundLoop({ log, what: 'claiming pending operations', pollMs: options.pollMs, turn });
   return {
     kick: () => loop.kick(),

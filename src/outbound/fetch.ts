@@ -6,9 +6,20 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, fetch, type RequestInit, type Response } from 'undici';
-import { assertUrlAllowed, compilePolicy, isAddressAllowed, OutboundRefusedError, type CompiledPolicy, type OutboundPolicy } from './policy.ts';
+import {
+  assertUrlAllowed,
+  compilePolicy,
+  isAddressAllowed,
+  OutboundRefusedError,
+  type CompiledPolicy,
+  type OutboundPolicy,
+} from './policy.ts';
 
-export type Resolver = (hostname: string, options: LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Resolver = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 const systemResolver: Resolver = (hostname, options, callback) => dnsLookup(hostname, options, callback);
 
@@ -19,9 +30,14 @@ export function guardedLookup(policy: CompiledPolicy, resolve: Resolver = system
       if (err) return callback(err, '', 0);
       const refused = addresses.find((a) => !isAddressAllowed(a.address, policy));
       if (refused || addresses.length === 0) {
-        return callback(new OutboundRefusedError('address_not_allowed', `${hostname} resolves to ${refused?.address ?? 'nothing'}`), '', 0);
+        return callback(
+          new OutboundRefusedError('address_not_allowed', `${hostname} resolves to ${refused?.address ?? 'nothing'}`),
+          '',
+          0,
+        );
       }
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0]!;
       callback(null, first.address, first.family);
     });
@@ -38,8 +54,13 @@ export interface GuardedClientOptions {
 }
 
 /** An undici Agent whose every connection goes through the guarded lookup. */
-export function createGuardedDispatcher(policy: OutboundPolicy | CompiledPolicy, options: GuardedClientOptions = {}): Agent {
-  return new Agent({ connect: { lookup: guardedLookup(compilePolicy(policy), options.lookup), ...(options.tls ?? {}) } });
+export function createGuardedDispatcher(
+  policy: OutboundPolicy | CompiledPolicy,
+  options: GuardedClientOptions = {},
+): Agent {
+  return new Agent({
+    connect: { lookup: guardedLookup(compilePolicy(policy), options.lookup), ...(options.tls ?? {}) },
+  });
 }
 
 /** Where a refusal is hidden inside fetch's TypeError('fetch failed'), bring it out. */
@@ -62,7 +83,12 @@ export function createGuardedClient(policy: OutboundPolicy | CompiledPolicy, opt
     for (let hop = 0; ; hop++) {
       let response: Response;
       try {
-        response = await fetch(url, { ...init, dispatcher, redirect: 'manual', signal: init.signal ?? AbortSignal.timeout(timeoutMs) });
+        response = await fetch(url, {
+          ...init,
+          dispatcher,
+          redirect: 'manual',
+          signal: init.signal ?? AbortSignal.timeout(timeoutMs),
+        });
       } catch (e) {
         throw refusalOf(e) ?? e;
       }
@@ -72,7 +98,8 @@ export function createGuardedClient(policy: OutboundPolicy | CompiledPolicy, opt
       if (hop >= maxRedirects) throw new OutboundRefusedError('too_many_redirects', `more than ${maxRedirects}`);
       url = assertUrlAllowed(new URL(location, url), compiled);
       // 307/308 repeat the request as it was; the others turn it into a GET without a body
-      if (response.status !== 307 && response.status !== 308) init = { method: 'GET', ...(init.signal ? { signal: init.signal } : {}) };
+      if (response.status !== 307 && response.status !== 308)
+        init = { method: 'GET', ...(init.signal ? { signal: init.signal } : {}) };
     }
   }
 
@@ -84,7 +111,12 @@ export function createGuardedClient(policy: OutboundPolicy | CompiledPolicy, opt
  * redirects. The dispatcher closes once the response body has been read (or cancelled); a service that
  * calls often should keep one `createGuardedClient` instead.
  */
-export async function guardedFetch(input: string | URL, init: RequestInit, policy: OutboundPolicy | CompiledPolicy, options: GuardedClientOptions = {}): Promise<Response> {
+export async function guardedFetch(
+  input: string | URL,
+  init: RequestInit,
+  policy: OutboundPolicy | CompiledPolicy,
+  options: GuardedClientOptions = {},
+): Promise<Response> {
   const client = createGuardedClient(policy, options);
   try {
     return await client.request(input, init);

@@ -38,14 +38,37 @@ export class OutboundRefusedError extends Error {
 }
 
 const DENIED_V4 = [
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24',
-  '192.0.2.0/24', '192.88.99.0/24', '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24',
-  '224.0.0.0/4', '240.0.0.0/4',
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.88.99.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
 ];
 // IPv4-mapped, IPv4-compatible, NAT64, 6to4 and Teredo embed IPv4 addresses: refused whole.
 const DENIED_V6 = [
-  '::/127', '::ffff:0:0/96', '::/96', '64:ff9b::/96', '64:ff9b:1::/48', '100::/64', '2001::/32', '2001:db8::/32',
-  '2002::/16', 'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8',
+  '::/127',
+  '::ffff:0:0/96',
+  '::/96',
+  '64:ff9b::/96',
+  '64:ff9b:1::/48',
+  '100::/64',
+  '2001::/32',
+  '2001:db8::/32',
+  '2002::/16',
+  'fc00::/7',
+  'fe80::/10',
+  'fec0::/10',
+  'ff00::/8',
 ];
 
 /** One list per family: Node maps IPv4 into IPv6 rules (::ffff:0:0/96 would catch every IPv4 address). */
@@ -87,7 +110,8 @@ export function compilePolicy(policy: OutboundPolicy | CompiledPolicy = {}): Com
   if (isCompiled(policy)) return policy;
   const allowHttp = policy.allowHttp === true;
   const hosts = (policy.allowedHosts ?? []).map((h) => h.toLowerCase());
-  for (const h of hosts) if (!/^(\*\.)?[a-z0-9.-]+$/.test(h)) throw new TypeError(`allowed host "${h}" is not a host name or *.suffix`);
+  for (const h of hosts)
+    if (!/^(\*\.)?[a-z0-9.-]+$/.test(h)) throw new TypeError(`allowed host "${h}" is not a host name or *.suffix`);
   return {
     allowHttp,
     hosts,
@@ -110,7 +134,9 @@ export function isAddressAllowed(address: string, policy: CompiledPolicy): boole
 
 function hostAllowed(host: string, policy: CompiledPolicy): boolean {
   if (policy.hosts.length === 0) return true;
-  return policy.hosts.some((h) => (h.startsWith('*.') ? host.endsWith(h.slice(1)) && host.length > h.length - 1 : host === h));
+  return policy.hosts.some((h) =>
+    h.startsWith('*.') ? host.endsWith(h.slice(1)) && host.length > h.length - 1 : host === h,
+  );
 }
 
 /** Checks a URL before any connection; the connected address is checked again at connect time (DNS rebinding). */
@@ -122,10 +148,17 @@ export function assertUrlAllowed(input: string | URL, policy: CompiledPolicy): U
     throw new OutboundRefusedError('invalid_url', 'not an absolute URL');
   }
   if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) {
-    throw new OutboundRefusedError('scheme_not_allowed', `${url.protocol} (allowed: https${policy.allowHttp ? ', http' : ''})`);
+    throw new OutboundRefusedError(
+      'scheme_not_allowed',
+      `${url.protocol} (allowed: https${policy.allowHttp ? ', http' : ''})`,
+    );
   }
-  if (url.username !== '' || url.password !== '') throw new OutboundRefusedError('userinfo_not_allowed', 'credentials in the URL');
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase().replace(/\.$/, '');
+  if (url.username !== '' || url.password !== '')
+    throw new OutboundRefusedError('userinfo_not_allowed', 'credentials in the URL');
+  const host = url.hostname
+    .replace(/^\[|\]$/g, '')
+    .toLowerCase()
+    .replace(/\.$/, '');
   if (host === '') throw new OutboundRefusedError('invalid_url', 'no host');
   const family = isIP(host);
   if (family !== 0) {
@@ -134,8 +167,10 @@ export function assertUrlAllowed(input: string | URL, policy: CompiledPolicy): U
       throw new OutboundRefusedError('host_not_allowed', `${host} is not in the allowed hosts`);
     }
   } else {
-    if (host === 'localhost' || host.endsWith('.localhost')) throw new OutboundRefusedError('address_not_allowed', host);
-    if (!hostAllowed(host, policy)) throw new OutboundRefusedError('host_not_allowed', `${host} is not in the allowed hosts`);
+    if (host === 'localhost' || host.endsWith('.localhost'))
+      throw new OutboundRefusedError('address_not_allowed', host);
+    if (!hostAllowed(host, policy))
+      throw new OutboundRefusedError('host_not_allowed', `${host} is not in the allowed hosts`);
   }
   const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
   if (!policy.ports.has(port)) throw new OutboundRefusedError('port_not_allowed', `port ${port}`);

@@ -29,7 +29,10 @@ export function scaledInteger(v: unknown, scale: number, path: string): number |
     // Below 10^15 two different decimals never map to the same double, so r is what the sender wrote.
     if (Math.abs(r) < 1e15 && r / p === v) return r === 0 ? 0 : r;
     if (!Number.isSafeInteger(v) && significantDigits(v) > EXACT_DIGITS) {
-      throw new RecordEncodeError(path, `the JSON number ${v} has more than ${EXACT_DIGITS} significant digits and cannot be taken exactly; send it as a decimal string`);
+      throw new RecordEncodeError(
+        path,
+        `the JSON number ${v} has more than ${EXACT_DIGITS} significant digits and cannot be taken exactly; send it as a decimal string`,
+      );
     }
     return fromDecimalString(numberToPlainString(v), scale, path);
   }
@@ -68,7 +71,10 @@ function fromDecimalString(s: string, scale: number, path: string): number | big
   const intPart = m[2]!.replace(/^0+/, '');
   const frac = (m[3] ?? '').replace(/0+$/, '');
   if (frac.length > scale) {
-    throw new RecordEncodeError(path, `${s} has ${frac.length} decimal places; the picture holds ${scale}`, { kind: 'decimals', max: scale });
+    throw new RecordEncodeError(path, `${s} has ${frac.length} decimal places; the picture holds ${scale}`, {
+      kind: 'decimals',
+      max: scale,
+    });
   }
   const digits = (intPart + frac.padEnd(scale, '0')).replace(/^0+/, '');
   if (digits === '') return 0;

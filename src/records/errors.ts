@@ -1,11 +1,7 @@
 /** Typed errors of the record translation layer: each names where the problem is. */
 
 export type RecordErrorCode =
-  | 'COPYBOOK_SYNTAX'
-  | 'COPYBOOK_UNSUPPORTED'
-  | 'ENCODE_INVALID_VALUE'
-  | 'DECODE_INVALID_DATA'
-  | 'MAPPING_INVALID';
+  'COPYBOOK_SYNTAX' | 'COPYBOOK_UNSUPPORTED' | 'ENCODE_INVALID_VALUE' | 'DECODE_INVALID_DATA' | 'MAPPING_INVALID';
 
 export abstract class RecordError extends Error {
   abstract readonly code: RecordErrorCode;

@@ -13,8 +13,13 @@ import type { CompileOptions, ConditionName, LayoutItem, RecordLayout } from './
 
 export * from './types.ts';
 export {
-  CopybookError, MappingError, RecordDecodeError, RecordEncodeError, RecordError,
-  type EncodeLimit, type RecordErrorCode,
+  CopybookError,
+  MappingError,
+  RecordDecodeError,
+  RecordEncodeError,
+  RecordError,
+  type EncodeLimit,
+  type RecordErrorCode,
 } from './errors.ts';
 export { PROFILES } from './profiles.ts';
 export { numberToPlainString, scaledInteger } from './decimal.ts';
@@ -36,7 +41,8 @@ export function compileCopybook(source: string, options: CompileOptions & { reco
   const format = options.format === undefined || options.format === 'auto' ? detectFormat(source) : options.format;
   const entries = parseEntries(tokenize(source, format, fileName), fileName);
   const built = buildLayout(entries, {
-    fileName, profile,
+    fileName,
+    profile,
     ...(options.record ? { record: options.record } : {}),
     ...(options.mapping ? { mapping: options.mapping } : {}),
   });
@@ -131,7 +137,7 @@ function toCondition(e: Node['entry']): ConditionName {
   const values: Array<string | number> = [];
   const ranges: Array<{ from: string | number; to: string | number }> = [];
   const text = (l: NonNullable<Node['entry']['value']>) =>
-    (l.kind === 'figurative' ? l.name : l.kind === 'number' ? Number(l.text) : l.text);
+    l.kind === 'figurative' ? l.name : l.kind === 'number' ? Number(l.text) : l.text;
   for (const v of e.conditionValues ?? []) {
     if (v.to) ranges.push({ from: text(v.from), to: text(v.to) });
     else values.push(text(v.from));

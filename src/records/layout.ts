@@ -58,7 +58,10 @@ function fail(ctx: Ctx, at: { line: number; column: number }, reason: string, un
 
 /** cobolName → camelCase JSON name: ORD-QTY → ordQty. */
 export function jsonNameOf(cobolName: string): string {
-  const parts = cobolName.toLowerCase().split(/[-_]+/).filter((p) => p !== '');
+  const parts = cobolName
+    .toLowerCase()
+    .split(/[-_]+/)
+    .filter((p) => p !== '');
   return parts.map((p, i) => (i === 0 ? p : p[0]!.toUpperCase() + p.slice(1))).join('');
 }
 
@@ -76,7 +79,8 @@ function nest(entries: Entry[], ctx: Ctx, recordName: string | undefined, defaul
     }
     last = e;
     if (e.level === 1 || e.level === 77) {
-      if (fragment !== null) fail(ctx, e, `level ${String(e.level).padStart(2, '0')} after items of a copybook fragment`);
+      if (fragment !== null)
+        fail(ctx, e, `level ${String(e.level).padStart(2, '0')} after items of a copybook fragment`);
       roots.push(e);
       stack.length = 0;
       stack.push(e);
@@ -99,35 +103,62 @@ function nest(entries: Entry[], ctx: Ctx, recordName: string | undefined, defaul
     stack.push(e);
   }
   if (fragment !== null) return fragment;
-  if (roots.length === 0) throw new CopybookError('the copybook declares no data items', { fileName: ctx.fileName, line: 1, column: 1 });
+  if (roots.length === 0)
+    throw new CopybookError('the copybook declares no data items', { fileName: ctx.fileName, line: 1, column: 1 });
   if (recordName !== undefined) {
     const chosen = roots.find((r) => r.name === recordName.toUpperCase());
-    if (chosen === undefined) throw new CopybookError(`no record named ${recordName} (records: ${roots.map((r) => r.name).join(', ')})`, { fileName: ctx.fileName, line: 1, column: 1 });
+    if (chosen === undefined)
+      throw new CopybookError(`no record named ${recordName} (records: ${roots.map((r) => r.name).join(', ')})`, {
+        fileName: ctx.fileName,
+        line: 1,
+        column: 1,
+      });
     return chosen;
   }
   if (roots.length > 1) {
-    fail(ctx, roots[1]!, `the copybook declares several records (${roots.map((r) => r.name).join(', ')}); choose one with the record option`);
+    fail(
+      ctx,
+      roots[1]!,
+      `the copybook declares several records (${roots.map((r) => r.name).join(', ')}); choose one with the record option`,
+    );
   }
   return roots[0]!;
 }
 
 function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?: SignSpec }, ctx: Ctx): Node {
-  if (e.occurs && (e.level === 1 || e.level === 77 || e.level === 0)) fail(ctx, e, 'OCCURS is not allowed on a record (level 01/77)');
+  if (e.occurs && (e.level === 1 || e.level === 77 || e.level === 0))
+    fail(ctx, e, 'OCCURS is not allowed on a record (level 01/77)');
   const usage = e.usage ?? inherited.usage ?? 'display';
-  if (e.usage && inherited.usage && e.usage !== inherited.usage) fail(ctx, e, `USAGE ${e.usage} contradicts the group's USAGE ${inherited.usage}`);
+  if (e.usage && inherited.usage && e.usage !== inherited.usage)
+    fail(ctx, e, `USAGE ${e.usage} contradicts the group's USAGE ${inherited.usage}`);
   const sign = e.sign ?? inherited.sign;
   const node: Node = {
-    entry: e, level: e.level, name: e.name, parent, children: [], kind: 'group', usage, offset: 0, length: 0, size: 0,
-    key: null, path: null,
+    entry: e,
+    level: e.level,
+    name: e.name,
+    parent,
+    children: [],
+    kind: 'group',
+    usage,
+    offset: 0,
+    length: 0,
+    size: 0,
+    key: null,
+    path: null,
   };
   if (e.occurs) node.occurs = e.occurs;
   if (e.children.length > 0) {
-    if (e.justifiedRight || e.blankWhenZero) fail(ctx, e, 'JUSTIFIED and BLANK WHEN ZERO apply to elementary items only');
+    if (e.justifiedRight || e.blankWhenZero)
+      fail(ctx, e, 'JUSTIFIED and BLANK WHEN ZERO apply to elementary items only');
     node.children = e.children.map((c) => build(c, node, { usage: e.usage ?? inherited.usage, sign }, ctx));
     return node;
   }
   if (!e.picture) fail(ctx, e, `${e.name} has neither a PICTURE nor subordinate items`);
-  const pic = analyzePicture(e.picture.text, { fileName: ctx.fileName, line: e.picture.line, column: e.picture.column });
+  const pic = analyzePicture(e.picture.text, {
+    fileName: ctx.fileName,
+    line: e.picture.line,
+    column: e.picture.column,
+  });
   node.picture = pic;
   node.kind = pic.kind;
   if (pic.kind !== 'numeric') {
@@ -140,7 +171,8 @@ function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?:
     if (e.sign && !pic.signed) fail(ctx, e, 'SIGN needs S in the picture');
     if (pic.signed && usage === 'display') node.sign = sign ?? { position: 'trailing', separate: false };
     else if (e.sign) fail(ctx, e, 'SIGN applies to USAGE DISPLAY items only');
-    if (e.blankWhenZero && (usage !== 'display' || pic.signed)) fail(ctx, e, 'BLANK WHEN ZERO needs an unsigned USAGE DISPLAY item');
+    if (e.blankWhenZero && (usage !== 'display' || pic.signed))
+      fail(ctx, e, 'BLANK WHEN ZERO needs an unsigned USAGE DISPLAY item');
     if (usage === 'display') node.length = pic.digits + (node.sign?.separate ? 1 : 0);
     else if (usage === 'packed-decimal') node.length = Math.floor(pic.digits / 2) + 1;
     else {
@@ -169,7 +201,11 @@ function place(node: Node, offset: number, ctx: Ctx): void {
         child.redefines = base;
         place(child, base.offset, ctx);
         if (child.size > base.size) {
-          fail(ctx, child.entry, `${child.name} (${child.size} bytes) is larger than the ${base.size}-byte ${base.name} it redefines`);
+          fail(
+            ctx,
+            child.entry,
+            `${child.name} (${child.size} bytes) is larger than the ${base.size}-byte ${base.name} it redefines`,
+          );
         }
       } else {
         place(child, at, ctx);
@@ -220,15 +256,26 @@ function resolveOdo(root: Node, ctx: Ctx): Node | null {
     if (dep === undefined) continue;
     if (odo !== null) fail(ctx, n.entry, 'only one OCCURS DEPENDING ON table per record is supported', true);
     odo = n;
-    for (let p = n.parent; p !== null; p = p.parent) if (p.occurs) fail(ctx, n.entry, 'OCCURS DEPENDING ON inside another table is not supported', true);
+    for (let p = n.parent; p !== null; p = p.parent)
+      if (p.occurs) fail(ctx, n.entry, 'OCCURS DEPENDING ON inside another table is not supported', true);
     if (underRedefines(n)) fail(ctx, n.entry, 'OCCURS DEPENDING ON inside REDEFINES is not supported', true);
-    if (n.offset + n.size !== root.size) fail(ctx, n.entry, `the OCCURS DEPENDING ON table ${n.name} must be the last item of the record`, true);
+    if (n.offset + n.size !== root.size)
+      fail(ctx, n.entry, `the OCCURS DEPENDING ON table ${n.name} must be the last item of the record`, true);
     const matches = findByName(root, dep);
-    if (matches.length !== 1) fail(ctx, n.entry, matches.length === 0 ? `DEPENDING ON ${dep}: no such item` : `DEPENDING ON ${dep}: the name is ambiguous; qualify it with OF`);
+    if (matches.length !== 1)
+      fail(
+        ctx,
+        n.entry,
+        matches.length === 0
+          ? `DEPENDING ON ${dep}: no such item`
+          : `DEPENDING ON ${dep}: the name is ambiguous; qualify it with OF`,
+      );
     const counter = matches[0]!;
-    if (counter.kind !== 'numeric' || (counter.picture?.scale ?? 0) !== 0) fail(ctx, n.entry, `DEPENDING ON ${dep}: the counter must be a numeric integer item`);
+    if (counter.kind !== 'numeric' || (counter.picture?.scale ?? 0) !== 0)
+      fail(ctx, n.entry, `DEPENDING ON ${dep}: the counter must be a numeric integer item`);
     if (inTable(counter)) fail(ctx, n.entry, `DEPENDING ON ${dep}: the counter must not be inside a table`);
-    if (counter.offset + counter.size > n.offset) fail(ctx, n.entry, `DEPENDING ON ${dep}: the counter must come before the table`);
+    if (counter.offset + counter.size > n.offset)
+      fail(ctx, n.entry, `DEPENDING ON ${dep}: the counter must come before the table`);
     n.counter = counter;
   }
   return odo;
@@ -247,19 +294,39 @@ export function viewsOf(base: Node): Node[] {
 }
 
 function viewChoice(root: Node, key: string, choice: ViewChoice, base: Node): NonNullable<Node['choice']> {
-  if (typeof choice !== 'object' || choice === null || typeof choice.discriminator !== 'string' || typeof choice.views !== 'object' || choice.views === null) {
-    throw new MappingError(key, 'a view choice is { "discriminator": "COBOL-NAME", "views": { "value": "VIEW-NAME" } }');
+  if (
+    typeof choice !== 'object' ||
+    choice === null ||
+    typeof choice.discriminator !== 'string' ||
+    typeof choice.views !== 'object' ||
+    choice.views === null
+  ) {
+    throw new MappingError(
+      key,
+      'a view choice is { "discriminator": "COBOL-NAME", "views": { "value": "VIEW-NAME" } }',
+    );
   }
   const discriminator = mappingTarget(root, choice.discriminator);
-  if (discriminator.children.length > 0 || discriminator.occurs || discriminator.parent !== base.parent || discriminator.redefines || underRedefines(discriminator)) {
-    throw new MappingError(key, `the discriminator ${discriminator.name} must be an elementary item of the group that holds ${base.name}, outside any REDEFINES or table`);
+  if (
+    discriminator.children.length > 0 ||
+    discriminator.occurs ||
+    discriminator.parent !== base.parent ||
+    discriminator.redefines ||
+    underRedefines(discriminator)
+  ) {
+    throw new MappingError(
+      key,
+      `the discriminator ${discriminator.name} must be an elementary item of the group that holds ${base.name}, outside any REDEFINES or table`,
+    );
   }
   const byValue = new Map<string, Node>();
   for (const [value, viewName] of Object.entries(choice.views)) {
     if (typeof viewName !== 'string') throw new MappingError(key, `the view for value "${value}" must be a COBOL name`);
     const view = mappingTarget(root, viewName);
-    if (view !== base && view.redefines !== base) throw new MappingError(key, `${view.name} is not a view of ${base.name}`);
-    if (view.occurs) throw new MappingError(key, `${view.name} is a table; a discriminator chooses a group or an elementary item`);
+    if (view !== base && view.redefines !== base)
+      throw new MappingError(key, `${view.name} is not a view of ${base.name}`);
+    if (view.occurs)
+      throw new MappingError(key, `${view.name} is a table; a discriminator chooses a group or an elementary item`);
     const text = value.replace(/ +$/, '');
     if ([...byValue.values()].includes(view)) throw new MappingError(key, `${view.name} is named for two values`);
     byValue.set(text, view);
@@ -272,20 +339,24 @@ function viewChoice(root: Node, key: string, choice: ViewChoice, base: Node): No
 function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
   const renamed = new Map<Node, string | false>();
   for (const [key, to] of Object.entries(mapping?.fields ?? {})) {
-    if (to !== false && (typeof to !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(to))) throw new MappingError(key, 'the JSON name must be an identifier, or false to omit the field');
+    if (to !== false && (typeof to !== 'string' || !/^[A-Za-z_$][\w$]*$/.test(to)))
+      throw new MappingError(key, 'the JSON name must be an identifier, or false to omit the field');
     renamed.set(mappingTarget(root, key), to);
   }
   const selected = new Map<Node, Node>();
   for (const [key, choice] of Object.entries(mapping?.redefines ?? {})) {
     const base = mappingTarget(root, key);
-    if (base.redefines) throw new MappingError(key, `${base.name} redefines ${base.redefines.name}; name the redefined item`);
+    if (base.redefines)
+      throw new MappingError(key, `${base.name} redefines ${base.redefines.name}; name the redefined item`);
     if (typeof choice !== 'string') {
       base.choice = viewChoice(root, key, choice, base);
-      if (renamed.get(base.choice.discriminator) === false) throw new MappingError(key, `the discriminator ${base.choice.discriminator.name} is left out of JSON`);
+      if (renamed.get(base.choice.discriminator) === false)
+        throw new MappingError(key, `the discriminator ${base.choice.discriminator.name} is left out of JSON`);
       continue;
     }
     const view = mappingTarget(root, choice);
-    if (view !== base && view.redefines !== base) throw new MappingError(key, `${view.name} is not a view of ${base.name}`);
+    if (view !== base && view.redefines !== base)
+      throw new MappingError(key, `${view.name} is not a view of ${base.name}`);
     selected.set(base, view);
   }
   const isView = (n: Node) => n.redefines !== undefined || (n.parent?.children.some((o) => o.redefines === n) ?? false);
@@ -295,7 +366,9 @@ function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
     const alternates: Node[] = [];
     for (const child of n.children) {
       const base = child.redefines ?? child;
-      const shown = base.choice ? [...base.choice.byValue.values()].includes(child) : (selected.get(base) ?? base) === child;
+      const shown = base.choice
+        ? [...base.choice.byValue.values()].includes(child)
+        : (selected.get(base) ?? base) === child;
       const rename = renamed.get(child);
       if (child.name === 'FILLER' || rename === false) continue;
       if (!shown) {
@@ -304,7 +377,12 @@ function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
       }
       child.key = rename ?? jsonNameOf(child.name);
       const clash = keys.get(child.key);
-      if (clash) fail(ctx, child.entry, `${child.name} and ${clash.name} both map to the JSON name "${child.key}"; rename one in the mapping`);
+      if (clash)
+        fail(
+          ctx,
+          child.entry,
+          `${child.name} and ${clash.name} both map to the JSON name "${child.key}"; rename one in the mapping`,
+        );
       keys.set(child.key, child);
       child.path = pathless ? null : `${prefix}${prefix === '' ? '' : '.'}${child.key}${child.occurs ? '[]' : ''}`;
       visit(child, child.path ?? '', pathless);
@@ -323,9 +401,16 @@ function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
   visit(root, '', false);
 }
 
-export function buildLayout(entries: Entry[], options: { fileName: string; profile: PlatformProfile; record?: string; mapping?: FieldMapping }): BuiltLayout {
+export function buildLayout(
+  entries: Entry[],
+  options: { fileName: string; profile: PlatformProfile; record?: string; mapping?: FieldMapping },
+): BuiltLayout {
   const ctx: Ctx = { fileName: options.fileName, profile: options.profile };
-  const defaultName = options.fileName.replace(/^.*[\\/]/, '').replace(/\.[^.]*$/, '').toUpperCase() || 'RECORD';
+  const defaultName =
+    options.fileName
+      .replace(/^.*[\\/]/, '')
+      .replace(/\.[^.]*$/, '')
+      .toUpperCase() || 'RECORD';
   const rootEntry = nest(entries, ctx, options.record, defaultName);
   const root = build(rootEntry, null, {}, ctx);
   place(root, 0, ctx);
@@ -335,4 +420,3 @@ export function buildLayout(entries: Entry[], options: { fileName: string; profi
   const minLength = odo ? root.size - (odo.occurs!.max - odo.occurs!.min) * odo.length : root.size;
   return { root, odo, maxLength: root.size, minLength };
 }
-

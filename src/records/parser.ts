@@ -44,9 +44,29 @@ const USAGES: Record<string, Usage> = {
 };
 
 const UNSUPPORTED_USAGES = new Set([
-  'COMP-1', 'COMPUTATIONAL-1', 'COMP-2', 'COMPUTATIONAL-2', 'COMP-6', 'COMPUTATIONAL-6', 'COMP-X', 'COMPUTATIONAL-X',
-  'COMP-N', 'FLOAT-SHORT', 'FLOAT-LONG', 'FLOAT-EXTENDED', 'INDEX', 'POINTER', 'PROCEDURE-POINTER', 'FUNCTION-POINTER',
-  'NATIONAL', 'DISPLAY-1', 'BINARY-CHAR', 'BINARY-SHORT', 'BINARY-LONG', 'BINARY-DOUBLE', 'OBJECT',
+  'COMP-1',
+  'COMPUTATIONAL-1',
+  'COMP-2',
+  'COMPUTATIONAL-2',
+  'COMP-6',
+  'COMPUTATIONAL-6',
+  'COMP-X',
+  'COMPUTATIONAL-X',
+  'COMP-N',
+  'FLOAT-SHORT',
+  'FLOAT-LONG',
+  'FLOAT-EXTENDED',
+  'INDEX',
+  'POINTER',
+  'PROCEDURE-POINTER',
+  'FUNCTION-POINTER',
+  'NATIONAL',
+  'DISPLAY-1',
+  'BINARY-CHAR',
+  'BINARY-SHORT',
+  'BINARY-LONG',
+  'BINARY-DOUBLE',
+  'OBJECT',
 ]);
 
 const FIGURATIVES: Record<string, Literal> = {
@@ -65,8 +85,27 @@ const FIGURATIVES: Record<string, Literal> = {
 
 /** Words that start a clause; a word after the level number that is one of these means an unnamed FILLER. */
 const CLAUSE_WORDS = new Set([
-  'PIC', 'PICTURE', 'USAGE', 'SIGN', 'LEADING', 'TRAILING', 'OCCURS', 'VALUE', 'VALUES', 'REDEFINES', 'JUSTIFIED',
-  'JUST', 'BLANK', 'SYNC', 'SYNCHRONIZED', 'EXTERNAL', 'GLOBAL', 'RENAMES', 'IS', ...Object.keys(USAGES), ...UNSUPPORTED_USAGES,
+  'PIC',
+  'PICTURE',
+  'USAGE',
+  'SIGN',
+  'LEADING',
+  'TRAILING',
+  'OCCURS',
+  'VALUE',
+  'VALUES',
+  'REDEFINES',
+  'JUSTIFIED',
+  'JUST',
+  'BLANK',
+  'SYNC',
+  'SYNCHRONIZED',
+  'EXTERNAL',
+  'GLOBAL',
+  'RENAMES',
+  'IS',
+  ...Object.keys(USAGES),
+  ...UNSUPPORTED_USAGES,
 ]);
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
@@ -135,7 +174,8 @@ class EntryParser {
       const figurative = FIGURATIVES[t.text];
       if (figurative) return figurative;
       if (NUMBER.test(t.text)) return { kind: 'number', text: t.text };
-      if (t.text === 'ALL' || t.text === 'NULL' || t.text === 'NULLS') this.fail(`VALUE ${t.text} is not supported`, t, true);
+      if (t.text === 'ALL' || t.text === 'NULL' || t.text === 'NULLS')
+        this.fail(`VALUE ${t.text} is not supported`, t, true);
     }
     return this.fail(`expected a literal, found ${describe(t)}`, t);
   }
@@ -150,7 +190,11 @@ class EntryParser {
     const levelToken = this.next('a level number');
     if (levelToken.kind !== 'word' || !/^\d{1,2}$/.test(levelToken.text)) {
       if (levelToken.kind === 'word' && (levelToken.text === 'COPY' || levelToken.text === 'REPLACE')) {
-        this.fail(`${levelToken.text} statements are not supported inside a copybook; expand them first`, levelToken, true);
+        this.fail(
+          `${levelToken.text} statements are not supported inside a copybook; expand them first`,
+          levelToken,
+          true,
+        );
       }
       this.fail(`expected a level number, found ${describe(levelToken)}`, levelToken);
     }
@@ -164,7 +208,14 @@ class EntryParser {
     if (first?.kind === 'word' && !CLAUSE_WORDS.has(first.text)) {
       name = this.dataName('a data name').split(' ')[0]!;
     }
-    const entry: Entry = { level, name, line: levelToken.line, column: levelToken.column, conditions: [], children: [] };
+    const entry: Entry = {
+      level,
+      name,
+      line: levelToken.line,
+      column: levelToken.column,
+      conditions: [],
+      children: [],
+    };
     if (level === 88) {
       if (name === 'FILLER') this.fail('a level-88 condition needs a name', levelToken);
       this.conditionValues(entry);
@@ -178,7 +229,8 @@ class EntryParser {
 
   private conditionValues(entry: Entry): void {
     const t = this.word('VALUE');
-    if (t.text !== 'VALUE' && t.text !== 'VALUES') this.fail(`expected VALUE after a level-88 name, found ${describe(t)}`, t);
+    if (t.text !== 'VALUE' && t.text !== 'VALUES')
+      this.fail(`expected VALUE after a level-88 name, found ${describe(t)}`, t);
     this.optional('IS', 'ARE');
     const values: Array<{ from: Literal; to?: Literal }> = [];
     while (this.peek() !== undefined && this.peek()!.kind !== 'period') {
@@ -219,7 +271,8 @@ class EntryParser {
           this.optional('IS');
           pos = this.word('LEADING or TRAILING');
         }
-        if (pos.text !== 'LEADING' && pos.text !== 'TRAILING') this.fail(`expected LEADING or TRAILING, found ${describe(pos)}`, pos);
+        if (pos.text !== 'LEADING' && pos.text !== 'TRAILING')
+          this.fail(`expected LEADING or TRAILING, found ${describe(pos)}`, pos);
         const separate = this.optional('SEPARATE');
         if (separate) this.optional('CHARACTER');
         entry.sign = { position: pos.text === 'LEADING' ? 'leading' : 'trailing', separate };
@@ -237,7 +290,8 @@ class EntryParser {
       } else if (w === 'BLANK') {
         this.optional('WHEN');
         const z = this.word('ZERO');
-        if (z.text !== 'ZERO' && z.text !== 'ZEROS' && z.text !== 'ZEROES') this.fail(`expected ZERO, found ${describe(z)}`, z);
+        if (z.text !== 'ZERO' && z.text !== 'ZEROS' && z.text !== 'ZEROES')
+          this.fail(`expected ZERO, found ${describe(z)}`, z);
         entry.blankWhenZero = true;
       } else if (w === 'SYNC' || w === 'SYNCHRONIZED' || w === 'EXTERNAL' || w === 'GLOBAL' || w === 'RENAMES') {
         this.fail(`${w} is not supported`, t, true);
@@ -282,7 +336,8 @@ class EntryParser {
     let count = 0;
     for (;;) {
       const t = this.peek();
-      if (t?.kind !== 'word' || CLAUSE_WORDS.has(t.text) || ['ASCENDING', 'DESCENDING', 'INDEXED'].includes(t.text)) break;
+      if (t?.kind !== 'word' || CLAUSE_WORDS.has(t.text) || ['ASCENDING', 'DESCENDING', 'INDEXED'].includes(t.text))
+        break;
       this.i++;
       count++;
     }

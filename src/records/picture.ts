@@ -48,7 +48,14 @@ export function analyzePicture(text: string, where: { fileName: string; line: nu
     if (s > 0 || v > 0) fail('S and V are only allowed in numeric pictures');
     const kind = x === 0 && nines === 0 ? 'alphabetic' : 'alphanumeric';
     const sym = kind === 'alphabetic' ? 'A' : 'X';
-    return { kind, size: symbols.length, digits: 0, scale: 0, signed: false, normalized: runs(kind === 'alphanumeric' && x === symbols.length ? symbols : symbols.map(() => sym)) };
+    return {
+      kind,
+      size: symbols.length,
+      digits: 0,
+      scale: 0,
+      signed: false,
+      normalized: runs(kind === 'alphanumeric' && x === symbols.length ? symbols : symbols.map(() => sym)),
+    };
   }
   if (nines === 0) fail('a numeric picture needs at least one 9');
   if (s > 1 || (s === 1 && symbols[0] !== 'S')) fail('S must appear once, first');
@@ -61,7 +68,7 @@ export function analyzePicture(text: string, where: { fileName: string; line: nu
 
 function runs(symbols: string[]): string {
   let out = '';
-  for (let i = 0; i < symbols.length; ) {
+  for (let i = 0; i < symbols.length;) {
     let j = i;
     while (j < symbols.length && symbols[j] === symbols[i]) j++;
     const n = j - i;

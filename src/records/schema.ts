@@ -63,8 +63,10 @@ function elementarySchema(n: Node, annotate: boolean): JsonSchema {
     if (ranges.length === 0) schema.enum = [...new Set(values)];
     else schema.anyOf = [...(values.length > 0 ? [{ enum: [...new Set(values)] }] : []), ...ranges];
     if (annotate) {
-      const valuesOf = (c: (typeof conditions)[number]) => (c.conditionValues ?? []).map((v) =>
-        (v.to ? [conditionValue(v.from, numeric), conditionValue(v.to, numeric)] : conditionValue(v.from, numeric)));
+      const valuesOf = (c: (typeof conditions)[number]) =>
+        (c.conditionValues ?? []).map((v) =>
+          v.to ? [conditionValue(v.from, numeric), conditionValue(v.to, numeric)] : conditionValue(v.from, numeric),
+        );
       schema['x-conditions'] = Object.fromEntries(conditions.map((c) => [c.name, valuesOf(c)]));
     }
   }

@@ -87,7 +87,11 @@ function assemble(source: string, format: SourceFormat, fileName: string): Logic
     if (format === 'fixed') {
       if (raw.length < 7) {
         if (raw.trim() !== '' && !/^[0-9 ]*$/.test(raw)) {
-          throw new CopybookError('line too short for fixed format (code starts in column 8)', { fileName, line: lineNo, column: 1 });
+          throw new CopybookError('line too short for fixed format (code starts in column 8)', {
+            fileName,
+            line: lineNo,
+            column: 1,
+          });
         }
         continue;
       }
@@ -112,7 +116,11 @@ function assemble(source: string, format: SourceFormat, fileName: string): Logic
       if (first < 0) continue;
       if (open !== null) {
         if (code[first] !== open) {
-          throw new CopybookError(`continuation of a literal must start with ${open}`, { fileName, line: lineNo, column: codeCol + first });
+          throw new CopybookError(`continuation of a literal must start with ${open}`, {
+            fileName,
+            line: lineNo,
+            column: codeCol + first,
+          });
         }
         const rest = stripInlineComment(code.slice(first + 1), open);
         push(rest, lineNo, codeCol + first + 1);
@@ -130,7 +138,10 @@ function assemble(source: string, format: SourceFormat, fileName: string): Logic
       }
     } else {
       if (open !== null) {
-        throw new CopybookError('literal not closed (a continued literal needs "-" in column 7 of the next line)', { fileName, ...openAt });
+        throw new CopybookError('literal not closed (a continued literal needs "-" in column 7 of the next line)', {
+          fileName,
+          ...openAt,
+        });
       }
       const body = stripInlineComment(code, null);
       push(' ', lineNo, codeCol);
@@ -169,7 +180,12 @@ function scan(text: LogicalText, fileName: string): Token[] {
       continue;
     }
     const prefix = c.toUpperCase();
-    const quoteAt = (prefix === 'X' || prefix === 'N' || prefix === 'Z') && (chars[i + 1] === '"' || chars[i + 1] === "'") ? i + 1 : c === '"' || c === "'" ? i : -1;
+    const quoteAt =
+      (prefix === 'X' || prefix === 'N' || prefix === 'Z') && (chars[i + 1] === '"' || chars[i + 1] === "'")
+        ? i + 1
+        : c === '"' || c === "'"
+          ? i
+          : -1;
     if (quoteAt >= 0) {
       if (quoteAt > i && prefix !== 'X') {
         throw new CopybookError(`${prefix}-literals are not supported`, { fileName, line, column }, true);
@@ -203,7 +219,12 @@ function scan(text: LogicalText, fileName: string): Token[] {
       continue;
     }
     let word = '';
-    while (i < chars.length && chars[i] !== ' ' && !(chars[i] === '.' && isSpace(chars[i + 1])) && !((chars[i] === ',' || chars[i] === ';') && isSpace(chars[i + 1]))) {
+    while (
+      i < chars.length &&
+      chars[i] !== ' ' &&
+      !(chars[i] === '.' && isSpace(chars[i + 1])) &&
+      !((chars[i] === ',' || chars[i] === ';') && isSpace(chars[i + 1]))
+    ) {
       word += chars[i];
       i++;
     }

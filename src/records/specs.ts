@@ -22,14 +22,23 @@ export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
     return { type: 'text', spec: { length: n.length, table, justifiedRight, alphabetic: n.kind === 'alphabetic' } };
   }
   const base = {
-    digits: pic.digits, scale: pic.scale, signed: pic.signed, asString: decodesAsString(n), picture: pic.normalized,
+    digits: pic.digits,
+    scale: pic.scale,
+    signed: pic.signed,
+    asString: decodesAsString(n),
+    picture: pic.normalized,
   };
   if (n.usage === 'display') {
     return {
       type: 'zoned',
       spec: {
-        ...base, length: n.length, leading: n.sign?.position === 'leading', separate: n.sign?.separate === true,
-        blankWhenZero: n.entry.blankWhenZero === true, table, ...zonedBytes(table, profile.zonedSign),
+        ...base,
+        length: n.length,
+        leading: n.sign?.position === 'leading',
+        separate: n.sign?.separate === true,
+        blankWhenZero: n.entry.blankWhenZero === true,
+        table,
+        ...zonedBytes(table, profile.zonedSign),
       },
     };
   }
@@ -52,9 +61,13 @@ export function decodesAsString(n: Node): boolean {
 
 export function putField(buf: Buffer, off: number, f: FieldSpec, v: unknown, path: string): void {
   switch (f.type) {
-    case 'text': return putText(buf, off, f.spec, v, path);
-    case 'zoned': return putZoned(buf, off, f.spec, v, path);
-    case 'packed': return putPacked(buf, off, f.spec, v, path);
-    case 'binary': return putBinary(buf, off, f.spec, v, path);
+    case 'text':
+      return putText(buf, off, f.spec, v, path);
+    case 'zoned':
+      return putZoned(buf, off, f.spec, v, path);
+    case 'packed':
+      return putPacked(buf, off, f.spec, v, path);
+    case 'binary':
+      return putBinary(buf, off, f.spec, v, path);
   }
 }

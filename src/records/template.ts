@@ -16,7 +16,11 @@ function literalFail(n: Node, reason: string): never {
 function fillText(buf: Buffer, off: number, length: number, lit: Literal, table: CharTable, n: Node): void {
   if (lit.kind === 'figurative') {
     const byteOf = {
-      ZERO: table.zero, SPACE: table.space, 'HIGH-VALUE': 0xff, 'LOW-VALUE': 0x00, QUOTE: table.encode[34]!,
+      ZERO: table.zero,
+      SPACE: table.space,
+      'HIGH-VALUE': 0xff,
+      'LOW-VALUE': 0x00,
+      QUOTE: table.encode[34]!,
     };
     buf.fill(byteOf[lit.name], off, off + length);
     return;

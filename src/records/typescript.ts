@@ -7,7 +7,12 @@ import type { JsonSchema } from './schema.ts';
 
 /** COBOL record name → TypeScript type name: ORDER-CREATE-REQUEST → OrderCreateRequest. */
 export function typeNameOf(cobolName: string): string {
-  return cobolName.toLowerCase().split(/[-_]+/).filter(Boolean).map((p) => p[0]!.toUpperCase() + p.slice(1)).join('');
+  return cobolName
+    .toLowerCase()
+    .split(/[-_]+/)
+    .filter(Boolean)
+    .map((p) => p[0]!.toUpperCase() + p.slice(1))
+    .join('');
 }
 
 function typeOf(schema: JsonSchema, indent: string): string {

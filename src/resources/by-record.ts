@@ -24,7 +24,9 @@ export function collectionOf(recordName: ResourceRecordName): string {
 
 /** A resource record as the API shows it to a role (what GET on its path answers). */
 export function resourceView<N extends ResourceRecordName>(
-  recordName: N, record: CopybookRecords[N], role: Role,
+  recordName: N,
+  record: CopybookRecords[N],
+  role: Role,
 ): object {
   return RESOURCES[recordName].view(record, role);
 }

@@ -7,8 +7,18 @@ import { CustomerId, Timestamp } from './schemas/common.ts';
 
 export const CUSTOMER_FIELDS = {
   agent: [
-    'customerId', 'name', 'email', 'phone', 'dateOfBirth', 'address', 'riskRating', 'monthlyIncome', 'orderCreditLimit',
-    'currency', 'createdAt', 'updatedAt',
+    'customerId',
+    'name',
+    'email',
+    'phone',
+    'dateOfBirth',
+    'address',
+    'riskRating',
+    'monthlyIncome',
+    'orderCreditLimit',
+    'currency',
+    'createdAt',
+    'updatedAt',
   ],
   customer: ['customerId', 'name', 'email', 'phone', 'dateOfBirth', 'address', 'createdAt', 'updatedAt'],
   partner: ['customerId', 'name'],
@@ -25,29 +35,42 @@ const StoredAddress = Type.Object({
   country: Type.String(),
 });
 
-export const Customer = Type.Object({
-  customerId: CustomerId,
-  name: Type.String(),
-  email: Type.Optional(Type.String()),
-  phone: Type.Optional(Type.String()),
-  dateOfBirth: Type.Optional(Type.String()),
-  address: Type.Optional(StoredAddress),
-  riskRating: Type.Optional(Type.String({
-    description: 'Agents only: credit risk rating A–D', ...receivedBy('riskRating'),
-  })),
-  monthlyIncome: Type.Optional(Type.Number({ description: 'Agents only', ...receivedBy('monthlyIncome') })),
-  orderCreditLimit: Type.Optional(Type.Number({
-    description: 'Agents only: limit of open confirmed orders', ...receivedBy('orderCreditLimit'),
-  })),
-  currency: Type.Optional(Type.String({
-    description: 'Agents only: currency of income and limit', ...receivedBy('currency'),
-  })),
-  createdAt: Type.Optional(Timestamp),
-  updatedAt: Type.Optional(Timestamp),
-}, {
-  description: 'Fields returned depend on the caller role: agents every field, customers their own record without '
-    + 'internal fields, partners customerId and name (see x-roles)',
-});
+export const Customer = Type.Object(
+  {
+    customerId: CustomerId,
+    name: Type.String(),
+    email: Type.Optional(Type.String()),
+    phone: Type.Optional(Type.String()),
+    dateOfBirth: Type.Optional(Type.String()),
+    address: Type.Optional(StoredAddress),
+    riskRating: Type.Optional(
+      Type.String({
+        description: 'Agents only: credit risk rating A–D',
+        ...receivedBy('riskRating'),
+      }),
+    ),
+    monthlyIncome: Type.Optional(Type.Number({ description: 'Agents only', ...receivedBy('monthlyIncome') })),
+    orderCreditLimit: Type.Optional(
+      Type.Number({
+        description: 'Agents only: limit of open confirmed orders',
+        ...receivedBy('orderCreditLimit'),
+      }),
+    ),
+    currency: Type.Optional(
+      Type.String({
+        description: 'Agents only: currency of income and limit',
+        ...receivedBy('currency'),
+      }),
+    ),
+    createdAt: Type.Optional(Timestamp),
+    updatedAt: Type.Optional(Timestamp),
+  },
+  {
+    description:
+      'Fields returned depend on the caller role: agents every field, customers their own record without ' +
+      'internal fields, partners customerId and name (see x-roles)',
+  },
+);
 export type Customer = Static<typeof Customer>;
 
 /** CUSREC → API customer, as the caller's role may see it. */
@@ -61,14 +84,14 @@ export function customerFromRecord(r: CustomerRecord, role: Role | undefined): C
     ...(r.cusBirthDate ? { dateOfBirth: r.cusBirthDate } : {}),
     ...(r.cusAddrPresent === 'Y'
       ? {
-        address: {
-          line1: a.cusAddrLine1,
-          ...(a.cusAddrLine2 ? { line2: a.cusAddrLine2 } : {}),
-          postalCode: a.cusAddrPostcode,
-          city: a.cusAddrCity,
-          country: a.cusAddrCountry,
-        },
-      }
+          address: {
+            line1: a.cusAddrLine1,
+            ...(a.cusAddrLine2 ? { line2: a.cusAddrLine2 } : {}),
+            postalCode: a.cusAddrPostcode,
+            city: a.cusAddrCity,
+            country: a.cusAddrCountry,
+          },
+        }
       : {}),
     ...(r.cusRiskRating ? { riskRating: r.cusRiskRating } : {}),
     monthlyIncome: r.cusMonthlyIncome,

@@ -5,7 +5,10 @@
 import { Type } from 'typebox';
 import type { Role } from '../auth/roles.ts';
 import {
-  isResourceRecord, type CopybookRecords, type MessageCatalog, type ResourceRecordName,
+  isResourceRecord,
+  type CopybookRecords,
+  type MessageCatalog,
+  type ResourceRecordName,
 } from '../backend/copybooks/index.ts';
 import type { EventListResponse } from '../backend/copybooks/records.ts';
 import { MessageFormatError, segmentReader, type SegmentReader } from '../backend/message.ts';
@@ -13,30 +16,38 @@ import { EVENT_TYPES } from '../backend/store/journal.ts';
 import { collectionOf, resourceView } from './by-record.ts';
 import { Timestamp } from './schemas/common.ts';
 
-export const EventType = Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), {
-  description: 'What happened, in the past tense',
-});
+export const EventType = Type.Union(
+  EVENT_TYPES.map((t) => Type.Literal(t)),
+  {
+    description: 'What happened, in the past tense',
+  },
+);
 
-export const CloudEventSchema = Type.Object({
-  specversion: Type.Literal('1.0'),
-  id: Type.String({ format: 'uuid', description: 'The same on every delivery of the event: deduplicate by it' }),
-  type: EventType,
-  source: Type.String({
-    description: 'The API collection of the resource, e.g. /v1/orders; source + "/" + subject is its path',
-    examples: ['/v1/orders'],
-  }),
-  subject: Type.String({ description: 'The resource id', examples: ['ORD-9D910462994C28C3'] }),
-  time: Timestamp,
-  datacontenttype: Type.Literal('application/json'),
-  correlationid: Type.String({ description: 'X-Request-ID of the request that made the change' }),
-  sequence: Type.String({
-    pattern: '^[0-9]{15}$', description: 'Position in commit order, zero-padded: text order is commit order',
-  }),
-  data: Type.Record(Type.String(), Type.Unknown(), {
-    description: 'The resource as GET on its path returns it to the receiver\'s role: '
-      + 'an Order, Payment, LoanDecision or Customer',
-  }),
-}, { $id: 'CloudEvent', description: 'A CloudEvents 1.0 JSON envelope' });
+export const CloudEventSchema = Type.Object(
+  {
+    specversion: Type.Literal('1.0'),
+    id: Type.String({ format: 'uuid', description: 'The same on every delivery of the event: deduplicate by it' }),
+    type: EventType,
+    source: Type.String({
+      description: 'The API collection of the resource, e.g. /v1/orders; source + "/" + subject is its path',
+      examples: ['/v1/orders'],
+    }),
+    subject: Type.String({ description: 'The resource id', examples: ['ORD-9D910462994C28C3'] }),
+    time: Timestamp,
+    datacontenttype: Type.Literal('application/json'),
+    correlationid: Type.String({ description: 'X-Request-ID of the request that made the change' }),
+    sequence: Type.String({
+      pattern: '^[0-9]{15}$',
+      description: 'Position in commit order, zero-padded: text order is commit order',
+    }),
+    data: Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        "The resource as GET on its path returns it to the receiver's role: " +
+        'an Order, Payment, LoanDecision or Customer',
+    }),
+  },
+  { $id: 'CloudEvent', description: 'A CloudEvents 1.0 JSON envelope' },
+);
 
 export interface CloudEvent {
   specversion: '1.0';
@@ -101,7 +112,9 @@ export function readEventItem(read: SegmentReader): EventItem {
 
 /** EVTLSTO and the segments after it. */
 export function readEventList(
-  catalog: Pick<MessageCatalog, 'segment'>, body: EventListResponse, segments: Buffer,
+  catalog: Pick<MessageCatalog, 'segment'>,
+  body: EventListResponse,
+  segments: Buffer,
 ): EventList {
   const read = segmentReader(catalog, segments);
   const items = Array.from({ length: body.evtoItemCount }, () => readEventItem(read));

@@ -11,14 +11,18 @@ export const LoanStatus = Type.Union([Type.Literal('APPROVED'), Type.Literal('RE
 export const LoanDecision = Type.Object({
   loanId: LoanId,
   status: Type.Union([Type.Literal('APPROVED'), Type.Literal('REJECTED')], {
-    description: 'APPROVED (possibly for less than requested) or REJECTED; a rejection offers nothing: '
-      + 'approvedAmount, interestRate and installmentValue are 0, whatever the reason',
+    description:
+      'APPROVED (possibly for less than requested) or REJECTED; a rejection offers nothing: ' +
+      'approvedAmount, interestRate and installmentValue are 0, whatever the reason',
   }),
-  reason: Type.Optional(Type.String({
-    description: 'Only when REJECTED: RISK_RATING (the customer is not lent to) or INSUFFICIENT_INCOME '
-      + '(not even half the amount is affordable)',
-    examples: ['INSUFFICIENT_INCOME'],
-  })),
+  reason: Type.Optional(
+    Type.String({
+      description:
+        'Only when REJECTED: RISK_RATING (the customer is not lent to) or INSUFFICIENT_INCOME ' +
+        '(not even half the amount is affordable)',
+      examples: ['INSUFFICIENT_INCOME'],
+    }),
+  ),
   customerId: CustomerId,
   requestedAmount: Money,
   approvedAmount: { ...Money, description: 'Amount lent, at most the requested amount; 0 when REJECTED' },
@@ -35,8 +39,17 @@ export const LoanApplicationList = pageOf(LoanDecision);
 
 // No partner access (the route table refuses them too).
 const LOAN_ALL = [
-  'loanId', 'status', 'reason', 'customerId', 'requestedAmount', 'approvedAmount', 'interestRate', 'installmentValue',
-  'installments', 'currency', 'createdAt',
+  'loanId',
+  'status',
+  'reason',
+  'customerId',
+  'requestedAmount',
+  'approvedAmount',
+  'interestRate',
+  'installmentValue',
+  'installments',
+  'currency',
+  'createdAt',
 ] as const;
 export const LOAN_FIELDS = { agent: LOAN_ALL, customer: LOAN_ALL, partner: [] } as const satisfies FieldLists;
 

@@ -8,7 +8,9 @@ import { toProblem } from '../errors.ts';
 import { resourceView } from './by-record.ts';
 
 export const OperationId = Type.String({
-  pattern: '^OP-[0-9A-F]{16}$', maxLength: 19, description: 'Operation identifier',
+  pattern: '^OP-[0-9A-F]{16}$',
+  maxLength: 19,
+  description: 'Operation identifier',
 });
 const OperationStatus = Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]);
 
@@ -18,12 +20,16 @@ export const OperationAccepted = Type.Object({ operationId: OperationId, status:
 export const Operation = Type.Object({
   operationId: OperationId,
   status: OperationStatus,
-  result: Type.Optional(Type.Record(Type.String(), Type.Unknown(), {
-    description: 'When succeeded: the body the synchronous call answers (a Payment, a LoanDecision)',
-  })),
-  problem: Type.Optional(Type.Record(Type.String(), Type.Unknown(), {
-    description: 'When failed: the problem+json the synchronous call answers',
-  })),
+  result: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: 'When succeeded: the body the synchronous call answers (a Payment, a LoanDecision)',
+    }),
+  ),
+  problem: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: 'When failed: the problem+json the synchronous call answers',
+    }),
+  ),
 });
 
 export interface OperationView {
@@ -38,7 +44,11 @@ export interface OperationView {
  * to the role, or `problem` as it would have failed at `instance`.
  */
 export function operationFromRecord(
-  catalog: MessageCatalog, r: OperationRecord, segments: Buffer, role: Role, instance: string,
+  catalog: MessageCatalog,
+  r: OperationRecord,
+  segments: Buffer,
+  role: Role,
+  instance: string,
 ): OperationView {
   const operationId = r.oprOperationId;
   const status = r.oprStatus as OperationView['status'];
@@ -46,7 +56,11 @@ export function operationFromRecord(
   const returnCode = r.oprReturnCode;
   const recordName = r.oprResultRecord;
   if ((returnCode === RC.OK || returnCode === RC.REJECTED) && isResourceRecord(recordName)) {
-    return { operationId, status, result: resourceView(recordName, segmentReader(catalog, segments)(recordName), role) };
+    return {
+      operationId,
+      status,
+      result: resourceView(recordName, segmentReader(catalog, segments)(recordName), role),
+    };
   }
   const error = errorFor({ returnCode, reasonCode: r.oprReasonCode, reasonText: r.oprReasonText });
   return { operationId, status, problem: toProblem(error, instance, r.oprCorrelationId) };

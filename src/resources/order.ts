@@ -27,7 +27,16 @@ export const OrderList = pageOf(Order);
 // Every caller the route table lets in sees the whole order; listed so that a field added to the schema is a
 // decision, not an accident.
 const ORDER_ALL = [
-  'orderId', 'status', 'reason', 'customerId', 'productId', 'quantity', 'amount', 'currency', 'createdAt', 'updatedAt',
+  'orderId',
+  'status',
+  'reason',
+  'customerId',
+  'productId',
+  'quantity',
+  'amount',
+  'currency',
+  'createdAt',
+  'updatedAt',
 ] as const;
 export const ORDER_FIELDS = { agent: ORDER_ALL, customer: ORDER_ALL, partner: ORDER_ALL } as const satisfies FieldLists;
 
@@ -51,10 +60,18 @@ export function orderFromRecord(r: OrderRecord): Order {
 /** One ORDLSTO item: the same order under the list's own field names. */
 export function orderFromListItem(i: OrderListResponse['ordoItem'][number]): Order {
   return orderFromRecord({
-    ordOrderId: i.ordoOrderId, ordStatus: i.ordoStatus, ordRejectReason: i.ordoRejectReason,
-    ordCustomerId: i.ordoCustomerId, ordProductId: i.ordoProductId, ordQuantity: i.ordoQuantity,
-    ordAmount: i.ordoAmount, ordCurrencyCode: i.ordoCurrencyCode, ordCreatedBy: i.ordoCreatedBy,
-    ordCreatedAt: i.ordoCreatedAt, ordUpdatedAt: i.ordoUpdatedAt, ordVersion: i.ordoVersion,
+    ordOrderId: i.ordoOrderId,
+    ordStatus: i.ordoStatus,
+    ordRejectReason: i.ordoRejectReason,
+    ordCustomerId: i.ordoCustomerId,
+    ordProductId: i.ordoProductId,
+    ordQuantity: i.ordoQuantity,
+    ordAmount: i.ordoAmount,
+    ordCurrencyCode: i.ordoCurrencyCode,
+    ordCreatedBy: i.ordoCreatedBy,
+    ordCreatedAt: i.ordoCreatedAt,
+    ordUpdatedAt: i.ordoUpdatedAt,
+    ordVersion: i.ordoVersion,
   });
 }
 

@@ -27,7 +27,15 @@ export const PaymentList = pageOf(Payment);
 // No partner access: the route table refuses them too; an empty list means nothing would leak if a route's
 // roles were widened by mistake.
 const PAYMENT_ALL = [
-  'paymentId', 'status', 'reason', 'debtorAccount', 'creditorAccount', 'amount', 'currency', 'reference', 'createdAt',
+  'paymentId',
+  'status',
+  'reason',
+  'debtorAccount',
+  'creditorAccount',
+  'amount',
+  'currency',
+  'reference',
+  'createdAt',
 ] as const;
 export const PAYMENT_FIELDS = { agent: PAYMENT_ALL, customer: PAYMENT_ALL, partner: [] } as const satisfies FieldLists;
 

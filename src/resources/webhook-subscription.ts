@@ -5,10 +5,14 @@ import { EventType } from './event.ts';
 import { Timestamp } from './schemas/common.ts';
 
 export const SubscriptionId = Type.String({
-  pattern: '^WHS-[0-9A-F]{16}$', maxLength: 20, description: 'Webhook subscription identifier',
+  pattern: '^WHS-[0-9A-F]{16}$',
+  maxLength: 20,
+  description: 'Webhook subscription identifier',
 });
 export const DeliveryId = Type.String({
-  pattern: '^WHD-[0-9A-F]{16}$', maxLength: 20, description: 'Delivery identifier',
+  pattern: '^WHD-[0-9A-F]{16}$',
+  maxLength: 20,
+  description: 'Delivery identifier',
 });
 
 export const Subscription = Type.Object({
@@ -17,9 +21,11 @@ export const Subscription = Type.Object({
   eventTypes: Type.Array(EventType),
   description: Type.Optional(Type.String()),
   status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
-  disabledReason: Type.Optional(Type.String({
-    description: 'Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410)',
-  })),
+  disabledReason: Type.Optional(
+    Type.String({
+      description: 'Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410)',
+    }),
+  ),
   createdAt: Timestamp,
 });
 export type Subscription = Static<typeof Subscription>;
@@ -28,7 +34,8 @@ export type Subscription = Static<typeof Subscription>;
 export const CreatedSubscription = Type.Object({
   ...Subscription.properties,
   secret: Type.String({
-    pattern: '^whsec_', description: 'The signing secret (Standard Webhooks): shown only in this answer',
+    pattern: '^whsec_',
+    description: 'The signing secret (Standard Webhooks): shown only in this answer',
   }),
 });
 

@@ -34,10 +34,9 @@ function envLine(name: string, setting: Setting<unknown>): string[] {
 }
 
 export function renderEnvExample(sections: readonly SettingsSection[]): string {
-  const blocks = sections.map((section) => [
-    `# --- ${section.title} ---`,
-    ...entries(section).flatMap(([name, setting]) => envLine(name, setting)),
-  ].join('\n'));
+  const blocks = sections.map((section) =>
+    [`# --- ${section.title} ---`, ...entries(section).flatMap(([name, setting]) => envLine(name, setting))].join('\n'),
+  );
   return `${[ENV_EXAMPLE_HEADER, ...blocks].join('\n\n')}\n`;
 }
 
@@ -46,16 +45,18 @@ function cell(text: string): string {
 }
 
 export function renderSettingsMarkdown(sections: readonly SettingsSection[]): string {
-  const blocks = sections.map((section) => [
-    `## ${section.title}`,
-    '',
-    '| Variable | Default | Allowed | Description |',
-    '|---|---|---|---|',
-    ...entries(section).map(([name, setting]) => {
-      const shown = setting.shown ? `\`${cell(setting.shown)}\`` : '';
-      return `| \`${name}\` | ${shown} | ${cell(setting.allowed)} | ${cell(setting.description)} |`;
-    }),
-  ].join('\n'));
+  const blocks = sections.map((section) =>
+    [
+      `## ${section.title}`,
+      '',
+      '| Variable | Default | Allowed | Description |',
+      '|---|---|---|---|',
+      ...entries(section).map(([name, setting]) => {
+        const shown = setting.shown ? `\`${cell(setting.shown)}\`` : '';
+        return `| \`${name}\` | ${shown} | ${cell(setting.allowed)} | ${cell(setting.description)} |`;
+      }),
+    ].join('\n'),
+  );
   return `${[
     '# Settings',
     [

@@ -39,7 +39,9 @@ export function section<T extends SettingsTable>(title: string, settings: T): Se
 
 /** The parsed value of `name` in `area`, typed by its declaration. */
 export function read<T extends SettingsTable, K extends keyof T & string>(
-  env: Env, area: SettingsSection<T>, name: K,
+  env: Env,
+  area: SettingsSection<T>,
+  name: K,
 ): T[K] extends Setting<infer V> ? V : never {
   return area.settings[name]!.read(env, name) as T[K] extends Setting<infer V> ? V : never;
 }
@@ -107,7 +109,8 @@ export function text(spec: TextSpec): Setting<string> {
 export function choice<V extends string>(values: readonly V[], spec: Described & { default: V }): Setting<V>;
 export function choice<V extends string>(values: readonly V[], spec: Described): Setting<V | undefined>;
 export function choice<V extends string>(
-  values: readonly V[], spec: Described & { default?: V },
+  values: readonly V[],
+  spec: Described & { default?: V },
 ): Setting<V | undefined> {
   return {
     shown: spec.default ?? '',
@@ -127,7 +130,9 @@ export function choice<V extends string>(
 export function flag(spec: Described & { default: boolean }): Setting<boolean> {
   const values = choice(['true', 'false'], { default: spec.default ? 'true' : 'false', description: spec.description });
   return {
-    shown: values.shown, allowed: values.allowed, description: spec.description,
+    shown: values.shown,
+    allowed: values.allowed,
+    description: spec.description,
     read: (env, name) => values.read(env, name) === 'true',
   };
 }

@@ -18,9 +18,11 @@ const SKIP_MS = 1000;
 /** Far above the API's own body limit, which answers 413 itself: only a guard for the front's memory. */
 const MAX_BODY_BYTES = 8 << 20;
 
-export async function startFront(
-  options: { host: string; port: number; upstreams: readonly number[] },
-): Promise<Front> {
+export async function startFront(options: {
+  host: string;
+  port: number;
+  upstreams: readonly number[];
+}): Promise<Front> {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   const skippedUntil = new Map<number, number>();
   const nextUpstream = roundRobin(options.upstreams);
@@ -28,7 +30,10 @@ export async function startFront(
   /** An instance that failed within SKIP_MS is taken only when every other one not yet tried failed too. */
   function next(exclude: ReadonlySet<number>): number | undefined {
     const now = Date.now();
-    return nextUpstream((port) => !exclude.has(port), (port) => (skippedUntil.get(port) ?? 0) > now);
+    return nextUpstream(
+      (port) => !exclude.has(port),
+      (port) => (skippedUntil.get(port) ?? 0) > now,
+    );
   }
 
   /** Like the API's own 5xx answers: no detail for the client. */
@@ -37,7 +42,9 @@ export async function startFront(
     const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : randomUUID();
     const body = JSON.stringify(toProblem(new ApiError('SERVICE_UNAVAILABLE'), req.url ?? '/', requestId));
     res.writeHead(503, {
-      'content-type': 'application/problem+json', 'retry-after': '1', 'x-request-id': requestId,
+      'content-type': 'application/problem+json',
+      'retry-after': '1',
+      'x-request-id': requestId,
       'cache-control': 'no-store',
     });
     res.end(body);
@@ -80,10 +87,11 @@ export async function startFront(
   });
   return {
     port: (server.address() as { port: number }).port,
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-      agent.destroy();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+        agent.destroy();
+      }),
   };
 }

@@ -28,8 +28,14 @@ const RESTART_DELAY_MS = 1000;
 const STOP_GRACE_MS = 10_000;
 
 export function supervise(
-  name: string, args: readonly string[], env: NodeJS.ProcessEnv, log: string,
-  events: { exited(name: string, code: number | null, signal: string | null): void; restarted(name: string, pid: number | undefined): void },
+  name: string,
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  log: string,
+  events: {
+    exited(name: string, code: number | null, signal: string | null): void;
+    restarted(name: string, pid: number | undefined): void;
+  },
 ): Supervised {
   const out: WriteStream = createWriteStream(log, { flags: 'a', mode: 0o600 });
   let child: ChildProcess | null = null;

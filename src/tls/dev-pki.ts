@@ -52,10 +52,17 @@ function validity(days: number) {
 }
 
 /** A new CA (its key stays with whoever runs it) that issues leaf certificates. */
-export async function createCertificateAuthority(options: { commonName: string; days?: number }): Promise<CertificateAuthority> {
-  const keys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']) as KeyPair;
+export async function createCertificateAuthority(options: {
+  commonName: string;
+  days?: number;
+}): Promise<CertificateAuthority> {
+  const keys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as KeyPair;
   const caCert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serialNumber(), name: `CN=${options.commonName}`, keys, signingAlgorithm: ALGORITHM, ...validity(options.days ?? 365),
+    serialNumber: serialNumber(),
+    name: `CN=${options.commonName}`,
+    keys,
+    signingAlgorithm: ALGORITHM,
+    ...validity(options.days ?? 365),
     extensions: [
       new x509.BasicConstraintsExtension(true, 0, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
@@ -77,18 +84,25 @@ async function authority(caCert: x509.X509Certificate, signingKey: webcrypto.Cry
     cert: caCert.toString('pem') + '\n',
     key: await keyPem(signingKey),
     async issue(leaf) {
-      const leafKeys = await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify']) as KeyPair;
+      const leafKeys = (await webcrypto.subtle.generateKey(ALGORITHM, true, ['sign', 'verify'])) as KeyPair;
       const names = [
         ...(leaf.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })),
         ...(leaf.ipAddresses ?? []).map((value) => ({ type: 'ip' as const, value })),
       ];
       const cert = await x509.X509CertificateGenerator.create({
-        serialNumber: serialNumber(), subject: `CN=${leaf.commonName}`, issuer: caCert.subject,
-        publicKey: leafKeys.publicKey, signingKey, signingAlgorithm: ALGORITHM, ...validity(leaf.days ?? 90),
+        serialNumber: serialNumber(),
+        subject: `CN=${leaf.commonName}`,
+        issuer: caCert.subject,
+        publicKey: leafKeys.publicKey,
+        signingKey,
+        signingAlgorithm: ALGORITHM,
+        ...validity(leaf.days ?? 90),
         extensions: [
           new x509.BasicConstraintsExtension(false, undefined, true),
           new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-          new x509.ExtendedKeyUsageExtension([leaf.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
+          new x509.ExtendedKeyUsageExtension([
+            leaf.usage === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth,
+          ]),
           ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names)] : []),
           await x509.AuthorityKeyIdentifierExtension.create(caCert),
           await x509.SubjectKeyIdentifierExtension.create(leafKeys.publicKey),
@@ -105,7 +119,13 @@ export async function createDevelopmentPki(options: { days?: number } = {}) {
   const days = Math.min(options.days ?? 365, 365);
   return {
     ca,
-    backend: await ca.issue({ commonName: DEV_BACKEND_NAME, usage: 'server', dnsNames: ['localhost', DEV_BACKEND_NAME], ipAddresses: ['127.0.0.1', '::1'], days }),
+    backend: await ca.issue({
+      commonName: DEV_BACKEND_NAME,
+      usage: 'server',
+      dnsNames: ['localhost', DEV_BACKEND_NAME],
+      ipAddresses: ['127.0.0.1', '::1'],
+      days,
+    }),
     api: await ca.issue({ commonName: DEV_API_CLIENT_NAME, usage: 'client', dnsNames: [DEV_API_CLIENT_NAME], days }),
   };
 }

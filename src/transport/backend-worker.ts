@@ -29,7 +29,11 @@ const lines = new Writable({
 const log = createLogger({ logLevel: options.logLevel }, lines);
 // A failure here ends the thread with the error, which rejects openWorkerTransport (or retries a restart).
 const backend = await createBackend({
-  file: options.file, databaseUrl: options.databaseUrl, ...(options.poolSize ? { poolSize: options.poolSize } : {}), log, seedWhenEmpty: options.seedWhenEmpty,
+  file: options.file,
+  databaseUrl: options.databaseUrl,
+  ...(options.poolSize ? { poolSize: options.poolSize } : {}),
+  log,
+  seedWhenEmpty: options.seedWhenEmpty,
   ...(options.cobol ? { linkHost: openProgramHost(options.cobol, log) } : {}),
 });
 
@@ -91,7 +95,10 @@ port.on('message', (message: ToWorker) => {
       // Port order: every call posted before the close is already queued; answer them (and the calls
       // waiting for a linked program), then end the thread.
       drain();
-      void Promise.all(draining).then(() => backend.idle()).then(() => backend.close()).finally(() => port.close());
+      void Promise.all(draining)
+        .then(() => backend.idle())
+        .then(() => backend.close())
+        .finally(() => port.close());
       break;
   }
 });

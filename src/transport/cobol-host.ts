@@ -89,13 +89,21 @@ export function hostHeaderLayout(header: RecordLayout): HostHeaderLayout {
  * time zone), never the rest of the server's (secrets such as client credentials live there).
  */
 export function hostEnvironment(libraryPath: string, env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const kept = Object.entries(env).filter(([name]) => /^(COB_|LC_)/.test(name) || ['PATH', 'LANG', 'TZ', 'HOME', 'TMPDIR'].includes(name));
+  const kept = Object.entries(env).filter(
+    ([name]) => /^(COB_|LC_)/.test(name) || ['PATH', 'LANG', 'TZ', 'HOME', 'TMPDIR'].includes(name),
+  );
   return { ...Object.fromEntries(kept), COB_LIBRARY_PATH: libraryPath };
 }
 
 export function hostArguments(header: HostHeaderLayout): string[] {
   const span = (s: { offset: number; length: number }) => `${s.offset}:${s.length}`;
-  return [String(header.length), span(header.tran), span(header.returnCode), span(header.reasonCode), span(header.reasonText)];
+  return [
+    String(header.length),
+    span(header.tran),
+    span(header.returnCode),
+    span(header.reasonCode),
+    span(header.reasonText),
+  ];
 }
 
 export function openCobolHost(options: CobolHostOptions): CobolHost {
@@ -113,9 +121,11 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
 
   function isAbend(reply: Buffer): boolean {
     const { returnCode: rc, reasonCode: reason } = header;
-    return reply.length >= header.length
-      && reply.toString('latin1', rc.offset, rc.offset + rc.length) === '99'
-      && reply.toString('latin1', reason.offset, reason.offset + reason.length).trimEnd() === ABEND_REASON;
+    return (
+      reply.length >= header.length &&
+      reply.toString('latin1', rc.offset, rc.offset + rc.length) === '99' &&
+      reply.toString('latin1', reason.offset, reason.offset + reason.length).trimEnd() === ABEND_REASON
+    );
   }
 
   function start(): void {
@@ -131,7 +141,8 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
     child.stdin.on('error', () => {}); // a dead host: 'exit' handles it
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => {
-      for (const line of text.split('\n')) if (line.trim()) log.warn({ pid: child.pid, output: line.trim() }, 'COBOL program host wrote to stderr');
+      for (const line of text.split('\n'))
+        if (line.trim()) log.warn({ pid: child.pid, output: line.trim() }, 'COBOL program host wrote to stderr');
     });
     child.stdout.on('data', (chunk: Buffer) => {
       host.pending = host.pending.length === 0 ? chunk : Buffer.concat([host.pending, chunk]);
@@ -162,7 +173,8 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
       call.reject(new TransportError(`COBOL program host ended (${how}) during a call`));
     }
     // With no process left, the calls waiting for one answer now (503) rather than after a restart that may fail.
-    if (!available()) for (const waiter of waiting.splice(0)) waiter.reject(new TransportError('no COBOL program host is running'));
+    if (!available())
+      for (const waiter of waiting.splice(0)) waiter.reject(new TransportError('no COBOL program host is running'));
     if (closing) return;
     log.error({ pid: host.child.pid, how }, 'COBOL program host ended; starting another');
     const timer = setTimeout(() => {
@@ -185,7 +197,8 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
       return;
     }
     clearTimeout(call.timer);
-    if (isAbend(reply)) retire(host); // its exit handler answered; the process is ending
+    if (isAbend(reply))
+      retire(host); // its exit handler answered; the process is ending
     else restartDelay = FIRST_RESTART_DELAY_MS;
     call.resolve(reply);
     dispatch();
@@ -250,10 +263,15 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
       for (const timer of restartTimers) clearTimeout(timer);
       for (const call of waiting.splice(0)) call.reject(new TransportError('COBOL program host closed'));
       // Calls in flight finish; then each host sees the end of its input and exits.
-      await Promise.all([...processes].map((host) => new Promise<void>((resolve) => {
-        host.child.once('exit', () => resolve());
-        host.child.stdin.end();
-      })));
+      await Promise.all(
+        [...processes].map(
+          (host) =>
+            new Promise<void>((resolve) => {
+              host.child.once('exit', () => resolve());
+              host.child.stdin.end();
+            }),
+        ),
+      );
     },
   };
 }
@@ -268,9 +286,16 @@ export interface CobolProgramSettings {
 }
 
 /** Opens the host for a back-end (createBackend's `linkHost`). */
-export function openProgramHost(settings: CobolProgramSettings, log: Logger): { programs: ReadonlySet<LinkedProgramName>; host: CobolHost } {
+export function openProgramHost(
+  settings: CobolProgramSettings,
+  log: Logger,
+): { programs: ReadonlySet<LinkedProgramName>; host: CobolHost } {
   const host = openCobolHost({
-    hostBinary: settings.hostBinary, libraryPath: settings.libraryPath, processes: settings.processes, callTimeoutMs: settings.callTimeoutMs, log,
+    hostBinary: settings.hostBinary,
+    libraryPath: settings.libraryPath,
+    processes: settings.processes,
+    callTimeoutMs: settings.callTimeoutMs,
+    log,
   });
   return { programs: new Set(settings.programs), host };
 }

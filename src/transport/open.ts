@@ -31,7 +31,9 @@ export interface BackendConfig {
 }
 
 export async function openBackendTransport(
-  config: BackendConfig, logger: Logger, catalog: MessageCatalog,
+  config: BackendConfig,
+  logger: Logger,
+  catalog: MessageCatalog,
 ): Promise<Transport> {
   if (config.backend.urls.length === 0) return openEmbeddedBackend(config, logger, catalog);
   const tls = readTlsFiles(config.backend.clientTls);
@@ -70,7 +72,9 @@ async function cobolSettings(config: BackendConfig, logger: Logger): Promise<Cob
   if (programs.length === 0) return undefined;
   const sourceDir = config.backend.cobolSourceDir;
   const build = await buildCobolHost({
-    outDir: join(config.dataDir, 'cobol'), programs, ...(sourceDir ? { programsDir: sourceDir } : {}),
+    outDir: join(config.dataDir, 'cobol'),
+    programs,
+    ...(sourceDir ? { programsDir: sourceDir } : {}),
   });
   logger.info({ programs, libraryPath: build.libraryPath }, 'COBOL programs built');
   return { programs, ...build, processes: config.backend.cobolHosts, callTimeoutMs: config.backend.cobolCallTimeoutMs };
@@ -83,7 +87,9 @@ export function storeLocation(config: BackendConfig): StoreLocation {
 }
 
 export async function openEmbeddedBackend(
-  config: BackendConfig, logger: Logger, catalog: MessageCatalog,
+  config: BackendConfig,
+  logger: Logger,
+  catalog: MessageCatalog,
 ): Promise<Transport> {
   const location = storeLocation(config);
   const cobol = await cobolSettings(config, logger);
@@ -92,7 +98,10 @@ export async function openEmbeddedBackend(
     return inProcessTransport(await createBackend({ ...location, log: logger, catalog, ...linkHost }));
   }
   const worker = await openWorkerTransport({
-    ...location, logLevel: config.logLevel, logger, ...(cobol ? { cobol } : {}),
+    ...location,
+    logLevel: config.logLevel,
+    logger,
+    ...(cobol ? { cobol } : {}),
   });
   // PostgreSQL serves reads from the worker's pool; the read split is for SQLite's WAL readers.
   if (config.backend.reads === 'worker' || location.databaseUrl) return worker;

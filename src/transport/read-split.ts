@@ -8,7 +8,10 @@
 import type { Transport } from './transport.ts';
 
 export function splitReads(
-  isInquiry: (message: Buffer) => boolean, reads: Transport, writes: Transport, afterWrite: () => void = () => {},
+  isInquiry: (message: Buffer) => boolean,
+  reads: Transport,
+  writes: Transport,
+  afterWrite: () => void = () => {},
 ): Transport {
   return {
     async call(request, options) {

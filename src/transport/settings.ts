@@ -20,8 +20,15 @@ export interface TlsFiles {
 /** `tls://host:port` of a back-end service; throws naming the URL otherwise. */
 export function parseBackendUrl(url: string): { host: string; port: number } {
   const parsedUrl = URL.canParse(url) ? new URL(url) : null;
-  if (!parsedUrl || parsedUrl.protocol !== 'tls:' || !parsedUrl.hostname || !parsedUrl.port || parsedUrl.pathname !== ''
-    || parsedUrl.search || parsedUrl.username) {
+  if (
+    !parsedUrl ||
+    parsedUrl.protocol !== 'tls:' ||
+    !parsedUrl.hostname ||
+    !parsedUrl.port ||
+    parsedUrl.pathname !== '' ||
+    parsedUrl.search ||
+    parsedUrl.username
+  ) {
     throw new Error(`"${url}" is not tls://host:port`);
   }
   return { host: parsedUrl.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(parsedUrl.port) };
@@ -29,10 +36,12 @@ export function parseBackendUrl(url: string): { host: string; port: number } {
 
 export const TRANSPORT_SETTINGS = section('The back-end', {
   BACKEND_TRANSPORT: choice<BackendTransportKind>(['worker', 'in-process'], {
-    default: 'worker', description: 'where the embedded back-end runs: a worker thread, or the API\'s own thread',
+    default: 'worker',
+    description: "where the embedded back-end runs: a worker thread, or the API's own thread",
   }),
   BACKEND_READS: choice<BackendReads>(['api-thread', 'worker'], {
-    default: 'api-thread', description: 'with the worker: where inquiries read the SQLite store',
+    default: 'api-thread',
+    description: 'with the worker: where inquiries read the SQLite store',
   }),
   BACKEND_URL: parsed({
     allowed: 'tls://host:port, comma-separated',
@@ -59,17 +68,24 @@ export const TRANSPORT_SETTINGS = section('The back-end', {
     description: 'default DATA_DIR/certs/api.key (backend.key for `npm run backend`)',
   }),
   BACKEND_CONNECTIONS: integer({
-    default: 2, min: 1, max: 64,
+    default: 2,
+    min: 1,
+    max: 64,
     description: 'connections kept open to each back-end service',
   }),
   BACKEND_CALL_TIMEOUT_MS: integer({
-    default: 4000, min: 10, max: 600_000, description: 'time limit of one call to a back-end service; over it, 504',
+    default: 4000,
+    min: 10,
+    max: 600_000,
+    description: 'time limit of one call to a back-end service; over it, 504',
   }),
 });
 
 export const BACKEND_SERVICE_SETTINGS = section('The back-end service (`npm run backend`)', {
   BACKEND_LISTEN: parsed({
-    default: '127.0.0.1:7443', allowed: 'host:port', description: 'where it listens for API instances',
+    default: '127.0.0.1:7443',
+    allowed: 'host:port',
+    description: 'where it listens for API instances',
     parse(value, name) {
       const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/.exec(value);
       if (!match || Number(match[2]) > 65535) throw new ConfigError(name, `must be host:port, got "${value}"`);
@@ -77,7 +93,8 @@ export const BACKEND_SERVICE_SETTINGS = section('The back-end service (`npm run 
     },
   }),
   BACKEND_ALLOWED_CLIENTS: parsed({
-    default: DEV_API_CLIENT_NAME, allowed: 'certificate names, comma-separated',
+    default: DEV_API_CLIENT_NAME,
+    allowed: 'certificate names, comma-separated',
     description: 'client certificate names (CN or SAN) allowed to call',
     parse: (value) => new Set(listItems(value)),
   }),
@@ -99,15 +116,21 @@ export const COBOL_SETTINGS = section('COBOL', {
     },
   }),
   COBOL_SOURCE_DIR: parsed({
-    allowed: 'directory', description: 'their <PROGRAM>.cbl sources; default src/backend/cobol',
+    allowed: 'directory',
+    description: 'their <PROGRAM>.cbl sources; default src/backend/cobol',
     parse: (value) => (value ? resolve(value) : null),
   }),
   COBOL_HOSTS: integer({
-    default: 2, min: 1, max: 64,
+    default: 2,
+    min: 1,
+    max: 64,
     description: 'host processes, so COBOL calls in flight at once',
   }),
   COBOL_CALL_TIMEOUT_MS: integer({
-    default: 2000, min: 10, max: 600_000, description: 'time limit of one COBOL program call; over it, 504',
+    default: 2000,
+    min: 10,
+    max: 600_000,
+    description: 'time limit of one COBOL program call; over it, 504',
   }),
 });
 

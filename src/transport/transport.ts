@@ -36,7 +36,12 @@ export class CallNotStartedError extends TransportError {
  * Sends a readiness ping and waits for its answer, registered under `id` in `waiting` (where the answer's
  * handler finds it); no answer within `timeoutMs` counts as not ready.
  */
-export function ping(waiting: Map<number, (ready: boolean) => void>, id: number, timeoutMs: number, send: () => void): Promise<boolean> {
+export function ping(
+  waiting: Map<number, (ready: boolean) => void>,
+  id: number,
+  timeoutMs: number,
+  send: () => void,
+): Promise<boolean> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       waiting.delete(id);

@@ -97,7 +97,12 @@ interface PendingCall {
 export async function openWorkerTransport(options: WorkerTransportOptions): Promise<WorkerTransport> {
   const { logger } = options;
   const data: BackendWorkerData = {
-    file: options.file, databaseUrl: options.databaseUrl ?? null, poolSize: options.poolSize ?? null, logLevel: options.logLevel, seedWhenEmpty: options.seedWhenEmpty ?? true, cobol: options.cobol ?? null,
+    file: options.file,
+    databaseUrl: options.databaseUrl ?? null,
+    poolSize: options.poolSize ?? null,
+    logLevel: options.logLevel,
+    seedWhenEmpty: options.seedWhenEmpty ?? true,
+    cobol: options.cobol ?? null,
   };
   // pino keeps its destination under this symbol; worker lines bypass formatting but share the stream.
   const destination = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym]!;

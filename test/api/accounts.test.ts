@@ -25,6 +25,13 @@ test('GET /v1/accounts/{id}/balance: demo balances; 404 for another customer’s
   }
   assertProblem(await h.request({ method: 'GET', url: '/v1/accounts/1002-01/balance', as: 'ada' }), 404, 'NOT_FOUND');
   assertProblem(await h.request({ method: 'GET', url: '/v1/accounts/9999-01/balance', as: 'clerk' }), 404, 'NOT_FOUND');
-  assertProblem(await h.request({ method: 'GET', url: '/v1/accounts/SYS-OPENING-EUR/balance', as: 'clerk' }), 400, 'VALIDATION_FAILED');
-  assert.equal((await h.request({ method: 'GET', url: '/v1/accounts/1002-01/balance', as: 'clerk' })).json().balance, 1200);
+  assertProblem(
+    await h.request({ method: 'GET', url: '/v1/accounts/SYS-OPENING-EUR/balance', as: 'clerk' }),
+    400,
+    'VALIDATION_FAILED',
+  );
+  assert.equal(
+    (await h.request({ method: 'GET', url: '/v1/accounts/1002-01/balance', as: 'clerk' })).json().balance,
+    1200,
+  );
 });

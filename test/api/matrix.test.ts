@@ -13,39 +13,120 @@ type Actor = 'owner' | 'otherCustomer' | 'agent' | 'partner';
 const ACTORS: Record<Actor, string> = { owner: 'ada', otherCustomer: 'alan', agent: 'clerk', partner: 'acme-shop' };
 type Target = 'own' | 'missing';
 
-interface Ids { order: string; payment: string; loan: string; operation: string; subscription: string; delivery: string }
-interface Call { method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; url: string; body?: unknown; headers?: Record<string, string> }
+interface Ids {
+  order: string;
+  payment: string;
+  loan: string;
+  operation: string;
+  subscription: string;
+  delivery: string;
+}
+interface Call {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  url: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
 
 let keyCounter = 0;
 const key = () => ({ 'idempotency-key': `matrix-${++keyCounter}` });
 
 /** How to call each route on ada's object (own) or on one that does not exist (missing). */
 const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
-  createOrder: (_ids, t) => ({ method: 'POST', url: '/v1/orders', body: { customerId: t === 'own' ? '1001' : '9999', productId: 'P-100', quantity: 1 } }),
+  createOrder: (_ids, t) => ({
+    method: 'POST',
+    url: '/v1/orders',
+    body: { customerId: t === 'own' ? '1001' : '9999', productId: 'P-100', quantity: 1 },
+  }),
   getOrder: (ids, t) => ({ method: 'GET', url: `/v1/orders/${t === 'own' ? ids.order : 'ORD-0000000000000000'}` }),
   listOrders: (_ids, t) => ({ method: 'GET', url: `/v1/orders?customerId=${t === 'own' ? '1001' : '9999'}` }),
-  updateOrder: (ids, t) => ({ method: 'PUT', url: `/v1/orders/${t === 'own' ? ids.order : 'ORD-0000000000000000'}`, body: { productId: 'P-100', quantity: 2 }, headers: { 'if-match': '*' } }),
-  cancelOrder: (ids, t) => ({ method: 'DELETE', url: `/v1/orders/${t === 'own' ? ids.order : 'ORD-0000000000000000'}` }),
+  updateOrder: (ids, t) => ({
+    method: 'PUT',
+    url: `/v1/orders/${t === 'own' ? ids.order : 'ORD-0000000000000000'}`,
+    body: { productId: 'P-100', quantity: 2 },
+    headers: { 'if-match': '*' },
+  }),
+  cancelOrder: (ids, t) => ({
+    method: 'DELETE',
+    url: `/v1/orders/${t === 'own' ? ids.order : 'ORD-0000000000000000'}`,
+  }),
   getCustomer: (_ids, t) => ({ method: 'GET', url: `/v1/customers/${t === 'own' ? '1001' : '9999'}` }),
-  createCustomer: () => ({ method: 'POST', url: '/v1/customers', body: { name: 'Mary Jackson', email: `mary.${++keyCounter}@example.com` } }),
-  updateCustomer: (_ids, t) => ({ method: 'PATCH', url: `/v1/customers/${t === 'own' ? '1001' : '9999'}`, body: { phone: '+44 1234 5678' }, headers: { 'content-type': 'application/merge-patch+json' } }),
+  createCustomer: () => ({
+    method: 'POST',
+    url: '/v1/customers',
+    body: { name: 'Mary Jackson', email: `mary.${++keyCounter}@example.com` },
+  }),
+  updateCustomer: (_ids, t) => ({
+    method: 'PATCH',
+    url: `/v1/customers/${t === 'own' ? '1001' : '9999'}`,
+    body: { phone: '+44 1234 5678' },
+    headers: { 'content-type': 'application/merge-patch+json' },
+  }),
   getBalance: (_ids, t) => ({ method: 'GET', url: `/v1/accounts/${t === 'own' ? '1001-01' : '9999-01'}/balance` }),
-  listCustomerAccounts: (_ids, t) => ({ method: 'GET', url: `/v1/customers/${t === 'own' ? '1001' : '9999'}/accounts` }),
-  createPayment: (_ids, t) => ({ method: 'POST', url: '/v1/payments', body: { debtorAccount: t === 'own' ? '1001-01' : '9999-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' }, headers: key() }),
-  getPayment: (ids, t) => ({ method: 'GET', url: `/v1/payments/${t === 'own' ? ids.payment : 'PAY-0000000000000000'}` }),
+  listCustomerAccounts: (_ids, t) => ({
+    method: 'GET',
+    url: `/v1/customers/${t === 'own' ? '1001' : '9999'}/accounts`,
+  }),
+  createPayment: (_ids, t) => ({
+    method: 'POST',
+    url: '/v1/payments',
+    body: {
+      debtorAccount: t === 'own' ? '1001-01' : '9999-01',
+      creditorAccount: '1002-01',
+      amount: 1,
+      currency: 'EUR',
+    },
+    headers: key(),
+  }),
+  getPayment: (ids, t) => ({
+    method: 'GET',
+    url: `/v1/payments/${t === 'own' ? ids.payment : 'PAY-0000000000000000'}`,
+  }),
   listPayments: (_ids, t) => ({ method: 'GET', url: `/v1/payments?accountId=${t === 'own' ? '1001-01' : '9999-01'}` }),
-  createLoanApplication: (_ids, t) => ({ method: 'POST', url: '/v1/loan-applications', body: { customerId: t === 'own' ? 1001 : 9999, amount: 1000, installments: 12 } }),
-  getLoanApplication: (ids, t) => ({ method: 'GET', url: `/v1/loan-applications/${t === 'own' ? ids.loan : 'LN-0000000000000000'}` }),
-  listLoanApplications: (_ids, t) => ({ method: 'GET', url: `/v1/loan-applications?customerId=${t === 'own' ? '1001' : '9999'}` }),
+  createLoanApplication: (_ids, t) => ({
+    method: 'POST',
+    url: '/v1/loan-applications',
+    body: { customerId: t === 'own' ? 1001 : 9999, amount: 1000, installments: 12 },
+  }),
+  getLoanApplication: (ids, t) => ({
+    method: 'GET',
+    url: `/v1/loan-applications/${t === 'own' ? ids.loan : 'LN-0000000000000000'}`,
+  }),
+  listLoanApplications: (_ids, t) => ({
+    method: 'GET',
+    url: `/v1/loan-applications?customerId=${t === 'own' ? '1001' : '9999'}`,
+  }),
   // missing: a cursor past every event
-  createWebhookSubscription: () => ({ method: 'POST', url: '/v1/webhook-subscriptions', body: { url: HOOK_URL, eventTypes: ['OrderConfirmed'] } }),
+  createWebhookSubscription: () => ({
+    method: 'POST',
+    url: '/v1/webhook-subscriptions',
+    body: { url: HOOK_URL, eventTypes: ['OrderConfirmed'] },
+  }),
   listWebhookSubscriptions: () => ({ method: 'GET', url: '/v1/webhook-subscriptions' }),
-  getWebhookSubscription: (ids, t) => ({ method: 'GET', url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}` }),
-  deleteWebhookSubscription: (ids, t) => ({ method: 'DELETE', url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}` }),
-  listWebhookDeliveries: (ids, t) => ({ method: 'GET', url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}/deliveries` }),
-  retryWebhookDelivery: (ids, t) => ({ method: 'POST', url: `/v1/webhook-subscriptions/${ids.subscription}/deliveries/${t === 'own' ? ids.delivery : 'WHD-0000000000000000'}/retry` }),
-  getOperation: (ids, t) => ({ method: 'GET', url: `/v1/operations/${t === 'own' ? ids.operation : 'OP-0000000000000000'}` }),
-  listEvents: (_ids, t) => ({ method: 'GET', url: `/v1/events?limit=100${t === 'own' ? '' : `&after=${Buffer.from('e1:999999999').toString('base64url')}`}` }),
+  getWebhookSubscription: (ids, t) => ({
+    method: 'GET',
+    url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}`,
+  }),
+  deleteWebhookSubscription: (ids, t) => ({
+    method: 'DELETE',
+    url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}`,
+  }),
+  listWebhookDeliveries: (ids, t) => ({
+    method: 'GET',
+    url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}/deliveries`,
+  }),
+  retryWebhookDelivery: (ids, t) => ({
+    method: 'POST',
+    url: `/v1/webhook-subscriptions/${ids.subscription}/deliveries/${t === 'own' ? ids.delivery : 'WHD-0000000000000000'}/retry`,
+  }),
+  getOperation: (ids, t) => ({
+    method: 'GET',
+    url: `/v1/operations/${t === 'own' ? ids.operation : 'OP-0000000000000000'}`,
+  }),
+  listEvents: (_ids, t) => ({
+    method: 'GET',
+    url: `/v1/events?limit=100${t === 'own' ? '' : `&after=${Buffer.from('e1:999999999').toString('base64url')}`}`,
+  }),
 };
 
 /**
@@ -88,26 +169,72 @@ const HOOK_URL = 'http://127.0.0.1:9/hooks';
 const HOOK_ENV = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_ALLOWED_PORTS: '9' };
 
 async function fixtures(h: TestApp): Promise<Ids> {
-  const order = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
+  const order = await h.request({
+    method: 'POST',
+    url: '/v1/orders',
+    as: 'ada',
+    body: { customerId: '1001', productId: 'P-100', quantity: 1 },
+  });
   // To grace: the other customer here (alan) is neither payer nor payee (a payee reads what it received).
-  const payment = await h.request({ method: 'POST', url: '/v1/payments', as: 'ada', headers: key(), body: { debtorAccount: '1001-01', creditorAccount: '1003-01', amount: 2, currency: 'EUR' } });
-  const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: '1001', amount: 1000, installments: 12 } });
+  const payment = await h.request({
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'ada',
+    headers: key(),
+    body: { debtorAccount: '1001-01', creditorAccount: '1003-01', amount: 2, currency: 'EUR' },
+  });
+  const loan = await h.request({
+    method: 'POST',
+    url: '/v1/loan-applications',
+    as: 'ada',
+    body: { customerId: '1001', amount: 1000, installments: 12 },
+  });
   assert.deepEqual([order.statusCode, payment.statusCode, loan.statusCode], [201, 201, 201]);
-  const later = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: { prefer: 'respond-async' }, body: { customerId: '1001', amount: 1000, installments: 12 } });
+  const later = await h.request({
+    method: 'POST',
+    url: '/v1/loan-applications',
+    as: 'ada',
+    headers: { prefer: 'respond-async' },
+    body: { customerId: '1001', amount: 1000, installments: 12 },
+  });
   assert.equal(later.statusCode, 202);
-  return { order: order.json().orderId, payment: payment.json().paymentId, loan: loan.json().loanId, operation: later.json().operationId, subscription: '', delivery: '' };
+  return {
+    order: order.json().orderId,
+    payment: payment.json().paymentId,
+    loan: loan.json().loanId,
+    operation: later.json().operationId,
+    subscription: '',
+    delivery: '',
+  };
 }
 
 /** acme-shop's subscription, and its delivery of an order acme-shop placed. */
 async function webhookFixtures(h: TestApp, ids: Ids): Promise<Ids> {
-  const sub = await h.request({ method: 'POST', url: '/v1/webhook-subscriptions', as: 'acme-shop', body: { url: HOOK_URL, eventTypes: ['OrderConfirmed'] } });
+  const sub = await h.request({
+    method: 'POST',
+    url: '/v1/webhook-subscriptions',
+    as: 'acme-shop',
+    body: { url: HOOK_URL, eventTypes: ['OrderConfirmed'] },
+  });
   assert.equal(sub.statusCode, 201, sub.body);
   const subscription = sub.json().subscriptionId;
   // 1001 is linked to acme-shop in the demo data (a partner orders only for its own customers).
-  assert.equal((await h.request({ method: 'POST', url: '/v1/orders', as: 'acme-shop', body: { customerId: '1001', productId: 'P-100', quantity: 1 } })).statusCode, 201);
+  assert.equal(
+    (
+      await h.request({
+        method: 'POST',
+        url: '/v1/orders',
+        as: 'acme-shop',
+        body: { customerId: '1001', productId: 'P-100', quantity: 1 },
+      })
+    ).statusCode,
+    201,
+  );
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
-    const [delivery] = (await h.request({ method: 'GET', url: `/v1/webhook-subscriptions/${subscription}/deliveries`, as: 'acme-shop' })).json().items;
+    const [delivery] = (
+      await h.request({ method: 'GET', url: `/v1/webhook-subscriptions/${subscription}/deliveries`, as: 'acme-shop' })
+    ).json().items;
     if (delivery) return { ...ids, subscription, delivery: delivery.deliveryId };
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -123,11 +250,13 @@ async function snapshot(h: TestApp, ids: Ids): Promise<string> {
     h.request({ method: 'GET', url: '/v1/customers/1001', as: 'clerk' }),
     h.request({ method: 'GET', url: '/v1/orders?customerId=1001&limit=100', as: 'clerk' }),
   ]);
-  return JSON.stringify(parts.map((p) => {
-    const body = p.json();
-    delete body.asOf;
-    return body;
-  }));
+  return JSON.stringify(
+    parts.map((p) => {
+      const body = p.json();
+      delete body.asOf;
+      return body;
+    }),
+  );
 }
 
 /**
@@ -167,7 +296,8 @@ for (const operation of Object.keys(ROUTES) as OperationId[]) {
     for (const actor of Object.keys(ACTORS) as Actor[]) {
       const expected = OWN[operation][actor];
       for (const target of ['own', 'missing'] as Target[]) {
-        if (target === 'missing' && (operation === 'createCustomer' || operation === 'createWebhookSubscription')) continue;
+        if (target === 'missing' && (operation === 'createCustomer' || operation === 'createWebhookSubscription'))
+          continue;
         const call = CALLS[operation](ids, target);
         const before = await snapshot(h, ids);
         const res = await h.request({ ...call, as: ACTORS[actor] });
@@ -180,29 +310,51 @@ for (const operation of Object.keys(ROUTES) as OperationId[]) {
         }
         if (operation === 'listOrders' && res.statusCode === 200) {
           for (const item of res.json().items) assert.equal(item.customerId, target === 'own' ? '1001' : '9999', where);
-          if (actor === 'otherCustomer' || target === 'missing') assert.deepEqual(res.json().items, [], `orders listed that the caller may not see: ${where}`);
-          if (actor === 'owner' || actor === 'agent') assert.ok(res.json().items.length > 0 || target === 'missing', where);
-          if (actor === 'partner') assert.deepEqual(res.json().items.filter((o: { orderId: string }) => o.orderId === ids.order), [], `a partner listed an order it did not create: ${where}`);
+          if (actor === 'otherCustomer' || target === 'missing')
+            assert.deepEqual(res.json().items, [], `orders listed that the caller may not see: ${where}`);
+          if (actor === 'owner' || actor === 'agent')
+            assert.ok(res.json().items.length > 0 || target === 'missing', where);
+          if (actor === 'partner')
+            assert.deepEqual(
+              res.json().items.filter((o: { orderId: string }) => o.orderId === ids.order),
+              [],
+              `a partner listed an order it did not create: ${where}`,
+            );
         }
         if (operation === 'listEvents' && res.statusCode === 200) {
           const subjects = res.json().items.map((e: { subject: string }) => e.subject);
           const adas = [ids.order, ids.payment, ids.loan];
           if (actor === 'otherCustomer' || actor === 'partner' || target === 'missing') {
-            assert.deepEqual(subjects.filter((s: string) => adas.includes(s)), [], `events listed that the caller may not see: ${where}`);
+            assert.deepEqual(
+              subjects.filter((s: string) => adas.includes(s)),
+              [],
+              `events listed that the caller may not see: ${where}`,
+            );
           } else {
             for (const id of adas) assert.ok(subjects.includes(id), `${id} missing: ${where}`);
           }
         }
         if (operation === 'listWebhookSubscriptions' && res.statusCode === 200) {
           const listed = res.json().items.map((s: { subscriptionId: string }) => s.subscriptionId);
-          assert.equal(listed.includes(ids.subscription), actor === 'partner', `only its owner lists a subscription: ${where}`);
+          assert.equal(
+            listed.includes(ids.subscription),
+            actor === 'partner',
+            `only its owner lists a subscription: ${where}`,
+          );
         }
         if (operation === 'getCustomer' && res.statusCode === 200) assert.equal(res.json().customerId, '1001', where);
         if (operation === 'listCustomerAccounts' && res.statusCode === 200) {
-          assert.deepEqual(res.json().items.map((a: { account: string }) => a.account), ['1001-01', '1001-02'], where);
+          assert.deepEqual(
+            res.json().items.map((a: { account: string }) => a.account),
+            ['1001-01', '1001-02'],
+            where,
+          );
         }
         if (operation === 'listPayments' && res.statusCode === 200) {
-          assert.ok(res.json().items.some((p: { paymentId: string }) => p.paymentId === ids.payment), where);
+          assert.ok(
+            res.json().items.some((p: { paymentId: string }) => p.paymentId === ids.payment),
+            where,
+          );
         }
         if (operation === 'listLoanApplications' && res.statusCode === 200) {
           const loans = res.json().items as Array<{ loanId: string; customerId: string }>;
@@ -211,10 +363,15 @@ for (const operation of Object.keys(ROUTES) as OperationId[]) {
       }
       const unrelated = UNRELATED_TO_PARTNER[operation];
       if (actor === 'partner' && unrelated) {
-        const alansOrders = async () => (await h.request({ method: 'GET', url: '/v1/orders?customerId=1002&limit=100', as: 'clerk' })).body;
+        const alansOrders = async () =>
+          (await h.request({ method: 'GET', url: '/v1/orders?customerId=1002&limit=100', as: 'clerk' })).body;
         const before = await alansOrders();
         const res = await h.request({ ...unrelated, as: ACTORS.partner });
-        assert.equal(res.statusCode, 404, `${operation} by the partner on a customer not its own: ${res.body.slice(0, 200)}`);
+        assert.equal(
+          res.statusCode,
+          404,
+          `${operation} by the partner on a customer not its own: ${res.body.slice(0, 200)}`,
+        );
         assert.equal(await alansOrders(), before, 'a refused partner order was stored');
       }
     }

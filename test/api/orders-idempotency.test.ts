@@ -21,26 +21,40 @@ async function forgetApiIdempotency(h: TestApp): Promise<void> {
 test('an order key reused after the API record expired: another request is 422, the same one finds the order', async (t) => {
   // One instance: the API's idempotency records are its embedded SQLite file, which the test clears.
   const h = await startApp(t, {}, { singleInstance: true });
-  const send = (body: Record<string, unknown>) => h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body, headers: { 'idempotency-key': 'order-key-1' } });
+  const send = (body: Record<string, unknown>) =>
+    h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body, headers: { 'idempotency-key': 'order-key-1' } });
   const request = { customerId: '1001', productId: 'P-100', quantity: 2 };
   const first = await send(request);
   assert.equal(first.statusCode, 201, first.body);
   await forgetApiIdempotency(h);
 
-  for (const other of [{ ...request, productId: 'P-200' }, { ...request, quantity: 3 }]) {
+  for (const other of [
+    { ...request, productId: 'P-200' },
+    { ...request, quantity: 3 },
+  ]) {
     const reused = assertProblem(await send(other), 422, 'IDEMPOTENCY_KEY_REUSED');
     assert.doesNotMatch(JSON.stringify(reused), /ORDCRT|ordc/);
     await forgetApiIdempotency(h);
   }
   const orders = await queryStore(h, 'SELECT order_id, product_id, quantity FROM orders');
-  assert.deepEqual(orders, [{ order_id: first.json().orderId, product_id: 'P-100', quantity: 2 }], 'no second order stored');
+  assert.deepEqual(
+    orders,
+    [{ order_id: first.json().orderId, product_id: 'P-100', quantity: 2 }],
+    'no second order stored',
+  );
 
   const again = await send(request);
   assert.equal(again.statusCode, 201);
   assert.deepEqual(again.json(), first.json(), 'the original order');
 
   // A later change of the order (PUT) does not make the original request a different one.
-  const changed = await h.request({ method: 'PUT', url: `/v1/orders/${first.json().orderId}`, as: 'ada', body: { productId: 'P-100', quantity: 5 }, headers: { 'if-match': '"1"' } });
+  const changed = await h.request({
+    method: 'PUT',
+    url: `/v1/orders/${first.json().orderId}`,
+    as: 'ada',
+    body: { productId: 'P-100', quantity: 5 },
+    headers: { 'if-match': '"1"' },
+  });
   assert.equal(changed.statusCode, 200, changed.body);
   await forgetApiIdempotency(h);
   const replay = await send(request);

@@ -10,9 +10,13 @@ import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { queryStore } from '../helpers/backend-store.ts';
 
-const order = (h: TestApp, customerId: string, as: string | { token: string }) => h.request({
-  method: 'POST', url: '/v1/orders', body: { customerId, productId: 'P-100', quantity: 1 }, ...(typeof as === 'string' ? { as } : as),
-});
+const order = (h: TestApp, customerId: string, as: string | { token: string }) =>
+  h.request({
+    method: 'POST',
+    url: '/v1/orders',
+    body: { customerId, productId: 'P-100', quantity: 1 },
+    ...(typeof as === 'string' ? { as } : as),
+  });
 
 async function orderCount(h: TestApp, customerId: string): Promise<number> {
   return Number((await queryStore(h, 'SELECT COUNT(*) AS n FROM orders WHERE customer_id = ?', customerId))[0]!['n']);
@@ -26,7 +30,11 @@ test('a partner reads and orders for its linked customer only; others are 404 an
   assert.deepEqual(linked.json(), { customerId: '1001', name: 'Ada Lovelace' });
 
   for (const id of ['1002', '1003']) {
-    const read = assertProblem(await h.request({ method: 'GET', url: `/v1/customers/${id}`, as: 'acme-shop' }), 404, 'NOT_FOUND');
+    const read = assertProblem(
+      await h.request({ method: 'GET', url: `/v1/customers/${id}`, as: 'acme-shop' }),
+      404,
+      'NOT_FOUND',
+    );
     assert.doesNotMatch(JSON.stringify(read), /Turing|Hopper/);
     const refused = assertProblem(await order(h, id, 'acme-shop'), 404, 'NOT_FOUND');
     assert.equal(refused['reason'], 'CUSTOMER_NOT_FOUND');
@@ -46,7 +54,10 @@ test('a partner reads and orders for its linked customer only; others are 404 an
   assert.equal(placed.json().customerId, '1001');
   assert.equal(await orderCount(h, '1001'), 1);
   const mine = await h.request({ method: 'GET', url: '/v1/orders?customerId=1001', as: 'acme-shop' });
-  assert.deepEqual(mine.json().items.map((o: { orderId: string }) => o.orderId), [placed.json().orderId]);
+  assert.deepEqual(
+    mine.json().items.map((o: { orderId: string }) => o.orderId),
+    [placed.json().orderId],
+  );
 
   // Staff and the customers themselves are unaffected.
   assert.equal((await h.request({ method: 'GET', url: '/v1/customers/1002', as: 'clerk' })).statusCode, 200);
@@ -55,7 +66,12 @@ test('a partner reads and orders for its linked customer only; others are 404 an
 
 test('a customer a partner onboards is its own: readable and orderable by it, not by another partner', async (t) => {
   const h = await startApp(t);
-  const created = await h.request({ method: 'POST', url: '/v1/customers', as: 'acme-shop', body: { name: 'Mary Jackson', email: 'mary@example.com' } });
+  const created = await h.request({
+    method: 'POST',
+    url: '/v1/customers',
+    as: 'acme-shop',
+    body: { name: 'Mary Jackson', email: 'mary@example.com' },
+  });
   assert.equal(created.statusCode, 201, created.body);
   const id = created.json().customerId as string;
   const read = await h.request({ method: 'GET', url: `/v1/customers/${id}`, as: 'acme-shop' });
@@ -64,15 +80,31 @@ test('a customer a partner onboards is its own: readable and orderable by it, no
   assert.equal((await order(h, id, 'acme-shop')).statusCode, 201);
 
   // Another partner (a client of its own) reaches neither this customer nor the demo ones.
-  const other = { token: await h.app.devIssuer.sign({ subject: 'globex-shop', role: 'partner', clientId: 'globex-shop', scopes: ROLE_SCOPES.partner }) };
+  const other = {
+    token: await h.app.devIssuer.sign({
+      subject: 'globex-shop',
+      role: 'partner',
+      clientId: 'globex-shop',
+      scopes: ROLE_SCOPES.partner,
+    }),
+  };
   for (const customerId of [id, '1001']) {
     assertProblem(await h.request({ method: 'GET', url: `/v1/customers/${customerId}`, ...other }), 404, 'NOT_FOUND');
     assertProblem(await order(h, customerId, other), 404, 'NOT_FOUND');
   }
   assert.equal(await orderCount(h, id), 1);
   // ... and its own onboarded customer is its own.
-  const theirs = await h.request({ method: 'POST', url: '/v1/customers', ...other, body: { name: 'Dorothy Vaughan', email: 'dorothy@example.com' } });
+  const theirs = await h.request({
+    method: 'POST',
+    url: '/v1/customers',
+    ...other,
+    body: { name: 'Dorothy Vaughan', email: 'dorothy@example.com' },
+  });
   assert.equal(theirs.statusCode, 201, theirs.body);
   assert.equal((await order(h, theirs.json().customerId, other)).statusCode, 201);
-  assertProblem(await h.request({ method: 'GET', url: `/v1/customers/${theirs.json().customerId}`, as: 'acme-shop' }), 404, 'NOT_FOUND');
+  assertProblem(
+    await h.request({ method: 'GET', url: `/v1/customers/${theirs.json().customerId}`, as: 'acme-shop' }),
+    404,
+    'NOT_FOUND',
+  );
 });

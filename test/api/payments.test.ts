@@ -4,7 +4,16 @@ import { Payment } from '../../src/resources/payment.ts';
 import { assertProblem, assertShape } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 
-const PAYMENT_KEYS = ['paymentId', 'status', 'debtorAccount', 'creditorAccount', 'amount', 'currency', 'reference', 'createdAt'];
+const PAYMENT_KEYS = [
+  'paymentId',
+  'status',
+  'debtorAccount',
+  'creditorAccount',
+  'amount',
+  'currency',
+  'reference',
+  'createdAt',
+];
 
 function pay(h: TestApp, body: Record<string, unknown>, key: string | undefined, as = 'ada') {
   return h.request({ method: 'POST', url: '/v1/payments', as, body, headers: key ? { 'idempotency-key': key } : {} });
@@ -16,7 +25,13 @@ async function balance(h: TestApp, account: string): Promise<number> {
   return res.json().balance;
 }
 
-const TRANSFER = { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 100.25, currency: 'EUR', reference: 'Invoice 42' };
+const TRANSFER = {
+  debtorAccount: '1001-01',
+  creditorAccount: '1002-01',
+  amount: 100.25,
+  currency: 'EUR',
+  reference: 'Invoice 42',
+};
 
 test('POST /v1/payments completes: 201, two postings move the money, GET returns it', async (t) => {
   const h = await startApp(t);
@@ -36,7 +51,11 @@ test('POST /v1/payments completes: 201, two postings move the money, GET returns
   const read = await h.request({ method: 'GET', url: `/v1/payments/${payment.paymentId}`, as: 'ada' });
   assert.equal(read.statusCode, 200);
   assert.deepEqual(read.json(), payment);
-  assertProblem(await h.request({ method: 'GET', url: '/v1/payments/PAY-0000000000000000', as: 'ada' }), 404, 'NOT_FOUND');
+  assertProblem(
+    await h.request({ method: 'GET', url: '/v1/payments/PAY-0000000000000000', as: 'ada' }),
+    404,
+    'NOT_FOUND',
+  );
   assertProblem(await h.request({ method: 'GET', url: '/v1/payments/123', as: 'ada' }), 400, 'VALIDATION_FAILED');
 });
 
@@ -52,7 +71,12 @@ test('same key and body replays the first response and moves money once', async 
   assert.equal(await balance(h, '1001-01'), 2399.75);
 
   // The key is the caller's: another caller may use the same key string for its own payment.
-  const alan = await pay(h, { debtorAccount: '1002-01', creditorAccount: '1001-01', amount: 1, currency: 'EUR' }, 'retry-me', 'alan');
+  const alan = await pay(
+    h,
+    { debtorAccount: '1002-01', creditorAccount: '1001-01', amount: 1, currency: 'EUR' },
+    'retry-me',
+    'alan',
+  );
   assert.equal(alan.statusCode, 201);
   assert.notEqual(alan.json().paymentId, first.json().paymentId);
 });
@@ -89,10 +113,21 @@ test('parallel requests with one key: one execution, the others wait (409) or re
   const h = await startApp(t);
   const token = await h.token('ada');
   const results = await Promise.all(
-    Array.from({ length: 8 }, () => h.request({ method: 'POST', url: '/v1/payments', token, body: TRANSFER, headers: { 'idempotency-key': 'parallel' } })),
+    Array.from({ length: 8 }, () =>
+      h.request({
+        method: 'POST',
+        url: '/v1/payments',
+        token,
+        body: TRANSFER,
+        headers: { 'idempotency-key': 'parallel' },
+      }),
+    ),
   );
   const statuses = results.map((r) => r.statusCode).sort();
-  assert.ok(statuses.every((s) => s === 201 || s === 409), statuses.join());
+  assert.ok(
+    statuses.every((s) => s === 201 || s === 409),
+    statuses.join(),
+  );
   const created = results.filter((r) => r.statusCode === 201);
   assert.equal(new Set(created.map((r) => r.json().paymentId)).size, 1);
   assert.equal(created.filter((r) => r.headers['idempotent-replayed'] !== 'true').length, 1, 'exactly one execution');
@@ -101,7 +136,13 @@ test('parallel requests with one key: one execution, the others wait (409) or re
     assert.equal(r.headers['retry-after'], '1');
   }
   assert.equal(await balance(h, '1001-01'), 2399.75);
-  const replay = await h.request({ method: 'POST', url: '/v1/payments', token, body: TRANSFER, headers: { 'idempotency-key': 'parallel' } });
+  const replay = await h.request({
+    method: 'POST',
+    url: '/v1/payments',
+    token,
+    body: TRANSFER,
+    headers: { 'idempotency-key': 'parallel' },
+  });
   assert.equal(replay.statusCode, 201);
   assert.equal(replay.json().paymentId, created[0]!.json().paymentId);
 });
@@ -131,15 +172,25 @@ test('business rejections: 200 REJECTED with reason, no money moved', async (t) 
 
 test('an unaffordable payment learns nothing about its creditor: INSUFFICIENT_FUNDS whether the account exists or not', async (t) => {
   const h = await startApp(t);
-  const probe = (creditorAccount: string, key: string) => pay(h, { debtorAccount: '1003-01', creditorAccount, amount: 999_999, currency: 'EUR' }, key, 'grace');
-  for (const [creditor, key] of [['9999-01', 'probe-missing'], ['1001-01', 'probe-existing'], ['1001-02', 'probe-usd']] as const) {
+  const probe = (creditorAccount: string, key: string) =>
+    pay(h, { debtorAccount: '1003-01', creditorAccount, amount: 999_999, currency: 'EUR' }, key, 'grace');
+  for (const [creditor, key] of [
+    ['9999-01', 'probe-missing'],
+    ['1001-01', 'probe-existing'],
+    ['1001-02', 'probe-usd'],
+  ] as const) {
     const res = await probe(creditor, key);
     assert.equal(res.statusCode, 200, creditor);
     assert.equal(res.json().status, 'REJECTED');
     assert.equal(res.json().reason, 'INSUFFICIENT_FUNDS', creditor);
   }
   // In the payer's own currency check too: a USD payment from a EUR account says so, whatever the creditor.
-  const usd = await pay(h, { debtorAccount: '1003-01', creditorAccount: '9999-01', amount: 1, currency: 'USD' }, 'probe-currency', 'grace');
+  const usd = await pay(
+    h,
+    { debtorAccount: '1003-01', creditorAccount: '9999-01', amount: 1, currency: 'USD' },
+    'probe-currency',
+    'grace',
+  );
   assert.equal(usd.json().reason, 'CURRENCY_MISMATCH');
   assert.equal(await balance(h, '1003-01'), 10_000);
 });
@@ -161,18 +212,40 @@ test('payment input rules → 400: same account, amount ≤ 0, above 1,000,000.0
   for (const body of bad) assertProblem(await pay(h, body, `bad-${i++}`), 400, 'VALIDATION_FAILED');
   assert.equal(await balance(h, '1001-01'), 2500);
   const decimals = assertProblem(await pay(h, { ...TRANSFER, amount: 10.123 }, 'decimals'), 400, 'VALIDATION_FAILED');
-  assert.deepEqual((decimals['errors'] as Array<{ pointer: string }>).map((e) => e.pointer), ['/amount']);
+  assert.deepEqual(
+    (decimals['errors'] as Array<{ pointer: string }>).map((e) => e.pointer),
+    ['/amount'],
+  );
 });
 
 test('debtor account not the caller’s → 404; staff may pay from any customer account', async (t) => {
   const h = await startApp(t);
-  assertProblem(await pay(h, { ...TRANSFER, debtorAccount: '1002-01', creditorAccount: '1001-01' }, 'steal'), 404, 'NOT_FOUND');
+  assertProblem(
+    await pay(h, { ...TRANSFER, debtorAccount: '1002-01', creditorAccount: '1001-01' }, 'steal'),
+    404,
+    'NOT_FOUND',
+  );
   assertProblem(await pay(h, { ...TRANSFER, debtorAccount: '9999-01' }, 'ghost'), 404, 'NOT_FOUND');
-  const staff = await pay(h, { ...TRANSFER, debtorAccount: '1002-01', creditorAccount: '1001-01', amount: 1 }, 'staff', 'clerk');
+  const staff = await pay(
+    h,
+    { ...TRANSFER, debtorAccount: '1002-01', creditorAccount: '1001-01', amount: 1 },
+    'staff',
+    'clerk',
+  );
   assert.equal(staff.statusCode, 201);
   assert.equal(await balance(h, '1002-01'), 1199);
-  assert.equal((await h.request({ method: 'GET', url: `/v1/payments/${staff.json().paymentId}`, as: 'alan' })).statusCode, 200);
+  assert.equal(
+    (await h.request({ method: 'GET', url: `/v1/payments/${staff.json().paymentId}`, as: 'alan' })).statusCode,
+    200,
+  );
   // ada received it (completed, into her account): hers to read too; grace has nothing to do with it
-  assert.equal((await h.request({ method: 'GET', url: `/v1/payments/${staff.json().paymentId}`, as: 'ada' })).statusCode, 200);
-  assertProblem(await h.request({ method: 'GET', url: `/v1/payments/${staff.json().paymentId}`, as: 'grace' }), 404, 'NOT_FOUND');
+  assert.equal(
+    (await h.request({ method: 'GET', url: `/v1/payments/${staff.json().paymentId}`, as: 'ada' })).statusCode,
+    200,
+  );
+  assertProblem(
+    await h.request({ method: 'GET', url: `/v1/payments/${staff.json().paymentId}`, as: 'grace' }),
+    404,
+    'NOT_FOUND',
+  );
 });

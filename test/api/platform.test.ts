@@ -51,7 +51,10 @@ test('GET /openapi.json is OpenAPI 3.1 with every route of the table, its scope 
   assert.equal(oauth2.type, 'oauth2');
   assert.match(oauth2.flows.authorizationCode.authorizationUrl, /\/oauth\/auth$/);
   assert.match(oauth2.flows.clientCredentials.tokenUrl, /\/oauth\/token$/);
-  assert.deepEqual(Object.keys(oauth2.flows.clientCredentials.scopes).sort(), [...new Set(Object.values(ROUTES).map((r) => r.scope))].sort());
+  assert.deepEqual(
+    Object.keys(oauth2.flows.clientCredentials.scopes).sort(),
+    [...new Set(Object.values(ROUTES).map((r) => r.scope))].sort(),
+  );
   assert.ok(doc.components.schemas.Problem);
   for (const [operationId, access] of Object.entries(ROUTES)) {
     const path = access.url.replace(/:([A-Za-z]+)/g, '{$1}');
@@ -61,29 +64,50 @@ test('GET /openapi.json is OpenAPI 3.1 with every route of the table, its scope 
     assert.deepEqual(op.security, [{ oauth2: [access.scope] }, { bearerAuth: [access.scope] }]);
     assert.ok(op.description.includes(`ownership: ${access.ownership}`), `${operationId} shows its ownership rule`);
     assert.ok(op.responses['429'] && op.responses['503'], `${operationId} documents limits`);
-    assert.ok(op.responses['401'] && op.responses['403'] && op.responses['404'], `${operationId} documents auth errors`);
-    assert.ok(op.responses['200'] || op.responses['201'] || op.responses['202'] || op.responses['204'], `${operationId} documents its success`);
+    assert.ok(
+      op.responses['401'] && op.responses['403'] && op.responses['404'],
+      `${operationId} documents auth errors`,
+    );
+    assert.ok(
+      op.responses['200'] || op.responses['201'] || op.responses['202'] || op.responses['204'],
+      `${operationId} documents its success`,
+    );
   }
   // What a subscription receives, per event type: the signed headers and the CloudEvent with its resource.
   assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_TYPES].sort());
   const loanApproved = doc.webhooks.LoanApproved.post;
-  assert.deepEqual(loanApproved.parameters.map((p: { name: string }) => p.name), ['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+  assert.deepEqual(
+    loanApproved.parameters.map((p: { name: string }) => p.name),
+    ['webhook-id', 'webhook-timestamp', 'webhook-signature'],
+  );
   const envelope = loanApproved.requestBody.content['application/json'].schema;
   assert.deepEqual(envelope.properties.type, { const: 'LoanApproved' });
   assert.ok(envelope.properties.data.properties.approvedAmount, 'data is the loan decision');
   const create = doc.paths['/v1/orders'].post;
   const body = create.requestBody.content['application/json'].schema;
   assert.equal(body.additionalProperties, false);
-  assert.deepEqual(body.properties.quantity, { type: 'integer', minimum: 1, maximum: 100, description: 'Units ordered, 1 to 100' });
-  assert.ok(doc.paths['/v1/payments'].post.parameters.some((p: { in: string; name: string; required: boolean }) =>
-    p.in === 'header' && p.name === 'idempotency-key' && p.required));
+  assert.deepEqual(body.properties.quantity, {
+    type: 'integer',
+    minimum: 1,
+    maximum: 100,
+    description: 'Units ordered, 1 to 100',
+  });
+  assert.ok(
+    doc.paths['/v1/payments'].post.parameters.some(
+      (p: { in: string; name: string; required: boolean }) =>
+        p.in === 'header' && p.name === 'idempotency-key' && p.required,
+    ),
+  );
 });
 
 test('X-Request-ID: kept when well-formed, replaced when not, echoed, logged in one line with the back-end transaction, stored', async (t) => {
   const h = await startApp(t);
   const id = 'c0ffee00-1234-4bcd-8def-000000000001';
   const res = await h.request({
-    method: 'POST', url: '/v1/orders', as: 'ada', headers: { 'x-request-id': id },
+    method: 'POST',
+    url: '/v1/orders',
+    as: 'ada',
+    headers: { 'x-request-id': id },
     body: { customerId: '1001', productId: 'P-100', quantity: 1 },
   });
   assert.equal(res.headers['x-request-id'], id);
@@ -101,13 +125,22 @@ test('X-Request-ID: kept when well-formed, replaced when not, echoed, logged in 
   assert.deepEqual(backendLines, []);
   assert.equal(lines.length, 1, 'exactly one line for the request at info');
 
-  assert.equal((await queryStore(h, 'SELECT correlation_id FROM orders WHERE order_id = ?', res.json().orderId))[0]?.['correlation_id'], id);
+  assert.equal(
+    (await queryStore(h, 'SELECT correlation_id FROM orders WHERE order_id = ?', res.json().orderId))[0]?.[
+      'correlation_id'
+    ],
+    id,
+  );
 
   for (const bad of ['has space', 'x'.repeat(129), 'semi;colon']) {
     const r = await h.request({ method: 'GET', url: '/health/live', headers: { 'x-request-id': bad } });
     assert.match(String(r.headers['x-request-id']), /^[0-9a-f-]{36}$/);
   }
-  const problem = assertProblem(await h.request({ method: 'GET', url: '/v1/nothing-here', headers: { 'x-request-id': 'req-42' } }), 404, 'NOT_FOUND');
+  const problem = assertProblem(
+    await h.request({ method: 'GET', url: '/v1/nothing-here', headers: { 'x-request-id': 'req-42' } }),
+    404,
+    'NOT_FOUND',
+  );
   assert.equal(problem['requestId'], 'req-42');
   // Every log line written during a request carries its id; tokens never appear in logs.
   const token = await h.token('ada');
@@ -120,14 +153,19 @@ test('a 5xx answer hides the details', async (t) => {
   const h = await startApp(t);
   // Break the back-end's store under the running app: the program fails, the client learns nothing.
   await queryStore(h, 'DROP TABLE audit_log');
-  const res = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
+  const res = await h.request({
+    method: 'POST',
+    url: '/v1/orders',
+    as: 'ada',
+    body: { customerId: '1001', productId: 'P-100', quantity: 1 },
+  });
   const problem = assertProblem(res, 500, 'INTERNAL_ERROR');
   assert.equal(problem['detail'], undefined);
   assert.ok(!res.body.includes('audit_log') && !res.body.includes('SQL'));
   assert.ok(h.logs.some((l) => l['msg'] === 'transaction abended'));
 });
 
-test('the API\'s hooks run only on /v1 routes, the body check only where a body can come, the idempotency hooks only on the routes that take a key: health, OpenAPI, the identity provider and the docs pages pay nothing for them', async (t) => {
+test("the API's hooks run only on /v1 routes, the body check only where a body can come, the idempotency hooks only on the routes that take a key: health, OpenAPI, the identity provider and the docs pages pay nothing for them", async (t) => {
   const h = await startApp(t);
   const API_HOOKS = ['authenticateRequest', 'byPrincipal', 'checkBodyShape'];
   const KEY_HOOKS = ['requireIdempotencyKey', 'holdIdempotencyKey', 'storeIdempotentAnswer'];
@@ -136,13 +174,24 @@ test('the API\'s hooks run only on /v1 routes, the body check only where a body 
   const hooksOf = (segment: string, method = 'GET') => {
     // Under the route `/` (a redirect to /docs), the tree lists the other top-level paths without their slash.
     // A method whose hooks differ from its path's other methods' has a line of its own, without the branch.
-    const at = lines.findIndex((line) => line.includes(` ${segment} (${method}`) || line.includes(`── ${segment.slice(1)} (${method}`));
+    const at = lines.findIndex(
+      (line) => line.includes(` ${segment} (${method}`) || line.includes(`── ${segment.slice(1)} (${method}`),
+    );
     assert.ok(at >= 0, `route ${method} ${segment} listed`);
     const hooks: string[] = [];
     for (let i = at + 1; i < lines.length && lines[i]!.includes('•'); i++) hooks.push(lines[i]!);
     return [...API_HOOKS, ...KEY_HOOKS].filter((name) => hooks.some((line) => line.includes(`"${name}()"`)));
   };
-  for (const path of ['/health/live', '/health/ready', '/openapi.json', '/.well-known/jwks.json', '/oauth/interaction/:uid', '/', '/docs', '/problems/:slug']) {
+  for (const path of [
+    '/health/live',
+    '/health/ready',
+    '/openapi.json',
+    '/.well-known/jwks.json',
+    '/oauth/interaction/:uid',
+    '/',
+    '/docs',
+    '/problems/:slug',
+  ]) {
     assert.deepEqual(hooksOf(path), [], path);
   }
   // A GET has no body to check.
@@ -152,5 +201,9 @@ test('the API\'s hooks run only on /v1 routes, the body check only where a body 
   assert.deepEqual(hooksOf('/:orderId', 'DELETE'), API_HOOKS);
   // A key required (its own 400 when missing), and a key optional.
   assert.deepEqual(hooksOf('/v1/payments', 'POST'), [...API_HOOKS, ...KEY_HOOKS]);
-  assert.deepEqual(hooksOf('/v1/loan-applications', 'POST'), [...API_HOOKS, 'holdIdempotencyKey', 'storeIdempotentAnswer']);
+  assert.deepEqual(hooksOf('/v1/loan-applications', 'POST'), [
+    ...API_HOOKS,
+    'holdIdempotencyKey',
+    'storeIdempotentAnswer',
+  ]);
 });

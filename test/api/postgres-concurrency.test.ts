@@ -39,22 +39,38 @@ async function twoBackends(t: TestContext): Promise<{ databaseUrl: string; backe
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   writeDevPki(dataDir, await testPki());
   const ports = [await freePort(), await freePort()];
-  const services = ports.map((port) => startProcess(t, ['bin/corebridge.ts', 'backend', 'serve'], {
-    DATA_DIR: dataDir, DATABASE_URL: databaseUrl, BACKEND_LISTEN: `127.0.0.1:${port}`, LOG_LEVEL: 'warn',
-  }));
+  const services = ports.map((port) =>
+    startProcess(t, ['bin/corebridge.ts', 'backend', 'serve'], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      BACKEND_LISTEN: `127.0.0.1:${port}`,
+      LOG_LEVEL: 'warn',
+    }),
+  );
   for (const [i, port] of ports.entries()) {
     await until(`back-end ${i + 1} listening (${services[i]!.stderr()})`, () => accepts(port));
   }
   return { databaseUrl, dataDir, backendUrls: ports.map((p) => `tls://127.0.0.1:${p}`).join(',') };
 }
 
-async function api(t: TestContext, backends: { databaseUrl: string; backendUrls: string; dataDir: string }): Promise<TestApp> {
-  return startApp(t, { BACKEND_URL: backends.backendUrls, DATABASE_URL: backends.databaseUrl, RATE_LIMIT_MAX: '100000' }, {
-    // The API's client certificate from the same CA as the back-ends'.
-    beforeBuild: () => {
-      return { BACKEND_TLS_CA: join(backends.dataDir, 'certs/ca.crt'), BACKEND_TLS_CERT: join(backends.dataDir, 'certs/api.crt'), BACKEND_TLS_KEY: join(backends.dataDir, 'certs/api.key') };
+async function api(
+  t: TestContext,
+  backends: { databaseUrl: string; backendUrls: string; dataDir: string },
+): Promise<TestApp> {
+  return startApp(
+    t,
+    { BACKEND_URL: backends.backendUrls, DATABASE_URL: backends.databaseUrl, RATE_LIMIT_MAX: '100000' },
+    {
+      // The API's client certificate from the same CA as the back-ends'.
+      beforeBuild: () => {
+        return {
+          BACKEND_TLS_CA: join(backends.dataDir, 'certs/ca.crt'),
+          BACKEND_TLS_CERT: join(backends.dataDir, 'certs/api.crt'),
+          BACKEND_TLS_KEY: join(backends.dataDir, 'certs/api.key'),
+        };
+      },
     },
-  });
+  );
 }
 
 const OPENING: Record<string, number> = { '1001-01': 250_000, '1002-01': 120_000, '1003-01': 1_000_000 };
@@ -65,22 +81,42 @@ test('payments in parallel through two back-end processes on one PostgreSQL data
   const accounts = Object.keys(OPENING);
   // Many at once, in both directions between 1001-01 and 1003-01, and 80 from 1002-01 (1,200.00), which
   // nothing pays into: far more is asked of it than it holds, so some must be refused.
-  const CREDITOR: Record<string, readonly string[]> = { '1001-01': ['1003-01'], '1003-01': ['1001-01'], '1002-01': ['1001-01', '1003-01'] };
+  const CREDITOR: Record<string, readonly string[]> = {
+    '1001-01': ['1003-01'],
+    '1003-01': ['1001-01'],
+    '1002-01': ['1001-01', '1003-01'],
+  };
   const intents = Array.from({ length: 240 }, (_, i) => {
     const debtor = accounts[i % 3]!;
     const creditors = CREDITOR[debtor]!;
-    return { key: `race-${i}`, debtor, creditor: creditors[i % creditors.length]!, minor: 20_000 + ((i * 7919) % 50_000) };
+    return {
+      key: `race-${i}`,
+      debtor,
+      creditor: creditors[i % creditors.length]!,
+      minor: 20_000 + ((i * 7919) % 50_000),
+    };
   });
   const answers: Awaited<ReturnType<TestApp['request']>>[] = [];
   for (let i = 0; i < intents.length; i += 40) {
-    answers.push(...await Promise.all(intents.slice(i, i + 40).map((p) => h.request({
-      method: 'POST', url: '/v1/payments', as: 'clerk', headers: { 'idempotency-key': p.key },
-      body: { debtorAccount: p.debtor, creditorAccount: p.creditor, amount: p.minor / 100, currency: 'EUR' },
-    }))));
+    answers.push(
+      ...(await Promise.all(
+        intents.slice(i, i + 40).map((p) =>
+          h.request({
+            method: 'POST',
+            url: '/v1/payments',
+            as: 'clerk',
+            headers: { 'idempotency-key': p.key },
+            body: { debtorAccount: p.debtor, creditorAccount: p.creditor, amount: p.minor / 100, currency: 'EUR' },
+          }),
+        ),
+      )),
+    );
   }
   // Every answer is a decision: a completed payment, or one rejected for want of funds. A lost race
   // would show as a 500 (the database's overdraft guard refusing the UPDATE) or as a 409.
-  const statuses = answers.map((r) => `${r.statusCode} ${r.json().status ?? r.json().code} ${r.json().reason ?? ''}`.trim());
+  const statuses = answers.map((r) =>
+    `${r.statusCode} ${r.json().status ?? r.json().code} ${r.json().reason ?? ''}`.trim(),
+  );
   const unexpected = statuses.filter((s) => s !== '201 COMPLETED' && s !== '200 REJECTED INSUFFICIENT_FUNDS');
   assert.deepEqual(unexpected, []);
   const completed = intents.filter((_, i) => answers[i]!.statusCode === 201);
@@ -100,11 +136,17 @@ test('payments in parallel through two back-end processes on one PostgreSQL data
     assert.ok(expected[account]! >= 0, `${account} overdrawn`);
   }
   // Double entry holds: every account's balance is its postings' sum, and all balances sum to zero.
-  const books = await queryStore(h, `SELECT a.account_id, a.balance,
+  const books = await queryStore(
+    h,
+    `SELECT a.account_id, a.balance,
       COALESCE(SUM(CASE p.direction WHEN 'CREDIT' THEN p.amount ELSE -p.amount END), 0) AS posted
-    FROM accounts a LEFT JOIN ledger_postings p ON p.account_id = a.account_id GROUP BY a.account_id, a.balance`);
+    FROM accounts a LEFT JOIN ledger_postings p ON p.account_id = a.account_id GROUP BY a.account_id, a.balance`,
+  );
   for (const row of books) assert.equal(row['balance'], row['posted'], String(row['account_id']));
-  assert.equal(books.reduce((sum, row) => sum + Number(row['balance']), 0), 0);
+  assert.equal(
+    books.reduce((sum, row) => sum + Number(row['balance']), 0),
+    0,
+  );
   const stored = await queryStore(h, "SELECT COUNT(*) AS n FROM payments WHERE status = 'COMPLETED'");
   assert.equal(stored[0]!['n'], completed.length);
 });
@@ -114,10 +156,14 @@ test('the same idempotency key at two API instances that share nothing, at once:
   // Two API instances, each with its own idempotency records: only the database's unique key stands between them.
   const [first, second] = [await api(t, backends), await api(t, backends)];
   for (let round = 0; round < 10; round++) {
-    const send = (h: TestApp) => h.request({
-      method: 'POST', url: '/v1/payments', as: 'clerk', headers: { 'idempotency-key': `twice-${round}` },
-      body: { debtorAccount: '1003-01', creditorAccount: '1001-01', amount: 1, currency: 'EUR' },
-    });
+    const send = (h: TestApp) =>
+      h.request({
+        method: 'POST',
+        url: '/v1/payments',
+        as: 'clerk',
+        headers: { 'idempotency-key': `twice-${round}` },
+        body: { debtorAccount: '1003-01', creditorAccount: '1001-01', amount: 1, currency: 'EUR' },
+      });
     const answers = await Promise.all([send(first), send(second)]);
     for (const answer of answers) assert.equal(answer.statusCode, 201, answer.body);
     assert.equal(new Set(answers.map((a) => a.json().paymentId)).size, 1);
@@ -131,10 +177,14 @@ test('the same idempotency key at two API instances that share nothing, at once:
 test('a row lock held too long elsewhere: 503 with Retry-After, nothing kept; the retry under the same key pays once', async (t) => {
   const databaseUrl = await createTestDatabase();
   const h = await startApp(t, { DATABASE_URL: databaseUrl });
-  const send = () => h.request({
-    method: 'POST', url: '/v1/payments', as: 'ada', headers: { 'idempotency-key': 'locked-out' },
-    body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 7, currency: 'EUR' },
-  });
+  const send = () =>
+    h.request({
+      method: 'POST',
+      url: '/v1/payments',
+      as: 'ada',
+      headers: { 'idempotency-key': 'locked-out' },
+      body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 7, currency: 'EUR' },
+    });
   // Another client of the database (a batch job, an operator's session) holds the debtor's row.
   const other = new pg.Client({ connectionString: databaseUrl });
   await other.connect();
@@ -149,5 +199,8 @@ test('a row lock held too long elsewhere: 503 with Retry-After, nothing kept; th
   assert.equal(paid.statusCode, 201, paid.body);
   const balance = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'ada' });
   assert.equal(balance.json().balance, 2500 - 7);
-  assert.equal((await queryStore(h, "SELECT COUNT(*) AS n FROM payments WHERE idempotency_key = 'locked-out'"))[0]!['n'], 1);
+  assert.equal(
+    (await queryStore(h, "SELECT COUNT(*) AS n FROM payments WHERE idempotency_key = 'locked-out'"))[0]!['n'],
+    1,
+  );
 });

@@ -37,7 +37,12 @@ test('a path segment longer than the router takes → 414 URI_TOO_LONG problem+j
 test('an unreadable URL → 400 MALFORMED_REQUEST problem+json', async (t) => {
   const h = await startApp(t);
   const url = '/v1/orders/%E0%A4%A';
-  const problem = assertRouterProblem(await h.request({ method: 'GET', url, as: 'clerk' }), 400, 'MALFORMED_REQUEST', url);
+  const problem = assertRouterProblem(
+    await h.request({ method: 'GET', url, as: 'clerk' }),
+    400,
+    'MALFORMED_REQUEST',
+    url,
+  );
   assert.equal(problem['detail'], 'the URL could not be read (bad percent-encoding)');
 });
 
@@ -62,7 +67,12 @@ test('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow; unk
   assertRouterProblem(options, 405, 'METHOD_NOT_ALLOWED', '/v1/orders/ORD-1');
   assert.equal(options.headers['allow'], 'GET, HEAD, PUT, DELETE');
 
-  for (const [method, url] of [['GET', '/v1/nothing'], ['PATCH', '/v1/nothing/1'], ['GET', '/nothing'], ['DELETE', '/v1']] as const) {
+  for (const [method, url] of [
+    ['GET', '/v1/nothing'],
+    ['PATCH', '/v1/nothing/1'],
+    ['GET', '/nothing'],
+    ['DELETE', '/v1'],
+  ] as const) {
     const res = await h.request({ method, url, as: 'clerk' });
     const problem = assertRouterProblem(res, 404, 'NOT_FOUND', url);
     assert.equal(res.headers['allow'], undefined);
@@ -78,10 +88,17 @@ test('under /oauth: an unknown path → 404 problem+json; the token endpoint kee
     assert.equal(problem['requestId'], 'oauth-404');
   }
   // The query string is no part of the instance.
-  assertRouterProblem(await h.app.inject({ method: 'GET', url: '/oauth/nothing?x=1' }), 404, 'NOT_FOUND', '/oauth/nothing');
+  assertRouterProblem(
+    await h.app.inject({ method: 'GET', url: '/oauth/nothing?x=1' }),
+    404,
+    'NOT_FOUND',
+    '/oauth/nothing',
+  );
   // RFC 6749 section 5.2: a token endpoint error is {"error": …} as application/json, which OAuth clients parse.
   const token = await h.app.inject({
-    method: 'POST', url: '/oauth/token', payload: 'grant_type=client_credentials',
+    method: 'POST',
+    url: '/oauth/token',
+    payload: 'grant_type=client_credentials',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
   });
   assert.equal(token.statusCode, 400);
@@ -91,12 +108,23 @@ test('under /oauth: an unknown path → 404 problem+json; the token endpoint kee
 
 test('a body over the limit → 413 naming the limit; a media type not accepted → 415', async (t) => {
   const h = await startApp(t, { BODY_LIMIT_BYTES: '1024' });
-  const big = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1, note: 'x'.repeat(2000) } });
+  const big = await h.request({
+    method: 'POST',
+    url: '/v1/orders',
+    as: 'ada',
+    body: { customerId: '1001', productId: 'P-100', quantity: 1, note: 'x'.repeat(2000) },
+  });
   const problem = assertRouterProblem(big, 413, 'PAYLOAD_TOO_LARGE', '/v1/orders');
   assert.equal(problem['detail'], 'the body is larger than 1024 bytes');
   assert.equal(problem['requestId'], big.headers['x-request-id']);
 
-  const xml = await h.request({ method: 'POST', url: '/v1/orders?x=1', as: 'ada', headers: { 'content-type': 'application/xml' }, body: '<order/>' });
+  const xml = await h.request({
+    method: 'POST',
+    url: '/v1/orders?x=1',
+    as: 'ada',
+    headers: { 'content-type': 'application/xml' },
+    body: '<order/>',
+  });
   assertRouterProblem(xml, 415, 'UNSUPPORTED_MEDIA_TYPE', '/v1/orders');
 });
 
@@ -104,16 +132,21 @@ test('headers over MAX_HEADER_BYTES → 431 problem+json from the listening serv
   const h = await startApp(t, { MAX_HEADER_BYTES: '4096', HOST: '127.0.0.1' });
   await h.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = h.app.server.address() as AddressInfo;
-  const send = (path: string, headers: Record<string, string>) => new Promise<Answer>((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path, headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
-      res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) }));
+  const send = (path: string, headers: Record<string, string>) =>
+    new Promise<Answer>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path, headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () =>
+          resolve({ statusCode: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) }),
+        );
+      });
+      req.on('error', reject);
+      req.end();
     });
-    req.on('error', reject);
-    req.end();
-  });
   const given = await send('/v1/orders?limit=5', { 'x-request-id': 'big-headers-1', 'x-big': 'a'.repeat(6000) });
   const problem = assertRouterProblem(given, 431, 'HEADERS_TOO_LARGE', '/v1/orders');
   assert.equal(problem['requestId'], 'big-headers-1');
@@ -132,7 +165,9 @@ test('a request arriving while the instance shuts down → 503 SERVICE_UNAVAILAB
   const socket = connect(port, '127.0.0.1');
   await new Promise((resolve) => socket.once('connect', resolve));
   let raw = '';
-  socket.on('data', (chunk: Buffer) => { raw += chunk.toString('utf8'); });
+  socket.on('data', (chunk: Buffer) => {
+    raw += chunk.toString('utf8');
+  });
   socket.write('GET /v1/orders?limit=1 HTTP/1.1\r\nHost: localhost\r\nX-Request-ID: drain-1\r\n');
   await sleep(50);
   const closed = h.app.close();
@@ -141,7 +176,12 @@ test('a request arriving while the instance shuts down → 503 SERVICE_UNAVAILAB
   await new Promise((resolve) => socket.once('close', resolve));
   await closed;
   const [head = '', body = ''] = raw.split('\r\n\r\n');
-  const headers = Object.fromEntries(head.split('\r\n').slice(1).map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const headers = Object.fromEntries(
+    head
+      .split('\r\n')
+      .slice(1)
+      .map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+  );
   const res: Answer = { statusCode: Number(head.split(' ')[1]), headers, body, json: () => JSON.parse(body) };
   const problem = assertRouterProblem(res, 503, 'SERVICE_UNAVAILABLE', '/v1/orders');
   assert.equal(problem['requestId'], 'drain-1');

@@ -25,47 +25,107 @@ interface Fixture {
 }
 
 /** A valid request for each operation, on Ada's objects. */
-function sample(op: OperationId, f: Fixture, n: number): { url: string; body?: unknown; headers?: Record<string, string> } {
+function sample(
+  op: OperationId,
+  f: Fixture,
+  n: number,
+): { url: string; body?: unknown; headers?: Record<string, string> } {
   switch (op) {
-    case 'createOrder': return { url: '/v1/orders', body: { customerId: '1001', productId: 'P-100', quantity: 1 } };
-    case 'getOrder': case 'cancelOrder': return { url: `/v1/orders/${f.orderId}` };
-    case 'updateOrder': return { url: `/v1/orders/${f.orderId}`, body: { productId: 'P-100', quantity: 2 }, headers: { 'if-match': '*' } };
-    case 'listOrders': return { url: '/v1/orders' };
-    case 'getCustomer': return { url: '/v1/customers/1001' };
-    case 'createCustomer': return { url: '/v1/customers', body: { name: 'New Person', email: `new${n}@example.com` } };
-    case 'updateCustomer': return { url: '/v1/customers/1001', body: { phone: '+44 20 7946 0000' } };
-    case 'getBalance': return { url: '/v1/accounts/1001-01/balance' };
-    case 'listCustomerAccounts': return { url: '/v1/customers/1001/accounts' };
-    case 'createPayment': return {
-      url: '/v1/payments', headers: { 'idempotency-key': `sec-${n}` },
-      body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' },
-    };
-    case 'getPayment': return { url: `/v1/payments/${f.paymentId}` };
-    case 'listPayments': return { url: '/v1/payments?accountId=1001-01' };
-    case 'createLoanApplication': return { url: '/v1/loan-applications', body: { customerId: '1001', amount: 1000, installments: 12 } };
-    case 'getLoanApplication': return { url: `/v1/loan-applications/${f.loanId}` };
-    case 'listLoanApplications': return { url: '/v1/loan-applications?customerId=1001' };
-    case 'listEvents': return { url: '/v1/events' };
-    case 'getOperation': return { url: `/v1/operations/${f.operationId}` };
+    case 'createOrder':
+      return { url: '/v1/orders', body: { customerId: '1001', productId: 'P-100', quantity: 1 } };
+    case 'getOrder':
+    case 'cancelOrder':
+      return { url: `/v1/orders/${f.orderId}` };
+    case 'updateOrder':
+      return {
+        url: `/v1/orders/${f.orderId}`,
+        body: { productId: 'P-100', quantity: 2 },
+        headers: { 'if-match': '*' },
+      };
+    case 'listOrders':
+      return { url: '/v1/orders' };
+    case 'getCustomer':
+      return { url: '/v1/customers/1001' };
+    case 'createCustomer':
+      return { url: '/v1/customers', body: { name: 'New Person', email: `new${n}@example.com` } };
+    case 'updateCustomer':
+      return { url: '/v1/customers/1001', body: { phone: '+44 20 7946 0000' } };
+    case 'getBalance':
+      return { url: '/v1/accounts/1001-01/balance' };
+    case 'listCustomerAccounts':
+      return { url: '/v1/customers/1001/accounts' };
+    case 'createPayment':
+      return {
+        url: '/v1/payments',
+        headers: { 'idempotency-key': `sec-${n}` },
+        body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' },
+      };
+    case 'getPayment':
+      return { url: `/v1/payments/${f.paymentId}` };
+    case 'listPayments':
+      return { url: '/v1/payments?accountId=1001-01' };
+    case 'createLoanApplication':
+      return { url: '/v1/loan-applications', body: { customerId: '1001', amount: 1000, installments: 12 } };
+    case 'getLoanApplication':
+      return { url: `/v1/loan-applications/${f.loanId}` };
+    case 'listLoanApplications':
+      return { url: '/v1/loan-applications?customerId=1001' };
+    case 'listEvents':
+      return { url: '/v1/events' };
+    case 'getOperation':
+      return { url: `/v1/operations/${f.operationId}` };
     // webhook subscriptions are agents' and partners' (test/api/matrix.test.ts has their owners)
-    case 'createWebhookSubscription': return { url: '/v1/webhook-subscriptions', body: { url: 'https://hooks.example.com/corebridge', eventTypes: ['OrderConfirmed'] } };
-    case 'listWebhookSubscriptions': return { url: '/v1/webhook-subscriptions' };
-    case 'getWebhookSubscription': case 'deleteWebhookSubscription': return { url: '/v1/webhook-subscriptions/WHS-0000000000000000' };
-    case 'listWebhookDeliveries': return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries' };
-    case 'retryWebhookDelivery': return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries/WHD-0000000000000000/retry' };
+    case 'createWebhookSubscription':
+      return {
+        url: '/v1/webhook-subscriptions',
+        body: { url: 'https://hooks.example.com/corebridge', eventTypes: ['OrderConfirmed'] },
+      };
+    case 'listWebhookSubscriptions':
+      return { url: '/v1/webhook-subscriptions' };
+    case 'getWebhookSubscription':
+    case 'deleteWebhookSubscription':
+      return { url: '/v1/webhook-subscriptions/WHS-0000000000000000' };
+    case 'listWebhookDeliveries':
+      return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries' };
+    case 'retryWebhookDelivery':
+      return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries/WHD-0000000000000000/retry' };
   }
 }
 
 async function fixture(h: TestApp): Promise<Fixture> {
-  const order = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
+  const order = await h.request({
+    method: 'POST',
+    url: '/v1/orders',
+    as: 'ada',
+    body: { customerId: '1001', productId: 'P-100', quantity: 1 },
+  });
   const payment = await h.request({
-    method: 'POST', url: '/v1/payments', as: 'ada', headers: { 'idempotency-key': 'fixture' },
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'ada',
+    headers: { 'idempotency-key': 'fixture' },
     // to grace: alan, the other customer of these tests, is neither payer nor payee (a payee reads what it received)
     body: { debtorAccount: '1001-01', creditorAccount: '1003-01', amount: 5, currency: 'EUR' },
   });
-  const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', body: { customerId: '1001', amount: 1000, installments: 12 } });
-  const later = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: { prefer: 'respond-async' }, body: { customerId: '1001', amount: 1000, installments: 12 } });
-  return { orderId: order.json().orderId, paymentId: payment.json().paymentId, loanId: loan.json().loanId, operationId: later.json().operationId };
+  const loan = await h.request({
+    method: 'POST',
+    url: '/v1/loan-applications',
+    as: 'ada',
+    body: { customerId: '1001', amount: 1000, installments: 12 },
+  });
+  const later = await h.request({
+    method: 'POST',
+    url: '/v1/loan-applications',
+    as: 'ada',
+    headers: { prefer: 'respond-async' },
+    body: { customerId: '1001', amount: 1000, installments: 12 },
+  });
+  return {
+    orderId: order.json().orderId,
+    paymentId: payment.json().paymentId,
+    loanId: loan.json().loanId,
+    operationId: later.json().operationId,
+  };
 }
 
 async function badTokens(h: TestApp): Promise<Record<string, string>> {
@@ -75,15 +135,30 @@ async function badTokens(h: TestApp): Promise<Record<string, string>> {
   const claims = { role: 'customer', customer_id: '1001', scope: ROLE_SCOPES.customer.join(' ') };
   const forged = await new SignJWT(claims)
     .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid })
-    .setIssuer(h.config.auth.issuer).setAudience(h.config.auth.audience).setSubject('ada')
-    .setIssuedAt(now).setExpirationTime(now + 600).sign(privateKey);
-  const unsigned = new UnsecuredJWT(claims).setIssuer(h.config.auth.issuer).setAudience(h.config.auth.audience)
-    .setSubject('ada').setIssuedAt(now).setExpirationTime(now + 600).encode();
+    .setIssuer(h.config.auth.issuer)
+    .setAudience(h.config.auth.audience)
+    .setSubject('ada')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
+    .sign(privateKey);
+  const unsigned = new UnsecuredJWT(claims)
+    .setIssuer(h.config.auth.issuer)
+    .setAudience(h.config.auth.audience)
+    .setSubject('ada')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
+    .encode();
   const valid = await h.token('ada');
   const [head, body] = valid.split('.');
-  const tamperedBody = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), customer_id: '1002' })).toString('base64url');
+  const tamperedBody = Buffer.from(
+    JSON.stringify({ ...JSON.parse(Buffer.from(body!, 'base64url').toString()), customer_id: '1002' }),
+  ).toString('base64url');
   // Same signing key, another issuer name: only `iss` is wrong.
-  const otherIssuer = await openDevIssuer({ dataDir: h.dataDir, issuer: 'https://issuer.invalid', audience: h.config.auth.audience });
+  const otherIssuer = await openDevIssuer({
+    dataDir: h.dataDir,
+    issuer: 'https://issuer.invalid',
+    audience: h.config.auth.audience,
+  });
   const claimsOf = { subject: 'ada', role: 'customer' as const, customerId: '1001', scopes: ROLE_SCOPES.customer };
   return {
     'wrong issuer': await otherIssuer.sign(claimsOf),
@@ -106,18 +181,29 @@ async function keyConfusionTokens(h: TestApp): Promise<Record<string, string>> {
   const publicPem = await exportSPKI((await importJWK(publicJwk, 'ES256', { extractable: true })) as CryptoKey);
   const now = Math.floor(Date.now() / 1000);
   const claims = { role: 'customer', customer_id: '1001', scope: ROLE_SCOPES.customer.join(' ') };
-  const build = (header: Record<string, unknown>, audience = h.config.auth.audience) => new SignJWT(claims)
-    .setProtectedHeader({ alg: 'ES256', ...header })
-    .setIssuer(h.config.auth.issuer).setAudience(audience).setSubject('ada').setIssuedAt(now).setExpirationTime(now + 600);
+  const build = (header: Record<string, unknown>, audience = h.config.auth.audience) =>
+    new SignJWT(claims)
+      .setProtectedHeader({ alg: 'ES256', ...header })
+      .setIssuer(h.config.auth.issuer)
+      .setAudience(audience)
+      .setSubject('ada')
+      .setIssuedAt(now)
+      .setExpirationTime(now + 600);
   const stranger = await generateKeyPair('ES256');
   return {
     // The classic confusion: the public key (PEM) used as an HMAC secret, with the real kid.
-    'HS256 signed with the public key': await build({ alg: 'HS256', typ: 'at+jwt', kid: publicJwk.kid }).sign(new TextEncoder().encode(publicPem)),
+    'HS256 signed with the public key': await build({ alg: 'HS256', typ: 'at+jwt', kid: publicJwk.kid }).sign(
+      new TextEncoder().encode(publicPem),
+    ),
     'unknown kid': await build({ typ: 'at+jwt', kid: 'no-such-key' }).sign(stranger.privateKey),
     'no kid, foreign key': await build({ typ: 'at+jwt' }).sign(stranger.privateKey),
     // Genuinely signed by our key, but not an access token for this API.
-    'ID token for the demo client': await build({ typ: 'JWT', kid: publicJwk.kid }, 'corebridge-demo-spa').sign(realKey),
-    'access token of another audience': await build({ typ: 'at+jwt', kid: publicJwk.kid }, 'urn:another:api').sign(realKey),
+    'ID token for the demo client': await build({ typ: 'JWT', kid: publicJwk.kid }, 'corebridge-demo-spa').sign(
+      realKey,
+    ),
+    'access token of another audience': await build({ typ: 'at+jwt', kid: publicJwk.kid }, 'urn:another:api').sign(
+      realKey,
+    ),
     'typ JWT instead of at+jwt': await build({ typ: 'JWT', kid: publicJwk.kid }).sign(realKey),
   };
 }
@@ -130,8 +216,10 @@ async function storageSnapshot(h: TestApp): Promise<string> {
     return { account, booked, availableBalance }; // asOf is the time of reading
   };
   return JSON.stringify([
-    await balance('1001-01'), await balance('1002-01'),
-    await read('/v1/orders?customerId=1001'), await read('/v1/customers/1001'),
+    await balance('1001-01'),
+    await balance('1002-01'),
+    await read('/v1/orders?customerId=1001'),
+    await read('/v1/customers/1001'),
   ]);
 }
 
@@ -141,12 +229,21 @@ async function storageSnapshot(h: TestApp): Promise<string> {
  */
 const services = cobolSkip === false ? loadServices(EXAMPLE_SERVICES) : [];
 const servicesEnv: Record<string, string> = services.length > 0 ? { SERVICES_DIR: EXAMPLE_SERVICES } : {};
-const SERVICE_SAMPLE = { url: '/v1/customers/1001/payment-method-checks', body: { card: { number: '4111111111111111', expiry: '1230' } } };
+const SERVICE_SAMPLE = {
+  url: '/v1/customers/1001/payment-method-checks',
+  body: { card: { number: '4111111111111111', expiry: '1230' } },
+};
 
 /** Every protected route with its access rule and a valid request on Ada's objects. */
-function protectedRoutes(f: Fixture): Array<{ op: string; access: RouteAccess; sample(n: number): ReturnType<typeof sample> }> {
+function protectedRoutes(
+  f: Fixture,
+): Array<{ op: string; access: RouteAccess; sample(n: number): ReturnType<typeof sample> }> {
   return [
-    ...(Object.entries(ROUTES) as Array<[OperationId, RouteAccess]>).map(([op, access]) => ({ op, access, sample: (n: number) => sample(op, f, n) })),
+    ...(Object.entries(ROUTES) as Array<[OperationId, RouteAccess]>).map(([op, access]) => ({
+      op,
+      access,
+      sample: (n: number) => sample(op, f, n),
+    })),
     ...services.map((s) => ({ op: s.operationId, access: s.access, sample: () => SERVICE_SAMPLE })),
   ];
 }
@@ -177,13 +274,22 @@ test('every protected route: 401 without or with a bad token, 403 without its sc
     const allButScope = ROLE_SCOPES.agent.filter((scope) => scope !== access.scope);
     const noScope = await h.request({ ...base, token: await h.token('clerk', { scopes: allButScope }) });
     const problem = assertProblem(noScope, 403, 'INSUFFICIENT_SCOPE');
-    assert.match(String(noScope.headers['www-authenticate']), new RegExp(`error="insufficient_scope", scope="${access.scope}"`));
+    assert.match(
+      String(noScope.headers['www-authenticate']),
+      new RegExp(`error="insufficient_scope", scope="${access.scope}"`),
+    );
     assert.match(String(problem['detail']), new RegExp(access.scope));
     assert.equal(await storageSnapshot(h), before, `${op}: nothing changed by the refused requests`);
   }
   const failures = h.logs.filter((l) => l['msg'] === 'authentication failed');
-  assert.ok(failures.length >= Object.keys(ROUTES).length * Object.keys(bad).length, 'every authentication failure is logged');
-  assert.ok(failures.every((l) => typeof l['reason'] === 'string' && typeof l['requestId'] === 'string'), 'with its reason and request id');
+  assert.ok(
+    failures.length >= Object.keys(ROUTES).length * Object.keys(bad).length,
+    'every authentication failure is logged',
+  );
+  assert.ok(
+    failures.every((l) => typeof l['reason'] === 'string' && typeof l['requestId'] === 'string'),
+    'with its reason and request id',
+  );
   const expired = failures.find((l) => l['reason'] === 'the access token expired');
   assert.equal(expired?.['principal'], 'ada', 'the principal where the signature verified');
   const logText = JSON.stringify(h.logs);
@@ -202,14 +308,23 @@ test("another customer's order, account, customer, payment or loan answers 404, 
     // routes customers may not use answer 403 to any customer; whose objects they reach is the matrix's
     if (!access.roles.includes('customer')) continue;
     const s = make(n++);
-    const res = await h.request({ method: access.method, url: s.url, body: s.body, headers: s.headers ?? {}, as: 'alan' });
+    const res = await h.request({
+      method: access.method,
+      url: s.url,
+      body: s.body,
+      headers: s.headers ?? {},
+      as: 'alan',
+    });
     assertProblem(res, 404, 'NOT_FOUND');
     assert.ok(!/Ada|Lovelace|"balance"|"amount"/.test(res.body), `${op} leaks nothing`);
   }
   // The same requests as the owner succeed (the 404s above are not artefacts).
   assert.equal((await h.request({ method: 'GET', url: `/v1/orders/${f.orderId}`, as: 'ada' })).statusCode, 200);
   assert.equal((await h.request({ method: 'GET', url: `/v1/payments/${f.paymentId}`, as: 'ada' })).statusCode, 200);
-  assert.equal((await h.request({ method: 'GET', url: `/v1/loan-applications/${f.loanId}`, as: 'ada' })).statusCode, 200);
+  assert.equal(
+    (await h.request({ method: 'GET', url: `/v1/loan-applications/${f.loanId}`, as: 'ada' })).statusCode,
+    200,
+  );
   // Ada's balance is unchanged by Alan's attempted payment from her account.
   const balance = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'ada' });
   assert.equal(balance.json().balance, 2495);
@@ -220,12 +335,21 @@ test('roles: partners never reach money; customers cannot register customers', a
   // A partner token cannot even carry payment or account scopes; with them forged into a signed token, the role still stops it.
   const partnerWithEverything = await h.token('acme-shop', { scopes: [...ROLE_SCOPES.agent] });
   for (const url of [
-    '/v1/accounts/1001-01/balance', '/v1/payments/PAY-0000000000000000', '/v1/loan-applications/LN-0000000000000000',
-    '/v1/customers/1001/accounts', '/v1/payments?accountId=1001-01', '/v1/loan-applications?customerId=1001',
+    '/v1/accounts/1001-01/balance',
+    '/v1/payments/PAY-0000000000000000',
+    '/v1/loan-applications/LN-0000000000000000',
+    '/v1/customers/1001/accounts',
+    '/v1/payments?accountId=1001-01',
+    '/v1/loan-applications?customerId=1001',
   ]) {
     assertProblem(await h.request({ method: 'GET', url, token: partnerWithEverything }), 403, 'FORBIDDEN');
   }
-  const byCustomer = await h.request({ method: 'POST', url: '/v1/customers', as: 'ada', body: { name: 'X', email: 'x@example.com' } });
+  const byCustomer = await h.request({
+    method: 'POST',
+    url: '/v1/customers',
+    as: 'ada',
+    body: { name: 'X', email: 'x@example.com' },
+  });
   assertProblem(byCustomer, 403, 'FORBIDDEN');
 });
 

@@ -25,24 +25,45 @@ test('two dispatcher turns at once on PostgreSQL, from two back-end instances, c
   const other = await createBackend({ file: '', databaseUrl, log: pino({ level: 'silent' }), catalog });
   t.after(() => other.close());
   const send = async <T extends TranCode>(caller: Partial<MessageHeader>, tran: T, record: RequestRecord<T>) => {
-    const { header } = readHeader(catalog, await backend.handle(writeMessage(catalog, { ...BLANK_HEADER, correlationId: 'c', ...caller, tranCode: tran }, catalog.request(tran), record)));
+    const { header } = readHeader(
+      catalog,
+      await backend.handle(
+        writeMessage(
+          catalog,
+          { ...BLANK_HEADER, correlationId: 'c', ...caller, tranCode: tran },
+          catalog.request(tran),
+          record,
+        ),
+      ),
+    );
     assert.equal(header.returnCode, RC.OK, `${tran}: ${header.reasonCode} ${header.reasonText}`);
   };
   await send({ principal: 'clerk', role: 'AGENT' }, 'WHKCRT', {
-    whkcUrl: 'https://hooks.example.com/corebridge', whkcDescription: '', whkcEventTypeCount: 1, whkcEventTypes: [{ whkcEventType: 'PaymentCompleted' }],
+    whkcUrl: 'https://hooks.example.com/corebridge',
+    whkcDescription: '',
+    whkcEventTypeCount: 1,
+    whkcEventTypes: [{ whkcEventType: 'PaymentCompleted' }],
   });
   await send({ principal: 'ada', role: 'CUSTOMER', customerId: '1001', idempotencyKey: 'claim-1' }, 'PAYCRT', {
-    paycDebtorAccount: '1001-01', paycCreditorAccount: '1002-01', paycAmount: 1, paycCurrencyCode: 'EUR', paycRemittance: '',
+    paycDebtorAccount: '1001-01',
+    paycCreditorAccount: '1002-01',
+    paycAmount: 1,
+    paycCurrencyCode: 'EUR',
+    paycRemittance: '',
   });
-  const client = (of: typeof backend) => createBackendClient({
-    catalog, transport: inProcessTransport(of), observability: { metrics: createMetrics(), tracing: null },
-  });
+  const client = (of: typeof backend) =>
+    createBackendClient({
+      catalog,
+      transport: inProcessTransport(of),
+      observability: { metrics: createMetrics(), tracing: null },
+    });
   const system = systemCaller(client(backend), 'test-dispatcher');
   // The relay's turn gives the event its position and makes the subscription's delivery.
   await system('EVTNXT', { evtnRelayId: 'relay-1', evtnLeaseSeconds: 10, evtnMaxItems: 0 });
 
   const elsewhere = systemCaller(client(other), 'test-dispatcher-2');
-  const turn = (via: typeof system) => via('WHDDUE', { whddMaxItems: 10, whddPerEndpoint: 16, whddLeaseSeconds: 30, whdrItemCount: 0, whdrItem: [] });
+  const turn = (via: typeof system) =>
+    via('WHDDUE', { whddMaxItems: 10, whddPerEndpoint: 16, whddLeaseSeconds: 30, whdrItemCount: 0, whdrItem: [] });
   for (let round = 0; round < 5; round++) {
     const [a, b] = await Promise.all([turn(system), turn(elsewhere)]);
     const claimed = a.body.seglItemCount + b.body.seglItemCount;

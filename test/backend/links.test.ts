@@ -20,7 +20,11 @@ import { TransportError, TransportTimeoutError } from '../../src/transport/trans
 const catalog = loadMessageCatalog();
 const linkCatalog = loadLinkCatalog();
 
-async function start(t: TestContext, call: (message: Buffer, store: DatabaseSync) => Promise<Buffer>, available = () => true) {
+async function start(
+  t: TestContext,
+  call: (message: Buffer, store: DatabaseSync) => Promise<Buffer>,
+  available = () => true,
+) {
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-links-'));
   const file = join(dir, 'backend.sqlite');
   const calls: Buffer[] = [];
@@ -34,7 +38,12 @@ async function start(t: TestContext, call: (message: Buffer, store: DatabaseSync
     available,
     close: async () => {},
   };
-  const backend = await createBackend({ file, log: pino({ level: 'silent' }), catalog, linkHost: { programs: new Set(['LNDECIDE']), host } });
+  const backend = await createBackend({
+    file,
+    log: pino({ level: 'silent' }),
+    catalog,
+    linkHost: { programs: new Set(['LNDECIDE']), host },
+  });
   t.after(async () => {
     store?.close();
     await backend.close();
@@ -43,7 +52,10 @@ async function start(t: TestContext, call: (message: Buffer, store: DatabaseSync
   const loansStored = () => {
     const db = new DatabaseSync(file, { readOnly: true });
     try {
-      return db.prepare('SELECT status, approved_amount FROM loan_applications').all().map((r) => ({ ...r }));
+      return db
+        .prepare('SELECT status, approved_amount FROM loan_applications')
+        .all()
+        .map((r) => ({ ...r }));
     } finally {
       db.close();
     }
@@ -54,7 +66,18 @@ async function start(t: TestContext, call: (message: Buffer, store: DatabaseSync
 async function apply(backend: Backend, amount = 10000) {
   const message = writeMessage(
     catalog,
-    { tranCode: 'LNAPPL', correlationId: 'link-1', principal: 'clerk', role: 'AGENT', customerId: '', idempotencyKey: 'k-1', returnCode: 0, reasonCode: '', reasonText: '', traceparent: '' },
+    {
+      tranCode: 'LNAPPL',
+      correlationId: 'link-1',
+      principal: 'clerk',
+      role: 'AGENT',
+      customerId: '',
+      idempotencyKey: 'k-1',
+      returnCode: 0,
+      reasonCode: '',
+      reasonText: '',
+      traceparent: '',
+    },
     catalog.request('LNAPPL'),
     { lnrqCustomerId: 1001, lnrqAmount: amount, lnrqInstallments: 24 },
   );
@@ -62,7 +85,8 @@ async function apply(backend: Backend, amount = 10000) {
   return { header, body: body.length > 0 ? catalog.response('LNAPPL').decode(body) : undefined };
 }
 
-const setIncome = (store: DatabaseSync, minor: number) => store.prepare("UPDATE customers SET monthly_income = ? WHERE customer_id = '1001'").run(minor);
+const setIncome = (store: DatabaseSync, minor: number) =>
+  store.prepare("UPDATE customers SET monthly_income = ? WHERE customer_id = '1001'").run(minor);
 
 test('the transaction runs again with the answer of the program elsewhere, and only then writes', async (t) => {
   const { backend, calls, loansStored } = await start(t, async (message) => runLocalProgram(linkCatalog, message));
@@ -105,16 +129,48 @@ test('data that keeps changing: after three rounds, CONFLICT and nothing stored'
 
 test('a host that cannot answer: the reason says how, nothing stored', async (t) => {
   const cases: Array<[string, (message: Buffer) => Promise<Buffer>, (() => boolean) | undefined]> = [
-    ['PROGRAM_UNAVAILABLE', async () => { throw new TransportError('host ended during the call'); }, undefined],
-    ['PROGRAM_UNAVAILABLE', async () => { throw new Error('not called'); }, () => false],
-    ['PROGRAM_TIMEOUT', async () => { throw new TransportTimeoutError('too slow'); }, undefined],
-    ['PROGRAM_FAILED', async (message) => {
-      // What the COBOL host's exit handler sends when the program ends the run unit.
-      const reply = Buffer.from(message);
-      const { header } = readHeader(linkCatalog, reply);
-      writeMessage(linkCatalog, { ...header, returnCode: RC.ABEND, reasonCode: 'PROGRAM_ABEND', reasonText: 'program LNDECIDE ended the run unit' }, null, undefined).copy(reply);
-      return reply;
-    }, undefined],
+    [
+      'PROGRAM_UNAVAILABLE',
+      async () => {
+        throw new TransportError('host ended during the call');
+      },
+      undefined,
+    ],
+    [
+      'PROGRAM_UNAVAILABLE',
+      async () => {
+        throw new Error('not called');
+      },
+      () => false,
+    ],
+    [
+      'PROGRAM_TIMEOUT',
+      async () => {
+        throw new TransportTimeoutError('too slow');
+      },
+      undefined,
+    ],
+    [
+      'PROGRAM_FAILED',
+      async (message) => {
+        // What the COBOL host's exit handler sends when the program ends the run unit.
+        const reply = Buffer.from(message);
+        const { header } = readHeader(linkCatalog, reply);
+        writeMessage(
+          linkCatalog,
+          {
+            ...header,
+            returnCode: RC.ABEND,
+            reasonCode: 'PROGRAM_ABEND',
+            reasonText: 'program LNDECIDE ended the run unit',
+          },
+          null,
+          undefined,
+        ).copy(reply);
+        return reply;
+      },
+      undefined,
+    ],
   ];
   for (const [reason, call, available] of cases) {
     const { backend, loansStored } = await start(t, call, available);

@@ -3,8 +3,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pageSize, turnSize } from '../../src/backend/programs/lists.ts';
 
-test('a page holds 1 to 100 items; not asked, the default (20, or the list\'s own)', () => {
-  assert.deepEqual([0, 1, 37, 100, 101, 999].map((n) => pageSize(n)), [20, 1, 37, 100, 100, 100]);
+test("a page holds 1 to 100 items; not asked, the default (20, or the list's own)", () => {
+  assert.deepEqual(
+    [0, 1, 37, 100, 101, 999].map((n) => pageSize(n)),
+    [20, 1, 37, 100, 100, 100],
+  );
   assert.equal(pageSize(0, 100), 100);
   assert.equal(pageSize(0, 1), 1);
   assert.equal(pageSize(5, 1), 5);

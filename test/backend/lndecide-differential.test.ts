@@ -39,7 +39,10 @@ interface LoanRuleRequest {
  */
 const requests: fc.Arbitrary<LoanRuleRequest> = fc
   .record({
-    rating: fc.oneof({ arbitrary: fc.constantFrom('A', 'B', 'C'), weight: 8 }, { arbitrary: fc.constantFrom('D', 'Z', ' '), weight: 1 }),
+    rating: fc.oneof(
+      { arbitrary: fc.constantFrom('A', 'B', 'C'), weight: 8 },
+      { arbitrary: fc.constantFrom('D', 'Z', ' '), weight: 1 },
+    ),
     amount: fc.integer({ min: 50_000, max: 20_000_000 }),
     installments: fc.integer({ min: 6, max: 120 }),
     anyIncome: fc.integer({ min: 0, max: 200_000_000 }),
@@ -54,12 +57,17 @@ const requests: fc.Arbitrary<LoanRuleRequest> = fc
   });
 
 function requestMessage(r: LoanRuleRequest): Buffer {
-  return linkMessage(catalog, 'LNDECIDE', { ...BLANK_HEADER, correlationId: 'differential', principal: 'test', role: 'AGENT' }, {
-    lndiRiskRating: r.rating,
-    lndiMonthlyIncome: fromMinorUnits(r.income),
-    lndiAmount: fromMinorUnits(r.amount),
-    lndiInstallments: r.installments,
-  });
+  return linkMessage(
+    catalog,
+    'LNDECIDE',
+    { ...BLANK_HEADER, correlationId: 'differential', principal: 'test', role: 'AGENT' },
+    {
+      lndiRiskRating: r.rating,
+      lndiMonthlyIncome: fromMinorUnits(r.income),
+      lndiAmount: fromMinorUnits(r.amount),
+      lndiInstallments: r.installments,
+    },
+  );
 }
 
 /** What differs, in words: the first response field, or else the first header byte. */
@@ -69,44 +77,63 @@ function difference(typescript: Buffer, cobol: Buffer): string {
   const ts = layout.decode(typescript.subarray(headerLength, headerLength + layout.maxLength));
   const cb = layout.decode(cobol.subarray(headerLength, headerLength + layout.maxLength));
   for (const key of Object.keys(ts)) {
-    if (JSON.stringify(ts[key]) !== JSON.stringify(cb[key])) return `field ${key}: TypeScript ${JSON.stringify(ts[key])}, COBOL ${JSON.stringify(cb[key])}`;
+    if (JSON.stringify(ts[key]) !== JSON.stringify(cb[key]))
+      return `field ${key}: TypeScript ${JSON.stringify(ts[key])}, COBOL ${JSON.stringify(cb[key])}`;
   }
   const at = typescript.findIndex((byte, i) => byte !== cobol[i]);
   return `byte ${at} (${at < headerLength ? 'header' : 'record'}): TypeScript ${typescript[at]}, COBOL ${cobol[at]}`;
 }
 
-test(`LNDECIDE in COBOL and in TypeScript: byte-identical records for ${RUNS} random requests (seed ${SEED})`, { skip: cobolSkip, timeout: 300_000 }, async (t) => {
-  const outDir = mkdtempSync(join(tmpdir(), 'corebridge-differential-'));
-  const build = await buildCobolHost({ outDir, programs: ['LNDECIDE'] });
-  const { host } = openProgramHost({ programs: ['LNDECIDE'], ...build, processes: 2, callTimeoutMs: 10_000 }, pino({ level: 'warn' }));
-  t.after(async () => {
-    await host.close();
-    rmSync(outDir, { recursive: true, force: true });
-  });
+test(
+  `LNDECIDE in COBOL and in TypeScript: byte-identical records for ${RUNS} random requests (seed ${SEED})`,
+  { skip: cobolSkip, timeout: 300_000 },
+  async (t) => {
+    const outDir = mkdtempSync(join(tmpdir(), 'corebridge-differential-'));
+    const build = await buildCobolHost({ outDir, programs: ['LNDECIDE'] });
+    const { host } = openProgramHost(
+      { programs: ['LNDECIDE'], ...build, processes: 2, callTimeoutMs: 10_000 },
+      pino({ level: 'warn' }),
+    );
+    t.after(async () => {
+      await host.close();
+      rmSync(outDir, { recursive: true, force: true });
+    });
 
-  const outcomes = new Map<string, number>();
-  await fc.assert(
-    fc.asyncProperty(requests, async (r) => {
-      const message = requestMessage(r);
-      const [typescript, cobol] = [runLocalProgram(catalog, message), await host.call(message)];
-      const layout = catalog.response('LNDECIDE');
-      const answer = layout.decode(typescript.subarray(catalog.header.maxLength, catalog.header.maxLength + layout.maxLength));
-      const outcome = answer['lndoStatus'] === 'APPROVED'
-        ? `APPROVED ${minorToDecimalString(r.amount) === Number(answer['lndoApprovedAmount']).toFixed(2) ? 'in full' : 'reduced'}`
-        : `REJECTED ${String(answer['lndoRejectReason'])}`;
-      outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-      if (!typescript.equals(cobol)) {
-        assert.fail([
-          `request ${JSON.stringify(r)} (amounts in minor units)`,
-          `TypeScript record ${typescript.subarray(catalog.header.maxLength).toString('hex')}`,
-          `COBOL record      ${cobol.subarray(catalog.header.maxLength).toString('hex')}`,
-          difference(typescript, cobol),
-        ].join('\n'));
-      }
-    }),
-    { seed: SEED, numRuns: RUNS },
-  );
-  // The requests reached every branch of the rule, so the agreement means something.
-  t.diagnostic(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}`);
-  for (const outcome of ['APPROVED in full', 'APPROVED reduced', 'REJECTED RISK_RATING', 'REJECTED INSUFFICIENT_INCOME']) assert.ok((outcomes.get(outcome) ?? 0) > 100, `${outcome} came up`);
-});
+    const outcomes = new Map<string, number>();
+    await fc.assert(
+      fc.asyncProperty(requests, async (r) => {
+        const message = requestMessage(r);
+        const [typescript, cobol] = [runLocalProgram(catalog, message), await host.call(message)];
+        const layout = catalog.response('LNDECIDE');
+        const answer = layout.decode(
+          typescript.subarray(catalog.header.maxLength, catalog.header.maxLength + layout.maxLength),
+        );
+        const outcome =
+          answer['lndoStatus'] === 'APPROVED'
+            ? `APPROVED ${minorToDecimalString(r.amount) === Number(answer['lndoApprovedAmount']).toFixed(2) ? 'in full' : 'reduced'}`
+            : `REJECTED ${String(answer['lndoRejectReason'])}`;
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+        if (!typescript.equals(cobol)) {
+          assert.fail(
+            [
+              `request ${JSON.stringify(r)} (amounts in minor units)`,
+              `TypeScript record ${typescript.subarray(catalog.header.maxLength).toString('hex')}`,
+              `COBOL record      ${cobol.subarray(catalog.header.maxLength).toString('hex')}`,
+              difference(typescript, cobol),
+            ].join('\n'),
+          );
+        }
+      }),
+      { seed: SEED, numRuns: RUNS },
+    );
+    // The requests reached every branch of the rule, so the agreement means something.
+    t.diagnostic(`outcomes: ${JSON.stringify(Object.fromEntries(outcomes))}`);
+    for (const outcome of [
+      'APPROVED in full',
+      'APPROVED reduced',
+      'REJECTED RISK_RATING',
+      'REJECTED INSUFFICIENT_INCOME',
+    ])
+      assert.ok((outcomes.get(outcome) ?? 0) > 100, `${outcome} came up`);
+  },
+);

@@ -8,13 +8,17 @@ import { test } from 'node:test';
 import type { BackendStore, Tx } from '../../src/backend/store/tx.ts';
 import { openTempSqliteStore } from '../helpers/backend-store.ts';
 
-const audit = (tx: Tx, id: string) => tx.run(
-  "INSERT INTO audit_log (tran_code, entity, entity_id, action, principal, correlation_id, at) VALUES ('TEST', 'item', ?, 'done', 'test', ?, '2026-01-01T00:00:00.000Z')",
-  id, id,
-);
+const audit = (tx: Tx, id: string) =>
+  tx.run(
+    "INSERT INTO audit_log (tran_code, entity, entity_id, action, principal, correlation_id, at) VALUES ('TEST', 'item', ?, 'done', 'test', ?, '2026-01-01T00:00:00.000Z')",
+    id,
+    id,
+  );
 
 async function keptIds(store: BackendStore): Promise<string[]> {
-  const rows = await store.transaction((tx) => Promise.resolve(tx.all("SELECT entity_id FROM audit_log WHERE tran_code = 'TEST' ORDER BY rowid")));
+  const rows = await store.transaction((tx) =>
+    Promise.resolve(tx.all("SELECT entity_id FROM audit_log WHERE tran_code = 'TEST' ORDER BY rowid")),
+  );
   return rows.map((row) => String(row['entity_id']));
 }
 
@@ -32,7 +36,11 @@ async function runGroup(store: BackendStore, items: Item[]) {
     await audit(tx, item.id);
     if (item.fails === 'after-writing') throw new Error(`refused ${item.id}`);
     // A second row that breaks a NOT NULL constraint: the statement fails after the first one changed a row.
-    if (item.fails === 'on-a-failed-statement') await tx.run("INSERT INTO audit_log (tran_code, entity, entity_id, action, principal, correlation_id, at) VALUES ('TEST', 'item', ?, 'done', NULL, 'x', 'y')", item.id);
+    if (item.fails === 'on-a-failed-statement')
+      await tx.run(
+        "INSERT INTO audit_log (tran_code, entity, entity_id, action, principal, correlation_id, at) VALUES ('TEST', 'item', ?, 'done', NULL, 'x', 'y')",
+        item.id,
+      );
     return `ok ${item.id}`;
   });
   return { runs, results: results.map((r) => (r.ok ? r.value : (r.error as Error).message)) };
@@ -48,7 +56,12 @@ test('an item that fails before changing anything keeps nothing, and the group r
 
 test('an item that fails after changing rows keeps nothing; the others keep theirs, once', async (t) => {
   const store = openTempSqliteStore(t, 'group');
-  const { runs, results } = await runGroup(store, [{ id: 'a' }, { id: 'b', fails: 'after-writing' }, { id: 'c' }, { id: 'd' }]);
+  const { runs, results } = await runGroup(store, [
+    { id: 'a' },
+    { id: 'b', fails: 'after-writing' },
+    { id: 'c' },
+    { id: 'd' },
+  ]);
   assert.deepEqual(results, ['ok a', 'refused b', 'ok c', 'ok d']);
   // The first run stopped at b's failure; the second ran every item with a savepoint each.
   assert.deepEqual(runs, ['a', 'b', 'a', 'b', 'c', 'd']);

@@ -23,7 +23,10 @@ test('query rows hold the same columns and values as node:sqlite rows, and inher
   for (const sql of ['SELECT * FROM t ORDER BY id', 'SELECT id, amount + 1 AS next, note FROM t ORDER BY id']) {
     const native = db.db.prepare(sql).all();
     const rows = db.query(sql).all();
-    assert.deepEqual(rows.map((row) => ({ ...row })), native.map((row) => ({ ...row })));
+    assert.deepEqual(
+      rows.map((row) => ({ ...row })),
+      native.map((row) => ({ ...row })),
+    );
     assert.deepEqual(Object.keys(rows[0]!), Object.keys(native[0]!));
   }
   const row = db.query('SELECT * FROM t WHERE id = ?').get('a')!;

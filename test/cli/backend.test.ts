@@ -15,7 +15,10 @@ import { startProcess as start } from '../helpers/processes.ts';
 import { until } from '../../support/until.ts';
 
 function corebridge(args: string[], env: Record<string, string>) {
-  return spawnSync(process.execPath, ['bin/corebridge.ts', ...args], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  return spawnSync(process.execPath, ['bin/corebridge.ts', ...args], {
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
 }
 
 function tempDir(t: TestContext): string {
@@ -64,19 +67,39 @@ test('npm run backend + npm start with BACKEND_URL: a request goes through both;
   const dataDir = tempDir(t);
   assert.equal(corebridge(['certs'], { DATA_DIR: dataDir }).status, 0);
   const [backendPort, apiPort] = [await freePort(), await freePort()];
-  const backend = start(t, ['bin/corebridge.ts', 'backend', 'serve'], { DATA_DIR: dataDir, BACKEND_LISTEN: `127.0.0.1:${backendPort}`, LOG_LEVEL: 'info' });
-  await until('the back-end service listening', () => backend.lines.some((l) => l['msg'] === 'back-end service listening'));
+  const backend = start(t, ['bin/corebridge.ts', 'backend', 'serve'], {
+    DATA_DIR: dataDir,
+    BACKEND_LISTEN: `127.0.0.1:${backendPort}`,
+    LOG_LEVEL: 'info',
+  });
+  await until('the back-end service listening', () =>
+    backend.lines.some((l) => l['msg'] === 'back-end service listening'),
+  );
 
   // The API on its own DATA_DIR (its identity files, idempotency records), with the certificates of the first.
   const apiDir = tempDir(t);
-  const tlsEnv = { BACKEND_TLS_CA: join(dataDir, 'certs/ca.crt'), BACKEND_TLS_CERT: join(dataDir, 'certs/api.crt'), BACKEND_TLS_KEY: join(dataDir, 'certs/api.key') };
-  const apiEnv = { DATA_DIR: apiDir, PORT: String(apiPort), HOST: '127.0.0.1', BACKEND_URL: `tls://127.0.0.1:${backendPort}`, LOG_LEVEL: 'info', ...tlsEnv };
+  const tlsEnv = {
+    BACKEND_TLS_CA: join(dataDir, 'certs/ca.crt'),
+    BACKEND_TLS_CERT: join(dataDir, 'certs/api.crt'),
+    BACKEND_TLS_KEY: join(dataDir, 'certs/api.key'),
+  };
+  const apiEnv = {
+    DATA_DIR: apiDir,
+    PORT: String(apiPort),
+    HOST: '127.0.0.1',
+    BACKEND_URL: `tls://127.0.0.1:${backendPort}`,
+    LOG_LEVEL: 'info',
+    ...tlsEnv,
+  };
   const api = start(t, ['src/server.ts'], apiEnv);
   const origin = `http://127.0.0.1:${apiPort}`;
   await until('the API ready', async () => (await fetch(`${origin}/health/ready`).catch(() => null))?.ok === true);
   assert.ok(!readdirSync(apiDir).includes('backend.sqlite'), 'the API opened no back-end store of its own');
 
-  const issued = spawnSync(process.execPath, ['src/cli/token.ts', 'clerk'], { env: { ...process.env, ...apiEnv }, encoding: 'utf8' });
+  const issued = spawnSync(process.execPath, ['src/cli/token.ts', 'clerk'], {
+    env: { ...process.env, ...apiEnv },
+    encoding: 'utf8',
+  });
   assert.equal(issued.status, 0, issued.stderr);
   const headers = { authorization: `Bearer ${issued.stdout.trim()}` };
   const res = await fetch(`${origin}/v1/accounts/1002-01/balance`, { headers });
@@ -100,14 +123,21 @@ test('backend serve without certificates, or on a port in use: a message and a n
   const dataDir = tempDir(t);
   const missing = corebridge(['backend', 'serve'], { DATA_DIR: dataDir });
   assert.equal(missing.status, 2);
-  assert.match(missing.stderr, /BACKEND_TLS_CA names a file that cannot be read: .*ca\.crt \(make development certificates with `npm run certs`/);
+  assert.match(
+    missing.stderr,
+    /BACKEND_TLS_CA names a file that cannot be read: .*ca\.crt \(make development certificates with `npm run certs`/,
+  );
 
   assert.equal(corebridge(['certs'], { DATA_DIR: dataDir }).status, 0);
   const taken = createServer();
   await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
   t.after(() => taken.close());
   const port = (taken.address() as { port: number }).port;
-  const busy = corebridge(['backend', 'serve'], { DATA_DIR: dataDir, BACKEND_LISTEN: `127.0.0.1:${port}`, LOG_LEVEL: 'silent' });
+  const busy = corebridge(['backend', 'serve'], {
+    DATA_DIR: dataDir,
+    BACKEND_LISTEN: `127.0.0.1:${port}`,
+    LOG_LEVEL: 'silent',
+  });
   assert.equal(busy.status, 1);
   assert.match(busy.stderr, new RegExp(`BACKEND_LISTEN: 127.0.0.1:${port} is already in use`));
 });

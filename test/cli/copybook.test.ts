@@ -16,16 +16,19 @@ function run(args: string[], input?: string | Buffer) {
 
 const dir = mkdtempSync(join(tmpdir(), 'corebridge-cli-'));
 const cpy = join(dir, 'payment.cpy');
-writeFileSync(cpy, [
-  '      * payment instruction',
-  '       01  PAY-REC.',
-  '           05  PAY-ID        PIC X(8).',
-  '           05  PAY-AMOUNT    PIC S9(9)V99 COMP-3.',
-  '           05  PAY-CCY       PIC X(3) VALUE "EUR".',
-  '           05  PAY-LEGS      PIC 9.',
-  '           05  PAY-LEG OCCURS 0 TO 2 DEPENDING ON PAY-LEGS.',
-  '               10  LEG-ACCT  PIC X(4).',
-].join('\n'));
+writeFileSync(
+  cpy,
+  [
+    '      * payment instruction',
+    '       01  PAY-REC.',
+    '           05  PAY-ID        PIC X(8).',
+    '           05  PAY-AMOUNT    PIC S9(9)V99 COMP-3.',
+    '           05  PAY-CCY       PIC X(3) VALUE "EUR".',
+    '           05  PAY-LEGS      PIC 9.',
+    '           05  PAY-LEG OCCURS 0 TO 2 DEPENDING ON PAY-LEGS.',
+    '               10  LEG-ACCT  PIC X(4).',
+  ].join('\n'),
+);
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('inspect prints a table of fields with offsets and lengths', () => {
@@ -78,11 +81,22 @@ test('inspect --codegen prints the generated encoder and decoder, a statement a 
 test('types prints the TypeScript interface of the record', () => {
   const r = run(['copybook', 'types', cpy]);
   assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout, [
-    '/** PAY-REC */', 'export interface PayRec {', '  payId: string;', '  payAmount: number;', '  payCcy?: string;',
-    '  payLegs: number;',
-    '  payLeg: Array<{', '    legAcct: string;', '  }>;', '}', '',
-  ].join('\n'));
+  assert.equal(
+    r.stdout,
+    [
+      '/** PAY-REC */',
+      'export interface PayRec {',
+      '  payId: string;',
+      '  payAmount: number;',
+      '  payCcy?: string;',
+      '  payLegs: number;',
+      '  payLeg: Array<{',
+      '    legAcct: string;',
+      '  }>;',
+      '}',
+      '',
+    ].join('\n'),
+  );
   assert.equal(run(['copybook', 'types']).code, 2);
 });
 
@@ -95,7 +109,11 @@ test('encode prints lowercase hex; decode reads it back', () => {
   const dec = run(['copybook', 'decode', cpy, '--profile', 'gnucobol'], enc.stdout);
   assert.equal(dec.code, 0, dec.stderr);
   assert.deepEqual(JSON.parse(dec.stdout), {
-    payId: 'P1', payAmount: -1234.5, payCcy: 'EUR', payLegs: 1, payLeg: [{ legAcct: 'A1' }],
+    payId: 'P1',
+    payAmount: -1234.5,
+    payCcy: 'EUR',
+    payLegs: 1,
+    payLeg: [{ legAcct: 'A1' }],
   });
 });
 
@@ -135,42 +153,49 @@ test('errors go to stderr with a non-zero exit, naming the path, offset or line'
   assert.equal(run([]).code, 2);
 });
 
-test('REDEFINES from the command line: encode takes the one view the JSON names; '
-  + '--mapping chooses views by a discriminator', () => {
-  const methods = join(dir, 'method.cpy');
-  writeFileSync(methods, [
-    '       01  PAY-METHOD-REC.',
-    '           05  PAY-METHOD    PIC X.',
-    '           05  PAY-DETAILS   PIC X(12).',
-    '           05  PAY-CARD REDEFINES PAY-DETAILS.',
-    '               10  CARD-NUMBER PIC X(8).',
-    '               10  CARD-EXPIRY PIC 9(4).',
-    '           05  PAY-ACH REDEFINES PAY-DETAILS.',
-    '               10  ACH-ROUTING PIC 9(9).',
-  ].join('\n'));
-  // Without a mapping the first view is the JSON one; a JSON that names only the ACH view is encoded with it.
-  const achJson = '{"payMethod":"A","payAch":{"achRouting":123456789}}';
-  const ach = run(['copybook', 'encode', methods, '--profile', 'gnucobol'], achJson);
-  assert.equal(ach.code, 0, ach.stderr);
-  assert.equal(Buffer.from(ach.stdout.trim(), 'hex').toString('latin1'), 'A123456789   ');
-  assert.match(run(['copybook', 'inspect', methods]).stdout, /PAY-ACH .*view not shown; encode takes "payAch" alone/);
-  const both = run(['copybook', 'encode', methods], '{"payDetails":"x","payAch":{"achRouting":1}}');
-  assert.notEqual(both.code, 0);
-  assert.match(both.stderr, /payAch: is an alternative to payDetails: give one of payDetails, payCard, payAch/);
+test(
+  'REDEFINES from the command line: encode takes the one view the JSON names; ' +
+    '--mapping chooses views by a discriminator',
+  () => {
+    const methods = join(dir, 'method.cpy');
+    writeFileSync(
+      methods,
+      [
+        '       01  PAY-METHOD-REC.',
+        '           05  PAY-METHOD    PIC X.',
+        '           05  PAY-DETAILS   PIC X(12).',
+        '           05  PAY-CARD REDEFINES PAY-DETAILS.',
+        '               10  CARD-NUMBER PIC X(8).',
+        '               10  CARD-EXPIRY PIC 9(4).',
+        '           05  PAY-ACH REDEFINES PAY-DETAILS.',
+        '               10  ACH-ROUTING PIC 9(9).',
+      ].join('\n'),
+    );
+    // Without a mapping the first view is the JSON one; a JSON that names only the ACH view is encoded with it.
+    const achJson = '{"payMethod":"A","payAch":{"achRouting":123456789}}';
+    const ach = run(['copybook', 'encode', methods, '--profile', 'gnucobol'], achJson);
+    assert.equal(ach.code, 0, ach.stderr);
+    assert.equal(Buffer.from(ach.stdout.trim(), 'hex').toString('latin1'), 'A123456789   ');
+    assert.match(run(['copybook', 'inspect', methods]).stdout, /PAY-ACH .*view not shown; encode takes "payAch" alone/);
+    const both = run(['copybook', 'encode', methods], '{"payDetails":"x","payAch":{"achRouting":1}}');
+    assert.notEqual(both.code, 0);
+    assert.match(both.stderr, /payAch: is an alternative to payDetails: give one of payDetails, payCard, payAch/);
 
-  const mapping = join(dir, 'method.mapping.json');
-  const choice = { discriminator: 'PAY-METHOD', views: { C: 'PAY-CARD', A: 'PAY-ACH' } };
-  writeFileSync(mapping, JSON.stringify({ redefines: { 'PAY-DETAILS': choice } }));
-  const withMapping = ['--profile', 'gnucobol', '--mapping', mapping];
-  const cardJson = '{"payCard":{"cardNumber":"41111111","cardExpiry":1228}}';
-  const card = run(['copybook', 'encode', methods, ...withMapping], cardJson);
-  assert.equal(card.code, 0, card.stderr);
-  const decoded = run(['copybook', 'decode', methods, ...withMapping], card.stdout);
-  assert.deepEqual(JSON.parse(decoded.stdout), {
-    payMethod: 'C', payCard: { cardNumber: '41111111', cardExpiry: 1228 },
-  });
-  const achDecoded = run(['copybook', 'decode', methods, ...withMapping], ach.stdout);
-  assert.deepEqual(JSON.parse(achDecoded.stdout), { payMethod: 'A', payAch: { achRouting: 123456789 } });
-  const inspected = run(['copybook', 'inspect', methods, '--mapping', mapping]);
-  assert.match(inspected.stdout, /view chosen by PAY-METHOD: 'C' PAY-CARD, 'A' PAY-ACH/);
-});
+    const mapping = join(dir, 'method.mapping.json');
+    const choice = { discriminator: 'PAY-METHOD', views: { C: 'PAY-CARD', A: 'PAY-ACH' } };
+    writeFileSync(mapping, JSON.stringify({ redefines: { 'PAY-DETAILS': choice } }));
+    const withMapping = ['--profile', 'gnucobol', '--mapping', mapping];
+    const cardJson = '{"payCard":{"cardNumber":"41111111","cardExpiry":1228}}';
+    const card = run(['copybook', 'encode', methods, ...withMapping], cardJson);
+    assert.equal(card.code, 0, card.stderr);
+    const decoded = run(['copybook', 'decode', methods, ...withMapping], card.stdout);
+    assert.deepEqual(JSON.parse(decoded.stdout), {
+      payMethod: 'C',
+      payCard: { cardNumber: '41111111', cardExpiry: 1228 },
+    });
+    const achDecoded = run(['copybook', 'decode', methods, ...withMapping], ach.stdout);
+    assert.deepEqual(JSON.parse(achDecoded.stdout), { payMethod: 'A', payAch: { achRouting: 123456789 } });
+    const inspected = run(['copybook', 'inspect', methods, '--mapping', mapping]);
+    assert.match(inspected.stdout, /view chosen by PAY-METHOD: 'C' PAY-CARD, 'A' PAY-ACH/);
+  },
+);

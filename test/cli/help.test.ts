@@ -9,7 +9,10 @@ import { test } from 'node:test';
 const COMMANDS: Array<{ args: string[]; usage: RegExp }> = [
   { args: ['bin/corebridge.ts', '--help'], usage: /^Usage: corebridge <command>/ },
   { args: ['bin/corebridge.ts', 'copybook', '--help'], usage: /^usage: corebridge copybook inspect/ },
-  { args: ['bin/corebridge.ts', 'copybook', 'encode', 'x.cpy', '-h'], usage: /^usage: corebridge copybook inspect[\s\S]*--profile/ },
+  {
+    args: ['bin/corebridge.ts', 'copybook', 'encode', 'x.cpy', '-h'],
+    usage: /^usage: corebridge copybook inspect[\s\S]*--profile/,
+  },
   { args: ['bin/corebridge.ts', 'services', 'check', '--help'], usage: /^usage: corebridge services check DIR/ },
   { args: ['bin/corebridge.ts', 'backend', 'serve', '--help'], usage: /^usage: corebridge backend serve/ },
   { args: ['bin/corebridge.ts', 'certs', '--help'], usage: /^usage: corebridge certs/ },
@@ -27,7 +30,10 @@ for (const { args, usage } of COMMANDS) {
   test(`${args.join(' ')} prints its usage and exits 0`, (t) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-help-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-    const run = spawnSync(process.execPath, args, { env: { ...process.env, DATA_DIR: dataDir, PORT: '1' }, encoding: 'utf8' });
+    const run = spawnSync(process.execPath, args, {
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '1' },
+      encoding: 'utf8',
+    });
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, usage);
     assert.equal(run.stderr, '');
@@ -44,7 +50,9 @@ test('seed refuses arguments it does not take', () => {
 // Scripts import commands directly (the bench and stack runner: certs.ts, stack.ts): each must load on its own.
 for (const module of ['backend', 'certs', 'copybook', 'services', 'stack', 'main']) {
   test(`src/cli/${module}.ts loads on its own, first in a process`, () => {
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `await import('./src/cli/${module}.ts')`], { encoding: 'utf8' });
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', `await import('./src/cli/${module}.ts')`], {
+      encoding: 'utf8',
+    });
     assert.equal(run.status, 0, run.stderr);
   });
 }

@@ -5,18 +5,30 @@ import { startApp } from '../helpers/app.ts';
 
 test('npm run seed reloads the demo data and forgets idempotency records', async (t) => {
   const h = await startApp(t);
-  const pay = () => h.request({
-    method: 'POST', url: '/v1/payments', as: 'ada', headers: { 'idempotency-key': 'before-seed' },
-    body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 500, currency: 'EUR' },
-  });
+  const pay = () =>
+    h.request({
+      method: 'POST',
+      url: '/v1/payments',
+      as: 'ada',
+      headers: { 'idempotency-key': 'before-seed' },
+      body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 500, currency: 'EUR' },
+    });
   assert.equal((await pay()).statusCode, 201);
-  await h.request({ method: 'POST', url: '/v1/customers', as: 'clerk', body: { name: 'Temp', email: 'temp@example.com' } });
+  await h.request({
+    method: 'POST',
+    url: '/v1/customers',
+    as: 'clerk',
+    body: { name: 'Temp', email: 'temp@example.com' },
+  });
 
   const run = spawnSync(process.execPath, ['src/cli/seed.ts'], {
     // Where this app keeps its store and, with Redis, its idempotency records.
     env: {
-      ...process.env, DATA_DIR: h.dataDir, DATABASE_URL: h.config.backend.databaseUrl ?? '',
-      REDIS_URL: h.config.protection.rateLimit.redisUrl ?? '', IDEMPOTENCY_REDIS_PREFIX: h.config.idempotency.redisPrefix,
+      ...process.env,
+      DATA_DIR: h.dataDir,
+      DATABASE_URL: h.config.backend.databaseUrl ?? '',
+      REDIS_URL: h.config.protection.rateLimit.redisUrl ?? '',
+      IDEMPOTENCY_REDIS_PREFIX: h.config.idempotency.redisPrefix,
     },
     encoding: 'utf8',
   });
@@ -29,5 +41,8 @@ test('npm run seed reloads the demo data and forgets idempotency records', async
   const again = await pay();
   assert.equal(again.statusCode, 201);
   assert.equal(again.headers['idempotent-replayed'], undefined);
-  assert.equal((await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'ada' })).json().balance, 2000);
+  assert.equal(
+    (await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'ada' })).json().balance,
+    2000,
+  );
 });

@@ -13,7 +13,8 @@ import { freePort } from '../../support/free-port.ts';
 import { runCommand } from '../helpers/processes.ts';
 
 // Asynchronous: the server under test runs in this process and must answer while the command runs.
-const token = (env: Record<string, string>, ...args: string[]) => runCommand(process.execPath, ['src/cli/token.ts', ...args], env);
+const token = (env: Record<string, string>, ...args: string[]) =>
+  runCommand(process.execPath, ['src/cli/token.ts', ...args], env);
 
 test('token: signs when the server at the issuer publishes its key; refuses another DATA_DIR, another issuer, a port that is not Corebridge', async (t) => {
   const port = await freePort();
@@ -24,7 +25,9 @@ test('token: signs when the server at the issuer publishes its key; refuses anot
   assert.equal(accepted.status, 0, accepted.stderr);
   assert.equal(accepted.stderr, '');
   const bearer = accepted.stdout.trim();
-  const balance = await fetch(`http://localhost:${port}/v1/accounts/1001-01/balance`, { headers: { authorization: `Bearer ${bearer}` } });
+  const balance = await fetch(`http://localhost:${port}/v1/accounts/1001-01/balance`, {
+    headers: { authorization: `Bearer ${bearer}` },
+  });
   assert.equal(balance.status, 200);
 
   const otherDir = mkdtempSync(join(tmpdir(), 'corebridge-token-'));
@@ -32,9 +35,15 @@ test('token: signs when the server at the issuer publishes its key; refuses anot
   const otherKey = await token({ PORT: String(port), DATA_DIR: otherDir }, 'ada');
   assert.equal(otherKey.status, 2);
   assert.equal(otherKey.stdout, '');
-  assert.match(otherKey.stderr, /^token: the server at http:\/\/localhost:\d+ does not publish the key this command signs with .*DATA_DIR/);
+  assert.match(
+    otherKey.stderr,
+    /^token: the server at http:\/\/localhost:\d+ does not publish the key this command signs with .*DATA_DIR/,
+  );
 
-  const otherIssuer = await token({ PORT: String(port), AUTH_ISSUER: `http://127.0.0.1:${port}/oauth`, DATA_DIR: h.dataDir }, 'ada');
+  const otherIssuer = await token(
+    { PORT: String(port), AUTH_ISSUER: `http://127.0.0.1:${port}/oauth`, DATA_DIR: h.dataDir },
+    'ada',
+  );
   assert.equal(otherIssuer.status, 2);
   assert.equal(otherIssuer.stdout, '');
   assert.match(otherIssuer.stderr, /has issuer http:\/\/localhost:\d+\/oauth, not http:\/\/127\.0\.0\.1:\d+\/oauth/);
@@ -55,5 +64,8 @@ test('token: with no server at the issuer it still signs, and says so on stderr'
   const run = await token({ PORT: String(port), DATA_DIR: dir }, 'ada');
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout.trim(), /^[\w-]+\.[\w-]+\.[\w-]+$/);
-  assert.match(run.stderr, new RegExp(`^token: no server answers at http://localhost:${port} \\(ECONNREFUSED\\).*set PORT`));
+  assert.match(
+    run.stderr,
+    new RegExp(`^token: no server answers at http://localhost:${port} \\(ECONNREFUSED\\).*set PORT`),
+  );
 });

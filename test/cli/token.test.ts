@@ -10,7 +10,10 @@ import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp } from '../helpers/app.ts';
 
 function token(dataDir: string, ...args: string[]) {
-  return spawnSync(process.execPath, ['src/cli/token.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir, PORT: '8080' }, encoding: 'utf8' });
+  return spawnSync(process.execPath, ['src/cli/token.ts', ...args], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '8080' },
+    encoding: 'utf8',
+  });
 }
 
 test('token command: default role scopes and 10 minutes; --scope narrows; the API accepts it', async (t) => {
@@ -28,7 +31,11 @@ test('token command: default role scopes and 10 minutes; --scope narrows; the AP
   const bearer = narrow.stdout.trim();
   assert.equal(decodeJwt(bearer)['scope'], 'orders:read');
   assert.equal((await h.request({ method: 'GET', url: '/v1/orders', token: bearer })).statusCode, 200);
-  assertProblem(await h.request({ method: 'GET', url: '/v1/customers/1001', token: bearer }), 403, 'INSUFFICIENT_SCOPE');
+  assertProblem(
+    await h.request({ method: 'GET', url: '/v1/customers/1001', token: bearer }),
+    403,
+    'INSUFFICIENT_SCOPE',
+  );
 
   const shop = token(h.dataDir, 'acme-shop');
   assert.equal(decodeJwt(shop.stdout.trim())['client_id'], 'acme-shop');
@@ -37,7 +44,13 @@ test('token command: default role scopes and 10 minutes; --scope narrows; the AP
 test('token command refuses unknown identities, scopes beyond the role and bad lifetimes', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-token-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  for (const args of [['nobody'], ['acme-shop', '--scope', 'payments:write'], ['ada', '--scope', 'admin'], ['ada', '--ttl', 'soon'], []]) {
+  for (const args of [
+    ['nobody'],
+    ['acme-shop', '--scope', 'payments:write'],
+    ['ada', '--scope', 'admin'],
+    ['ada', '--ttl', 'soon'],
+    [],
+  ]) {
     const run = token(dir, ...args);
     assert.equal(run.status, 2, args.join(' '));
     assert.equal(run.stdout, '');

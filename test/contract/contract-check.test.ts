@@ -15,7 +15,10 @@ function contractCheck(args: string[]) {
 }
 
 /** base.json: the committed contract; head.json: a copy changed by `edit`. */
-function contractFiles(t: TestContext, edit: (document: Record<string, any>) => void): { base: string; head: string; dir: string } {
+function contractFiles(
+  t: TestContext,
+  edit: (document: Record<string, any>) => void,
+): { base: string; head: string; dir: string } {
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-contract-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const document = readCommittedContract() as Record<string, any>;
@@ -35,7 +38,9 @@ test('the same contract: exit 0, no differences', (t) => {
 });
 
 test('only additions: exit 0, listed as non-breaking, with the command that refreshes the snapshot', (t) => {
-  const { base, head } = contractFiles(t, (d) => { d.paths['/v1/products'] = { get: { responses: { 200: { description: 'Products' } } } }; });
+  const { base, head } = contractFiles(t, (d) => {
+    d.paths['/v1/products'] = { get: { responses: { 200: { description: 'Products' } } } };
+  });
   const run = contractCheck(['--base', base, '--head', head]);
   assert.equal(run.status, 0, run.stderr);
   assert.match(run.stdout, /Non-breaking \(1\):\n {2}• \/v1\/products: path added \(GET\)/);
@@ -51,10 +56,16 @@ test('a breaking change: exit 1, grouped first, with what to do instead', (t) =>
   });
   const run = contractCheck(['--base', base, '--head', head]);
   assert.equal(run.status, 1, run.stderr);
-  assert.match(run.stdout, /Breaking \(1\):\n {2}✗ POST \/v1\/orders response 201 body: amount: property removed: no longer returned\n/);
+  assert.match(
+    run.stdout,
+    /Breaking \(1\):\n {2}✗ POST \/v1\/orders response 201 body: amount: property removed: no longer returned\n/,
+  );
   assert.match(run.stdout, /Non-breaking \(1\):\n {2}• POST \/v1\/orders: description changed/);
   assert.ok(run.stdout.indexOf('Breaking (1)') < run.stdout.indexOf('Non-breaking (1)'));
-  assert.match(run.stdout, /1 breaking, 1 non-breaking\.\nA breaking change must ship as a new major version: add \/v2\/\.\.\. paths beside \/v1/);
+  assert.match(
+    run.stdout,
+    /1 breaking, 1 non-breaking\.\nA breaking change must ship as a new major version: add \/v2\/\.\.\. paths beside \/v1/,
+  );
 });
 
 test('bad arguments, unreadable or non-contract files: a message and exit 2', (t) => {

@@ -19,7 +19,8 @@ function changesAfter(edit: (document: Json) => void): ContractChange[] {
   return compareContracts(committed, head);
 }
 
-const body = (document: Json, path: string, method: string) => document.paths[path][method].requestBody.content['application/json'].schema;
+const body = (document: Json, path: string, method: string) =>
+  document.paths[path][method].requestBody.content['application/json'].schema;
 const response = (document: Json, path: string, method: string, status: string) =>
   document.paths[path][method].responses[status].content['application/json'].schema;
 const parameter = (document: Json, path: string, method: string, name: string) =>
@@ -32,7 +33,10 @@ function assertBreaking(changes: ContractChange[], location: string, message: Re
 }
 
 function assertNothingBreaks(changes: ContractChange[], location: string, message: RegExp): void {
-  assert.deepEqual(changes.filter((change) => change.severity === 'breaking'), []);
+  assert.deepEqual(
+    changes.filter((change) => change.severity === 'breaking'),
+    [],
+  );
   assert.ok(
     changes.some((change) => change.location === location && message.test(change.message)),
     `no change at ${location} matching ${message}; got ${JSON.stringify(changes, null, 2)}`,
@@ -45,8 +49,16 @@ test('the committed contract compared with itself has no changes', () => {
 });
 
 test('breaking: a removed path, operation or status code (201 replaced by 200)', () => {
-  assertBreaking(changesAfter((d) => delete d.paths['/v1/payments/{paymentId}']), '/v1/payments/{paymentId}', /path removed \(GET\)/);
-  assertBreaking(changesAfter((d) => delete d.paths['/v1/orders/{orderId}'].delete), 'DELETE /v1/orders/{orderId}', /operation removed/);
+  assertBreaking(
+    changesAfter((d) => delete d.paths['/v1/payments/{paymentId}']),
+    '/v1/payments/{paymentId}',
+    /path removed \(GET\)/,
+  );
+  assertBreaking(
+    changesAfter((d) => delete d.paths['/v1/orders/{orderId}'].delete),
+    'DELETE /v1/orders/{orderId}',
+    /operation removed/,
+  );
   const replaced = changesAfter((d) => {
     const responses = d.paths['/v1/customers'].post.responses;
     responses['200'] = responses['201'];
@@ -57,93 +69,225 @@ test('breaking: a removed path, operation or status code (201 replaced by 200)',
 });
 
 test('breaking: a response field removed, made optional, or allowed to be null', () => {
-  assertBreaking(changesAfter((d) => delete response(d, '/v1/orders', 'post', '201').properties.amount),
-    'POST /v1/orders response 201 body: amount', /property removed: no longer returned/);
-  assertBreaking(changesAfter((d) => {
-    const schema = response(d, '/v1/orders', 'post', '201');
-    schema.required = schema.required.filter((name: string) => name !== 'currency');
-  }), 'POST /v1/orders response 201 body: currency', /may now be absent/);
-  assertBreaking(changesAfter((d) => { response(d, '/v1/orders', 'post', '201').properties.amount.type = ['number', 'null']; }),
-    'POST /v1/orders response 201 body: amount', /type changed from number to null \| number: may now be null/);
+  assertBreaking(
+    changesAfter((d) => delete response(d, '/v1/orders', 'post', '201').properties.amount),
+    'POST /v1/orders response 201 body: amount',
+    /property removed: no longer returned/,
+  );
+  assertBreaking(
+    changesAfter((d) => {
+      const schema = response(d, '/v1/orders', 'post', '201');
+      schema.required = schema.required.filter((name: string) => name !== 'currency');
+    }),
+    'POST /v1/orders response 201 body: currency',
+    /may now be absent/,
+  );
+  assertBreaking(
+    changesAfter((d) => {
+      response(d, '/v1/orders', 'post', '201').properties.amount.type = ['number', 'null'];
+    }),
+    'POST /v1/orders response 201 body: amount',
+    /type changed from number to null \| number: may now be null/,
+  );
 });
 
 test('breaking: a new value in a response enum, reported once where the shared schema lives', () => {
-  const changes = changesAfter((d) => d.components.schemas.Problem.properties.code.anyOf.push({ type: 'string', enum: ['NEW_CODE'] }));
+  const changes = changesAfter((d) =>
+    d.components.schemas.Problem.properties.code.anyOf.push({ type: 'string', enum: ['NEW_CODE'] }),
+  );
   assertBreaking(changes, '#/components/schemas/Problem (in responses): code', /new value "NEW_CODE" may be returned/);
   assert.equal(changes.length, 1, JSON.stringify(changes));
 });
 
 test('breaking: a request field made required, a new required field, a removed accepted field', () => {
-  assertBreaking(changesAfter((d) => { body(d, '/v1/customers/{customerId}', 'patch').required = ['email']; }),
-    'PATCH /v1/customers/{customerId} request body: email', /now required/);
-  assertBreaking(changesAfter((d) => {
-    const schema = body(d, '/v1/orders', 'post');
-    schema.properties.channel = { type: 'string' };
-    schema.required.push('channel');
-  }), 'POST /v1/orders request body: channel', /new required property/);
-  assertBreaking(changesAfter((d) => delete body(d, '/v1/payments', 'post').properties.reference),
-    'POST /v1/payments request body: reference', /property removed: clients that send it/);
+  assertBreaking(
+    changesAfter((d) => {
+      body(d, '/v1/customers/{customerId}', 'patch').required = ['email'];
+    }),
+    'PATCH /v1/customers/{customerId} request body: email',
+    /now required/,
+  );
+  assertBreaking(
+    changesAfter((d) => {
+      const schema = body(d, '/v1/orders', 'post');
+      schema.properties.channel = { type: 'string' };
+      schema.required.push('channel');
+    }),
+    'POST /v1/orders request body: channel',
+    /new required property/,
+  );
+  assertBreaking(
+    changesAfter((d) => delete body(d, '/v1/payments', 'post').properties.reference),
+    'POST /v1/payments request body: reference',
+    /property removed: clients that send it/,
+  );
 });
 
 test('breaking: a request type narrowed or changed, a union losing a member', () => {
-  assertBreaking(changesAfter((d) => { body(d, '/v1/loan-applications', 'post').properties.amount.type = 'integer'; }),
-    'POST /v1/loan-applications request body: amount', /type changed from number to integer: a number is no longer accepted/);
-  assertBreaking(changesAfter((d) => { body(d, '/v1/orders', 'post').properties.quantity.type = 'string'; }),
-    'POST /v1/orders request body: quantity', /type changed from integer to string/);
-  assertBreaking(changesAfter((d) => body(d, '/v1/loan-applications', 'post').properties.customerId.anyOf.pop()),
-    'POST /v1/loan-applications request body: customerId', /no longer accepts integer values/);
+  assertBreaking(
+    changesAfter((d) => {
+      body(d, '/v1/loan-applications', 'post').properties.amount.type = 'integer';
+    }),
+    'POST /v1/loan-applications request body: amount',
+    /type changed from number to integer: a number is no longer accepted/,
+  );
+  assertBreaking(
+    changesAfter((d) => {
+      body(d, '/v1/orders', 'post').properties.quantity.type = 'string';
+    }),
+    'POST /v1/orders request body: quantity',
+    /type changed from integer to string/,
+  );
+  assertBreaking(
+    changesAfter((d) => body(d, '/v1/loan-applications', 'post').properties.customerId.anyOf.pop()),
+    'POST /v1/loan-applications request body: customerId',
+    /no longer accepts integer values/,
+  );
 });
 
 test('breaking: a request limit added or tightened', () => {
-  assertBreaking(changesAfter((d) => { body(d, '/v1/orders', 'post').properties.productId.maxLength = 8; }),
-    'POST /v1/orders request body: productId', /maxLength 16 → 8 \(tighter\)/);
-  assertBreaking(changesAfter((d) => { body(d, '/v1/loan-applications', 'post').properties.amount.maximum = 100000; }),
-    'POST /v1/loan-applications request body: amount', /maximum none → 100000 \(tighter\)/);
-  assertBreaking(changesAfter((d) => { body(d, '/v1/loan-applications', 'post').properties.amount.multipleOf = 0.01; }),
-    'POST /v1/loan-applications request body: amount', /multipleOf none → 0.01/);
-  assertBreaking(changesAfter((d) => { body(d, '/v1/payments', 'post').properties.reference.pattern = '^[A-Z]+$'; }),
-    'POST /v1/payments request body: reference', /pattern/);
+  assertBreaking(
+    changesAfter((d) => {
+      body(d, '/v1/orders', 'post').properties.productId.maxLength = 8;
+    }),
+    'POST /v1/orders request body: productId',
+    /maxLength 16 → 8 \(tighter\)/,
+  );
+  assertBreaking(
+    changesAfter((d) => {
+      body(d, '/v1/loan-applications', 'post').properties.amount.maximum = 100000;
+    }),
+    'POST /v1/loan-applications request body: amount',
+    /maximum none → 100000 \(tighter\)/,
+  );
+  assertBreaking(
+    changesAfter((d) => {
+      body(d, '/v1/loan-applications', 'post').properties.amount.multipleOf = 0.01;
+    }),
+    'POST /v1/loan-applications request body: amount',
+    /multipleOf none → 0.01/,
+  );
+  assertBreaking(
+    changesAfter((d) => {
+      body(d, '/v1/payments', 'post').properties.reference.pattern = '^[A-Z]+$';
+    }),
+    'POST /v1/payments request body: reference',
+    /pattern/,
+  );
 });
 
 test('breaking: a removed enum value in a query parameter, a new required header', () => {
-  assertBreaking(changesAfter((d) => parameter(d, '/v1/orders', 'get', 'status').schema.anyOf.pop()),
-    'GET /v1/orders query status', /value "CANCELLED" is no longer accepted/);
-  assertBreaking(changesAfter((d) => d.paths['/v1/events'].get.parameters.push({ in: 'header', name: 'X-Tenant', required: true, schema: { type: 'string' } })),
-    'GET /v1/events header x-tenant', /new required parameter/);
-  assertBreaking(changesAfter((d) => { parameter(d, '/v1/orders', 'post', 'idempotency-key').required = true; }),
-    'POST /v1/orders header idempotency-key', /parameter now required/);
+  assertBreaking(
+    changesAfter((d) => parameter(d, '/v1/orders', 'get', 'status').schema.anyOf.pop()),
+    'GET /v1/orders query status',
+    /value "CANCELLED" is no longer accepted/,
+  );
+  assertBreaking(
+    changesAfter((d) =>
+      d.paths['/v1/events'].get.parameters.push({
+        in: 'header',
+        name: 'X-Tenant',
+        required: true,
+        schema: { type: 'string' },
+      }),
+    ),
+    'GET /v1/events header x-tenant',
+    /new required parameter/,
+  );
+  assertBreaking(
+    changesAfter((d) => {
+      parameter(d, '/v1/orders', 'post', 'idempotency-key').required = true;
+    }),
+    'POST /v1/orders header idempotency-key',
+    /parameter now required/,
+  );
 });
 
 test('not breaking: an optional request field, a path, a status, a response field, a description, a looser request limit', () => {
-  assertNothingBreaks(changesAfter((d) => { body(d, '/v1/orders', 'post').properties.note = { type: 'string' }; }),
-    'POST /v1/orders request body: note', /new optional property/);
-  assertNothingBreaks(changesAfter((d) => { d.paths['/v1/products'] = { get: { responses: { 200: { description: 'Products' } } } }; }),
-    '/v1/products', /path added \(GET\)/);
-  assertNothingBreaks(changesAfter((d) => { d.paths['/v1/orders'].post.responses['202'] = { description: 'Accepted' }; }),
-    'POST /v1/orders response 202', /status 202 added/);
-  assertNothingBreaks(changesAfter((d) => { response(d, '/v1/orders', 'post', '201').properties.channel = { type: 'string' }; }),
-    'POST /v1/orders response 201 body: channel', /new property returned/);
-  assertNothingBreaks(changesAfter((d) => { d.paths['/v1/orders'].post.description = 'Places an order.'; }),
-    'POST /v1/orders', /description changed/);
-  assertNothingBreaks(changesAfter((d) => { body(d, '/v1/orders', 'post').properties.productId.maxLength = 32; }),
-    'POST /v1/orders request body: productId', /maxLength 16 → 32 \(looser\)/);
-  assertNothingBreaks(changesAfter((d) => parameter(d, '/v1/orders', 'get', 'status').schema.anyOf.push({ type: 'string', enum: ['SHIPPED'] })),
-    'GET /v1/orders query status', /value "SHIPPED" is now accepted too/);
+  assertNothingBreaks(
+    changesAfter((d) => {
+      body(d, '/v1/orders', 'post').properties.note = { type: 'string' };
+    }),
+    'POST /v1/orders request body: note',
+    /new optional property/,
+  );
+  assertNothingBreaks(
+    changesAfter((d) => {
+      d.paths['/v1/products'] = { get: { responses: { 200: { description: 'Products' } } } };
+    }),
+    '/v1/products',
+    /path added \(GET\)/,
+  );
+  assertNothingBreaks(
+    changesAfter((d) => {
+      d.paths['/v1/orders'].post.responses['202'] = { description: 'Accepted' };
+    }),
+    'POST /v1/orders response 202',
+    /status 202 added/,
+  );
+  assertNothingBreaks(
+    changesAfter((d) => {
+      response(d, '/v1/orders', 'post', '201').properties.channel = { type: 'string' };
+    }),
+    'POST /v1/orders response 201 body: channel',
+    /new property returned/,
+  );
+  assertNothingBreaks(
+    changesAfter((d) => {
+      d.paths['/v1/orders'].post.description = 'Places an order.';
+    }),
+    'POST /v1/orders',
+    /description changed/,
+  );
+  assertNothingBreaks(
+    changesAfter((d) => {
+      body(d, '/v1/orders', 'post').properties.productId.maxLength = 32;
+    }),
+    'POST /v1/orders request body: productId',
+    /maxLength 16 → 32 \(looser\)/,
+  );
+  assertNothingBreaks(
+    changesAfter((d) =>
+      parameter(d, '/v1/orders', 'get', 'status').schema.anyOf.push({ type: 'string', enum: ['SHIPPED'] }),
+    ),
+    'GET /v1/orders query status',
+    /value "SHIPPED" is now accepted too/,
+  );
 });
 
 test('webhooks run the other way: what the service sends is judged like a response', () => {
   const payload = (d: Json) => d.webhooks.OrderConfirmed.post.requestBody.content['application/json'].schema;
-  assertBreaking(changesAfter((d) => delete payload(d).properties.subject),
-    'webhook OrderConfirmed (POST) request body: subject', /property removed: no longer returned/);
-  assertBreaking(changesAfter((d) => delete d.webhooks.LoanRejected), 'webhook LoanRejected (POST)', /webhook removed/);
-  assertNothingBreaks(changesAfter((d) => { payload(d).properties.partition = { type: 'string' }; }),
-    'webhook OrderConfirmed (POST) request body: partition', /new property returned/);
+  assertBreaking(
+    changesAfter((d) => delete payload(d).properties.subject),
+    'webhook OrderConfirmed (POST) request body: subject',
+    /property removed: no longer returned/,
+  );
+  assertBreaking(
+    changesAfter((d) => delete d.webhooks.LoanRejected),
+    'webhook LoanRejected (POST)',
+    /webhook removed/,
+  );
+  assertNothingBreaks(
+    changesAfter((d) => {
+      payload(d).properties.partition = { type: 'string' };
+    }),
+    'webhook OrderConfirmed (POST) request body: partition',
+    /new property returned/,
+  );
 });
 
 test('security: a new scope required locks out callers (breaking); another accepted alternative does not', () => {
-  assertBreaking(changesAfter((d) => {
-    for (const requirement of d.paths['/v1/orders'].get.security) Object.values(requirement).forEach((scopes: any) => scopes.push('orders:admin'));
-  }), 'GET /v1/orders security', /clients holding oauth2 \(orders:read\) are no longer let in/);
-  assertNothingBreaks(changesAfter((d) => d.paths['/v1/orders'].get.security.push({ apiKey: [] })),
-    'GET /v1/orders security', /every client let in before still is/);
+  assertBreaking(
+    changesAfter((d) => {
+      for (const requirement of d.paths['/v1/orders'].get.security)
+        Object.values(requirement).forEach((scopes: any) => scopes.push('orders:admin'));
+    }),
+    'GET /v1/orders security',
+    /clients holding oauth2 \(orders:read\) are no longer let in/,
+  );
+  assertNothingBreaks(
+    changesAfter((d) => d.paths['/v1/orders'].get.security.push({ apiKey: [] })),
+    'GET /v1/orders security',
+    /every client let in before still is/,
+  );
 });

@@ -6,7 +6,8 @@ import { contractText, currentContract, readCommittedContract } from '../../src/
 test('openapi/v1.json is the document the code generates', async () => {
   const generated = await currentContract();
   assert.equal(
-    contractText(generated), contractText(readCommittedContract()),
+    contractText(generated),
+    contractText(readCommittedContract()),
     'the API contract changed: run `npm run contract:check` (is it breaking?), then `npm run contract:update` and commit openapi/v1.json',
   );
 });

@@ -23,7 +23,10 @@ test('every problem type URI of the closed set is a human page naming its code; 
     assert.ok(res.body.includes(`<h1>${ERROR_CODES[code].title}</h1>`), `${code}: its title`);
     assert.ok(res.body.includes('<h2>What it means</h2>') && res.body.includes('<h2>What to do</h2>'), code);
     assert.ok(ERROR_HELP[code].meaning.length > 20 && ERROR_HELP[code].remedy.length > 20, `${code} has its texts`);
-    assert.equal(res.headers['content-security-policy'], "default-src 'none'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'");
+    assert.equal(
+      res.headers['content-security-policy'],
+      "default-src 'none'; style-src 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
   }
   // The type URI an error answer carries leads to its page.
   const error = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance' });
@@ -70,7 +73,7 @@ test('the docs page: Scalar from the service with a fresh nonce per response, no
     assert.ok(scripts.length >= 2);
     for (const attributes of scripts) assert.ok(attributes.includes(`nonce="${nonce}"`), attributes);
     assert.match(page.body, /<script src="js\/scalar\.js"/);
-    assert.doesNotMatch(page.body, /https?:\/\/(?!localhost:8080)/, 'no absolute URL but the service\'s own');
+    assert.doesNotMatch(page.body, /https?:\/\/(?!localhost:8080)/, "no absolute URL but the service's own");
     assert.match(csp, /^default-src 'none'; /);
     assert.match(csp, /connect-src 'self' http:\/\/localhost:8080;/);
     assert.match(csp, /frame-ancestors 'none'/);
@@ -90,6 +93,8 @@ test('the docs page: Scalar from the service with a fresh nonce per response, no
 
   const api = await h.app.inject({ url: '/health/live' });
   assert.equal(api.headers['content-security-policy'], API_CSP);
-  const document = JSON.parse((await h.app.inject({ url: '/openapi.json' })).body) as { paths: Record<string, unknown> };
+  const document = JSON.parse((await h.app.inject({ url: '/openapi.json' })).body) as {
+    paths: Record<string, unknown>;
+  };
   for (const path of Object.keys(document.paths)) assert.doesNotMatch(path, /^\/(docs|problems|assets)?($|\/)/, path);
 });

@@ -23,7 +23,8 @@ export function decodePng(png: Buffer): Pixels {
       width = body.readUInt32BE(0);
       height = body.readUInt32BE(4);
       const [bitDepth, colorType, , , interlace] = [body[8], body[9], body[10], body[11], body[12]];
-      if (bitDepth !== 8 || (colorType !== 2 && colorType !== 6) || interlace !== 0) throw new Error(`unsupported PNG (depth ${bitDepth}, colour type ${colorType})`);
+      if (bitDepth !== 8 || (colorType !== 2 && colorType !== 6) || interlace !== 0)
+        throw new Error(`unsupported PNG (depth ${bitDepth}, colour type ${colorType})`);
       channels = colorType === 6 ? 4 : 3;
     }
     if (type === 'IDAT') idat.push(body);

@@ -39,7 +39,8 @@ export interface TestApp {
   /** Closes every API instance and builds them again on the same data and database, as restarting the API does. */
   restart(): Promise<void>;
   token(
-    subject: string, options?: { scopes?: string[]; ttlSeconds?: number; issuedAt?: number; audience?: string },
+    subject: string,
+    options?: { scopes?: string[]; ttlSeconds?: number; issuedAt?: number; audience?: string },
   ): Promise<string>;
   request(options: {
     method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -71,7 +72,9 @@ export interface StartOptions {
 }
 
 export async function startApp(
-  t: TestContext, env: Record<string, string> = {}, options: StartOptions = {},
+  t: TestContext,
+  env: Record<string, string> = {},
+  options: StartOptions = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-test-'));
   try {
@@ -85,13 +88,20 @@ export async function startApp(
 }
 
 async function startAppIn(
-  t: TestContext, dataDir: string, env: Record<string, string>, options: StartOptions,
+  t: TestContext,
+  dataDir: string,
+  env: Record<string, string>,
+  options: StartOptions,
 ): Promise<TestApp> {
   const extraEnv = options.beforeBuild?.(dataDir) ?? {};
   // Event-loop-delay shedding is off unless a test turns it on: tests block the loop on purpose (spawnSync of
   // the CLI) on a loaded 2-core machine, which is not the overload the protection is for.
   const baseEnv: Record<string, string> = {
-    DATA_DIR: dataDir, LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env, ...extraEnv,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    ...env,
+    ...extraEnv,
   };
   if (testOnPostgres && !baseEnv['DATABASE_URL']) baseEnv['DATABASE_URL'] = await createTestDatabase();
   const instances = options.singleInstance ? 1 : Number(process.env['TEST_API_INSTANCES'] ?? 1);

@@ -5,7 +5,11 @@ import type { TSchema } from 'typebox';
 
 export function assertShape(schema: TSchema, body: unknown, keys?: string[]): void {
   const errors = [...Value.Errors(schema, body)];
-  assert.equal(errors.length, 0, `body does not match schema: ${JSON.stringify(errors.slice(0, 3))}\n${JSON.stringify(body)}`);
+  assert.equal(
+    errors.length,
+    0,
+    `body does not match schema: ${JSON.stringify(errors.slice(0, 3))}\n${JSON.stringify(body)}`,
+  );
   if (keys) assert.deepEqual(Object.keys(body as object).sort(), [...keys].sort());
 }
 

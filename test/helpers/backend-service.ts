@@ -32,7 +32,9 @@ export function testPki(): Promise<TestPki> {
     const dev = await createDevelopmentPki({ days: 1 });
     const other = await createCertificateAuthority({ commonName: 'Some other CA', days: 1 });
     return {
-      ca: dev.ca, backend: dev.backend, api: dev.api,
+      ca: dev.ca,
+      backend: dev.backend,
+      api: dev.api,
       intruder: await dev.ca.issue({ commonName: 'intruder', usage: 'client', days: 1 }),
       foreign: await other.issue({ commonName: DEV_API_CLIENT_NAME, usage: 'client', days: 1 }),
     };
@@ -45,9 +47,13 @@ export function writeDevPki(dataDir: string, pki: TestPki): void {
   const files = devPkiFiles(dataDir);
   mkdirSync(files.dir, { recursive: true, mode: 0o700 });
   for (const [file, content] of [
-    [files.caCert, pki.ca.cert], [files.backendCert, pki.backend.cert], [files.backendKey, pki.backend.key],
-    [files.apiCert, pki.api.cert], [files.apiKey, pki.api.key],
-  ] as const) writeFileSync(file, content, { mode: 0o600 });
+    [files.caCert, pki.ca.cert],
+    [files.backendCert, pki.backend.cert],
+    [files.backendKey, pki.backend.key],
+    [files.apiCert, pki.api.cert],
+    [files.apiKey, pki.api.key],
+  ] as const)
+    writeFileSync(file, content, { mode: 0o600 });
 }
 
 export interface RunningService {
@@ -64,10 +70,17 @@ export async function startBackendService(
   options: { file?: string; inner?: Transport; port?: number; allowedClients?: string[]; log?: Logger },
 ): Promise<RunningService> {
   const pki = await testPki();
-  const inner = options.inner ?? await openWorkerTransport({ file: options.file!, logLevel: 'silent', logger: pino({ level: 'silent' }) });
+  const inner =
+    options.inner ??
+    (await openWorkerTransport({ file: options.file!, logLevel: 'silent', logger: pino({ level: 'silent' }) }));
   const service = await serveBackend(inner, {
-    host: '127.0.0.1', port: options.port ?? 0, cert: pki.backend.cert, key: pki.backend.key, ca: pki.ca.cert,
-    allowedClients: new Set(options.allowedClients ?? [DEV_API_CLIENT_NAME]), log: options.log ?? pino({ level: 'silent' }),
+    host: '127.0.0.1',
+    port: options.port ?? 0,
+    cert: pki.backend.cert,
+    key: pki.backend.key,
+    ca: pki.ca.cert,
+    allowedClients: new Set(options.allowedClients ?? [DEV_API_CLIENT_NAME]),
+    log: options.log ?? pino({ level: 'silent' }),
   });
   let stopped: Promise<void> | undefined;
   const stop = () => (stopped ??= service.close().then(() => inner.close()));
@@ -84,8 +97,13 @@ export async function connectTls(
   const pki = await testPki();
   const client = options.client ?? pki.api;
   const transport = openTlsTransport({
-    urls, ca: pki.ca.cert, cert: client.cert, key: client.key, connectionsPerBackend: options.connectionsPerBackend ?? 2,
-    callTimeoutMs: options.callTimeoutMs ?? 5000, log: options.log ?? pino({ level: 'silent' }),
+    urls,
+    ca: pki.ca.cert,
+    cert: client.cert,
+    key: client.key,
+    connectionsPerBackend: options.connectionsPerBackend ?? 2,
+    callTimeoutMs: options.callTimeoutMs ?? 5000,
+    log: options.log ?? pino({ level: 'silent' }),
   });
   t.after(() => transport.close());
   return transport;
@@ -95,25 +113,35 @@ export async function connectTls(
  * A TLS peer with the back-end's certificate that speaks the frame format but is not our service: for
  * back-ends that answer late or never. Pings get "ready"; `onFrame` decides what (and when) to answer to calls.
  */
-export async function startTlsPeer(t: TestContext, onFrame: (frame: Frame, socket: TLSSocket) => void): Promise<string> {
+export async function startTlsPeer(
+  t: TestContext,
+  onFrame: (frame: Frame, socket: TLSSocket) => void,
+): Promise<string> {
   const pki = await testPki();
   const sockets = new Set<TLSSocket>();
-  const server = createServer({ cert: pki.backend.cert, key: pki.backend.key, ca: pki.ca.cert, requestCert: true, minVersion: 'TLSv1.3' }, (socket) => {
-    sockets.add(socket);
-    const reader = new FrameReader();
-    socket.on('data', (chunk: Buffer) => {
-      for (const frame of reader.push(chunk)) {
-        // Pings (the client's first one included) are answered "ready"; calls are the test's.
-        if (frame.kind === FRAME_KIND.PING) socket.write(encodeFrame(FRAME_KIND.PONG, frame.callId, Uint8Array.of(1)));
-        else onFrame(frame, socket);
-      }
-    });
-    socket.on('error', () => {});
-  });
+  const server = createServer(
+    { cert: pki.backend.cert, key: pki.backend.key, ca: pki.ca.cert, requestCert: true, minVersion: 'TLSv1.3' },
+    (socket) => {
+      sockets.add(socket);
+      const reader = new FrameReader();
+      socket.on('data', (chunk: Buffer) => {
+        for (const frame of reader.push(chunk)) {
+          // Pings (the client's first one included) are answered "ready"; calls are the test's.
+          if (frame.kind === FRAME_KIND.PING)
+            socket.write(encodeFrame(FRAME_KIND.PONG, frame.callId, Uint8Array.of(1)));
+          else onFrame(frame, socket);
+        }
+      });
+      socket.on('error', () => {});
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    for (const socket of sockets) socket.destroy();
-  }));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
+  );
   return `tls://127.0.0.1:${(server.address() as { port: number }).port}`;
 }

@@ -14,7 +14,8 @@ export const testOnPostgres = process.env['TEST_DATABASE'] === 'postgres';
 /** Runs SQL against the store of a test app (its DATABASE_URL, else DATA_DIR/backend.sqlite); the rows. */
 export async function queryStore(
   h: { config: { backend: { databaseUrl: string | null } }; dataDir: string },
-  sql: string, ...params: Array<string | number | null>
+  sql: string,
+  ...params: Array<string | number | null>
 ): Promise<Array<Record<string, unknown>>> {
   const store = { databaseUrl: h.config.backend.databaseUrl, file: join(h.dataDir, 'backend.sqlite') };
   return queryStoreAt(store, sql, ...params);

@@ -15,7 +15,8 @@ function hasCobc(): boolean {
 }
 
 /** The `skip` option of a test that needs cobc. */
-export const cobolSkip: string | false = !hasCobc() && !process.env['CI'] ? 'cobc is not installed (apt-get install gnucobol3)' : false;
+export const cobolSkip: string | false =
+  !hasCobc() && !process.env['CI'] ? 'cobc is not installed (apt-get install gnucobol3)' : false;
 
 /** PIDs of this process's COBOL program host processes (children named cbhost). */
 export function hostProcesses(): number[] {

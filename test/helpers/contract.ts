@@ -12,7 +12,12 @@ import { readCommittedContract } from '../../src/contract/document.ts';
 import { RESPONSE_HEADERS } from '../../src/api/openapi-operation.ts';
 
 type Schema = Record<string, unknown>;
-interface Operation { responses: Record<string, { content?: Record<string, { schema: Schema }>; headers?: Record<string, { schema: Schema }> }> }
+interface Operation {
+  responses: Record<
+    string,
+    { content?: Record<string, { schema: Schema }>; headers?: Record<string, { schema: Schema }> }
+  >;
+}
 
 const contract = readCommittedContract();
 const components = ((contract['components'] as Schema | undefined)?.['schemas'] ?? {}) as Record<string, Schema>;
@@ -33,9 +38,13 @@ function strict(schema: unknown, depth = 0): unknown {
   const out: Schema = {};
   for (const [key, value] of Object.entries(s)) {
     // Values of these keywords are data, not schemas.
-    out[key] = key === 'enum' || key === 'const' || key === 'examples' || key === 'default' || key === 'required' ? value : strict(value, depth);
+    out[key] =
+      key === 'enum' || key === 'const' || key === 'examples' || key === 'default' || key === 'required'
+        ? value
+        : strict(value, depth);
   }
-  if (out['properties'] && out['additionalProperties'] === undefined && !out['allOf']) out['additionalProperties'] = false;
+  if (out['properties'] && out['additionalProperties'] === undefined && !out['allOf'])
+    out['additionalProperties'] = false;
   return out;
 }
 
@@ -58,7 +67,11 @@ const PROBLEM = components['Problem']!;
 /** The API's own response headers: where one appears, the contract must declare it. */
 const API_HEADERS = Object.keys(RESPONSE_HEADERS);
 
-interface Answer { statusCode: number; headers: Record<string, unknown>; body: string }
+interface Answer {
+  statusCode: number;
+  headers: Record<string, unknown>;
+  body: string;
+}
 
 function checkBody(where: string, schema: Schema, answer: Answer): void {
   let body: unknown;
@@ -68,7 +81,10 @@ function checkBody(where: string, schema: Schema, answer: Answer): void {
     assert.fail(`${where}: the body is not JSON: ${answer.body.slice(0, 200)}`);
   }
   const validate = validatorFor(schema);
-  assert.ok(validate(body), `${where}: the body does not match the contract: ${JSON.stringify(validate.errors?.slice(0, 3))}\n${answer.body.slice(0, 500)}`);
+  assert.ok(
+    validate(body),
+    `${where}: the body does not match the contract: ${JSON.stringify(validate.errors?.slice(0, 3))}\n${answer.body.slice(0, 500)}`,
+  );
 }
 
 /** Fails the test when the answer is not one the contract allows for this request. */
@@ -76,7 +92,9 @@ export function assertContract(method: string, url: string, answer: Answer): voi
   const path = url.split('?')[0]!;
   const template = templates.find((t) => t.pattern.test(path));
   const where = `${method} ${path} → ${answer.statusCode}`;
-  const mediaType = String(answer.headers['content-type'] ?? '').split(';')[0]!.trim();
+  const mediaType = String(answer.headers['content-type'] ?? '')
+    .split(';')[0]!
+    .trim();
   if (!template) {
     // Paths outside the contract: the identity provider's, a deployment's own services (SERVICES_DIR), and
     // unknown ones, whose refusals are problems.
@@ -87,14 +105,24 @@ export function assertContract(method: string, url: string, answer: Answer): voi
   }
   const operation = contract.paths[template.path]![method.toLowerCase()] as Operation | undefined;
   if (!operation) {
-    assert.equal(answer.statusCode, method === 'OPTIONS' ? answer.statusCode : 405, `${where}: the contract has no ${method} on ${template.path}`);
+    assert.equal(
+      answer.statusCode,
+      method === 'OPTIONS' ? answer.statusCode : 405,
+      `${where}: the contract has no ${method} on ${template.path}`,
+    );
     return;
   }
   const response = operation.responses[String(answer.statusCode)];
-  assert.ok(response, `${where}: status ${answer.statusCode} is not in the contract for ${method} ${template.path} (it has ${Object.keys(operation.responses).join(', ')})`);
+  assert.ok(
+    response,
+    `${where}: status ${answer.statusCode} is not in the contract for ${method} ${template.path} (it has ${Object.keys(operation.responses).join(', ')})`,
+  );
   if (response.content) {
     const declared = response.content[mediaType];
-    assert.ok(declared, `${where}: content-type ${mediaType || '(none)'} is not in the contract (${Object.keys(response.content).join(', ')})`);
+    assert.ok(
+      declared,
+      `${where}: content-type ${mediaType || '(none)'} is not in the contract (${Object.keys(response.content).join(', ')})`,
+    );
     checkBody(where, declared.schema, answer);
   } else {
     assert.equal(answer.body, '', `${where}: the contract declares no body`);
@@ -107,6 +135,9 @@ export function assertContract(method: string, url: string, answer: Answer): voi
     const declared = headers[name];
     assert.ok(declared, `${where}: header ${name} is sent but not in the contract`);
     const validate = validatorFor(declared.schema);
-    assert.ok(validate(String(value)), `${where}: header ${name}: ${String(value)} does not match ${JSON.stringify(declared.schema)}`);
+    assert.ok(
+      validate(String(value)),
+      `${where}: header ${name}: ${String(value)} does not match ${JSON.stringify(declared.schema)}`,
+    );
   }
 }

@@ -20,7 +20,11 @@ export async function readFeed(h: TestApp, as: string, query = '', limit = 100):
   const items: FeedEvent[] = [];
   let after = '';
   for (let page = 0; page < 1000; page++) {
-    const res = await h.request({ method: 'GET', url: `/v1/events?limit=${limit}${query}${after ? `&after=${after}` : ''}`, as });
+    const res = await h.request({
+      method: 'GET',
+      url: `/v1/events?limit=${limit}${query}${after ? `&after=${after}` : ''}`,
+      as,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json() as { items: FeedEvent[]; nextCursor: string; hasMore: boolean };
     items.push(...body.items);
@@ -31,12 +35,20 @@ export async function readFeed(h: TestApp, as: string, query = '', limit = 100):
 }
 
 /** The caller's feed once `done` holds for it (the relay positions committed events within its poll interval). */
-export async function feedWhen(h: TestApp, as: string, done: (events: FeedEvent[]) => boolean, ms = 10_000): Promise<FeedEvent[]> {
+export async function feedWhen(
+  h: TestApp,
+  as: string,
+  done: (events: FeedEvent[]) => boolean,
+  ms = 10_000,
+): Promise<FeedEvent[]> {
   const deadline = Date.now() + ms;
   for (;;) {
     const events = await readFeed(h, as);
     if (done(events)) return events;
-    if (Date.now() > deadline) assert.fail(`the feed of ${as} did not get there in ${ms} ms; it has ${events.map((e) => `${e.type} ${e.subject}`).join(', ')}`);
+    if (Date.now() > deadline)
+      assert.fail(
+        `the feed of ${as} did not get there in ${ms} ms; it has ${events.map((e) => `${e.type} ${e.subject}`).join(', ')}`,
+      );
     await new Promise((r) => setTimeout(r, 20));
   }
 }

@@ -35,14 +35,18 @@ export async function startIdentityServer(
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const credentials = testCredentials();
-  const h = await startApp(t, { PORT: String(port), AUTH_ISSUER: `${origin}/oauth`, ...env }, {
-    beforeBuild(dataDir) {
-      const file = credentialsFile(dataDir);
-      mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-      writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
-      return prepare?.(dataDir);
+  const h = await startApp(
+    t,
+    { PORT: String(port), AUTH_ISSUER: `${origin}/oauth`, ...env },
+    {
+      beforeBuild(dataDir) {
+        const file = credentialsFile(dataDir);
+        mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+        writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
+        return prepare?.(dataDir);
+      },
     },
-  });
+  );
   await h.app.listen({ port, host: '127.0.0.1' });
   return { ...h, origin, issuer: `${origin}/oauth`, credentials };
 }

@@ -6,7 +6,8 @@ import { promisify } from 'node:util';
 /** A child process whose JSON log lines are collected; killed after the test if still running. */
 export function startProcess(t: TestContext, args: string[], env: Record<string, string>) {
   const child: ChildProcess = spawn(process.execPath, args, {
-    env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, unknown>> = [];
   let stderr = '';
@@ -28,7 +29,9 @@ export function startProcess(t: TestContext, args: string[], env: Record<string,
  * this process can answer it; its exit status and output, whether it succeeded or not.
  */
 export async function runCommand(
-  file: string, args: string[], env: Record<string, string>,
+  file: string,
+  args: string[],
+  env: Record<string, string>,
 ): Promise<{ status: number; stdout: string; stderr: string }> {
   try {
     const options = { env: { ...process.env, ...env }, encoding: 'utf8' } as const;

@@ -28,7 +28,9 @@ export async function connectBroker(t: TestContext): Promise<Connection> {
   try {
     await rabbit.onConnect(5000);
   } catch (error) {
-    assert.fail(`RabbitMQ is needed at ${TEST_BROKER_URL} and does not answer (${(error as Error).message}); start it with: rabbitmq-server -detached`);
+    assert.fail(
+      `RabbitMQ is needed at ${TEST_BROKER_URL} and does not answer (${(error as Error).message}); start it with: rabbitmq-server -detached`,
+    );
   }
   t.after(async () => {
     for (const queue of testQueues.get(rabbit) ?? []) await rabbit.queueDelete({ queue }).catch(() => undefined);

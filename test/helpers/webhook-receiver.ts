@@ -28,21 +28,32 @@ export async function startReceiver(t: TestContext, path = '/hooks'): Promise<Re
   const received: Received[] = [];
   let server: Server | null = null;
   const receiver: Receiver = {
-    url: '', port: 0, received, answers: [], otherwise: { status: 204 }, env: {},
+    url: '',
+    port: 0,
+    received,
+    answers: [],
+    otherwise: { status: 204 },
+    env: {},
     async stop() {
       const s = server;
       server = null;
-      if (s) await new Promise<void>((done) => {
-        s.close(() => done());
-        s.closeAllConnections();
-      });
+      if (s)
+        await new Promise<void>((done) => {
+          s.close(() => done());
+          s.closeAllConnections();
+        });
     },
     async listen() {
       const s = createServer((req, res) => {
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
-          received.push({ path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
+          received.push({
+            path: req.url ?? '',
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            at: Date.now(),
+          });
           const answer = receiver.answers.shift() ?? receiver.otherwise;
           setTimeout(() => res.writeHead(answer.status, answer.headers ?? {}).end(), answer.delayMs ?? 0);
         });
@@ -51,7 +62,11 @@ export async function startReceiver(t: TestContext, path = '/hooks'): Promise<Re
       server = s;
       receiver.port = (s.address() as AddressInfo).port;
       receiver.url = `http://127.0.0.1:${receiver.port}${path}`;
-      receiver.env = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_ALLOWED_PORTS: String(receiver.port) };
+      receiver.env = {
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+        WEBHOOK_ALLOWED_PORTS: String(receiver.port),
+      };
     },
   };
   await receiver.listen();

@@ -71,15 +71,22 @@ async function signIn(h: IdentityServer, config: client.Configuration, user: str
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
   const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT, scope, state,
-    code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    redirect_uri: REDIRECT,
+    scope,
+    state,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
   });
   const browser = new Browser();
   const login = await browser.follow(url.href);
   assert.equal(login.res.status, 200);
   const loginHtml = await login.res.text();
   assert.match(loginHtml, /<input id="password" name="password" type="password"/);
-  assert.match(loginHtml, /<input id="username" name="username"[^>]* required autofocus>/, "the first field has the focus");
+  assert.match(
+    loginHtml,
+    /<input id="username" name="username"[^>]* required autofocus>/,
+    'the first field has the focus',
+  );
   const consent = await browser.follow(new URL(formAction(loginHtml, 'login'), h.origin).href, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -89,7 +96,10 @@ async function signIn(h: IdentityServer, config: client.Configuration, user: str
   const consentHtml = await consent.res.text();
   const back = await browser.follow(new URL(formAction(consentHtml, 'confirm'), h.origin).href, { method: 'POST' });
   assert.ok(back.url.startsWith(REDIRECT), `redirected to the client, got ${back.url}`);
-  const tokens = await client.authorizationCodeGrant(config, new URL(back.url), { pkceCodeVerifier: verifier, expectedState: state });
+  const tokens = await client.authorizationCodeGrant(config, new URL(back.url), {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+  });
   return { tokens, consentHtml, browser };
 }
 
@@ -105,8 +115,14 @@ test('discovery: code flow with S256 only, no implicit or password grant', async
   assert.equal(String(meta['issuer']), h.issuer);
   assert.deepEqual(meta['response_types_supported'], ['code']);
   assert.deepEqual(meta['code_challenge_methods_supported'], ['S256']);
-  assert.deepEqual([...meta['grant_types_supported']!].sort(), ['authorization_code', 'client_credentials', 'refresh_token']);
-  assert.ok(!meta['grant_types_supported']!.includes('password') && !meta['grant_types_supported']!.includes('implicit'));
+  assert.deepEqual([...meta['grant_types_supported']!].sort(), [
+    'authorization_code',
+    'client_credentials',
+    'refresh_token',
+  ]);
+  assert.ok(
+    !meta['grant_types_supported']!.includes('password') && !meta['grant_types_supported']!.includes('implicit'),
+  );
   const jwks = (await (await fetch(String(meta['jwks_uri']))).json()) as { keys: Array<Record<string, unknown>> };
   assert.equal(jwks.keys.length, 1);
   assert.equal(jwks.keys[0]!['d'], undefined, 'public keys only');
@@ -118,7 +134,10 @@ test('authorization code + PKCE: a demo user signs in on the form and the access
   const { tokens, consentHtml } = await signIn(h, config, 'ada', 'openid accounts:read orders:read');
   // Each requested scope by name and in words, from the one table of descriptions.
   for (const scope of ['openid', 'accounts:read', 'orders:read'] as const) {
-    assert.ok(consentHtml.includes(`<tr><td><code>${scope}</code></td><td>${SCOPE_DESCRIPTIONS[scope]}</td></tr>`), `${scope} described on the consent page`);
+    assert.ok(
+      consentHtml.includes(`<tr><td><code>${scope}</code></td><td>${SCOPE_DESCRIPTIONS[scope]}</td></tr>`),
+      `${scope} described on the consent page`,
+    );
   }
   assert.match(SCOPE_DESCRIPTIONS['accounts:read'], /balances/);
 
@@ -173,22 +192,32 @@ test('a wrong password is refused on the form and logged without the password', 
   const config = await spaConfig(h);
   const verifier = client.randomPKCECodeVerifier();
   const url = client.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT, scope: 'orders:read', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    redirect_uri: REDIRECT,
+    scope: 'orders:read',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
   });
   const browser = new Browser();
   const login = await browser.follow(url.href);
   const action = new URL(formAction(await login.res.text(), 'login'), h.origin).href;
   const wrong = 'not-the-password-' + Date.now();
   const res = await browser.fetch(action, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams({ username: 'ada', password: wrong }).toString(),
   });
   assert.equal(res.status, 401);
   const page = await res.text();
   // The user name is kept; both fields are marked invalid and described by the error beside them; the
   // password (to type again) has the focus; the page's one stylesheet comes from the service (CSP).
-  assert.match(page, /<input id="username" name="username"[^>]* value="ada"[^>]* aria-invalid="true" aria-describedby="login-error">/);
-  assert.match(page, /<input id="password" name="password" type="password"[^>]* autofocus aria-invalid="true" aria-describedby="login-error">\n<p id="login-error" class="error" role="alert">Wrong user name or password\.<\/p>/);
+  assert.match(
+    page,
+    /<input id="username" name="username"[^>]* value="ada"[^>]* aria-invalid="true" aria-describedby="login-error">/,
+  );
+  assert.match(
+    page,
+    /<input id="password" name="password" type="password"[^>]* autofocus aria-invalid="true" aria-describedby="login-error">\n<p id="login-error" class="error" role="alert">Wrong user name or password\.<\/p>/,
+  );
   assert.match(page, /<label for="username">User name<\/label>/);
   assert.match(page, /<link rel="stylesheet" href="\/assets\/pages\.css">/);
   assert.match(String(res.headers.get('content-security-policy')), /style-src 'self'(;|$)/);
@@ -199,11 +228,16 @@ test('a wrong password is refused on the form and logged without the password', 
   assert.equal(failure['principal'], 'ada');
   assert.ok(failure['requestId'], 'with the request id');
   const everything = JSON.stringify(h.logs);
-  assert.ok(!everything.includes(wrong) && !everything.includes(h.credentials.passwords['ada']!), 'no password in any log line');
+  assert.ok(
+    !everything.includes(wrong) && !everything.includes(h.credentials.passwords['ada']!),
+    'no password in any log line',
+  );
   // Without the interaction cookie the form leads nowhere.
   const stranger = await fetch(action, {
-    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ username: 'ada', password: h.credentials.passwords['ada']! }).toString(), redirect: 'manual',
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ username: 'ada', password: h.credentials.passwords['ada']! }).toString(),
+    redirect: 'manual',
   });
   assert.equal(stranger.status, 400);
 });
@@ -230,8 +264,13 @@ test('refresh: a new access token and a rotated refresh token; the used one is r
 
 test('client credentials with a client secret: partner role, partner scopes only', async (t) => {
   const h = await startIdentityServer(t);
-  const config = await client.discovery(new URL(h.issuer), 'acme-shop', undefined,
-    client.ClientSecretBasic(h.credentials.clientSecrets['acme-shop']!), insecure);
+  const config = await client.discovery(
+    new URL(h.issuer),
+    'acme-shop',
+    undefined,
+    client.ClientSecretBasic(h.credentials.clientSecrets['acme-shop']!),
+    insecure,
+  );
   const tokens = await client.clientCredentialsGrant(config, { scope: 'orders:read orders:write' });
   const claims = decodeJwt(tokens.access_token);
   assert.equal(decodeProtectedHeader(tokens.access_token).typ, 'at+jwt');
@@ -242,7 +281,8 @@ test('client credentials with a client secret: partner role, partner scopes only
   assert.equal(tokens.refresh_token, undefined);
 
   const order = await api(h, tokens.access_token, '/v1/orders', {
-    method: 'POST', headers: { 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ customerId: '1001', productId: 'P-100', quantity: 1 }),
   });
   assert.equal(order.status, 201);
@@ -250,18 +290,27 @@ test('client credentials with a client secret: partner role, partner scopes only
   assert.equal((await api(h, tokens.access_token, '/v1/accounts/1001-01/balance')).status, 403);
 
   // The only resource is this API: a token for another one is refused (RFC 8707 invalid_target).
-  await assert.rejects(client.clientCredentialsGrant(config, { scope: 'orders:read', resource: 'https://other-api.example' }), (error: unknown) => {
-    assert.ok(error instanceof client.ResponseBodyError);
-    assert.equal(error.error, 'invalid_target');
-    return true;
-  });
+  await assert.rejects(
+    client.clientCredentialsGrant(config, { scope: 'orders:read', resource: 'https://other-api.example' }),
+    (error: unknown) => {
+      assert.ok(error instanceof client.ResponseBodyError);
+      assert.equal(error.error, 'invalid_target');
+      return true;
+    },
+  );
   // A partner cannot obtain a scope its client does not hold.
   await assert.rejects(client.clientCredentialsGrant(config, { scope: 'payments:write' }), (error: unknown) => {
     assert.ok(error instanceof client.ResponseBodyError);
     assert.equal(error.error, 'invalid_scope');
     return true;
   });
-  const wrongSecret = await client.discovery(new URL(h.issuer), 'acme-shop', undefined, client.ClientSecretBasic('wrong'), insecure);
+  const wrongSecret = await client.discovery(
+    new URL(h.issuer),
+    'acme-shop',
+    undefined,
+    client.ClientSecretBasic('wrong'),
+    insecure,
+  );
   await assert.rejects(client.clientCredentialsGrant(wrongSecret, { scope: 'orders:read' }), (error: unknown) => {
     // 401 with a Basic challenge: openid-client reports the challenge.
     assert.ok(error instanceof client.WWWAuthenticateChallengeError, String(error));
@@ -269,7 +318,10 @@ test('client credentials with a client secret: partner role, partner scopes only
     assert.equal(error.cause[0]?.parameters.error, 'invalid_client');
     return true;
   });
-  assert.ok(!JSON.stringify(h.logs).includes(h.credentials.clientSecrets['acme-shop']!), 'no client secret in the logs');
+  assert.ok(
+    !JSON.stringify(h.logs).includes(h.credentials.clientSecrets['acme-shop']!),
+    'no client secret in the logs',
+  );
 });
 
 test('client credentials with private_key_jwt: keys made at run time, a foreign key refused', async (t) => {
@@ -281,15 +333,25 @@ test('client credentials with private_key_jwt: keys made at run time, a foreign 
     writeFileSync(jwksFile, JSON.stringify({ keys: [jwk] }));
     return { AUTH_PARTNER_JWKS_FILE: jwksFile };
   });
-  const config = await client.discovery(new URL(h.issuer), 'acme-shop-jwt', undefined,
-    client.PrivateKeyJwt({ key: privateKey, kid: 'partner-key-1' }), insecure);
+  const config = await client.discovery(
+    new URL(h.issuer),
+    'acme-shop-jwt',
+    undefined,
+    client.PrivateKeyJwt({ key: privateKey, kid: 'partner-key-1' }),
+    insecure,
+  );
   const tokens = await client.clientCredentialsGrant(config, { scope: 'orders:read' });
   assert.equal(decodeJwt(tokens.access_token)['role'], 'partner');
   assert.equal((await api(h, tokens.access_token, '/v1/orders')).status, 200);
 
   const stranger = await generateKeyPair('ES256');
-  const forged = await client.discovery(new URL(h.issuer), 'acme-shop-jwt', undefined,
-    client.PrivateKeyJwt({ key: stranger.privateKey, kid: 'partner-key-1' }), insecure);
+  const forged = await client.discovery(
+    new URL(h.issuer),
+    'acme-shop-jwt',
+    undefined,
+    client.PrivateKeyJwt({ key: stranger.privateKey, kid: 'partner-key-1' }),
+    insecure,
+  );
   await assert.rejects(client.clientCredentialsGrant(forged, { scope: 'orders:read' }), (error: unknown) => {
     assert.ok(error instanceof client.ResponseBodyError);
     assert.equal(error.error, 'invalid_client');
@@ -304,8 +366,13 @@ test('refused: implicit grant, password grant, PKCE missing or plain', async (t)
 
   for (const responseType of ['token', 'id_token token']) {
     const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT, scope: 'openid orders:read', response_type: responseType, nonce: 'n', state: 's',
-      code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()), code_challenge_method: 'S256',
+      redirect_uri: REDIRECT,
+      scope: 'openid orders:read',
+      response_type: responseType,
+      nonce: 'n',
+      state: 's',
+      code_challenge: await client.calculatePKCECodeChallenge(client.randomPKCECodeVerifier()),
+      code_challenge_method: 'S256',
     });
     const { url: landed } = await browser.follow(url.href);
     assert.ok(landed.startsWith(REDIRECT), responseType);
@@ -313,31 +380,52 @@ test('refused: implicit grant, password grant, PKCE missing or plain', async (t)
     assert.doesNotMatch(landed, /access_token=/);
   }
 
-  await assert.rejects(client.genericGrantRequest(config, 'password', { username: 'ada', password: h.credentials.passwords['ada']! }),
+  await assert.rejects(
+    client.genericGrantRequest(config, 'password', { username: 'ada', password: h.credentials.passwords['ada']! }),
     (error: unknown) => {
       assert.ok(error instanceof client.ResponseBodyError);
       assert.equal(error.error, 'unsupported_grant_type');
       return true;
-    });
+    },
+  );
 
-  const withoutPkce = client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'orders:read', state: 's' });
+  const withoutPkce = client.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'orders:read',
+    state: 's',
+  });
   assert.match((await browser.follow(withoutPkce.href)).url, /error=invalid_request/);
   const plain = client.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT, scope: 'orders:read', state: 's', code_challenge: 'a'.repeat(43), code_challenge_method: 'plain',
+    redirect_uri: REDIRECT,
+    scope: 'orders:read',
+    state: 's',
+    code_challenge: 'a'.repeat(43),
+    code_challenge_method: 'plain',
   });
   assert.match((await browser.follow(plain.href)).url, /error=invalid_request/);
-  assert.ok(h.logs.some((l) => l['msg'] === 'authentication failed' && l['event'] === 'grant.error'), 'refused grants are logged');
+  assert.ok(
+    h.logs.some((l) => l['msg'] === 'authentication failed' && l['event'] === 'grant.error'),
+    'refused grants are logged',
+  );
 });
 
 test('the access-token lifetime is configurable within 5 to 15 minutes', async (t) => {
   const h = await startIdentityServer(t, { AUTH_ACCESS_TOKEN_TTL_SECONDS: '300' });
-  const config = await client.discovery(new URL(h.issuer), 'acme-shop', undefined,
-    client.ClientSecretBasic(h.credentials.clientSecrets['acme-shop']!), insecure);
+  const config = await client.discovery(
+    new URL(h.issuer),
+    'acme-shop',
+    undefined,
+    client.ClientSecretBasic(h.credentials.clientSecrets['acme-shop']!),
+    insecure,
+  );
   const tokens = await client.clientCredentialsGrant(config, { scope: 'orders:read' });
   const claims = decodeJwt(tokens.access_token);
   assert.equal(claims.exp! - claims.iat!, 300);
   for (const outside of ['299', '901']) {
-    assert.throws(() => loadConfig({ AUTH_ACCESS_TOKEN_TTL_SECONDS: outside }), (error: unknown) => error instanceof ConfigError && error.variable === 'AUTH_ACCESS_TOKEN_TTL_SECONDS');
+    assert.throws(
+      () => loadConfig({ AUTH_ACCESS_TOKEN_TTL_SECONDS: outside }),
+      (error: unknown) => error instanceof ConfigError && error.variable === 'AUTH_ACCESS_TOKEN_TTL_SECONDS',
+    );
   }
 });
 
@@ -345,20 +433,29 @@ test('first start: demo passwords and client secret generated into an owner-only
   const h = await startApp(t);
   const file = credentialsFile(h.dataDir);
   assert.equal(statSync(file).mode & 0o777, 0o600);
-  const generated = JSON.parse(readFileSync(file, 'utf8')) as { passwords: Record<string, string>; clientSecrets: Record<string, string> };
+  const generated = JSON.parse(readFileSync(file, 'utf8')) as {
+    passwords: Record<string, string>;
+    clientSecrets: Record<string, string>;
+  };
   assert.deepEqual(Object.keys(generated.passwords).sort(), ['ada', 'alan', 'clerk', 'grace']);
   assert.ok(Object.values(generated.passwords).every((p) => p.length >= 16));
   assert.ok(generated.clientSecrets['acme-shop']!.length >= 40);
   const notice = h.logs.find((l) => l['file'] === file);
   assert.ok(notice, 'the log says where to find them');
   const logText = JSON.stringify(h.logs);
-  for (const secret of [...Object.values(generated.passwords), ...Object.values(generated.clientSecrets)]) assert.ok(!logText.includes(secret));
+  for (const secret of [...Object.values(generated.passwords), ...Object.values(generated.clientSecrets)])
+    assert.ok(!logText.includes(secret));
 });
 
-test('`npm run token` tokens and the provider\'s are alike: same key, issuer, audience, typ and claims', async (t) => {
+test("`npm run token` tokens and the provider's are alike: same key, issuer, audience, typ and claims", async (t) => {
   const h = await startIdentityServer(t);
-  const config = await client.discovery(new URL(h.issuer), 'acme-shop', undefined,
-    client.ClientSecretBasic(h.credentials.clientSecrets['acme-shop']!), insecure);
+  const config = await client.discovery(
+    new URL(h.issuer),
+    'acme-shop',
+    undefined,
+    client.ClientSecretBasic(h.credentials.clientSecrets['acme-shop']!),
+    insecure,
+  );
   const fromProvider = (await client.clientCredentialsGrant(config, { scope: 'orders:read' })).access_token;
   const fromTooling = await h.token('acme-shop', { scopes: ['orders:read'] });
   assert.deepEqual(decodeProtectedHeader(fromTooling), decodeProtectedHeader(fromProvider));
@@ -372,11 +469,20 @@ test('sessions and refresh tokens are stored under DATA_DIR: a refresh token sti
   const config = await spaConfig(h);
   const { tokens } = await signIn(h, config, 'grace', 'orders:read');
   await h.app.close();
-  const restarted = await buildApp(h.config, { logger: createLogger(h.config, new Writable({ write: (_c, _e, done) => done() })) });
+  const restarted = await buildApp(h.config, {
+    logger: createLogger(h.config, new Writable({ write: (_c, _e, done) => done() })),
+  });
   t.after(() => restarted.close());
   await restarted.listen({ port: h.config.port, host: '127.0.0.1' });
   // Kept-alive sockets to the first server are dead now: let the fetch pool find that out first.
-  for (let i = 0; i < 5; i++) if (await fetch(`${h.origin}/health/live`).then(() => true, () => false)) break;
+  for (let i = 0; i < 5; i++)
+    if (
+      await fetch(`${h.origin}/health/live`).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
   const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
   assert.equal(decodeJwt(refreshed.access_token)['customer_id'], '1003');
   assert.equal((await api(h, refreshed.access_token, '/v1/orders')).status, 200);
@@ -390,7 +496,11 @@ test('CORS on the provider follows the allowlist: the SPA origin may call the to
   const refresh = await fetch(`${h.issuer}/token`, {
     method: 'POST',
     headers: { origin: spaOrigin, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'refresh_token', client_id: SPA, refresh_token: tokens.refresh_token! }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'refresh_token',
+      client_id: SPA,
+      refresh_token: tokens.refresh_token!,
+    }).toString(),
   });
   assert.equal(refresh.status, 200);
   assert.equal(refresh.headers.get('access-control-allow-origin'), spaOrigin);

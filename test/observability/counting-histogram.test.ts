@@ -4,11 +4,17 @@ import { test } from 'node:test';
 import { Histogram, Registry } from 'prom-client';
 import { CountingHistogram } from '../../src/observability/metrics.ts';
 
-test('CountingHistogram renders as prom-client\'s Histogram for the same observations, and counts from zero after a reset', async () => {
+test("CountingHistogram renders as prom-client's Histogram for the same observations, and counts from zero after a reset", async () => {
   const buckets = [0.005, 0.01, 0.1, 1];
   const theirs = new Registry();
   const ours = new Registry();
-  const reference = new Histogram({ name: 'x_seconds', help: 'help text', labelNames: ['route', 'code'], buckets, registers: [theirs] });
+  const reference = new Histogram({
+    name: 'x_seconds',
+    help: 'help text',
+    labelNames: ['route', 'code'],
+    buckets,
+    registers: [theirs],
+  });
   const counting = new CountingHistogram('x_seconds', 'help text', buckets, ours);
   const a = counting.seriesOf({ route: '/v1/orders/{orderId}', code: '200' });
   const b = counting.seriesOf({ route: '', code: '404' });

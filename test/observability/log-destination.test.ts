@@ -28,13 +28,19 @@ function script(turns: number, stop: 'exit' | 'flush'): string {
 }
 
 function run(turns: number, stop: 'exit' | 'flush', stdout: 'pipe' | number) {
-  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script(turns, stop)], { stdio: ['ignore', stdout, 'pipe'], encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', script(turns, stop)], {
+    stdio: ['ignore', stdout, 'pipe'],
+    encoding: 'utf8',
+  });
   assert.equal(result.status, stop === 'exit' ? 3 : 0, result.stderr);
   return result;
 }
 
 function linesOf(text: string): Array<Record<string, unknown>> {
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 /** Every line, in the order logged. */

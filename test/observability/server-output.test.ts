@@ -12,7 +12,10 @@ import { freePort } from '../../support/free-port.ts';
 import { credentialsFile } from '../../src/identity/credentials.ts';
 import { parsePrometheusText, total } from './prometheus-text.ts';
 
-async function startServer(t: TestContext, env: Record<string, string>): Promise<{ port: number; dataDir: string; output: () => string; stop(): Promise<number | null> }> {
+async function startServer(
+  t: TestContext,
+  env: Record<string, string>,
+): Promise<{ port: number; dataDir: string; output: () => string; stop(): Promise<number | null> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-output-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
@@ -25,10 +28,13 @@ async function startServer(t: TestContext, env: Record<string, string>): Promise
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   t.after(() => child.kill('SIGKILL'));
   // Ready once it has said so (the banner is its last startup line).
-  for (let i = 0; i < 200 && !/corebridge ready|Corebridge is ready/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 200 && !/corebridge ready|Corebridge is ready/.test(out); i++)
+    await new Promise((r) => setTimeout(r, 100));
   assert.match(out, /corebridge ready|Corebridge is ready/, 'the server printed its banner');
   return {
-    port, dataDir, output: () => out,
+    port,
+    dataDir,
+    output: () => out,
     async stop() {
       child.kill('SIGTERM');
       return exited;
@@ -62,10 +68,17 @@ test('LOG_FORMAT=json: the banner is one structured line with the URLs a user op
 
   assert.equal(await server.stop(), 0);
   // Only JSON on stdout.
-  const lines = server.output().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = server
+    .output()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const banner = lines.find((l) => l['msg'] === 'corebridge ready');
   assert.ok(banner, 'one banner line');
-  assert.ok(lines.some((l) => l['msg'] === 'effective configuration'), 'the effective configuration is still logged');
+  assert.ok(
+    lines.some((l) => l['msg'] === 'effective configuration'),
+    'the effective configuration is still logged',
+  );
   const url = `http://localhost:${server.port}`;
   assert.deepEqual(banner['startup'], {
     url,
@@ -80,20 +93,24 @@ test('LOG_FORMAT=json: the banner is one structured line with the URLs a user op
   });
 });
 
-test('LOG_FORMAT=pretty: readable lines (the back-end worker\'s too) and the banner as a short block; METRICS_PORT=0 turns the metrics off', async (t) => {
+test("LOG_FORMAT=pretty: readable lines (the back-end worker's too) and the banner as a short block; METRICS_PORT=0 turns the metrics off", async (t) => {
   const server = await startServer(t, { LOG_FORMAT: 'pretty', LOG_LEVEL: 'debug', METRICS_PORT: '0' });
   // The event relay's turns run EVTNXT in the worker thread, whose debug line says so: wait for one.
-  for (let i = 0; i < 100 && !/DEBUG.*transaction ended.*EVTNXT/.test(server.output()); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 100 && !/DEBUG.*transaction ended.*EVTNXT/.test(server.output()); i++)
+    await new Promise((r) => setTimeout(r, 100));
   assert.equal(await server.stop(), 0);
   const out = server.output().replace(/\x1b\[[0-9;]*m/g, '');
   assert.ok(!out.split('\n').some((line) => line.startsWith('{')), 'no JSON lines');
   assert.match(out, /INFO.*: effective configuration/);
-  assert.match(out, /DEBUG.*: transaction ended.*"tran":"EVTNXT"/, 'the worker thread\'s lines are pretty too');
+  assert.match(out, /DEBUG.*: transaction ended.*"tran":"EVTNXT"/, "the worker thread's lines are pretty too");
   const block = /Corebridge is ready\n((?: {2}.*\n)+)/.exec(out);
   assert.ok(block, 'the banner block');
   assert.match(block[1]!, new RegExp(`^ {2}API +http://localhost:${server.port}$`, 'm'));
   assert.match(block[1]!, new RegExp(`^ {2}Docs +http://localhost:${server.port}/docs$`, 'm'));
   assert.match(block[1]!, /^ {2}Token +PORT=\d+ DATA_DIR=\S+ npm run token -- <ada\|/m);
-  assert.match(block[1]!, new RegExp(`^ {2}Demo logins +${credentialsFile(server.dataDir).replaceAll('/', '\\/')}$`, 'm'));
+  assert.match(
+    block[1]!,
+    new RegExp(`^ {2}Demo logins +${credentialsFile(server.dataDir).replaceAll('/', '\\/')}$`, 'm'),
+  );
   assert.match(block[1]!, /^ {2}Metrics +off \(METRICS_PORT=0\)$/m);
 });

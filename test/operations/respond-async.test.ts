@@ -29,8 +29,17 @@ test('a payment with Prefer: respond-async: 202, then succeeded with the body th
   const h = await startApp(t);
   const before = await balance(h, '1001-01');
   const res = await h.request({
-    method: 'POST', url: '/v1/payments', as: 'ada', headers: { ...ASYNC, 'idempotency-key': 'async-1' },
-    body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 12.5, currency: 'EUR', reference: 'Invoice 7' },
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'ada',
+    headers: { ...ASYNC, 'idempotency-key': 'async-1' },
+    body: {
+      debtorAccount: '1001-01',
+      creditorAccount: '1002-01',
+      amount: 12.5,
+      currency: 'EUR',
+      reference: 'Invoice 7',
+    },
   });
   assert.equal(res.statusCode, 202, res.body);
   assert.equal(res.headers['preference-applied'], 'respond-async');
@@ -51,8 +60,17 @@ test('a payment with Prefer: respond-async: 202, then succeeded with the body th
 
   // The same key again: the same operation (the API replays its 202), and one payment only.
   const again = await h.request({
-    method: 'POST', url: '/v1/payments', as: 'ada', headers: { ...ASYNC, 'idempotency-key': 'async-1' },
-    body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 12.5, currency: 'EUR', reference: 'Invoice 7' },
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'ada',
+    headers: { ...ASYNC, 'idempotency-key': 'async-1' },
+    body: {
+      debtorAccount: '1001-01',
+      creditorAccount: '1002-01',
+      amount: 12.5,
+      currency: 'EUR',
+      reference: 'Invoice 7',
+    },
   });
   assert.equal(again.json().operationId, operationId);
   await new Promise((r) => setTimeout(r, 300));
@@ -66,17 +84,31 @@ test('a payment with Prefer: respond-async: 202, then succeeded with the body th
 
 test('outcomes: a business rejection succeeds with status REJECTED; a refused request fails with its problem', async (t) => {
   const h = await startApp(t);
-  const loan = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'grace', headers: ASYNC, body: { customerId: '1003', amount: 1000, installments: 12 } });
+  const loan = await h.request({
+    method: 'POST',
+    url: '/v1/loan-applications',
+    as: 'grace',
+    headers: ASYNC,
+    body: { customerId: '1003', amount: 1000, installments: 12 },
+  });
   assert.equal(loan.statusCode, 202);
   const decided = await settled(h, loan.headers['location'] as string, 'grace');
   assert.equal(decided['status'], 'succeeded');
   const decision = decided['result'] as Record<string, unknown>;
   assert.equal(decision['status'], 'REJECTED');
   assert.equal(decision['reason'], 'RISK_RATING');
-  assert.deepEqual(decision, (await h.request({ method: 'GET', url: `/v1/loan-applications/${String(decision['loanId'])}`, as: 'grace' })).json());
+  assert.deepEqual(
+    decision,
+    (
+      await h.request({ method: 'GET', url: `/v1/loan-applications/${String(decision['loanId'])}`, as: 'grace' })
+    ).json(),
+  );
 
   const pay = await h.request({
-    method: 'POST', url: '/v1/payments', as: 'ada', headers: { ...ASYNC, 'idempotency-key': 'async-missing' },
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'ada',
+    headers: { ...ASYNC, 'idempotency-key': 'async-missing' },
     body: { debtorAccount: '9999-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' },
   });
   const failed = await settled(h, pay.headers['location'] as string, 'ada');
@@ -87,42 +119,83 @@ test('outcomes: a business rejection succeeds with status REJECTED; a refused re
   assert.equal(problem['instance'], '/v1/payments');
   assert.equal(problem['requestId'], pay.headers['x-request-id']);
   // What the synchronous call answers for the same request
-  const sync = await h.request({ method: 'POST', url: '/v1/payments', as: 'ada', headers: { 'idempotency-key': 'sync-missing' }, body: { debtorAccount: '9999-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' } });
+  const sync = await h.request({
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'ada',
+    headers: { 'idempotency-key': 'sync-missing' },
+    body: { debtorAccount: '9999-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' },
+  });
   assert.equal(sync.json().code, problem['code']);
   assert.equal(sync.json().detail, problem['detail']);
 });
 
 test('the same authorization as the resource: another customer gets 404, an agent reads it; invalid requests are refused at once', async (t) => {
   const h = await startApp(t);
-  const res = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: ASYNC, body: { customerId: '1001', amount: 1000, installments: 12 } });
+  const res = await h.request({
+    method: 'POST',
+    url: '/v1/loan-applications',
+    as: 'ada',
+    headers: ASYNC,
+    body: { customerId: '1001', amount: 1000, installments: 12 },
+  });
   const location = res.headers['location'] as string;
   await settled(h, location, 'ada');
   assert.equal((await h.request({ method: 'GET', url: location, as: 'alan' })).statusCode, 404);
   assert.equal((await h.request({ method: 'GET', url: location, as: 'clerk' })).json().status, 'succeeded');
-  assert.equal((await h.request({ method: 'GET', url: '/v1/operations/OP-0000000000000000', as: 'ada' })).statusCode, 404);
-  const invalid = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: ASYNC, body: { customerId: '1001', amount: 1000, installments: 'twelve' } });
+  assert.equal(
+    (await h.request({ method: 'GET', url: '/v1/operations/OP-0000000000000000', as: 'ada' })).statusCode,
+    404,
+  );
+  const invalid = await h.request({
+    method: 'POST',
+    url: '/v1/loan-applications',
+    as: 'ada',
+    headers: ASYNC,
+    body: { customerId: '1001', amount: 1000, installments: 'twelve' },
+  });
   assert.equal(invalid.statusCode, 400, 'validated against the schema before it is queued');
   // A rule the back-end program checks is told by the operation, as the synchronous call tells it.
-  const tooSmall = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: ASYNC, body: { customerId: '1001', amount: 1, installments: 12 } });
+  const tooSmall = await h.request({
+    method: 'POST',
+    url: '/v1/loan-applications',
+    as: 'ada',
+    headers: ASYNC,
+    body: { customerId: '1001', amount: 1, installments: 12 },
+  });
   assert.equal(tooSmall.statusCode, 202);
   const refused = await settled(h, tooSmall.headers['location'] as string, 'ada');
   assert.equal(refused['status'], 'failed');
   assert.equal((refused['problem'] as Record<string, unknown>)['status'], 400);
   assert.equal((refused['problem'] as Record<string, unknown>)['reason'], 'AMOUNT_OUT_OF_RANGE');
-  const notYours = await h.request({ method: 'POST', url: '/v1/loan-applications', as: 'ada', headers: ASYNC, body: { customerId: '1002', amount: 1000, installments: 12 } });
+  const notYours = await h.request({
+    method: 'POST',
+    url: '/v1/loan-applications',
+    as: 'ada',
+    headers: ASYNC,
+    body: { customerId: '1002', amount: 1000, installments: 12 },
+  });
   assert.equal(notYours.statusCode, 404);
 });
 
 test('a restart of the API while operations are pending: each completes, once', async (t) => {
   const h = await startApp(t);
   const before = await balance(h, '1001-01');
-  const submitted = await Promise.all(Array.from({ length: 10 }, (_, i) => h.request({
-    method: 'POST', url: '/v1/payments', as: 'ada', headers: { ...ASYNC, 'idempotency-key': `restart-${i}` },
-    body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' },
-  })));
+  const submitted = await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      h.request({
+        method: 'POST',
+        url: '/v1/payments',
+        as: 'ada',
+        headers: { ...ASYNC, 'idempotency-key': `restart-${i}` },
+        body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' },
+      }),
+    ),
+  );
   assert.ok(submitted.every((r) => r.statusCode === 202));
   await h.restart();
-  for (const r of submitted) assert.equal((await settled(h, r.headers['location'] as string, 'ada'))['status'], 'succeeded');
+  for (const r of submitted)
+    assert.equal((await settled(h, r.headers['location'] as string, 'ada'))['status'], 'succeeded');
   assert.equal(await balance(h, '1001-01'), before - 10, 'ten payments, no more, no fewer');
   const rows = await queryStore(h, "SELECT COUNT(*) AS n FROM payments WHERE idempotency_key LIKE 'restart-%'");
   assert.equal(Number(rows[0]?.['n']), 10);

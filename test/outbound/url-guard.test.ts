@@ -31,7 +31,13 @@ test('public https URLs pass; schemes, userinfo and ports are checked', () => {
   assert.equal(reasonOf('https://93.184.216.34/x'), 'allowed');
   assert.equal(reasonOf('http://hooks.example.com/'), 'scheme_not_allowed');
   assert.equal(reasonOf('http://hooks.example.com/', { allowHttp: true }), 'allowed');
-  for (const scheme of ['file:///etc/passwd', 'gopher://example.com/', 'ftp://example.com/', 'data:text/plain,x', 'javascript:alert(1)']) {
+  for (const scheme of [
+    'file:///etc/passwd',
+    'gopher://example.com/',
+    'ftp://example.com/',
+    'data:text/plain,x',
+    'javascript:alert(1)',
+  ]) {
     assert.equal(reasonOf(scheme), 'scheme_not_allowed', scheme);
   }
   assert.equal(reasonOf('https://user:pw@hooks.example.com/'), 'userinfo_not_allowed');
@@ -44,19 +50,56 @@ test('public https URLs pass; schemes, userinfo and ports are checked', () => {
 
 test('internal addresses are refused in every spelling', () => {
   const internal = [
-    'https://127.0.0.1/', 'https://127.1/', 'https://2130706433/', 'https://0x7f.0.0.1/', 'https://0177.0.0.1/', 'https://0x7f000001/',
-    'https://localhost/', 'https://api.localhost/', 'https://0.0.0.0/', 'https://[::1]/', 'https://[::]/',
-    'https://169.254.169.254/latest/meta-data/', 'https://[fe80::1]/', 'https://169.254.170.2/', 'https://100.100.100.200/',
-    'https://10.0.0.1/', 'https://172.16.5.4/', 'https://172.31.255.255/', 'https://192.168.1.1/', 'https://[fc00::1]/', 'https://[fd00:ec2::254]/',
-    'https://[::ffff:127.0.0.1]/', 'https://[::ffff:7f00:1]/', 'https://[::ffff:169.254.169.254]/', 'https://[::127.0.0.1]/',
-    'https://[64:ff9b::a9fe:a9fe]/', 'https://[2002:7f00:1::]/', 'https://224.0.0.1/', 'https://[ff02::1]/', 'https://255.255.255.255/',
-    'https://198.18.0.1/', 'https://192.0.0.170/',
-    'https://127.0.0.1./', 'https://0x7f.1/', 'https://017700000001/', 'https://0/', 'https://\uff11\uff12\uff17.0.0.1/', 'https://LOCALHOST./',
-    'https://[0:0:0:0:0:ffff:127.0.0.1]/', 'https://[::ffff:a9fe:a9fe]/', 'https://100.64.0.1/',
+    'https://127.0.0.1/',
+    'https://127.1/',
+    'https://2130706433/',
+    'https://0x7f.0.0.1/',
+    'https://0177.0.0.1/',
+    'https://0x7f000001/',
+    'https://localhost/',
+    'https://api.localhost/',
+    'https://0.0.0.0/',
+    'https://[::1]/',
+    'https://[::]/',
+    'https://169.254.169.254/latest/meta-data/',
+    'https://[fe80::1]/',
+    'https://169.254.170.2/',
+    'https://100.100.100.200/',
+    'https://10.0.0.1/',
+    'https://172.16.5.4/',
+    'https://172.31.255.255/',
+    'https://192.168.1.1/',
+    'https://[fc00::1]/',
+    'https://[fd00:ec2::254]/',
+    'https://[::ffff:127.0.0.1]/',
+    'https://[::ffff:7f00:1]/',
+    'https://[::ffff:169.254.169.254]/',
+    'https://[::127.0.0.1]/',
+    'https://[64:ff9b::a9fe:a9fe]/',
+    'https://[2002:7f00:1::]/',
+    'https://224.0.0.1/',
+    'https://[ff02::1]/',
+    'https://255.255.255.255/',
+    'https://198.18.0.1/',
+    'https://192.0.0.170/',
+    'https://127.0.0.1./',
+    'https://0x7f.1/',
+    'https://017700000001/',
+    'https://0/',
+    'https://\uff11\uff12\uff17.0.0.1/',
+    'https://LOCALHOST./',
+    'https://[0:0:0:0:0:ffff:127.0.0.1]/',
+    'https://[::ffff:a9fe:a9fe]/',
+    'https://100.64.0.1/',
   ];
   for (const url of internal) assert.equal(reasonOf(url), 'address_not_allowed', url);
   // public neighbours of those ranges are fine
-  for (const url of ['https://172.32.0.1/', 'https://11.0.0.1/', 'https://[2606:4700::1111]/', 'https://169.255.0.1/']) {
+  for (const url of [
+    'https://172.32.0.1/',
+    'https://11.0.0.1/',
+    'https://[2606:4700::1111]/',
+    'https://169.255.0.1/',
+  ]) {
     assert.equal(reasonOf(url), 'allowed', url);
   }
 });
@@ -79,7 +122,10 @@ function scriptedResolver(answers: string[][]): { resolve: Resolver; calls: () =
   const resolve: Resolver = (_host, _options, callback) => {
     const answer = answers[Math.min(calls, answers.length - 1)]!;
     calls++;
-    callback(null, answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    callback(
+      null,
+      answer.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
   };
   return { resolve, calls: () => calls };
 }
@@ -88,18 +134,25 @@ test('the connected address is checked at connect time: DNS answers naming inter
   const policy = compilePolicy({});
   for (const answer of [['127.0.0.1'], ['93.184.216.34', '169.254.169.254'], ['::ffff:10.0.0.1'], ['fd00::1']]) {
     const lookup = guardedLookup(policy, scriptedResolver([answer]).resolve);
-    const err = await new Promise<Error | null>((resolve) => lookup('hooks.example.com', { all: true }, (e) => resolve(e)));
+    const err = await new Promise<Error | null>((resolve) =>
+      lookup('hooks.example.com', { all: true }, (e) => resolve(e)),
+    );
     assert.ok(err instanceof OutboundRefusedError, `${answer.join(',')} was not refused`);
     assert.equal(err.reason, 'address_not_allowed');
   }
   const ok = guardedLookup(policy, scriptedResolver([['93.184.216.34']]).resolve);
-  const address = await new Promise<string>((resolve, reject) => ok('hooks.example.com', {}, (e, a) => (e ? reject(e) : resolve(a as string))));
+  const address = await new Promise<string>((resolve, reject) =>
+    ok('hooks.example.com', {}, (e, a) => (e ? reject(e) : resolve(a as string))),
+  );
   assert.equal(address, '93.184.216.34');
 
   // rebinding: the name passes the URL check, then resolves to the metadata address when the socket opens
   const dns = scriptedResolver([['169.254.169.254']]);
   const client = createGuardedClient({ allowedHosts: ['*.example.test'] }, { lookup: dns.resolve, timeoutMs: 2000 });
-  await assert.rejects(client.request('https://rebind.example.test/hook', { method: 'POST', body: '{}' }), (e: unknown) => e instanceof OutboundRefusedError && e.reason === 'address_not_allowed');
+  await assert.rejects(
+    client.request('https://rebind.example.test/hook', { method: 'POST', body: '{}' }),
+    (e: unknown) => e instanceof OutboundRefusedError && e.reason === 'address_not_allowed',
+  );
   assert.equal(dns.calls(), 1);
   await client.close();
 });
@@ -107,8 +160,29 @@ test('the connected address is checked at connect time: DNS answers naming inter
 function tlsMaterial(dir: string): { key: Buffer; cert: Buffer } {
   const key = join(dir, 'key.pem');
   const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert,
-    '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:hooks.example.test'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:hooks.example.test',
+    ],
+    { stdio: 'ignore' },
+  );
   return { key: readFileSync(key), cert: readFileSync(cert) };
 }
 
@@ -153,7 +227,10 @@ test('redirects are followed only to allowed targets; a refused target receives 
     '/to-self': '/final',
     '/loop': '/loop',
   };
-  const client = createGuardedClient({ allowedCidrs: ['127.0.0.1/32'], allowedPorts: [hookPort] }, { tls: { ca: cert }, timeoutMs: 3000 });
+  const client = createGuardedClient(
+    { allowedCidrs: ['127.0.0.1/32'], allowedPorts: [hookPort] },
+    { tls: { ca: cert }, timeoutMs: 3000 },
+  );
   t.after(() => client.close());
 
   const plain = await client.request(`${base}/hook`, { method: 'POST', body: '{"event":"LoanApproved"}' });
@@ -162,7 +239,11 @@ test('redirects are followed only to allowed targets; a refused target receives 
   assert.deepEqual([followed.status, await followed.text()], [200, 'hello GET']);
 
   const refused = async (path: string, reason: RefusalReason) => {
-    await assert.rejects(client.request(`${base}${path}`), (e: unknown) => e instanceof OutboundRefusedError && e.reason === reason, path);
+    await assert.rejects(
+      client.request(`${base}${path}`),
+      (e: unknown) => e instanceof OutboundRefusedError && e.reason === reason,
+      path,
+    );
   };
   await refused('/to-metadata', 'address_not_allowed');
   await refused('/to-inside', 'scheme_not_allowed');
@@ -188,7 +269,12 @@ test('DNS rebinding: a name checked as public at registration that resolves to l
   const tls = { ca: cert };
 
   // control: with loopback explicitly allowed, the same name really does reach the local server
-  const direct = await guardedFetch(url, {}, { allowedCidrs: ['127.0.0.1/32'], allowedPorts: [port] }, { lookup: scriptedResolver([['127.0.0.1']]).resolve, tls });
+  const direct = await guardedFetch(
+    url,
+    {},
+    { allowedCidrs: ['127.0.0.1/32'], allowedPorts: [port] },
+    { lookup: scriptedResolver([['127.0.0.1']]).resolve, tls },
+  );
   assert.deepEqual([direct.status, await direct.text(), hits], [200, 'reached', 1]);
 
   for (const internal of ['127.0.0.1', '169.254.169.254']) {
@@ -198,7 +284,8 @@ test('DNS rebinding: a name checked as public at registration that resolves to l
     assert.deepEqual(await checkUrlResolved(url, policy, dns.resolve), checkUrl(url, policy));
     await assert.rejects(
       guardedFetch(url, { method: 'POST', body: '{}' }, policy, { lookup: dns.resolve, tls, timeoutMs: 2000 }),
-      (e: unknown) => e instanceof OutboundRefusedError && e.reason === 'address_not_allowed' && e.message.includes(internal),
+      (e: unknown) =>
+        e instanceof OutboundRefusedError && e.reason === 'address_not_allowed' && e.message.includes(internal),
     );
     assert.equal(dns.calls(), 2);
   }
@@ -219,7 +306,10 @@ test('registration-time check: names resolving to internal addresses, or not at 
   const failing: Resolver = (_h, _o, cb) => cb(Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' }), []);
   assert.equal(await reason(failing), 'host_not_resolved');
   // URL rules come first, without any lookup
-  assert.equal((await checkUrlResolved('http://hooks.example.test/', {}, failing) as { reason: string }).reason, 'scheme_not_allowed');
+  assert.equal(
+    ((await checkUrlResolved('http://hooks.example.test/', {}, failing)) as { reason: string }).reason,
+    'scheme_not_allowed',
+  );
 });
 
 test('createGuardedDispatcher refuses a connection to a disallowed address for any undici call', async () => {

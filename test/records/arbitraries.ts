@@ -6,14 +6,28 @@
  * not read back from the codec, so that a property can disagree with it.
  */
 import fc from 'fast-check';
-import { compileCopybook, type Charset, type CompileOptions, type CompiledLayout, type LayoutItem } from '../../src/records/index.ts';
+import {
+  compileCopybook,
+  type Charset,
+  type CompileOptions,
+  type CompiledLayout,
+  type LayoutItem,
+} from '../../src/records/index.ts';
 
 // ── the copybook model ───────────────────────────────────────────────────────
 
 type Usage = LayoutItem['usage'];
 
-export interface TextPic { type: 'X' | 'A'; length: number }
-export interface NumericPic { type: '9'; digits: number; scale: number; signed: boolean }
+export interface TextPic {
+  type: 'X' | 'A';
+  length: number;
+}
+export interface NumericPic {
+  type: '9';
+  digits: number;
+  scale: number;
+  signed: boolean;
+}
 
 export interface ElemSpec {
   kind: 'elem';
@@ -36,7 +50,11 @@ export interface ElemSpec {
 }
 
 export interface GroupSpec {
-  kind: 'group'; children: ItemSpec[]; occurs?: number; style: number; view?: ElemSpec;
+  kind: 'group';
+  children: ItemSpec[];
+  occurs?: number;
+  style: number;
+  view?: ElemSpec;
   /** USAGE on the group (COMP, COMP-5, COMP-3): every item below is numeric and has it. */
   usage?: Usage;
   /** SIGN on the group: for the signed DISPLAY items below without a SIGN of their own. */
@@ -46,10 +64,19 @@ export interface GroupSpec {
 export type ItemSpec = ElemSpec | GroupSpec;
 
 /** One OCCURS m TO n DEPENDING ON table, last in the record, with its counter at top level before it. */
-export interface OdoSpec { min: number; max: number; withTo: boolean; counter: ElemSpec; counterAt: number; element: ItemSpec }
+export interface OdoSpec {
+  min: number;
+  max: number;
+  withTo: boolean;
+  counter: ElemSpec;
+  counterAt: number;
+  element: ItemSpec;
+}
 
 export interface CopybookSpec {
-  items: ItemSpec[]; odo?: OdoSpec; style: number;
+  items: ItemSpec[];
+  odo?: OdoSpec;
+  style: number;
   /** options.mapping.fields: COBOL name → JSON name, or false to leave the item out of JSON. */
   mapping?: Record<string, string | false>;
 }
@@ -75,7 +102,11 @@ const valueRawArb = fc.option(
     choice: fc.nat({ max: 11 }),
     magnitude: fc.bigInt({ min: 0n, max: 10n ** 31n }),
     negative: fc.boolean(),
-    text: fc.string({ unit: fc.constantFrom(...Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i))), minLength: 1, maxLength: 20 }),
+    text: fc.string({
+      unit: fc.constantFrom(...Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i))),
+      minLength: 1,
+      maxLength: 20,
+    }),
   }),
   { freq: 3, nil: undefined },
 );
@@ -114,7 +145,11 @@ function numericElem(integerOnly: boolean): fc.Arbitrary<ElemSpec> {
       // binary items hold at most 18 digits; DISPLAY and COMP-3 up to 31
       const digits = usage === 'binary' || usage === 'comp-5' ? ((raw - 1) % 18) + 1 : raw;
       const elem: ElemSpec = {
-        kind: 'elem', filler: false, usage, justified: false, style,
+        kind: 'elem',
+        filler: false,
+        usage,
+        justified: false,
+        style,
         pic: { type: '9', digits, scale: Math.min(scale, digits), signed },
       };
       if (signed && usage === 'display' && sign !== undefined) elem.sign = sign;
@@ -127,23 +162,36 @@ function numericElem(integerOnly: boolean): fc.Arbitrary<ElemSpec> {
 const textElem: fc.Arbitrary<ElemSpec> = fc
   .record({
     type: fc.constantFrom<'X' | 'A'>('X', 'X', 'A'),
-    length: fc.oneof({ weight: 4, arbitrary: fc.integer({ min: 1, max: 8 }) }, { weight: 1, arbitrary: fc.integer({ min: 9, max: 40 }) }),
+    length: fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: 1, max: 8 }) },
+      { weight: 1, arbitrary: fc.integer({ min: 9, max: 40 }) },
+    ),
     justified: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
     value: valueRawArb,
     style: styleArb,
   })
   .map(({ type, length, justified, value, style }) => ({
-    kind: 'elem', filler: false, usage: 'display', justified, style, pic: { type, length },
+    kind: 'elem',
+    filler: false,
+    usage: 'display',
+    justified,
+    style,
+    pic: { type, length },
     ...(value === undefined ? {} : { value: textValue(value, { type, length }) }),
   }));
 
-const elemArb: fc.Arbitrary<ElemSpec> = withView(fc
-  .tuple(fc.oneof(textElem, numericElem(false)), occursArb, fc.integer({ min: 0, max: 7 }))
-  .map(([e, occurs, f]) => ({ ...e, filler: f === 0, ...(occurs === undefined ? {} : { occurs }) })));
+const elemArb: fc.Arbitrary<ElemSpec> = withView(
+  fc
+    .tuple(fc.oneof(textElem, numericElem(false)), occursArb, fc.integer({ min: 0, max: 7 }))
+    .map(([e, occurs, f]) => ({ ...e, filler: f === 0, ...(occurs === undefined ? {} : { occurs }) })),
+);
 
 /** Bytes of an item at its maximum, views left out. */
 function specSize(item: ItemSpec, binarySizes: 'ibm' | 'gnucobol'): number {
-  const one = item.kind === 'elem' ? elementLength(item, binarySizes) : item.children.reduce((n, c) => n + specSize(c, binarySizes), 0);
+  const one =
+    item.kind === 'elem'
+      ? elementLength(item, binarySizes)
+      : item.children.reduce((n, c) => n + specSize(c, binarySizes), 0);
   return one * (item.occurs ?? 1);
 }
 
@@ -152,18 +200,28 @@ function fitView(item: ItemSpec): ItemSpec {
   const view = item.view;
   if (view === undefined) return item;
   const size = specSize(item, 'gnucobol');
-  const pic = view.pic.type === '9' ? { ...view.pic, digits: Math.min(view.pic.digits, size) } : { ...view.pic, length: Math.min(view.pic.length, size) };
+  const pic =
+    view.pic.type === '9'
+      ? { ...view.pic, digits: Math.min(view.pic.digits, size) }
+      : { ...view.pic, length: Math.min(view.pic.length, size) };
   return { ...item, view: { ...view, pic } };
 }
 
 /** Sometimes a PIC X or 9 item that REDEFINES the item (not a table, not FILLER), no larger under any profile. */
 function withView<T extends ItemSpec>(arb: fc.Arbitrary<T>): fc.Arbitrary<T> {
-  const raw = fc.option(fc.record({ size: fc.nat(), numeric: fc.boolean(), filler: fc.nat({ max: 3 }), style: styleArb }), { freq: 6, nil: undefined });
+  const raw = fc.option(
+    fc.record({ size: fc.nat(), numeric: fc.boolean(), filler: fc.nat({ max: 3 }), style: styleArb }),
+    { freq: 6, nil: undefined },
+  );
   return fc.tuple(arb, raw).map(([item, r]) => {
     if (r === undefined || item.occurs !== undefined || (item.kind === 'elem' && item.filler)) return item;
     const length = 1 + (r.size % Math.min(specSize(item, 'gnucobol'), r.numeric ? 31 : 40));
     const view: ElemSpec = {
-      kind: 'elem', filler: r.filler === 0, usage: 'display', justified: false, style: r.style,
+      kind: 'elem',
+      filler: r.filler === 0,
+      usage: 'display',
+      justified: false,
+      style: r.style,
       pic: r.numeric ? { type: '9', digits: length, scale: 0, signed: false } : { type: 'X', length },
     };
     return { ...item, view };
@@ -182,7 +240,13 @@ function itemArb(depth: number): fc.Arbitrary<ItemSpec> {
       style: styleArb,
     })
     .map(({ children, occurs, usage, sign, style }) => {
-      const g: GroupSpec = { kind: 'group', children, style, ...(occurs === undefined ? {} : { occurs }), ...(sign === undefined ? {} : { sign }) };
+      const g: GroupSpec = {
+        kind: 'group',
+        children,
+        style,
+        ...(occurs === undefined ? {} : { occurs }),
+        ...(sign === undefined ? {} : { sign }),
+      };
       return usage !== undefined && canTakeUsage(children, usage) ? withGroupUsage(g, usage) : g;
     });
   return fc.oneof({ weight: 3, arbitrary: elemArb }, { weight: 1, arbitrary: withView(group) });
@@ -190,9 +254,13 @@ function itemArb(depth: number): fc.Arbitrary<ItemSpec> {
 
 /** A group USAGE other than DISPLAY needs numeric items below it (binary ones of at most 18 digits), no views. */
 function canTakeUsage(items: ItemSpec[], usage: Usage): boolean {
-  return items.every((i) => i.view === undefined && (i.kind === 'group'
-    ? canTakeUsage(i.children, usage)
-    : i.pic.type === '9' && (usage === 'packed-decimal' || i.pic.digits <= 18)));
+  return items.every(
+    (i) =>
+      i.view === undefined &&
+      (i.kind === 'group'
+        ? canTakeUsage(i.children, usage)
+        : i.pic.type === '9' && (usage === 'packed-decimal' || i.pic.digits <= 18)),
+  );
 }
 
 function withGroupUsage(g: GroupSpec, usage: Usage): GroupSpec {
@@ -235,10 +303,22 @@ const odoArb: fc.Arbitrary<OdoSpec> = fc
     // OCCURS n DEPENDING ON (without TO) means 0 to n
     const min = withTo ? Math.min(rawMin, max) : 0;
     // a VALUE on the counter is the count when JSON gives neither counter nor table: keep it in range
-    const counterValue = counter.value === undefined ? undefined : counter.value.shown === 'ZERO' && min === 0 ? counter.value.literal : String(min + (counterAt % (max - min + 1)));
-    const value = counterValue === undefined ? {} : { value: { literal: counterValue, shown: /^Z/.test(counterValue) ? 'ZERO' : Number(counterValue) } };
+    const counterValue =
+      counter.value === undefined
+        ? undefined
+        : counter.value.shown === 'ZERO' && min === 0
+          ? counter.value.literal
+          : String(min + (counterAt % (max - min + 1)));
+    const value =
+      counterValue === undefined
+        ? {}
+        : { value: { literal: counterValue, shown: /^Z/.test(counterValue) ? 'ZERO' : Number(counterValue) } };
     return {
-      min, max, withTo, counterAt, counter: { ...counter, filler: false, ...value },
+      min,
+      max,
+      withTo,
+      counterAt,
+      counter: { ...counter, filler: false, ...value },
       element: { ...withoutOccurs(element), ...(element.kind === 'elem' ? { filler: false } : {}) },
     };
   });
@@ -255,8 +335,15 @@ export const copybookArb: fc.Arbitrary<CopybookSpec> = fc
     let spec: CopybookSpec;
     if (odo === undefined) spec = { items: trimItems(items, MAX_ITEMS), style };
     else {
-      const element = odo.element.kind === 'group' ? { ...odo.element, children: trimItems(odo.element.children, MAX_ITEMS - 2) } : odo.element;
-      spec = { items: trimItems(items, MAX_ITEMS - 2 - countItems(element.kind === 'group' ? element.children : [])), style, odo: { ...odo, element } };
+      const element =
+        odo.element.kind === 'group'
+          ? { ...odo.element, children: trimItems(odo.element.children, MAX_ITEMS - 2) }
+          : odo.element;
+      spec = {
+        items: trimItems(items, MAX_ITEMS - 2 - countItems(element.kind === 'group' ? element.children : [])),
+        style,
+        odo: { ...odo, element },
+      };
     }
     return mapping === undefined ? spec : { ...spec, mapping: mappingOf(spec, mapping) };
   });
@@ -300,7 +387,8 @@ function trimItems(items: ItemSpec[], budget: number): ItemSpec[] {
 
 // ── rendering as fixed-format copybook text ─────────────────────────────────
 
-const pick = <T>(options: readonly T[], style: number, shift: number): T => options[Math.floor(style / 2 ** shift) % options.length]!;
+const pick = <T>(options: readonly T[], style: number, shift: number): T =>
+  options[Math.floor(style / 2 ** shift) % options.length]!;
 const bit = (style: number, shift: number) => Math.floor(style / 2 ** shift) % 2 === 1;
 
 function repeat(symbol: string, n: number, expand: boolean): string {
@@ -338,7 +426,8 @@ function elemClauses(e: ElemSpec): string[] {
   if (usage !== '') clauses.push(usage);
   if (e.sign) clauses.push(signText(e.sign, s));
   if (e.justified) clauses.push(pick(['JUSTIFIED RIGHT', 'JUST RIGHT', 'JUSTIFIED', 'JUST'], s, 8));
-  if (e.blankWhenZero) clauses.push(pick(['BLANK WHEN ZERO', 'BLANK ZERO', 'BLANK WHEN ZEROS', 'BLANK WHEN ZEROES'], s, 16));
+  if (e.blankWhenZero)
+    clauses.push(pick(['BLANK WHEN ZERO', 'BLANK ZERO', 'BLANK WHEN ZEROS', 'BLANK WHEN ZEROES'], s, 16));
   if (e.value) clauses.push(`${bit(s, 15) ? 'VALUE IS' : 'VALUE'} ${e.value.literal}`);
   if (e.occurs !== undefined) clauses.push(occursText(e.occurs, s));
   // clauses may come in any order: rotate them
@@ -347,7 +436,14 @@ function elemClauses(e: ElemSpec): string[] {
 }
 
 /** An item of the copybook with the name the text gives it (null: FILLER) and its ODO clause. */
-export interface NamedItem { spec: ItemSpec; name: string | null; depth: number; children: NamedItem[]; odo?: { min: number; max: number; counter: string }; redefines?: string }
+export interface NamedItem {
+  spec: ItemSpec;
+  name: string | null;
+  depth: number;
+  children: NamedItem[];
+  odo?: { min: number; max: number; counter: string };
+  redefines?: string;
+}
 
 /** The record's items in text order, named: ITM-n / GRP-n, the counter CNT-0, the table ODO-TBL or ODO-ITM. */
 export function namedItems(spec: CopybookSpec): NamedItem[] {
@@ -392,7 +488,13 @@ export function renderCopybook(spec: CopybookSpec, format: 'fixed' | 'free' = 'f
       const sep = line.trim() === '' ? '' : ' ';
       const room = 65 - line.length - sep.length;
       const quote = w[0];
-      if (continueLiterals && (quote === '"' || quote === "'") && !w.slice(1, -1).includes(quote) && room >= 2 && w.length - room >= 2) {
+      if (
+        continueLiterals &&
+        (quote === '"' || quote === "'") &&
+        !w.slice(1, -1).includes(quote) &&
+        room >= 2 &&
+        w.length - room >= 2
+      ) {
         // a literal continued: it fills the line to column 72, the next line has "-" in column 7 and reopens the quote
         flush(line + sep + w.slice(0, room));
         line = `${indent}    ${quote}${w.slice(room)}`;
@@ -418,16 +520,30 @@ export function renderCopybook(spec: CopybookSpec, format: 'fixed' | 'free' = 'f
   const item = (n: NamedItem) => {
     const i = n.spec;
     const extra = n.odo
-      ? [n.odo.min === 0 && !spec.odo!.withTo ? `OCCURS ${n.odo.max}` : `OCCURS ${n.odo.min} TO ${n.odo.max}`, pick(['TIMES DEPENDING ON', 'DEPENDING ON', 'TIMES DEPENDING'], spec.style, 3), n.odo.counter]
+      ? [
+          n.odo.min === 0 && !spec.odo!.withTo ? `OCCURS ${n.odo.max}` : `OCCURS ${n.odo.min} TO ${n.odo.max}`,
+          pick(['TIMES DEPENDING ON', 'DEPENDING ON', 'TIMES DEPENDING'], spec.style, 3),
+          n.odo.counter,
+        ]
       : [];
     if (i.kind === 'group') {
       const usage = i.usage === undefined ? [] : [pick(USAGE_WORDS[i.usage], i.style, 2)];
       const sign = i.sign === undefined ? [] : [signText(i.sign, i.style)];
-      emit(n.depth, [level(n.depth), n.name!, ...(i.occurs !== undefined ? [occursText(i.occurs, i.style)] : []), ...usage, ...sign, ...extra]);
+      emit(n.depth, [
+        level(n.depth),
+        n.name!,
+        ...(i.occurs !== undefined ? [occursText(i.occurs, i.style)] : []),
+        ...usage,
+        ...sign,
+        ...extra,
+      ]);
       n.children.forEach(item);
       return;
     }
-    const head = [...(n.name === null ? (bit(i.style, 13) ? ['FILLER'] : []) : [n.name]), ...(n.redefines ? [`REDEFINES ${n.redefines}`] : [])];
+    const head = [
+      ...(n.name === null ? (bit(i.style, 13) ? ['FILLER'] : []) : [n.name]),
+      ...(n.redefines ? [`REDEFINES ${n.redefines}`] : []),
+    ];
     // a literal is a word of its own, so that it can be continued on the next line
     const words = elemClauses(i).flatMap((c) => /^(VALUE(?: IS)?) (["'].*)$/.exec(c)?.slice(1) ?? [c]);
     emit(n.depth, [level(n.depth), ...head, ...words, ...extra]);
@@ -440,13 +556,18 @@ export function renderCopybook(spec: CopybookSpec, format: 'fixed' | 'free' = 'f
     return (bit(spec.style, 4) ? ['>>SOURCE FORMAT FREE', ...text] : text).join('\n');
   }
   return lines
-    .map(({ code, indicator }, k) => `${numbered ? String((k + 1) * 100).padStart(6, '0') : '      '}${indicator}${code}`)
+    .map(
+      ({ code, indicator }, k) => `${numbered ? String((k + 1) * 100).padStart(6, '0') : '      '}${indicator}${code}`,
+    )
     .join('\n');
 }
 
 // ── profiles ─────────────────────────────────────────────────────────────────
 
-export interface ProfileCase { name: string; options: CompileOptions }
+export interface ProfileCase {
+  name: string;
+  options: CompileOptions;
+}
 
 export const PROFILE_CASES: readonly ProfileCase[] = [
   { name: 'gnucobol', options: { profile: 'gnucobol' } },
@@ -459,32 +580,46 @@ export const PROFILE_CASES: readonly ProfileCase[] = [
 export const profileArb = fc.constantFrom(...PROFILE_CASES);
 
 /** A compiled random copybook; prints as the copybook text and options. */
-export interface LayoutCase { spec: CopybookSpec; text: string; profile: ProfileCase; options: CompileOptions; layout: CompiledLayout }
+export interface LayoutCase {
+  spec: CopybookSpec;
+  text: string;
+  profile: ProfileCase;
+  options: CompileOptions;
+  layout: CompiledLayout;
+}
 
 export function compileCase(spec: CopybookSpec, profile: ProfileCase): LayoutCase {
   const text = renderCopybook(spec);
-  const options: CompileOptions = spec.mapping ? { ...profile.options, mapping: { fields: spec.mapping } } : profile.options;
+  const options: CompileOptions = spec.mapping
+    ? { ...profile.options, mapping: { fields: spec.mapping } }
+    : profile.options;
   const layout = compileCopybook(text, options);
   return {
-    spec, text, profile, options, layout,
+    spec,
+    text,
+    profile,
+    options,
+    layout,
     [fc.toStringMethod]: () => `\ncompileCopybook(${JSON.stringify(text)}, ${JSON.stringify(options)})\n${text}\n`,
   } as LayoutCase;
 }
 
-export const layoutCaseArb: fc.Arbitrary<LayoutCase> = fc.tuple(copybookArb, profileArb).map(([spec, profile]) => compileCase(spec, profile));
+export const layoutCaseArb: fc.Arbitrary<LayoutCase> = fc
+  .tuple(copybookArb, profileArb)
+  .map(([spec, profile]) => compileCase(spec, profile));
 
 // ── character sets (written from the code pages, not from src/records) ──────
 
 /** IBM code page 037: byte → Unicode (a permutation of U+0000–U+00FF); from Python's cp037 codec. */
 const CP037 = Buffer.from(
   '000102039c09867f978d8e0b0c0d0e0f101112139d8508871819928f1c1d1e1f' +
-  '80818283840a171b88898a8b8c050607909116939495960498999a9b14159e1a' +
-  '20a0e2e4e0e1e3e5e7f1a22e3c282b7c26e9eaebe8edeeefecdf21242a293bac' +
-  '2d2fc2c4c0c1c3c5c7d1a62c255f3e3ff8c9cacbc8cdcecfcc603a2340273d22' +
-  'd8616263646566676869abbbf0fdfeb1b06a6b6c6d6e6f707172aabae6b8c6a4' +
-  'b57e737475767778797aa1bfd0dddeae5ea3a5b7a9a7b6bcbdbe5b5dafa8b4d7' +
-  '7b414243444546474849adf4f6f2f3f57d4a4b4c4d4e4f505152b9fbfcf9faff' +
-  '5cf7535455565758595ab2d4d6d2d3d530313233343536373839b3dbdcd9da9f',
+    '80818283840a171b88898a8b8c050607909116939495960498999a9b14159e1a' +
+    '20a0e2e4e0e1e3e5e7f1a22e3c282b7c26e9eaebe8edeeefecdf21242a293bac' +
+    '2d2fc2c4c0c1c3c5c7d1a62c255f3e3ff8c9cacbc8cdcecfcc603a2340273d22' +
+    'd8616263646566676869abbbf0fdfeb1b06a6b6c6d6e6f707172aabae6b8c6a4' +
+    'b57e737475767778797aa1bfd0dddeae5ea3a5b7a9a7b6bcbdbe5b5dafa8b4d7' +
+    '7b414243444546474849adf4f6f2f3f57d4a4b4c4d4e4f505152b9fbfcf9faff' +
+    '5cf7535455565758595ab2d4d6d2d3d530313233343536373839b3dbdcd9da9f',
   'hex',
 );
 
@@ -530,12 +665,23 @@ const PRINTABLE = Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 
 
 function charArb(cs: Charset, alphabetic: boolean): fc.Arbitrary<string> {
   if (alphabetic) return fc.constantFrom(...LETTERS);
-  return fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...PRINTABLE) }, { weight: 1, arbitrary: fc.constantFrom(...repertoire(cs)) });
+  return fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom(...PRINTABLE) },
+    { weight: 1, arbitrary: fc.constantFrom(...repertoire(cs)) },
+  );
 }
 
 // ── numbers ──────────────────────────────────────────────────────────────────
 
-export interface NumericInfo { digits: number; scale: number; signed: boolean; native: boolean; min: bigint; max: bigint; asString: boolean }
+export interface NumericInfo {
+  digits: number;
+  scale: number;
+  signed: boolean;
+  native: boolean;
+  min: bigint;
+  max: bigint;
+  asString: boolean;
+}
 
 /** The value range of a numeric item (scaled integers) and the JSON type decode gives it. */
 export function numericInfo(item: LayoutItem): NumericInfo {
@@ -573,17 +719,24 @@ export function numericJson(k: bigint, scale: number, asString: boolean): number
 }
 
 function scaledArb(min: bigint, max: bigint): fc.Arbitrary<bigint> {
-  return fc.oneof({ weight: 1, arbitrary: fc.constantFrom(min, max, 0n) }, { weight: 6, arbitrary: fc.bigInt({ min, max }) });
+  return fc.oneof(
+    { weight: 1, arbitrary: fc.constantFrom(min, max, 0n) },
+    { weight: 6, arbitrary: fc.bigInt({ min, max }) },
+  );
 }
 
 // ── valid values ────────────────────────────────────────────────────────────
 
-export const keyOf = (item: LayoutItem) => item.jsonPath!.slice(item.jsonPath!.lastIndexOf('.') + 1).replace(/\[\]$/, '');
+export const keyOf = (item: LayoutItem) =>
+  item.jsonPath!.slice(item.jsonPath!.lastIndexOf('.') + 1).replace(/\[\]$/, '');
 export const shownChildren = (item: LayoutItem) => (item.children ?? []).filter((c) => c.jsonPath !== null);
 
 export function odoOf(root: LayoutItem): { table: LayoutItem; counter: LayoutItem } | undefined {
   const all: LayoutItem[] = [];
-  const visit = (i: LayoutItem) => { all.push(i); (i.children ?? []).forEach(visit); };
+  const visit = (i: LayoutItem) => {
+    all.push(i);
+    (i.children ?? []).forEach(visit);
+  };
   visit(root);
   const table = all.find((i) => i.occurs?.dependingOn !== undefined);
   if (table === undefined) return undefined;
@@ -612,7 +765,8 @@ function groupValueArb(group: LayoutItem, cs: Charset): fc.Arbitrary<Record<stri
   for (const c of shownChildren(group)) {
     const one = occurrenceArb(c, cs);
     if (c.occurs === undefined) fields[keyOf(c)] = one;
-    else if (c.occurs.dependingOn !== undefined) fields[keyOf(c)] = fc.array(one, { minLength: c.occurs.min, maxLength: c.occurs.max });
+    else if (c.occurs.dependingOn !== undefined)
+      fields[keyOf(c)] = fc.array(one, { minLength: c.occurs.min, maxLength: c.occurs.max });
     else fields[keyOf(c)] = fc.array(one, { minLength: c.occurs.max, maxLength: c.occurs.max });
   }
   return fc.record(fields, { noNullPrototype: true });
@@ -630,7 +784,6 @@ function parentOf(value: Record<string, unknown>, path: string): Record<string, 
  * While one is open the generators steer around it so that the properties keep looking for others; set it
  * to false once fixed.
  */
-
 
 /** Valid values of a layout: every field within its picture, full fixed tables, the counter equal to the ODO length. */
 export function valueArb(layout: CompiledLayout): fc.Arbitrary<Record<string, unknown>> {
@@ -666,7 +819,14 @@ const join = (prefix: string, key: string) => (prefix === '' ? key : `${prefix}.
 /** Every object, array and elementary value of a valid record value, with its path and byte offset. */
 export function sitesOf(layout: CompiledLayout, value: Record<string, unknown>): Site[] {
   const out: Site[] = [];
-  const group = (g: LayoutItem, obj: Record<string, unknown>, path: string, keys: Array<string | number>, delta: number, role: Site['role']) => {
+  const group = (
+    g: LayoutItem,
+    obj: Record<string, unknown>,
+    path: string,
+    keys: Array<string | number>,
+    delta: number,
+    role: Site['role'],
+  ) => {
     out.push({ role, path, keys, item: g, offset: g.offset + delta, value: obj });
     for (const c of shownChildren(g)) {
       const key = keyOf(c);
@@ -679,7 +839,15 @@ export function sitesOf(layout: CompiledLayout, value: Record<string, unknown>):
         arr.forEach((e, i) => {
           const d = delta + i * c.length;
           if (c.children) group(c, e as Record<string, unknown>, `${cpath}[${i}]`, [...ckeys, i], d, 'group');
-          else out.push({ role: 'field', path: `${cpath}[${i}]`, keys: [...ckeys, i], item: c, offset: c.offset + d, value: e });
+          else
+            out.push({
+              role: 'field',
+              path: `${cpath}[${i}]`,
+              keys: [...ckeys, i],
+              item: c,
+              offset: c.offset + d,
+              value: e,
+            });
         });
       } else if (c.children) group(c, v as Record<string, unknown>, cpath, ckeys, delta, 'group');
       else out.push({ role: 'field', path: cpath, keys: ckeys, item: c, offset: c.offset + delta, value: v });
@@ -701,14 +869,20 @@ export function replaceAt(value: Record<string, unknown>, keys: Array<string | n
 
 // ── invalid values ──────────────────────────────────────────────────────────
 
-export interface Invalid { label: string; replacement: unknown; expectedPath: string }
+export interface Invalid {
+  label: string;
+  replacement: unknown;
+  expectedPath: string;
+}
 
 const pow10 = (n: number) => 10n ** BigInt(n);
 
 function numberOrString(k: bigint, scale: number, digits: number): fc.Arbitrary<number | string> {
   const text = decimalText(k, scale);
   // a JSON number carries at most 15 digits exactly
-  return digits <= 15 && Number.isSafeInteger(Number(k)) ? fc.constantFrom<number | string>(Number(text), text) : fc.constant(text);
+  return digits <= 15 && Number.isSafeInteger(Number(k))
+    ? fc.constantFrom<number | string>(Number(text), text)
+    : fc.constant(text);
 }
 
 /** Replacement values that the site's picture cannot hold, each with the path encode must name. */
@@ -722,45 +896,114 @@ export function invalidArb(site: Site, cs: Charset): fc.Arbitrary<Invalid> {
     // the derived JSON name of an item JSON does not show (left out or renamed by the mapping) is unknown too; a
     // REDEFINES view decode does not show is taken by encode under its key (encodeKey), so that key is not unknown
     const shown = new Set(shownChildren(item).map(keyOf));
-    const hidden = (item.children ?? []).filter((c) => c.cobolName !== 'FILLER' && c.encodeKey !== camel(c.cobolName)).map((c) => camel(c.cobolName)).filter((k) => !shown.has(k));
+    const hidden = (item.children ?? [])
+      .filter((c) => c.cobolName !== 'FILLER' && c.encodeKey !== camel(c.cobolName))
+      .map((c) => camel(c.cobolName))
+      .filter((k) => !shown.has(k));
     const key = fc.constantFrom('zzUnknown', 'extra', 'ITM-1', 'filler', 'rec', ...hidden);
-    options.push(key.chain((k) => at(`unknown key ${k}`, fc.constant({ ...(site.value as object), [k]: 1 }), join(site.path, k))));
+    options.push(
+      key.chain((k) => at(`unknown key ${k}`, fc.constant({ ...(site.value as object), [k]: 1 }), join(site.path, k))),
+    );
   } else if (site.role === 'table') {
     const arr = site.value as unknown[];
     const { min, max, dependingOn } = item.occurs!;
     const filler = arr[0] ?? (item.children ? {} : item.kind === 'numeric' ? 0 : '');
     options.push(at('not an array', fc.constantFrom<unknown>('x', 1, true, null, {}, { 0: filler })));
-    options.push(at(`${max + 1} elements for OCCURS ${max}`, fc.constant([...arr, ...Array<unknown>(max + 1 - arr.length).fill(filler)])));
-    if (dependingOn !== undefined && min > 0) options.push(at(`${min - 1} elements for OCCURS ${min} TO ${max}`, fc.constant(arr.slice(0, min - 1))));
+    options.push(
+      at(
+        `${max + 1} elements for OCCURS ${max}`,
+        fc.constant([...arr, ...Array<unknown>(max + 1 - arr.length).fill(filler)]),
+      ),
+    );
+    if (dependingOn !== undefined && min > 0)
+      options.push(at(`${min - 1} elements for OCCURS ${min} TO ${max}`, fc.constant(arr.slice(0, min - 1))));
   } else if (item.kind === 'numeric') {
     const info = numericInfo(item);
     const { digits, scale, signed } = info;
     const sign = (k: bigint, negative: boolean) => (negative && signed ? -k : k);
     if (info.native) {
-      options.push(at('beyond the storage range', fc.tuple(fc.boolean(), fc.bigInt({ min: 1n, max: 1000n })).chain(([low, j]) =>
-        numberOrString(low ? info.min - j : info.max + j, scale, info.asString ? 16 : 15))));
+      options.push(
+        at(
+          'beyond the storage range',
+          fc
+            .tuple(fc.boolean(), fc.bigInt({ min: 1n, max: 1000n }))
+            .chain(([low, j]) => numberOrString(low ? info.min - j : info.max + j, scale, info.asString ? 16 : 15)),
+        ),
+      );
     } else {
-      options.push(at('one digit too many', fc.tuple(fc.bigInt({ min: pow10(digits), max: pow10(digits + 1) - 1n }), fc.boolean()).chain(([k, neg]) =>
-        numberOrString(sign(k, neg), scale, digits + 1))));
+      options.push(
+        at(
+          'one digit too many',
+          fc
+            .tuple(fc.bigInt({ min: pow10(digits), max: pow10(digits + 1) - 1n }), fc.boolean())
+            .chain(([k, neg]) => numberOrString(sign(k, neg), scale, digits + 1)),
+        ),
+      );
     }
     const intMax = scale >= digits ? 0n : pow10(Math.min(digits - scale, 3)) - 1n;
-    options.push(at('one decimal too many', fc.tuple(fc.bigInt({ min: 0n, max: intMax }), fc.bigInt({ min: 0n, max: pow10(scale) - 1n }), fc.integer({ min: 1, max: 9 }), fc.boolean())
-      .chain(([i, f, last, neg]) => numberOrString(sign(i * pow10(scale + 1) + f * 10n + BigInt(last), neg), scale + 1, 15))));
+    options.push(
+      at(
+        'one decimal too many',
+        fc
+          .tuple(
+            fc.bigInt({ min: 0n, max: intMax }),
+            fc.bigInt({ min: 0n, max: pow10(scale) - 1n }),
+            fc.integer({ min: 1, max: 9 }),
+            fc.boolean(),
+          )
+          .chain(([i, f, last, neg]) =>
+            numberOrString(sign(i * pow10(scale + 1) + f * 10n + BigInt(last), neg), scale + 1, 15),
+          ),
+      ),
+    );
     if (!signed) {
-      options.push(at('negative into unsigned', fc.bigInt({ min: 1n, max: info.max < 1n ? 1n : info.max }).chain((k) => numberOrString(-k, scale, info.asString ? 16 : digits))));
+      options.push(
+        at(
+          'negative into unsigned',
+          fc
+            .bigInt({ min: 1n, max: info.max < 1n ? 1n : info.max })
+            .chain((k) => numberOrString(-k, scale, info.asString ? 16 : digits)),
+        ),
+      );
     }
-    options.push(at('wrong JSON type', fc.constantFrom<unknown>(true, false, null, {}, [], [1], '', 'abc', '1e3', '12a')));
+    options.push(
+      at('wrong JSON type', fc.constantFrom<unknown>(true, false, null, {}, [], [1], '', 'abc', '1e3', '12a')),
+    );
   } else {
     const alphabetic = item.kind === 'alphabetic';
     const unit = charArb(cs, alphabetic);
-    options.push(at('one character too long', fc.string({ unit, minLength: item.length + 1, maxLength: item.length + 1 })));
+    options.push(
+      at('one character too long', fc.string({ unit, minLength: item.length + 1, maxLength: item.length + 1 })),
+    );
     if (alphabetic) {
-      options.push(at('not a letter in PIC A', fc.tuple(fc.string({ unit, maxLength: item.length - 1 }), fc.constantFrom('1', '0', '-', '.', '_', 'é', '\t'), fc.nat())
-        .map(([s, ch, k]) => { const p = k % (s.length + 1); return s.slice(0, p) + ch + s.slice(p); })));
+      options.push(
+        at(
+          'not a letter in PIC A',
+          fc
+            .tuple(
+              fc.string({ unit, maxLength: item.length - 1 }),
+              fc.constantFrom('1', '0', '-', '.', '_', 'é', '\t'),
+              fc.nat(),
+            )
+            .map(([s, ch, k]) => {
+              const p = k % (s.length + 1);
+              return s.slice(0, p) + ch + s.slice(p);
+            }),
+        ),
+      );
     }
-    options.push(at('a character the charset lacks', fc.tuple(fc.string({ unit, maxLength: item.length - 1 }), fc.constantFrom(...foreignChars(cs)), fc.nat())
-      .filter(([s, ch]) => s.length + ch.length <= item.length)
-      .map(([s, ch, k]) => { const p = k % (s.length + 1); return s.slice(0, p) + ch + s.slice(p); })));
+    options.push(
+      at(
+        'a character the charset lacks',
+        fc
+          .tuple(fc.string({ unit, maxLength: item.length - 1 }), fc.constantFrom(...foreignChars(cs)), fc.nat())
+          .filter(([s, ch]) => s.length + ch.length <= item.length)
+          .map(([s, ch, k]) => {
+            const p = k % (s.length + 1);
+            return s.slice(0, p) + ch + s.slice(p);
+          }),
+      ),
+    );
     options.push(at('wrong JSON type', fc.constantFrom<unknown>(0, 12.5, true, null, {}, [], ['a'])));
   }
   return fc.oneof(...options);
@@ -768,7 +1011,12 @@ export function invalidArb(site: Site, cs: Charset): fc.Arbitrary<Invalid> {
 
 // ── corrupted bytes ─────────────────────────────────────────────────────────
 
-export interface Corruption { label: string; bytes: Buffer; expectedOffset: number; expectedField?: string }
+export interface Corruption {
+  label: string;
+  bytes: Buffer;
+  expectedOffset: number;
+  expectedField?: string;
+}
 
 /** Bytes valid at each position of a zoned field, per the profile's charset and sign convention. */
 export function zonedValidBytes(item: LayoutItem, layout: CompiledLayout, position: number): Set<number> {
@@ -805,11 +1053,27 @@ function writeBinary(buf: Buffer, off: number, length: number, signed: boolean, 
 }
 
 /** One corruption of a valid record that the decoder must refuse, with the offset it must name. */
-export function corruptionArb(layout: CompiledLayout, value: Record<string, unknown>, bytes: Buffer): fc.Arbitrary<Corruption> {
-  const copy = (f: (b: Buffer) => void) => { const b = Buffer.from(bytes); f(b); return b; };
+export function corruptionArb(
+  layout: CompiledLayout,
+  value: Record<string, unknown>,
+  bytes: Buffer,
+): fc.Arbitrary<Corruption> {
+  const copy = (f: (b: Buffer) => void) => {
+    const b = Buffer.from(bytes);
+    f(b);
+    return b;
+  };
   const options: Array<fc.Arbitrary<Corruption>> = [
-    fc.constant({ label: 'one byte short', bytes: bytes.subarray(0, bytes.length - 1), expectedOffset: bytes.length - 1 }),
-    fc.constant({ label: 'one byte too long', bytes: Buffer.concat([bytes, Buffer.from([bytes[0]!])]), expectedOffset: bytes.length }),
+    fc.constant({
+      label: 'one byte short',
+      bytes: bytes.subarray(0, bytes.length - 1),
+      expectedOffset: bytes.length - 1,
+    }),
+    fc.constant({
+      label: 'one byte too long',
+      bytes: Buffer.concat([bytes, Buffer.from([bytes[0]!])]),
+      expectedOffset: bytes.length,
+    }),
   ];
   for (const site of sitesOf(layout, value)) {
     const item = site.item;
@@ -818,51 +1082,79 @@ export function corruptionArb(layout: CompiledLayout, value: Record<string, unkn
     if (item.usage === 'display') {
       // the first and last bytes (where signs live) more often; any invalid byte, or one at the edges
       const position = fc.oneof(fc.constantFrom(0, item.length - 1), fc.nat({ max: item.length - 1 }));
-      options.push(fc.tuple(position, fc.nat({ max: 255 }), fc.nat({ max: 2 })).map(([p, r, choice]) => {
-        const valid = zonedValidBytes(item, layout, p);
-        // BLANK WHEN ZERO: an all-space field is zero; leave spaces out so that the field is not all spaces
-        const space = byteOfChar(layout.profile.charset, ' ')!;
-        const invalid = Array.from({ length: 256 }, (_, b) => b).filter((b) => !valid.has(b) && !(item.blankWhenZero && b === space));
-        const edges = [
-          invalid.filter((b) => b === 0 || b === 0xff),
-          invalid.filter((b) => b === 0 || b === 0xff || valid.has(b - 1) || valid.has(b + 1)),
-        ][choice];
-        const from = edges !== undefined && edges.length > 0 ? edges : invalid;
-        const byte = from[r % from.length]!;
-        const bytes = copy((b) => { b[site.offset + p] = byte; });
-        // the first byte that is not valid where it stands: the corrupted one, or a space of a blank field before it
-        let at = 0;
-        while (zonedValidBytes(item, layout, at).has(bytes[site.offset + at]!)) at++;
-        return { label: `zoned ${site.path}: byte ${p} = 0x${byte.toString(16)}`, bytes, expectedOffset: site.offset + at, expectedField: field };
-      }));
+      options.push(
+        fc.tuple(position, fc.nat({ max: 255 }), fc.nat({ max: 2 })).map(([p, r, choice]) => {
+          const valid = zonedValidBytes(item, layout, p);
+          // BLANK WHEN ZERO: an all-space field is zero; leave spaces out so that the field is not all spaces
+          const space = byteOfChar(layout.profile.charset, ' ')!;
+          const invalid = Array.from({ length: 256 }, (_, b) => b).filter(
+            (b) => !valid.has(b) && !(item.blankWhenZero && b === space),
+          );
+          const edges = [
+            invalid.filter((b) => b === 0 || b === 0xff),
+            invalid.filter((b) => b === 0 || b === 0xff || valid.has(b - 1) || valid.has(b + 1)),
+          ][choice];
+          const from = edges !== undefined && edges.length > 0 ? edges : invalid;
+          const byte = from[r % from.length]!;
+          const bytes = copy((b) => {
+            b[site.offset + p] = byte;
+          });
+          // the first byte that is not valid where it stands: the corrupted one, or a space of a blank field before it
+          let at = 0;
+          while (zonedValidBytes(item, layout, at).has(bytes[site.offset + at]!)) at++;
+          return {
+            label: `zoned ${site.path}: byte ${p} = 0x${byte.toString(16)}`,
+            bytes,
+            expectedOffset: site.offset + at,
+            expectedField: field,
+          };
+        }),
+      );
     } else if (item.usage === 'packed-decimal') {
       const last = item.length - 1;
-      options.push(fc.tuple(fc.nat({ max: last }), fc.boolean(), fc.nat({ max: 15 })).map(([p, high, r]) => {
-        const spare = p === 0 && high && item.digits! % 2 === 0;
-        const sign = p === last && !high;
-        // a sign nibble must be A–F; a digit nibble 0–9; the spare first nibble of an even picture 0
-        const nibble = sign ? r % 10 : spare ? 1 + (r % 15) : 10 + (r % 6);
-        const kind = sign ? 'sign' : spare ? 'spare' : 'digit';
-        return {
-          label: `packed ${site.path}: ${kind} nibble of byte ${p} = ${nibble.toString(16)}`,
-          bytes: copy((b) => { const o = site.offset + p; b[o] = high ? (nibble << 4) | (b[o]! & 0x0f) : (b[o]! & 0xf0) | nibble; }),
-          expectedOffset: site.offset + p, expectedField: field,
-        };
-      }));
+      options.push(
+        fc.tuple(fc.nat({ max: last }), fc.boolean(), fc.nat({ max: 15 })).map(([p, high, r]) => {
+          const spare = p === 0 && high && item.digits! % 2 === 0;
+          const sign = p === last && !high;
+          // a sign nibble must be A–F; a digit nibble 0–9; the spare first nibble of an even picture 0
+          const nibble = sign ? r % 10 : spare ? 1 + (r % 15) : 10 + (r % 6);
+          const kind = sign ? 'sign' : spare ? 'spare' : 'digit';
+          return {
+            label: `packed ${site.path}: ${kind} nibble of byte ${p} = ${nibble.toString(16)}`,
+            bytes: copy((b) => {
+              const o = site.offset + p;
+              b[o] = high ? (nibble << 4) | (b[o]! & 0x0f) : (b[o]! & 0xf0) | nibble;
+            }),
+            expectedOffset: site.offset + p,
+            expectedField: field,
+          };
+        }),
+      );
     } else if (item.usage === 'binary') {
       // COMP is bounded by its picture: one past it still fits the storage (2/4/8 or 1/2/4/8 bytes)
       const limit = pow10(item.digits!);
-      options.push(fc.boolean().map((low) => {
-        const k = low && item.signed ? -limit : limit;
-        return { label: `binary ${site.path} = ${k}`, bytes: copy((b) => writeBinary(b, site.offset, item.length, item.signed === true, k)), expectedOffset: site.offset, expectedField: field };
-      }));
+      options.push(
+        fc.boolean().map((low) => {
+          const k = low && item.signed ? -limit : limit;
+          return {
+            label: `binary ${site.path} = ${k}`,
+            bytes: copy((b) => writeBinary(b, site.offset, item.length, item.signed === true, k)),
+            expectedOffset: site.offset,
+            expectedField: field,
+          };
+        }),
+      );
     }
   }
   return fc.oneof(...options);
 }
 
 /** A valid record with 0–3 random bytes written inside one numeric field: decode may refuse it or not. */
-export function numericNoiseArb(layout: CompiledLayout, value: Record<string, unknown>, bytes: Buffer): fc.Arbitrary<{ label: string; bytes: Buffer }> {
+export function numericNoiseArb(
+  layout: CompiledLayout,
+  value: Record<string, unknown>,
+  bytes: Buffer,
+): fc.Arbitrary<{ label: string; bytes: Buffer }> {
   const fields = sitesOf(layout, value).filter((s) => s.role === 'field' && s.item.kind === 'numeric');
   if (fields.length === 0) return fc.constant({ label: 'unchanged', bytes });
   return fc
@@ -875,7 +1167,10 @@ export function numericNoiseArb(layout: CompiledLayout, value: Record<string, un
         const at = p % item.length;
         b[site.offset + at] = byte;
       }
-      return { label: `${site.path} (${item.cobolName} PIC ${item.picture} ${item.usage}) at ${site.offset}: ${writes.map(([p, x]) => `+${p % item.length}=0x${x.toString(16)}`).join(' ')}`, bytes: b };
+      return {
+        label: `${site.path} (${item.cobolName} PIC ${item.picture} ${item.usage}) at ${site.offset}: ${writes.map(([p, x]) => `+${p % item.length}=0x${x.toString(16)}`).join(' ')}`,
+        bytes: b,
+      };
     });
 }
 
@@ -904,7 +1199,10 @@ function spellings(site: Site): unknown[] {
 }
 
 /** A valid value with some fields spelled differently; encode must give the same bytes. */
-export function respelledArb(layout: CompiledLayout, value: Record<string, unknown>): fc.Arbitrary<{ json: unknown; changes: string[] }> {
+export function respelledArb(
+  layout: CompiledLayout,
+  value: Record<string, unknown>,
+): fc.Arbitrary<{ json: unknown; changes: string[] }> {
   const fields = sitesOf(layout, value).filter((s) => s.role === 'field');
   return fc.array(fc.nat(), { minLength: fields.length, maxLength: fields.length }).map((choices) => {
     let json: unknown = value;
@@ -914,7 +1212,9 @@ export function respelledArb(layout: CompiledLayout, value: Record<string, unkno
       const c = choices[k]! % (options.length + 1);
       if (c === options.length) return;
       json = replaceAt(json as Record<string, unknown>, site.keys, options[c]);
-      changes.push(`${site.path}: ${JSON.stringify(site.value)} → ${Object.is(options[c], -0) ? '-0' : JSON.stringify(options[c])}`);
+      changes.push(
+        `${site.path}: ${JSON.stringify(site.value)} → ${Object.is(options[c], -0) ? '-0' : JSON.stringify(options[c])}`,
+      );
     });
     return { json, changes };
   });
@@ -923,7 +1223,14 @@ export function respelledArb(layout: CompiledLayout, value: Record<string, unkno
 /** The JSON decode gives an item that encode was not sent: zero, spaces, tables full of such elements. */
 export function defaultOf(item: LayoutItem): unknown {
   if (item.children) {
-    return Object.fromEntries(shownChildren(item).map((c) => [keyOf(c), c.occurs ? Array.from({ length: c.occurs.dependingOn ? c.occurs.min : c.occurs.max }, () => defaultOf(c)) : defaultOf(c)]));
+    return Object.fromEntries(
+      shownChildren(item).map((c) => [
+        keyOf(c),
+        c.occurs
+          ? Array.from({ length: c.occurs.dependingOn ? c.occurs.min : c.occurs.max }, () => defaultOf(c))
+          : defaultOf(c),
+      ]),
+    );
   }
   const v = item.value;
   if (item.kind === 'numeric') {
@@ -948,7 +1255,10 @@ function scaledOf(text: string, scale: number): bigint {
  * defaults in their place; without the ODO table its counter's count of default elements, without both the
  * minimum.
  */
-export function omissionArb(layout: CompiledLayout, value: Record<string, unknown>): fc.Arbitrary<{ json: Record<string, unknown>; expected: Record<string, unknown>; changes: string[] }> {
+export function omissionArb(
+  layout: CompiledLayout,
+  value: Record<string, unknown>,
+): fc.Arbitrary<{ json: Record<string, unknown>; expected: Record<string, unknown>; changes: string[] }> {
   const odo = odoOf(layout.root);
   return fc.array(fc.nat(), { minLength: 1, maxLength: 40 }).map((choices) => {
     let k = 0;
@@ -956,7 +1266,11 @@ export function omissionArb(layout: CompiledLayout, value: Record<string, unknow
     const changes: string[] = [];
     const occurrence = (item: LayoutItem, v: unknown, path: string): [unknown, unknown] =>
       item.children ? group(item, v as Record<string, unknown>, path) : [v, v];
-    const group = (g: LayoutItem, obj: Record<string, unknown>, path: string): [Record<string, unknown>, Record<string, unknown>] => {
+    const group = (
+      g: LayoutItem,
+      obj: Record<string, unknown>,
+      path: string,
+    ): [Record<string, unknown>, Record<string, unknown>] => {
       const input: Record<string, unknown> = {};
       const expected: Record<string, unknown> = {};
       for (const c of shownChildren(g)) {
@@ -965,7 +1279,9 @@ export function omissionArb(layout: CompiledLayout, value: Record<string, unknow
         const choice = next() % 4;
         if (choice === 0) {
           changes.push(`${cpath} left out`);
-          expected[key] = c.occurs ? Array.from({ length: c.occurs.dependingOn ? c.occurs.min : c.occurs.max }, () => defaultOf(c)) : defaultOf(c);
+          expected[key] = c.occurs
+            ? Array.from({ length: c.occurs.dependingOn ? c.occurs.min : c.occurs.max }, () => defaultOf(c))
+            : defaultOf(c);
           continue;
         }
         if (!c.occurs) {
@@ -976,7 +1292,10 @@ export function omissionArb(layout: CompiledLayout, value: Record<string, unknow
         const keep = choice === 1 && c.occurs.dependingOn === undefined ? next() % c.occurs.max : pairs.length;
         if (keep < pairs.length) changes.push(`${cpath} cut to ${keep} elements`);
         input[key] = pairs.slice(0, keep).map(([i]) => i);
-        expected[key] = [...pairs.slice(0, keep).map(([, e]) => e), ...Array.from({ length: pairs.length - keep }, () => defaultOf(c))];
+        expected[key] = [
+          ...pairs.slice(0, keep).map(([, e]) => e),
+          ...Array.from({ length: pairs.length - keep }, () => defaultOf(c)),
+        ];
       }
       return [input, expected];
     };
@@ -988,9 +1307,19 @@ export function omissionArb(layout: CompiledLayout, value: Record<string, unknow
       const counterSent = counterKey in parentOf(json, odo.counter.jsonPath);
       const length = (parentOf(value, odo.table.jsonPath)[tableKey] as unknown[]).length;
       const initial = odo.counter.value;
-      const count = tableSent || counterSent ? length : initial === undefined || initial === 'ZERO' ? odo.table.occurs!.min : Number(initial);
-      parentOf(expected, odo.counter.jsonPath)[counterKey] = numericJson(BigInt(count), 0, numericInfo(odo.counter).asString);
-      if (!tableSent) parentOf(expected, odo.table.jsonPath)[tableKey] = Array.from({ length: count }, () => defaultOf(odo.table));
+      const count =
+        tableSent || counterSent
+          ? length
+          : initial === undefined || initial === 'ZERO'
+            ? odo.table.occurs!.min
+            : Number(initial);
+      parentOf(expected, odo.counter.jsonPath)[counterKey] = numericJson(
+        BigInt(count),
+        0,
+        numericInfo(odo.counter).asString,
+      );
+      if (!tableSent)
+        parentOf(expected, odo.table.jsonPath)[tableKey] = Array.from({ length: count }, () => defaultOf(odo.table));
     }
     return { json, expected, changes };
   });
@@ -999,16 +1328,76 @@ export function omissionArb(layout: CompiledLayout, value: Record<string, unknow
 // ── the layout a copybook must compile to ───────────────────────────────────
 
 /** The parts of a LayoutItem the copybook text decides (no line and column). */
-export type ItemShape = Pick<LayoutItem, 'level' | 'cobolName' | 'jsonPath' | 'offset' | 'length' | 'kind' | 'usage' | 'picture' | 'digits' | 'scale' | 'signed' | 'sign' | 'occurs' | 'redefines' | 'justifiedRight' | 'blankWhenZero' | 'value'>;
+export type ItemShape = Pick<
+  LayoutItem,
+  | 'level'
+  | 'cobolName'
+  | 'jsonPath'
+  | 'offset'
+  | 'length'
+  | 'kind'
+  | 'usage'
+  | 'picture'
+  | 'digits'
+  | 'scale'
+  | 'signed'
+  | 'sign'
+  | 'occurs'
+  | 'redefines'
+  | 'justifiedRight'
+  | 'blankWhenZero'
+  | 'value'
+>;
 
 export function shapeOf(item: LayoutItem): ItemShape {
-  const { level, cobolName, jsonPath, offset, length, kind, usage, picture, digits, scale, signed, sign, occurs, redefines, justifiedRight, blankWhenZero, value } = item;
-  const shape: Record<string, unknown> = { level, cobolName, jsonPath, offset, length, kind, usage, picture, digits, scale, signed, sign, occurs, redefines, justifiedRight, blankWhenZero, value };
+  const {
+    level,
+    cobolName,
+    jsonPath,
+    offset,
+    length,
+    kind,
+    usage,
+    picture,
+    digits,
+    scale,
+    signed,
+    sign,
+    occurs,
+    redefines,
+    justifiedRight,
+    blankWhenZero,
+    value,
+  } = item;
+  const shape: Record<string, unknown> = {
+    level,
+    cobolName,
+    jsonPath,
+    offset,
+    length,
+    kind,
+    usage,
+    picture,
+    digits,
+    scale,
+    signed,
+    sign,
+    occurs,
+    redefines,
+    justifiedRight,
+    blankWhenZero,
+    value,
+  };
   for (const k of Object.keys(shape)) if (shape[k] === undefined) delete shape[k];
   return shape as unknown as ItemShape;
 }
 
-const camel = (name: string) => name.toLowerCase().split('-').map((p, i) => (i === 0 ? p : p[0]!.toUpperCase() + p.slice(1))).join('');
+const camel = (name: string) =>
+  name
+    .toLowerCase()
+    .split('-')
+    .map((p, i) => (i === 0 ? p : p[0]!.toUpperCase() + p.slice(1)))
+    .join('');
 const run = (symbol: string, n: number) => (n === 0 ? '' : n === 1 ? symbol : `${symbol}(${n})`);
 
 /** Bytes of one occurrence of an elementary item, by the rules of the issue (sizes by digit count per profile). */
@@ -1022,23 +1411,46 @@ function elementLength(e: ElemSpec, binarySizes: 'ibm' | 'gnucobol', inheritedSi
 }
 
 /** Every item below the record, depth first, as the layout must show it; and the record's lengths. */
-export function expectedLayout(spec: CopybookSpec, binarySizes: 'ibm' | 'gnucobol'): { items: ItemShape[]; minLength: number; maxLength: number } {
+export function expectedLayout(
+  spec: CopybookSpec,
+  binarySizes: 'ibm' | 'gnucobol',
+): { items: ItemShape[]; minLength: number; maxLength: number } {
   const items: ItemShape[] = [];
   let shrink = 0;
-  const visit = (n: NamedItem, offset: number, parentPath: string | null, inherited: { usage?: Usage; sign?: GroupSpec['sign'] }): number => {
+  const visit = (
+    n: NamedItem,
+    offset: number,
+    parentPath: string | null,
+    inherited: { usage?: Usage; sign?: GroupSpec['sign'] },
+  ): number => {
     const i = n.spec;
-    const occurs = n.odo ? { min: n.odo.min, max: n.odo.max, dependingOn: n.odo.counter } : i.occurs !== undefined ? { min: i.occurs, max: i.occurs } : undefined;
+    const occurs = n.odo
+      ? { min: n.odo.min, max: n.odo.max, dependingOn: n.odo.counter }
+      : i.occurs !== undefined
+        ? { min: i.occurs, max: i.occurs }
+        : undefined;
     // FILLER and REDEFINES views (the first view is the JSON one) have no JSON path, nor has what they contain
     const mapped = n.name === null ? undefined : spec.mapping?.[n.name];
-    const jsonPath = n.name === null || n.redefines !== undefined || parentPath === null || mapped === false
-      ? null
-      : `${parentPath === '' ? '' : `${parentPath}.`}${mapped ?? camel(n.name)}${occurs ? '[]' : ''}`;
-    const shape: Record<string, unknown> = { level: n.depth * 5, cobolName: n.name ?? 'FILLER', jsonPath, offset, length: 0, kind: 'group', usage: inherited.usage ?? 'display' };
+    const jsonPath =
+      n.name === null || n.redefines !== undefined || parentPath === null || mapped === false
+        ? null
+        : `${parentPath === '' ? '' : `${parentPath}.`}${mapped ?? camel(n.name)}${occurs ? '[]' : ''}`;
+    const shape: Record<string, unknown> = {
+      level: n.depth * 5,
+      cobolName: n.name ?? 'FILLER',
+      jsonPath,
+      offset,
+      length: 0,
+      kind: 'group',
+      usage: inherited.usage ?? 'display',
+    };
     items.push(shape as unknown as ItemShape);
     if (n.redefines) shape.redefines = n.redefines;
     if (i.kind === 'group') {
       if (i.usage) shape.usage = i.usage;
-      shape.length = place(n.children, offset, jsonPath, { usage: i.usage ?? inherited.usage, sign: i.sign ?? inherited.sign }) - offset;
+      shape.length =
+        place(n.children, offset, jsonPath, { usage: i.usage ?? inherited.usage, sign: i.sign ?? inherited.sign }) -
+        offset;
     } else {
       shape.length = elementLength(i, binarySizes, inherited.sign);
       shape.usage = i.usage;
@@ -1048,9 +1460,16 @@ export function expectedLayout(spec: CopybookSpec, binarySizes: 'ibm' | 'gnucobo
         if (i.justified) shape.justifiedRight = true;
       } else {
         const { digits, scale, signed } = i.pic;
-        Object.assign(shape, { kind: 'numeric', picture: `${signed ? 'S' : ''}${run('9', digits - scale)}${scale > 0 ? `V${run('9', scale)}` : ''}`, digits, scale, signed });
+        Object.assign(shape, {
+          kind: 'numeric',
+          picture: `${signed ? 'S' : ''}${run('9', digits - scale)}${scale > 0 ? `V${run('9', scale)}` : ''}`,
+          digits,
+          scale,
+          signed,
+        });
         const sign = i.sign ?? inherited.sign;
-        if (signed && i.usage === 'display') shape.sign = { position: sign?.leading ? 'leading' : 'trailing', separate: sign?.separate === true };
+        if (signed && i.usage === 'display')
+          shape.sign = { position: sign?.leading ? 'leading' : 'trailing', separate: sign?.separate === true };
         if (i.blankWhenZero) shape.blankWhenZero = true;
       }
     }
@@ -1060,7 +1479,12 @@ export function expectedLayout(spec: CopybookSpec, binarySizes: 'ibm' | 'gnucobo
     return (shape.length as number) * (occurs?.max ?? 1);
   };
   /** Places siblings from `offset` (a view where the item before it starts); returns the end. */
-  const place = (siblings: NamedItem[], offset: number, parentPath: string | null, inherited: { usage?: Usage; sign?: GroupSpec['sign'] }): number => {
+  const place = (
+    siblings: NamedItem[],
+    offset: number,
+    parentPath: string | null,
+    inherited: { usage?: Usage; sign?: GroupSpec['sign'] },
+  ): number => {
     let at = offset;
     let previous = offset;
     for (const c of siblings) {

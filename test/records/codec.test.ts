@@ -43,7 +43,18 @@ function decodeError(source: string, bytes: Buffer, options: CompileOptions = {}
 }
 
 test('z/OS profile: EBCDIC text, C/D/F zoned signs, packed and big-endian binary', () => {
-  const layout = compileCopybook(fixed('01 R.', '   05 NAME PIC X(4).', '   05 POS PIC S9(3).', '   05 NEG PIC S9(3).', '   05 UNS PIC 9(2).', '   05 PK PIC S9(4) COMP-3.', '   05 BN PIC S9(4) COMP.', '   05 C5 PIC 9(4) COMP-5.'));
+  const layout = compileCopybook(
+    fixed(
+      '01 R.',
+      '   05 NAME PIC X(4).',
+      '   05 POS PIC S9(3).',
+      '   05 NEG PIC S9(3).',
+      '   05 UNS PIC 9(2).',
+      '   05 PK PIC S9(4) COMP-3.',
+      '   05 BN PIC S9(4) COMP.',
+      '   05 C5 PIC 9(4) COMP-5.',
+    ),
+  );
   const bytes = layout.encode({ name: 'Ab1', pos: 12, neg: -12, uns: 7, pk: -1234, bn: -2, c5: 65535 });
   assert.equal(hex(bytes), 'c182f140' + 'f0f1c2' + 'f0f1d2' + 'f0f7' + '01234d' + 'fffe' + 'ffff');
   assert.deepEqual(layout.decode(bytes), { name: 'Ab1', pos: 12, neg: -12, uns: 7, pk: -1234, bn: -2, c5: 65535 });
@@ -57,7 +68,12 @@ test('cp1140 holds the euro sign, cp037 does not; the z/OS profile is cp1140', (
   assert.match(refused.message, /cur: character "€" at position 0 is not in cp037/);
   assert.deepEqual(refused.limit, { kind: 'character', character: '€', position: 0, charset: 'cp037' });
   // A character outside the BMP is named whole, not by half of its surrogate pair.
-  assert.deepEqual(encodeError(fixed('01 R.', '   05 TXT PIC X(4).'), { txt: 'a😀' }).limit, { kind: 'character', character: '😀', position: 1, charset: 'cp1140' });
+  assert.deepEqual(encodeError(fixed('01 R.', '   05 TXT PIC X(4).'), { txt: 'a😀' }).limit, {
+    kind: 'character',
+    character: '😀',
+    position: 1,
+    charset: 'cp1140',
+  });
   assert.equal(compileCopybook(src, { encoding: 'cp037' }).decode(Buffer.from('9f', 'hex')).cur, '¤');
 });
 
@@ -83,7 +99,18 @@ test('exact decimals: S9(15)V99 round-trips every value through decimal strings'
 });
 
 test('absent fields take their VALUE or the default; FILLER is initialised too', () => {
-  const layout = compileCopybook(fixed('01 R.', '   05 A PIC X(3) VALUE "YES".', '   05 FILLER PIC X(2) VALUE "--".', '   05 B PIC 9(3) VALUE 42.', '   05 C PIC S9(2) COMP-3.', '   05 D PIC X(2).', '   05 E PIC 9(2) BLANK WHEN ZERO.'), { profile: 'gnucobol' });
+  const layout = compileCopybook(
+    fixed(
+      '01 R.',
+      '   05 A PIC X(3) VALUE "YES".',
+      '   05 FILLER PIC X(2) VALUE "--".',
+      '   05 B PIC 9(3) VALUE 42.',
+      '   05 C PIC S9(2) COMP-3.',
+      '   05 D PIC X(2).',
+      '   05 E PIC 9(2) BLANK WHEN ZERO.',
+    ),
+    { profile: 'gnucobol' },
+  );
   assert.equal(layout.encode({}).toString('latin1').slice(0, 8), 'YES--042');
   assert.equal(hex(layout.encode({}).subarray(8)), '000c20202020');
   assert.deepEqual(layout.decode(layout.encode({})), { a: 'YES', b: 42, c: 0, d: '', e: 0 });
@@ -104,7 +131,10 @@ test('a shorter value is padded with spaces wherever the field is: after a VALUE
     '   05 J PIC X(4) JUSTIFIED RIGHT.',
   );
   const value = { a: 'a', b: 'b', t: [{ tX: 'c' }, { tX: 'de' }], u: 'f', j: 'g' };
-  assert.equal(compileCopybook(source, { profile: 'gnucobol' }).encode(value).toString('latin1'), 'a   b   c  de f      g');
+  assert.equal(
+    compileCopybook(source, { profile: 'gnucobol' }).encode(value).toString('latin1'),
+    'a   b   c  de f      g',
+  );
   const view = compileCopybook(source, { profile: 'gnucobol', mapping: { redefines: { U: 'V' } } });
   assert.equal(view.encode({ v: { v1: 'h', v2: 'i' } }).toString('latin1', 14, 18), 'h i ');
   const ebcdic = compileCopybook(source, { profile: 'zos' }).encode(value);
@@ -140,13 +170,23 @@ test('bad values are refused with the JSON path, never truncated or rounded', as
     ['too many digits', { ordQty: 1000 }, 'ordQty', /too many digits for PIC S9\(3\) \(at most ±999\)/],
     ['negative into unsigned', { ordPrice: -1 }, 'ordPrice', /negative value -1 into an unsigned field/],
     ['too many decimals', { ordPrice: 1.005 }, 'ordPrice', /1.005 has 3 decimal places; the picture holds 2/],
-    ['float noise', { ordPrice: 0.1 + 0.2 }, 'ordPrice', /more than 15 significant digits and cannot be taken exactly; send it as a decimal string/],
+    [
+      'float noise',
+      { ordPrice: 0.1 + 0.2 },
+      'ordPrice',
+      /more than 15 significant digits and cannot be taken exactly; send it as a decimal string/,
+    ],
     ['decimal in an integer', { ordQty: 1.5 }, 'ordQty', /1.5 has 1 decimal places; the picture holds 0/],
     ['string for number', { ordQty: 'five' }, 'ordQty', /"five" is not a decimal number/],
     ['boolean for number', { ordQty: true }, 'ordQty', /expected a number or a decimal string, got a boolean/],
     ['null', { ordQty: null }, 'ordQty', /got null/],
     ['NaN-like infinity', { ordQty: Infinity }, 'ordQty', /not a finite number/],
-    ['imprecise JSON number', { ordTotal: 12345678901234567 }, 'ordTotal', /beyond the exact range|more than 15 significant digits/],
+    [
+      'imprecise JSON number',
+      { ordTotal: 12345678901234567 },
+      'ordTotal',
+      /beyond the exact range|more than 15 significant digits/,
+    ],
     ['wide value too big', { ordTotal: '1234567890123456' }, 'ordTotal', /too many digits for PIC S9\(15\)V9\(2\)/],
     ['not letters in PIC A', { ordFlag: 'A1' }, 'ordFlag', /holds only letters and spaces/],
     ['binary beyond picture', { ordCount: 10000 }, 'ordCount', /too many digits for PIC 9\(4\)/],
@@ -154,7 +194,12 @@ test('bad values are refused with the JSON path, never truncated or rounded', as
     ['__proto__ key', JSON.parse('{"__proto__": {"x": 1}}'), '__proto__', /unknown field/],
     ['array expected', { ordLine: { lineSku: 'A' } }, 'ordLine', /expected an array, got an object/],
     ['too many elements', { ordLine: [{}, {}, {}] }, 'ordLine', /has 3 elements; at most 2 fit/],
-    ['field inside a table', { ordLine: [{}, { lineAmt: 12.34 }] }, 'ordLine[1].lineAmt', /2 decimal places; the picture holds 1/],
+    [
+      'field inside a table',
+      { ordLine: [{}, { lineAmt: 12.34 }] },
+      'ordLine[1].lineAmt',
+      /2 decimal places; the picture holds 1/,
+    ],
     ['unknown inside a table', { ordLine: [{ sku: 'x' }] }, 'ordLine[0].sku', /unknown field/],
     ['element not an object', { ordLine: ['x'] }, 'ordLine[0]', /expected an object, got a string/],
     ['ODO above maximum', { ordNote: ['a', 'b', 'c', 'd'] }, 'ordNote', /has 4 elements; at most 3 fit/],
@@ -170,7 +215,9 @@ test('bad values are refused with the JSON path, never truncated or rounded', as
       assert.equal(e.message, `${path}: ${e.reason}`);
     });
   }
-  await t.test('not an object at all', () => assert.match(encodeError(ORDER, [1]).message, /expected a JSON object, got an array/));
+  await t.test('not an object at all', () =>
+    assert.match(encodeError(ORDER, [1]).message, /expected a JSON object, got an array/),
+  );
   await t.test('COMP-5 is bounded by its size, not its picture', () => {
     const src = fixed('01 R.', '   05 A PIC S9(4) COMP-5.');
     assert.equal(hex(compileCopybook(src).encode({ a: 32767 })), '7fff');
@@ -180,7 +227,14 @@ test('bad values are refused with the JSON path, never truncated or rounded', as
 
 test('bad records are refused with the byte offset and field', async (t) => {
   const gnucobol: CompileOptions = { profile: 'gnucobol' };
-  const src = fixed('01 R.', '   05 A PIC X(2).', '   05 Z PIC S9(3).', '   05 P PIC S9(3) COMP-3.', '   05 SEP PIC S9(2) SIGN LEADING SEPARATE.', '   05 B PIC 9(2) COMP.');
+  const src = fixed(
+    '01 R.',
+    '   05 A PIC X(2).',
+    '   05 Z PIC S9(3).',
+    '   05 P PIC S9(3) COMP-3.',
+    '   05 SEP PIC S9(2) SIGN LEADING SEPARATE.',
+    '   05 B PIC 9(2) COMP.',
+  );
   const good = compileCopybook(src, gnucobol).encode({ a: 'ok', z: -12, p: 5, sep: 3, b: 9 });
   const corrupt = (at: number, byte: number) => {
     const copy = Buffer.from(good);

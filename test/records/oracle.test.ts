@@ -11,7 +11,11 @@ import { compileCopybook } from '../../src/records/index.ts';
 import type { EbcdicTableFixture, OracleFixture } from '../../scripts/oracle/fixture.ts';
 
 const dir = join(import.meta.dirname, '../fixtures/oracle');
-const files = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
+const files = existsSync(dir)
+  ? readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort()
+  : [];
 const read = (file: string): unknown => JSON.parse(readFileSync(join(dir, file), 'utf8'));
 const isTable = (x: unknown): x is EbcdicTableFixture => (x as { name?: unknown }).name === 'gnucobol-ebcdic-table';
 const fixtures = files.map(read).filter((x): x is OracleFixture => !isTable(x));
@@ -49,13 +53,23 @@ for (const f of fixtures) {
   });
 }
 
-test('cp037 fixtures use only characters on which GnuCOBOL\'s EBCDIC table and cp037 agree', () => {
+test("cp037 fixtures use only characters on which GnuCOBOL's EBCDIC table and cp037 agree", () => {
   assert.ok(table !== undefined, 'gnucobol-ebcdic-table.json is missing; run npm run oracle');
   const differing = new Set(table.differencesFromCp037.map((d) => d.char));
   const strings = (x: unknown): string[] =>
-    typeof x === 'string' ? [x] : Array.isArray(x) ? x.flatMap(strings) : typeof x === 'object' && x !== null ? Object.values(x).flatMap(strings) : [];
+    typeof x === 'string'
+      ? [x]
+      : Array.isArray(x)
+        ? x.flatMap(strings)
+        : typeof x === 'object' && x !== null
+          ? Object.values(x).flatMap(strings)
+          : [];
   for (const f of fixtures.filter((x) => x.cobc.ebcdicDisplay)) {
     const used = [...f.copybook, ...f.vectors.flatMap((v) => strings(v.values))].join('');
-    for (const ch of differing) assert.ok(!used.includes(ch), `${f.name} uses "${ch}", which GnuCOBOL's EBCDIC table maps differently from cp037`);
+    for (const ch of differing)
+      assert.ok(
+        !used.includes(ch),
+        `${f.name} uses "${ch}", which GnuCOBOL's EBCDIC table maps differently from cp037`,
+      );
   }
 });

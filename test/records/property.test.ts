@@ -15,43 +15,67 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import { compileCopybook, layoutItems, RecordDecodeError, RecordEncodeError } from '../../src/records/index.ts';
 import {
-  corruptionArb, expectedLayout, invalidArb, layoutCaseArb, numericNoiseArb, omissionArb, renderCopybook, replaceAt, respelledArb, shapeOf, sitesOf, valueArb,
-  type Corruption, type Invalid, type LayoutCase, type Site,
+  corruptionArb,
+  expectedLayout,
+  invalidArb,
+  layoutCaseArb,
+  numericNoiseArb,
+  omissionArb,
+  renderCopybook,
+  replaceAt,
+  respelledArb,
+  shapeOf,
+  sitesOf,
+  valueArb,
+  type Corruption,
+  type Invalid,
+  type LayoutCase,
+  type Site,
 } from './arbitraries.ts';
 
 /** Runs per property; PROPERTY_RUNS=5000 for a longer search. */
 const NUM_RUNS = Number(process.env.PROPERTY_RUNS ?? 200);
 
-interface ValueCase extends LayoutCase { value: Record<string, unknown> }
+interface ValueCase extends LayoutCase {
+  value: Record<string, unknown>;
+}
 
 const printable = <T extends object>(c: T, describe: (c: T) => string): T =>
   Object.assign(c, { [fc.toStringMethod]: () => describe(c) });
 
-const describeLayout = (c: LayoutCase) => `\ncompileCopybook(${JSON.stringify(c.text)}, ${JSON.stringify(c.options)})\n${c.text}\n`;
+const describeLayout = (c: LayoutCase) =>
+  `\ncompileCopybook(${JSON.stringify(c.text)}, ${JSON.stringify(c.options)})\n${c.text}\n`;
 const describeValue = (c: ValueCase) => `${describeLayout(c)}value: ${JSON.stringify(c.value)}\n`;
 
 test('property: the layout follows the copybook and the mapping (levels, names, JSON paths, offsets, lengths by usage and profile), in fixed and free format', () => {
   fc.assert(
-    fc.property(layoutCaseArb.map((c) => printable(c, describeLayout)), ({ spec, options, layout }) => {
-      const expected = expectedLayout(spec, layout.profile.binarySizes);
-      assert.deepStrictEqual([...layoutItems(layout.root)].slice(1).map(shapeOf), expected.items);
-      assert.deepStrictEqual([layout.minLength, layout.maxLength], [expected.minLength, expected.maxLength]);
-      const free = compileCopybook(renderCopybook(spec, 'free'), options);
-      assert.deepStrictEqual([...layoutItems(free.root)].map(shapeOf), [...layoutItems(layout.root)].map(shapeOf));
-      assert.equal(free.encode({}).toString('hex'), layout.encode({}).toString('hex'));
-    }),
+    fc.property(
+      layoutCaseArb.map((c) => printable(c, describeLayout)),
+      ({ spec, options, layout }) => {
+        const expected = expectedLayout(spec, layout.profile.binarySizes);
+        assert.deepStrictEqual([...layoutItems(layout.root)].slice(1).map(shapeOf), expected.items);
+        assert.deepStrictEqual([layout.minLength, layout.maxLength], [expected.minLength, expected.maxLength]);
+        const free = compileCopybook(renderCopybook(spec, 'free'), options);
+        assert.deepStrictEqual([...layoutItems(free.root)].map(shapeOf), [...layoutItems(layout.root)].map(shapeOf));
+        assert.equal(free.encode({}).toString('hex'), layout.encode({}).toString('hex'));
+      },
+    ),
     { numRuns: NUM_RUNS },
   );
 });
 
 const valueCaseArb: fc.Arbitrary<ValueCase> = layoutCaseArb.chain((c) =>
-  valueArb(c.layout).map((value) => printable<ValueCase>({ ...c, value }, describeValue)));
+  valueArb(c.layout).map((value) => printable<ValueCase>({ ...c, value }, describeValue)),
+);
 
 test('property: decode(encode(x)) deep-equals x, and encode(decode(encode(x))) is the same bytes', () => {
   fc.assert(
     fc.property(valueCaseArb, ({ layout, value }) => {
       const bytes = layout.encode(value);
-      assert.ok(bytes.length >= layout.minLength && bytes.length <= layout.maxLength, `record length ${bytes.length} outside ${layout.minLength}…${layout.maxLength}`);
+      assert.ok(
+        bytes.length >= layout.minLength && bytes.length <= layout.maxLength,
+        `record length ${bytes.length} outside ${layout.minLength}…${layout.maxLength}`,
+      );
       const decoded = layout.decode(bytes);
       assert.deepStrictEqual(decoded, value);
       assert.equal(layout.encode(decoded).toString('hex'), bytes.toString('hex'));
@@ -60,11 +84,18 @@ test('property: decode(encode(x)) deep-equals x, and encode(decode(encode(x))) i
   );
 });
 
-interface RespelledCase extends ValueCase { respelled: { json: unknown; changes: string[] } }
+interface RespelledCase extends ValueCase {
+  respelled: { json: unknown; changes: string[] };
+}
 
 const respelledCaseArb: fc.Arbitrary<RespelledCase> = valueCaseArb.chain((c) =>
   respelledArb(c.layout, c.value).map((respelled) =>
-    printable<RespelledCase>({ ...c, respelled }, (x) => `${describeValue(x)}respelled: ${x.respelled.changes.join('; ')}\n`)));
+    printable<RespelledCase>(
+      { ...c, respelled },
+      (x) => `${describeValue(x)}respelled: ${x.respelled.changes.join('; ')}\n`,
+    ),
+  ),
+);
 
 test('property: other spellings of the same values (+, leading and trailing zeros, -0, number or string, padding) encode to the same bytes', () => {
   fc.assert(
@@ -75,11 +106,18 @@ test('property: other spellings of the same values (+, leading and trailing zero
   );
 });
 
-interface OmissionCase extends ValueCase { omitted: { json: Record<string, unknown>; expected: Record<string, unknown>; changes: string[] } }
+interface OmissionCase extends ValueCase {
+  omitted: { json: Record<string, unknown>; expected: Record<string, unknown>; changes: string[] };
+}
 
 const omissionCaseArb: fc.Arbitrary<OmissionCase> = valueCaseArb.chain((c) =>
   omissionArb(c.layout, c.value).map((omitted) =>
-    printable<OmissionCase>({ ...c, omitted }, (x) => `${describeValue(x)}sent: ${JSON.stringify(x.omitted.json)} (${x.omitted.changes.join('; ')})\n`)));
+    printable<OmissionCase>(
+      { ...c, omitted },
+      (x) => `${describeValue(x)}sent: ${JSON.stringify(x.omitted.json)} (${x.omitted.changes.join('; ')})\n`,
+    ),
+  ),
+);
 
 test('property: fields left out and fixed tables cut short encode as defaults (zero, spaces; ODO count from the counter, the table or the minimum)', () => {
   fc.assert(
@@ -90,15 +128,25 @@ test('property: fields left out and fixed tables cut short encode as defaults (z
   );
 });
 
-interface InvalidCase extends ValueCase { site: Site; invalid: Invalid }
+interface InvalidCase extends ValueCase {
+  site: Site;
+  invalid: Invalid;
+}
 
 const invalidCaseArb: fc.Arbitrary<InvalidCase> = valueCaseArb.chain((c) => {
   const sites = sitesOf(c.layout, c.value);
-  return fc.nat({ max: sites.length - 1 }).chain((k) =>
-    invalidArb(sites[k]!, c.layout.profile.charset).map((invalid) =>
-      printable<InvalidCase>({ ...c, site: sites[k]!, invalid }, (x) =>
-        `${describeValue(x)}at ${JSON.stringify(x.site.path)} (${x.site.item.cobolName}${x.site.item.picture ? ` PIC ${x.site.item.picture} ${x.site.item.usage}` : ''}): ` +
-        `${x.invalid.label}: ${JSON.stringify(x.invalid.replacement)}; expected path ${JSON.stringify(x.invalid.expectedPath)}\n`)));
+  return fc
+    .nat({ max: sites.length - 1 })
+    .chain((k) =>
+      invalidArb(sites[k]!, c.layout.profile.charset).map((invalid) =>
+        printable<InvalidCase>(
+          { ...c, site: sites[k]!, invalid },
+          (x) =>
+            `${describeValue(x)}at ${JSON.stringify(x.site.path)} (${x.site.item.cobolName}${x.site.item.picture ? ` PIC ${x.site.item.picture} ${x.site.item.usage}` : ''}): ` +
+            `${x.invalid.label}: ${JSON.stringify(x.invalid.replacement)}; expected path ${JSON.stringify(x.invalid.expectedPath)}\n`,
+        ),
+      ),
+    );
 });
 
 test('property: encode refuses a value its picture cannot hold, naming the JSON path (with indexes)', () => {
@@ -120,12 +168,19 @@ test('property: encode refuses a value its picture cannot hold, naming the JSON 
   );
 });
 
-interface CorruptCase extends ValueCase { corruption: Corruption }
+interface CorruptCase extends ValueCase {
+  corruption: Corruption;
+}
 
 const corruptCaseArb: fc.Arbitrary<CorruptCase> = valueCaseArb.chain((c) =>
   corruptionArb(c.layout, c.value, c.layout.encode(c.value)).map((corruption) =>
-    printable<CorruptCase>({ ...c, corruption }, (x) =>
-      `${describeValue(x)}record: ${x.layout.encode(x.value).toString('hex')}\n${x.corruption.label}: ${x.corruption.bytes.toString('hex')}; expected offset ${x.corruption.expectedOffset}\n`)));
+    printable<CorruptCase>(
+      { ...c, corruption },
+      (x) =>
+        `${describeValue(x)}record: ${x.layout.encode(x.value).toString('hex')}\n${x.corruption.label}: ${x.corruption.bytes.toString('hex')}; expected offset ${x.corruption.expectedOffset}\n`,
+    ),
+  ),
+);
 
 test('property: decode refuses corrupted records (zoned, packed and binary data, length), naming the byte offset', () => {
   fc.assert(
@@ -165,19 +220,24 @@ function schemaViolations(schema: Schema, v: unknown, path = ''): string[] {
     }
     case 'array': {
       if (!Array.isArray(v)) return [`${at}: not an array`];
-      if (typeof schema.maxItems === 'number' && v.length > schema.maxItems) out.push(`${at}: ${v.length} > maxItems ${schema.maxItems}`);
-      if (typeof schema.minItems === 'number' && v.length < schema.minItems) out.push(`${at}: ${v.length} < minItems ${schema.minItems}`);
+      if (typeof schema.maxItems === 'number' && v.length > schema.maxItems)
+        out.push(`${at}: ${v.length} > maxItems ${schema.maxItems}`);
+      if (typeof schema.minItems === 'number' && v.length < schema.minItems)
+        out.push(`${at}: ${v.length} < minItems ${schema.minItems}`);
       v.forEach((x, i) => out.push(...schemaViolations(schema.items as Schema, x, `${path}[${i}]`)));
       return out;
     }
     case 'string':
       if (typeof v !== 'string') return [`${at}: ${JSON.stringify(v)} is not a string`];
-      if (typeof schema.maxLength === 'number' && v.length > schema.maxLength) out.push(`${at}: longer than maxLength ${schema.maxLength}`);
-      if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(v)) out.push(`${at}: ${JSON.stringify(v)} does not match ${schema.pattern}`);
+      if (typeof schema.maxLength === 'number' && v.length > schema.maxLength)
+        out.push(`${at}: longer than maxLength ${schema.maxLength}`);
+      if (typeof schema.pattern === 'string' && !new RegExp(schema.pattern, 'u').test(v))
+        out.push(`${at}: ${JSON.stringify(v)} does not match ${schema.pattern}`);
       return out;
     case 'integer':
     case 'number': {
-      if (typeof v !== 'number') return [`${at}: ${JSON.stringify(v)} is not a number (schema type ${String(schema.type)})`];
+      if (typeof v !== 'number')
+        return [`${at}: ${JSON.stringify(v)} is not a number (schema type ${String(schema.type)})`];
       if (schema.type === 'integer' && !Number.isInteger(v)) out.push(`${at}: ${v} is not an integer`);
       if (typeof schema.minimum === 'number' && v < schema.minimum) out.push(`${at}: ${v} < minimum ${schema.minimum}`);
       if (typeof schema.maximum === 'number' && v > schema.maximum) out.push(`${at}: ${v} > maximum ${schema.maximum}`);
@@ -188,12 +248,19 @@ function schemaViolations(schema: Schema, v: unknown, path = ''): string[] {
   }
 }
 
-interface NoiseCase extends ValueCase { noise: { label: string; bytes: Buffer } }
+interface NoiseCase extends ValueCase {
+  noise: { label: string; bytes: Buffer };
+}
 
 const noiseCaseArb: fc.Arbitrary<NoiseCase> = valueCaseArb.chain((c) =>
   numericNoiseArb(c.layout, c.value, c.layout.encode(c.value)).map((noise) =>
-    printable<NoiseCase>({ ...c, noise }, (x) =>
-      `${describeValue(x)}record: ${x.layout.encode(x.value).toString('hex')}\nnoise in ${x.noise.label}: ${x.noise.bytes.toString('hex')}\n`)));
+    printable<NoiseCase>(
+      { ...c, noise },
+      (x) =>
+        `${describeValue(x)}record: ${x.layout.encode(x.value).toString('hex')}\nnoise in ${x.noise.label}: ${x.noise.bytes.toString('hex')}\n`,
+    ),
+  ),
+);
 
 test('property: what decode accepts (random bytes in numeric fields) fits jsonSchema() and encode takes it back', () => {
   fc.assert(
@@ -219,7 +286,9 @@ const fixed = (...lines: string[]) => lines.map((l) => `       ${l}`).join('\n')
 
 test('regression: an ODO counter wider than 15 digits at 0 decodes to an empty table', () => {
   // was `new Array(odoCount)` with the string "0": ["0"] (8-byte COMP-5 counters too)
-  const layout = compileCopybook(fixed('01 R.', '   05 N PIC 9(16).', '   05 T PIC X OCCURS 0 TO 3 DEPENDING ON N.'), { profile: 'gnucobol' });
+  const layout = compileCopybook(fixed('01 R.', '   05 N PIC 9(16).', '   05 T PIC X OCCURS 0 TO 3 DEPENDING ON N.'), {
+    profile: 'gnucobol',
+  });
   const bytes = layout.encode({ n: '0', t: [] });
   assert.equal(bytes.toString('latin1'), '0'.repeat(16));
   assert.deepStrictEqual(layout.decode(bytes), { n: '0', t: [] });
@@ -258,11 +327,17 @@ test('regression: an 8-byte COMP-5 field of at most 15 digits decodes to what js
 
 test('regression: jsonSchema() of PIC 9(16) COMP-5 admits the 8-byte range that encode and decode take', () => {
   const layout = compileCopybook(fixed('01 R.', '   05 N PIC 9(16) COMP-5.'), { profile: 'zos' });
-  assert.deepEqual(schemaViolations(layout.jsonSchema(), layout.decode(layout.encode({ n: '18446744073709551615' }))), []);
+  assert.deepEqual(
+    schemaViolations(layout.jsonSchema(), layout.decode(layout.encode({ n: '18446744073709551615' }))),
+    [],
+  );
 });
 
 test('regression: the ODO counter takes the decimal strings any field of its picture takes ("+2", "2.0", "-0")', () => {
-  const layout = compileCopybook(fixed('01 R.', '   05 N PIC 9.', '   05 M PIC 9.', '   05 T PIC X OCCURS 0 TO 3 DEPENDING ON N.'), { profile: 'gnucobol' });
+  const layout = compileCopybook(
+    fixed('01 R.', '   05 N PIC 9.', '   05 M PIC 9.', '   05 T PIC X OCCURS 0 TO 3 DEPENDING ON N.'),
+    { profile: 'gnucobol' },
+  );
   for (const spelling of ['+2', '2.0', '02.00']) {
     assert.equal(layout.encode({ m: spelling }).toString('latin1', 1, 2), '2'); // any other PIC 9 field takes it
     assert.equal(layout.encode({ n: spelling, t: ['a', 'b'] }).toString('latin1'), '20ab', spelling);
@@ -273,7 +348,9 @@ test('regression: the ODO counter takes the decimal strings any field of its pic
 test('regression: a VALUE on a JUSTIFIED RIGHT item is stored left-justified, as COBOL does', () => {
   // cobc 3.1.2: `05 A PIC X(5) JUSTIFIED RIGHT VALUE "AB".` holds "AB   " (also after INITIALIZE … ALL TO VALUE);
   // JUSTIFIED governs MOVEs into the item, not its initial value. The codec wrote "   AB".
-  const layout = compileCopybook(fixed('01 R.', '   05 A PIC X(5) JUSTIFIED RIGHT VALUE "AB".'), { profile: 'gnucobol' });
+  const layout = compileCopybook(fixed('01 R.', '   05 A PIC X(5) JUSTIFIED RIGHT VALUE "AB".'), {
+    profile: 'gnucobol',
+  });
   assert.equal(layout.encode({}).toString('latin1'), 'AB   ');
   assert.deepStrictEqual(layout.decode(layout.encode({})), { a: 'AB   ' });
 });

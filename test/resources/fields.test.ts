@@ -9,10 +9,20 @@ test('customer records are projected per role: agent all, customer without inter
   const h = await startApp(t);
   const agent = (await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'clerk' })).json();
   assert.deepEqual(
-    { riskRating: agent.riskRating, monthlyIncome: agent.monthlyIncome, orderCreditLimit: agent.orderCreditLimit, currency: agent.currency },
+    {
+      riskRating: agent.riskRating,
+      monthlyIncome: agent.monthlyIncome,
+      orderCreditLimit: agent.orderCreditLimit,
+      currency: agent.currency,
+    },
     { riskRating: 'A', monthlyIncome: 6000, orderCreditLimit: 5000, currency: 'EUR' },
   );
-  assert.deepEqual(Object.keys(agent).sort(), Object.keys(agent).filter((k) => (CUSTOMER_FIELDS.agent as readonly string[]).includes(k)).sort());
+  assert.deepEqual(
+    Object.keys(agent).sort(),
+    Object.keys(agent)
+      .filter((k) => (CUSTOMER_FIELDS.agent as readonly string[]).includes(k))
+      .sort(),
+  );
 
   const own = await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'ada' });
   assert.equal(own.statusCode, 200);
@@ -24,12 +34,25 @@ test('customer records are projected per role: agent all, customer without inter
   assert.deepEqual(partner.json(), { customerId: '1001', name: 'Ada Lovelace' });
 
   // the same projection on writes: a customer's PATCH answer carries no internal fields
-  const patched = await h.request({ method: 'PATCH', url: '/v1/customers/1001', as: 'ada', body: { phone: '+44 20 7946 0018' }, headers: { 'content-type': 'application/merge-patch+json' } });
+  const patched = await h.request({
+    method: 'PATCH',
+    url: '/v1/customers/1001',
+    as: 'ada',
+    body: { phone: '+44 20 7946 0018' },
+    headers: { 'content-type': 'application/merge-patch+json' },
+  });
   assert.equal(patched.statusCode, 200);
-  for (const field of INTERNAL) assert.equal(field in patched.json(), false, `a customer's PATCH answer carried ${field}`);
+  for (const field of INTERNAL)
+    assert.equal(field in patched.json(), false, `a customer's PATCH answer carried ${field}`);
   // and internal fields cannot be written by anyone (mass assignment): unknown to the patch schema
   for (const field of INTERNAL) {
-    const res = await h.request({ method: 'PATCH', url: '/v1/customers/1001', as: 'clerk', body: { [field]: 'B' }, headers: { 'content-type': 'application/merge-patch+json' } });
+    const res = await h.request({
+      method: 'PATCH',
+      url: '/v1/customers/1001',
+      as: 'clerk',
+      body: { [field]: 'B' },
+      headers: { 'content-type': 'application/merge-patch+json' },
+    });
     assert.equal(res.statusCode, 400, field);
   }
   assert.equal((await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'clerk' })).json().riskRating, 'A');
@@ -55,7 +78,11 @@ test('every resource has one field list that covers exactly its response schema;
   const { LoanDecision, LOAN_FIELDS } = await import('../../src/resources/loan.ts');
   const schemas = { customer: Customer, order: Order, balance: Balance, payment: Payment, loan: LoanDecision };
   const RESOURCE_FIELDS = {
-    customer: CUSTOMER_FIELDS, order: ORDER_FIELDS, balance: BALANCE_FIELDS, payment: PAYMENT_FIELDS, loan: LOAN_FIELDS,
+    customer: CUSTOMER_FIELDS,
+    order: ORDER_FIELDS,
+    balance: BALANCE_FIELDS,
+    payment: PAYMENT_FIELDS,
+    loan: LOAN_FIELDS,
   };
   for (const [resource, lists] of Object.entries(RESOURCE_FIELDS)) {
     const props = Object.keys(schemas[resource as keyof typeof schemas].properties).sort();
@@ -65,7 +92,8 @@ test('every resource has one field list that covers exactly its response schema;
       for (const field of list) assert.ok(props.includes(field), `${resource}.${role} lists unknown field ${field}`);
     }
   }
-  for (const resource of ['balance', 'payment', 'loan'] as const) assert.deepEqual(RESOURCE_FIELDS[resource].partner, [], resource);
+  for (const resource of ['balance', 'payment', 'loan'] as const)
+    assert.deepEqual(RESOURCE_FIELDS[resource].partner, [], resource);
   // a role without a list, or with an empty one, receives nothing — and inherited keys are never copied
   assert.deepEqual(projectFields({ account: 'X', balance: 1 }, RESOURCE_FIELDS.balance, 'partner'), {});
   assert.deepEqual(projectFields({ account: 'X' }, RESOURCE_FIELDS.balance, undefined), {});
@@ -74,9 +102,24 @@ test('every resource has one field list that covers exactly its response schema;
 
 test('orders, payments and loans reach their allowed roles whole through the projection', async (t) => {
   const h = await startApp(t);
-  const order = await h.request({ method: 'POST', url: '/v1/orders', as: 'acme-shop', body: { customerId: '1001', productId: 'P-100', quantity: 1 } });
+  const order = await h.request({
+    method: 'POST',
+    url: '/v1/orders',
+    as: 'acme-shop',
+    body: { customerId: '1001', productId: 'P-100', quantity: 1 },
+  });
   assert.equal(order.statusCode, 201, order.body);
-  for (const field of ['orderId', 'status', 'customerId', 'productId', 'quantity', 'amount', 'currency', 'createdAt', 'updatedAt']) {
+  for (const field of [
+    'orderId',
+    'status',
+    'customerId',
+    'productId',
+    'quantity',
+    'amount',
+    'currency',
+    'createdAt',
+    'updatedAt',
+  ]) {
     assert.ok(field in order.json(), `partner's order lacks ${field}`);
   }
   const read = await h.request({ method: 'GET', url: `/v1/orders/${order.json().orderId}`, as: 'ada' });

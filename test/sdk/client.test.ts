@@ -6,7 +6,11 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import {
-  createCorebridgeClient, CorebridgeNetworkError, CorebridgeProblemError, CorebridgeTimeoutError, type CorebridgeClientOptions,
+  createCorebridgeClient,
+  CorebridgeNetworkError,
+  CorebridgeProblemError,
+  CorebridgeTimeoutError,
+  type CorebridgeClientOptions,
 } from '@corebridge/sdk';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { freePort } from '../../support/free-port.ts';
@@ -21,7 +25,12 @@ async function listeningApp(t: TestContext, env: Record<string, string> = {}): P
 
 async function clientFor(h: TestApp, baseUrl: string, as: string, options: Partial<CorebridgeClientOptions> = {}) {
   // Short back-off: the tests are about which attempts happen, not about waiting.
-  return createCorebridgeClient({ baseUrl, token: await h.token(as), retries: { baseDelayMs: 20, maxDelayMs: 100 }, ...options });
+  return createCorebridgeClient({
+    baseUrl,
+    token: await h.token(as),
+    retries: { baseDelayMs: 20, maxDelayMs: 100 },
+    ...options,
+  });
 }
 
 async function balance(h: TestApp, account: string): Promise<number> {
@@ -30,7 +39,13 @@ async function balance(h: TestApp, account: string): Promise<number> {
   return res.json().balance;
 }
 
-const PAYMENT = { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 12.5, currency: 'EUR', reference: 'SDK retry' };
+const PAYMENT = {
+  debtorAccount: '1001-01',
+  creditorAccount: '1002-01',
+  amount: 12.5,
+  currency: 'EUR',
+  reference: 'SDK retry',
+};
 
 test('a payment whose answer is lost after the server ran it is retried with the same key and runs once', async (t) => {
   const { h, url } = await listeningApp(t);
@@ -54,7 +69,11 @@ test('a payment whose answer is lost after the server ran it is retried with the
   assert.equal(paid.idempotencyKey, key);
   assert.equal(paid.requestId, second?.upstream?.headers['x-request-id']);
   assert.equal(paid.data.status, 'COMPLETED');
-  assert.deepEqual(paid.data, JSON.parse(first?.upstream?.body ?? '{}'), 'the first attempt\'s payment, not a second one');
+  assert.deepEqual(
+    paid.data,
+    JSON.parse(first?.upstream?.body ?? '{}'),
+    "the first attempt's payment, not a second one",
+  );
 
   // Executed once: the money moved once, and the payment is there to read.
   assert.equal(await balance(h, '1001-01'), 2500 - 12.5);
@@ -70,7 +89,7 @@ test('a 429 from the rate limiter is retried after its Retry-After, and the call
   const sdk = await clientFor(h, proxy.url, 'ada');
   const get = () => sdk.GET('/v1/accounts/{accountId}/balance', { params: { path: { accountId: '1001-01' } } });
 
-  assert.equal((await get()).attempts, 1, 'the first read uses the window\'s only request');
+  assert.equal((await get()).attempts, 1, "the first read uses the window's only request");
   const second = await get();
 
   assert.equal(proxy.attempts.length, 3);
@@ -80,7 +99,10 @@ test('a 429 from the rate limiter is retried after its Retry-After, and the call
   const retryAfterMs = Number(refused.upstream?.headers['retry-after']) * 1000;
   assert.ok(retryAfterMs >= 1000, `Retry-After ${String(refused.upstream?.headers['retry-after'])}`);
   // The proxy saw the refused request before the client saw the refusal, so the gap includes all of the wait.
-  assert.ok(retried.at - refused.at >= retryAfterMs, `retried ${Math.round(retried.at - refused.at)} ms after a Retry-After of ${retryAfterMs} ms`);
+  assert.ok(
+    retried.at - refused.at >= retryAfterMs,
+    `retried ${Math.round(retried.at - refused.at)} ms after a Retry-After of ${retryAfterMs} ms`,
+  );
   assert.equal(retried.upstream?.status, 200);
   assert.equal(second.status, 200);
   assert.equal(second.attempts, 2);
@@ -104,11 +126,18 @@ test('a 400 is not retried: one attempt, and a typed problem with its code, viol
   assert.equal(error.code, 'VALIDATION_FAILED');
   assert.equal(error.type, '/problems/validation-failed');
   assert.equal(error.title, 'The request is not valid');
-  assert.deepEqual(error.errors.map((e) => [e.in, e.pointer]), [['body', '/currency']]);
+  assert.deepEqual(
+    error.errors.map((e) => [e.in, e.pointer]),
+    [['body', '/currency']],
+  );
   assert.equal(error.attempts, 1);
   const answer = proxy.attempts[0]!.upstream!;
   assert.equal(error.requestId, answer.headers['x-request-id']);
-  assert.equal(error.requestId, proxy.attempts[0]!.headers['x-request-id'], 'the API kept the request id the client sent');
+  assert.equal(
+    error.requestId,
+    proxy.attempts[0]!.headers['x-request-id'],
+    'the API kept the request id the client sent',
+  );
   assert.equal(error.requestId, (JSON.parse(answer.body) as { requestId: string }).requestId);
   assert.equal(error.idempotencyKey, proxy.attempts[0]!.headers['idempotency-key']);
   assert.equal(await balance(h, '1001-01'), 2500);
@@ -117,7 +146,10 @@ test('a 400 is not retried: one attempt, and a typed problem with its code, viol
 test('the time-out fires on each attempt: a server that never answers gives a typed time-out after 1 + retries attempts', async (t) => {
   const { h, url } = await listeningApp(t);
   const proxy = await startProxy(t, url, () => 'hang');
-  const sdk = await clientFor(h, proxy.url, 'ada', { timeoutMs: 200, retries: { max: 2, baseDelayMs: 10, maxDelayMs: 20 } });
+  const sdk = await clientFor(h, proxy.url, 'ada', {
+    timeoutMs: 200,
+    retries: { max: 2, baseDelayMs: 10, maxDelayMs: 20 },
+  });
 
   const error = await sdk.GET('/v1/accounts/{accountId}/balance', { params: { path: { accountId: '1001-01' } } }).then(
     () => assert.fail('nothing answers'),
@@ -129,70 +161,119 @@ test('the time-out fires on each attempt: a server that never answers gives a ty
   assert.equal(error.timeoutMs, 200);
   assert.equal(error.attempts, 3);
   assert.equal(proxy.attempts.length, 3);
-  assert.equal(error.requestId, proxy.attempts[0]!.headers['x-request-id'], 'the request id the client sent, to look for in the logs');
+  assert.equal(
+    error.requestId,
+    proxy.attempts[0]!.headers['x-request-id'],
+    'the request id the client sent, to look for in the logs',
+  );
 });
 
-test('the caller\'s own signal ends the call at once, without retries', async (t) => {
+test("the caller's own signal ends the call at once, without retries", async (t) => {
   const { h, url } = await listeningApp(t);
   const proxy = await startProxy(t, url, () => 'hang');
   const sdk = await clientFor(h, proxy.url, 'ada');
   const controller = new AbortController();
-  const call = sdk.GET('/v1/customers/{customerId}', { params: { path: { customerId: '1001' } }, signal: controller.signal });
+  const call = sdk.GET('/v1/customers/{customerId}', {
+    params: { path: { customerId: '1001' } },
+    signal: controller.signal,
+  });
   while (proxy.attempts.length === 0) await new Promise((r) => setTimeout(r, 5));
   controller.abort();
   await assert.rejects(call, { name: 'AbortError' });
   assert.equal(proxy.attempts.length, 1);
 });
 
-test('a POST without an Idempotency-Key is never repeated: a lost answer is the caller\'s to resolve', async (t) => {
+test("a POST without an Idempotency-Key is never repeated: a lost answer is the caller's to resolve", async (t) => {
   const { h, url } = await listeningApp(t);
   const proxy = await startProxy(t, url, (n): Behaviour => (n === 1 ? 'drop-answer' : 'forward'));
   const sdk = await clientFor(h, proxy.url, 'clerk');
 
-  const error = await sdk.POST('/v1/customers', { body: { name: 'Katherine Johnson', email: 'katherine@example.com' } }).then(
-    () => assert.fail('the answer was lost'),
-    (e: unknown) => e,
-  );
+  const error = await sdk
+    .POST('/v1/customers', { body: { name: 'Katherine Johnson', email: 'katherine@example.com' } })
+    .then(
+      () => assert.fail('the answer was lost'),
+      (e: unknown) => e,
+    );
 
   assert.ok(error instanceof CorebridgeNetworkError, String(error));
   assert.ok(!(error instanceof CorebridgeTimeoutError));
   assert.equal(error.attempts, 1);
   assert.equal(error.idempotencyKey, undefined);
   assert.equal(proxy.attempts.length, 1, 'creating a customer twice is worse than an error');
-  assert.equal(proxy.attempts[0]!.headers['idempotency-key'], undefined, 'the contract declares no key for this operation');
+  assert.equal(
+    proxy.attempts[0]!.headers['idempotency-key'],
+    undefined,
+    'the contract declares no key for this operation',
+  );
   assert.equal(proxy.attempts[0]!.upstream?.status, 201, 'the server did create it');
   const created = JSON.parse(proxy.attempts[0]!.upstream?.body ?? '{}') as { customerId: string };
   const read = await sdk.GET('/v1/customers/{customerId}', { params: { path: { customerId: created.customerId } } });
   assert.equal(read.data.email, 'katherine@example.com', 'created once, and there to find');
 
   // Nor is it repeated on a 503, which another attempt might have cured.
-  const unavailable = { status: 503, headers: { 'retry-after': '0' }, body: { type: '/problems/service-unavailable', title: 'The service is not available', status: 503, instance: '/v1/customers', requestId: 'r', code: 'SERVICE_UNAVAILABLE' } };
+  const unavailable = {
+    status: 503,
+    headers: { 'retry-after': '0' },
+    body: {
+      type: '/problems/service-unavailable',
+      title: 'The service is not available',
+      status: 503,
+      instance: '/v1/customers',
+      requestId: 'r',
+      code: 'SERVICE_UNAVAILABLE',
+    },
+  };
   const refusing = await startProxy(t, url, () => unavailable);
   const direct = await clientFor(h, refusing.url, 'clerk');
-  await assert.rejects(direct.POST('/v1/customers', { body: { name: 'Dorothy Vaughan', email: 'dorothy@example.com' } }), { name: 'CorebridgeProblemError', status: 503, code: 'SERVICE_UNAVAILABLE' });
+  await assert.rejects(
+    direct.POST('/v1/customers', { body: { name: 'Dorothy Vaughan', email: 'dorothy@example.com' } }),
+    { name: 'CorebridgeProblemError', status: 503, code: 'SERVICE_UNAVAILABLE' },
+  );
   assert.equal(refusing.attempts.length, 1);
 });
 
 test('502/503/504 and "key still in flight" are retried with the caller\'s own key; any other 409 is not', async (t) => {
   const { h, url } = await listeningApp(t);
   const problem = (status: number, code: string) => ({
-    status, headers: { 'retry-after': '0' },
-    body: { type: `/problems/${code.toLowerCase().replaceAll('_', '-')}`, title: code, status, instance: '/v1/payments', requestId: 'proxy', code },
+    status,
+    headers: { 'retry-after': '0' },
+    body: {
+      type: `/problems/${code.toLowerCase().replaceAll('_', '-')}`,
+      title: code,
+      status,
+      instance: '/v1/payments',
+      requestId: 'proxy',
+      code,
+    },
   });
-  const plan = [problem(503, 'BACKEND_BUSY'), problem(409, 'IDEMPOTENCY_IN_PROGRESS'), problem(502, 'BACKEND_PROGRAM_FAILED')];
+  const plan = [
+    problem(503, 'BACKEND_BUSY'),
+    problem(409, 'IDEMPOTENCY_IN_PROGRESS'),
+    problem(502, 'BACKEND_PROGRAM_FAILED'),
+  ];
   const proxy = await startProxy(t, url, (n) => plan[n - 1] ?? 'forward');
   const sdk = await clientFor(h, proxy.url, 'ada', { retries: { max: 3, baseDelayMs: 10 } });
 
-  const paid = await sdk.POST('/v1/payments', { body: PAYMENT, params: { header: { 'idempotency-key': 'caller-key-1' } } });
+  const paid = await sdk.POST('/v1/payments', {
+    body: PAYMENT,
+    params: { header: { 'idempotency-key': 'caller-key-1' } },
+  });
   assert.equal(paid.status, 201);
   assert.equal(paid.attempts, 4);
   assert.equal(paid.replayed, false, 'the first attempt that reached the app ran it');
-  assert.deepEqual(proxy.attempts.map((a) => a.headers['idempotency-key']), ['caller-key-1', 'caller-key-1', 'caller-key-1', 'caller-key-1']);
+  assert.deepEqual(
+    proxy.attempts.map((a) => a.headers['idempotency-key']),
+    ['caller-key-1', 'caller-key-1', 'caller-key-1', 'caller-key-1'],
+  );
   assert.equal(await balance(h, '1001-01'), 2500 - 12.5);
 
   const conflicting = await startProxy(t, url, () => problem(409, 'CONFLICT'));
   const other = await clientFor(h, conflicting.url, 'ada');
-  await assert.rejects(other.POST('/v1/payments', { body: PAYMENT }), { name: 'CorebridgeProblemError', status: 409, code: 'CONFLICT' });
+  await assert.rejects(other.POST('/v1/payments', { body: PAYMENT }), {
+    name: 'CorebridgeProblemError',
+    status: 409,
+    code: 'CONFLICT',
+  });
   assert.equal(conflicting.attempts.length, 1);
 
   // An order declares an optional key: the client sends one all the same.
@@ -204,11 +285,26 @@ test('502/503/504 and "key still in flight" are retried with the caller\'s own k
 
 test('a Retry-After beyond the cap is handed back to the caller instead of waited for', async (t) => {
   const { h, url } = await listeningApp(t);
-  const limited = { status: 429, headers: { 'retry-after': '120' }, body: { type: '/problems/rate-limited', title: 'Too many requests', status: 429, instance: '/v1/customers/1001', requestId: 'proxy', code: 'RATE_LIMITED' } };
+  const limited = {
+    status: 429,
+    headers: { 'retry-after': '120' },
+    body: {
+      type: '/problems/rate-limited',
+      title: 'Too many requests',
+      status: 429,
+      instance: '/v1/customers/1001',
+      requestId: 'proxy',
+      code: 'RATE_LIMITED',
+    },
+  };
   const proxy = await startProxy(t, url, () => limited);
   const sdk = await clientFor(h, proxy.url, 'ada', { retries: { maxRetryAfterMs: 60_000 } });
   await assert.rejects(sdk.GET('/v1/customers/{customerId}', { params: { path: { customerId: '1001' } } }), {
-    name: 'CorebridgeProblemError', status: 429, code: 'RATE_LIMITED', retryAfterMs: 120_000, attempts: 1,
+    name: 'CorebridgeProblemError',
+    status: 429,
+    code: 'RATE_LIMITED',
+    retryAfterMs: 120_000,
+    attempts: 1,
   });
   assert.equal(proxy.attempts.length, 1);
 });

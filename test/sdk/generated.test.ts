@@ -8,7 +8,10 @@ import { IDEMPOTENCY_KEY_OPERATIONS } from '@corebridge/sdk';
 
 test('sdk/src/schema.ts and sdk/src/operations.ts are what `npm run sdk:types` makes of openapi/v1.json', async () => {
   for (const [file, expected] of Object.entries(await generatedSources())) {
-    assert.ok(readFileSync(file, 'utf8') === expected, `${relative(process.cwd(), file)} is stale: run \`npm run sdk:types\` and commit it`);
+    assert.ok(
+      readFileSync(file, 'utf8') === expected,
+      `${relative(process.cwd(), file)} is stale: run \`npm run sdk:types\` and commit it`,
+    );
   }
 });
 

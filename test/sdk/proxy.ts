@@ -4,7 +4,13 @@
  * connection instead of relaying the answer (the answer is lost after the server acted), answers by itself
  * (a 503 from a balancer, say), or never answers.
  */
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { TestContext } from 'node:test';
@@ -34,7 +40,11 @@ export interface Proxy {
 }
 
 /** `plan(n)` says what to do with the n-th request (1-based); by default everything is forwarded. */
-export async function startProxy(t: TestContext, target: string, plan: (n: number) => Behaviour = () => 'forward'): Promise<Proxy> {
+export async function startProxy(
+  t: TestContext,
+  target: string,
+  plan: (n: number) => Behaviour = () => 'forward',
+): Promise<Proxy> {
   const upstream = new URL(target);
   const attempts: Attempt[] = [];
   const server = createServer((req, res) => {
@@ -42,7 +52,13 @@ export async function startProxy(t: TestContext, target: string, plan: (n: numbe
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const behaviour = plan(attempts.length + 1);
-      const attempt: Attempt = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, at: performance.now(), behaviour };
+      const attempt: Attempt = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        at: performance.now(),
+        behaviour,
+      };
       attempts.push(attempt);
       if (behaviour === 'hang') return;
       if (typeof behaviour === 'object') {
@@ -50,28 +66,51 @@ export async function startProxy(t: TestContext, target: string, plan: (n: numbe
         res.end(behaviour.body === undefined ? '' : JSON.stringify(behaviour.body));
         return;
       }
-      forward(req, Buffer.concat(chunks), upstream, (answer) => {
-        attempt.upstream = answer;
-        if (behaviour === 'drop-answer') req.socket.destroy();
-        else relay(res, answer);
-      }, () => res.destroy());
+      forward(
+        req,
+        Buffer.concat(chunks),
+        upstream,
+        (answer) => {
+          attempt.upstream = answer;
+          if (behaviour === 'drop-answer') req.socket.destroy();
+          else relay(res, answer);
+        },
+        () => res.destroy(),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, attempts };
 }
 
-function forward(req: IncomingMessage, body: Buffer, target: URL, done: (answer: NonNullable<Attempt['upstream']>) => void, failed: () => void): void {
+function forward(
+  req: IncomingMessage,
+  body: Buffer,
+  target: URL,
+  done: (answer: NonNullable<Attempt['upstream']>) => void,
+  failed: () => void,
+): void {
   const out = httpRequest(
-    { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+    {
+      host: target.hostname,
+      port: target.port,
+      method: req.method,
+      path: req.url,
+      headers: { ...req.headers, host: target.host },
+    },
     (answer) => {
       const chunks: Buffer[] = [];
       answer.on('data', (c: Buffer) => chunks.push(c));
-      answer.on('end', () => done({ status: answer.statusCode ?? 0, headers: answer.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      answer.on('end', () =>
+        done({ status: answer.statusCode ?? 0, headers: answer.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
     },
   );
   out.on('error', failed);

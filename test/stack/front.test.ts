@@ -16,10 +16,13 @@ async function upstream(t: TestContext, name: string, dropOn: string[] = []): Pr
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  }));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
   return (server.address() as { port: number }).port;
 }
 
@@ -34,7 +37,11 @@ test('requests alternate between the instances, bodies and paths passed through'
   const seen: string[] = [];
   for (let i = 0; i < 4; i++) seen.push((await fetch(`${url}/v1/x?i=${i}`)).headers.get('x-upstream')!);
   assert.deepEqual(seen, ['a', 'b', 'a', 'b']);
-  const res = await fetch(`${url}/v1/payments`, { method: 'POST', body: '{"a":1}', headers: { 'content-type': 'application/json' } });
+  const res = await fetch(`${url}/v1/payments`, {
+    method: 'POST',
+    body: '{"a":1}',
+    headers: { 'content-type': 'application/json' },
+  });
   assert.match(await res.text(), /^POST \/v1\/payments at [ab]$/);
 });
 

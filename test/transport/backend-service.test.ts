@@ -17,7 +17,13 @@ import { startApp, type TestApp } from '../helpers/app.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startBackendService, startTlsPeer, testPki, writeDevPki } from '../helpers/backend-service.ts';
 
-const PAYMENT = { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 12.5, currency: 'EUR', reference: 'over TLS' };
+const PAYMENT = {
+  debtorAccount: '1001-01',
+  creditorAccount: '1002-01',
+  amount: 12.5,
+  currency: 'EUR',
+  reference: 'over TLS',
+};
 
 async function balance(h: TestApp, account: string): Promise<number> {
   const res = await h.request({ method: 'GET', url: `/v1/accounts/${account}/balance`, as: 'clerk' });
@@ -39,7 +45,14 @@ test('over mutual TLS: a payment, its replay under the same key, and the money i
   const h = await startApp(t, {}, { backendService: true });
   assert.ok(h.config.backend.urls[0]?.startsWith('tls://127.0.0.1:'));
   const before = [await balance(h, '1001-01'), await balance(h, '1002-01')];
-  const pay = () => h.request({ method: 'POST', url: '/v1/payments', as: 'clerk', body: PAYMENT, headers: { 'idempotency-key': 'tls-pay-1' } });
+  const pay = () =>
+    h.request({
+      method: 'POST',
+      url: '/v1/payments',
+      as: 'clerk',
+      body: PAYMENT,
+      headers: { 'idempotency-key': 'tls-pay-1' },
+    });
   const first = await pay();
   assert.equal(first.statusCode, 201, first.body);
   const paid = first.json() as Record<string, unknown>;
@@ -64,9 +77,18 @@ test('back-end services away: the other serves; with none, 503 with Retry-After 
   // The API learns at once (its connections close) and sends everything to the other.
   await new Promise((resolve) => setTimeout(resolve, 100));
   for (let i = 0; i < 4; i++) {
-    assert.equal((await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' })).statusCode, 200);
+    assert.equal(
+      (await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' })).statusCode,
+      200,
+    );
   }
-  const served = await h.request({ method: 'POST', url: '/v1/payments', as: 'clerk', body: PAYMENT, headers: { 'idempotency-key': 'tls-other-1' } });
+  const served = await h.request({
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'clerk',
+    body: PAYMENT,
+    headers: { 'idempotency-key': 'tls-other-1' },
+  });
   assert.equal(served.statusCode, 201, served.body);
   assert.equal((await h.request({ method: 'GET', url: '/health/ready' })).statusCode, 200);
   await other!.service.close();
@@ -75,7 +97,13 @@ test('back-end services away: the other serves; with none, 503 with Retry-After 
   const read = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' });
   assertProblem(read, 503, 'BACKEND_UNAVAILABLE');
   assert.equal(read.headers['retry-after'], '1');
-  const write = await h.request({ method: 'POST', url: '/v1/payments', as: 'clerk', body: PAYMENT, headers: { 'idempotency-key': 'tls-away-1' } });
+  const write = await h.request({
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'clerk',
+    body: PAYMENT,
+    headers: { 'idempotency-key': 'tls-away-1' },
+  });
   assertProblem(write, 503, 'BACKEND_UNAVAILABLE');
   assert.equal(write.headers['retry-after'], '1');
   assertProblem(await h.request({ method: 'GET', url: '/health/ready' }), 503, 'BACKEND_UNAVAILABLE');
@@ -83,13 +111,24 @@ test('back-end services away: the other serves; with none, 503 with Retry-After 
   // The same runtime (and store) behind a new listener on the same port: the API reconnects by itself.
   const pki = await testPki();
   const again = await serveBackend(running!.inner, {
-    host: '127.0.0.1', port: running!.service.port, cert: pki.backend.cert, key: pki.backend.key, ca: pki.ca.cert,
-    allowedClients: new Set([DEV_API_CLIENT_NAME]), log: pino({ level: 'silent' }),
+    host: '127.0.0.1',
+    port: running!.service.port,
+    cert: pki.backend.cert,
+    key: pki.backend.key,
+    ca: pki.ca.cert,
+    allowedClients: new Set([DEV_API_CLIENT_NAME]),
+    log: pino({ level: 'silent' }),
   });
   t.after(() => again.close());
   await waitReady(h);
   // The retry under the same key runs once: the first attempt never reached the back-end.
-  const retried = await h.request({ method: 'POST', url: '/v1/payments', as: 'clerk', body: PAYMENT, headers: { 'idempotency-key': 'tls-away-1' } });
+  const retried = await h.request({
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'clerk',
+    body: PAYMENT,
+    headers: { 'idempotency-key': 'tls-away-1' },
+  });
   assert.equal(retried.statusCode, 201, retried.body);
   assert.equal(retried.headers['idempotent-replayed'], undefined);
 });
@@ -97,7 +136,11 @@ test('back-end services away: the other serves; with none, 503 with Retry-After 
 test('a back-end that does not answer in time: 504 BACKEND_TIMEOUT with Retry-After', async (t) => {
   const pki = await testPki();
   const url = await startTlsPeer(t, () => {}); // takes every call, answers none
-  const h = await startApp(t, { BACKEND_URL: url, BACKEND_CALL_TIMEOUT_MS: '200' }, { beforeBuild: (dataDir) => writeDevPki(dataDir, pki) });
+  const h = await startApp(
+    t,
+    { BACKEND_URL: url, BACKEND_CALL_TIMEOUT_MS: '200' },
+    { beforeBuild: (dataDir) => writeDevPki(dataDir, pki) },
+  );
   const res = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' });
   const problem = assertProblem(res, 504, 'BACKEND_TIMEOUT');
   assert.equal(res.headers['retry-after'], '1');
@@ -109,14 +152,21 @@ test('an API instance whose certificate the back-end does not accept gets nothin
   const storeDir = mkdtempSync(join(tmpdir(), 'corebridge-refused-'));
   t.after(() => rmSync(storeDir, { recursive: true, force: true }));
   const running = await startBackendService(t, { file: join(storeDir, 'backend.sqlite') });
-  const h = await startApp(t, { BACKEND_URL: running.url }, {
-    beforeBuild(dataDir) {
-      writeDevPki(dataDir, pki);
-      writeFileSync(join(dataDir, 'certs', 'intruder.crt'), pki.intruder.cert);
-      writeFileSync(join(dataDir, 'certs', 'intruder.key'), pki.intruder.key, { mode: 0o600 });
-      return { BACKEND_TLS_CERT: join(dataDir, 'certs', 'intruder.crt'), BACKEND_TLS_KEY: join(dataDir, 'certs', 'intruder.key') };
+  const h = await startApp(
+    t,
+    { BACKEND_URL: running.url },
+    {
+      beforeBuild(dataDir) {
+        writeDevPki(dataDir, pki);
+        writeFileSync(join(dataDir, 'certs', 'intruder.crt'), pki.intruder.cert);
+        writeFileSync(join(dataDir, 'certs', 'intruder.key'), pki.intruder.key, { mode: 0o600 });
+        return {
+          BACKEND_TLS_CERT: join(dataDir, 'certs', 'intruder.crt'),
+          BACKEND_TLS_KEY: join(dataDir, 'certs', 'intruder.key'),
+        };
+      },
     },
-  });
+  );
   const res = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' });
   assertProblem(res, 503, 'BACKEND_UNAVAILABLE');
   const refusal = h.logs.find((l) => l['msg'] === 'back-end refused this API instance; retrying every 5 s');
@@ -127,12 +177,15 @@ test('an API instance whose certificate the back-end does not accept gets nothin
 test('certificate files that cannot be read stop startup, naming the setting', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-nocerts-'));
   try {
-    await assert.rejects(buildApp(loadConfig({ DATA_DIR: dataDir, BACKEND_URL: 'tls://127.0.0.1:7443', LOG_LEVEL: 'silent' })), (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
-      assert.equal(error.variable, 'BACKEND_TLS_CA');
-      assert.match(error.message, /certs\/ca\.crt.*npm run certs/);
-      return true;
-    });
+    await assert.rejects(
+      buildApp(loadConfig({ DATA_DIR: dataDir, BACKEND_URL: 'tls://127.0.0.1:7443', LOG_LEVEL: 'silent' })),
+      (error: unknown) => {
+        assert.ok(error instanceof ConfigError);
+        assert.equal(error.variable, 'BACKEND_TLS_CA');
+        assert.match(error.message, /certs\/ca\.crt.*npm run certs/);
+        return true;
+      },
+    );
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

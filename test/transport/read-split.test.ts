@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { pino } from 'pino';
 import { createBackend } from '../../src/backend/index.ts';
-import { loadMessageCatalog, TRANSACTIONS, READ_ONLY_TRANSACTIONS, type TranCode } from '../../src/backend/copybooks/index.ts';
+import {
+  loadMessageCatalog,
+  TRANSACTIONS,
+  READ_ONLY_TRANSACTIONS,
+  type TranCode,
+} from '../../src/backend/copybooks/index.ts';
 import { inquiryMatcher, RC, readHeader, writeMessage, type MessageHeader } from '../../src/backend/message.ts';
 import { inProcessTransport } from '../../src/transport/in-process.ts';
 import { splitReads } from '../../src/transport/read-split.ts';
@@ -16,10 +21,24 @@ const catalog = loadMessageCatalog();
 const silent = pino({ level: 'silent' });
 
 function message(tran: TranCode, body: Record<string, unknown>, extra: Partial<MessageHeader> = {}): Buffer {
-  return writeMessage(catalog, {
-    tranCode: tran, correlationId: `c-${tran}`, principal: 'clerk', role: 'AGENT', customerId: '', idempotencyKey: '',
-    returnCode: 0, reasonCode: '', reasonText: '', traceparent: '', ...extra,
-  }, catalog.request(tran), body);
+  return writeMessage(
+    catalog,
+    {
+      tranCode: tran,
+      correlationId: `c-${tran}`,
+      principal: 'clerk',
+      role: 'AGENT',
+      customerId: '',
+      idempotencyKey: '',
+      returnCode: 0,
+      reasonCode: '',
+      reasonText: '',
+      traceparent: '',
+      ...extra,
+    },
+    catalog.request(tran),
+    body,
+  );
 }
 
 test('the inquiry matcher recognises exactly the read-only transactions from the header bytes', () => {
@@ -49,15 +68,39 @@ test('reads on a read-only connection see every write the worker has answered; a
   };
   assert.equal(await balance(), 1200);
   for (let i = 1; i <= 5; i++) {
-    const paid = readHeader(catalog, await transport.call(message('PAYCRT', {
-      paycDebtorAccount: '1003-01', paycCreditorAccount: '1002-01', paycAmount: 10, paycCurrencyCode: 'EUR',
-    }, { idempotencyKey: `split-${i}` })));
+    const paid = readHeader(
+      catalog,
+      await transport.call(
+        message(
+          'PAYCRT',
+          {
+            paycDebtorAccount: '1003-01',
+            paycCreditorAccount: '1002-01',
+            paycAmount: 10,
+            paycCurrencyCode: 'EUR',
+          },
+          { idempotencyKey: `split-${i}` },
+        ),
+      ),
+    );
     assert.equal(paid.header.returnCode, RC.OK);
     assert.equal(await balance(), 1200 + 10 * i, 'the answered payment is visible to the next read');
   }
-  const refused = readHeader(catalog, await reader.call(message('PAYCRT', {
-    paycDebtorAccount: '1003-01', paycCreditorAccount: '1002-01', paycAmount: 10, paycCurrencyCode: 'EUR',
-  }, { idempotencyKey: 'split-x' })));
+  const refused = readHeader(
+    catalog,
+    await reader.call(
+      message(
+        'PAYCRT',
+        {
+          paycDebtorAccount: '1003-01',
+          paycCreditorAccount: '1002-01',
+          paycAmount: 10,
+          paycCurrencyCode: 'EUR',
+        },
+        { idempotencyKey: 'split-x' },
+      ),
+    ),
+  );
   assert.equal(refused.header.returnCode, RC.ABEND);
   assert.equal(refused.header.reasonCode, 'READ_ONLY_BACKEND');
   assert.equal(await balance(), 1250, 'the refused change moved nothing');
@@ -79,9 +122,22 @@ test('a read-only back-end reads one snapshot per event-loop turn, ended early b
     assert.equal(header.returnCode, RC.OK);
     return catalog.response('ACCBAL').decode(body)['accbBalance'];
   };
-  const pay = async (key: string) => readHeader(catalog, await owner.handle(message('PAYCRT', {
-    paycDebtorAccount: '1003-01', paycCreditorAccount: '1002-01', paycAmount: 10, paycCurrencyCode: 'EUR',
-  }, { idempotencyKey: key }))).header.returnCode;
+  const pay = async (key: string) =>
+    readHeader(
+      catalog,
+      await owner.handle(
+        message(
+          'PAYCRT',
+          {
+            paycDebtorAccount: '1003-01',
+            paycCreditorAccount: '1002-01',
+            paycAmount: 10,
+            paycCurrencyCode: 'EUR',
+          },
+          { idempotencyKey: key },
+        ),
+      ),
+    ).header.returnCode;
 
   assert.equal(await balance(), 1200);
   assert.equal(await pay('snap-1'), RC.OK);

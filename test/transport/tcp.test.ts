@@ -18,7 +18,12 @@ import { createCertificateAuthority } from '../../src/tls/dev-pki.ts';
 import { openTlsTransport } from '../../src/transport/tcp/client.ts';
 import { encodeFrame, FRAME_KIND, FrameReader, MAX_FRAME_BYTES } from '../../src/transport/tcp/frames.ts';
 import { serveBackend } from '../../src/transport/tcp/server.ts';
-import { CallNotStartedError, TransportError, TransportTimeoutError, type Transport } from '../../src/transport/transport.ts';
+import {
+  CallNotStartedError,
+  TransportError,
+  TransportTimeoutError,
+  type Transport,
+} from '../../src/transport/transport.ts';
 import { openWorkerTransport } from '../../src/transport/worker.ts';
 import { connectTls, startBackendService, startTlsPeer, testPki } from '../helpers/backend-service.ts';
 
@@ -27,7 +32,18 @@ const catalog = loadMessageCatalog();
 function balanceRequest(correlationId: string, account = '1002-01'): Buffer {
   return writeMessage(
     catalog,
-    { tranCode: 'ACCBAL', correlationId, principal: 'clerk', role: 'AGENT', customerId: '', idempotencyKey: '', returnCode: 0, reasonCode: '', reasonText: '', traceparent: '' },
+    {
+      tranCode: 'ACCBAL',
+      correlationId,
+      principal: 'clerk',
+      role: 'AGENT',
+      customerId: '',
+      idempotencyKey: '',
+      returnCode: 0,
+      reasonCode: '',
+      reasonText: '',
+      traceparent: '',
+    },
     catalog.request('ACCBAL'),
     { acckAccountId: account },
   );
@@ -42,12 +58,16 @@ function storeFile(t: TestContext): string {
 /** A log destination the test can read. */
 function capture() {
   const lines: Array<Record<string, unknown>> = [];
-  const log = pino({ level: 'debug' }, new Writable({
-    write(chunk: Buffer, _enc, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  }));
+  const log = pino(
+    { level: 'debug' },
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const line of chunk.toString('utf8').split('\n'))
+          if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    }),
+  );
   return { log, lines };
 }
 
@@ -66,23 +86,40 @@ function counting(inner: Transport): Transport & { calls: number } {
 }
 
 async function worker(t: TestContext): Promise<Transport> {
-  const transport = await openWorkerTransport({ file: storeFile(t), logLevel: 'silent', logger: pino({ level: 'silent' }) });
+  const transport = await openWorkerTransport({
+    file: storeFile(t),
+    logLevel: 'silent',
+    logger: pino({ level: 'silent' }),
+  });
   t.after(() => transport.close());
   return transport;
 }
 
 /** Connects with raw TLS and collects what the service sends until it closes the connection (or `frameCount` came). */
-async function rawSession(port: number, credentials: { cert?: string; key?: string }, send?: Buffer, frameCount = Infinity) {
+async function rawSession(
+  port: number,
+  credentials: { cert?: string; key?: string },
+  send?: Buffer,
+  frameCount = Infinity,
+) {
   const pki = await testPki();
-  return new Promise<{ frames: Array<{ kind: number; callId: number; payload: string }>; error: NodeJS.ErrnoException | null }>((resolve) => {
+  return new Promise<{
+    frames: Array<{ kind: number; callId: number; payload: string }>;
+    error: NodeJS.ErrnoException | null;
+  }>((resolve) => {
     const reader = new FrameReader();
     const frames: Array<{ kind: number; callId: number; payload: string }> = [];
     let error: NodeJS.ErrnoException | null = null;
-    const socket: TLSSocket = connect({ host: '127.0.0.1', port, ca: pki.ca.cert, minVersion: 'TLSv1.3', ...credentials }, () => {
-      socket.write(send ?? encodeFrame(FRAME_KIND.CALL, 7, balanceRequest('raw')));
-    });
+    const socket: TLSSocket = connect(
+      { host: '127.0.0.1', port, ca: pki.ca.cert, minVersion: 'TLSv1.3', ...credentials },
+      () => {
+        socket.write(send ?? encodeFrame(FRAME_KIND.CALL, 7, balanceRequest('raw')));
+      },
+    );
     socket.on('data', (chunk: Buffer) => {
-      frames.push(...reader.push(chunk).map((f) => ({ kind: f.kind, callId: f.callId, payload: f.payload.toString('latin1') })));
+      frames.push(
+        ...reader.push(chunk).map((f) => ({ kind: f.kind, callId: f.callId, payload: f.payload.toString('latin1') })),
+      );
       if (frames.length >= frameCount) socket.end();
     });
     socket.on('error', (e) => (error = e));
@@ -93,16 +130,34 @@ async function rawSession(port: number, credentials: { cert?: string; key?: stri
 test('a client with the allowed certificate gets its answers; the answers carry the call ids it chose', async (t) => {
   const pki = await testPki();
   const running = await startBackendService(t, { file: storeFile(t) });
-  const { frames } = await rawSession(running.service.port, { cert: pki.api.cert, key: pki.api.key },
-    Buffer.concat([encodeFrame(FRAME_KIND.CALL, 41, balanceRequest('a')), encodeFrame(FRAME_KIND.CALL, 42, balanceRequest('b', '1001-01')), encodeFrame(FRAME_KIND.PING, 43)]), 3);
+  const { frames } = await rawSession(
+    running.service.port,
+    { cert: pki.api.cert, key: pki.api.key },
+    Buffer.concat([
+      encodeFrame(FRAME_KIND.CALL, 41, balanceRequest('a')),
+      encodeFrame(FRAME_KIND.CALL, 42, balanceRequest('b', '1001-01')),
+      encodeFrame(FRAME_KIND.PING, 43),
+    ]),
+    3,
+  );
   const replies = frames.filter((f) => f.kind === FRAME_KIND.REPLY);
   assert.equal(replies.length, 2);
-  const byCorrelation = new Map(replies.map((r) => [readHeader(catalog, Buffer.from(r.payload, 'latin1')).header.correlationId, r]));
+  const byCorrelation = new Map(
+    replies.map((r) => [readHeader(catalog, Buffer.from(r.payload, 'latin1')).header.correlationId, r]),
+  );
   assert.deepEqual([...byCorrelation.keys()].sort(), ['a', 'b']);
   assert.equal(byCorrelation.get('a')!.callId, 41);
   assert.equal(byCorrelation.get('b')!.callId, 42);
-  assert.equal(catalog.response('ACCBAL').decode(readHeader(catalog, Buffer.from(byCorrelation.get('b')!.payload, 'latin1')).body)['accbAccountId'], '1001-01');
-  assert.deepEqual(frames.filter((f) => f.kind === FRAME_KIND.PONG).map((f) => [f.callId, f.payload]), [[43, '\u0001']]);
+  assert.equal(
+    catalog.response('ACCBAL').decode(readHeader(catalog, Buffer.from(byCorrelation.get('b')!.payload, 'latin1')).body)[
+      'accbAccountId'
+    ],
+    '1001-01',
+  );
+  assert.deepEqual(
+    frames.filter((f) => f.kind === FRAME_KIND.PONG).map((f) => [f.callId, f.payload]),
+    [[43, '\u0001']],
+  );
 });
 
 test('refused: no client certificate, one from another CA, and one whose name is not allowed; none reaches the back-end', async (t) => {
@@ -121,9 +176,14 @@ test('refused: no client certificate, one from another CA, and one whose name is
   assert.equal(lines.filter((l) => l['msg'] === 'TLS handshake refused').length, 2);
 
   const intruder = await rawSession(running.service.port, { cert: pki.intruder.cert, key: pki.intruder.key });
-  assert.deepEqual(intruder.frames.map((f) => f.kind), [FRAME_KIND.REFUSED]);
+  assert.deepEqual(
+    intruder.frames.map((f) => f.kind),
+    [FRAME_KIND.REFUSED],
+  );
   assert.match(intruder.frames[0]!.payload, /certificate intruder is not allowed/);
-  const refusal = lines.find((l) => l['msg'] === 'back-end client refused: its certificate is not on BACKEND_ALLOWED_CLIENTS');
+  const refusal = lines.find(
+    (l) => l['msg'] === 'back-end client refused: its certificate is not on BACKEND_ALLOWED_CLIENTS',
+  );
   assert.deepEqual(refusal?.['certificate'], ['intruder']);
 
   // The API's transport with those certificates: calls fail as TransportError (503), readiness is false.
@@ -156,7 +216,10 @@ test('a back-end that does not answer in time: TransportTimeoutError, and the la
   });
   const transport = await connectTls(t, [url], { connectionsPerBackend: 1, callTimeoutMs: 150 });
   assert.equal(await transport.connected(5000), true);
-  await assert.rejects(transport.call(balanceRequest('slow')), (error: unknown) => error instanceof TransportTimeoutError && /did not answer within 150 ms/.test(error.message));
+  await assert.rejects(
+    transport.call(balanceRequest('slow')),
+    (error: unknown) => error instanceof TransportTimeoutError && /did not answer within 150 ms/.test(error.message),
+  );
   const echoed = await transport.call(balanceRequest('quick'));
   assert.equal(readHeader(catalog, echoed).header.correlationId, 'quick');
   // The slow one's answer arrives now and is dropped: the next call still gets its own.
@@ -174,7 +237,10 @@ test('a back-end that goes away: calls fail at once as TransportError, and the c
 
   await first.service.close();
   await new Promise((resolve) => setTimeout(resolve, 100));
-  await assert.rejects(transport.call(balanceRequest('during')), (error: unknown) => error instanceof TransportError && /no back-end is reachable/.test(error.message));
+  await assert.rejects(
+    transport.call(balanceRequest('during')),
+    (error: unknown) => error instanceof TransportError && /no back-end is reachable/.test(error.message),
+  );
   assert.equal(await transport.ready(), false);
 
   await startBackendService(t, { inner, port: first.service.port });
@@ -193,16 +259,22 @@ test('several back-ends: calls alternate between them; one that cannot handle a 
   const serviceA = await startBackendService(t, { inner: a });
   const serviceB = await startBackendService(t, { inner: b });
   const transport = await connectTls(t, [serviceA.url, serviceB.url], { connectionsPerBackend: 1 });
-  while ((await Promise.all([transport.connected(5000), transport.ready()])).includes(false)) await new Promise((r) => setTimeout(r, 20));
+  while ((await Promise.all([transport.connected(5000), transport.ready()])).includes(false))
+    await new Promise((r) => setTimeout(r, 20));
   // Both connections up before counting (connected() is true once the first is).
   await new Promise((resolve) => setTimeout(resolve, 200));
-  for (let i = 0; i < 20; i++) assert.equal(readHeader(catalog, await transport.call(balanceRequest(`rr-${i}`))).header.returnCode, RC.OK);
+  for (let i = 0; i < 20; i++)
+    assert.equal(readHeader(catalog, await transport.call(balanceRequest(`rr-${i}`))).header.returnCode, RC.OK);
   assert.equal(a.calls, 10);
   assert.equal(b.calls, 10);
 
   // C's runtime is down (its worker closed): C answers NOT_STARTED without running the call, D runs it, and
   // the next calls avoid C for a while.
-  const broken = await openWorkerTransport({ file: storeFile(t), logLevel: 'silent', logger: pino({ level: 'silent' }) });
+  const broken = await openWorkerTransport({
+    file: storeFile(t),
+    logLevel: 'silent',
+    logger: pino({ level: 'silent' }),
+  });
   await broken.close();
   const c = counting(broken);
   const serviceC = await startBackendService(t, { inner: c });
@@ -211,21 +283,27 @@ test('several back-ends: calls alternate between them; one that cannot handle a 
   const failover = await connectTls(t, [serviceC.url, serviceD.url], { connectionsPerBackend: 1 });
   await failover.connected(5000);
   await new Promise((resolve) => setTimeout(resolve, 200));
-  for (let i = 0; i < 6; i++) assert.equal(readHeader(catalog, await failover.call(balanceRequest(`fo-${i}`))).header.returnCode, RC.OK);
+  for (let i = 0; i < 6; i++)
+    assert.equal(readHeader(catalog, await failover.call(balanceRequest(`fo-${i}`))).header.returnCode, RC.OK);
   assert.equal(d.calls, 6);
   assert.equal(c.calls, 1);
 
   // With C alone, nothing can take the call over.
   const alone = await connectTls(t, [serviceC.url], { connectionsPerBackend: 1 });
   await alone.connected(5000);
-  await assert.rejects(alone.call(balanceRequest('alone')), (error: unknown) => error instanceof TransportError && /could not handle the call/.test(error.message));
+  await assert.rejects(
+    alone.call(balanceRequest('alone')),
+    (error: unknown) => error instanceof TransportError && /could not handle the call/.test(error.message),
+  );
 });
 
-test('a call the back-end\'s runtime held when it died is not sent again: its outcome is unknown, the client gets TransportError', async (t) => {
+test("a call the back-end's runtime held when it died is not sent again: its outcome is unknown, the client gets TransportError", async (t) => {
   const shared = await worker(t);
   // What a worker transport answers for the calls it held when its thread died (src/transport/worker.ts).
   const dying: Transport = {
-    call: async () => { throw new TransportError('back-end worker stopped'); },
+    call: async () => {
+      throw new TransportError('back-end worker stopped');
+    },
     ready: async () => true,
     close: async () => {},
   };
@@ -255,13 +333,23 @@ test('rotation: with the old and the new CA in one BACKEND_TLS_CA, certificates 
   const inner = await worker(t);
   // The service already trusts both CAs, still with its certificate from the old one; the API moved to the new one.
   const service = await serveBackend(inner, {
-    host: '127.0.0.1', port: 0, cert: pki.backend.cert, key: pki.backend.key, ca: bundle,
-    allowedClients: new Set([DEV_API_CLIENT_NAME]), log: pino({ level: 'silent' }),
+    host: '127.0.0.1',
+    port: 0,
+    cert: pki.backend.cert,
+    key: pki.backend.key,
+    ca: bundle,
+    allowedClients: new Set([DEV_API_CLIENT_NAME]),
+    log: pino({ level: 'silent' }),
   });
   t.after(() => service.close());
   const transport = openTlsTransport({
-    urls: [`tls://127.0.0.1:${service.port}`], ca: bundle, cert: newClient.cert, key: newClient.key,
-    connectionsPerBackend: 1, callTimeoutMs: 5000, log: pino({ level: 'silent' }),
+    urls: [`tls://127.0.0.1:${service.port}`],
+    ca: bundle,
+    cert: newClient.cert,
+    key: newClient.key,
+    connectionsPerBackend: 1,
+    callTimeoutMs: 5000,
+    log: pino({ level: 'silent' }),
   });
   t.after(() => transport.close());
   assert.equal(await transport.connected(5000), true);

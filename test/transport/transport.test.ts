@@ -32,7 +32,8 @@ const TRANSPORTS: Array<{ name: string; open(file: string, t: TestContext): Prom
   {
     // The API's TLS transport to a back-end service (a worker behind the mutual-TLS listener): closing it
     // closes the whole chain, as stopping an API and then its back-end would.
-    name: 'tls', open: async (file, t) => {
+    name: 'tls',
+    open: async (file, t) => {
       const running = await startBackendService(t, { file });
       const client = await connectTls(t, [running.url], { connectionsPerBackend: 1 });
       assert.equal(await client.connected(5000), true);
@@ -50,7 +51,18 @@ async function open(t: TestContext, kind: (typeof TRANSPORTS)[number]): Promise<
 function message(tran: TranCode, correlationId: string, record: Record<string, unknown>, idempotencyKey = ''): Buffer {
   return writeMessage(
     catalog,
-    { tranCode: tran, correlationId, principal: 'clerk', role: 'AGENT', customerId: '', idempotencyKey, returnCode: 0, reasonCode: '', reasonText: '', traceparent: '' },
+    {
+      tranCode: tran,
+      correlationId,
+      principal: 'clerk',
+      role: 'AGENT',
+      customerId: '',
+      idempotencyKey,
+      returnCode: 0,
+      reasonCode: '',
+      reasonText: '',
+      traceparent: '',
+    },
     catalog.request(tran),
     record,
   );
@@ -63,22 +75,40 @@ function decode(tran: TranCode, response: Buffer) {
 
 /** The balance in minor units. */
 async function balance(transport: Transport, account: string): Promise<number> {
-  const { header, record } = decode('ACCBAL', await transport.call(message('ACCBAL', `balance-${account}`, { acckAccountId: account })));
+  const { header, record } = decode(
+    'ACCBAL',
+    await transport.call(message('ACCBAL', `balance-${account}`, { acckAccountId: account })),
+  );
   assert.equal(header.returnCode, RC.OK);
   return Math.round(Number(record['accbBalance']) * 100);
 }
 
 function payment(i: number) {
   const minor = (i % 7) + 1;
-  return { minor, request: message('PAYCRT', `pay-${i}`, {
-    paycDebtorAccount: '1003-01', paycCreditorAccount: '1001-01', paycAmount: minor / 100, paycCurrencyCode: 'EUR', paycRemittance: `test ${i}`,
-  }, `key-${i}`) };
+  return {
+    minor,
+    request: message(
+      'PAYCRT',
+      `pay-${i}`,
+      {
+        paycDebtorAccount: '1003-01',
+        paycCreditorAccount: '1001-01',
+        paycAmount: minor / 100,
+        paycCurrencyCode: 'EUR',
+        paycRemittance: `test ${i}`,
+      },
+      `key-${i}`,
+    ),
+  };
 }
 
 for (const kind of TRANSPORTS) {
   test(`${kind.name}: an ACCBAL call goes there and back as encoded bytes`, async (t) => {
     const transport = await open(t, kind);
-    const { header, record } = decode('ACCBAL', await transport.call(message('ACCBAL', 'transport-1', { acckAccountId: '1002-01' })));
+    const { header, record } = decode(
+      'ACCBAL',
+      await transport.call(message('ACCBAL', 'transport-1', { acckAccountId: '1002-01' })),
+    );
     assert.equal(header.returnCode, RC.OK);
     assert.equal(header.correlationId, 'transport-1');
     assert.equal(record['accbAccountId'], '1002-01');
@@ -111,7 +141,8 @@ for (const kind of TRANSPORTS) {
     assert.equal(await transport.ready(), true);
     const inFlight = Array.from({ length: 20 }, (_, i) => transport.call(payment(i).request));
     await transport.close();
-    for (const response of await Promise.all(inFlight)) assert.equal(decode('PAYCRT', response).header.returnCode, RC.OK);
+    for (const response of await Promise.all(inFlight))
+      assert.equal(decode('PAYCRT', response).header.returnCode, RC.OK);
     assert.equal(await transport.ready(), false);
     await assert.rejects(transport.call(message('ACCBAL', 'late', { acckAccountId: '1002-01' })), TransportError);
     await transport.close();
@@ -148,24 +179,41 @@ test('in-process: each side gets its own copy of the bytes', async (t) => {
 test('worker: a batch of messages crosses in one buffer and comes apart into the same messages', () => {
   // Small Buffers are slices of Node's shared pool: packing copies them into a buffer of their own.
   const pooled = Buffer.from('CBH1 pooled');
-  const messages = [pooled, Buffer.alloc(0), message('ACCBAL', 'pack-1', { acckAccountId: '1002-01' }), Buffer.from([0, 255, 64])];
+  const messages = [
+    pooled,
+    Buffer.alloc(0),
+    message('ACCBAL', 'pack-1', { acckAccountId: '1002-01' }),
+    Buffer.from([0, 255, 64]),
+  ];
   const { ends, bytes } = packMessages(messages);
-  assert.equal(bytes.byteLength, messages.reduce((n, m) => n + m.length, 0), 'exactly the messages, not the pool around them');
+  assert.equal(
+    bytes.byteLength,
+    messages.reduce((n, m) => n + m.length, 0),
+    'exactly the messages, not the pool around them',
+  );
   const back = unpackMessages(ends, structuredClone(bytes, { transfer: [bytes] }));
-  assert.deepEqual(back.map((m) => m.toString('hex')), messages.map((m) => m.toString('hex')));
+  assert.deepEqual(
+    back.map((m) => m.toString('hex')),
+    messages.map((m) => m.toString('hex')),
+  );
   assert.equal(bytes.byteLength, 0, 'the buffer was handed over, not copied');
   assert.equal(readHeader(catalog, back[2]!).header.correlationId, 'pack-1');
 });
 
-test('worker: the back-end\'s log lines reach the main logger\'s destination', async (t) => {
+test("worker: the back-end's log lines reach the main logger's destination", async (t) => {
   const lines: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
-  const transport = await openWorkerTransport({ file: tempFile(t), logLevel: 'debug', logger: createLogger({ logLevel: 'debug' }, sink) });
+  const transport = await openWorkerTransport({
+    file: tempFile(t),
+    logLevel: 'debug',
+    logger: createLogger({ logLevel: 'debug' }, sink),
+  });
   t.after(() => transport.close());
   await transport.call(message('ACCBAL', 'logged-1', { acckAccountId: '1002-01' }));
   const ended = lines.find((line) => line['requestId'] === 'logged-1');
@@ -220,12 +268,18 @@ test('worker: a stopped worker fails its calls in flight and the ones during the
       done();
     },
   });
-  const transport = await openWorkerTransport({ file: tempFile(t), logLevel: 'warn', logger: createLogger({ logLevel: 'warn' }, sink) });
+  const transport = await openWorkerTransport({
+    file: tempFile(t),
+    logLevel: 'warn',
+    logger: createLogger({ logLevel: 'warn' }, sink),
+  });
   t.after(() => transport.close());
-  const inFlight = Array.from({ length: 50 }, (_, i) => transport.call(payment(i).request).then(
-    (response) => decode('PAYCRT', response).header.returnCode,
-    (error: unknown) => error,
-  ));
+  const inFlight = Array.from({ length: 50 }, (_, i) =>
+    transport.call(payment(i).request).then(
+      (response) => decode('PAYCRT', response).header.returnCode,
+      (error: unknown) => error,
+    ),
+  );
   await transport.terminateWorker();
   const outcomes = await Promise.all(inFlight);
   for (const outcome of outcomes) {
@@ -236,7 +290,9 @@ test('worker: a stopped worker fails its calls in flight and the ones during the
   // Refused at once while the new worker starts, never held.
   assert.equal(await transport.ready(), false);
   await assert.rejects(transport.call(payment(0).request), TransportError);
-  const stopped = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line['msg'] === 'back-end worker stopped; restarting it');
+  const stopped = lines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .find((line) => line['msg'] === 'back-end worker stopped; restarting it');
   assert.equal(stopped?.['level'], 50);
   assert.equal(stopped?.['exitCode'], 1);
 
@@ -249,7 +305,7 @@ test('worker: a stopped worker fails its calls in flight and the ones during the
   assert.equal(await balance(transport, '1003-01'), 1_000_000 - sum);
 });
 
-test('worker: a store that cannot be opened rejects openWorkerTransport with the worker\'s error', async (t) => {
+test("worker: a store that cannot be opened rejects openWorkerTransport with the worker's error", async (t) => {
   const file = tempFile(t);
   mkdirSync(file); // a directory where the SQLite file should be
   await assert.rejects(openWorkerTransport({ file, logLevel: 'silent', logger: silent }), (error: Error) => {

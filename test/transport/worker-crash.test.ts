@@ -28,9 +28,16 @@ function readStore(file: string) {
   const db = new DatabaseSync(file, { readOnly: true });
   try {
     const total = db.prepare('SELECT SUM(balance) AS total FROM accounts').get() as { total: number };
-    const payments = db.prepare('SELECT COUNT(*) AS rows, COUNT(DISTINCT idempotency_key) AS keys FROM payments').get() as { rows: number; keys: number };
+    const payments = db
+      .prepare('SELECT COUNT(*) AS rows, COUNT(DISTINCT idempotency_key) AS keys FROM payments')
+      .get() as { rows: number; keys: number };
     const debtor = db.prepare("SELECT balance FROM accounts WHERE account_id = '1003-01'").get() as { balance: number };
-    return { total: total.total, paymentRows: payments.rows, paymentKeys: payments.keys, debtorBalance: debtor.balance };
+    return {
+      total: total.total,
+      paymentRows: payments.rows,
+      paymentKeys: payments.keys,
+      debtorBalance: debtor.balance,
+    };
   } finally {
     db.close();
   }
@@ -39,11 +46,17 @@ function readStore(file: string) {
 test('a worker that dies under load: 503 + Retry-After, recovery, retries under the same key pay exactly once', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-crash-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', RATE_LIMIT_MAX: '100000' });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'info',
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    RATE_LIMIT_MAX: '100000',
+  });
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+      for (const line of chunk.toString('utf8').split('\n'))
+        if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -72,25 +85,40 @@ test('a worker that dies under load: 503 + Retry-After, recovery, retries under 
   const payments = Array.from({ length: PAYMENTS }, (_, i) => ({
     key: `crash-${i}`,
     minor: (i % 7) + 1,
-    body: { debtorAccount: '1003-01', creditorAccount: '1001-01', amount: ((i % 7) + 1) / 100, currency: 'EUR', reference: `crash ${i}` },
+    body: {
+      debtorAccount: '1003-01',
+      creditorAccount: '1001-01',
+      amount: ((i % 7) + 1) / 100,
+      currency: 'EUR',
+      reference: `crash ${i}`,
+    },
   }));
-  const pay = (p: (typeof payments)[number]) => app.inject({
-    method: 'POST', url: '/v1/payments', payload: p.body,
-    headers: { authorization: `Bearer ${token}`, 'idempotency-key': p.key },
-  });
+  const pay = (p: (typeof payments)[number]) =>
+    app.inject({
+      method: 'POST',
+      url: '/v1/payments',
+      payload: p.body,
+      headers: { authorization: `Bearer ${token}`, 'idempotency-key': p.key },
+    });
 
   // Three bursts of 20, 60 ms apart: the worker answers the first and stops in the middle of the second.
-  const firstAnswers = await Promise.all(payments.map(async (p, i) => {
-    await sleep(Math.floor(i / 20) * 60);
-    return pay(p);
-  }));
+  const firstAnswers = await Promise.all(
+    payments.map(async (p, i) => {
+      await sleep(Math.floor(i / 20) * 60);
+      return pay(p);
+    }),
+  );
   const unavailable = firstAnswers.filter((res) => res.statusCode === 503);
-  assert.ok(unavailable.length > 0, `some payments meet the stopped worker: ${firstAnswers.map((r) => r.statusCode).join(' ')}`);
+  assert.ok(
+    unavailable.length > 0,
+    `some payments meet the stopped worker: ${firstAnswers.map((r) => r.statusCode).join(' ')}`,
+  );
   for (const res of unavailable) {
     assertProblem(res, 503, 'BACKEND_UNAVAILABLE');
     assert.match(String(res.headers['retry-after']), /^[0-9]+$/);
   }
-  for (const res of firstAnswers) assert.ok([201, 503].includes(res.statusCode), `status ${res.statusCode}: ${res.body}`);
+  for (const res of firstAnswers)
+    assert.ok([201, 503].includes(res.statusCode), `status ${res.statusCode}: ${res.body}`);
   const stopped = logs.find((line) => line['msg'] === 'back-end worker stopped; restarting it');
   assert.equal(stopped?.['level'], 50);
   assert.equal(typeof stopped?.['exitCode'], 'number');
@@ -106,12 +134,14 @@ test('a worker that dies under load: 503 + Retry-After, recovery, retries under 
   const answers: LightMyRequestResponse[] = [...firstAnswers];
   for (let round = 0; answers.some((res) => res.statusCode !== 201); round += 1) {
     assert.ok(round < 100, `still unacknowledged after 100 rounds: ${answers.map((r) => r.statusCode).join(' ')}`);
-    await Promise.all(payments.map(async (p, i) => {
-      if (answers[i]!.statusCode === 201) return;
-      const res = await pay(p);
-      assert.ok([201, 409, 503].includes(res.statusCode), `retry of ${p.key}: ${res.statusCode} ${res.body}`);
-      answers[i] = res;
-    }));
+    await Promise.all(
+      payments.map(async (p, i) => {
+        if (answers[i]!.statusCode === 201) return;
+        const res = await pay(p);
+        assert.ok([201, 409, 503].includes(res.statusCode), `retry of ${p.key}: ${res.statusCode} ${res.body}`);
+        answers[i] = res;
+      }),
+    );
     await sleep(20);
   }
 
@@ -122,7 +152,11 @@ test('a worker that dies under load: 503 + Retry-After, recovery, retries under 
     assert.equal(payment.status, 'COMPLETED');
     assert.equal(payment.reference, `crash ${i}`);
     ids.add(payment.paymentId);
-    const read = await app.inject({ method: 'GET', url: `/v1/payments/${payment.paymentId}`, headers: { authorization: `Bearer ${token}` } });
+    const read = await app.inject({
+      method: 'GET',
+      url: `/v1/payments/${payment.paymentId}`,
+      headers: { authorization: `Bearer ${token}` },
+    });
     assert.equal(read.statusCode, 200);
     assert.deepEqual(read.json(), payment);
   }
@@ -144,6 +178,8 @@ test('a start that fails after the back-end worker opened closes the worker (not
   const config = loadConfig({ DATA_DIR: dataDir, AUTH_PARTNER_JWKS_FILE: join(dataDir, 'missing-jwks.json') });
   const ports = () => process.getActiveResourcesInfo().filter((kind) => kind === 'MessagePort').length;
   const before = ports();
-  await assert.rejects(buildApp(config, { logger: createLogger(config, new Writable({ write: (_c, _e, done) => done() })) }));
-  assert.equal(ports(), before, 'the worker\'s message port is closed');
+  await assert.rejects(
+    buildApp(config, { logger: createLogger(config, new Writable({ write: (_c, _e, done) => done() })) }),
+  );
+  assert.equal(ports(), before, "the worker's message port is closed");
 });

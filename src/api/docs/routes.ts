@@ -22,14 +22,17 @@ function problemPage(slug: string): string | null {
   if (!code) return null;
   const { status, title } = ERROR_CODES[code];
   const help = ERROR_HELP[code];
-  return htmlPage(title, `
+  return htmlPage(
+    title,
+    `
 <p class="muted">HTTP ${status} · <code>${code}</code> · <code>/problems/${escapeHtml(slug)}</code></p>
 <h2>What it means</h2>
 <p>${prose(help.meaning)}</p>
 <h2>What to do</h2>
 <p>${prose(help.remedy)}</p>
 <p>Every error answer is <code>application/problem+json</code> (RFC 9457); its <code>requestId</code> finds the request in the service's log.
-See the <a href="/docs">API reference</a>.</p>`);
+See the <a href="/docs">API reference</a>.</p>`,
+  );
 }
 
 export interface DocsRouteOptions {
@@ -43,14 +46,18 @@ export async function docsRoutes(app: FastifyInstance, options: DocsRouteOptions
   app.get('/', { config: PUBLIC, schema: HIDDEN }, async (_req, reply) => reply.redirect('/docs', 302));
 
   app.get(STYLESHEET_PATH, { config: PUBLIC, schema: HIDDEN }, async (_req, reply) =>
-    reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET));
+    reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
+  );
 
   app.get('/problems/:slug', { config: PUBLIC, schema: HIDDEN }, async (req, reply) => {
     const { slug } = req.params as { slug: string };
     const page = problemPage(slug);
     if (!page) throw new ApiError('NOT_FOUND', `no problem type ${slug.slice(0, 64)}`);
-    return reply.type('text/html; charset=utf-8').header('content-security-policy', PAGE_CSP)
-      .header('cache-control', 'public, max-age=3600').send(page);
+    return reply
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', PAGE_CSP)
+      .header('cache-control', 'public, max-age=3600')
+      .send(page);
   });
 
   await app.register(async (docs) => installScalarReference(docs, options));

@@ -46,23 +46,25 @@ function configuration(options: { signIn: DocsSignIn | null; issuer: string }): 
     documentDownloadType: 'json',
     // Its "Open API Client" leads to Scalar's hosted client.
     hideClientButton: true,
-    ...(signIn ? {
-      oauth2RedirectUri: docsRedirectUri(options.issuer),
-      authentication: {
-        preferredSecurityScheme: 'oauth2',
-        securitySchemes: {
-          oauth2: {
-            flows: {
-              authorizationCode: {
-                'x-scalar-client-id': signIn.clientId,
-                'x-usePkce': 'SHA-256',
-                selectedScopes: [...signIn.scopes],
+    ...(signIn
+      ? {
+          oauth2RedirectUri: docsRedirectUri(options.issuer),
+          authentication: {
+            preferredSecurityScheme: 'oauth2',
+            securitySchemes: {
+              oauth2: {
+                flows: {
+                  authorizationCode: {
+                    'x-scalar-client-id': signIn.clientId,
+                    'x-usePkce': 'SHA-256',
+                    selectedScopes: [...signIn.scopes],
+                  },
+                },
               },
             },
           },
-        },
-      },
-    } : {}),
+        }
+      : {}),
   } as Partial<ApiReferenceConfiguration>;
 }
 
@@ -76,10 +78,14 @@ async function keepQueryOnRedirect(req: FastifyRequest, reply: FastifyReply): Pr
   await reply.redirect(`${DOCS_PATH}/${query === -1 ? '' : req.url.slice(query)}`, 301);
 }
 
-export async function installScalarReference(docs: FastifyInstance, options: { signIn: DocsSignIn | null; issuer: string }): Promise<void> {
+export async function installScalarReference(
+  docs: FastifyInstance,
+  options: { signIn: DocsSignIn | null; issuer: string },
+): Promise<void> {
   // The plugin's routes carry no route-table entry: each is a public page of this encapsulated context.
   const route = docs.route.bind(docs);
-  docs.route = ((opts: RouteOptions) => route({ ...opts, config: { ...(opts.config as object | undefined), public: true } })) as typeof docs.route;
+  docs.route = ((opts: RouteOptions) =>
+    route({ ...opts, config: { ...(opts.config as object | undefined), public: true } })) as typeof docs.route;
 
   const csp = docsPageCsp([new URL(options.issuer).origin]);
   docs.addHook('onSend', (req, reply, payload, done) => {
@@ -90,9 +96,14 @@ export async function installScalarReference(docs: FastifyInstance, options: { s
       return;
     }
     // 4 MB of script, the same for a given installed version.
-    if (req.routeOptions.url === SCRIPT_PATH && reply.statusCode === 200) reply.header('cache-control', 'public, max-age=3600');
+    if (req.routeOptions.url === SCRIPT_PATH && reply.statusCode === 200)
+      reply.header('cache-control', 'public, max-age=3600');
     done(null, payload);
   });
 
-  await docs.register(scalar, { routePrefix: DOCS_PATH, hooks: { onRequest: keepQueryOnRedirect }, configuration: configuration(options) });
+  await docs.register(scalar, {
+    routePrefix: DOCS_PATH,
+    hooks: { onRequest: keepQueryOnRedirect },
+    configuration: configuration(options),
+  });
 }

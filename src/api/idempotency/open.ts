@@ -6,7 +6,8 @@ import { openRedisIdempotencyStore } from './redis-store.ts';
 import { openIdempotencyStore, type IdempotencyStore } from './store.ts';
 
 export function openConfiguredIdempotencyStore(
-  config: { dataDir: string; idempotency: IdempotencySettings }, redis: Redis | null,
+  config: { dataDir: string; idempotency: IdempotencySettings },
+  redis: Redis | null,
 ): IdempotencyStore {
   if (redis) return openRedisIdempotencyStore(redis, { ...config.idempotency, prefix: config.idempotency.redisPrefix });
   return openIdempotencyStore(join(config.dataDir, 'api.sqlite'), config.idempotency);

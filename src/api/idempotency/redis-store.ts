@@ -42,7 +42,10 @@ type Commands = Redis & {
   idempotencyRelease(key: string): Promise<number>;
 };
 
-export function openRedisIdempotencyStore(redis: Redis, options: { ttlSeconds: number; leaseMs: number; prefix: string }): IdempotencyStore {
+export function openRedisIdempotencyStore(
+  redis: Redis,
+  options: { ttlSeconds: number; leaseMs: number; prefix: string },
+): IdempotencyStore {
   redis.defineCommand('idempotencyBegin', { numberOfKeys: 1, lua: BEGIN });
   redis.defineCommand('idempotencyComplete', { numberOfKeys: 1, lua: COMPLETE });
   redis.defineCommand('idempotencyRelease', { numberOfKeys: 1, lua: RELEASE });
@@ -52,17 +55,31 @@ export function openRedisIdempotencyStore(redis: Redis, options: { ttlSeconds: n
 
   return {
     async begin(caller, key, requestHash): Promise<BeginResult> {
-      const [outcome, status, contentType, headers, body] = await commands.idempotencyBegin(recordKey(caller, key), requestHash, options.leaseMs, options.ttlSeconds * 1000);
+      const [outcome, status, contentType, headers, body] = await commands.idempotencyBegin(
+        recordKey(caller, key),
+        requestHash,
+        options.leaseMs,
+        options.ttlSeconds * 1000,
+      );
       if (outcome === 'replay') {
         const response: StoredResponse = {
-          statusCode: Number(status), contentType: contentType!, headers: JSON.parse(headers!) as Record<string, string>, body: body!,
+          statusCode: Number(status),
+          contentType: contentType!,
+          headers: JSON.parse(headers!) as Record<string, string>,
+          body: body!,
         };
         return { outcome, response };
       }
       return { outcome: outcome as 'execute' | 'mismatch' | 'in-flight' };
     },
     async complete(caller, key, response) {
-      await commands.idempotencyComplete(recordKey(caller, key), response.statusCode, response.contentType, JSON.stringify(response.headers), response.body);
+      await commands.idempotencyComplete(
+        recordKey(caller, key),
+        response.statusCode,
+        response.contentType,
+        JSON.stringify(response.headers),
+        response.body,
+      );
     },
     async release(caller, key) {
       await commands.idempotencyRelease(recordKey(caller, key));

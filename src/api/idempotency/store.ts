@@ -65,7 +65,10 @@ export interface EmbeddedIdempotencyStore extends IdempotencyStore {
   clear(): void;
 }
 
-export function openIdempotencyStore(file: string, options: { ttlSeconds: number; leaseMs: number; now?: () => number }): EmbeddedIdempotencyStore {
+export function openIdempotencyStore(
+  file: string,
+  options: { ttlSeconds: number; leaseMs: number; now?: () => number },
+): EmbeddedIdempotencyStore {
   const store = new SqliteDatabase(file, { synchronous: 'NORMAL' });
   store.migrate(MIGRATIONS_DIR);
   const now = options.now ?? Date.now;
@@ -107,23 +110,38 @@ export function openIdempotencyStore(file: string, options: { ttlSeconds: number
         if (Number(row['locked_until']) > t) return { outcome: 'in-flight' };
         // The holder's lease ran out (it crashed or hung): take over. The back-end finds any effect
         // the first attempt committed under the same key, so re-executing cannot duplicate it.
-        sql('UPDATE idempotency_records SET locked_until = ? WHERE caller = ? AND idempotency_key = ?').run(t + options.leaseMs, caller, key);
+        sql('UPDATE idempotency_records SET locked_until = ? WHERE caller = ? AND idempotency_key = ?').run(
+          t + options.leaseMs,
+          caller,
+          key,
+        );
         return { outcome: 'execute' };
       });
     },
     complete(caller, key, response) {
-      write(() => sql(
-        `UPDATE idempotency_records SET state = 'DONE', status_code = ?, content_type = ?, response_headers = ?, response_body = ?
+      write(() =>
+        sql(
+          `UPDATE idempotency_records SET state = 'DONE', status_code = ?, content_type = ?, response_headers = ?, response_body = ?
          WHERE caller = ? AND idempotency_key = ?`,
-      ).run(response.statusCode, response.contentType, JSON.stringify(response.headers), response.body, caller, key));
+        ).run(response.statusCode, response.contentType, JSON.stringify(response.headers), response.body, caller, key),
+      );
     },
     release(caller, key) {
-      write(() => sql("DELETE FROM idempotency_records WHERE caller = ? AND idempotency_key = ? AND state = 'IN_FLIGHT'").run(caller, key));
+      write(() =>
+        sql("DELETE FROM idempotency_records WHERE caller = ? AND idempotency_key = ? AND state = 'IN_FLIGHT'").run(
+          caller,
+          key,
+        ),
+      );
     },
     purgeExpired(maxRows = PURGE_CHUNK) {
-      return write(() => Number(sql(
-        'DELETE FROM idempotency_records WHERE rowid IN (SELECT rowid FROM idempotency_records WHERE expires_at <= ? LIMIT ?)',
-      ).run(now(), maxRows).changes));
+      return write(() =>
+        Number(
+          sql(
+            'DELETE FROM idempotency_records WHERE rowid IN (SELECT rowid FROM idempotency_records WHERE expires_at <= ? LIMIT ?)',
+          ).run(now(), maxRows).changes,
+        ),
+      );
     },
     clear() {
       write(() => sql('DELETE FROM idempotency_records').run());

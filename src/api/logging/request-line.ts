@@ -25,12 +25,18 @@ export interface RequestLine {
   span_id: string | undefined;
 }
 
-const { lsCacheSym, timeSym, chindingsSym, streamSym, mixinSym, hooksSym, needsMetadataGsym, messageKeySym, endSym } = pino.symbols;
+const { lsCacheSym, timeSym, chindingsSym, streamSym, mixinSym, hooksSym, needsMetadataGsym, messageKeySym, endSym } =
+  pino.symbols;
 
 type Internals = Record<symbol, unknown>;
 
 /** Writes `line` with `msg` at `level` (when enabled). */
-export function writeRequestLine(requestLog: FastifyBaseLogger, level: 'info' | 'error', msg: string, line: RequestLine): void {
+export function writeRequestLine(
+  requestLog: FastifyBaseLogger,
+  level: 'info' | 'error',
+  msg: string,
+  line: RequestLine,
+): void {
   // Fastify's request logger is the pino child the root logger (src/logger.ts) made.
   const log = requestLog as Logger;
   if (!log.isLevelEnabled(level)) return;
@@ -43,8 +49,14 @@ export function writeRequestLine(requestLog: FastifyBaseLogger, level: 'info' | 
   // pino's own prefix for the level (its level formatter applied), its time, and the bindings of the
   // request's child logger, serialized once when the child was made.
   const levelPrefix = (own[lsCacheSym] as Record<number, string>)[log.levels.values[level]!]!;
-  let text = levelPrefix + (own[timeSym] as () => string)() + (own[chindingsSym] as string)
-    + ',"method":' + str(line.method) + ',"url":' + str(line.url);
+  let text =
+    levelPrefix +
+    (own[timeSym] as () => string)() +
+    (own[chindingsSym] as string) +
+    ',"method":' +
+    str(line.method) +
+    ',"url":' +
+    str(line.url);
   if (line.route !== undefined) text += ',"route":' + str(line.route);
   text += ',"status":' + num(line.status) + ',"ms":' + hundredths(line.ms);
   if (line.principal !== undefined) text += ',"principal":' + str(line.principal);

@@ -98,7 +98,10 @@ export function installAuth(app: FastifyInstance, verifier: TokenVerifier, optio
     } catch (error) {
       if (!(error instanceof TokenRejected)) throw error;
       await countOnce();
-      req.log.info({ reason: error.message, ...(error.principal ? { principal: error.principal } : {}) }, 'authentication failed');
+      req.log.info(
+        { reason: error.message, ...(error.principal ? { principal: error.principal } : {}) },
+        'authentication failed',
+      );
       throw new ApiError('UNAUTHENTICATED', error.message, {
         headers: {
           'www-authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="${error.message}"`,

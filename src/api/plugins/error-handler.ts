@@ -12,7 +12,12 @@ interface AjvError {
   params: Record<string, unknown>;
 }
 
-const PARTS: Record<string, Violation['in']> = { body: 'body', params: 'path', querystring: 'query', headers: 'header' };
+const PARTS: Record<string, Violation['in']> = {
+  body: 'body',
+  params: 'path',
+  querystring: 'query',
+  headers: 'header',
+};
 
 function violations(error: FastifyError & { validation?: AjvError[]; validationContext?: string }): Violation[] {
   const where = PARTS[error.validationContext ?? 'body'] ?? 'body';
@@ -37,13 +42,16 @@ export function toApiError(error: unknown, req?: FastifyRequest): ApiError {
   if (error instanceof RecordEncodeError) {
     // The schema and the client's pointers (src/client/refusal.ts) should have caught it: told in the same words.
     const detail = refusalDetail(error.limit);
-    return new ApiError('VALIDATION_FAILED', `a value ${detail}`, { violations: [{ pointer: '', in: 'body', detail }] });
+    return new ApiError('VALIDATION_FAILED', `a value ${detail}`, {
+      violations: [{ pointer: '', in: 'body', detail }],
+    });
   }
   const e = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
   if (e.validation) {
     return new ApiError('VALIDATION_FAILED', 'the request does not match the schema', { violations: violations(e) });
   }
-  const tooLarge = () => new ApiError('PAYLOAD_TOO_LARGE', req ? `the body is larger than ${req.routeOptions.bodyLimit} bytes` : undefined);
+  const tooLarge = () =>
+    new ApiError('PAYLOAD_TOO_LARGE', req ? `the body is larger than ${req.routeOptions.bodyLimit} bytes` : undefined);
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('UNSUPPORTED_MEDIA_TYPE');
@@ -119,7 +127,8 @@ function logSecurityEvent(req: FastifyRequest, error: ApiError): void {
   if (error.status === 403) req.log.warn({ ...who, code: error.code, detail: error.message }, 'authorization failed');
   // An object the caller may not see is answered 404 like a missing one (the back-end does not tell them
   // apart): debug only, since the request line (info) already carries status, code, principal and request id.
-  else if (error.status === 404 && req.principal) req.log.debug({ ...who, code: error.code }, 'object not found for caller');
+  else if (error.status === 404 && req.principal)
+    req.log.debug({ ...who, code: error.code }, 'object not found for caller');
   else if (error.code === 'VALIDATION_FAILED') {
     req.log.info({ ...who, pointers: error.violations?.map((v) => `${v.in}:${v.pointer}`) }, 'validation failed');
   }
@@ -137,6 +146,12 @@ export function installErrorHandler(app: FastifyInstance): void {
     const path = pathOf(req);
     const allow = allowedMethods(app, path).join(', ');
     if (!allow) return sendProblem(req, reply, new ApiError('NOT_FOUND', `no resource at ${path}`));
-    return sendProblem(req, reply, new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allow}`, { headers: { allow } }));
+    return sendProblem(
+      req,
+      reply,
+      new ApiError('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${allow}`, {
+        headers: { allow },
+      }),
+    );
   });
 }

@@ -5,7 +5,13 @@
  */
 import { hash } from 'node:crypto';
 import { stringify as canonicalJson } from 'safe-stable-stringify';
-import type { FastifyInstance, FastifyRequest, onSendHookHandler, preHandlerHookHandler, preValidationHookHandler } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyRequest,
+  onSendHookHandler,
+  preHandlerHookHandler,
+  preValidationHookHandler,
+} from 'fastify';
 import type { RouteAccess } from '../route-table.ts';
 import { routeHooks } from './route-hooks.ts';
 import { ApiError } from '../../errors.ts';
@@ -71,7 +77,12 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       case 'replay': {
         const r = begun.response;
         req.server.observability.metrics.countReplay(req.routeOptions.url);
-        return reply.code(r.statusCode).headers(r.headers).header('idempotent-replayed', 'true').type(r.contentType).send(r.body);
+        return reply
+          .code(r.statusCode)
+          .headers(r.headers)
+          .header('idempotent-replayed', 'true')
+          .type(r.contentType)
+          .send(r.body);
       }
     }
   };
@@ -98,12 +109,14 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       const value = reply.getHeader(name);
       if (typeof value === 'string') headers[name] = value;
     }
-    await remember(() => store.complete(held.caller, held.key, {
-      statusCode: reply.statusCode,
-      contentType: String(reply.getHeader('content-type') ?? 'application/json'),
-      headers,
-      body: payload,
-    }));
+    await remember(() =>
+      store.complete(held.caller, held.key, {
+        statusCode: reply.statusCode,
+        contentType: String(reply.getHeader('content-type') ?? 'application/json'),
+        headers,
+        body: payload,
+      }),
+    );
     return payload;
   };
 

@@ -21,7 +21,13 @@ export function installRequestLog(app: FastifyInstance): void {
       const url = req.routeOptions.url;
       const path = req.url;
       const query = path.indexOf('?');
-      req.traceSpan = tracing.startRequest(req.method, url === undefined ? undefined : routeTemplate(url), query < 0 ? path : path.slice(0, query), scheme, req.headers);
+      req.traceSpan = tracing.startRequest(
+        req.method,
+        url === undefined ? undefined : routeTemplate(url),
+        query < 0 ? path : path.slice(0, query),
+        scheme,
+        req.headers,
+      );
       done();
     });
     app.addHook('onRequestAbort', (req, done) => {
@@ -35,18 +41,23 @@ export function installRequestLog(app: FastifyInstance): void {
     const options = req.routeOptions;
     const elapsed = reply.elapsedTime;
     const traceparent = requestTraceparent(req);
-    writeRequestLine(req.log, status >= 500 ? 'error' : 'info', status >= 500 ? 'request failed' : 'request completed', {
-      method: req.method,
-      url: req.url,
-      route: options.url,
-      status,
-      ms: Math.round(elapsed * 100) / 100,
-      principal: req.principal?.subject,
-      code: reply.problemCode ?? undefined,
-      backend: req.backendCall ?? undefined,
-      trace_id: traceparent ? traceparent.slice(3, 35) : undefined,
-      span_id: traceparent ? traceparent.slice(36, 52) : undefined,
-    });
+    writeRequestLine(
+      req.log,
+      status >= 500 ? 'error' : 'info',
+      status >= 500 ? 'request failed' : 'request completed',
+      {
+        method: req.method,
+        url: req.url,
+        route: options.url,
+        status,
+        ms: Math.round(elapsed * 100) / 100,
+        principal: req.principal?.subject,
+        code: reply.problemCode ?? undefined,
+        backend: req.backendCall ?? undefined,
+        trace_id: traceparent ? traceparent.slice(3, 35) : undefined,
+        span_id: traceparent ? traceparent.slice(36, 52) : undefined,
+      },
+    );
     metrics.observeRequest(options.config, options.url, req.method, status, elapsed / 1000);
     if (req.traceSpan) {
       tracing!.endRequest(req.traceSpan, status);

@@ -65,15 +65,23 @@ const REQUESTS = { min: 1, max: 1_000_000 };
 
 export const CORS_SETTINGS = section('CORS', {
   CORS_ORIGINS: parsed({
-    allowed: 'origins, comma-separated', description: 'exact origins, comma-separated, e.g. https://app.example.com',
-    parse: (value, name) => value.split(',').map((o) => o.trim()).filter(Boolean).map((o) => {
-      // Exact origins only: a wildcard or a path would widen or blur what is allowed.
-      if (!ORIGIN.test(o)) throw new ConfigError(name, `must list origins like https://app.example.com, got "${o}"`);
-      return o.toLowerCase();
-    }),
+    allowed: 'origins, comma-separated',
+    description: 'exact origins, comma-separated, e.g. https://app.example.com',
+    parse: (value, name) =>
+      value
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean)
+        .map((o) => {
+          // Exact origins only: a wildcard or a path would widen or blur what is allowed.
+          if (!ORIGIN.test(o))
+            throw new ConfigError(name, `must list origins like https://app.example.com, got "${o}"`);
+          return o.toLowerCase();
+        }),
   }),
   CORS_CREDENTIALS: parsed({
-    default: 'false', allowed: 'true, false',
+    default: 'false',
+    allowed: 'true, false',
     description: 'Access-Control-Allow-Credentials: true (cookies, client certificates)',
     parse(value, name) {
       if (value === 'true' || value === 'false') return value === 'true';
@@ -81,14 +89,17 @@ export const CORS_SETTINGS = section('CORS', {
     },
   }),
   CORS_MAX_AGE_SECONDS: integer({
-    default: 600, min: 0, max: 86_400,
+    default: 600,
+    min: 0,
+    max: 86_400,
     description: 'how long a browser may cache a preflight answer',
   }),
 });
 
 export const RATE_LIMIT_SETTINGS = section('Rate limits', {
   RATE_LIMIT_MAX: integer({
-    default: 100, ...REQUESTS,
+    default: 100,
+    ...REQUESTS,
     description: 'requests per window per principal (or address when anonymous)',
   }),
   RATE_LIMIT_READ_MAX: integer({ ...REQUESTS, description: 'default RATE_LIMIT_MAX' }),
@@ -96,11 +107,15 @@ export const RATE_LIMIT_SETTINGS = section('Rate limits', {
   RATE_LIMIT_AUTH_MAX: integer({ ...REQUESTS, description: 'default RATE_LIMIT_MAX' }),
   RATE_LIMIT_PUBLIC_MAX: integer({ ...REQUESTS, description: 'default RATE_LIMIT_MAX' }),
   RATE_LIMIT_ADDRESS_MAX: integer({
-    default: 1000, min: 1, max: 10_000_000,
+    default: 1000,
+    min: 1,
+    max: 10_000_000,
     description: 'requests per window from one address carrying credentials, before verification',
   }),
   RATE_LIMIT_WINDOW_SECONDS: integer({
-    default: 60, min: 1, max: 86_400,
+    default: 60,
+    min: 1,
+    max: 86_400,
     description: 'the window the limits count in',
   }),
   REDIS_URL: parsed({
@@ -112,8 +127,11 @@ export const RATE_LIMIT_SETTINGS = section('Rate limits', {
     },
   }),
   RATE_LIMIT_REDIS_PREFIX: text({
-    default: 'corebridge:ratelimit:', pattern: /^[A-Za-z0-9:._-]{1,100}$/, allowed: '1–100 of A–Z a–z 0–9 : . _ -',
-    invalid: 'must be 1–100 characters of A–Z a–z 0–9 : . _ -', description: 'prefix of the counters\' Redis keys',
+    default: 'corebridge:ratelimit:',
+    pattern: /^[A-Za-z0-9:._-]{1,100}$/,
+    allowed: '1–100 of A–Z a–z 0–9 : . _ -',
+    invalid: 'must be 1–100 characters of A–Z a–z 0–9 : . _ -',
+    description: "prefix of the counters' Redis keys",
   }),
 });
 
@@ -123,15 +141,22 @@ export const LIMIT_SETTINGS = section('Resource limits and overload', {
   JSON_MAX_ARRAY_LENGTH: integer({ default: 100, min: 1, max: 1_000_000, description: 'longest array in a JSON body' }),
   MAX_HEADER_BYTES: integer({ default: 16_384, min: 1024, max: 1_048_576, description: 'largest request head' }),
   REQUEST_TIMEOUT_MS: integer({
-    default: 5000, min: 10, max: 600_000,
+    default: 5000,
+    min: 10,
+    max: 600_000,
     description: 'processing time before a request is answered 504',
   }),
   BACKEND_MAX_CONCURRENT: integer({
-    default: 64, min: 1, max: 100_000, description: 'back-end calls in flight at once; beyond, 503 with Retry-After',
+    default: 64,
+    min: 1,
+    max: 100_000,
+    description: 'back-end calls in flight at once; beyond, 503 with Retry-After',
   }),
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: integer({ default: 1000, min: 0, max: 60_000, description: '0 = off' }),
   OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: parsed({
-    default: '0', allowed: '0–1', description: '0 = off; 0–1',
+    default: '0',
+    allowed: '0–1',
+    description: '0 = off; 0–1',
     parse(value, name) {
       if (!/^(0(\.[0-9]+)?|1(\.0+)?)$/.test(value)) {
         throw new ConfigError(name, `must be a number from 0 to 1, got "${value}"`);
@@ -141,7 +166,9 @@ export const LIMIT_SETTINGS = section('Resource limits and overload', {
   }),
   OVERLOAD_MAX_HEAP_USED_MB: integer({ default: 0, min: 0, max: 1_048_576, description: '0 = off' }),
   OVERLOAD_RETRY_AFTER_SECONDS: integer({
-    default: 5, min: 1, max: 3600,
+    default: 5,
+    min: 1,
+    max: 3600,
     description: 'Retry-After of an overload 503',
   }),
 });
@@ -152,10 +179,14 @@ export const TLS_SETTINGS = section('TLS', {
   MTLS_PORT: integer({ min: 0, max: 65535, description: 'a second HTTPS listener that requires client certificates' }),
   MTLS_CA_FILE: text({ allowed: 'PEM file', description: 'the CA client certificates must chain to' }),
   MTLS_CLIENTS: parsed({
-    allowed: 'name=client-id:agent|partner, comma-separated', description: 'certificate-name=client-id:role,…',
+    allowed: 'name=client-id:agent|partner, comma-separated',
+    description: 'certificate-name=client-id:role,…',
     parse(value, name) {
       const clients = new Map<string, MutualTlsClient>();
-      for (const entry of value.split(',').map((e) => e.trim()).filter(Boolean)) {
+      for (const entry of value
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean)) {
         const match = /^([^=\s]+)=([A-Za-z0-9._-]{1,64}):(agent|partner)$/.exec(entry);
         if (!match) throw new ConfigError(name, `entries are certificate-name=client-id:agent|partner, got "${entry}"`);
         clients.set(match[1]!, { subject: match[2]!, role: match[3] as MutualTlsClient['role'] });

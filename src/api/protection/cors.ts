@@ -7,9 +7,24 @@ import type { FastifyInstance } from 'fastify';
 import type { ProtectionConfig } from './config.ts';
 
 export const CORS_ALLOWED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
-export const CORS_ALLOWED_HEADERS = ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match', 'Prefer', 'X-Request-ID'];
+export const CORS_ALLOWED_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'If-Match',
+  'If-None-Match',
+  'Prefer',
+  'X-Request-ID',
+];
 export const CORS_EXPOSED_HEADERS = [
-  'Location', 'ETag', 'X-Request-ID', 'RateLimit', 'RateLimit-Policy', 'Retry-After', 'Idempotent-Replayed', 'WWW-Authenticate',
+  'Location',
+  'ETag',
+  'X-Request-ID',
+  'RateLimit',
+  'RateLimit-Policy',
+  'Retry-After',
+  'Idempotent-Replayed',
+  'WWW-Authenticate',
 ];
 
 /** Registers before the auth plugin: its OPTIONS route answers preflights, which carry no token. */

@@ -39,7 +39,8 @@ const POISONING_KEYS = new Set(['__proto__', 'constructor']);
  * Iterative: depth cannot blow the stack.
  */
 export function jsonShapeViolation(
-  body: unknown, limits: { jsonDepth: number; jsonArrayLength: number },
+  body: unknown,
+  limits: { jsonDepth: number; jsonArrayLength: number },
 ): { pointer: string; detail: string; summary: string } | null {
   const stack: Array<{ value: unknown; depth: number; pointer: string }> = [{ value: body, depth: 0, pointer: '' }];
   while (stack.length > 0) {
@@ -52,7 +53,12 @@ export function jsonShapeViolation(
     } else {
       for (const [key, item] of Object.entries(value)) {
         const itemPointer = `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-        if (POISONING_KEYS.has(key)) return { pointer: itemPointer, detail: 'is not an accepted name', summary: `the body has a key named "${key}"` };
+        if (POISONING_KEYS.has(key))
+          return {
+            pointer: itemPointer,
+            detail: 'is not an accepted name',
+            summary: `the body has a key named "${key}"`,
+          };
         stack.push({ value: item, depth: depth + 1, pointer: itemPointer });
       }
     }
@@ -75,7 +81,10 @@ function refusedRequest(rawPacket: unknown): { path: string; requestId: string }
   const lines = (Buffer.isBuffer(rawPacket) ? rawPacket.toString('latin1') : '').split('\r\n');
   const target = /^[A-Z]+ (\/\S*) HTTP\/1\.[01]$/.exec(lines[0] ?? '')?.[1] ?? '';
   const complete = lines.slice(1, -1);
-  const given = complete.find((line) => /^x-request-id:/i.test(line))?.slice('x-request-id:'.length).trim();
+  const given = complete
+    .find((line) => /^x-request-id:/i.test(line))
+    ?.slice('x-request-id:'.length)
+    .trim();
   return { path: target.split('?')[0] ?? '', requestId: requestIdFrom(given) };
 }
 
@@ -87,15 +96,21 @@ export function serverLimitOptions(limits: Limits) {
     /** Node answers an oversized header block before any request exists; this renders it as problem+json. */
     clientErrorHandler(this: FastifyInstance, error: ConnectionError, socket: Socket) {
       if (error.code === 'ECONNRESET' || socket.destroyed) return;
-      const apiError = error.code === 'HPE_HEADER_OVERFLOW'
-        ? new ApiError('HEADERS_TOO_LARGE', `the request headers are larger than ${limits.headerBytes} bytes`)
-        : new ApiError('MALFORMED_REQUEST', 'the request could not be read');
+      const apiError =
+        error.code === 'HPE_HEADER_OVERFLOW'
+          ? new ApiError('HEADERS_TOO_LARGE', `the request headers are larger than ${limits.headerBytes} bytes`)
+          : new ApiError('MALFORMED_REQUEST', 'the request could not be read');
       const { path, requestId } = refusedRequest(error.rawPacket);
       const body = JSON.stringify(toProblem(apiError, path, requestId));
-      this.log.info({ requestId, url: path, status: apiError.status, code: apiError.code, error: error.code }, 'client error');
+      this.log.info(
+        { requestId, url: path, status: apiError.status, code: apiError.code, error: error.code },
+        'client error',
+      );
       if (socket.writable) {
-        socket.write(`HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/problem+json\r\n`
-          + `X-Request-ID: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        socket.write(
+          `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/problem+json\r\n` +
+            `X-Request-ID: ${requestId}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
       }
       socket.destroy(error);
     },
@@ -108,7 +123,11 @@ export async function installLimits(app: FastifyInstance, limits: Limits, isClos
   // Callback-style hooks here and below: none of them waits, and an async hook costs every request a promise.
   app.addHook('onRequest', (_req, _reply, done) => {
     if (!isClosing()) return done();
-    done(new ApiError('SERVICE_UNAVAILABLE', 'this instance is shutting down', { headers: { 'retry-after': String(limits.retryAfterSeconds) } }));
+    done(
+      new ApiError('SERVICE_UNAVAILABLE', 'this instance is shutting down', {
+        headers: { 'retry-after': String(limits.retryAfterSeconds) },
+      }),
+    );
   });
   // Overload next: the cheapest refusal, before rate-limit stores or token checks are touched.
   await app.register(underPressure, {
@@ -174,7 +193,9 @@ export function limitBackendCalls(client: RequestBackend, max: number, retryAfte
   let inFlight = 0;
   async function limited<T>(send: () => Promise<T>): Promise<T> {
     if (inFlight >= max) {
-      throw new ApiError('BACKEND_BUSY', `more than ${max} back-end calls are in flight`, { headers: { 'retry-after': String(retryAfterSeconds) } });
+      throw new ApiError('BACKEND_BUSY', `more than ${max} back-end calls are in flight`, {
+        headers: { 'retry-after': String(retryAfterSeconds) },
+      });
     }
     inFlight += 1;
     try {

@@ -64,7 +64,11 @@ export interface RateLimits {
 }
 
 /** `redis`: the instance's Redis connection when REDIS_URL is set (src/api/redis.ts); else counters in memory. */
-export async function installRateLimits(app: FastifyInstance, config: ProtectionConfig['rateLimit'], redis: Redis | null): Promise<RateLimits> {
+export async function installRateLimits(
+  app: FastifyInstance,
+  config: ProtectionConfig['rateLimit'],
+  redis: Redis | null,
+): Promise<RateLimits> {
   await app.register(rateLimit, {
     global: false,
     timeWindow: config.windowSeconds * 1000,
@@ -73,15 +77,20 @@ export async function installRateLimits(app: FastifyInstance, config: Protection
 
   const limiter = (max: number, key: (req: FastifyRequest) => string): Limiter => {
     const check = app.createRateLimit({ max, keyGenerator: key });
-    return (req) => (check(req) as Promise<Outcome>).catch((error: unknown) => {
-      req.log.error({ err: error }, 'rate-limit store unavailable');
-      throw new ApiError('OVERLOADED', 'the rate-limit store is unavailable', { headers: { 'retry-after': '1' } });
-    });
+    return (req) =>
+      (check(req) as Promise<Outcome>).catch((error: unknown) => {
+        req.log.error({ err: error }, 'rate-limit store unavailable');
+        throw new ApiError('OVERLOADED', 'the rate-limit store is unavailable', { headers: { 'retry-after': '1' } });
+      });
   };
 
   const classes = Object.keys(config.perClass) as RateLimitClass[];
-  const byAddress = Object.fromEntries(classes.map((c) => [c, limiter(config.perClass[c], (req) => `address:${c}:${address(req)}`)])) as Record<RateLimitClass, Limiter>;
-  const byPrincipal = Object.fromEntries(classes.map((c) => [c, limiter(config.perClass[c], (req) => `principal:${c}:${req.principal?.subject ?? ''}`)])) as Record<RateLimitClass, Limiter>;
+  const byAddress = Object.fromEntries(
+    classes.map((c) => [c, limiter(config.perClass[c], (req) => `address:${c}:${address(req)}`)]),
+  ) as Record<RateLimitClass, Limiter>;
+  const byPrincipal = Object.fromEntries(
+    classes.map((c) => [c, limiter(config.perClass[c], (req) => `principal:${c}:${req.principal?.subject ?? ''}`)]),
+  ) as Record<RateLimitClass, Limiter>;
   const ceiling = limiter(config.perAddress, (req) => `ceiling:${address(req)}`);
 
   // Promise chains rather than async functions: every request runs one of these.
@@ -104,9 +113,13 @@ export async function installRateLimits(app: FastifyInstance, config: Protection
       const retryAfter = String(Math.max(1, outcome.ttlInSeconds));
       req.log.info({ policy }, 'rate limit exceeded');
       req.server.observability.metrics.countRateLimited(policy);
-      throw new ApiError('RATE_LIMITED', `the ${policy} limit of ${outcome.max} requests per ${config.windowSeconds} s is used up; retry in ${retryAfter} s`, {
-        headers: { ...headers, 'retry-after': retryAfter },
-      });
+      throw new ApiError(
+        'RATE_LIMITED',
+        `the ${policy} limit of ${outcome.max} requests per ${config.windowSeconds} s is used up; retry in ${retryAfter} s`,
+        {
+          headers: { ...headers, 'retry-after': retryAfter },
+        },
+      );
     }
   }
 

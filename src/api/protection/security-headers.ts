@@ -29,7 +29,12 @@ export function docsPageCsp(connectOrigins: readonly string[]): (nonce: string) 
  * What every response carries, the JSON API's included (OWASP's REST Security Cheat Sheet): no sniffing, no
  * framing, no no-cors reads from other sites, and HSTS over TLS.
  */
-const EVERY_RESPONSE = new Set(['x-content-type-options', 'x-frame-options', 'cross-origin-resource-policy', 'strict-transport-security']);
+const EVERY_RESPONSE = new Set([
+  'x-content-type-options',
+  'x-frame-options',
+  'cross-origin-resource-policy',
+  'strict-transport-security',
+]);
 
 /** application/json and its kinds (problem+json, jwk-set+json…): answers a program reads, not a document. */
 const JSON_TYPE = /^application\/(?:[\w.-]+\+)?json\b/;
@@ -66,11 +71,15 @@ export function securityHeaders(options: { tls: boolean }): SecurityHeaders {
     if (error) throw error;
   });
   const split: SecurityHeaders = { everyResponse: {}, documents: {} };
-  for (const [name, value] of Object.entries(headers)) split[EVERY_RESPONSE.has(name) ? 'everyResponse' : 'documents'][name] = value;
+  for (const [name, value] of Object.entries(headers))
+    split[EVERY_RESPONSE.has(name) ? 'everyResponse' : 'documents'][name] = value;
   return split;
 }
 
-export async function installSecurityHeaders(app: FastifyInstance, options: { tls: boolean }): Promise<SecurityHeaders> {
+export async function installSecurityHeaders(
+  app: FastifyInstance,
+  options: { tls: boolean },
+): Promise<SecurityHeaders> {
   const headers = securityHeaders(options);
   // Callback-style hooks: no promise per request.
   app.addHook('onRequest', (_req, reply, done) => {
@@ -83,7 +92,8 @@ export async function installSecurityHeaders(app: FastifyInstance, options: { tl
     // Redirects belong to a page's navigation too: a sign-in popup whose redirect lacked the opener policy
     // would lose its opener (the docs page) on the way.
     if (!JSON_TYPE.test(type)) reply.headers(headers.documents);
-    if (!type.startsWith('text/html') && !reply.hasHeader('content-security-policy')) reply.header('content-security-policy', API_CSP);
+    if (!type.startsWith('text/html') && !reply.hasHeader('content-security-policy'))
+      reply.header('content-security-policy', API_CSP);
     done(null, payload);
   });
   return headers;

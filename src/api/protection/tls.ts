@@ -56,22 +56,31 @@ export function installMutualTlsIdentity(app: FastifyInstance, tls: ProtectionCo
  * Starts the mutual-TLS listener, serving the same app. Call after `app.ready()`; close it before the
  * app. Resolves with the server once it listens.
  */
-export async function listenMutualTls(app: FastifyInstance, tls: TlsConfig, options: { host: string; limits: ProtectionConfig['limits'] }): Promise<Server> {
+export async function listenMutualTls(
+  app: FastifyInstance,
+  tls: TlsConfig,
+  options: { host: string; limits: ProtectionConfig['limits'] },
+): Promise<Server> {
   const mutual = tls.mutual;
   if (!mutual) throw new Error('no mutual-TLS listener configured');
-  const server = createServer({
-    ...TLS_BASE,
-    cert: readFileSync(tls.certFile),
-    key: readFileSync(tls.keyFile),
-    ca: readFileSync(mutual.caFile),
-    requestCert: true,
-    rejectUnauthorized: true,
-    maxHeaderSize: options.limits.headerBytes,
-  }, (req, res) => app.routing(req, res));
+  const server = createServer(
+    {
+      ...TLS_BASE,
+      cert: readFileSync(tls.certFile),
+      key: readFileSync(tls.keyFile),
+      ca: readFileSync(mutual.caFile),
+      requestCert: true,
+      rejectUnauthorized: true,
+      maxHeaderSize: options.limits.headerBytes,
+    },
+    (req, res) => app.routing(req, res),
+  );
   // The same limits as the main listener: oversized headers → 431 problem+json.
   server.on('clientError', serverLimitOptions(options.limits).clientErrorHandler.bind(app));
   server.on('secureConnection', (socket: TLSSocket) => mutualSockets.add(socket));
-  server.on('tlsClientError', (error: Error) => app.log.info({ err: { message: error.message } }, 'mutual TLS handshake refused'));
+  server.on('tlsClientError', (error: Error) =>
+    app.log.info({ err: { message: error.message } }, 'mutual TLS handshake refused'),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(mutual.port, options.host, () => resolve());

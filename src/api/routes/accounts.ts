@@ -9,7 +9,6 @@ import { AccountId, CustomerId } from '../../resources/schemas/common.ts';
 import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
-
 const AccountListQuery = Type.Object(
   { limit: pageLimit('ACCLST', 'acclMaxItems'), cursor: CursorParam('Opaque cursor from `nextCursor`') },
   { additionalProperties: false },
@@ -34,7 +33,11 @@ export function accountRoutes(app: Api, { backend, catalog }: RouteDeps & { cata
   app.route({
     ...fromTable('listCustomerAccounts'),
     schema: {
-      ...protectedErrors(['accounts'], 'listCustomerAccounts', "A customer's accounts with their balances, in opening order"),
+      ...protectedErrors(
+        ['accounts'],
+        'listCustomerAccounts',
+        "A customer's accounts with their balances, in opening order",
+      ),
       params: Type.Object({ customerId: CustomerId }, { additionalProperties: false }),
       querystring: AccountListQuery,
       response: { 200: { description: 'Success', ...AccountList }, ...STANDARD_ERRORS },
@@ -49,7 +52,9 @@ export function accountRoutes(app: Api, { backend, catalog }: RouteDeps & { cata
       const read = segmentReader(catalog, out.segments);
       const next = out.body.seglNextSeq;
       return {
-        items: Array.from({ length: out.body.seglItemCount }, () => balanceFromRecord(read('ACCBALO'), req.principal?.role)),
+        items: Array.from({ length: out.body.seglItemCount }, () =>
+          balanceFromRecord(read('ACCBALO'), req.principal?.role),
+        ),
         nextCursor: next > 0 ? cursor.encode(next) : null,
       };
     },

@@ -1,7 +1,11 @@
 /** Helpers shared by the route files: registering from the route table, and the shared error responses. */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type {
-  FastifyBaseLogger, FastifyInstance, RawReplyDefaultExpression, RawRequestDefaultExpression, RawServerDefault,
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
   RouteShorthandOptions,
 } from 'fastify';
 import type { RequestBackend } from '../backend.ts';
@@ -10,7 +14,11 @@ import { ROUTES, type OperationId, type RouteAccess } from '../route-table.ts';
 import { problem } from '../schemas/problem.ts';
 
 export type Api = FastifyInstance<
-  RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
 >;
 
 export interface RouteDeps {

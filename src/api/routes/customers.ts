@@ -30,13 +30,22 @@ function customerFields(tran: 'CUSADD' | 'CUSUPD') {
 
 const create = customerFields('CUSADD');
 export const Address = Type.Object(
-  { line1: create.line1, line2: Type.Optional(create.line2), postalCode: create.postalCode, city: create.city, country: Country },
+  {
+    line1: create.line1,
+    line2: Type.Optional(create.line2),
+    postalCode: create.postalCode,
+    city: create.city,
+    country: Country,
+  },
   { additionalProperties: false },
 );
 
 export const CustomerCreateRequest = Type.Object(
   {
-    name: create.name, email: create.email, phone: Type.Optional(create.phone), dateOfBirth: Type.Optional(BirthDate),
+    name: create.name,
+    email: create.email,
+    phone: Type.Optional(create.phone),
+    dateOfBirth: Type.Optional(BirthDate),
     address: Type.Optional(Address),
   },
   { additionalProperties: false },
@@ -74,9 +83,14 @@ export type CustomerPatch = Static<typeof CustomerPatch>;
 /** Where each record field's value comes from in a create or a patch body. */
 function customerPointers(p: 'cusa' | 'cusu'): RecordPointers {
   return {
-    [`${p}Name`]: '/name', [`${p}Email`]: '/email', [`${p}Phone`]: '/phone', [`${p}BirthDate`]: '/dateOfBirth',
-    [`${p}Addr.${p}AddrLine1`]: '/address/line1', [`${p}Addr.${p}AddrLine2`]: '/address/line2',
-    [`${p}Addr.${p}AddrPostcode`]: '/address/postalCode', [`${p}Addr.${p}AddrCity`]: '/address/city',
+    [`${p}Name`]: '/name',
+    [`${p}Email`]: '/email',
+    [`${p}Phone`]: '/phone',
+    [`${p}BirthDate`]: '/dateOfBirth',
+    [`${p}Addr.${p}AddrLine1`]: '/address/line1',
+    [`${p}Addr.${p}AddrLine2`]: '/address/line2',
+    [`${p}Addr.${p}AddrPostcode`]: '/address/postalCode',
+    [`${p}Addr.${p}AddrCity`]: '/address/city',
     [`${p}Addr.${p}AddrCountry`]: '/address/country',
   };
 }
@@ -106,11 +120,26 @@ function patchRecord(customerId: string, p: CustomerPatch): CustomerUpdateReques
   const [cusuAddrCountryAction, cusuAddrCountry] = action(a.country);
   return {
     cusuCustomerId: customerId,
-    cusuNameAction, cusuName, cusuEmailAction, cusuEmail, cusuPhoneAction, cusuPhone, cusuBirthDateAction, cusuBirthDate,
+    cusuNameAction,
+    cusuName,
+    cusuEmailAction,
+    cusuEmail,
+    cusuPhoneAction,
+    cusuPhone,
+    cusuBirthDateAction,
+    cusuBirthDate,
     cusuAddrAction: p.address === undefined ? 'K' : p.address === null ? 'D' : 'S',
     cusuAddr: {
-      cusuAddrLine1Action, cusuAddrLine1, cusuAddrLine2Action, cusuAddrLine2, cusuAddrPostcodeAction, cusuAddrPostcode,
-      cusuAddrCityAction, cusuAddrCity, cusuAddrCountryAction, cusuAddrCountry,
+      cusuAddrLine1Action,
+      cusuAddrLine1,
+      cusuAddrLine2Action,
+      cusuAddrLine2,
+      cusuAddrPostcodeAction,
+      cusuAddrPostcode,
+      cusuAddrCityAction,
+      cusuAddrCity,
+      cusuAddrCountryAction,
+      cusuAddrCountry,
     },
   };
 }
@@ -135,24 +164,33 @@ export function customerRoutes(app: Api, { backend }: RouteDeps): void {
     schema: {
       ...protectedErrors(['customers'], 'createCustomer', 'Register a customer'),
       body: CustomerCreateRequest,
-      response: { 201: { description: 'Success', ...Customer }, ...STANDARD_ERRORS, 409: problem('The e-mail address is already registered') },
+      response: {
+        201: { description: 'Success', ...Customer },
+        ...STANDARD_ERRORS,
+        409: problem('The e-mail address is already registered'),
+      },
     },
     handler: async (req, reply) => {
       const b = req.body;
-      const out = await backend.call('CUSADD', req, {
-        cusaName: b.name,
-        cusaEmail: b.email,
-        cusaPhone: b.phone ?? '',
-        cusaBirthDate: b.dateOfBirth ?? '',
-        cusaAddrPresent: b.address ? 'Y' : 'N',
-        cusaAddr: {
-          cusaAddrLine1: b.address?.line1 ?? '',
-          cusaAddrLine2: b.address?.line2 ?? '',
-          cusaAddrPostcode: b.address?.postalCode ?? '',
-          cusaAddrCity: b.address?.city ?? '',
-          cusaAddrCountry: b.address?.country ?? '',
+      const out = await backend.call(
+        'CUSADD',
+        req,
+        {
+          cusaName: b.name,
+          cusaEmail: b.email,
+          cusaPhone: b.phone ?? '',
+          cusaBirthDate: b.dateOfBirth ?? '',
+          cusaAddrPresent: b.address ? 'Y' : 'N',
+          cusaAddr: {
+            cusaAddrLine1: b.address?.line1 ?? '',
+            cusaAddrLine2: b.address?.line2 ?? '',
+            cusaAddrPostcode: b.address?.postalCode ?? '',
+            cusaAddrCity: b.address?.city ?? '',
+            cusaAddrCountry: b.address?.country ?? '',
+          },
         },
-      }, CREATE_POINTERS);
+        CREATE_POINTERS,
+      );
       const customer = customerFromRecord(out.body, req.principal?.role);
       return reply.code(201).header('location', `/v1/customers/${customer.customerId}`).send(customer);
     },
@@ -160,7 +198,14 @@ export function customerRoutes(app: Api, { backend }: RouteDeps): void {
 
   // RFC 7396's media type is accepted on the merge-patch route only (its own encapsulated context).
   void app.register(async (scope) => {
-    scope.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, scope.getDefaultJsonParser(JSON_POISONING_OPTIONS.onProtoPoisoning, JSON_POISONING_OPTIONS.onConstructorPoisoning));
+    scope.addContentTypeParser(
+      'application/merge-patch+json',
+      { parseAs: 'string' },
+      scope.getDefaultJsonParser(
+        JSON_POISONING_OPTIONS.onProtoPoisoning,
+        JSON_POISONING_OPTIONS.onConstructorPoisoning,
+      ),
+    );
     updateCustomerRoute(scope.withTypeProvider<TypeBoxTypeProvider>(), backend);
   });
 }
@@ -174,7 +219,11 @@ function updateCustomerRoute(app: Api, backend: RouteDeps['backend']): void {
       body: CustomerPatch,
       // RFC 7396's media type first; plain JSON is taken too, with the same merge semantics.
       consumes: ['application/merge-patch+json', 'application/json'],
-      response: { 200: { description: 'Success', ...Customer }, ...STANDARD_ERRORS, 409: problem('The e-mail address is already registered') },
+      response: {
+        200: { description: 'Success', ...Customer },
+        ...STANDARD_ERRORS,
+        409: problem('The e-mail address is already registered'),
+      },
     },
     handler: async (req) => {
       assertMayNameCustomer(req.principal, req.params.customerId);

@@ -17,39 +17,67 @@ import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps }
 
 /** The resource schema of each event type's `data` (as GET on its path answers). */
 const DATA_OF: Record<(typeof EVENT_TYPES)[number], object> = {
-  OrderConfirmed: Order, OrderRejected: Order, OrderUpdated: Order, OrderCancelled: Order,
-  PaymentCompleted: Payment, PaymentRejected: Payment, LoanApproved: LoanDecision, LoanRejected: LoanDecision,
-  CustomerCreated: Customer, CustomerUpdated: Customer,
+  OrderConfirmed: Order,
+  OrderRejected: Order,
+  OrderUpdated: Order,
+  OrderCancelled: Order,
+  PaymentCompleted: Payment,
+  PaymentRejected: Payment,
+  LoanApproved: LoanDecision,
+  LoanRejected: LoanDecision,
+  CustomerCreated: Customer,
+  CustomerUpdated: Customer,
 };
 
 const WEBHOOK_HEADERS = [
   { name: 'webhook-id', description: 'The event id: the same on every attempt; deduplicate by it' },
   { name: 'webhook-timestamp', description: 'Seconds since the epoch when this attempt was signed; refuse old ones' },
-  { name: 'webhook-signature', description: '`v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret (Standard Webhooks)' },
+  {
+    name: 'webhook-signature',
+    description:
+      '`v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret (Standard Webhooks)',
+  },
 ];
 
 /** The OpenAPI `webhooks` section: what Corebridge POSTs to a subscription's URL, per event type. */
 export function eventWebhooks(): Record<string, object> {
-  const { $id: _id, ...envelope } = CloudEventSchema as unknown as Record<string, unknown> & { properties: Record<string, unknown> };
-  return Object.fromEntries(EVENT_TYPES.map((type) => [type, {
-    post: {
-      operationId: `webhook${type}`,
-      summary: `${type}, to a subscription's URL`,
-      description: 'Signed per Standard Webhooks (verify with the standardwebhooks package). Answer 2xx within 10 s once stored; '
-        + 'anything else is tried again (Retry-After is honoured); 410 disables the subscription.',
-      parameters: WEBHOOK_HEADERS.map((h) => ({ in: 'header', required: true, schema: { type: 'string' }, ...h })),
-      requestBody: {
-        required: true,
-        content: { 'application/json': { schema: { ...envelope, properties: { ...envelope.properties, type: { const: type }, data: DATA_OF[type] } } } },
+  const { $id: _id, ...envelope } = CloudEventSchema as unknown as Record<string, unknown> & {
+    properties: Record<string, unknown>;
+  };
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `webhook${type}`,
+          summary: `${type}, to a subscription's URL`,
+          description:
+            'Signed per Standard Webhooks (verify with the standardwebhooks package). Answer 2xx within 10 s once stored; ' +
+            'anything else is tried again (Retry-After is honoured); 410 disables the subscription.',
+          parameters: WEBHOOK_HEADERS.map((h) => ({ in: 'header', required: true, schema: { type: 'string' }, ...h })),
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  ...envelope,
+                  properties: { ...envelope.properties, type: { const: type }, data: DATA_OF[type] },
+                },
+              },
+            },
+          },
+          responses: { 200: { description: 'Received' }, 410: { description: 'Gone: disable the subscription' } },
+        },
       },
-      responses: { 200: { description: 'Received' }, 410: { description: 'Gone: disable the subscription' } },
-    },
-  }]));
+    ]),
+  );
 }
 
 const EventPage = Type.Object({
   items: Type.Array(Type.Ref('CloudEvent')),
-  nextCursor: Type.String({ description: 'Pass as `after` to read on; also when `hasMore` is false, to poll for new events later' }),
+  nextCursor: Type.String({
+    description: 'Pass as `after` to read on; also when `hasMore` is false, to poll for new events later',
+  }),
   hasMore: Type.Boolean({ description: 'More events are there now' }),
 });
 
@@ -82,7 +110,11 @@ export function eventRoutes(app: Api, { backend, catalog }: RouteDeps & { catalo
       });
       const list = readEventList(catalog, out.body, out.segments);
       const role = req.principal!.role;
-      return { items: list.items.map((item) => toCloudEvent(item, role)), nextCursor: cursor.encode(list.lastPosition), hasMore: list.more };
+      return {
+        items: list.items.map((item) => toCloudEvent(item, role)),
+        nextCursor: cursor.encode(list.lastPosition),
+        hasMore: list.more,
+      };
     },
   });
 }

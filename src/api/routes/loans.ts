@@ -18,13 +18,18 @@ import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps }
  * The customer's string identifier, as everywhere else; the contract's first clients send it as a JSON
  * number, which still names the same customer.
  */
-const LoanCustomerId = Type.Union([
-  CustomerId,
-  Type.Integer({
-    minimum: 1, maximum: 9_999_999_999, deprecated: true,
-    description: 'Deprecated: the same identifier as a JSON integer (contract §2); send the string',
-  }),
-], { description: 'Customer identifier (a string; a JSON integer is accepted but deprecated)' });
+const LoanCustomerId = Type.Union(
+  [
+    CustomerId,
+    Type.Integer({
+      minimum: 1,
+      maximum: 9_999_999_999,
+      deprecated: true,
+      description: 'Deprecated: the same identifier as a JSON integer (contract §2); send the string',
+    }),
+  ],
+  { description: 'Customer identifier (a string; a JSON integer is accepted but deprecated)' },
+);
 
 export const LoanRequest = Type.Object(
   {
@@ -36,13 +41,15 @@ export const LoanRequest = Type.Object(
 );
 export type LoanRequest = Static<typeof LoanRequest>;
 
-
 const LoanListQuery = Type.Object(
   {
-    customerId: Type.Optional(recordString('LNLST', 'lnlCustomerId', {
-      ...CUSTOMER_ID_FORMAT,
-      description: "Whose applications: a customer's own when not given (and only their own); every customer's for staff",
-    })),
+    customerId: Type.Optional(
+      recordString('LNLST', 'lnlCustomerId', {
+        ...CUSTOMER_ID_FORMAT,
+        description:
+          "Whose applications: a customer's own when not given (and only their own); every customer's for staff",
+      }),
+    ),
     status: Type.Optional(LoanStatus),
     limit: pageLimit('LNLST', 'lnlMaxItems'),
     cursor: CursorParam('Opaque cursor from `nextCursor`'),
@@ -72,8 +79,16 @@ export function loanRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog
       // The loan record's customer number is numeric (PIC 9): "1001", "01001" and 1001 are one customer.
       const customerNumber = Number(req.body.customerId);
       assertMayNameCustomer(req.principal, String(customerNumber));
-      const record: LoanRequestRecord = { lnrqCustomerId: customerNumber, lnrqAmount: req.body.amount, lnrqInstallments: req.body.installments };
-      const pointers: RecordPointers = { lnrqCustomerId: '/customerId', lnrqAmount: '/amount', lnrqInstallments: '/installments' };
+      const record: LoanRequestRecord = {
+        lnrqCustomerId: customerNumber,
+        lnrqAmount: req.body.amount,
+        lnrqInstallments: req.body.installments,
+      };
+      const pointers: RecordPointers = {
+        lnrqCustomerId: '/customerId',
+        lnrqAmount: '/amount',
+        lnrqInstallments: '/installments',
+      };
       if (prefersAsync(req)) return respondAsync(backend, 'LNAPPL', req, reply, record, pointers);
       const out = await backend.call('LNAPPL', req, record, pointers);
       const decision = loanForRole(loanFromRecord(out.body), req.principal?.role);
@@ -107,16 +122,23 @@ export function loanRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog
       // The customer number is numeric in the loan records: "01001" names 1001, as on POST.
       const customerId = q.customerId === undefined ? '' : String(Number(q.customerId));
       if (customerId) assertMayNameCustomer(req.principal, customerId);
-      const out = await backend.call('LNLST', req, {
-        lnlCustomerId: customerId,
-        lnlStatusFilter: q.status ?? '',
-        lnlMaxItems: pageSizeOf(q.limit),
-        lnlBeforeSeq: q.cursor ? cursor.decode(q.cursor) : 0,
-      }, { lnlCustomerId: '/customerId' });
+      const out = await backend.call(
+        'LNLST',
+        req,
+        {
+          lnlCustomerId: customerId,
+          lnlStatusFilter: q.status ?? '',
+          lnlMaxItems: pageSizeOf(q.limit),
+          lnlBeforeSeq: q.cursor ? cursor.decode(q.cursor) : 0,
+        },
+        { lnlCustomerId: '/customerId' },
+      );
       const read = segmentReader(catalog, out.segments);
       const next = out.body.seglNextSeq;
       return {
-        items: Array.from({ length: out.body.seglItemCount }, () => loanForRole(loanFromRecord(read('LOANREC')), req.principal?.role)),
+        items: Array.from({ length: out.body.seglItemCount }, () =>
+          loanForRole(loanFromRecord(read('LOANREC')), req.principal?.role),
+        ),
         nextCursor: next > 0 ? cursor.encode(next) : null,
       };
     },

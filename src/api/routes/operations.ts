@@ -9,7 +9,10 @@ import { ROUTES } from '../route-table.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 /** Where each kind of operation came in: the `instance` of its problem. */
-const PATHS: Record<AsyncTranCode, string> = { PAYCRT: ROUTES.createPayment.url, LNAPPL: ROUTES.createLoanApplication.url };
+const PATHS: Record<AsyncTranCode, string> = {
+  PAYCRT: ROUTES.createPayment.url,
+  LNAPPL: ROUTES.createLoanApplication.url,
+};
 
 export function operationRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog: MessageCatalog }): void {
   app.route({

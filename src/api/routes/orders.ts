@@ -3,7 +3,14 @@ import { Type, type Static } from 'typebox';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { etagOf, noneMatchHolds, requiredIfMatch } from '../conditional.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
-import { Order, OrderList, OrderStatus, orderForRole, orderFromListItem, orderFromRecord } from '../../resources/order.ts';
+import {
+  Order,
+  OrderList,
+  OrderStatus,
+  orderForRole,
+  orderFromListItem,
+  orderFromRecord,
+} from '../../resources/order.ts';
 import { problem } from '../schemas/problem.ts';
 import { CustomerId, IdempotencyKeyHeader, OrderId, ProductId } from '../../resources/schemas/common.ts';
 import { recordInteger } from '../../resources/schemas/record-field.ts';
@@ -11,7 +18,11 @@ import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
 import type { OrderRecord } from '../../backend/copybooks/index.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
-export const Quantity = recordInteger('ORDCRT', 'ordcQuantity', { minimum: 1, maximum: 100, description: 'Units ordered, 1 to 100' });
+export const Quantity = recordInteger('ORDCRT', 'ordcQuantity', {
+  minimum: 1,
+  maximum: 100,
+  description: 'Units ordered, 1 to 100',
+});
 
 export const OrderRequest = Type.Object(
   { customerId: CustomerId, productId: ProductId, quantity: Quantity },
@@ -19,7 +30,10 @@ export const OrderRequest = Type.Object(
 );
 export type OrderRequest = Static<typeof OrderRequest>;
 
-export const OrderUpdateRequest = Type.Object({ productId: ProductId, quantity: Quantity }, { additionalProperties: false });
+export const OrderUpdateRequest = Type.Object(
+  { productId: ProductId, quantity: Quantity },
+  { additionalProperties: false },
+);
 export type OrderUpdateRequest = Static<typeof OrderUpdateRequest>;
 
 const OrderParams = Type.Object({ orderId: OrderId }, { additionalProperties: false });
@@ -37,10 +51,15 @@ const ListQuery = Type.Object(
 
 const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) });
 const IfMatchHeaders = Type.Object({
-  'if-match': Type.String({ description: 'ETag of the order as read (strong comparison), or `*` to change it whatever its version. Without it: 428.' }),
+  'if-match': Type.String({
+    description:
+      'ETag of the order as read (strong comparison), or `*` to change it whatever its version. Without it: 428.',
+  }),
 });
 const IfNoneMatchHeaders = Type.Object({
-  'if-none-match': Type.Optional(Type.String({ description: 'ETag of the copy the client holds: 304 while it is current' })),
+  'if-none-match': Type.Optional(
+    Type.String({ description: 'ETag of the copy the client holds: 304 while it is current' }),
+  ),
 });
 
 const cursor = cursorCodec('o', 'cursor');
@@ -66,14 +85,23 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
     },
     handler: async (req, reply) => {
       assertMayNameCustomer(req.principal, req.body.customerId);
-      const out = await backend.call('ORDCRT', req, {
-        ordcCustomerId: req.body.customerId,
-        ordcProductId: req.body.productId,
-        ordcQuantity: req.body.quantity,
-      }, { ordcCustomerId: '/customerId', ordcProductId: '/productId', ordcQuantity: '/quantity' });
+      const out = await backend.call(
+        'ORDCRT',
+        req,
+        {
+          ordcCustomerId: req.body.customerId,
+          ordcProductId: req.body.productId,
+          ordcQuantity: req.body.quantity,
+        },
+        { ordcCustomerId: '/customerId', ordcProductId: '/productId', ordcQuantity: '/quantity' },
+      );
       const order = orderForRole(orderFromRecord(out.body), req.principal?.role);
       if (out.rejected) return reply.code(200).send(order);
-      return reply.code(201).header('location', `/v1/orders/${order.orderId}`).header('etag', etag(out.body)).send(order);
+      return reply
+        .code(201)
+        .header('location', `/v1/orders/${order.orderId}`)
+        .header('etag', etag(out.body))
+        .send(order);
     },
   });
 
@@ -114,7 +142,10 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
       });
       const items = out.body.ordoItem.slice(0, out.body.ordoItemCount);
       const next = out.body.ordoNextSeq;
-      return { items: items.map((item) => orderForRole(orderFromListItem(item), req.principal?.role)), nextCursor: next > 0 ? cursor.encode(next) : null };
+      return {
+        items: items.map((item) => orderForRole(orderFromListItem(item), req.principal?.role)),
+        nextCursor: next > 0 ? cursor.encode(next) : null,
+      };
     },
   });
 
@@ -140,13 +171,18 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
     },
     handler: async (req, reply) => {
       const ifMatch = requiredIfMatch(req.headers['if-match'], 'order');
-      const out = await backend.call('ORDUPD', req, {
-        orduOrderId: req.params.orderId,
-        orduProductId: req.body.productId,
-        orduQuantity: req.body.quantity,
-        // 0 is the record's "whatever the version" (If-Match: *); a version is compared under the row lock.
-        orduIfMatchVersion: ifMatch.kind === 'version' ? ifMatch.version : 0,
-      }, { orduProductId: '/productId', orduQuantity: '/quantity' });
+      const out = await backend.call(
+        'ORDUPD',
+        req,
+        {
+          orduOrderId: req.params.orderId,
+          orduProductId: req.body.productId,
+          orduQuantity: req.body.quantity,
+          // 0 is the record's "whatever the version" (If-Match: *); a version is compared under the row lock.
+          orduIfMatchVersion: ifMatch.kind === 'version' ? ifMatch.version : 0,
+        },
+        { orduProductId: '/productId', orduQuantity: '/quantity' },
+      );
       return reply.header('etag', etag(out.body)).send(orderForRole(orderFromRecord(out.body), req.principal?.role));
     },
   });
@@ -156,7 +192,11 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
     schema: {
       ...protectedErrors(['orders'], 'cancelOrder', 'Cancel an order (repeating it answers the same)'),
       params: OrderParams,
-      response: { 200: { description: 'Success', ...Order }, ...STANDARD_ERRORS, 409: problem('A rejected order cannot be cancelled') },
+      response: {
+        200: { description: 'Success', ...Order },
+        ...STANDARD_ERRORS,
+        409: problem('A rejected order cannot be cancelled'),
+      },
     },
     handler: async (req, reply) => {
       const out = await backend.call('ORDCAN', req, { ordkOrderId: req.params.orderId });

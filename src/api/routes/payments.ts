@@ -2,7 +2,13 @@
 import { Type, type Static } from 'typebox';
 import { problem } from '../schemas/problem.ts';
 import { Payment, PaymentList, PaymentStatus, paymentForRole, paymentFromRecord } from '../../resources/payment.ts';
-import { ACCOUNT_ID_FORMAT, AccountId, CurrencyCode, IdempotencyKeyHeader, PaymentId } from '../../resources/schemas/common.ts';
+import {
+  ACCOUNT_ID_FORMAT,
+  AccountId,
+  CurrencyCode,
+  IdempotencyKeyHeader,
+  PaymentId,
+} from '../../resources/schemas/common.ts';
 import { recordDecimal, recordString } from '../../resources/schemas/record-field.ts';
 import type { RecordPointers } from '../../client/refusal.ts';
 import type { MessageCatalog, PaymentCreateRequest } from '../../backend/copybooks/index.ts';
@@ -19,17 +25,24 @@ export const PaymentRequest = Type.Object(
     creditorAccount: AccountId,
     amount: recordDecimal('PAYCRT', 'paycAmount', { description: 'Above 0, at most 1000000.00, at most two decimals' }),
     currency: CurrencyCode,
-    reference: Type.Optional(recordString('PAYCRT', 'paycRemittance', { minLength: 1, description: 'Remittance information shown to the creditor' })),
+    reference: Type.Optional(
+      recordString('PAYCRT', 'paycRemittance', {
+        minLength: 1,
+        description: 'Remittance information shown to the creditor',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type PaymentRequest = Static<typeof PaymentRequest>;
 
 const PAYMENT_POINTERS: RecordPointers = {
-  paycDebtorAccount: '/debtorAccount', paycCreditorAccount: '/creditorAccount', paycAmount: '/amount', paycCurrencyCode: '/currency',
+  paycDebtorAccount: '/debtorAccount',
+  paycCreditorAccount: '/creditorAccount',
+  paycAmount: '/amount',
+  paycCurrencyCode: '/currency',
   paycRemittance: '/reference',
 };
-
 
 /**
  * The account is required, for staff too: the list is an account's statement, its object-level check is the
@@ -38,7 +51,8 @@ const PAYMENT_POINTERS: RecordPointers = {
 const PaymentListQuery = Type.Object(
   {
     accountId: recordString('PAYLST', 'paylAccountId', {
-      ...ACCOUNT_ID_FORMAT, description: 'The account whose payments (paid and received) are listed',
+      ...ACCOUNT_ID_FORMAT,
+      description: 'The account whose payments (paid and received) are listed',
     }),
     status: Type.Optional(PaymentStatus),
     limit: pageLimit('PAYLST', 'paylMaxItems'),
@@ -104,16 +118,23 @@ export function paymentRoutes(app: Api, { backend, catalog }: RouteDeps & { cata
     },
     handler: async (req) => {
       const q = req.query;
-      const out = await backend.call('PAYLST', req, {
-        paylAccountId: q.accountId,
-        paylStatusFilter: q.status ?? '',
-        paylMaxItems: pageSizeOf(q.limit),
-        paylBeforeSeq: q.cursor ? cursor.decode(q.cursor) : 0,
-      }, { paylAccountId: '/accountId' });
+      const out = await backend.call(
+        'PAYLST',
+        req,
+        {
+          paylAccountId: q.accountId,
+          paylStatusFilter: q.status ?? '',
+          paylMaxItems: pageSizeOf(q.limit),
+          paylBeforeSeq: q.cursor ? cursor.decode(q.cursor) : 0,
+        },
+        { paylAccountId: '/accountId' },
+      );
       const read = segmentReader(catalog, out.segments);
       const next = out.body.seglNextSeq;
       return {
-        items: Array.from({ length: out.body.seglItemCount }, () => paymentForRole(paymentFromRecord(read('PAYREC')), req.principal?.role)),
+        items: Array.from({ length: out.body.seglItemCount }, () =>
+          paymentForRole(paymentFromRecord(read('PAYREC')), req.principal?.role),
+        ),
         nextCursor: next > 0 ? cursor.encode(next) : null,
       };
     },

@@ -12,19 +12,35 @@ const Health = Type.Object({ status: Type.Literal('ok') });
 
 /** `issuer` is null when an external issuer is configured: then this server publishes no keys of its own. */
 /** `ready`: can the back-ends serve (the transport, and the COBOL program host of declared services)? */
-export function publicRoutes(app: Api, deps: { ready: () => Promise<boolean>; issuer: DevIssuer | null; isClosing: () => boolean }): void {
-  app.get('/health/live', {
-    config: PUBLIC,
-    schema: { tags: ['health'], summary: 'The process is up', response: { 200: Health } },
-  }, async () => ({ status: 'ok' as const }));
+export function publicRoutes(
+  app: Api,
+  deps: { ready: () => Promise<boolean>; issuer: DevIssuer | null; isClosing: () => boolean },
+): void {
+  app.get(
+    '/health/live',
+    {
+      config: PUBLIC,
+      schema: { tags: ['health'], summary: 'The process is up', response: { 200: Health } },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
 
-  app.get('/health/ready', {
-    config: PUBLIC,
-    schema: { tags: ['health'], summary: 'The service can serve requests', response: { 200: Health, 503: problem('Not ready') } },
-  }, async () => {
-    if (deps.isClosing() || !(await deps.ready())) throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '5' } });
-    return { status: 'ok' as const };
-  });
+  app.get(
+    '/health/ready',
+    {
+      config: PUBLIC,
+      schema: {
+        tags: ['health'],
+        summary: 'The service can serve requests',
+        response: { 200: Health, 503: problem('Not ready') },
+      },
+    },
+    async () => {
+      if (deps.isClosing() || !(await deps.ready()))
+        throw new ApiError('BACKEND_UNAVAILABLE', undefined, { headers: { 'retry-after': '5' } });
+      return { status: 'ok' as const };
+    },
+  );
 
   const issuer = deps.issuer;
   if (issuer) {
@@ -33,7 +49,8 @@ export function publicRoutes(app: Api, deps: { ready: () => Promise<boolean>; is
     });
 
     app.get('/.well-known/openid-configuration', { config: PUBLIC, schema: { hide: true } }, async () =>
-      openIdConfiguration(issuer.issuer, SCOPES));
+      openIdConfiguration(issuer.issuer, SCOPES),
+    );
   }
 
   app.get('/openapi.json', { config: PUBLIC, schema: { hide: true } }, async () => app.swagger());

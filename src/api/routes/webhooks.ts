@@ -16,23 +16,42 @@ import { recordString } from '../../resources/schemas/record-field.ts';
 import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
 import { EventType } from '../../resources/event.ts';
 import {
-  CreatedSubscription, Delivery, DeliveryId, Subscription, SubscriptionId, deliveryFromRecord, subscriptionFromRecord,
+  CreatedSubscription,
+  Delivery,
+  DeliveryId,
+  Subscription,
+  SubscriptionId,
+  deliveryFromRecord,
+  subscriptionFromRecord,
 } from '../../resources/webhook-subscription.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
-export const SubscriptionRequest = Type.Object({
-  url: recordString('WHKCRT', 'whkcUrl', { format: 'uri', minLength: 1, description: 'Where to POST the events: https, a public address' }),
-  eventTypes: Type.Array(EventType, { minItems: 1, maxItems: 10, uniqueItems: true }),
-  description: Type.Optional(recordString('WHKCRT', 'whkcDescription')),
-}, { additionalProperties: false });
+export const SubscriptionRequest = Type.Object(
+  {
+    url: recordString('WHKCRT', 'whkcUrl', {
+      format: 'uri',
+      minLength: 1,
+      description: 'Where to POST the events: https, a public address',
+    }),
+    eventTypes: Type.Array(EventType, { minItems: 1, maxItems: 10, uniqueItems: true }),
+    description: Type.Optional(recordString('WHKCRT', 'whkcDescription')),
+  },
+  { additionalProperties: false },
+);
 type SubscriptionRequest = Static<typeof SubscriptionRequest>;
 
 const SubscriptionParams = Type.Object({ subscriptionId: SubscriptionId }, { additionalProperties: false });
-const DeliveryParams = Type.Object({ subscriptionId: SubscriptionId, deliveryId: DeliveryId }, { additionalProperties: false });
-const DeliveryQuery = Type.Object({
-  limit: pageLimit('WHDLST', 'whdlMaxItems'),
-  cursor: CursorParam('Opaque cursor from `nextCursor`'),
-}, { additionalProperties: false });
+const DeliveryParams = Type.Object(
+  { subscriptionId: SubscriptionId, deliveryId: DeliveryId },
+  { additionalProperties: false },
+);
+const DeliveryQuery = Type.Object(
+  {
+    limit: pageLimit('WHDLST', 'whdlMaxItems'),
+    cursor: CursorParam('Opaque cursor from `nextCursor`'),
+  },
+  { additionalProperties: false },
+);
 
 const cursor = cursorCodec('d', 'cursor');
 
@@ -40,31 +59,47 @@ const cursor = cursorCodec('d', 'cursor');
 async function assertEndpointAllowed(url: string, policy: CompiledPolicy): Promise<void> {
   const check = await checkUrlResolved(url, policy);
   if (check.allowed) return;
-  throw new ApiError('VALIDATION_FAILED', `url is refused (${check.reason}): ${check.detail.replace(/^outbound call refused \([a-z_]+\): /, '')}`, {
-    violations: [{ pointer: '/url', in: 'body', detail: `is refused: ${check.reason}` }],
-  });
+  throw new ApiError(
+    'VALIDATION_FAILED',
+    `url is refused (${check.reason}): ${check.detail.replace(/^outbound call refused \([a-z_]+\): /, '')}`,
+    {
+      violations: [{ pointer: '/url', in: 'body', detail: `is refused: ${check.reason}` }],
+    },
+  );
 }
 
-export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDeps & { catalog: MessageCatalog; webhooks: WebhookSettings }): void {
+export function webhookRoutes(
+  app: Api,
+  { backend, catalog, webhooks }: RouteDeps & { catalog: MessageCatalog; webhooks: WebhookSettings },
+): void {
   const policy = webhookPolicy(webhooks);
   const tags = ['webhooks'];
 
   app.route({
     ...fromTable('createWebhookSubscription'),
     schema: {
-      ...protectedErrors(tags, 'createWebhookSubscription', 'Subscribe a URL to events (the answer shows the signing secret, once)'),
+      ...protectedErrors(
+        tags,
+        'createWebhookSubscription',
+        'Subscribe a URL to events (the answer shows the signing secret, once)',
+      ),
       body: SubscriptionRequest,
       response: { 201: { description: 'Subscribed', ...CreatedSubscription }, ...STANDARD_ERRORS },
     },
     handler: async (req, reply) => {
       const body: SubscriptionRequest = req.body;
       await assertEndpointAllowed(body.url, policy);
-      const out = await backend.call('WHKCRT', req, {
-        whkcUrl: body.url,
-        whkcDescription: body.description ?? '',
-        whkcEventTypeCount: body.eventTypes.length,
-        whkcEventTypes: body.eventTypes.map((t) => ({ whkcEventType: t })),
-      }, { whkcUrl: '/url', whkcDescription: '/description' });
+      const out = await backend.call(
+        'WHKCRT',
+        req,
+        {
+          whkcUrl: body.url,
+          whkcDescription: body.description ?? '',
+          whkcEventTypeCount: body.eventTypes.length,
+          whkcEventTypes: body.eventTypes.map((t) => ({ whkcEventType: t })),
+        },
+        { whkcUrl: '/url', whkcDescription: '/description' },
+      );
       const created = { ...subscriptionFromRecord(out.body), secret: out.body.whkSecret };
       return reply.code(201).header('location', `/v1/webhook-subscriptions/${created.subscriptionId}`).send(created);
     },
@@ -74,7 +109,10 @@ export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDep
     ...fromTable('listWebhookSubscriptions'),
     schema: {
       ...protectedErrors(tags, 'listWebhookSubscriptions', "The caller's subscriptions"),
-      response: { 200: { description: 'Success', ...Type.Object({ items: Type.Array(Subscription) }) }, ...STANDARD_ERRORS },
+      response: {
+        200: { description: 'Success', ...Type.Object({ items: Type.Array(Subscription) }) },
+        ...STANDARD_ERRORS,
+      },
     },
     handler: async (req) => {
       const out = await backend.call('WHKLST', req, { whklMaxItems: 100 });
@@ -90,7 +128,10 @@ export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDep
       params: SubscriptionParams,
       response: { 200: { description: 'Success', ...Subscription }, ...STANDARD_ERRORS },
     },
-    handler: async (req) => subscriptionFromRecord((await backend.call('WHKINQ', req, { whkkSubscriptionId: req.params.subscriptionId, whkkDeliveryId: '' })).body),
+    handler: async (req) =>
+      subscriptionFromRecord(
+        (await backend.call('WHKINQ', req, { whkkSubscriptionId: req.params.subscriptionId, whkkDeliveryId: '' })).body,
+      ),
   });
 
   app.route({
@@ -113,7 +154,10 @@ export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDep
       params: SubscriptionParams,
       querystring: DeliveryQuery,
       response: {
-        200: { description: 'Success', ...Type.Object({ items: Type.Array(Delivery), nextCursor: Type.Union([Type.String(), Type.Null()]) }) },
+        200: {
+          description: 'Success',
+          ...Type.Object({ items: Type.Array(Delivery), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+        },
         ...STANDARD_ERRORS,
       },
     },
@@ -135,12 +179,23 @@ export function webhookRoutes(app: Api, { backend, catalog, webhooks }: RouteDep
   app.route({
     ...fromTable('retryWebhookDelivery'),
     schema: {
-      ...protectedErrors(tags, 'retryWebhookDelivery', 'Deliver again now (a failed delivery too), with the same webhook-id'),
+      ...protectedErrors(
+        tags,
+        'retryWebhookDelivery',
+        'Deliver again now (a failed delivery too), with the same webhook-id',
+      ),
       params: DeliveryParams,
-      response: { 202: { description: 'Due now', ...Delivery }, ...STANDARD_ERRORS, 409: problem('The subscription is disabled') },
+      response: {
+        202: { description: 'Due now', ...Delivery },
+        ...STANDARD_ERRORS,
+        409: problem('The subscription is disabled'),
+      },
     },
     handler: async (req, reply) => {
-      const out = await backend.call('WHDRTY', req, { whkkSubscriptionId: req.params.subscriptionId, whkkDeliveryId: req.params.deliveryId });
+      const out = await backend.call('WHDRTY', req, {
+        whkkSubscriptionId: req.params.subscriptionId,
+        whkkDeliveryId: req.params.deliveryId,
+      });
       return reply.code(202).send(deliveryFromRecord(out.body));
     },
   });

@@ -8,7 +8,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
-import { compileCopybook, CopybookError, layoutItems, MappingError, RecordEncodeError, type CompiledLayout, type FieldMapping, type ViewChoice } from '../../records/index.ts';
+import {
+  compileCopybook,
+  CopybookError,
+  layoutItems,
+  MappingError,
+  RecordEncodeError,
+  type CompiledLayout,
+  type FieldMapping,
+  type ViewChoice,
+} from '../../records/index.ts';
 import type { Role, Scope } from '../../auth/roles.ts';
 import type { ErrorCode } from '../../errors.ts';
 import type { RouteAccess } from '../route-table.ts';
@@ -93,19 +102,29 @@ const validate = ajv.compile<ServiceFile>(JSON.parse(readFileSync(SERVICE_SCHEMA
 const escapePointer = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 function camel(name: string): string {
-  return name.replace(/\.json$/i, '').replace(/[^A-Za-z0-9]+(.)/g, (_, c: string) => c.toUpperCase()).replace(/^[^A-Za-z]+/, '');
+  return name
+    .replace(/\.json$/i, '')
+    .replace(/[^A-Za-z0-9]+(.)/g, (_, c: string) => c.toUpperCase())
+    .replace(/^[^A-Za-z]+/, '');
 }
 
 /** Internal JSON names for constant fields: never a client's key. */
 const constantKey = (i: number) => `corebridgeConstant${i}`;
 
-function compileRecord(file: string, dir: string, at: '/request' | '/response', spec: RecordSpec): { layout: CompiledLayout; constants: ServiceDefinition['constants'] } {
+function compileRecord(
+  file: string,
+  dir: string,
+  at: '/request' | '/response',
+  spec: RecordSpec,
+): { layout: CompiledLayout; constants: ServiceDefinition['constants'] } {
   const copybook = resolve(dir, spec.copybook);
-  if (!existsSync(copybook)) throw new ServiceFileError(file, `${at}/copybook`, `no copybook ${spec.copybook} beside the service file`);
+  if (!existsSync(copybook))
+    throw new ServiceFileError(file, `${at}/copybook`, `no copybook ${spec.copybook} beside the service file`);
   const fields: Record<string, string | false> = { ...spec.fields };
   const constantNames = Object.keys(spec.constants ?? {});
   constantNames.forEach((name, i) => {
-    if (Object.hasOwn(fields, name)) throw new ServiceFileError(file, `${at}/constants/${escapePointer(name)}`, 'is also in fields');
+    if (Object.hasOwn(fields, name))
+      throw new ServiceFileError(file, `${at}/constants/${escapePointer(name)}`, 'is also in fields');
     fields[name] = constantKey(i);
   });
   const mapping: FieldMapping = { fields, ...(spec.views ? { redefines: spec.views } : {}) };
@@ -114,7 +133,11 @@ function compileRecord(file: string, dir: string, at: '/request' | '/response', 
     layout = compileCopybook(readFileSync(copybook, 'utf8'), { fileName: spec.copybook, profile: 'gnucobol', mapping });
   } catch (error) {
     if (error instanceof MappingError) {
-      const section = constantNames.includes(error.key) ? 'constants' : Object.hasOwn(spec.views ?? {}, error.key) ? 'views' : 'fields';
+      const section = constantNames.includes(error.key)
+        ? 'constants'
+        : Object.hasOwn(spec.views ?? {}, error.key)
+          ? 'views'
+          : 'fields';
       throw new ServiceFileError(file, `${at}/${section}/${escapePointer(error.key)}`, error.message);
     }
     if (error instanceof CopybookError) throw new ServiceFileError(file, `${at}/copybook`, error.message);
@@ -123,14 +146,20 @@ function compileRecord(file: string, dir: string, at: '/request' | '/response', 
   const constants = constantNames.map((name, i) => {
     const item = [...layoutItems(layout.root)].find((it) => it.jsonPath?.split('.').at(-1) === constantKey(i));
     const pointer = `${at}/constants/${escapePointer(name)}`;
-    if (!item?.jsonPath || item.children || item.jsonPath.includes('[]')) throw new ServiceFileError(file, pointer, 'a constant is an elementary item outside tables and REDEFINES views');
+    if (!item?.jsonPath || item.children || item.jsonPath.includes('[]'))
+      throw new ServiceFileError(file, pointer, 'a constant is an elementary item outside tables and REDEFINES views');
     return { path: item.jsonPath.split('.'), value: spec.constants![name]! };
   });
   for (const [i, c] of constants.entries()) {
     try {
       layout.encode(withConstants({}, [c]));
     } catch (error) {
-      if (error instanceof RecordEncodeError) throw new ServiceFileError(file, `${at}/constants/${escapePointer(constantNames[i]!)}`, `the value does not fit: ${error.reason}`);
+      if (error instanceof RecordEncodeError)
+        throw new ServiceFileError(
+          file,
+          `${at}/constants/${escapePointer(constantNames[i]!)}`,
+          `the value does not fit: ${error.reason}`,
+        );
       throw error;
     }
   }
@@ -138,13 +167,19 @@ function compileRecord(file: string, dir: string, at: '/request' | '/response', 
 }
 
 /** A copy of `json` with the constants set at their paths. */
-export function withConstants(json: Record<string, unknown>, constants: ServiceDefinition['constants']): Record<string, unknown> {
+export function withConstants(
+  json: Record<string, unknown>,
+  constants: ServiceDefinition['constants'],
+): Record<string, unknown> {
   const out = { ...json };
   for (const { path, value } of constants) {
     let node = out;
     for (const key of path.slice(0, -1)) {
       const inner = node[key];
-      node = node[key] = typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? { ...(inner as Record<string, unknown>) } : {};
+      node = node[key] =
+        typeof inner === 'object' && inner !== null && !Array.isArray(inner)
+          ? { ...(inner as Record<string, unknown>) }
+          : {};
     }
     node[path.at(-1)!] = value;
   }
@@ -153,7 +188,12 @@ export function withConstants(json: Record<string, unknown>, constants: ServiceD
 
 /** Top-level JSON keys of a layout. */
 function topKeys(layout: CompiledLayout): Set<string> {
-  return new Set((layout.root.children ?? []).map((c) => c.jsonPath).filter((p): p is string => p !== null).map((p) => p.replace(/\[\]$/, '')));
+  return new Set(
+    (layout.root.children ?? [])
+      .map((c) => c.jsonPath)
+      .filter((p): p is string => p !== null)
+      .map((p) => p.replace(/\[\]$/, '')),
+  );
 }
 
 export function loadServiceFile(file: string): ServiceDefinition {
@@ -167,41 +207,70 @@ export function loadServiceFile(file: string): ServiceDefinition {
     const errors = validate.errors ?? [];
     // The most specific error: oneOf/anyOf summaries come after the errors of their branches.
     const first = errors.find((e: ErrorObject) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf') ?? errors[0];
-    const extra = first?.keyword === 'additionalProperties' ? ` "${String((first.params as { additionalProperty?: string }).additionalProperty)}"` : '';
-    throw new ServiceFileError(file, first?.instancePath ?? '', `${first?.message ?? 'does not match the service schema'}${extra} (schema: schemas/service.schema.json)`);
+    const extra =
+      first?.keyword === 'additionalProperties'
+        ? ` "${String((first.params as { additionalProperty?: string }).additionalProperty)}"`
+        : '';
+    throw new ServiceFileError(
+      file,
+      first?.instancePath ?? '',
+      `${first?.message ?? 'does not match the service schema'}${extra} (schema: schemas/service.schema.json)`,
+    );
   }
   const spec = parsed;
   const dir = resolve(file, '..');
   const request = compileRecord(file, dir, '/request', spec.request);
-  if (spec.response.constants) throw new ServiceFileError(file, '/response/constants', 'constants are for the request record');
+  if (spec.response.constants)
+    throw new ServiceFileError(file, '/response/constants', 'constants are for the request record');
   const response = compileRecord(file, dir, '/response', spec.response).layout;
 
   const requestKeys = topKeys(request.layout);
   for (const c of request.constants) requestKeys.delete(c.path[0]!);
   const params = [...spec.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
   for (const p of params) {
-    if (!requestKeys.has(p)) throw new ServiceFileError(file, '/path', `{${p}} is not a top-level JSON field of the request record (fields: ${[...requestKeys].join(', ')})`);
+    if (!requestKeys.has(p))
+      throw new ServiceFileError(
+        file,
+        '/path',
+        `{${p}} is not a top-level JSON field of the request record (fields: ${[...requestKeys].join(', ')})`,
+      );
   }
-  if (new Set(params).size !== params.length) throw new ServiceFileError(file, '/path', 'a path parameter appears twice');
+  if (new Set(params).size !== params.length)
+    throw new ServiceFileError(file, '/path', 'a path parameter appears twice');
   const ownershipField = spec.ownership.rule === 'customer-in-request' ? spec.ownership.field : null;
   if (ownershipField !== null && !requestKeys.has(ownershipField)) {
-    throw new ServiceFileError(file, '/ownership/field', `"${ownershipField}" is not a top-level JSON field of the request record`);
+    throw new ServiceFileError(
+      file,
+      '/ownership/field',
+      `"${ownershipField}" is not a top-level JSON field of the request record`,
+    );
   }
   spec.outcomes.forEach((o, i) => {
     const at = `/outcomes/${i}`;
     if (o.status >= 400 && !o.error) throw new ServiceFileError(file, at, `status ${o.status} needs an error code`);
-    if (o.status < 400 && o.error) throw new ServiceFileError(file, `${at}/error`, `status ${o.status} is not an error`);
-    if (o.businessStatus && (o.status < 200 || o.status > 299)) throw new ServiceFileError(file, `${at}/businessStatus`, 'is for 2xx statuses');
-    if (o.status >= 300 && o.status < 400) throw new ServiceFileError(file, `${at}/status`, 'redirects are not answers a program gives');
+    if (o.status < 400 && o.error)
+      throw new ServiceFileError(file, `${at}/error`, `status ${o.status} is not an error`);
+    if (o.businessStatus && (o.status < 200 || o.status > 299))
+      throw new ServiceFileError(file, `${at}/businessStatus`, 'is for 2xx statuses');
+    if (o.status >= 300 && o.status < 400)
+      throw new ServiceFileError(file, `${at}/status`, 'redirects are not answers a program gives');
   });
   if (spec.outcomes.some((o) => o.businessStatus)) {
     const clash = ['status', 'reason'].find((k) => topKeys(response).has(k));
-    if (clash) throw new ServiceFileError(file, '/response/fields', `the response record has a field "${clash}", which businessStatus adds; rename it`);
+    if (clash)
+      throw new ServiceFileError(
+        file,
+        '/response/fields',
+        `the response record has a field "${clash}", which businessStatus adds; rename it`,
+      );
   }
-  if (!spec.outcomes.some((o) => o.status < 400)) throw new ServiceFileError(file, '/outcomes', 'no outcome answers with a success status');
+  if (!spec.outcomes.some((o) => o.status < 400))
+    throw new ServiceFileError(file, '/outcomes', 'no outcome answers with a success status');
   const programSource = join(dir, `${spec.program}.cbl`);
-  if (!existsSync(programSource)) throw new ServiceFileError(file, '/program', `no ${spec.program}.cbl beside the service file`);
-  if (['GET', 'DELETE'].includes(spec.method) && spec.idempotency) throw new ServiceFileError(file, '/idempotency', `${spec.method} is idempotent already`);
+  if (!existsSync(programSource))
+    throw new ServiceFileError(file, '/program', `no ${spec.program}.cbl beside the service file`);
+  if (['GET', 'DELETE'].includes(spec.method) && spec.idempotency)
+    throw new ServiceFileError(file, '/idempotency', `${spec.method} is idempotent already`);
 
   return {
     file,
@@ -219,8 +288,12 @@ export function loadServiceFile(file: string): ServiceDefinition {
     response,
     constants: request.constants,
     access: {
-      method: spec.method, url: spec.path.replace(/\{([^}]+)\}/g, ':$1'), scope: spec.scope, roles: spec.roles,
-      ownership: spec.ownership.rule, ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
+      method: spec.method,
+      url: spec.path.replace(/\{([^}]+)\}/g, ':$1'),
+      scope: spec.scope,
+      roles: spec.roles,
+      ownership: spec.ownership.rule,
+      ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
     },
     ownershipField,
     outcomes: spec.outcomes,
@@ -230,7 +303,9 @@ export function loadServiceFile(file: string): ServiceDefinition {
 /** Every `*.json` in `dir`, loaded and checked; duplicates of method and path are refused. */
 export function loadServices(dir: string): ServiceDefinition[] {
   if (!existsSync(dir)) throw new ServiceFileError(dir, '', 'SERVICES_DIR does not exist');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   const services = files.map((f) => loadServiceFile(join(dir, f)));
   const seen = new Map<string, string>();
   for (const s of services) {
@@ -242,7 +317,8 @@ export function loadServices(dir: string): ServiceDefinition[] {
   const programs = new Map<string, string>();
   for (const s of services) {
     const other = programs.get(s.program);
-    if (other && other !== s.programSource) throw new ServiceFileError(s.file, '/program', `another program ${s.program} is declared by ${other}`);
+    if (other && other !== s.programSource)
+      throw new ServiceFileError(s.file, '/program', `another program ${s.program} is declared by ${other}`);
     programs.set(s.program, s.programSource);
   }
   return services;

@@ -40,13 +40,17 @@ function objectSchema(schema: JsonSchema, remove: string[][] = []): JsonSchema {
 
 /** A path parameter's schema: the string form of its record field. */
 function paramSchema(field: JsonSchema): JsonSchema {
-  if (field['type'] === 'integer') return { type: 'string', pattern: `^[0-9]{1,${String(field['maximum'] ?? 9).length}}$` };
-  if (field['type'] === 'string') return { type: 'string', minLength: 1, ...(field['maxLength'] ? { maxLength: field['maxLength'] } : {}) };
+  if (field['type'] === 'integer')
+    return { type: 'string', pattern: `^[0-9]{1,${String(field['maximum'] ?? 9).length}}$` };
+  if (field['type'] === 'string')
+    return { type: 'string', minLength: 1, ...(field['maxLength'] ? { maxLength: field['maxLength'] } : {}) };
   return { type: 'string', minLength: 1 };
 }
 
 function matchOutcome(outcomes: Outcome[], returnCode: number, reasonCode: string): Outcome | undefined {
-  return outcomes.find((o) => o.returnCode === returnCode && (o.reasonCode === undefined || o.reasonCode === reasonCode));
+  return outcomes.find(
+    (o) => o.returnCode === returnCode && (o.reasonCode === undefined || o.reasonCode === reasonCode),
+  );
 }
 
 export function serviceRoutes(app: Api, services: readonly ServiceDefinition[], transport: Transport): void {
@@ -57,7 +61,11 @@ export function serviceRoutes(app: Api, services: readonly ServiceDefinition[], 
     } catch (error) {
       // A path Corebridge serves already: told as the service file's mistake.
       if ((error as { code?: string }).code === 'FST_ERR_DUPLICATED_ROUTE') {
-        throw new ServiceFileError(service.file, '/path', `${service.method} ${service.url} is a route Corebridge serves already`);
+        throw new ServiceFileError(
+          service.file,
+          '/path',
+          `${service.method} ${service.url} is a route Corebridge serves already`,
+        );
       }
       throw error;
     }
@@ -69,15 +77,34 @@ function registerService(app: Api, s: ServiceDefinition, backend: MessageSender)
   const requestProperties = requestSchema['properties'] as Properties;
   const hasBody = ['POST', 'PUT', 'PATCH'].includes(s.method);
   const body = objectSchema(requestSchema, [...s.constants.map((c) => c.path), ...s.params.map((p) => [p])]);
-  const businessStatuses = [...new Set(s.outcomes.map((o) => o.businessStatus).filter((b): b is string => b !== undefined))];
+  const businessStatuses = [
+    ...new Set(s.outcomes.map((o) => o.businessStatus).filter((b): b is string => b !== undefined)),
+  ];
   const response = objectSchema(s.response.jsonSchema());
   if (businessStatuses.length > 0) {
-    (response['properties'] as Properties)['status'] = { type: 'string', enum: businessStatuses, description: 'The outcome, from the program\'s return code' };
-    (response['properties'] as Properties)['reason'] = { type: 'string', description: 'The program\'s reason code, when it gives one' };
+    (response['properties'] as Properties)['status'] = {
+      type: 'string',
+      enum: businessStatuses,
+      description: "The outcome, from the program's return code",
+    };
+    (response['properties'] as Properties)['reason'] = {
+      type: 'string',
+      description: "The program's reason code, when it gives one",
+    };
   }
   const responses: Record<string, unknown> = {};
   for (const o of s.outcomes) {
-    if (o.status < 400) responses[String(o.status)] ??= { description: businessStatuses.length > 0 ? `Status ${s.outcomes.filter((x) => x.status === o.status && x.businessStatus).map((x) => x.businessStatus).join(' or ')}` : 'Success', ...response };
+    if (o.status < 400)
+      responses[String(o.status)] ??= {
+        description:
+          businessStatuses.length > 0
+            ? `Status ${s.outcomes
+                .filter((x) => x.status === o.status && x.businessStatus)
+                .map((x) => x.businessStatus)
+                .join(' or ')}`
+            : 'Success',
+        ...response,
+      };
   }
 
   app.route({
@@ -91,7 +118,16 @@ function registerService(app: Api, s: ServiceDefinition, backend: MessageSender)
       // What the client needs; which program and copybooks serve it stays inside.
       description: `${s.description ? `${s.description}\n\n` : ''}Scope \`${s.access.scope}\`; roles: ${s.access.roles.join(', ')}; ownership: ${s.access.ownership}.`,
       security: [{ oauth2: [s.access.scope] }, { bearerAuth: [s.access.scope] }],
-      ...(s.params.length > 0 ? { params: { type: 'object', properties: Object.fromEntries(s.params.map((p) => [p, paramSchema(requestProperties[p]!)])), required: s.params, additionalProperties: false } } : {}),
+      ...(s.params.length > 0
+        ? {
+            params: {
+              type: 'object',
+              properties: Object.fromEntries(s.params.map((p) => [p, paramSchema(requestProperties[p]!)])),
+              required: s.params,
+              additionalProperties: false,
+            },
+          }
+        : {}),
       ...(hasBody ? { body } : {}),
       response: {
         ...responses,
@@ -108,10 +144,18 @@ function registerService(app: Api, s: ServiceDefinition, backend: MessageSender)
       const { returnCode, reasonCode, reasonText, record } = await callProgram(req, s, backend, json);
       const outcome = matchOutcome(s.outcomes, returnCode, reasonCode);
       if (!outcome) {
-        req.log.error({ program: s.program, rc: returnCode, reason: reasonCode || undefined }, 'the program answered with a return code the service does not declare');
+        req.log.error(
+          { program: s.program, rc: returnCode, reason: reasonCode || undefined },
+          'the program answered with a return code the service does not declare',
+        );
         throw new ApiError('BACKEND_PROGRAM_FAILED');
       }
-      if (outcome.error) throw new ApiError(outcome.error, outcome.detail ?? (reasonText || undefined), reasonCode ? { reason: reasonCode } : {});
+      if (outcome.error)
+        throw new ApiError(
+          outcome.error,
+          outcome.detail ?? (reasonText || undefined),
+          reasonCode ? { reason: reasonCode } : {},
+        );
       let answer: Record<string, unknown>;
       try {
         answer = s.response.decode(record.subarray(0, s.response.maxLength));
@@ -120,7 +164,8 @@ function registerService(app: Api, s: ServiceDefinition, backend: MessageSender)
         req.log.error({ err: error, program: s.program }, 'the program left a response record that does not decode');
         throw new ApiError('BACKEND_PROGRAM_FAILED');
       }
-      if (outcome.businessStatus) Object.assign(answer, { status: outcome.businessStatus }, reasonCode ? { reason: reasonCode } : {});
+      if (outcome.businessStatus)
+        Object.assign(answer, { status: outcome.businessStatus }, reasonCode ? { reason: reasonCode } : {});
       return reply.code(outcome.status).send(answer);
     },
   });
@@ -128,17 +173,32 @@ function registerService(app: Api, s: ServiceDefinition, backend: MessageSender)
 
 /** The program call: CBHDR with the caller, the COMMAREA; what it answered. */
 async function callProgram(
-  req: FastifyRequest, s: ServiceDefinition, backend: MessageSender, json: Record<string, unknown>,
+  req: FastifyRequest,
+  s: ServiceDefinition,
+  backend: MessageSender,
+  json: Record<string, unknown>,
 ): Promise<{ returnCode: number; reasonCode: string; reasonText: string; record: Buffer }> {
   const principal = req.principal;
   if (!principal) throw new Error('service call without an authenticated caller');
   let message: Buffer;
   try {
-    message = writeCommareaMessage(hostCatalog, {
-      tranCode: s.transaction, correlationId: req.id, principal: principalIdFor(principal.subject, hostPrincipalWidth), role: ROLE_CODES[principal.role],
-      customerId: principal.customerId ?? '', idempotencyKey: req.idempotency?.key ?? '', returnCode: 0, reasonCode: '', reasonText: '',
-      traceparent: requestTraceparent(req),
-    }, s, json);
+    message = writeCommareaMessage(
+      hostCatalog,
+      {
+        tranCode: s.transaction,
+        correlationId: req.id,
+        principal: principalIdFor(principal.subject, hostPrincipalWidth),
+        role: ROLE_CODES[principal.role],
+        customerId: principal.customerId ?? '',
+        idempotencyKey: req.idempotency?.key ?? '',
+        returnCode: 0,
+        reasonCode: '',
+        reasonText: '',
+        traceparent: requestTraceparent(req),
+      },
+      s,
+      json,
+    );
   } catch (error) {
     if (!(error instanceof RecordEncodeError)) throw error;
     // The record's JSON paths are the request's: the pointer names what the client sent.
@@ -149,7 +209,10 @@ async function callProgram(
   }
   const { header, body } = await backend.send(requestContext(req), s.transaction, message);
   if (header.returnCode === RC.ABEND || header.returnCode === RC.UNKNOWN_TRAN) {
-    req.log.error({ program: s.program, rc: header.returnCode, reason: header.reasonCode, text: header.reasonText }, 'the program failed');
+    req.log.error(
+      { program: s.program, rc: header.returnCode, reason: header.reasonCode, text: header.reasonText },
+      'the program failed',
+    );
     throw new ApiError('BACKEND_PROGRAM_FAILED');
   }
   return { returnCode: header.returnCode, reasonCode: header.reasonCode, reasonText: header.reasonText, record: body };

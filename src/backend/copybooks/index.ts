@@ -63,7 +63,19 @@ export function isLinkedProgram(name: string): name is LinkedProgramName {
 
 /** Inquiries change nothing. */
 export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set([
-  'ORDINQ', 'ORDLST', 'CUSINQ', 'ACCBAL', 'ACCLST', 'PAYINQ', 'PAYLST', 'LNINQ', 'LNLST', 'EVTLST', 'WHKINQ', 'WHKLST', 'WHDLST',
+  'ORDINQ',
+  'ORDLST',
+  'CUSINQ',
+  'ACCBAL',
+  'ACCLST',
+  'PAYINQ',
+  'PAYLST',
+  'LNINQ',
+  'LNLST',
+  'EVTLST',
+  'WHKINQ',
+  'WHKLST',
+  'WHDLST',
   'OPINQ',
 ]);
 
@@ -130,9 +142,14 @@ export function loadMessageCatalog(): MessageCatalog {
     layout(t.request);
     layout(t.response);
   }
-  for (const name of [...OWN_SEGMENT_RECORDS, ...ASYNC_TRANSACTIONS.map((t) => TRANSACTIONS[t].request), ...RESOURCE_RECORDS]) {
+  for (const name of [
+    ...OWN_SEGMENT_RECORDS,
+    ...ASYNC_TRANSACTIONS.map((t) => TRANSACTIONS[t].request),
+    ...RESOURCE_RECORDS,
+  ]) {
     const segment = layout(name);
-    if (segment.minLength !== segment.maxLength) throw new Error(`${name} is a segment record and must be of fixed length`);
+    if (segment.minLength !== segment.maxLength)
+      throw new Error(`${name} is a segment record and must be of fixed length`);
   }
   return {
     header,

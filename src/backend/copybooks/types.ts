@@ -11,7 +11,10 @@ const DIR = new URL('./', import.meta.url);
 export const RECORD_TYPES_FILE = fileURLToPath(new URL('./records.ts', DIR));
 
 export function copybookTypes(): string {
-  const names = readdirSync(DIR).filter((f) => f.endsWith('.cpy')).map((f) => f.slice(0, -4)).sort();
+  const names = readdirSync(DIR)
+    .filter((f) => f.endsWith('.cpy'))
+    .map((f) => f.slice(0, -4))
+    .sort();
   const declarations: string[] = [];
   const byCopybook: string[] = [];
   for (const name of names) {
@@ -22,11 +25,11 @@ export function copybookTypes(): string {
     byCopybook.push(`  ${name}: ${typeName};`);
   }
   return [
-    '// Generated from src/backend/copybooks/*.cpy by `npm run records:types` '
-      + '(src/backend/copybooks/types.ts): do not edit.',
+    '// Generated from src/backend/copybooks/*.cpy by `npm run records:types` ' +
+      '(src/backend/copybooks/types.ts): do not edit.',
     '',
     declarations.join('\n'),
-    '/** Each copybook\'s record, by copybook name. */',
+    "/** Each copybook's record, by copybook name. */",
     'export interface CopybookRecords {',
     ...byCopybook,
     '}',

@@ -34,6 +34,9 @@ export const listAccountsProgram: Program<'ACCLST'> = async (ctx, req) => {
     return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   }
   const limit = pageSize(req.acclMaxItems);
-  const rows = await listCustomerAccounts(ctx.tx, customer.customerId, { afterSeq: req.acclAfterSeq || 0, limit: limit + 1 });
+  const rows = await listCustomerAccounts(ctx.tx, customer.customerId, {
+    afterSeq: req.acclAfterSeq || 0,
+    limit: limit + 1,
+  });
   return segmentPage(rows, limit, (account) => recordSegment('ACCBALO', balanceRecord(account, ctx.now)));
 };

@@ -5,7 +5,13 @@ import { fromMinorUnits } from '../money.ts';
 import type { CustomerRecord } from '../copybooks/records.ts';
 import { fail, ok, text, type Program, type ProgramContext } from '../program.ts';
 import {
-  findCustomer, findCustomerByEmail, insertCustomer, nextCustomerId, updateCustomer, type Address, type Customer,
+  findCustomer,
+  findCustomerByEmail,
+  insertCustomer,
+  nextCustomerId,
+  updateCustomer,
+  type Address,
+  type Customer,
 } from '../store/customers.ts';
 import { writeAudit, writeEvent, type EventType } from '../store/journal.ts';
 
@@ -41,7 +47,13 @@ export function customerRecord(c: Customer): CustomerRecord {
 /** The customer's event, with the record as it now is; the customer owns it, whoever onboarded them created it. */
 async function raise(ctx: ProgramContext, type: EventType, c: Customer): Promise<void> {
   await writeEvent(ctx, {
-    type, resource: 'customer', subject: c.customerId, ownerCustomerId: c.customerId, createdBy: c.createdBy, recordName: 'CUSREC', record: customerRecord(c),
+    type,
+    resource: 'customer',
+    subject: c.customerId,
+    ownerCustomerId: c.customerId,
+    createdBy: c.createdBy,
+    recordName: 'CUSREC',
+    record: customerRecord(c),
   });
 }
 
@@ -56,7 +68,8 @@ function validDate(date: string): boolean {
 export const inquireCustomer: Program<'CUSINQ'> = async (ctx, req) => {
   const id = text(req.cuskCustomerId);
   const customer = await findCustomer(ctx.tx, id);
-  if (!customer || !(await maySeeCustomer(ctx.tx, ctx.caller, customer))) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
+  if (!customer || !(await maySeeCustomer(ctx.tx, ctx.caller, customer)))
+    return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   return ok(customerRecord(customer));
 };
 
@@ -67,22 +80,35 @@ export const addCustomer: Program<'CUSADD'> = async (ctx, req) => {
   const email = text(req.cusaEmail);
   const birthDate = text(req.cusaBirthDate);
   if (!name) return fail(RC.INVALID_INPUT, 'NAME_REQUIRED', 'name must not be blank');
-  if (birthDate && !validDate(birthDate)) return fail(RC.INVALID_INPUT, 'INVALID_BIRTH_DATE', 'dateOfBirth is not a past calendar date');
-  if (await findCustomerByEmail(tx, email)) return fail(RC.CONFLICT, 'EMAIL_ALREADY_REGISTERED', 'this e-mail address is already registered');
+  if (birthDate && !validDate(birthDate))
+    return fail(RC.INVALID_INPUT, 'INVALID_BIRTH_DATE', 'dateOfBirth is not a past calendar date');
+  if (await findCustomerByEmail(tx, email))
+    return fail(RC.CONFLICT, 'EMAIL_ALREADY_REGISTERED', 'this e-mail address is already registered');
   const addr = req.cusaAddr;
-  const address: Address | null = text(req.cusaAddrPresent) === 'Y'
-    ? {
-      line1: text(addr.cusaAddrLine1),
-      ...(text(addr.cusaAddrLine2) ? { line2: text(addr.cusaAddrLine2) } : {}),
-      postalCode: text(addr.cusaAddrPostcode),
-      city: text(addr.cusaAddrCity),
-      country: text(addr.cusaAddrCountry),
-    }
-    : null;
+  const address: Address | null =
+    text(req.cusaAddrPresent) === 'Y'
+      ? {
+          line1: text(addr.cusaAddrLine1),
+          ...(text(addr.cusaAddrLine2) ? { line2: text(addr.cusaAddrLine2) } : {}),
+          postalCode: text(addr.cusaAddrPostcode),
+          city: text(addr.cusaAddrCity),
+          country: text(addr.cusaAddrCountry),
+        }
+      : null;
   const customer: Customer = {
-    customerId: await nextCustomerId(tx), name, email, phone: text(req.cusaPhone) || null, birthDate: birthDate || null,
-    address, riskRating: NEW_CUSTOMER_RATING, monthlyIncome: 0, creditLimit: NEW_CUSTOMER_CREDIT_LIMIT, currency: 'EUR',
-    createdBy: ctx.caller.principal, createdAt: ctx.now, updatedAt: ctx.now,
+    customerId: await nextCustomerId(tx),
+    name,
+    email,
+    phone: text(req.cusaPhone) || null,
+    birthDate: birthDate || null,
+    address,
+    riskRating: NEW_CUSTOMER_RATING,
+    monthlyIncome: 0,
+    creditLimit: NEW_CUSTOMER_CREDIT_LIMIT,
+    currency: 'EUR',
+    createdBy: ctx.caller.principal,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
   };
   await insertCustomer(tx, customer);
   await writeAudit(ctx, 'customer', customer.customerId, 'created');
@@ -102,7 +128,8 @@ export const updateCustomerProgram: Program<'CUSUPD'> = async (ctx, req) => {
   const { tx } = ctx;
   const id = text(req.cusuCustomerId);
   const current = await findCustomer(tx, id, { forUpdate: true });
-  if (!current || !(await maySeeCustomer(tx, ctx.caller, current))) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
+  if (!current || !(await maySeeCustomer(tx, ctx.caller, current)))
+    return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   if (!mayChangeCustomer(ctx.caller, id)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   const name = patched(text(req.cusuNameAction), text(req.cusuName), current.name);
   const email = patched(text(req.cusuEmailAction), text(req.cusuEmail), current.email);
@@ -113,17 +140,20 @@ export const updateCustomerProgram: Program<'CUSUPD'> = async (ctx, req) => {
   }
   if (!name) return fail(RC.INVALID_INPUT, 'NAME_REQUIRED', 'name cannot be removed');
   if (!email) return fail(RC.INVALID_INPUT, 'EMAIL_REQUIRED', 'email cannot be removed');
-  if (birthDate && !validDate(birthDate)) return fail(RC.INVALID_INPUT, 'INVALID_BIRTH_DATE', 'dateOfBirth is not a past calendar date');
+  if (birthDate && !validDate(birthDate))
+    return fail(RC.INVALID_INPUT, 'INVALID_BIRTH_DATE', 'dateOfBirth is not a past calendar date');
   if (email !== current.email) {
     const other = await findCustomerByEmail(tx, email);
-    if (other && other.customerId !== id) return fail(RC.CONFLICT, 'EMAIL_ALREADY_REGISTERED', 'this e-mail address is already registered');
+    if (other && other.customerId !== id)
+      return fail(RC.CONFLICT, 'EMAIL_ALREADY_REGISTERED', 'this e-mail address is already registered');
   }
   let address = current.address;
   const addrAction = text(req.cusuAddrAction);
   if (addrAction === 'D') address = null;
   else if (addrAction === 'S') {
     const a = req.cusuAddr;
-    const part = (action: string | undefined, value: string, cur: string | undefined) => patched(text(action), text(value), cur ?? null);
+    const part = (action: string | undefined, value: string, cur: string | undefined) =>
+      patched(text(action), text(value), cur ?? null);
     const line1 = part(a.cusuAddrLine1Action, a.cusuAddrLine1, address?.line1);
     const line2 = part(a.cusuAddrLine2Action, a.cusuAddrLine2, address?.line2);
     const postalCode = part(a.cusuAddrPostcodeAction, a.cusuAddrPostcode, address?.postalCode);

@@ -6,8 +6,13 @@ import type { StoredEvent } from '../store/events.ts';
 export function eventSegments(events: readonly StoredEvent[]): Segment[] {
   return events.flatMap((e): Segment[] => [
     recordSegment('EVTREC', {
-      evtPosition: e.position, evtEventId: e.eventId, evtEventType: e.type, evtSubject: e.subject,
-      evtOccurredAt: e.occurredAt, evtCorrelationId: e.correlationId, evtOwnerCustomerId: e.ownerCustomerId ?? '',
+      evtPosition: e.position,
+      evtEventId: e.eventId,
+      evtEventType: e.type,
+      evtSubject: e.subject,
+      evtOccurredAt: e.occurredAt,
+      evtCorrelationId: e.correlationId,
+      evtOwnerCustomerId: e.ownerCustomerId ?? '',
       evtRecordName: e.recordName,
     }),
     recordSegment(e.recordName, e.record),

@@ -7,7 +7,13 @@ import type { EventListResponse } from '../copybooks/records.ts';
 import { RC } from '../message.ts';
 import { fail, ok, text, type Program, type ProgramReply } from '../program.ts';
 import {
-  listEvents, lockRelay, markPublished, nextPositionedEvents, saveRelay, unpublishedEvents, type StoredEvent,
+  listEvents,
+  lockRelay,
+  markPublished,
+  nextPositionedEvents,
+  saveRelay,
+  unpublishedEvents,
+  type StoredEvent,
 } from '../store/events.ts';
 import { eventSegments } from './event-segments.ts';
 import { pageSize, turnSize } from './lists.ts';
@@ -17,10 +23,15 @@ import { fanOutToSubscriptions } from './webhooks.ts';
 const POSITIONS_PER_TURN = 1000;
 
 function eventList(
-  events: readonly StoredEvent[], more: boolean, lastPosition: number, leaseHeld = true,
+  events: readonly StoredEvent[],
+  more: boolean,
+  lastPosition: number,
+  leaseHeld = true,
 ): ProgramReply<EventListResponse> {
   const list: EventListResponse = {
-    evtoLeaseHeld: leaseHeld ? 'Y' : 'N', evtoLastPosition: lastPosition, evtoMore: more ? 'Y' : 'N',
+    evtoLeaseHeld: leaseHeld ? 'Y' : 'N',
+    evtoLastPosition: lastPosition,
+    evtoMore: more ? 'Y' : 'N',
     evtoItemCount: events.length,
   };
   return { ...ok(list), segments: eventSegments(events) };

@@ -6,7 +6,12 @@ import { listEventsProgram, relayEventsProgram } from './events.ts';
 import { applyForLoan, inquireLoan, listLoansProgram } from './loans.ts';
 import { claimOperationsProgram, completeOperationProgram, inquireOperation, submitOperation } from './operations.ts';
 import {
-  createSubscription, dispatcherTurn, deleteSubscriptionProgram, inquireSubscription, listDeliveriesProgram, listSubscriptions,
+  createSubscription,
+  dispatcherTurn,
+  deleteSubscriptionProgram,
+  inquireSubscription,
+  listDeliveriesProgram,
+  listSubscriptions,
   retryDelivery,
 } from './webhooks.ts';
 import { cancelOrder, createOrder, inquireOrder, listOrdersProgram, updateOrder } from './orders.ts';

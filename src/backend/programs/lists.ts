@@ -22,7 +22,9 @@ export function turnSize(maxItems: number): number {
  * item as the next cursor when there were more (zero: no further page).
  */
 export function segmentPage<R extends { seq: number }>(
-  rows: readonly R[], limit: number, segment: (row: R) => Segment,
+  rows: readonly R[],
+  limit: number,
+  segment: (row: R) => Segment,
 ): ProgramReply<SegmentListResponse> {
   const page = rows.slice(0, limit);
   const next = rows.length > limit ? page.at(-1)!.seq : 0;

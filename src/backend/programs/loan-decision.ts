@@ -44,7 +44,13 @@ export function decideLoan(rating: string, monthlyIncome: number, amount: number
   if (full <= maxInstallment) return { status: 'APPROVED', reason: null, approved: amount, rateBp, installment: full };
   const reduced = largestPrincipal(maxInstallment, rateBp, installments, APPROVAL_STEP);
   if (reduced > 0 && reduced * 2 >= amount) {
-    return { status: 'APPROVED', reason: null, approved: reduced, rateBp, installment: installmentFor(reduced, rateBp, installments) };
+    return {
+      status: 'APPROVED',
+      reason: null,
+      approved: reduced,
+      rateBp,
+      installment: installmentFor(reduced, rateBp, installments),
+    };
   }
   return rejection('INSUFFICIENT_INCOME');
 }

@@ -44,7 +44,8 @@ export const applyForLoan: Program<'LNAPPL'> = async (ctx, req) => {
   try {
     amount = toMinorUnits(req.lnrqAmount);
   } catch (error) {
-    if (error instanceof MoneyFormatError) return fail(RC.INVALID_INPUT, 'INVALID_AMOUNT', 'amount has at most two decimals');
+    if (error instanceof MoneyFormatError)
+      return fail(RC.INVALID_INPUT, 'INVALID_AMOUNT', 'amount has at most two decimals');
     throw error;
   }
   const installments = req.lnrqInstallments;
@@ -54,7 +55,11 @@ export const applyForLoan: Program<'LNAPPL'> = async (ctx, req) => {
   if (ctx.idempotencyKey) {
     const earlier = await findLoanByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
     if (earlier && !sameRequest(earlier, customerId, amount, installments)) {
-      return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different loan application');
+      return fail(
+        RC.CONFLICT,
+        'IDEMPOTENCY_KEY_REUSED',
+        'this idempotency key was used for a different loan application',
+      );
     }
     if (earlier) return decided(earlier, loanRecord(earlier));
   }
@@ -76,7 +81,8 @@ export const applyForLoan: Program<'LNAPPL'> = async (ctx, req) => {
     lndiInstallments: installments,
   });
   const status = text(decision.lndoStatus);
-  if (status !== 'APPROVED' && status !== 'REJECTED') throw new LinkFailure(LINK_FAILURE.FAILED, `LNDECIDE answered status "${status}"`);
+  if (status !== 'APPROVED' && status !== 'REJECTED')
+    throw new LinkFailure(LINK_FAILURE.FAILED, `LNDECIDE answered status "${status}"`);
   const d = {
     status: status as LoanApplication['status'],
     reason: text(decision.lndoRejectReason) || null,
@@ -85,16 +91,31 @@ export const applyForLoan: Program<'LNAPPL'> = async (ctx, req) => {
     installment: toMinorUnits(decision.lndoInstallmentValue),
   };
   const loan: LoanApplication = {
-    loanId: newId('LN'), status: d.status, rejectReason: d.reason,
-    customerId, requestedAmount: amount, approvedAmount: d.approved, interestRateBp: d.rateBp,
-    installmentValue: d.installment, installments, currency: customer.currency, createdBy: caller.principal,
-    idempotencyKey: ctx.idempotencyKey || null, correlationId: ctx.correlationId, createdAt: ctx.now,
+    loanId: newId('LN'),
+    status: d.status,
+    rejectReason: d.reason,
+    customerId,
+    requestedAmount: amount,
+    approvedAmount: d.approved,
+    interestRateBp: d.rateBp,
+    installmentValue: d.installment,
+    installments,
+    currency: customer.currency,
+    createdBy: caller.principal,
+    idempotencyKey: ctx.idempotencyKey || null,
+    correlationId: ctx.correlationId,
+    createdAt: ctx.now,
   };
   await insertLoan(tx, loan);
   await writeAudit(ctx, 'loan', loan.loanId, d.status.toLowerCase());
   await writeEvent(ctx, {
-    type: d.status === 'APPROVED' ? 'LoanApproved' : 'LoanRejected', resource: 'loan', subject: loan.loanId,
-    ownerCustomerId: customerId, createdBy: caller.principal, recordName: 'LOANREC', record: loanRecord(loan),
+    type: d.status === 'APPROVED' ? 'LoanApproved' : 'LoanRejected',
+    resource: 'loan',
+    subject: loan.loanId,
+    ownerCustomerId: customerId,
+    createdBy: caller.principal,
+    recordName: 'LOANREC',
+    record: loanRecord(loan),
   });
   ctx.log.debug({ loanId: loan.loanId, status: d.status, reason: d.reason }, 'loan decided');
   return decided(loan, loanRecord(loan));
@@ -102,7 +123,8 @@ export const applyForLoan: Program<'LNAPPL'> = async (ctx, req) => {
 
 export const inquireLoan: Program<'LNINQ'> = async (ctx, req) => {
   const loan = await findLoan(ctx.tx, text(req.lnkLoanId));
-  if (!loan || !mayUseCustomerData(ctx.caller, loan.customerId)) return fail(RC.NOT_FOUND, 'LOAN_NOT_FOUND', 'loan not found');
+  if (!loan || !mayUseCustomerData(ctx.caller, loan.customerId))
+    return fail(RC.NOT_FOUND, 'LOAN_NOT_FOUND', 'loan not found');
   return ok(loanRecord(loan));
 };
 
@@ -116,13 +138,17 @@ export const listLoansProgram: Program<'LNLST'> = async (ctx, req) => {
   if (customerId === undefined && caller.role === 'CUSTOMER') customerId = caller.customerId ?? undefined;
   if (customerId !== undefined) {
     const customer = await findCustomer(tx, customerId);
-    if (!customer || !mayUseCustomerData(caller, customer.customerId)) return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
+    if (!customer || !mayUseCustomerData(caller, customer.customerId))
+      return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   } else if (caller.role !== 'AGENT') {
     return fail(RC.NOT_FOUND, 'CUSTOMER_NOT_FOUND', 'customer not found');
   }
   const limit = pageSize(req.lnlMaxItems);
   const rows = await listLoans(tx, {
-    customerId, status: text(req.lnlStatusFilter) || undefined, beforeSeq: req.lnlBeforeSeq || 0, limit: limit + 1,
+    customerId,
+    status: text(req.lnlStatusFilter) || undefined,
+    beforeSeq: req.lnlBeforeSeq || 0,
+    limit: limit + 1,
   });
   return segmentPage(rows, limit, (loan) => recordSegment('LOANREC', loanRecord(loan)));
 };

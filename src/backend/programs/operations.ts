@@ -9,7 +9,12 @@ import type { OperationRecord } from '../copybooks/records.ts';
 import { RC, recordSegment, type Segment } from '../message.ts';
 import { fail, ok, text, type Program, type ProgramReply } from '../program.ts';
 import {
-  claimOperations, completeOperation, findOperation, findOperationByKey, insertOperation, type Operation,
+  claimOperations,
+  completeOperation,
+  findOperation,
+  findOperationByKey,
+  insertOperation,
+  type Operation,
 } from '../store/operations.ts';
 import { pageSize } from './lists.ts';
 
@@ -17,10 +22,16 @@ function operationReply(o: Operation): ProgramReply<OperationRecord> {
   const resultRecord = o.resultRecord && isResourceRecord(o.resultRecord) && o.result ? o.resultRecord : null;
   return {
     ...ok<OperationRecord>({
-      oprOperationId: o.operationId, oprTranCode: o.tranCode, oprStatus: o.status, oprReturnCode: o.returnCode ?? 0,
-      oprReasonCode: o.reasonCode ?? '', oprReasonText: (o.reasonText ?? '').slice(0, 120),
+      oprOperationId: o.operationId,
+      oprTranCode: o.tranCode,
+      oprStatus: o.status,
+      oprReturnCode: o.returnCode ?? 0,
+      oprReasonCode: o.reasonCode ?? '',
+      oprReasonText: (o.reasonText ?? '').slice(0, 120),
       oprCorrelationId: o.correlationId,
-      oprCreatedAt: o.createdAt, oprCompletedAt: o.completedAt ?? '', oprResultRecord: resultRecord ?? '',
+      oprCreatedAt: o.createdAt,
+      oprCompletedAt: o.completedAt ?? '',
+      oprResultRecord: resultRecord ?? '',
     }),
     segments: resultRecord ? [recordSegment(resultRecord, o.result!)] : [],
   };
@@ -46,12 +57,24 @@ export const submitOperation: Program<'OPSUBM'> = async (ctx, req) => {
   }
   const operationId = newId('OP');
   const operation: Operation = {
-    operationId, tranCode: tran, ownerPrincipal: ctx.caller.principal, ownerRole: ctx.caller.role,
+    operationId,
+    tranCode: tran,
+    ownerPrincipal: ctx.caller.principal,
+    ownerRole: ctx.caller.role,
     ownerCustomerId: ctx.caller.customerId,
     // Without a key of the caller's, the operation's own: its run, however often repeated, has one effect.
-    idempotencyKey: ctx.idempotencyKey || `operation:${operationId}`, correlationId: ctx.correlationId,
-    traceparent: ctx.traceparent, request, status: 'pending', returnCode: null, reasonCode: null, reasonText: null,
-    resultRecord: null, result: null, createdAt: ctx.now, completedAt: null,
+    idempotencyKey: ctx.idempotencyKey || `operation:${operationId}`,
+    correlationId: ctx.correlationId,
+    traceparent: ctx.traceparent,
+    request,
+    status: 'pending',
+    returnCode: null,
+    reasonCode: null,
+    reasonText: null,
+    resultRecord: null,
+    result: null,
+    createdAt: ctx.now,
+    completedAt: null,
   };
   await insertOperation(ctx.tx, operation);
   return operationReply(operation);
@@ -68,14 +91,23 @@ export const claimOperationsProgram: Program<'OPNXT'> = async (ctx, req) => {
   const leaseSeconds = Math.max(Math.trunc(req.opnLeaseSeconds) || 30, 1);
   const leaseUntil = new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString();
   const claimed = await claimOperations(ctx.tx, ctx.now, leaseUntil, max);
-  const segments = claimed.flatMap((o): Segment[] => isAsyncTransaction(o.tranCode) ? [
-    recordSegment('OPTASK', {
-      optOperationId: o.operationId, optTranCode: o.tranCode, optPrincipal: o.ownerPrincipal, optRole: o.ownerRole,
-      optCustomerId: o.ownerCustomerId ?? '', optIdempotencyKey: o.idempotencyKey, optCorrelationId: o.correlationId,
-      optTraceparent: o.traceparent,
-    }),
-    recordSegment(TRANSACTIONS[o.tranCode].request, o.request),
-  ] : []);
+  const segments = claimed.flatMap((o): Segment[] =>
+    isAsyncTransaction(o.tranCode)
+      ? [
+          recordSegment('OPTASK', {
+            optOperationId: o.operationId,
+            optTranCode: o.tranCode,
+            optPrincipal: o.ownerPrincipal,
+            optRole: o.ownerRole,
+            optCustomerId: o.ownerCustomerId ?? '',
+            optIdempotencyKey: o.idempotencyKey,
+            optCorrelationId: o.correlationId,
+            optTraceparent: o.traceparent,
+          }),
+          recordSegment(TRANSACTIONS[o.tranCode].request, o.request),
+        ]
+      : [],
+  );
   return { ...ok({ seglNextSeq: 0, seglItemCount: segments.length / 2 }), segments };
 };
 
@@ -88,8 +120,11 @@ export const completeOperationProgram: Program<'OPDONE'> = async (ctx, req) => {
   const result = resultRecord && isResourceRecord(resultRecord) ? ctx.segment(resultRecord) : null;
   const outcome = {
     status: (returnCode === RC.OK || returnCode === RC.REJECTED ? 'succeeded' : 'failed') as Operation['status'],
-    returnCode, reasonCode: text(req.opdReasonCode) || null, reasonText: text(req.opdReasonText) || null,
-    resultRecord: result ? resultRecord : null, result,
+    returnCode,
+    reasonCode: text(req.opdReasonCode) || null,
+    reasonText: text(req.opdReasonText) || null,
+    resultRecord: result ? resultRecord : null,
+    result,
   };
   await completeOperation(ctx.tx, o.operationId, outcome, ctx.now);
   return operationReply({ ...o, ...outcome, completedAt: ctx.now });

@@ -9,7 +9,13 @@ import { decided, fail, ok, text, type Program, type ProgramContext } from '../p
 import { findCustomer } from '../store/customers.ts';
 import { writeAudit, writeEvent, type EventType } from '../store/journal.ts';
 import {
-  findOrder, findOrderByIdempotencyKey, insertOrder, listOrders, openOrderTotal, saveOrder, type Order,
+  findOrder,
+  findOrderByIdempotencyKey,
+  insertOrder,
+  listOrders,
+  openOrderTotal,
+  saveOrder,
+  type Order,
 } from '../store/orders.ts';
 import { adjustStock, lockProducts } from '../store/products.ts';
 import { pageSize } from './lists.ts';
@@ -60,7 +66,9 @@ function orderListItem(o: Order): OrderListResponse['ordoItem'][number] {
 
 /** `forUpdate` for a change: the order is locked first, then its customer, then products (see Tx.forUpdate). */
 async function visibleOrder(
-  ctx: ProgramContext, orderId: string, options: { forUpdate?: boolean } = {},
+  ctx: ProgramContext,
+  orderId: string,
+  options: { forUpdate?: boolean } = {},
 ): Promise<Order | undefined> {
   const order = await findOrder(ctx.tx, orderId, options);
   return order && maySeeOrder(ctx.caller, order) ? order : undefined;
@@ -69,8 +77,13 @@ async function visibleOrder(
 /** The order's event, with the order as it now is. */
 async function raise(ctx: ProgramContext, type: EventType, o: Order): Promise<void> {
   await writeEvent(ctx, {
-    type, resource: 'order', subject: o.orderId, ownerCustomerId: o.customerId, createdBy: o.createdBy,
-    recordName: 'ORDREC', record: orderRecord(o),
+    type,
+    resource: 'order',
+    subject: o.orderId,
+    ownerCustomerId: o.customerId,
+    createdBy: o.createdBy,
+    recordName: 'ORDREC',
+    record: orderRecord(o),
   });
 }
 
@@ -84,8 +97,9 @@ function orderRequestHash(customerId: string, productId: string, quantity: numbe
  * order since. An order from before the hash was kept is compared as it is while unchanged (version 1).
  */
 function sameRequest(earlier: Order, requestHash: string): boolean {
-  const made = earlier.requestHash
-    ?? (earlier.version === 1 ? orderRequestHash(earlier.customerId, earlier.productId, earlier.quantity) : null);
+  const made =
+    earlier.requestHash ??
+    (earlier.version === 1 ? orderRequestHash(earlier.customerId, earlier.productId, earlier.quantity) : null);
   return made === null || made === requestHash;
 }
 
@@ -118,16 +132,27 @@ export const createOrder: Program<'ORDCRT'> = async (ctx, req) => {
   if (!product) reason = 'UNKNOWN_PRODUCT';
   else if (product.currency !== customer.currency) reason = CURRENCY_NOT_SUPPORTED;
   else if (product.stock < quantity) reason = 'OUT_OF_STOCK';
-  else if (await openOrderTotal(tx, customerId, customer.currency) + amount > customer.creditLimit) {
+  else if ((await openOrderTotal(tx, customerId, customer.currency)) + amount > customer.creditLimit) {
     reason = 'CREDIT_LIMIT_EXCEEDED';
   }
   if (reason) status = 'REJECTED';
   else await adjustStock(tx, productId, -quantity);
   const order = await insertOrder(tx, {
-    orderId: newId('ORD'), status, rejectReason: reason, customerId, productId, quantity, amount,
-    currency: product?.currency ?? customer.currency, createdBy: caller.principal,
-    idempotencyKey: ctx.idempotencyKey || null, requestHash, correlationId: ctx.correlationId, createdAt: ctx.now,
-    updatedAt: ctx.now, version: 1,
+    orderId: newId('ORD'),
+    status,
+    rejectReason: reason,
+    customerId,
+    productId,
+    quantity,
+    amount,
+    currency: product?.currency ?? customer.currency,
+    createdBy: caller.principal,
+    idempotencyKey: ctx.idempotencyKey || null,
+    requestHash,
+    correlationId: ctx.correlationId,
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+    version: 1,
   });
   await writeAudit(ctx, 'order', order.orderId, status === 'CONFIRMED' ? 'created' : 'rejected');
   await raise(ctx, status === 'CONFIRMED' ? 'OrderConfirmed' : 'OrderRejected', order);
@@ -150,7 +175,7 @@ export const listOrdersProgram: Program<'ORDLST'> = async (ctx, req) => {
     return ok({ ordoNextSeq: 0, ordoItemCount: 0, ordoItem: [] });
   }
   const rows = await listOrders(ctx.tx, {
-    customerId: caller.role === 'CUSTOMER' ? caller.customerId ?? '-' : wantedCustomer,
+    customerId: caller.role === 'CUSTOMER' ? (caller.customerId ?? '-') : wantedCustomer,
     createdBy: caller.role === 'PARTNER' ? caller.principal : undefined,
     status: text(req.ordlStatusFilter) || undefined,
     afterSeq: req.ordlAfterSeq || 0,
@@ -194,13 +219,19 @@ export const updateOrder: Program<'ORDUPD'> = async (ctx, req) => {
   const amount = product.unitPrice * quantity;
   // An order in another currency (from before the rule) was never counted against the limit.
   const counted = order.currency === customer.currency ? order.amount : 0;
-  if (await openOrderTotal(tx, order.customerId, customer.currency) - counted + amount > customer.creditLimit) {
+  if ((await openOrderTotal(tx, order.customerId, customer.currency)) - counted + amount > customer.creditLimit) {
     return fail(RC.RULE_FAILED, 'CREDIT_LIMIT_EXCEEDED', 'the change exceeds the customer order credit limit');
   }
   await adjustStock(tx, order.productId, order.quantity);
   await adjustStock(tx, product.productId, -quantity);
   const updated: Order = {
-    ...order, productId, quantity, amount, currency: product.currency, updatedAt: ctx.now, version: order.version + 1,
+    ...order,
+    productId,
+    quantity,
+    amount,
+    currency: product.currency,
+    updatedAt: ctx.now,
+    version: order.version + 1,
   };
   await saveOrder(tx, updated);
   await writeAudit(ctx, 'order', order.orderId, 'updated');

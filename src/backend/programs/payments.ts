@@ -11,7 +11,13 @@ import type { PaymentRecord } from '../copybooks/records.ts';
 import { decided, fail, ok, text, type Program } from '../program.ts';
 import { findAccount, lockAccounts, postTransfer } from '../store/accounts.ts';
 import { writeAudit, writeEvent } from '../store/journal.ts';
-import { findPayment, findPaymentByIdempotencyKey, insertPayment, listAccountPayments, type Payment } from '../store/payments.ts';
+import {
+  findPayment,
+  findPaymentByIdempotencyKey,
+  insertPayment,
+  listAccountPayments,
+  type Payment,
+} from '../store/payments.ts';
 import { pageSize, segmentPage } from './lists.ts';
 
 const MAX_AMOUNT = 100_000_000; // 1,000,000.00
@@ -32,14 +38,27 @@ export function paymentRecord(p: Payment): PaymentRecord {
   };
 }
 
-function sameRequest(p: Payment, debtor: string, creditor: string, amount: number, currency: string, remittance: string) {
-  return p.debtorAccount === debtor && p.creditorAccount === creditor && p.amount === amount && p.currency === currency
-    && (p.remittance ?? '') === remittance;
+function sameRequest(
+  p: Payment,
+  debtor: string,
+  creditor: string,
+  amount: number,
+  currency: string,
+  remittance: string,
+) {
+  return (
+    p.debtorAccount === debtor &&
+    p.creditorAccount === creditor &&
+    p.amount === amount &&
+    p.currency === currency &&
+    (p.remittance ?? '') === remittance
+  );
 }
 
 export const createPayment: Program<'PAYCRT'> = async (ctx, req) => {
   const { tx, caller } = ctx;
-  if (!ctx.idempotencyKey) return fail(RC.INVALID_INPUT, 'IDEMPOTENCY_KEY_REQUIRED', 'a payment needs an idempotency key');
+  if (!ctx.idempotencyKey)
+    return fail(RC.INVALID_INPUT, 'IDEMPOTENCY_KEY_REQUIRED', 'a payment needs an idempotency key');
   const debtorId = text(req.paycDebtorAccount);
   const creditorId = text(req.paycCreditorAccount);
   const currency = text(req.paycCurrencyCode);
@@ -48,7 +67,8 @@ export const createPayment: Program<'PAYCRT'> = async (ctx, req) => {
   try {
     amount = toMinorUnits(req.paycAmount);
   } catch (error) {
-    if (error instanceof MoneyFormatError) return fail(RC.INVALID_INPUT, 'INVALID_AMOUNT', 'amount has at most two decimals');
+    if (error instanceof MoneyFormatError)
+      return fail(RC.INVALID_INPUT, 'INVALID_AMOUNT', 'amount has at most two decimals');
     throw error;
   }
   const earlier = await findPaymentByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
@@ -78,21 +98,40 @@ export const createPayment: Program<'PAYCRT'> = async (ctx, req) => {
   else if (currency !== creditor.currency) reason = 'CURRENCY_MISMATCH';
   const payment: Payment = {
     paymentId: newId('PAY'),
-    status: reason ? 'REJECTED' : 'COMPLETED', rejectReason: reason, customerId: debtor.customerId,
-    debtorAccount: debtorId, creditorAccount: creditorId, amount, currency, remittance: remittance || null,
-    createdBy: caller.principal, idempotencyKey: ctx.idempotencyKey, correlationId: ctx.correlationId, createdAt: ctx.now,
+    status: reason ? 'REJECTED' : 'COMPLETED',
+    rejectReason: reason,
+    customerId: debtor.customerId,
+    debtorAccount: debtorId,
+    creditorAccount: creditorId,
+    amount,
+    currency,
+    remittance: remittance || null,
+    createdBy: caller.principal,
+    idempotencyKey: ctx.idempotencyKey,
+    correlationId: ctx.correlationId,
+    createdAt: ctx.now,
   };
   await insertPayment(tx, payment);
   if (!reason) {
     await postTransfer(tx, {
-      transferId: payment.paymentId, debitAccountId: debtorId, creditAccountId: creditorId, amount, currency,
-      correlationId: ctx.correlationId, at: ctx.now,
+      transferId: payment.paymentId,
+      debitAccountId: debtorId,
+      creditAccountId: creditorId,
+      amount,
+      currency,
+      correlationId: ctx.correlationId,
+      at: ctx.now,
     });
   }
   await writeAudit(ctx, 'payment', payment.paymentId, reason ? 'rejected' : 'completed');
   await writeEvent(ctx, {
-    type: reason ? 'PaymentRejected' : 'PaymentCompleted', resource: 'payment', subject: payment.paymentId,
-    ownerCustomerId: payment.customerId, createdBy: payment.createdBy, recordName: 'PAYREC', record: paymentRecord(payment),
+    type: reason ? 'PaymentRejected' : 'PaymentCompleted',
+    resource: 'payment',
+    subject: payment.paymentId,
+    ownerCustomerId: payment.customerId,
+    createdBy: payment.createdBy,
+    recordName: 'PAYREC',
+    record: paymentRecord(payment),
   });
   ctx.log.debug({ paymentId: payment.paymentId, status: payment.status, reason }, 'payment decided');
   return decided(payment, paymentRecord(payment));

@@ -6,16 +6,31 @@ import { randomBytes } from 'node:crypto';
 import { audienceAdmits, eventAudience, type Caller } from '../caller.ts';
 import { newId } from '../ids.ts';
 import type {
-  DeliveryTurnRequest, SegmentListResponse, WebhookDelivery, WebhookSubscription,
+  DeliveryTurnRequest,
+  SegmentListResponse,
+  WebhookDelivery,
+  WebhookSubscription,
 } from '../copybooks/records.ts';
 import { RC, recordSegment, type Segment } from '../message.ts';
 import { fail, ok, text, type Program, type ProgramContext, type ProgramReply } from '../program.ts';
 import { eventsBySeq, type PositionedEvent } from '../store/events.ts';
 import { EVENT_TYPES, writeAudit } from '../store/journal.ts';
 import {
-  activeSubscriptions, claimDueDeliveries, deleteSubscription, disableSubscription, findDelivery, findOwnSubscription,
-  insertDelivery, insertSubscription, listDeliveries, listOwnSubscriptions, recordAttempt, rescheduleDelivery,
-  type Delivery, type DeliveryOutcome, type Subscription,
+  activeSubscriptions,
+  claimDueDeliveries,
+  deleteSubscription,
+  disableSubscription,
+  findDelivery,
+  findOwnSubscription,
+  insertDelivery,
+  insertSubscription,
+  listDeliveries,
+  listOwnSubscriptions,
+  recordAttempt,
+  rescheduleDelivery,
+  type Delivery,
+  type DeliveryOutcome,
+  type Subscription,
 } from '../store/webhooks.ts';
 import { eventSegments } from './event-segments.ts';
 import { MAX_PAGE_SIZE, pageSize, segmentPage, turnSize } from './lists.ts';
@@ -24,18 +39,31 @@ const MAX_EVENT_TYPES = 10;
 
 function subscriptionRecord(s: Subscription, withSecret = false): WebhookSubscription {
   return {
-    whkSubscriptionId: s.subscriptionId, whkUrl: s.url, whkDescription: s.description ?? '', whkStatus: s.status,
-    whkDisabledReason: s.disabledReason ?? '', whkSecret: withSecret ? s.secret : '', whkCreatedAt: s.createdAt,
-    whkEventTypeCount: s.eventTypes.length, whkEventTypes: s.eventTypes.map((t) => ({ whkEventType: t })),
+    whkSubscriptionId: s.subscriptionId,
+    whkUrl: s.url,
+    whkDescription: s.description ?? '',
+    whkStatus: s.status,
+    whkDisabledReason: s.disabledReason ?? '',
+    whkSecret: withSecret ? s.secret : '',
+    whkCreatedAt: s.createdAt,
+    whkEventTypeCount: s.eventTypes.length,
+    whkEventTypes: s.eventTypes.map((t) => ({ whkEventType: t })),
   };
 }
 
 function deliveryRecord(d: Delivery): WebhookDelivery {
   return {
-    whdDeliveryId: d.deliveryId, whdSubscriptionId: d.subscriptionId, whdEventId: d.eventId, whdEventType: d.eventType,
+    whdDeliveryId: d.deliveryId,
+    whdSubscriptionId: d.subscriptionId,
+    whdEventId: d.eventId,
+    whdEventType: d.eventType,
     whdState: d.state,
-    whdAttempts: d.attempts, whdLastStatus: d.lastStatus ?? 0, whdLastError: (d.lastError ?? '').slice(0, 120),
-    whdNextAttemptAt: d.nextAttemptAt ?? '', whdCreatedAt: d.createdAt, whdUpdatedAt: d.updatedAt,
+    whdAttempts: d.attempts,
+    whdLastStatus: d.lastStatus ?? 0,
+    whdLastError: (d.lastError ?? '').slice(0, 120),
+    whdNextAttemptAt: d.nextAttemptAt ?? '',
+    whdCreatedAt: d.createdAt,
+    whdUpdatedAt: d.updatedAt,
   };
 }
 
@@ -62,11 +90,18 @@ export const createSubscription: Program<'WHKCRT'> = async (ctx, req) => {
     return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPES', `eventTypes must name 1 to ${MAX_EVENT_TYPES} of ${known}`);
   }
   const subscription: Subscription = {
-    subscriptionId: newId('WHS'), ownerPrincipal: ctx.caller.principal, ownerRole: ctx.caller.role,
+    subscriptionId: newId('WHS'),
+    ownerPrincipal: ctx.caller.principal,
+    ownerRole: ctx.caller.role,
     ownerCustomerId: ctx.caller.customerId,
-    url, description: text(req.whkcDescription) || null, eventTypes: types,
+    url,
+    description: text(req.whkcDescription) || null,
+    eventTypes: types,
     // Standard Webhooks: "whsec_" and the base64 of the key (24 random bytes).
-    secret: `whsec_${randomBytes(24).toString('base64')}`, status: 'active', disabledReason: null, createdAt: ctx.now,
+    secret: `whsec_${randomBytes(24).toString('base64')}`,
+    status: 'active',
+    disabledReason: null,
+    createdAt: ctx.now,
   };
   await insertSubscription(ctx.tx, subscription);
   await writeAudit(ctx, 'webhook-subscription', subscription.subscriptionId, 'created');
@@ -82,7 +117,10 @@ export const listSubscriptions: Program<'WHKLST'> = async (ctx, req) => {
   // Not asked: every subscription, as many as one answer carries.
   const limit = pageSize(req.whklMaxItems, MAX_PAGE_SIZE);
   const subs = await listOwnSubscriptions(ctx.tx, ctx.caller.principal, limit);
-  return segmentList(subs.map((s) => recordSegment('WHKREC', subscriptionRecord(s))), subs.length);
+  return segmentList(
+    subs.map((s) => recordSegment('WHKREC', subscriptionRecord(s))),
+    subs.length,
+  );
 };
 
 export const deleteSubscriptionProgram: Program<'WHKDEL'> = async (ctx, req) => {
@@ -103,7 +141,7 @@ export const listDeliveriesProgram: Program<'WHDLST'> = async (ctx, req) => {
 
 export const retryDelivery: Program<'WHDRTY'> = async (ctx, req) => {
   const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whkkSubscriptionId));
-  const d = s && await findDelivery(ctx.tx, s.subscriptionId, text(req.whkkDeliveryId), { forUpdate: true });
+  const d = s && (await findDelivery(ctx.tx, s.subscriptionId, text(req.whkkDeliveryId), { forUpdate: true }));
   if (!s || !d) return fail(RC.NOT_FOUND, 'DELIVERY_NOT_FOUND', 'delivery not found');
   if (s.status !== 'active') {
     const why = s.disabledReason ?? 'no reason';
@@ -126,19 +164,27 @@ export async function fanOutToSubscriptions(ctx: ProgramContext, events: readonl
     for (const e of events) {
       if (!s.eventTypes.includes(e.type) || !audienceAdmits(audience, e)) continue;
       await insertDelivery(ctx.tx, {
-        deliveryId: newId('WHD'), subscriptionId: s.subscriptionId, eventId: e.eventId, eventType: e.type, at: ctx.now,
+        deliveryId: newId('WHD'),
+        subscriptionId: s.subscriptionId,
+        eventId: e.eventId,
+        eventType: e.type,
+        at: ctx.now,
       });
     }
   }
 }
 
 const OUTCOMES: Record<string, DeliveryOutcome['kind'] | 'gone'> = {
-  S: 'succeeded', R: 'retry', F: 'failed', G: 'gone',
+  S: 'succeeded',
+  R: 'retry',
+  F: 'failed',
+  G: 'gone',
 };
 
 /** The dispatcher's results, first: what finished frees its endpoint's place for the claim after. */
 async function recordResults(
-  ctx: ProgramContext, items: DeliveryTurnRequest['whdrItem'],
+  ctx: ProgramContext,
+  items: DeliveryTurnRequest['whdrItem'],
 ): Promise<ProgramReply<never> | null> {
   for (const item of items) {
     const kind = OUTCOMES[text(item.whdrOutcome)];
@@ -147,9 +193,12 @@ async function recordResults(
     }
     const status = Math.trunc(item.whdrStatus) || null;
     const error = text(item.whdrError) || null;
-    const outcome: DeliveryOutcome = kind === 'succeeded' ? { kind, status: status ?? 0 }
-      : kind === 'retry' ? { kind, status, error, nextAttemptAt: text(item.whdrNextAttemptAt) || ctx.now }
-      : { kind: 'failed', status, error };
+    const outcome: DeliveryOutcome =
+      kind === 'succeeded'
+        ? { kind, status: status ?? 0 }
+        : kind === 'retry'
+          ? { kind, status, error, nextAttemptAt: text(item.whdrNextAttemptAt) || ctx.now }
+          : { kind: 'failed', status, error };
     const subscriptionId = await recordAttempt(ctx.tx, text(item.whdrDeliveryId), outcome, ctx.now);
     if (subscriptionId && kind === 'gone') await disableSubscription(ctx.tx, subscriptionId, 'ENDPOINT_GONE');
   }
@@ -165,11 +214,18 @@ export const dispatcherTurn: Program<'WHDDUE'> = async (ctx, req) => {
   const leaseSeconds = Math.max(Math.trunc(req.whddLeaseSeconds) || 30, 1);
   const leaseUntil = new Date(Date.parse(ctx.now) + leaseSeconds * 1000).toISOString();
   const due = await claimDueDeliveries(ctx.tx, ctx.now, leaseUntil, max, perEndpoint);
-  const events = await eventsBySeq(ctx.tx, due.map((d) => d.eventSeq));
+  const events = await eventsBySeq(
+    ctx.tx,
+    due.map((d) => d.eventSeq),
+  );
   const segments = due.flatMap((d): Segment[] => [
     recordSegment('WHDTASK', {
-      whdtDeliveryId: d.deliveryId, whdtSubscriptionId: d.subscriptionId, whdtUrl: d.url, whdtSecret: d.secret,
-      whdtOwnerRole: d.ownerRole, whdtAttempts: d.attempts,
+      whdtDeliveryId: d.deliveryId,
+      whdtSubscriptionId: d.subscriptionId,
+      whdtUrl: d.url,
+      whdtSecret: d.secret,
+      whdtOwnerRole: d.ownerRole,
+      whdtAttempts: d.attempts,
     }),
     ...eventSegments([events.get(d.eventSeq)!]),
   ]);

@@ -21,11 +21,15 @@ function fromRow(row: Record<string, unknown>): Account {
 
 /** A customer's accounts after `afterSeq`, in opening order (accounts_by_customer). */
 export async function listCustomerAccounts(
-  tx: Tx, customerId: string, page: { afterSeq: number; limit: number },
+  tx: Tx,
+  customerId: string,
+  page: { afterSeq: number; limit: number },
 ): Promise<Array<Account & { seq: number }>> {
   const rows = await tx.all(
     "SELECT * FROM accounts WHERE customer_id = ? AND kind = 'CUSTOMER' AND seq > ? ORDER BY seq LIMIT ?",
-    customerId, page.afterSeq, page.limit,
+    customerId,
+    page.afterSeq,
+    page.limit,
   );
   return rows.map((row) => ({ ...fromRow(row), seq: Number(row['seq']) }));
 }
@@ -47,7 +51,11 @@ export async function lockAccounts(tx: Tx, accountIds: readonly string[]): Promi
 export async function insertAccount(tx: Tx, account: Account): Promise<void> {
   await tx.run(
     'INSERT INTO accounts (account_id, customer_id, currency, balance, kind) VALUES (?, ?, ?, ?, ?)',
-    account.accountId, account.customerId, account.currency, account.balance, account.kind,
+    account.accountId,
+    account.customerId,
+    account.currency,
+    account.balance,
+    account.kind,
   );
 }
 
@@ -70,11 +78,25 @@ export async function postTransfer(tx: Tx, t: Transfer): Promise<void> {
   await tx.run(
     `INSERT INTO ledger_postings (transfer_id, account_id, direction, amount, currency, correlation_id, posted_at)
      VALUES (?, ?, 'DEBIT', ?, ?, ?, ?), (?, ?, 'CREDIT', ?, ?, ?, ?)`,
-    t.transferId, t.debitAccountId, t.amount, t.currency, t.correlationId, t.at,
-    t.transferId, t.creditAccountId, t.amount, t.currency, t.correlationId, t.at,
+    t.transferId,
+    t.debitAccountId,
+    t.amount,
+    t.currency,
+    t.correlationId,
+    t.at,
+    t.transferId,
+    t.creditAccountId,
+    t.amount,
+    t.currency,
+    t.correlationId,
+    t.at,
   );
   await tx.run(
     'UPDATE accounts SET balance = balance + CASE WHEN account_id = ? THEN CAST(? AS BIGINT) ELSE CAST(? AS BIGINT) END WHERE account_id IN (?, ?)',
-    t.creditAccountId, t.amount, -t.amount, t.debitAccountId, t.creditAccountId,
+    t.creditAccountId,
+    t.amount,
+    -t.amount,
+    t.debitAccountId,
+    t.creditAccountId,
   );
 }

@@ -52,8 +52,15 @@ export function normalizeEmail(email: string): string {
 }
 
 /** `forUpdate`: locked until the transaction ends, for a change that depends on what was read (a credit limit). */
-export async function findCustomer(tx: Tx, customerId: string, options: { forUpdate?: boolean } = {}): Promise<Customer | undefined> {
-  const row = await tx.get(`SELECT * FROM customers WHERE customer_id = ?${options.forUpdate ? tx.forUpdate : ''}`, customerId);
+export async function findCustomer(
+  tx: Tx,
+  customerId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<Customer | undefined> {
+  const row = await tx.get(
+    `SELECT * FROM customers WHERE customer_id = ?${options.forUpdate ? tx.forUpdate : ''}`,
+    customerId,
+  );
   return row ? fromRow(row) : undefined;
 }
 
@@ -81,9 +88,20 @@ export async function insertCustomer(tx: Tx, c: Customer): Promise<void> {
     `INSERT INTO customers (customer_id, name, email, email_normalized, phone, birth_date, address_json,
        risk_rating, monthly_income, credit_limit, currency, created_by, created_at, updated_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    c.customerId, c.name, c.email, normalizeEmail(c.email), c.phone, c.birthDate,
-    c.address ? JSON.stringify(c.address) : null, c.riskRating, c.monthlyIncome, c.creditLimit, c.currency,
-    c.createdBy, c.createdAt, c.updatedAt,
+    c.customerId,
+    c.name,
+    c.email,
+    normalizeEmail(c.email),
+    c.phone,
+    c.birthDate,
+    c.address ? JSON.stringify(c.address) : null,
+    c.riskRating,
+    c.monthlyIncome,
+    c.creditLimit,
+    c.currency,
+    c.createdBy,
+    c.createdAt,
+    c.updatedAt,
   );
 }
 
@@ -91,19 +109,36 @@ export async function updateCustomer(tx: Tx, c: Customer): Promise<void> {
   await tx.run(
     `UPDATE customers SET name = ?, email = ?, email_normalized = ?, phone = ?, birth_date = ?, address_json = ?,
        updated_at = ? WHERE customer_id = ?`,
-    c.name, c.email, normalizeEmail(c.email), c.phone, c.birthDate, c.address ? JSON.stringify(c.address) : null,
-    c.updatedAt, c.customerId,
+    c.name,
+    c.email,
+    normalizeEmail(c.email),
+    c.phone,
+    c.birthDate,
+    c.address ? JSON.stringify(c.address) : null,
+    c.updatedAt,
+    c.customerId,
   );
 }
 
 /** Is the customer linked to the partner (partner_customers), beside those the partner onboarded? */
 export async function isLinkedToPartner(tx: Tx, principal: string, customerId: string): Promise<boolean> {
-  return (await tx.get('SELECT 1 AS linked FROM partner_customers WHERE principal = ? AND customer_id = ?', principal, customerId)) !== undefined;
+  return (
+    (await tx.get(
+      'SELECT 1 AS linked FROM partner_customers WHERE principal = ? AND customer_id = ?',
+      principal,
+      customerId,
+    )) !== undefined
+  );
 }
 
-export async function linkPartnerCustomer(tx: Tx, link: { principal: string; customerId: string; linkedAt: string }): Promise<void> {
+export async function linkPartnerCustomer(
+  tx: Tx,
+  link: { principal: string; customerId: string; linkedAt: string },
+): Promise<void> {
   await tx.run(
     'INSERT INTO partner_customers (principal, customer_id, linked_at) VALUES (?, ?, ?) ON CONFLICT (principal, customer_id) DO NOTHING',
-    link.principal, link.customerId, link.linkedAt,
+    link.principal,
+    link.customerId,
+    link.linkedAt,
   );
 }

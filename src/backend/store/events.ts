@@ -24,7 +24,8 @@ export interface StoredEvent {
 
 function fromRow(row: Row): StoredEvent {
   const recordName = String(row['record_name']);
-  if (!isResourceRecord(recordName)) throw new Error(`event ${String(row['event_id'])} names no resource record (${recordName})`);
+  if (!isResourceRecord(recordName))
+    throw new Error(`event ${String(row['event_id'])} names no resource record (${recordName})`);
   return {
     position: Number(row['position']),
     eventId: String(row['event_id']),
@@ -38,7 +39,8 @@ function fromRow(row: Row): StoredEvent {
   };
 }
 
-const COLUMNS = 'position, event_id, event_type, subject, occurred_at, correlation_id, owner_customer_id, record_name, record_json';
+const COLUMNS =
+  'position, event_id, event_type, subject, occurred_at, correlation_id, owner_customer_id, record_name, record_json';
 
 /** The SQL condition that keeps what an audience may read (src/backend/caller.ts); built per kind, so each uses its index. */
 function audienceFilter(audience: EventAudience): { sql: string; params: SqlValue[] } {
@@ -48,7 +50,10 @@ function audienceFilter(audience: EventAudience): { sql: string; params: SqlValu
     case 'owner':
       return { sql: ' AND owner_customer_id = ?', params: [audience.customerId] };
     case 'creator':
-      return { sql: ` AND created_by = ? AND resource IN (${audience.resources.map(() => '?').join(', ')})`, params: [audience.principal, ...audience.resources] };
+      return {
+        sql: ` AND created_by = ? AND resource IN (${audience.resources.map(() => '?').join(', ')})`,
+        params: [audience.principal, ...audience.resources],
+      };
     case 'none':
       return { sql: ' AND 1 = 0', params: [] };
   }
@@ -56,13 +61,18 @@ function audienceFilter(audience: EventAudience): { sql: string; params: SqlValu
 
 /** Positioned events after `afterPosition` that the audience may read, oldest first. */
 export async function listEvents(
-  tx: Tx, audience: EventAudience, query: { afterPosition: number; type?: string; limit: number },
+  tx: Tx,
+  audience: EventAudience,
+  query: { afterPosition: number; type?: string; limit: number },
 ): Promise<StoredEvent[]> {
   const filter = audienceFilter(audience);
   const typeSql = query.type ? ' AND event_type = ?' : '';
   const rows = await tx.all(
     `SELECT ${COLUMNS} FROM events WHERE position > ?${filter.sql}${typeSql} ORDER BY position LIMIT ?`,
-    query.afterPosition, ...filter.params, ...(query.type ? [query.type] : []), query.limit,
+    query.afterPosition,
+    ...filter.params,
+    ...(query.type ? [query.type] : []),
+    query.limit,
   );
   return rows.map(fromRow);
 }
@@ -85,7 +95,12 @@ export async function lockRelay(tx: Tx): Promise<RelayState> {
 }
 
 export async function saveRelay(tx: Tx, state: RelayState): Promise<void> {
-  await tx.run('UPDATE event_relay SET holder = ?, lease_until = ?, last_position = ? WHERE id = 1', state.holder, state.leaseUntil, state.lastPosition);
+  await tx.run(
+    'UPDATE event_relay SET holder = ?, lease_until = ?, last_position = ? WHERE id = 1',
+    state.holder,
+    state.leaseUntil,
+    state.lastPosition,
+  );
 }
 
 /** What fan-out to webhook subscriptions needs of a newly positioned event. */
@@ -109,27 +124,37 @@ const POSITIONED_COLUMNS = 'position, event_id, event_type, resource, owner_cust
  */
 export async function nextPositionedEvents(tx: Tx, lastPosition: number, max: number): Promise<PositionedEvent[]> {
   const given = tx.commitsInInsertOrder
-    ? await tx.all(`SELECT ${POSITIONED_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`, lastPosition, max)
+    ? await tx.all(
+        `SELECT ${POSITIONED_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
+        lastPosition,
+        max,
+      )
     : await tx.all(
-      `UPDATE events SET position = ? + numbered.n
+        `UPDATE events SET position = ? + numbered.n
        FROM (SELECT seq, ROW_NUMBER() OVER (ORDER BY seq) AS n FROM events WHERE position IS NULL ORDER BY seq LIMIT ?) AS numbered
        WHERE events.seq = numbered.seq
        RETURNING ${POSITIONED_COLUMNS}`,
-      lastPosition, max,
-    );
-  return given.map((row) => ({
-    position: Number(row['position']),
-    eventId: String(row['event_id']),
-    type: String(row['event_type']),
-    resource: String(row['resource']),
-    ownerCustomerId: row['owner_customer_id'] == null ? null : String(row['owner_customer_id']),
-    createdBy: row['created_by'] == null ? null : String(row['created_by']),
-  })).sort((a, b) => a.position - b.position);
+        lastPosition,
+        max,
+      );
+  return given
+    .map((row) => ({
+      position: Number(row['position']),
+      eventId: String(row['event_id']),
+      type: String(row['event_type']),
+      resource: String(row['resource']),
+      ownerCustomerId: row['owner_customer_id'] == null ? null : String(row['owner_customer_id']),
+      createdBy: row['created_by'] == null ? null : String(row['created_by']),
+    }))
+    .sort((a, b) => a.position - b.position);
 }
 
 export async function eventsBySeq(tx: Tx, seqs: readonly number[]): Promise<Map<number, StoredEvent>> {
   if (seqs.length === 0) return new Map();
-  const rows = await tx.all(`SELECT seq, ${COLUMNS} FROM events WHERE seq IN (${seqs.map(() => '?').join(', ')})`, ...seqs);
+  const rows = await tx.all(
+    `SELECT seq, ${COLUMNS} FROM events WHERE seq IN (${seqs.map(() => '?').join(', ')})`,
+    ...seqs,
+  );
   return new Map(rows.map((row) => [Number(row['seq']), fromRow(row)]));
 }
 
@@ -138,14 +163,19 @@ export async function eventsBySeq(tx: Tx, seqs: readonly number[]): Promise<Map<
  * a prefix, so what is published is one mark (event_relay.published_through), not a mark on each event's row.
  */
 export async function markPublished(tx: Tx, throughPosition: number): Promise<void> {
-  await tx.run('UPDATE event_relay SET published_through = ? WHERE id = 1 AND published_through < ?', throughPosition, throughPosition);
+  await tx.run(
+    'UPDATE event_relay SET published_through = ? WHERE id = 1 AND published_through < ?',
+    throughPosition,
+    throughPosition,
+  );
 }
 
 /** The oldest events the relay has handed on (up to `throughPosition`) and not published yet. */
 export async function unpublishedEvents(tx: Tx, throughPosition: number, limit: number): Promise<StoredEvent[]> {
   const rows = await tx.all(
     `SELECT ${COLUMNS} FROM events WHERE position > (SELECT published_through FROM event_relay WHERE id = 1) AND position <= ? ORDER BY position LIMIT ?`,
-    throughPosition, limit,
+    throughPosition,
+    limit,
   );
   return rows.map(fromRow);
 }

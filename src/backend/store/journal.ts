@@ -16,16 +16,28 @@ export interface AuditContext {
 export async function writeAudit(ctx: AuditContext, entity: string, entityId: string, action: string): Promise<void> {
   await ctx.tx.run(
     'INSERT INTO audit_log (tran_code, entity, entity_id, action, principal, correlation_id, at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    ctx.tranCode, entity, entityId, action, ctx.caller.principal, ctx.correlationId, ctx.now,
+    ctx.tranCode,
+    entity,
+    entityId,
+    action,
+    ctx.caller.principal,
+    ctx.correlationId,
+    ctx.now,
   );
 }
 
 /** Every kind of event the back-end raises: one past-tense fact per state change. */
 export const EVENT_TYPES = [
-  'OrderConfirmed', 'OrderRejected', 'OrderUpdated', 'OrderCancelled',
-  'PaymentCompleted', 'PaymentRejected',
-  'LoanApproved', 'LoanRejected',
-  'CustomerCreated', 'CustomerUpdated',
+  'OrderConfirmed',
+  'OrderRejected',
+  'OrderUpdated',
+  'OrderCancelled',
+  'PaymentCompleted',
+  'PaymentRejected',
+  'LoanApproved',
+  'LoanRejected',
+  'CustomerCreated',
+  'CustomerUpdated',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -45,13 +57,15 @@ export interface NewEvent<N extends ResourceRecordName> {
   record: CopybookRecords[N];
 }
 
-const EVENT_COLUMNS = 'event_id, event_type, resource, subject, owner_customer_id, created_by, record_name, record_json, correlation_id, occurred_at';
+const EVENT_COLUMNS =
+  'event_id, event_type, resource, subject, owner_customer_id, created_by, record_name, record_json, correlation_id, occurred_at';
 
 /**
  * SQLite's next events.seq: one past the largest it ever gave (AUTOINCREMENT keeps that in sqlite_sequence), or
  * past the largest row if that is higher. The event takes it as its seq and as its position.
  */
-const NEXT_EVENT_SEQ = "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), COALESCE((SELECT MAX(seq) FROM events), 0)) + 1 AS n";
+const NEXT_EVENT_SEQ =
+  "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), COALESCE((SELECT MAX(seq) FROM events), 0)) + 1 AS n";
 
 /**
  * Writes an event in the transaction of the change it tells of, under that transaction's correlation id and time.
@@ -59,10 +73,21 @@ const NEXT_EVENT_SEQ = "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHE
  * takes its feed position here, so no later transaction gives it one; elsewhere the relay does, once it has
  * committed (store/events.ts, nextPositionedEvents).
  */
-export async function writeEvent<N extends ResourceRecordName>(ctx: { tx: Tx; correlationId: string; now: string }, e: NewEvent<N>): Promise<void> {
+export async function writeEvent<N extends ResourceRecordName>(
+  ctx: { tx: Tx; correlationId: string; now: string },
+  e: NewEvent<N>,
+): Promise<void> {
   const values = [
-    newEventId(), e.type, e.resource, e.subject, e.ownerCustomerId, e.createdBy, e.recordName, JSON.stringify(e.record),
-    ctx.correlationId, ctx.now,
+    newEventId(),
+    e.type,
+    e.resource,
+    e.subject,
+    e.ownerCustomerId,
+    e.createdBy,
+    e.recordName,
+    JSON.stringify(e.record),
+    ctx.correlationId,
+    ctx.now,
   ];
   if (ctx.tx.commitsInInsertOrder) {
     await ctx.tx.run(

@@ -43,8 +43,16 @@ export async function findLoan(tx: Tx, loanId: string): Promise<LoanApplication 
   return row ? fromRow(row) : undefined;
 }
 
-export async function findLoanByIdempotencyKey(tx: Tx, createdBy: string, key: string): Promise<LoanApplication | undefined> {
-  const row = await tx.get('SELECT * FROM loan_applications WHERE created_by = ? AND idempotency_key = ?', createdBy, key);
+export async function findLoanByIdempotencyKey(
+  tx: Tx,
+  createdBy: string,
+  key: string,
+): Promise<LoanApplication | undefined> {
+  const row = await tx.get(
+    'SELECT * FROM loan_applications WHERE created_by = ? AND idempotency_key = ?',
+    createdBy,
+    key,
+  );
   return row ? fromRow(row) : undefined;
 }
 
@@ -54,8 +62,20 @@ export async function insertLoan(tx: Tx, l: LoanApplication): Promise<void> {
        interest_rate_bp, installment_value, installments, currency, created_by, idempotency_key, correlation_id,
        created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    l.loanId, l.status, l.rejectReason, l.customerId, l.requestedAmount, l.approvedAmount, l.interestRateBp,
-    l.installmentValue, l.installments, l.currency, l.createdBy, l.idempotencyKey, l.correlationId, l.createdAt,
+    l.loanId,
+    l.status,
+    l.rejectReason,
+    l.customerId,
+    l.requestedAmount,
+    l.approvedAmount,
+    l.interestRateBp,
+    l.installmentValue,
+    l.installments,
+    l.currency,
+    l.createdBy,
+    l.idempotencyKey,
+    l.correlationId,
+    l.createdAt,
   );
 }
 
@@ -73,7 +93,9 @@ export async function listLoans(tx: Tx, page: LoanPage): Promise<Array<LoanAppli
   const conditions: string[] = [];
   const params: SqlValue[] = [];
   const filters: Array<[string, string | number | undefined]> = [
-    ['customer_id = ?', page.customerId], ['status = ?', page.status], ['seq < ?', page.beforeSeq > 0 ? page.beforeSeq : undefined],
+    ['customer_id = ?', page.customerId],
+    ['status = ?', page.status],
+    ['seq < ?', page.beforeSeq > 0 ? page.beforeSeq : undefined],
   ];
   for (const [condition, value] of filters) {
     if (value === undefined) continue;

@@ -18,17 +18,22 @@ export interface StoreLocation {
 }
 
 export async function openBackendStore(
-  location: StoreLocation, options: { log: Logger; readOnly?: boolean; seedWhenEmpty?: boolean },
+  location: StoreLocation,
+  options: { log: Logger; readOnly?: boolean; seedWhenEmpty?: boolean },
 ): Promise<BackendStore> {
-  const seed = options.seedWhenEmpty !== false && !options.readOnly
-    ? async (tx: Tx) => {
-      if (await isEmpty(tx)) await seedDemoData(tx);
-    }
-    : undefined;
+  const seed =
+    options.seedWhenEmpty !== false && !options.readOnly
+      ? async (tx: Tx) => {
+          if (await isEmpty(tx)) await seedDemoData(tx);
+        }
+      : undefined;
   if (location.databaseUrl) {
     if (options.readOnly) throw new Error('a read-only back-end instance reads SQLite only');
     const store = await openPostgresStore({
-      url: location.databaseUrl, log: options.log, ...(location.poolSize ? { poolSize: location.poolSize } : {}), ...(seed ? { prepare: seed } : {}),
+      url: location.databaseUrl,
+      log: options.log,
+      ...(location.poolSize ? { poolSize: location.poolSize } : {}),
+      ...(seed ? { prepare: seed } : {}),
     });
     options.log.info({ database: redactedDatabaseUrl(location.databaseUrl) }, 'back-end store: PostgreSQL');
     return store;

@@ -45,7 +45,11 @@ function fromRow(row: Record<string, unknown>): Order {
 }
 
 /** `forUpdate`: locked until the transaction ends, for a change that depends on what was read (its version, its status). */
-export async function findOrder(tx: Tx, orderId: string, options: { forUpdate?: boolean } = {}): Promise<Order | undefined> {
+export async function findOrder(
+  tx: Tx,
+  orderId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<Order | undefined> {
   const row = await tx.get(`SELECT * FROM orders WHERE order_id = ?${options.forUpdate ? tx.forUpdate : ''}`, orderId);
   return row ? fromRow(row) : undefined;
 }
@@ -59,7 +63,8 @@ export async function findOrderByIdempotencyKey(tx: Tx, createdBy: string, key: 
 export async function openOrderTotal(tx: Tx, customerId: string, currency: string): Promise<number> {
   const row = await tx.get(
     "SELECT COALESCE(SUM(amount), 0) AS total FROM orders WHERE customer_id = ? AND status = 'CONFIRMED' AND currency = ?",
-    customerId, currency,
+    customerId,
+    currency,
   );
   return Number(row?.['total'] ?? 0);
 }
@@ -69,8 +74,21 @@ export async function insertOrder(tx: Tx, o: Omit<Order, 'seq'>): Promise<Order>
     `INSERT INTO orders (order_id, status, reject_reason, customer_id, product_id, quantity, amount, currency,
        created_by, idempotency_key, request_hash, correlation_id, created_at, updated_at, version)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    o.orderId, o.status, o.rejectReason, o.customerId, o.productId, o.quantity, o.amount, o.currency, o.createdBy,
-    o.idempotencyKey, o.requestHash, o.correlationId, o.createdAt, o.updatedAt, o.version,
+    o.orderId,
+    o.status,
+    o.rejectReason,
+    o.customerId,
+    o.productId,
+    o.quantity,
+    o.amount,
+    o.currency,
+    o.createdBy,
+    o.idempotencyKey,
+    o.requestHash,
+    o.correlationId,
+    o.createdAt,
+    o.updatedAt,
+    o.version,
   );
   return (await findOrder(tx, o.orderId))!;
 }
@@ -79,7 +97,15 @@ export async function saveOrder(tx: Tx, o: Order): Promise<void> {
   await tx.run(
     `UPDATE orders SET status = ?, reject_reason = ?, product_id = ?, quantity = ?, amount = ?, currency = ?,
        updated_at = ?, version = ? WHERE order_id = ?`,
-    o.status, o.rejectReason, o.productId, o.quantity, o.amount, o.currency, o.updatedAt, o.version, o.orderId,
+    o.status,
+    o.rejectReason,
+    o.productId,
+    o.quantity,
+    o.amount,
+    o.currency,
+    o.updatedAt,
+    o.version,
+    o.orderId,
   );
 }
 
@@ -99,12 +125,20 @@ export interface OrderFilter {
 export async function listOrders(tx: Tx, f: OrderFilter): Promise<Order[]> {
   const conditions = ['seq > ?'];
   const params: SqlValue[] = [f.afterSeq];
-  const filters: Array<[string, string | undefined]> = [['customer_id', f.customerId], ['created_by', f.createdBy], ['status', f.status]];
+  const filters: Array<[string, string | undefined]> = [
+    ['customer_id', f.customerId],
+    ['created_by', f.createdBy],
+    ['status', f.status],
+  ];
   for (const [column, value] of filters) {
     if (value === undefined) continue;
     conditions.push(`${column} = ?`);
     params.push(value);
   }
-  const rows = await tx.all(`SELECT * FROM orders WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT ?`, ...params, f.limit);
+  const rows = await tx.all(
+    `SELECT * FROM orders WHERE ${conditions.join(' AND ')} ORDER BY seq LIMIT ?`,
+    ...params,
+    f.limit,
+  );
   return rows.map(fromRow);
 }

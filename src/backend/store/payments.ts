@@ -41,7 +41,11 @@ export async function findPayment(tx: Tx, paymentId: string): Promise<Payment | 
   return row ? fromRow(row) : undefined;
 }
 
-export async function findPaymentByIdempotencyKey(tx: Tx, createdBy: string, key: string): Promise<Payment | undefined> {
+export async function findPaymentByIdempotencyKey(
+  tx: Tx,
+  createdBy: string,
+  key: string,
+): Promise<Payment | undefined> {
   const row = await tx.get('SELECT * FROM payments WHERE created_by = ? AND idempotency_key = ?', createdBy, key);
   return row ? fromRow(row) : undefined;
 }
@@ -51,8 +55,19 @@ export async function insertPayment(tx: Tx, p: Payment): Promise<void> {
     `INSERT INTO payments (payment_id, status, reject_reason, customer_id, debtor_account, creditor_account, amount,
        currency, remittance, created_by, idempotency_key, correlation_id, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    p.paymentId, p.status, p.rejectReason, p.customerId, p.debtorAccount, p.creditorAccount, p.amount, p.currency,
-    p.remittance, p.createdBy, p.idempotencyKey, p.correlationId, p.createdAt,
+    p.paymentId,
+    p.status,
+    p.rejectReason,
+    p.customerId,
+    p.debtorAccount,
+    p.creditorAccount,
+    p.amount,
+    p.currency,
+    p.remittance,
+    p.createdBy,
+    p.idempotencyKey,
+    p.correlationId,
+    p.createdAt,
   );
 }
 
@@ -91,7 +106,11 @@ function audienceFilter(audience: PaymentAudience, side: 'paid' | 'received'): {
  * through its own index (payments_by_debtor, payments_by_creditor) and merged, so neither is a scan of the
  * table. A payment is never on both sides (debtor and creditor differ).
  */
-export async function listAccountPayments(tx: Tx, audience: PaymentAudience, page: PaymentPage): Promise<Array<Payment & { seq: number }>> {
+export async function listAccountPayments(
+  tx: Tx,
+  audience: PaymentAudience,
+  page: PaymentPage,
+): Promise<Array<Payment & { seq: number }>> {
   const params: SqlValue[] = [];
   const side = (column: string, which: 'paid' | 'received'): string => {
     const filter = audienceFilter(audience, which);

@@ -60,7 +60,11 @@ function isConnectionFailure(error: unknown): boolean {
     return code.startsWith('08') || code.startsWith('57P') || code === '53300' || code.startsWith('E');
   }
   // pg's own errors (connection terminated, connect time-out) carry no code.
-  return error instanceof Error && /connection|terminat|timeout/i.test(error.message) && !(error as { severity?: unknown }).severity;
+  return (
+    error instanceof Error &&
+    /connection|terminat|timeout/i.test(error.message) &&
+    !(error as { severity?: unknown }).severity
+  );
 }
 
 /** One query; a broken connection comes out as StoreUnavailableError, telling it from errors of the SQL. */
@@ -89,10 +93,15 @@ function poolFor(url: string, size: number, log: Logger): pg.Pool {
     // The wait for a free pooled connection counts too: under a burst, transactions queue here rather than
     // fail; the API's own time limit (BACKEND_CALL_TIMEOUT_MS) answers the client first. A server that
     // refuses connections fails at once.
-    connectionString: url, max: size, connectionTimeoutMillis: 10_000, application_name: 'corebridge-backend',
+    connectionString: url,
+    max: size,
+    connectionTimeoutMillis: 10_000,
+    application_name: 'corebridge-backend',
     // A transaction never waits long for a row lock, no statement runs away, and no lock outlives a
     // caller that is gone: past these, 503 with Retry-After (isBusy) and nothing kept.
-    lock_timeout: 3000, statement_timeout: 5000, idle_in_transaction_session_timeout: 10_000,
+    lock_timeout: 3000,
+    statement_timeout: 5000,
+    idle_in_transaction_session_timeout: 10_000,
   });
   // An idle connection that breaks (server restart) is dropped from the pool; without a listener it would end the process.
   pool.on('error', (error) => log.warn({ err: error }, 'PostgreSQL connection lost'));
@@ -128,12 +137,19 @@ async function migrate(pool: pg.Pool, prepare: PostgresStoreOptions['prepare']):
     await client.query('SET LOCAL statement_timeout = 0');
     await client.query('SET LOCAL lock_timeout = 0');
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
-    const applied = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)',
+    );
+    const applied = new Set(
+      (await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name),
+    );
     for (const { name, sql } of migrationFiles(POSTGRES_MIGRATIONS_DIR)) {
       if (applied.has(name)) continue;
       await client.query(sql);
-      await client.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [name, new Date().toISOString()]);
+      await client.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [
+        name,
+        new Date().toISOString(),
+      ]);
     }
     if (prepare) await prepare(txOver(client));
     await client.query('COMMIT');
@@ -154,7 +170,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     if ((error as { code?: unknown }).code !== '3D000') {
       await pool.end();
       if (isConnectionFailure(error)) {
-        throw new Error(`PostgreSQL is not reachable at ${redactedDatabaseUrl(url)} (DATABASE_URL): ${(error as Error).message}`, { cause: error });
+        throw new Error(
+          `PostgreSQL is not reachable at ${redactedDatabaseUrl(url)} (DATABASE_URL): ${(error as Error).message}`,
+          { cause: error },
+        );
       }
       throw error;
     }
@@ -182,7 +201,10 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
         return value;
       } catch (error) {
         broken = error instanceof StoreUnavailableError;
-        if (!broken && !readOnly) await client.query('ROLLBACK').catch(() => { broken = true; });
+        if (!broken && !readOnly)
+          await client.query('ROLLBACK').catch(() => {
+            broken = true;
+          });
         if (broken) throw error;
         if (isBusy(error)) throw new StoreUnavailableError(error);
         const code = (error as { code?: unknown }).code;
@@ -198,10 +220,14 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
   return {
     engine: 'postgres',
     group<I, T>(items: readonly I[], work: (tx: Tx, item: I) => Promise<T>, groupOptions: { readOnly?: boolean } = {}) {
-      return Promise.all(items.map((item) => inTransaction((tx) => work(tx, item), groupOptions.readOnly === true).then(
-        (value): ItemResult<T> => ({ ok: true, value }),
-        (error: unknown): ItemResult<T> => ({ ok: false, error }),
-      )));
+      return Promise.all(
+        items.map((item) =>
+          inTransaction((tx) => work(tx, item), groupOptions.readOnly === true).then(
+            (value): ItemResult<T> => ({ ok: true, value }),
+            (error: unknown): ItemResult<T> => ({ ok: false, error }),
+          ),
+        ),
+      );
     },
     transaction: (work) => inTransaction(work, false),
     refresh: () => {},

@@ -33,7 +33,11 @@ export async function lockProducts(tx: Tx, productIds: readonly string[]): Promi
 export async function insertProduct(tx: Tx, p: Product): Promise<void> {
   await tx.run(
     'INSERT INTO products (product_id, name, unit_price, currency, stock) VALUES (?, ?, ?, ?, ?)',
-    p.productId, p.name, p.unitPrice, p.currency, p.stock,
+    p.productId,
+    p.name,
+    p.unitPrice,
+    p.currency,
+    p.stock,
   );
 }
 

@@ -21,7 +21,10 @@ export const STORE_SETTINGS = section('Storage', {
     },
   }),
   DATABASE_POOL_SIZE: integer({
-    default: 10, min: 1, max: 500, description: 'connections of this back-end instance to PostgreSQL',
+    default: 10,
+    min: 1,
+    max: 500,
+    description: 'connections of this back-end instance to PostgreSQL',
   }),
 });
 

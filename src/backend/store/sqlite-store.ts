@@ -49,7 +49,11 @@ export function openSqliteStore(file: string, options: { readOnly?: boolean } = 
   const changesSoFar = (): number => Number((changesQuery.get() as unknown as [number])[0]);
 
   /** Runs each item in turn; a failed item's error takes its place. */
-  async function runItems<I, T>(items: readonly I[], work: (tx: Tx, item: I) => Promise<T>, mode: 'plain' | 'savepoints' | 'optimistic'): Promise<Array<ItemResult<T>>> {
+  async function runItems<I, T>(
+    items: readonly I[],
+    work: (tx: Tx, item: I) => Promise<T>,
+    mode: 'plain' | 'savepoints' | 'optimistic',
+  ): Promise<Array<ItemResult<T>>> {
     const results: Array<ItemResult<T>> = [];
     for (const item of items) {
       if (mode === 'savepoints') db.statement('SAVEPOINT item').run();
@@ -78,7 +82,10 @@ export function openSqliteStore(file: string, options: { readOnly?: boolean } = 
    * change, the transaction is rolled back and the group runs again from the start, a savepoint per item;
    * nothing of the first run was committed or answered.
    */
-  async function writeGroup<I, T>(items: readonly I[], work: (tx: Tx, item: I) => Promise<T>): Promise<Array<ItemResult<T>>> {
+  async function writeGroup<I, T>(
+    items: readonly I[],
+    work: (tx: Tx, item: I) => Promise<T>,
+  ): Promise<Array<ItemResult<T>>> {
     try {
       return await db.transactionAsync(() => runItems(items, work, 'optimistic'));
     } catch (error) {

@@ -33,10 +33,18 @@ export interface Tx {
  * Rows of `table` by their key column, locked until the transaction ends (Tx.forUpdate). They are taken
  * in key order, so two transactions that lock some of the same rows never wait on each other in a circle.
  */
-export async function lockRows(tx: Tx, table: 'accounts' | 'products', key: string, ids: readonly string[]): Promise<Map<string, Row>> {
+export async function lockRows(
+  tx: Tx,
+  table: 'accounts' | 'products',
+  key: string,
+  ids: readonly string[],
+): Promise<Map<string, Row>> {
   const sorted = [...new Set(ids)].sort();
   const marks = sorted.map(() => '?').join(', ');
-  const rows = await tx.all(`SELECT * FROM ${table} WHERE ${key} IN (${marks}) ORDER BY ${key}${tx.forUpdate}`, ...sorted);
+  const rows = await tx.all(
+    `SELECT * FROM ${table} WHERE ${key} IN (${marks}) ORDER BY ${key}${tx.forUpdate}`,
+    ...sorted,
+  );
   return new Map(rows.map((row) => [String(row[key]), row]));
 }
 
@@ -55,7 +63,11 @@ export interface BackendStore {
    *   meanwhile) runs again, so it sees the winner's row.
    * A read-only group writes nothing and takes no locks.
    */
-  group<I, T>(items: readonly I[], work: (tx: Tx, item: I) => Promise<T>, options?: { readOnly?: boolean }): Promise<Array<ItemResult<T>>>;
+  group<I, T>(
+    items: readonly I[],
+    work: (tx: Tx, item: I) => Promise<T>,
+    options?: { readOnly?: boolean },
+  ): Promise<Array<ItemResult<T>>>;
   /** Runs `work` in one transaction (seeding, tests). */
   transaction<T>(work: (tx: Tx) => Promise<T>): Promise<T>;
   /** Ends any snapshot kept across calls (SQLite read-only instances), so the next read sees every commit. */

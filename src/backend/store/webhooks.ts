@@ -36,19 +36,40 @@ export async function insertSubscription(tx: Tx, s: Subscription): Promise<void>
   await tx.run(
     `INSERT INTO webhook_subscriptions (subscription_id, owner_principal, owner_role, owner_customer_id, url, description, event_types, secret, status, disabled_reason, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    s.subscriptionId, s.ownerPrincipal, s.ownerRole, s.ownerCustomerId, s.url, s.description, s.eventTypes.join(','), s.secret, s.status,
-    s.disabledReason, s.createdAt,
+    s.subscriptionId,
+    s.ownerPrincipal,
+    s.ownerRole,
+    s.ownerCustomerId,
+    s.url,
+    s.description,
+    s.eventTypes.join(','),
+    s.secret,
+    s.status,
+    s.disabledReason,
+    s.createdAt,
   );
 }
 
 /** A subscription of this owner, or none: another caller's is "not found". */
-export async function findOwnSubscription(tx: Tx, owner: string, subscriptionId: string): Promise<Subscription | undefined> {
-  const row = await tx.get('SELECT * FROM webhook_subscriptions WHERE subscription_id = ? AND owner_principal = ?', subscriptionId, owner);
+export async function findOwnSubscription(
+  tx: Tx,
+  owner: string,
+  subscriptionId: string,
+): Promise<Subscription | undefined> {
+  const row = await tx.get(
+    'SELECT * FROM webhook_subscriptions WHERE subscription_id = ? AND owner_principal = ?',
+    subscriptionId,
+    owner,
+  );
   return row ? subscriptionFromRow(row) : undefined;
 }
 
 export async function listOwnSubscriptions(tx: Tx, owner: string, limit: number): Promise<Subscription[]> {
-  const rows = await tx.all('SELECT * FROM webhook_subscriptions WHERE owner_principal = ? ORDER BY created_at, subscription_id LIMIT ?', owner, limit);
+  const rows = await tx.all(
+    'SELECT * FROM webhook_subscriptions WHERE owner_principal = ? ORDER BY created_at, subscription_id LIMIT ?',
+    owner,
+    limit,
+  );
   return rows.map(subscriptionFromRow);
 }
 
@@ -61,7 +82,11 @@ export async function deleteSubscription(tx: Tx, subscriptionId: string): Promis
 }
 
 export async function disableSubscription(tx: Tx, subscriptionId: string, reason: string): Promise<void> {
-  await tx.run("UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = ? WHERE subscription_id = ?", reason, subscriptionId);
+  await tx.run(
+    "UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = ? WHERE subscription_id = ?",
+    reason,
+    subscriptionId,
+  );
 }
 
 export interface Delivery {
@@ -96,30 +121,68 @@ function deliveryFromRow(row: Row): Delivery {
   };
 }
 
-export async function insertDelivery(tx: Tx, d: { deliveryId: string; subscriptionId: string; eventId: string; eventType: string; at: string }): Promise<void> {
+export async function insertDelivery(
+  tx: Tx,
+  d: { deliveryId: string; subscriptionId: string; eventId: string; eventType: string; at: string },
+): Promise<void> {
   await tx.run(
     `INSERT INTO webhook_deliveries (delivery_id, subscription_id, event_id, event_type, state, attempts, next_attempt_at, created_at, updated_at)
      VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT (subscription_id, event_id) DO NOTHING`,
-    d.deliveryId, d.subscriptionId, d.eventId, d.eventType, d.at, d.at, d.at,
+    d.deliveryId,
+    d.subscriptionId,
+    d.eventId,
+    d.eventType,
+    d.at,
+    d.at,
+    d.at,
   );
 }
 
 /** Newest first, before `beforeSeq` (0: from the newest). */
-export async function listDeliveries(tx: Tx, subscriptionId: string, beforeSeq: number, limit: number): Promise<Delivery[]> {
-  const rows = beforeSeq > 0
-    ? await tx.all('SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?', subscriptionId, beforeSeq, limit)
-    : await tx.all('SELECT * FROM webhook_deliveries WHERE subscription_id = ? ORDER BY seq DESC LIMIT ?', subscriptionId, limit);
+export async function listDeliveries(
+  tx: Tx,
+  subscriptionId: string,
+  beforeSeq: number,
+  limit: number,
+): Promise<Delivery[]> {
+  const rows =
+    beforeSeq > 0
+      ? await tx.all(
+          'SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
+          subscriptionId,
+          beforeSeq,
+          limit,
+        )
+      : await tx.all(
+          'SELECT * FROM webhook_deliveries WHERE subscription_id = ? ORDER BY seq DESC LIMIT ?',
+          subscriptionId,
+          limit,
+        );
   return rows.map(deliveryFromRow);
 }
 
-export async function findDelivery(tx: Tx, subscriptionId: string, deliveryId: string, options: { forUpdate?: boolean } = {}): Promise<Delivery | undefined> {
-  const row = await tx.get(`SELECT * FROM webhook_deliveries WHERE delivery_id = ? AND subscription_id = ?${options.forUpdate ? tx.forUpdate : ''}`, deliveryId, subscriptionId);
+export async function findDelivery(
+  tx: Tx,
+  subscriptionId: string,
+  deliveryId: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<Delivery | undefined> {
+  const row = await tx.get(
+    `SELECT * FROM webhook_deliveries WHERE delivery_id = ? AND subscription_id = ?${options.forUpdate ? tx.forUpdate : ''}`,
+    deliveryId,
+    subscriptionId,
+  );
   return row ? deliveryFromRow(row) : undefined;
 }
 
 /** Due again now, with its attempts kept (a manual redelivery). */
 export async function rescheduleDelivery(tx: Tx, deliveryId: string, at: string): Promise<void> {
-  await tx.run("UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE delivery_id = ?", at, at, deliveryId);
+  await tx.run(
+    "UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE delivery_id = ?",
+    at,
+    at,
+    deliveryId,
+  );
 }
 
 export interface DueDelivery {
@@ -137,10 +200,22 @@ export interface DueDelivery {
  * subscription (one slow receiver holds up no other), oldest due first. A claim that runs out (a crashed
  * dispatcher) is due again.
  */
-export async function claimDueDeliveries(tx: Tx, now: string, leaseUntil: string, max: number, perEndpoint: number): Promise<DueDelivery[]> {
+export async function claimDueDeliveries(
+  tx: Tx,
+  now: string,
+  leaseUntil: string,
+  max: number,
+  perEndpoint: number,
+): Promise<DueDelivery[]> {
   // Nothing due is the usual answer (the relay asks after every turn): one probe of webhook_deliveries_due
   // instead of the query below, whose window and CTEs cost 30–160 µs even over empty tables.
-  if (!(await tx.get("SELECT 1 AS due FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ? LIMIT 1", now))) return [];
+  if (
+    !(await tx.get(
+      "SELECT 1 AS due FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= ? LIMIT 1",
+      now,
+    ))
+  )
+    return [];
   // Each subscription's claims in flight counted once (not per due row: a backlog of thousands stays cheap).
   const rows = await tx.all(
     `WITH busy AS (
@@ -159,7 +234,11 @@ export async function claimDueDeliveries(tx: Tx, now: string, leaseUntil: string
      WHERE d.n <= ? - COALESCE(b.n, 0)
      ORDER BY d.next_attempt_at, d.seq
      LIMIT ?`,
-    now, now, now, perEndpoint, max,
+    now,
+    now,
+    now,
+    perEndpoint,
+    max,
   );
   // The claim re-checks the lease under the row's lock: another dispatcher's turn that read the same due row
   // (PostgreSQL, READ COMMITTED, several API instances) waits for it, then finds it leased and skips it.
@@ -167,7 +246,9 @@ export async function claimDueDeliveries(tx: Tx, now: string, leaseUntil: string
   for (const row of rows) {
     const won = await tx.get(
       'UPDATE webhook_deliveries SET lease_until = ? WHERE delivery_id = ? AND (lease_until IS NULL OR lease_until < ?) RETURNING delivery_id',
-      leaseUntil, String(row['delivery_id']), now,
+      leaseUntil,
+      String(row['delivery_id']),
+      now,
     );
     if (won) claimed.push(row);
   }
@@ -188,14 +269,27 @@ export type DeliveryOutcome =
   | { kind: 'failed'; status: number | null; error: string | null };
 
 /** Records one attempt; returns the subscription it was for, or undefined for an unknown delivery. */
-export async function recordAttempt(tx: Tx, deliveryId: string, outcome: DeliveryOutcome, at: string): Promise<string | undefined> {
-  const row = await tx.get(`SELECT subscription_id FROM webhook_deliveries WHERE delivery_id = ?${tx.forUpdate}`, deliveryId);
+export async function recordAttempt(
+  tx: Tx,
+  deliveryId: string,
+  outcome: DeliveryOutcome,
+  at: string,
+): Promise<string | undefined> {
+  const row = await tx.get(
+    `SELECT subscription_id FROM webhook_deliveries WHERE delivery_id = ?${tx.forUpdate}`,
+    deliveryId,
+  );
   if (!row) return undefined;
   const state = outcome.kind === 'retry' ? 'pending' : outcome.kind;
   await tx.run(
     `UPDATE webhook_deliveries SET state = ?, attempts = attempts + 1, last_status = ?, last_error = ?, next_attempt_at = ?, lease_until = NULL, updated_at = ?
      WHERE delivery_id = ?`,
-    state, outcome.status, outcome.kind === 'succeeded' ? null : outcome.error, outcome.kind === 'retry' ? outcome.nextAttemptAt : null, at, deliveryId,
+    state,
+    outcome.status,
+    outcome.kind === 'succeeded' ? null : outcome.error,
+    outcome.kind === 'retry' ? outcome.nextAttemptAt : null,
+    at,
+    deliveryId,
   );
   return String(row['subscription_id']);
 }

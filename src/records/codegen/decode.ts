@@ -4,8 +4,19 @@
  */
 import { viewsOf, type BuiltLayout, type Node } from '../layout.ts';
 import {
-  block, decodeError, js, lit, offsetBy, offsetJs, RECORD_START, text, throwIf, withExpr,
-  type Code, type Expr, type Offset,
+  block,
+  decodeError,
+  js,
+  lit,
+  offsetBy,
+  offsetJs,
+  RECORD_START,
+  text,
+  throwIf,
+  withExpr,
+  type Code,
+  type Expr,
+  type Offset,
 } from './code.ts';
 import type { Generator } from './generator.ts';
 
@@ -30,22 +41,31 @@ function decodeField(g: Generator, f: Node, at: string): string {
 
 /** Statements that decode the view a discriminator's value chooses into `key` and `value`. */
 function decodeChoice(
-  g: Generator, redefined: Node, at: Offset, origin: number, odo: Node | null, key: string, value: string,
+  g: Generator,
+  redefined: Node,
+  at: Offset,
+  origin: number,
+  odo: Node | null,
+  key: string,
+  value: string,
 ): Code {
   const choice = redefined.choice!;
   const disc = choice.discriminator;
   const given = g.id('discriminator');
   const cases: Code = [];
   for (const [discValue, view] of choice.byValue) {
-    const decoded = view.children.length > 0
-      ? decodeMembers(g, view, at, origin, odo)
-      : { pre: [], expr: decodeField(g, view, offsetJs(offsetBy(at, view.offset - origin))) };
-    cases.push(...block(`case ${lit(discValue)}:`, [
-      ...decoded.pre,
-      `${key} = ${lit(view.key!)};`,
-      ...withExpr(`${value} = `, decoded.expr, ';'),
-      'break;',
-    ]));
+    const decoded =
+      view.children.length > 0
+        ? decodeMembers(g, view, at, origin, odo)
+        : { pre: [], expr: decodeField(g, view, offsetJs(offsetBy(at, view.offset - origin))) };
+    cases.push(
+      ...block(`case ${lit(discValue)}:`, [
+        ...decoded.pre,
+        `${key} = ${lit(view.key!)};`,
+        ...withExpr(`${value} = `, decoded.expr, ';'),
+        'break;',
+      ]),
+    );
   }
   const values = [...choice.byValue.keys()].map((v) => JSON.stringify(v)).join(', ');
   const selectsNone = ` selects no view of ${redefined.name} (values: ${values})`;
@@ -80,9 +100,10 @@ function decodeMembers(g: Generator, n: Node, at: Offset, origin: number, odo: N
     let expr: Expr;
     if (f.occurs) {
       const fn = g.id('decodeElement');
-      const element = f.children.length > 0
-        ? decodeMembers(g, f, { base: 'at', delta: 0 }, f.offset, odo)
-        : { pre: [], expr: decodeField(g, f, 'at') };
+      const element =
+        f.children.length > 0
+          ? decodeMembers(g, f, { base: 'at', delta: 0 }, f.offset, odo)
+          : { pre: [], expr: decodeField(g, f, 'at') };
       g.functions.push(...block(`function ${fn}(b, at)`, [...element.pre, ...withExpr('return ', element.expr, ';')]));
       const array = g.id('array');
       const i = g.id('i');
@@ -113,8 +134,14 @@ export function decodeBody(g: Generator, built: BuiltLayout): Code {
   const length = js('b.length');
   const code: Code = [
     'const b = toBuffer(bytes);',
-    ...throwIf(`b.length < ${minLength}`, decodeError('b.length', 'fieldAt(b.length)',
-      text('the record is ', length, ` bytes; it ends inside this field (the layout needs at least ${minLength})`))),
+    ...throwIf(
+      `b.length < ${minLength}`,
+      decodeError(
+        'b.length',
+        'fieldAt(b.length)',
+        text('the record is ', length, ` bytes; it ends inside this field (the layout needs at least ${minLength})`),
+      ),
+    ),
   ];
   if (odo) {
     const counter = odo.counter!;
@@ -126,17 +153,43 @@ export function decodeBody(g: Generator, built: BuiltLayout): Code {
     const read = `${GET[f.type]}(b, ${counter.offset}, ${name}${f.type === 'text' ? '' : `, ${counterName}`})`;
     code.push(
       `const odoCount = Number(${read});`,
-      ...throwIf(`!(odoCount >= ${min} && odoCount <= ${max})`, decodeError(String(counter.offset), counterName,
-        text('OCCURS DEPENDING ON count ', count, ` is outside ${min} to ${max}`))),
+      ...throwIf(
+        `!(odoCount >= ${min} && odoCount <= ${max})`,
+        decodeError(
+          String(counter.offset),
+          counterName,
+          text('OCCURS DEPENDING ON count ', count, ` is outside ${min} to ${max}`),
+        ),
+      ),
       `const length = ${odo.offset} + odoCount * ${odo.length};`,
-      ...throwIf('b.length < length', decodeError('b.length', 'fieldAt(b.length)',
-        text('the record is ', length, ` bytes; ${counter.name} = `, count, ' needs ', js('length')))),
-      ...throwIf('b.length > length', decodeError('length', lit(root.name),
-        text('the record is ', length, ` bytes; ${counter.name} = `, count, ' makes it ', js('length')))),
+      ...throwIf(
+        'b.length < length',
+        decodeError(
+          'b.length',
+          'fieldAt(b.length)',
+          text('the record is ', length, ` bytes; ${counter.name} = `, count, ' needs ', js('length')),
+        ),
+      ),
+      ...throwIf(
+        'b.length > length',
+        decodeError(
+          'length',
+          lit(root.name),
+          text('the record is ', length, ` bytes; ${counter.name} = `, count, ' makes it ', js('length')),
+        ),
+      ),
     );
   } else {
-    code.push(...throwIf(`b.length > ${maxLength}`, decodeError(String(maxLength), lit(root.name),
-      text('the record is ', length, ` bytes; the layout has ${maxLength}`))));
+    code.push(
+      ...throwIf(
+        `b.length > ${maxLength}`,
+        decodeError(
+          String(maxLength),
+          lit(root.name),
+          text('the record is ', length, ` bytes; the layout has ${maxLength}`),
+        ),
+      ),
+    );
   }
   return [...code, ...decoded.pre, ...withExpr('return ', decoded.expr, ';')];
 }

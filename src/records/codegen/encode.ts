@@ -5,7 +5,17 @@
 import { viewsOf, jsonNameOf, type BuiltLayout, type Node } from '../layout.ts';
 import { literalJson } from '../template.ts';
 import {
-  block, encodeError, js, lit, offsetBy, offsetJs, RECORD_START, text, throwIf, type Code, type Offset,
+  block,
+  encodeError,
+  js,
+  lit,
+  offsetBy,
+  offsetJs,
+  RECORD_START,
+  text,
+  throwIf,
+  type Code,
+  type Offset,
 } from './code.ts';
 import type { Generator } from './generator.ts';
 
@@ -67,11 +77,15 @@ function encodeViews(c: EncodeCtx, n: Node, obj: string, at: Offset, origin: num
     code.push(`let ${pick} = null;`);
     for (const view of views) {
       const key = encodeKey(view)!;
-      code.push(...block(`if (${obj}[${lit(key)}] !== undefined)`, [
-        ...throwIf(`${pick} !== null`,
-          encodeError(lit(joinPath(path, key)), text('is an alternative to ', js(pick), `: give one of ${keys}`))),
-        `${pick} = ${lit(key)};`,
-      ]));
+      code.push(
+        ...block(`if (${obj}[${lit(key)}] !== undefined)`, [
+          ...throwIf(
+            `${pick} !== null`,
+            encodeError(lit(joinPath(path, key)), text('is an alternative to ', js(pick), `: give one of ${keys}`)),
+          ),
+          `${pick} = ${lit(key)};`,
+        ]),
+      );
     }
     const choice = redefined.choice;
     if (!choice) continue;
@@ -80,10 +94,16 @@ function encodeViews(c: EncodeCtx, n: Node, obj: string, at: Offset, origin: num
     const discPath = lit(joinPath(path, discKey));
     const values = [...choice.byValue.keys()].map((v) => JSON.stringify(v)).join(', ');
     const pairs = [...choice.byValue].map(([value, view]) => [value, view.key] as const);
-    const keyOfValue = c.g.constant('viewOf', new Map(pairs),
-      `${disc.name} value → JSON key of ${redefined.name}'s view`);
-    const valueOfKey = c.g.constant('valueOf', new Map(pairs.map(([value, key]) => [key, value])),
-      `JSON key of ${redefined.name}'s view → ${disc.name} value`);
+    const keyOfValue = c.g.constant(
+      'viewOf',
+      new Map(pairs),
+      `${disc.name} value → JSON key of ${redefined.name}'s view`,
+    );
+    const valueOfKey = c.g.constant(
+      'valueOf',
+      new Map(pairs.map(([value, key]) => [key, value])),
+      `JSON key of ${redefined.name}'s view → ${disc.name} value`,
+    );
     const given = c.g.id('discriminator');
     const want = c.g.id('wanted');
     const { name, f } = c.g.field(disc);
@@ -91,13 +111,21 @@ function encodeViews(c: EncodeCtx, n: Node, obj: string, at: Offset, origin: num
     const discAt = offsetJs(offsetBy(at, disc.offset - origin));
     code.push(
       `const ${given} = ${obj}[${lit(discKey)}];`,
-      ...block(`if (${given} !== undefined)`, [
-        `const ${want} = ${keyOfValue}.get(String(${given}).replace(/ +$/, ''));`,
-        ...throwIf(`${want} === undefined`,
-          encodeError(discPath, text(js(`JSON.stringify(${given})`), ` is not one of ${values}`))),
-        ...throwIf(`${pick} !== null && ${pick} !== ${want}`,
-          encodeError(text(viewPath), text(`${discKey} `, js(`JSON.stringify(${given})`), ' selects ', js(want)))),
-      ], `} else if (${pick} !== null) {`),
+      ...block(
+        `if (${given} !== undefined)`,
+        [
+          `const ${want} = ${keyOfValue}.get(String(${given}).replace(/ +$/, ''));`,
+          ...throwIf(
+            `${want} === undefined`,
+            encodeError(discPath, text(js(`JSON.stringify(${given})`), ` is not one of ${values}`)),
+          ),
+          ...throwIf(
+            `${pick} !== null && ${pick} !== ${want}`,
+            encodeError(text(viewPath), text(`${discKey} `, js(`JSON.stringify(${given})`), ' selects ', js(want))),
+          ),
+        ],
+        `} else if (${pick} !== null) {`,
+      ),
       [`${PUT[f.type]}(buf, ${discAt}, ${name}, ${valueOfKey}.get(${pick}), ${discPath});`],
       '}',
     );
@@ -112,10 +140,14 @@ function encodeMembers(c: EncodeCtx, n: Node, obj: string, at: Offset, origin: n
   const value = c.g.id('value');
   const known = c.g.constant('keys', new Set(fields.map(encodeKey)), `JSON keys of ${n.name}`);
   // names of REDEFINES views that JSON cannot name, for a helpful message
-  const hiddenViews = n.children.filter((f) => encodeKey(f) === null && f.name !== 'FILLER' &&
-    (f.redefines || n.children.some((o) => o.redefines === f)));
-  const hidden = c.g.constant('hidden', new Map(hiddenViews.map((f) => [jsonNameOf(f.name), f])),
-    `REDEFINES views of ${n.name} that JSON does not name`);
+  const hiddenViews = n.children.filter(
+    (f) => encodeKey(f) === null && f.name !== 'FILLER' && (f.redefines || n.children.some((o) => o.redefines === f)),
+  );
+  const hidden = c.g.constant(
+    'hidden',
+    new Map(hiddenViews.map((f) => [jsonNameOf(f.name), f])),
+    `REDEFINES views of ${n.name} that JSON does not name`,
+  );
   const code: Code = [`let ${count} = 0;`, `let ${value};`, ...encodeViews(c, n, obj, at, origin, path)];
   for (const f of fields) {
     const key = encodeKey(f)!;
@@ -164,18 +196,26 @@ function encodeTable(c: EncodeCtx, n: Node, value: string, at: Offset, path: str
   const length = js(`${value}.length`);
   const code: Code = [
     ...throwIf(`!Array.isArray(${value})`, encodeError(lit(path), text('expected an array, got ', typeOf(value)))),
-    ...throwIf(`${value}.length > ${max}`,
-      encodeError(lit(path), text('has ', length, ` elements; at most ${max} fit`))),
+    ...throwIf(
+      `${value}.length > ${max}`,
+      encodeError(lit(path), text('has ', length, ` elements; at most ${max} fit`)),
+    ),
   ];
   if (isOdo && min > 0) {
-    code.push(...throwIf(`${value}.length < ${min}`,
-      encodeError(lit(path), text('has ', length, ` elements; at least ${min} are required`))));
+    code.push(
+      ...throwIf(
+        `${value}.length < ${min}`,
+        encodeError(lit(path), text('has ', length, ` elements; at least ${min} are required`)),
+      ),
+    );
   }
-  code.push(...block(`for (let ${i} = 0; ${i} < ${value}.length; ${i}++)`, [
-    ...block('try', [`${fn}(buf, ${offsetJs(at)} + ${i} * ${n.length}, ${value}[${i}]);`], '} catch (e) {'),
-    [`throw reanchor(e, ${text(path, '[', js(i), ']')});`],
-    '}',
-  ]));
+  code.push(
+    ...block(`for (let ${i} = 0; ${i} < ${value}.length; ${i}++)`, [
+      ...block('try', [`${fn}(buf, ${offsetJs(at)} + ${i} * ${n.length}, ${value}[${i}]);`], '} catch (e) {'),
+      [`throw reanchor(e, ${text(path, '[', js(i), ']')});`],
+      '}',
+    ]),
+  );
   if (isOdo) code.push(`odoCount = ${value}.length;`);
   return code;
 }
@@ -203,13 +243,17 @@ export function encodeBody(g: Generator, built: BuiltLayout, template: Buffer): 
   const mismatch = text('is ', js('counterJson'), ` but ${tablePath} has `, js('odoCount'), ' elements');
   return [
     ...code,
-    ...block('if (odoCount < 0)', [
-      `odoCount = counterJson === undefined ? ${defaultCount} : odoCountOf(counterJson, ${counterPath});`,
-    ], `} else if (counterJson !== undefined && odoCountOf(counterJson, ${counterPath}) !== odoCount) {`),
+    ...block(
+      'if (odoCount < 0)',
+      [`odoCount = counterJson === undefined ? ${defaultCount} : odoCountOf(counterJson, ${counterPath});`],
+      `} else if (counterJson !== undefined && odoCountOf(counterJson, ${counterPath}) !== odoCount) {`,
+    ),
     [`throw ${encodeError(counterPath, mismatch)};`],
     '}',
-    ...throwIf(`odoCount < ${min} || odoCount > ${max}`,
-      encodeError(counterPath, text('OCCURS DEPENDING ON count ', js('odoCount'), ` is outside ${min} to ${max}`))),
+    ...throwIf(
+      `odoCount < ${min} || odoCount > ${max}`,
+      encodeError(counterPath, text('OCCURS DEPENDING ON count ', js('odoCount'), ` is outside ${min} to ${max}`)),
+    ),
     `${PUT[f.type]}(buf, ${counter.offset}, ${name}, odoCount, ${counterPath});`,
     `return buf.subarray(0, ${odo.offset} + odoCount * ${odo.length});`,
   ];

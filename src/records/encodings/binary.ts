@@ -60,8 +60,12 @@ export function getBinary(b: Buffer, off: number, s: BinarySpec, field: string):
       break;
     default: {
       const big = s.signed
-        ? (le ? b.readBigInt64LE(off) : b.readBigInt64BE(off))
-        : le ? b.readBigUInt64LE(off) : b.readBigUInt64BE(off);
+        ? le
+          ? b.readBigInt64LE(off)
+          : b.readBigInt64BE(off)
+        : le
+          ? b.readBigUInt64LE(off)
+          : b.readBigUInt64BE(off);
       n = narrow(big);
     }
   }
@@ -74,7 +78,10 @@ export function getBinary(b: Buffer, off: number, s: BinarySpec, field: string):
 
 /** Range of a binary field: the picture's for COMP, the storage size's for COMP-5. */
 export function binaryRange(
-  native: boolean, signed: boolean, length: number, digits: number,
+  native: boolean,
+  signed: boolean,
+  length: number,
+  digits: number,
 ): { min: number | bigint; max: number | bigint } {
   if (native) {
     const bits = BigInt(length * 8);

@@ -46,9 +46,10 @@ function packedNegative(b: Buffer, off: number, last: number, s: PackedSpec, fie
   // an even digit count leaves the first nibble unused: it must be zero
   const spare = b[off]! >> 4;
   if (s.digits % 2 === 0 && spare !== 0) {
-    const reason = spare > 9
-      ? `invalid digit nibble ${spare.toString(16)} in packed decimal`
-      : `digit beyond PIC ${s.picture} in packed decimal`;
+    const reason =
+      spare > 9
+        ? `invalid digit nibble ${spare.toString(16)} in packed decimal`
+        : `digit beyond PIC ${s.picture} in packed decimal`;
     throw new RecordDecodeError(off, field, reason);
   }
   return negative;

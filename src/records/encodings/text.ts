@@ -42,7 +42,10 @@ export function putTextOnSpaces(buf: Buffer, off: number, s: TextSpec, v: unknow
     const b = enc[v.charCodeAt(i)]!;
     if (b < 0) {
       throw new RecordEncodeError(path, `character "${v[i]}" at position ${i} is not in ${s.table.name}`, {
-        kind: 'character', character: String.fromCodePoint(v.codePointAt(i)!), position: i, charset: s.table.name,
+        kind: 'character',
+        character: String.fromCodePoint(v.codePointAt(i)!),
+        position: i,
+        charset: s.table.name,
       });
     }
     buf[start + i] = b;

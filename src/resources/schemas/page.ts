@@ -23,7 +23,9 @@ export function pageLimit(tran: TranCode, path: string) {
 export function pageOf<T extends TSchema>(item: T) {
   return Type.Object({
     items: Type.Array(item),
-    nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null at the end' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` for the next page; null at the end',
+    }),
   });
 }
 

@@ -30,20 +30,27 @@ export function recordString(tran: TranCode, path: string, rules: StringRules = 
   const field = recordFieldSchema(tran, path);
   if (field['type'] !== 'string') throw new Error(`${tran} ${path} is not a text field`);
   if (rules.maxLength !== undefined && rules.maxLength > Number(field['maxLength'])) {
-    throw new Error(`${tran} ${path} holds ${String(field['maxLength'])} characters; the route allows ${rules.maxLength}`);
+    throw new Error(
+      `${tran} ${path} holds ${String(field['maxLength'])} characters; the route allows ${rules.maxLength}`,
+    );
   }
   return Type.String({ maxLength: field['maxLength'] as number, ...rules });
 }
 
 function numericLimits(tran: TranCode, path: string, rules: NumberRules, type: 'number' | 'integer') {
   const field = recordFieldSchema(tran, path);
-  if (field['type'] !== type) throw new Error(`${tran} ${path} is not ${type === 'integer' ? 'an integer' : 'a decimal'} field`);
+  if (field['type'] !== type)
+    throw new Error(`${tran} ${path} is not ${type === 'integer' ? 'an integer' : 'a decimal'} field`);
   const ownLower = rules.minimum !== undefined || rules.exclusiveMinimum !== undefined;
   const ownUpper = rules.maximum !== undefined || rules.exclusiveMaximum !== undefined;
   // A route may narrow what the record holds, never widen it.
-  if (Number(rules.maximum ?? rules.exclusiveMaximum ?? -Infinity) > Number(field['maximum'])
-    || Number(rules.minimum ?? rules.exclusiveMinimum ?? Infinity) < Number(field['minimum'])) {
-    throw new Error(`${tran} ${path} holds ${String(field['minimum'])} to ${String(field['maximum'])}; the route allows more`);
+  if (
+    Number(rules.maximum ?? rules.exclusiveMaximum ?? -Infinity) > Number(field['maximum']) ||
+    Number(rules.minimum ?? rules.exclusiveMinimum ?? Infinity) < Number(field['minimum'])
+  ) {
+    throw new Error(
+      `${tran} ${path} holds ${String(field['minimum'])} to ${String(field['maximum'])}; the route allows more`,
+    );
   }
   return {
     ...(field['multipleOf'] !== undefined ? { multipleOf: field['multipleOf'] as number } : {}),

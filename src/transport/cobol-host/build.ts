@@ -61,11 +61,15 @@ export async function buildCobolHost(options: {
 }): Promise<CobolBuild> {
   const version = await cobcVersion();
   if (version === null) {
-    throw new CobolBuildError('COBOL programs need GnuCOBOL, and cobc is not installed (Debian/Ubuntu: apt-get install gnucobol3)');
+    throw new CobolBuildError(
+      'COBOL programs need GnuCOBOL, and cobc is not installed (Debian/Ubuntu: apt-get install gnucobol3)',
+    );
   }
   const programsDir = options.programsDir ?? PROGRAMS_DIR;
   const programs = [...new Set(options.programs)].sort();
-  const hash = createHash('sha256').update(version).update(await readFile(HOST_SOURCE));
+  const hash = createHash('sha256')
+    .update(version)
+    .update(await readFile(HOST_SOURCE));
   for (const name of programs) {
     const source = join(programsDir, `${name}.cbl`);
     if (!existsSync(source)) throw new CobolBuildError(`no COBOL source for program ${name} (${source})`);
@@ -74,7 +78,10 @@ export async function buildCobolHost(options: {
   const copybookDirs = options.copybookDirs ?? [COPYBOOKS_DIR];
   for (const dir of copybookDirs) {
     for (const copybook of (await readdir(dir)).filter((f) => /\.cpy$/i.test(f)).sort()) {
-      hash.update(dir).update(copybook).update(await readFile(join(dir, copybook)));
+      hash
+        .update(dir)
+        .update(copybook)
+        .update(await readFile(join(dir, copybook)));
     }
   }
   const dir = join(options.outDir, hash.digest('hex').slice(0, 16));
@@ -86,7 +93,16 @@ export async function buildCobolHost(options: {
   try {
     await compile(['-x', '-o', join(staging, 'cbhost'), HOST_SOURCE], 'the program host (cbhost.c)');
     for (const name of programs) {
-      await compile(['-m', ...copybookDirs.flatMap((dir) => ['-I', dir]), '-o', join(staging, `${name}.so`), join(programsDir, `${name}.cbl`)], `program ${name}`);
+      await compile(
+        [
+          '-m',
+          ...copybookDirs.flatMap((dir) => ['-I', dir]),
+          '-o',
+          join(staging, `${name}.so`),
+          join(programsDir, `${name}.cbl`),
+        ],
+        `program ${name}`,
+      );
     }
     await rename(staging, dir).catch(async (error: NodeJS.ErrnoException) => {
       // Another start built the same thing at the same time: use theirs.

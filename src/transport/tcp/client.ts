@@ -134,7 +134,12 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
     function dial(): void {
       if (closing) return;
       const current = connect({
-        host, port, ca: options.ca, cert: options.cert, key: options.key, minVersion: 'TLSv1.3',
+        host,
+        port,
+        ca: options.ca,
+        cert: options.cert,
+        key: options.key,
+        minVersion: 'TLSv1.3',
         // SNI carries host names only; an IP address is still checked against the certificate's IP entries.
         ...(isIP(host) ? {} : { servername: host }),
       });
@@ -143,43 +148,51 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
       // In TLS 1.3 the server checks the client's certificate after the client's handshake is done: the
       // connection is up only once the service answers a first ping (call id 0), not at secureConnect.
       current.on('secureConnect', () => current.write(encodeFrame(FRAME_KIND.PING, HELLO_ID)));
-      onFrames(current, (frames) => {
-        for (const frame of frames) {
-          if (frame.kind === FRAME_KIND.REPLY) {
-            const call = pending.get(frame.callId);
-            pending.delete(frame.callId);
-            call?.resolve(frame.payload);
-          } else if (frame.kind === FRAME_KIND.NOT_STARTED) {
-            const call = pending.get(frame.callId);
-            pending.delete(frame.callId);
-            self.avoidUntil = Date.now() + AVOID_FAILED_MS;
-            if (call) onNotStarted(call);
-          } else if (frame.kind === FRAME_KIND.FAILED) {
-            const call = pending.get(frame.callId);
-            pending.delete(frame.callId);
-            self.avoidUntil = Date.now() + AVOID_FAILED_MS;
-            call?.reject(new TransportError(`back-end ${url}: ${frame.payload.toString('utf8')}`));
-          } else if (frame.kind === FRAME_KIND.PONG && frame.callId === HELLO_ID) {
-            self.up = true;
-            retryMs = FIRST_RETRY_MS;
-            if (failureLogged) log.info({ backend: url }, 'back-end connection restored');
-            failureLogged = false;
-            refusalLogged = false;
-          } else if (frame.kind === FRAME_KIND.PONG) {
-            const answer = pings.get(frame.callId);
-            pings.delete(frame.callId);
-            answer?.(frame.payload[0] === 1);
-          } else if (frame.kind === FRAME_KIND.REFUSED) {
-            if (!refusalLogged) log.error({ backend: url, reason: frame.payload.toString('utf8') }, 'back-end refused this API instance; retrying every 5 s');
-            refusalLogged = true;
-            failureLogged = true;
-            retryMs = MAX_RETRY_MS;
+      onFrames(
+        current,
+        (frames) => {
+          for (const frame of frames) {
+            if (frame.kind === FRAME_KIND.REPLY) {
+              const call = pending.get(frame.callId);
+              pending.delete(frame.callId);
+              call?.resolve(frame.payload);
+            } else if (frame.kind === FRAME_KIND.NOT_STARTED) {
+              const call = pending.get(frame.callId);
+              pending.delete(frame.callId);
+              self.avoidUntil = Date.now() + AVOID_FAILED_MS;
+              if (call) onNotStarted(call);
+            } else if (frame.kind === FRAME_KIND.FAILED) {
+              const call = pending.get(frame.callId);
+              pending.delete(frame.callId);
+              self.avoidUntil = Date.now() + AVOID_FAILED_MS;
+              call?.reject(new TransportError(`back-end ${url}: ${frame.payload.toString('utf8')}`));
+            } else if (frame.kind === FRAME_KIND.PONG && frame.callId === HELLO_ID) {
+              self.up = true;
+              retryMs = FIRST_RETRY_MS;
+              if (failureLogged) log.info({ backend: url }, 'back-end connection restored');
+              failureLogged = false;
+              refusalLogged = false;
+            } else if (frame.kind === FRAME_KIND.PONG) {
+              const answer = pings.get(frame.callId);
+              pings.delete(frame.callId);
+              answer?.(frame.payload[0] === 1);
+            } else if (frame.kind === FRAME_KIND.REFUSED) {
+              if (!refusalLogged)
+                log.error(
+                  { backend: url, reason: frame.payload.toString('utf8') },
+                  'back-end refused this API instance; retrying every 5 s',
+                );
+              refusalLogged = true;
+              failureLogged = true;
+              retryMs = MAX_RETRY_MS;
+            }
           }
-        }
-      }, (error) => {
-        log.error({ backend: url, err: error }, 'back-end sent a broken frame; reconnecting');
-        current.destroy();
-      });
+        },
+        (error) => {
+          log.error({ backend: url, err: error }, 'back-end sent a broken frame; reconnecting');
+          current.destroy();
+        },
+      );
       current.on('error', (error) => {
         if (!failureLogged) log.warn({ backend: url, err: error }, 'back-end connection failed; retrying with backoff');
         failureLogged = true;
@@ -218,7 +231,10 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
    */
   function pick(except?: string): Connection | undefined {
     const now = Date.now();
-    return nextConnection((c) => c.up && c.url !== except, (c) => c.avoidUntil > now);
+    return nextConnection(
+      (c) => c.up && c.url !== except,
+      (c) => c.avoidUntil > now,
+    );
   }
 
   function resendElsewhere(call: Call): void {
@@ -241,7 +257,10 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
           signal?.removeEventListener('abort', onAbort);
         };
         const call: Call = {
-          message: request, where: null, id: 0, resent: false,
+          message: request,
+          where: null,
+          id: 0,
+          resent: false,
           resolve(reply) {
             settle();
             resolve(reply);
@@ -253,7 +272,9 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
         };
         const timer = setTimeout(() => {
           call.where?.forget(call.id);
-          call.reject(new TransportTimeoutError(`back-end ${call.where?.url} did not answer within ${options.callTimeoutMs} ms`));
+          call.reject(
+            new TransportTimeoutError(`back-end ${call.where?.url} did not answer within ${options.callTimeoutMs} ms`),
+          );
         }, options.callTimeoutMs);
         const onAbort = () => {
           call.where?.forget(call.id);

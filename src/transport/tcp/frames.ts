@@ -63,7 +63,8 @@ export class FrameReader {
     let at = 0;
     while (this.buffered.length - at >= PREFIX) {
       const length = this.buffered.readUInt32BE(at);
-      if (length < 5 || length > MAX_FRAME_BYTES) throw new FrameError(`frame length ${length} at byte ${at} is outside 5..${MAX_FRAME_BYTES}`);
+      if (length < 5 || length > MAX_FRAME_BYTES)
+        throw new FrameError(`frame length ${length} at byte ${at} is outside 5..${MAX_FRAME_BYTES}`);
       if (this.buffered.length - at < PREFIX + length) break;
       frames.push({
         callId: this.buffered.readUInt32BE(at + PREFIX),
@@ -81,7 +82,11 @@ export class FrameReader {
  * Reads the frames arriving on `socket`, a batch per chunk. A broken frame ends the reading: `onBroken`
  * is told, and the caller drops the connection (nothing after it can be trusted to line up).
  */
-export function onFrames(socket: Duplex, handle: (frames: Frame[]) => void, onBroken: (error: FrameError) => void): void {
+export function onFrames(
+  socket: Duplex,
+  handle: (frames: Frame[]) => void,
+  onBroken: (error: FrameError) => void,
+): void {
   const reader = new FrameReader();
   socket.on('data', (chunk: Buffer) => {
     let frames;

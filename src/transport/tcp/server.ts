@@ -39,8 +39,13 @@ export async function serveBackend(transport: Transport, options: BackendService
   let drained: (() => void) | null = null;
 
   const server: Server = createServer({
-    cert: options.cert, key: options.key, ca: options.ca,
-    minVersion: 'TLSv1.3', requestCert: true, rejectUnauthorized: true, handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
+    cert: options.cert,
+    key: options.key,
+    ca: options.ca,
+    minVersion: 'TLSv1.3',
+    requestCert: true,
+    rejectUnauthorized: true,
+    handshakeTimeout: HANDSHAKE_TIMEOUT_MS,
   });
 
   // A certificate that does not chain to the CA never gets here: the handshake fails (logged at debug,
@@ -55,28 +60,40 @@ export async function serveBackend(transport: Transport, options: BackendService
     const peer = { remoteAddress: socket.remoteAddress, remotePort: socket.remotePort, certificate: names };
     if (!identity) {
       log.warn(peer, 'back-end client refused: its certificate is not on BACKEND_ALLOWED_CLIENTS');
-      socket.end(encodeFrame(FRAME_KIND.REFUSED, 0, Buffer.from(`certificate ${names.join(', ') || '(no name)'} is not allowed to call this back-end`)));
+      socket.end(
+        encodeFrame(
+          FRAME_KIND.REFUSED,
+          0,
+          Buffer.from(`certificate ${names.join(', ') || '(no name)'} is not allowed to call this back-end`),
+        ),
+      );
       socket.destroySoon();
       return;
     }
     sockets.add(socket);
     log.info({ ...peer, client: identity }, 'back-end client connected');
     socket.setNoDelay(true);
-    onFrames(socket, (frames) => {
-      for (const frame of frames) {
-        if (frame.kind === FRAME_KIND.CALL) handleCall(socket, frame.callId, frame.payload);
-        else if (frame.kind === FRAME_KIND.PING) {
-          void transport.ready().then((ready) => write(socket, encodeFrame(FRAME_KIND.PONG, frame.callId, Uint8Array.of(ready ? 1 : 0))));
-        } else {
-          log.warn({ ...peer, kind: frame.kind }, 'back-end client sent an unknown frame kind; disconnected');
-          socket.destroy();
-          return;
+    onFrames(
+      socket,
+      (frames) => {
+        for (const frame of frames) {
+          if (frame.kind === FRAME_KIND.CALL) handleCall(socket, frame.callId, frame.payload);
+          else if (frame.kind === FRAME_KIND.PING) {
+            void transport
+              .ready()
+              .then((ready) => write(socket, encodeFrame(FRAME_KIND.PONG, frame.callId, Uint8Array.of(ready ? 1 : 0))));
+          } else {
+            log.warn({ ...peer, kind: frame.kind }, 'back-end client sent an unknown frame kind; disconnected');
+            socket.destroy();
+            return;
+          }
         }
-      }
-    }, (error) => {
-      log.warn({ ...peer, err: error }, 'back-end client sent a broken frame; disconnected');
-      socket.destroy();
-    });
+      },
+      (error) => {
+        log.warn({ ...peer, err: error }, 'back-end client sent a broken frame; disconnected');
+        socket.destroy();
+      },
+    );
     socket.on('error', (error) => log.debug({ ...peer, err: error }, 'back-end client connection error'));
     socket.on('close', () => {
       sockets.delete(socket);
@@ -101,21 +118,30 @@ export async function serveBackend(transport: Transport, options: BackendService
 
   function handleCall(socket: TLSSocket, callId: number, message: Buffer): void {
     // Shutting down: not started here, so the API may send it to another back-end at once.
-    if (closing) return write(socket, encodeFrame(FRAME_KIND.NOT_STARTED, callId, Buffer.from('the back-end is shutting down')));
+    if (closing)
+      return write(socket, encodeFrame(FRAME_KIND.NOT_STARTED, callId, Buffer.from('the back-end is shutting down')));
     inFlight++;
     // The transport answers only after the commit is durable; a reply to a client gone meanwhile is dropped
     // (the client retries with its idempotency key and gets the stored outcome).
-    transport.call(message).then(
-      (reply) => write(socket, encodeFrame(FRAME_KIND.REPLY, callId, reply)),
-      (error: unknown) => {
-        log.error({ err: error, callId }, 'back-end runtime did not handle a call');
-        // Only a call that never reached the runtime may be run elsewhere; one it held may have committed.
-        if (error instanceof CallNotStartedError) write(socket, encodeFrame(FRAME_KIND.NOT_STARTED, callId, Buffer.from(error.message)));
-        else write(socket, encodeFrame(FRAME_KIND.FAILED, callId, Buffer.from('the back-end runtime stopped during the call')));
-      },
-    ).finally(() => {
-      if (--inFlight === 0) drained?.();
-    });
+    transport
+      .call(message)
+      .then(
+        (reply) => write(socket, encodeFrame(FRAME_KIND.REPLY, callId, reply)),
+        (error: unknown) => {
+          log.error({ err: error, callId }, 'back-end runtime did not handle a call');
+          // Only a call that never reached the runtime may be run elsewhere; one it held may have committed.
+          if (error instanceof CallNotStartedError)
+            write(socket, encodeFrame(FRAME_KIND.NOT_STARTED, callId, Buffer.from(error.message)));
+          else
+            write(
+              socket,
+              encodeFrame(FRAME_KIND.FAILED, callId, Buffer.from('the back-end runtime stopped during the call')),
+            );
+        },
+      )
+      .finally(() => {
+        if (--inFlight === 0) drained?.();
+      });
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -140,7 +166,9 @@ export async function serveBackend(transport: Transport, options: BackendService
         const connectionsClosed = [...sockets].map((socket) => new Promise((resolve) => socket.once('close', resolve)));
         for (const socket of sockets) socket.end();
         // Clients close their side on end; one that does not is cut off.
-        const cutOff = setTimeout(() => { for (const socket of sockets) socket.destroy(); }, 2000);
+        const cutOff = setTimeout(() => {
+          for (const socket of sockets) socket.destroy();
+        }, 2000);
         await Promise.all([stopped, ...connectionsClosed]);
         clearTimeout(cutOff);
       })();

@@ -26,7 +26,13 @@ async function fakeIssuer(t: TestContext): Promise<FakeIssuer> {
   const server: Server = createServer((req, res) => {
     res.setHeader('content-type', 'application/json');
     if (req.url === '/realms/bank/.well-known/openid-configuration') {
-      res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/protocol/openid-connect/certs`, response_types_supported: ['code'] }));
+      res.end(
+        JSON.stringify({
+          issuer,
+          jwks_uri: `${issuer}/protocol/openid-connect/certs`,
+          response_types_supported: ['code'],
+        }),
+      );
     } else if (req.url === '/realms/bank/protocol/openid-connect/certs') {
       state.jwksFetches++;
       res.end(JSON.stringify({ keys }));
@@ -54,11 +60,20 @@ async function signingKey(kid: string): Promise<{ privateKey: CryptoKey; jwk: JW
   return { privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } };
 }
 
-async function accessToken(issuer: string, key: { privateKey: CryptoKey }, kid: string, claims: Record<string, unknown> = {}): Promise<string> {
+async function accessToken(
+  issuer: string,
+  key: { privateKey: CryptoKey },
+  kid: string,
+  claims: Record<string, unknown> = {},
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
   return new SignJWT({ role: 'customer', customer_id: '1001', scope: 'customers:read accounts:read', ...claims })
     .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid })
-    .setIssuer(issuer).setAudience(AUDIENCE).setSubject('ada').setIssuedAt(now).setExpirationTime(now + 600)
+    .setIssuer(issuer)
+    .setAudience(AUDIENCE)
+    .setSubject('ada')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
     .sign(key.privateKey);
 }
 
@@ -70,11 +85,19 @@ test('external issuer: discovery + JWKS, rotation by unknown kid with one cached
   const second = await signingKey('key-2');
   const stranger = await signingKey('key-3');
   idp.publish([first.jwk]);
-  const h = await startApp(t, { AUTH_EXTERNAL_ISSUER: idp.issuer, AUTH_AUDIENCE: AUDIENCE, AUTH_JWKS_COOLDOWN_SECONDS: '1' }, { singleInstance: true });
+  const h = await startApp(
+    t,
+    { AUTH_EXTERNAL_ISSUER: idp.issuer, AUTH_AUDIENCE: AUDIENCE, AUTH_JWKS_COOLDOWN_SECONDS: '1' },
+    { singleInstance: true },
+  );
   assert.equal(h.config.auth.external, true);
   assert.equal(h.config.auth.issuer, idp.issuer);
 
-  const ok = await h.request({ method: 'GET', url: '/v1/customers/1001', token: await accessToken(idp.issuer, first, 'key-1') });
+  const ok = await h.request({
+    method: 'GET',
+    url: '/v1/customers/1001',
+    token: await accessToken(idp.issuer, first, 'key-1'),
+  });
   assert.equal(ok.statusCode, 200);
   assert.equal(ok.json().customerId, '1001');
   assert.equal(idp.jwksFetches, 1);
@@ -82,7 +105,11 @@ test('external issuer: discovery + JWKS, rotation by unknown kid with one cached
   // The issuer rotates to a new key; a token signed with it names a kid the cached JWKS lacks.
   idp.publish([second.jwk]);
   await wait(1100);
-  const rotated = await h.request({ method: 'GET', url: '/v1/customers/1001', token: await accessToken(idp.issuer, second, 'key-2') });
+  const rotated = await h.request({
+    method: 'GET',
+    url: '/v1/customers/1001',
+    token: await accessToken(idp.issuer, second, 'key-2'),
+  });
   assert.equal(rotated.statusCode, 200);
   assert.equal(idp.jwksFetches, 2, 'exactly one refetch for the new kid');
 
@@ -100,26 +127,46 @@ test('external issuer: discovery + JWKS, rotation by unknown kid with one cached
   assert.equal(idp.jwksFetches, 3, 'after the cooldown, one refetch again, then cached');
 
   // The old key is gone from the issuer: a new token signed with it is refused.
-  const retired = await h.request({ method: 'GET', url: '/v1/customers/1001', token: await accessToken(idp.issuer, first, 'key-1', { jti: 'new' }) });
+  const retired = await h.request({
+    method: 'GET',
+    url: '/v1/customers/1001',
+    token: await accessToken(idp.issuer, first, 'key-1', { jti: 'new' }),
+  });
   assertProblem(retired, 401, 'UNAUTHENTICATED');
 
   // Another issuer's token, or one for another audience, is refused even with the right key.
   const now = Math.floor(Date.now() / 1000);
   const otherAudience = await new SignJWT({ role: 'customer', customer_id: '1001', scope: 'customers:read' })
-    .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'key-2' }).setIssuer(idp.issuer).setAudience('https://other.test')
-    .setSubject('ada').setIssuedAt(now).setExpirationTime(now + 600).sign(second.privateKey);
-  assertProblem(await h.request({ method: 'GET', url: '/v1/customers/1001', token: otherAudience }), 401, 'UNAUTHENTICATED');
+    .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: 'key-2' })
+    .setIssuer(idp.issuer)
+    .setAudience('https://other.test')
+    .setSubject('ada')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
+    .sign(second.privateKey);
+  assertProblem(
+    await h.request({ method: 'GET', url: '/v1/customers/1001', token: otherAudience }),
+    401,
+    'UNAUTHENTICATED',
+  );
 
   // The embedded provider is off, and its tokens are not accepted.
   assert.equal((await h.request({ method: 'GET', url: '/oauth/.well-known/openid-configuration' })).statusCode, 404);
   assertProblem(await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'ada' }), 401, 'UNAUTHENTICATED');
-  assert.equal((await h.request({ method: 'GET', url: '/.well-known/jwks.json' })).statusCode, 404, 'no keys of its own published');
+  assert.equal(
+    (await h.request({ method: 'GET', url: '/.well-known/jwks.json' })).statusCode,
+    404,
+    'no keys of its own published',
+  );
 });
 
 test('external issuer: AUTH_AUDIENCE is required, and a discovery document naming another issuer stops startup', async (t) => {
   const idp = await fakeIssuer(t);
   await assert.rejects(startApp(t, { AUTH_EXTERNAL_ISSUER: idp.issuer }), /AUTH_AUDIENCE/);
-  await assert.rejects(startApp(t, { AUTH_EXTERNAL_ISSUER: `${idp.issuer}/elsewhere`, AUTH_AUDIENCE: AUDIENCE }), /discovery document/);
+  await assert.rejects(
+    startApp(t, { AUTH_EXTERNAL_ISSUER: `${idp.issuer}/elsewhere`, AUTH_AUDIENCE: AUDIENCE }),
+    /discovery document/,
+  );
 });
 
 test('external issuer: the role and customer binding may come from namespaced claims', async (t) => {
@@ -127,17 +174,25 @@ test('external issuer: the role and customer binding may come from namespaced cl
   const key = await signingKey('key-1');
   idp.publish([key.jwk]);
   const h = await startApp(t, {
-    AUTH_EXTERNAL_ISSUER: idp.issuer, AUTH_AUDIENCE: AUDIENCE,
-    AUTH_ROLE_CLAIM: 'https://corebridge.example/role', AUTH_CUSTOMER_ID_CLAIM: 'https://corebridge.example/customer_id',
+    AUTH_EXTERNAL_ISSUER: idp.issuer,
+    AUTH_AUDIENCE: AUDIENCE,
+    AUTH_ROLE_CLAIM: 'https://corebridge.example/role',
+    AUTH_CUSTOMER_ID_CLAIM: 'https://corebridge.example/customer_id',
   });
   const namespaced = await accessToken(idp.issuer, key, 'key-1', {
-    role: undefined, customer_id: undefined,
-    'https://corebridge.example/role': 'customer', 'https://corebridge.example/customer_id': '1002',
+    role: undefined,
+    customer_id: undefined,
+    'https://corebridge.example/role': 'customer',
+    'https://corebridge.example/customer_id': '1002',
   });
   const own = await h.request({ method: 'GET', url: '/v1/customers/1002', token: namespaced });
   assert.equal(own.statusCode, 200);
   assert.equal(own.json().customerId, '1002');
   assertProblem(await h.request({ method: 'GET', url: '/v1/customers/1001', token: namespaced }), 404, 'NOT_FOUND');
   // The plain claim names mean nothing here: no role → 401.
-  assertProblem(await h.request({ method: 'GET', url: '/v1/customers/1001', token: await accessToken(idp.issuer, key, 'key-1') }), 401, 'UNAUTHENTICATED');
+  assertProblem(
+    await h.request({ method: 'GET', url: '/v1/customers/1001', token: await accessToken(idp.issuer, key, 'key-1') }),
+    401,
+    'UNAUTHENTICATED',
+  );
 });

@@ -13,11 +13,17 @@ const LONG = `https://login.bank.example/tenants/7f3c9a2e-54d1-4b8a-9c1e-2d7f6a8
 
 test('a subject longer than the header is one stable principal: it works, owns what it made, and is logged whole', async (t) => {
   const h = await startApp(t);
-  const partner = (subject: string) => h.app.devIssuer.sign({ subject, role: 'partner', clientId: 'long-sub', scopes: ROLE_SCOPES.partner });
+  const partner = (subject: string) =>
+    h.app.devIssuer.sign({ subject, role: 'partner', clientId: 'long-sub', scopes: ROLE_SCOPES.partner });
   const token = await partner(LONG);
   assert.ok(LONG.length > 64);
 
-  const created = await h.request({ method: 'POST', url: '/v1/customers', token, body: { name: 'Hedy Lamarr', email: 'hedy@example.com' } });
+  const created = await h.request({
+    method: 'POST',
+    url: '/v1/customers',
+    token,
+    body: { name: 'Hedy Lamarr', email: 'hedy@example.com' },
+  });
   assert.equal(created.statusCode, 201, created.body);
   const customerId = created.json().customerId;
   // A new token of the same subject is the same principal: the partner reaches the customer it onboarded.
@@ -25,7 +31,11 @@ test('a subject longer than the header is one stable principal: it works, owns w
   assert.equal(again.statusCode, 200, again.body);
   // A subject that shares the first 64 characters is another principal.
   const lookalike = await partner(`${LONG.slice(0, 64)}-someone-else`);
-  assertProblem(await h.request({ method: 'GET', url: `/v1/customers/${customerId}`, token: lookalike }), 404, 'NOT_FOUND');
+  assertProblem(
+    await h.request({ method: 'GET', url: `/v1/customers/${customerId}`, token: lookalike }),
+    404,
+    'NOT_FOUND',
+  );
 
   const line = h.logs.find((l) => l['requestId'] === created.headers['x-request-id'] && l['status'] === 201);
   assert.ok(line, 'the request line');

@@ -17,7 +17,8 @@ test('a key held by a crashed request answers 409 until its lease runs out, then
   assert.equal(other.begin('ada', 'held', requestFingerprint('POST', '/v1/payments', {}, BODY)).outcome, 'execute');
   other.close();
 
-  const send = () => h.request({ method: 'POST', url: '/v1/payments', as: 'ada', body: BODY, headers: { 'idempotency-key': 'held' } });
+  const send = () =>
+    h.request({ method: 'POST', url: '/v1/payments', as: 'ada', body: BODY, headers: { 'idempotency-key': 'held' } });
   assertProblem(await send(), 409, 'IDEMPOTENCY_IN_PROGRESS');
   await new Promise((r) => setTimeout(r, 350));
   const res = await send();
@@ -27,7 +28,14 @@ test('a key held by a crashed request answers 409 until its lease runs out, then
 
 test('crash after the payment committed but before the response was stored: the retry finds it, money moves once', async (t) => {
   const h = await startApp(t, { IDEMPOTENCY_LEASE_MS: '100' }, { singleInstance: true });
-  const send = () => h.request({ method: 'POST', url: '/v1/payments', as: 'ada', body: BODY, headers: { 'idempotency-key': 'lost-answer' } });
+  const send = () =>
+    h.request({
+      method: 'POST',
+      url: '/v1/payments',
+      as: 'ada',
+      body: BODY,
+      headers: { 'idempotency-key': 'lost-answer' },
+    });
   const first = await send();
   assert.equal(first.statusCode, 201);
   // Make the API layer forget the answer, as if the process died between the back-end commit and the response

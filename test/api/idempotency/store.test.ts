@@ -21,7 +21,12 @@ test('idempotency records: execute, in flight, lease takeover, replay, mismatch,
   now += 1001; // the holder crashed: its lease ran out
   assert.deepEqual(store.begin('ada', 'k', 'h1'), { outcome: 'execute' });
   assert.deepEqual(store.begin('ada', 'k', 'h1'), { outcome: 'in-flight' });
-  const response = { statusCode: 201, contentType: 'application/json', headers: { location: '/v1/payments/PAY-1' }, body: '{"paymentId":"PAY-1"}' };
+  const response = {
+    statusCode: 201,
+    contentType: 'application/json',
+    headers: { location: '/v1/payments/PAY-1' },
+    body: '{"paymentId":"PAY-1"}',
+  };
   store.complete('ada', 'k', response);
   assert.deepEqual(store.begin('ada', 'k', 'h1'), { outcome: 'replay', response });
   assert.deepEqual(store.begin('ada', 'k', 'h2'), { outcome: 'mismatch' });

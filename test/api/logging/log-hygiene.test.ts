@@ -21,8 +21,19 @@ test('no token, Authorization value or JWT appears in any log line of a run that
     { method: 'GET', url: '/v1/accounts/1001-01/balance', token: otherAudience },
     { method: 'GET', url: '/v1/accounts/1001-01/balance', token: tampered },
     { method: 'GET', url: `/v1/orders?access_token=${valid}`, token: valid },
-    { method: 'POST', url: '/v1/orders', token: valid, body: { customerId: '1001', productId: 'P-100', quantity: 0, note: valid } },
-    { method: 'POST', url: '/v1/payments', token: valid, body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' }, headers: { 'idempotency-key': 'k-1', cookie: `session=${valid}` } },
+    {
+      method: 'POST',
+      url: '/v1/orders',
+      token: valid,
+      body: { customerId: '1001', productId: 'P-100', quantity: 0, note: valid },
+    },
+    {
+      method: 'POST',
+      url: '/v1/payments',
+      token: valid,
+      body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 1, currency: 'EUR' },
+      headers: { 'idempotency-key': 'k-1', cookie: `session=${valid}` },
+    },
     { method: 'GET', url: '/v1/orders/ORD-DOES-NOT-EXIST', token: valid, headers: { 'x-request-id': 'hygiene-1' } },
   ];
   for (const call of calls) await h.request(call);
@@ -46,23 +57,42 @@ test('no token, Authorization value or JWT appears in any log line of a run that
     assert.equal(typeof line['requestId'], 'string');
     assert.equal(typeof line['reason'], 'string');
   }
-  const withQueryToken = h.logs.find((l) => typeof l['url'] === 'string' && (l['url'] as string).startsWith('/v1/orders?access_token='));
+  const withQueryToken = h.logs.find(
+    (l) => typeof l['url'] === 'string' && (l['url'] as string).startsWith('/v1/orders?access_token='),
+  );
   assert.equal(withQueryToken?.['url'], '/v1/orders?access_token=[redacted]');
 });
 
 test('redaction removes secrets by path and by shape, errors included', () => {
   const lines: string[] = [];
-  const sink = new Writable({ write(chunk: Buffer, _e, done) { lines.push(chunk.toString()); done(); } });
+  const sink = new Writable({
+    write(chunk: Buffer, _e, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
   const log = pino({ ...redactionOptions() }, sink);
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg';
-  log.info({ req: { headers: { authorization: `Bearer ${jwt}`, cookie: 's=1' } }, client: { client_secret: 'sh-very-secret', password: 'pw-123456' } }, 'request');
+  log.info(
+    {
+      req: { headers: { authorization: `Bearer ${jwt}`, cookie: 's=1' } },
+      client: { client_secret: 'sh-very-secret', password: 'pw-123456' },
+    },
+    'request',
+  );
   log.error({ err: new Error(`verification failed for ${jwt}`) }, 'failed');
   log.warn({ config: { key: pem } }, `loaded ${pem}`);
   log.info(`Authorization: Basic ${Buffer.from('acme-shop:sh-very-secret').toString('base64')}`);
   const text = lines.join('');
-  for (const secret of [jwt, 'sh-very-secret', 'pw-123456', pem.split('\n')[1]!, Buffer.from('acme-shop:sh-very-secret').toString('base64')]) {
+  for (const secret of [
+    jwt,
+    'sh-very-secret',
+    'pw-123456',
+    pem.split('\n')[1]!,
+    Buffer.from('acme-shop:sh-very-secret').toString('base64'),
+  ]) {
     assert.equal(text.includes(secret), false, `${secret.slice(0, 20)}… reached the log`);
   }
   const error = JSON.parse(lines[1]!);
@@ -74,35 +104,73 @@ test('redaction removes secrets by path and by shape, errors included', () => {
 test('authorization and validation failures are logged with request id and principal, never the values', async (t) => {
   const h = await startApp(t);
   const narrow = await h.token('ada', { scopes: ['orders:read'] });
-  const forbidden = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', token: narrow, headers: { 'x-request-id': 'authz-1' } });
+  const forbidden = await h.request({
+    method: 'GET',
+    url: '/v1/accounts/1001-01/balance',
+    token: narrow,
+    headers: { 'x-request-id': 'authz-1' },
+  });
   assert.equal(forbidden.statusCode, 403);
-  const invalid = await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', headers: { 'x-request-id': 'valid-1' }, body: { customerId: '1001', productId: 'P-100', quantity: 'secret-looking-value' } });
+  const invalid = await h.request({
+    method: 'POST',
+    url: '/v1/orders',
+    as: 'ada',
+    headers: { 'x-request-id': 'valid-1' },
+    body: { customerId: '1001', productId: 'P-100', quantity: 'secret-looking-value' },
+  });
   assert.equal(invalid.statusCode, 400);
 
   const authz = h.logs.find((l) => l['msg'] === 'authorization failed');
-  assert.deepEqual([authz?.['requestId'], authz?.['principal'], authz?.['code'], authz?.['route']], ['authz-1', 'ada', 'INSUFFICIENT_SCOPE', '/v1/accounts/:accountId/balance']);
+  assert.deepEqual(
+    [authz?.['requestId'], authz?.['principal'], authz?.['code'], authz?.['route']],
+    ['authz-1', 'ada', 'INSUFFICIENT_SCOPE', '/v1/accounts/:accountId/balance'],
+  );
   const validation = h.logs.find((l) => l['msg'] === 'validation failed');
-  assert.deepEqual([validation?.['requestId'], validation?.['principal'], validation?.['pointers']], ['valid-1', 'ada', ['body:/quantity']]);
+  assert.deepEqual(
+    [validation?.['requestId'], validation?.['principal'], validation?.['pointers']],
+    ['valid-1', 'ada', ['body:/quantity']],
+  );
   assert.equal(JSON.stringify(h.logs).includes('secret-looking-value'), false, 'a rejected value reached the log');
 });
 
 test('the effective configuration is logged at startup with secrets masked', async () => {
   const { effectiveConfig } = await import('../../../src/logging/effective-config.ts');
   const { loadConfig } = await import('../../../src/config.ts');
-  const config = loadConfig({ DATA_DIR: '/tmp/corebridge-config-test', REDIS_URL: 'redis://user:s3cr3t-pass@127.0.0.1:6379/0' });
+  const config = loadConfig({
+    DATA_DIR: '/tmp/corebridge-config-test',
+    REDIS_URL: 'redis://user:s3cr3t-pass@127.0.0.1:6379/0',
+  });
   const shown = JSON.stringify(effectiveConfig(config));
   assert.equal(shown.includes('s3cr3t-pass'), false);
   assert.match(shown, /redis:\/\/\[masked\]@127\.0\.0\.1:6379\/0/);
   assert.match(shown, /"dataDir":"\/tmp\/corebridge-config-test"/);
 });
 
-test('another customer\'s object: 404 like a missing one, logged at debug with request id and principal', async (t) => {
+test("another customer's object: 404 like a missing one, logged at debug with request id and principal", async (t) => {
   const h = await startApp(t, { LOG_LEVEL: 'debug' });
-  const order = (await h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body: { customerId: '1001', productId: 'P-100', quantity: 1 } })).json();
-  const res = await h.request({ method: 'GET', url: `/v1/orders/${order.orderId}`, as: 'alan', headers: { 'x-request-id': 'own-1' } });
+  const order = (
+    await h.request({
+      method: 'POST',
+      url: '/v1/orders',
+      as: 'ada',
+      body: { customerId: '1001', productId: 'P-100', quantity: 1 },
+    })
+  ).json();
+  const res = await h.request({
+    method: 'GET',
+    url: `/v1/orders/${order.orderId}`,
+    as: 'alan',
+    headers: { 'x-request-id': 'own-1' },
+  });
   assert.equal(res.statusCode, 404);
   const event = h.logs.find((l) => l['msg'] === 'object not found for caller');
-  assert.deepEqual([event?.['level'], event?.['requestId'], event?.['principal'], event?.['route']], [20, 'own-1', 'alan', '/v1/orders/:orderId']);
+  assert.deepEqual(
+    [event?.['level'], event?.['requestId'], event?.['principal'], event?.['route']],
+    [20, 'own-1', 'alan', '/v1/orders/:orderId'],
+  );
   const line = h.logs.find((l) => l['msg'] === 'request completed' && l['requestId'] === 'own-1');
-  assert.deepEqual([line?.['level'], line?.['status'], line?.['principal'], line?.['code']], [30, 404, 'alan', 'NOT_FOUND']);
+  assert.deepEqual(
+    [line?.['level'], line?.['status'], line?.['principal'], line?.['code']],
+    [30, 404, 'alan', 'NOT_FOUND'],
+  );
 });

@@ -7,25 +7,62 @@ import { writeRequestLine, type RequestLine } from '../../../src/api/logging/req
 
 /** A logger as src/logger.ts makes one (redaction, base, a fixed time), writing into `lines`. */
 function loggerInto(lines: string[], extra: LoggerOptions = {}) {
-  const sink = new Writable({ write(chunk: Buffer, _e, done) { lines.push(chunk.toString()); done(); } });
-  return pino({ level: 'info', base: { service: 'corebridge' }, timestamp: () => ',"time":"2026-11-24T10:00:00.000Z"', ...redactionOptions(), ...extra }, sink);
+  const sink = new Writable({
+    write(chunk: Buffer, _e, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  return pino(
+    {
+      level: 'info',
+      base: { service: 'corebridge' },
+      timestamp: () => ',"time":"2026-11-24T10:00:00.000Z"',
+      ...redactionOptions(),
+      ...extra,
+    },
+    sink,
+  );
 }
 
 const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhZGEifQ.c2lnbmF0dXJlLW9mLXRoZS10b2tlbg';
 
 const LINES: RequestLine[] = [
   {
-    method: 'GET', url: '/v1/orders/ORD-1', route: '/v1/orders/:orderId', status: 200, ms: 2.87, principal: 'clerk', code: undefined,
-    backend: { tran: 'ORDINQ', rc: 0, reason: undefined, ms: 0.01 }, trace_id: undefined, span_id: undefined,
+    method: 'GET',
+    url: '/v1/orders/ORD-1',
+    route: '/v1/orders/:orderId',
+    status: 200,
+    ms: 2.87,
+    principal: 'clerk',
+    code: undefined,
+    backend: { tran: 'ORDINQ', rc: 0, reason: undefined, ms: 0.01 },
+    trace_id: undefined,
+    span_id: undefined,
   },
   {
-    method: 'POST', url: `/v1/orders?access_token=${jwt}&q="quoted"\\é\u2028`, route: undefined, status: 422, ms: Number.NaN, principal: 'ada "the" admin',
-    code: 'VALIDATION_FAILED', backend: { tran: 'PAYCRT', rc: null, reason: 'NSF', ms: 1.5 },
-    trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7',
+    method: 'POST',
+    url: `/v1/orders?access_token=${jwt}&q="quoted"\\é\u2028`,
+    route: undefined,
+    status: 422,
+    ms: Number.NaN,
+    principal: 'ada "the" admin',
+    code: 'VALIDATION_FAILED',
+    backend: { tran: 'PAYCRT', rc: null, reason: 'NSF', ms: 1.5 },
+    trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
+    span_id: '00f067aa0ba902b7',
   },
   {
-    method: 'GET', url: '/health/ready', route: '/health/ready', status: 503, ms: 0, principal: undefined, code: 'OVERLOADED',
-    backend: undefined, trace_id: undefined, span_id: undefined,
+    method: 'GET',
+    url: '/health/ready',
+    route: '/health/ready',
+    status: 503,
+    ms: 0,
+    principal: undefined,
+    code: 'OVERLOADED',
+    backend: undefined,
+    trace_id: undefined,
+    span_id: undefined,
   },
 ];
 
@@ -36,7 +73,9 @@ test('the request line is the line pino writes for the same fields: same bytes, 
     const level = line.status >= 500 ? 'error' : 'info';
     const msg = level === 'error' ? 'request failed' : 'request completed';
     writeRequestLine(loggerInto(ours).child({ requestId: 'req-1' }), level, msg, line);
-    loggerInto(pinos).child({ requestId: 'req-1' })[level]({ ...line }, msg);
+    loggerInto(pinos)
+      .child({ requestId: 'req-1' })
+      [level]({ ...line }, msg);
     assert.equal(ours.length, 1);
     assert.equal(ours[0], pinos[0]);
   }

@@ -26,10 +26,12 @@ test('concurrent requests each get their own answer, with the headers of hooks t
     });
     app.get('/echo/:n', async (req) => ({ n: Number((req.params as { n: string }).n) }));
   });
-  const answers = await Promise.all(Array.from({ length: 40 }, async (_, n) => {
-    const res = await fetch(`${base}/echo/${n}`);
-    return { n, status: res.status, echo: res.headers.get('x-echo'), body: await res.json() as { n: number } };
-  }));
+  const answers = await Promise.all(
+    Array.from({ length: 40 }, async (_, n) => {
+      const res = await fetch(`${base}/echo/${n}`);
+      return { n, status: res.status, echo: res.headers.get('x-echo'), body: (await res.json()) as { n: number } };
+    }),
+  );
   for (const { n, status, echo, body } of answers) {
     assert.equal(status, 200);
     assert.equal(echo, String(n));
@@ -45,10 +47,12 @@ test('a response that cannot be written is a 500, and the others of its turn are
     });
     app.get('/good', async () => ({ ok: true }));
   });
-  const answers = await Promise.all(['/good', '/bad', '/good', '/bad', '/good'].map(async (path) => {
-    const res = await fetch(base + path);
-    return { path, status: res.status, body: await res.json() as Record<string, unknown> };
-  }));
+  const answers = await Promise.all(
+    ['/good', '/bad', '/good', '/bad', '/good'].map(async (path) => {
+      const res = await fetch(base + path);
+      return { path, status: res.status, body: (await res.json()) as Record<string, unknown> };
+    }),
+  );
   for (const { path, status, body } of answers) {
     if (path === '/good') {
       assert.equal(status, 200);

@@ -9,11 +9,17 @@ const APP_ORIGIN = 'https://app.example.com';
 const OTHER_ORIGIN = 'https://admin.example.com';
 
 function varyIncludesOrigin(headers: Record<string, unknown>): boolean {
-  return String(headers['vary'] ?? '').split(',').map((v) => v.trim().toLowerCase()).includes('origin');
+  return String(headers['vary'] ?? '')
+    .split(',')
+    .map((v) => v.trim().toLowerCase())
+    .includes('origin');
 }
 
 function listHeader(value: unknown): string[] {
-  return String(value ?? '').split(',').map((v) => v.trim().toLowerCase()).filter(Boolean);
+  return String(value ?? '')
+    .split(',')
+    .map((v) => v.trim().toLowerCase())
+    .filter(Boolean);
 }
 
 test('CORS: a configured origin is allowed exactly, with Vary: Origin and the exposed headers; credentials off by default', async (t) => {
@@ -25,7 +31,15 @@ test('CORS: a configured origin is allowed exactly, with Vary: Origin and the ex
   assert.ok(varyIncludesOrigin(res.headers));
   assert.equal(res.headers['access-control-allow-credentials'], undefined);
   const exposed = listHeader(res.headers['access-control-expose-headers']);
-  for (const name of ['location', 'etag', 'x-request-id', 'ratelimit', 'ratelimit-policy', 'retry-after', 'idempotent-replayed']) {
+  for (const name of [
+    'location',
+    'etag',
+    'x-request-id',
+    'ratelimit',
+    'ratelimit-policy',
+    'retry-after',
+    'idempotent-replayed',
+  ]) {
     assert.ok(exposed.includes(name), `${name} is exposed`);
   }
   const other = await h.request({ method: 'GET', url: '/health/live', headers: { origin: OTHER_ORIGIN } });
@@ -35,8 +49,15 @@ test('CORS: a configured origin is allowed exactly, with Vary: Origin and the ex
 test('CORS: unknown, look-alike and null origins are never echoed, and * is never sent', async (t) => {
   const h = await startApp(t, { CORS_ORIGINS: APP_ORIGIN });
   const origins = [
-    'https://evil.example', `${APP_ORIGIN}.evil.example`, 'http://app.example.com', 'https://app.example.com:8443',
-    'https://APP.example.com.evil', 'null', '*', `${APP_ORIGIN}/`, ' https://app.example.com',
+    'https://evil.example',
+    `${APP_ORIGIN}.evil.example`,
+    'http://app.example.com',
+    'https://app.example.com:8443',
+    'https://APP.example.com.evil',
+    'null',
+    '*',
+    `${APP_ORIGIN}/`,
+    ' https://app.example.com',
   ];
   for (const origin of origins) {
     const res = await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'ada', headers: { origin } });
@@ -44,7 +65,8 @@ test('CORS: unknown, look-alike and null origins are never echoed, and * is neve
     assert.equal(res.headers['access-control-allow-origin'], undefined, `not allowed: ${origin}`);
     assert.ok(varyIncludesOrigin(res.headers), origin);
     const preflight = await h.app.inject({
-      method: 'OPTIONS', url: '/v1/payments',
+      method: 'OPTIONS',
+      url: '/v1/payments',
       headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' },
     });
     assert.equal(preflight.headers['access-control-allow-origin'], undefined, `preflight not allowed: ${origin}`);
@@ -60,15 +82,21 @@ test('CORS: unknown, look-alike and null origins are never echoed, and * is neve
 test('CORS: a preflight from an allowed origin is answered without a token: methods, headers, max-age', async (t) => {
   const h = await startApp(t, { CORS_ORIGINS: APP_ORIGIN, CORS_MAX_AGE_SECONDS: '300' });
   const res = await h.app.inject({
-    method: 'OPTIONS', url: '/v1/payments',
-    headers: { origin: APP_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,idempotency-key,x-request-id' },
+    method: 'OPTIONS',
+    url: '/v1/payments',
+    headers: {
+      origin: APP_ORIGIN,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'authorization,content-type,idempotency-key,x-request-id',
+    },
   });
   assert.equal(res.statusCode, 204);
   assert.equal(res.headers['access-control-allow-origin'], APP_ORIGIN);
   const methods = listHeader(res.headers['access-control-allow-methods']);
   for (const m of ['get', 'post', 'put', 'patch', 'delete']) assert.ok(methods.includes(m), m);
   const allowed = listHeader(res.headers['access-control-allow-headers']);
-  for (const name of ['authorization', 'content-type', 'idempotency-key', 'x-request-id', 'if-match']) assert.ok(allowed.includes(name), name);
+  for (const name of ['authorization', 'content-type', 'idempotency-key', 'x-request-id', 'if-match'])
+    assert.ok(allowed.includes(name), name);
   assert.equal(res.headers['access-control-max-age'], '300');
   assert.ok(varyIncludesOrigin(res.headers));
   assert.equal(res.headers['access-control-allow-credentials'], undefined);

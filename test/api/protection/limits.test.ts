@@ -32,7 +32,9 @@ async function balance(h: TestApp, account: string): Promise<number> {
 
 function payRaw(h: TestApp, payload: string, key: string) {
   return h.app.inject({
-    method: 'POST', url: '/v1/payments', payload,
+    method: 'POST',
+    url: '/v1/payments',
+    payload,
     headers: { 'content-type': 'application/json', 'idempotency-key': key },
   });
 }
@@ -40,7 +42,9 @@ function payRaw(h: TestApp, payload: string, key: string) {
 async function payAsAda(h: TestApp, payload: string, key: string) {
   const token = await h.token('ada');
   return h.app.inject({
-    method: 'POST', url: '/v1/payments', payload,
+    method: 'POST',
+    url: '/v1/payments',
+    payload,
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': key },
   });
 }
@@ -55,7 +59,11 @@ test('a body over BODY_LIMIT_BYTES (default 16 KiB) → 413 problem+json, and no
   assert.deepEqual([await balance(h, '1001-01'), await balance(h, '1002-01')], before);
 
   const small = await startApp(t, { BODY_LIMIT_BYTES: '1024' });
-  assertProblem(await payAsAda(small, JSON.stringify({ ...TRANSFER, reference: 'y'.repeat(1100) }), 'big-3'), 413, 'PAYLOAD_TOO_LARGE');
+  assertProblem(
+    await payAsAda(small, JSON.stringify({ ...TRANSFER, reference: 'y'.repeat(1100) }), 'big-3'),
+    413,
+    'PAYLOAD_TOO_LARGE',
+  );
   assert.equal(await balance(small, '1001-01'), 2500);
 });
 
@@ -72,16 +80,26 @@ test('deeply nested bodies and long arrays → 400 naming the place; no money mo
   // body: a deep body without a key is refused for its depth, not for the missing key.
   const token = await h.token('ada');
   const keyless = await h.app.inject({
-    method: 'POST', url: '/v1/payments', payload: JSON.stringify({ ...TRANSFER, reference: nested }),
+    method: 'POST',
+    url: '/v1/payments',
+    payload: JSON.stringify({ ...TRANSFER, reference: nested }),
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
   });
   assert.match(String(assertProblem(keyless, 400, 'VALIDATION_FAILED')['detail']), /nests deeper than/);
 
   let arrays: unknown = [];
   for (let i = 0; i < 2000; i++) arrays = [arrays];
-  assertProblem(await payAsAda(h, JSON.stringify({ ...TRANSFER, reference: arrays }), 'deep-2'), 400, 'VALIDATION_FAILED');
+  assertProblem(
+    await payAsAda(h, JSON.stringify({ ...TRANSFER, reference: arrays }), 'deep-2'),
+    400,
+    'VALIDATION_FAILED',
+  );
 
-  const long = await payAsAda(h, JSON.stringify({ ...TRANSFER, reference: Array.from({ length: 500 }, () => 1) }), 'long-1');
+  const long = await payAsAda(
+    h,
+    JSON.stringify({ ...TRANSFER, reference: Array.from({ length: 500 }, () => 1) }),
+    'long-1',
+  );
   const longBody = assertProblem(long, 400, 'VALIDATION_FAILED');
   assert.match(String(longBody['detail']), /more than 100 items/);
   assert.equal(await balance(h, '1001-01'), 2500);
@@ -101,7 +119,8 @@ test('__proto__ and constructor.prototype keys → 400, nothing polluted, no mon
     assert.ok(['MALFORMED_REQUEST', 'VALIDATION_FAILED'].includes(res.json().code), res.body);
   }
   const created = await h.app.inject({
-    method: 'POST', url: '/v1/customers',
+    method: 'POST',
+    url: '/v1/customers',
     payload: '{"name":"Mallory","email":"m@example.com","__proto__":{"role":"agent"}}',
     headers: { authorization: `Bearer ${await h.token('clerk')}`, 'content-type': 'application/json' },
   });
@@ -117,16 +136,19 @@ test('headers over MAX_HEADER_BYTES → 431 problem+json from the listening serv
   const h = await startApp(t, { MAX_HEADER_BYTES: '4096', HOST: '127.0.0.1' });
   await h.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = h.app.server.address() as AddressInfo;
-  const send = (headers: Record<string, string>) => new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/health/live', headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
+  const send = (headers: Record<string, string>) =>
+    new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: '/health/live', headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
+      });
+      req.on('error', reject);
+      req.end();
     });
-    req.on('error', reject);
-    req.end();
-  });
   const ok = await send({ 'x-small': 'a'.repeat(1000) });
   assert.equal(ok.status, 200);
   const big = await send({ 'x-big': 'a'.repeat(6000) });
@@ -138,10 +160,21 @@ test('headers over MAX_HEADER_BYTES → 431 problem+json from the listening serv
 });
 
 /** The real app with a transport that waits `delayMs` before each back-end call. */
-async function slowApp(t: TestContext, env: Record<string, string>, delayMs: number): Promise<{ app: App; token(subject: 'ada' | 'clerk'): Promise<string> }> {
+async function slowApp(
+  t: TestContext,
+  env: Record<string, string>,
+  delayMs: number,
+): Promise<{ app: App; token(subject: 'ada' | 'clerk'): Promise<string> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-limits-'));
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...env });
-  const logger = createLogger(config, new Writable({ write(_c, _e, done) { done(); } }));
+  const logger = createLogger(
+    config,
+    new Writable({
+      write(_c, _e, done) {
+        done();
+      },
+    }),
+  );
   const catalog = loadMessageCatalog();
   const inner = inProcessTransport(await createBackend({ file: backendFile(dataDir), log: logger, catalog }));
   const transport = {
@@ -158,15 +191,22 @@ async function slowApp(t: TestContext, env: Record<string, string>, delayMs: num
   });
   return {
     app,
-    token: (subject) => app.devIssuer.sign(subject === 'ada'
-      ? { subject, role: 'customer', customerId: '1001', scopes: ROLE_SCOPES.customer }
-      : { subject, role: 'agent', scopes: ROLE_SCOPES.agent }),
+    token: (subject) =>
+      app.devIssuer.sign(
+        subject === 'ada'
+          ? { subject, role: 'customer', customerId: '1001', scopes: ROLE_SCOPES.customer }
+          : { subject, role: 'agent', scopes: ROLE_SCOPES.agent },
+      ),
   };
 }
 
 test('a request not answered within REQUEST_TIMEOUT_MS → 504 problem+json', async (t) => {
   const { app, token } = await slowApp(t, { REQUEST_TIMEOUT_MS: '100' }, 400);
-  const res = await app.inject({ method: 'GET', url: '/v1/customers/1001', headers: { authorization: `Bearer ${await token('ada')}` } });
+  const res = await app.inject({
+    method: 'GET',
+    url: '/v1/customers/1001',
+    headers: { authorization: `Bearer ${await token('ada')}` },
+  });
   assertProblem(res, 504, 'REQUEST_TIMEOUT');
   assert.equal(res.json().detail, undefined, '5xx details stay in the log');
   await sleep(400); // let the abandoned back-end call finish before the app closes
@@ -175,10 +215,13 @@ test('a request not answered within REQUEST_TIMEOUT_MS → 504 problem+json', as
 test('back-end calls beyond BACKEND_MAX_CONCURRENT → 503 with Retry-After; the refused payment moves no money', async (t) => {
   const { app, token } = await slowApp(t, { BACKEND_MAX_CONCURRENT: '1', OVERLOAD_RETRY_AFTER_SECONDS: '2' }, 200);
   const ada = await token('ada');
-  const pay = (key: string) => app.inject({
-    method: 'POST', url: '/v1/payments', payload: TRANSFER,
-    headers: { authorization: `Bearer ${ada}`, 'idempotency-key': key },
-  });
+  const pay = (key: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/v1/payments',
+      payload: TRANSFER,
+      headers: { authorization: `Bearer ${ada}`, 'idempotency-key': key },
+    });
   const [first, second] = await Promise.all([pay('conc-1'), pay('conc-2')]);
   const statuses = [first.statusCode, second.statusCode].sort();
   assert.deepEqual(statuses, [201, 503]);
@@ -187,7 +230,11 @@ test('back-end calls beyond BACKEND_MAX_CONCURRENT → 503 with Retry-After; the
   assert.equal(refused.headers['retry-after'], '2');
 
   const clerk = await token('clerk');
-  const read = await app.inject({ method: 'GET', url: '/v1/accounts/1001-01/balance', headers: { authorization: `Bearer ${clerk}` } });
+  const read = await app.inject({
+    method: 'GET',
+    url: '/v1/accounts/1001-01/balance',
+    headers: { authorization: `Bearer ${clerk}` },
+  });
   assert.equal(read.json().balance, 2490, 'one payment of 10.00, not two');
   // The refused key was released: a retry with it now runs.
   const retry = await pay(first.statusCode === 503 ? 'conc-1' : 'conc-2');
@@ -199,11 +246,15 @@ test('event-loop overload → 503 problem+json with Retry-After (@fastify/under-
   assert.equal((await h.request({ method: 'GET', url: '/health/live' })).statusCode, 200);
   // Block the event loop across at least one sampling interval (1 s), then let the sampler run.
   const until = Date.now() + 1500;
-  while (Date.now() < until) { /* busy */ }
+  while (Date.now() < until) {
+    /* busy */
+  }
   let res = await h.request({ method: 'GET', url: '/health/live' });
   for (let i = 0; i < 30 && res.statusCode === 200; i++) {
     const spin = Date.now() + 90;
-    while (Date.now() < spin) { /* keep the loop busy between samples */ }
+    while (Date.now() < spin) {
+      /* keep the loop busy between samples */
+    }
     await sleep(10);
     res = await h.request({ method: 'GET', url: '/health/live' });
   }
@@ -212,7 +263,13 @@ test('event-loop overload → 503 problem+json with Retry-After (@fastify/under-
 });
 
 test('limit variables are checked at startup', () => {
-  for (const [name, value] of [['BODY_LIMIT_BYTES', '10'], ['JSON_MAX_DEPTH', 'x'], ['REQUEST_TIMEOUT_MS', '-1'], ['OVERLOAD_MAX_EVENT_LOOP_UTILIZATION', '1.5'], ['BACKEND_MAX_CONCURRENT', '0']] as const) {
+  for (const [name, value] of [
+    ['BODY_LIMIT_BYTES', '10'],
+    ['JSON_MAX_DEPTH', 'x'],
+    ['REQUEST_TIMEOUT_MS', '-1'],
+    ['OVERLOAD_MAX_EVENT_LOOP_UTILIZATION', '1.5'],
+    ['BACKEND_MAX_CONCURRENT', '0'],
+  ] as const) {
     assert.throws(() => loadConfig({ [name]: value }), new RegExp(name));
   }
   const defaults = loadConfig({}).protection.limits;

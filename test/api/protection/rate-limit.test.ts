@@ -18,14 +18,22 @@ const POLICY = /^"(\w+)";q=(\d+);w=(\d+)$/;
 const STATE = /^"(\w+)";r=(\d+);t=(\d+)$/;
 
 /** The RateLimit fields of a response, by policy name. */
-function limits(res: { headers: Record<string, unknown> }): Record<string, { q: number; w: number; r: number; t: number }> {
+function limits(res: {
+  headers: Record<string, unknown>;
+}): Record<string, { q: number; w: number; r: number; t: number }> {
   const out: Record<string, { q: number; w: number; r: number; t: number }> = {};
-  for (const item of String(res.headers['ratelimit-policy'] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of String(res.headers['ratelimit-policy'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = POLICY.exec(item);
     assert.ok(m, `RateLimit-Policy item ${item}`);
     out[m[1]!] = { q: Number(m[2]), w: Number(m[3]), r: NaN, t: NaN };
   }
-  for (const item of String(res.headers['ratelimit'] ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const item of String(res.headers['ratelimit'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const m = STATE.exec(item);
     assert.ok(m, `RateLimit item ${item}`);
     const entry = out[m[1]!];
@@ -36,10 +44,16 @@ function limits(res: { headers: Record<string, unknown> }): Record<string, { q: 
   return out;
 }
 
-function assertRateLimited(res: Parameters<typeof assertProblem>[0] & { headers: Record<string, unknown> }, policy: string): void {
+function assertRateLimited(
+  res: Parameters<typeof assertProblem>[0] & { headers: Record<string, unknown> },
+  policy: string,
+): void {
   assertProblem(res, 429, 'RATE_LIMITED');
   const retryAfter = Number(res.headers['retry-after']);
-  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${String(res.headers['retry-after'])}`);
+  assert.ok(
+    Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60,
+    `Retry-After ${String(res.headers['retry-after'])}`,
+  );
   assert.equal(limits(res)[policy]?.r, 0);
 }
 
@@ -51,7 +65,8 @@ async function balance(h: TestApp, account: string): Promise<number> {
 
 test('anonymous requests are limited per address and route class, with RateLimit fields on every response', async (t) => {
   const h = await startApp(t, { RATE_LIMIT_PUBLIC_MAX: '3', CORS_ORIGINS: 'https://app.example.com' });
-  const get = (remoteAddress = '127.0.0.1') => h.app.inject({ method: 'GET', url: '/health/live', remoteAddress, headers: { origin: 'https://app.example.com' } });
+  const get = (remoteAddress = '127.0.0.1') =>
+    h.app.inject({ method: 'GET', url: '/health/live', remoteAddress, headers: { origin: 'https://app.example.com' } });
   for (let i = 1; i <= 3; i++) {
     const res = await get();
     assert.equal(res.statusCode, 200);
@@ -91,10 +106,14 @@ test('authenticated requests are limited per principal and route class (reads, w
   assert.equal(alan.json().customerId, '1002');
 
   // Writes are another class: ada may still pay, twice.
-  const pay = (key: string) => h.request({
-    method: 'POST', url: '/v1/payments', as: 'ada', headers: { 'idempotency-key': key },
-    body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 5, currency: 'EUR' },
-  });
+  const pay = (key: string) =>
+    h.request({
+      method: 'POST',
+      url: '/v1/payments',
+      as: 'ada',
+      headers: { 'idempotency-key': key },
+      body: { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 5, currency: 'EUR' },
+    });
   assert.equal((await pay('rl-1')).statusCode, 201);
   assert.equal((await pay('rl-2')).statusCode, 201);
   assertRateLimited(await pay('rl-3'), 'write');
@@ -103,14 +122,26 @@ test('authenticated requests are limited per principal and route class (reads, w
 
 test('requests with credentials hit the address ceiling before their token is verified; anonymous /v1 calls are limited per address', async (t) => {
   const h = await startApp(t, { RATE_LIMIT_ADDRESS_MAX: '3', RATE_LIMIT_READ_MAX: '2' });
-  const bogus = () => h.app.inject({ method: 'GET', url: '/v1/customers/1001', remoteAddress: '127.0.0.9', headers: { authorization: 'Bearer e30.e30.AAAA' } });
+  const bogus = () =>
+    h.app.inject({
+      method: 'GET',
+      url: '/v1/customers/1001',
+      remoteAddress: '127.0.0.9',
+      headers: { authorization: 'Bearer e30.e30.AAAA' },
+    });
   for (let i = 0; i < 3; i++) assertProblem(await bogus(), 401, 'UNAUTHENTICATED');
   assertRateLimited(await bogus(), 'address');
   const failures = h.logs.filter((l) => l['msg'] === 'authentication failed').length;
   assert.equal(failures, 3, 'the fourth token was never verified');
 
   // Credentials that are not a bearer token never reach a signature check, and are counted all the same.
-  const basic = () => h.app.inject({ method: 'GET', url: '/v1/customers/1001', remoteAddress: '127.0.0.11', headers: { authorization: 'Basic YWRhOnNlY3JldA==' } });
+  const basic = () =>
+    h.app.inject({
+      method: 'GET',
+      url: '/v1/customers/1001',
+      remoteAddress: '127.0.0.11',
+      headers: { authorization: 'Basic YWRhOnNlY3JldA==' },
+    });
   for (let i = 0; i < 3; i++) assertProblem(await basic(), 401, 'UNAUTHENTICATED');
   assertRateLimited(await basic(), 'address');
 
@@ -126,15 +157,29 @@ test('rate-limit variables: defaults 100 per minute per class, checked at startu
   assert.equal(rl.windowSeconds, 60);
   assert.equal(rl.perAddress, 1000);
   assert.equal(rl.redisUrl, null);
-  assert.deepEqual(loadConfig({ RATE_LIMIT_MAX: '7', RATE_LIMIT_AUTH_MAX: '5' }).protection.rateLimit.perClass, { read: 7, write: 7, auth: 5, public: 7 });
-  for (const [name, value] of [['RATE_LIMIT_MAX', '0'], ['RATE_LIMIT_READ_MAX', 'many'], ['REDIS_URL', 'http://x'], ['RATE_LIMIT_WINDOW_SECONDS', '0']] as const) {
+  assert.deepEqual(loadConfig({ RATE_LIMIT_MAX: '7', RATE_LIMIT_AUTH_MAX: '5' }).protection.rateLimit.perClass, {
+    read: 7,
+    write: 7,
+    auth: 5,
+    public: 7,
+  });
+  for (const [name, value] of [
+    ['RATE_LIMIT_MAX', '0'],
+    ['RATE_LIMIT_READ_MAX', 'many'],
+    ['REDIS_URL', 'http://x'],
+    ['RATE_LIMIT_WINDOW_SECONDS', '0'],
+  ] as const) {
     assert.throws(() => loadConfig({ [name]: value }), new RegExp(name));
   }
 });
 
 test('with REDIS_URL two instances share one limit (local Redis on 127.0.0.1:6379)', async (t) => {
   const prefix = `corebridge-test:${randomUUID()}:`;
-  const redis = new Redis('redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 2000 });
+  const redis = new Redis('redis://127.0.0.1:6379', {
+    lazyConnect: true,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+  });
   // Fails (never skips) when Redis is not running.
   await redis.connect();
   t.after(async () => {
@@ -151,7 +196,7 @@ test('with REDIS_URL two instances share one limit (local Redis on 127.0.0.1:637
   assert.equal((await read(a)).statusCode, 200);
   const fourth = await read(b);
   assert.equal(fourth.statusCode, 200);
-  assert.equal(limits(fourth)['read']?.r, 0, 'b saw a\'s requests');
+  assert.equal(limits(fourth)['read']?.r, 0, "b saw a's requests");
   assertRateLimited(await read(a), 'read');
   assertRateLimited(await read(b), 'read');
   assert.ok((await redis.keys(`${prefix}*`)).length > 0, 'the counters live in Redis');
@@ -163,8 +208,9 @@ test('with REDIS_URL two instances share one limit (local Redis on 127.0.0.1:637
   assert.equal((await read(d)).statusCode, 200);
 });
 
-test('route classes: API reads and writes by method, the identity provider\'s endpoints as auth, an explicit class wins', () => {
-  const req = (method: string, url: string, config: Record<string, unknown>) => ({ method, routeOptions: { url, config } }) as unknown as FastifyRequest;
+test("route classes: API reads and writes by method, the identity provider's endpoints as auth, an explicit class wins", () => {
+  const req = (method: string, url: string, config: Record<string, unknown>) =>
+    ({ method, routeOptions: { url, config } }) as unknown as FastifyRequest;
   const access = ROUTES.getOrder;
   assert.equal(rateLimitClassOf(req('GET', '/v1/orders/:orderId', { access })), 'read');
   assert.equal(rateLimitClassOf(req('POST', '/v1/payments', { access: ROUTES.createPayment })), 'write');

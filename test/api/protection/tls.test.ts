@@ -29,15 +29,60 @@ function makePki(t: TestContext): Pki {
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-pki-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const ca = (name: string) => {
-    openssl(dir, 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '1',
-      '-subj', `/CN=${name}`, '-keyout', `${name}.key`, '-out', `${name}.crt`);
+    openssl(
+      dir,
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${name}`,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.crt`,
+    );
   };
   const leaf = (name: string, issuer: string, cn: string, san: string, usage: string) => {
     writeFileSync(join(dir, `${name}.ext`), `subjectAltName=${san}\nextendedKeyUsage=${usage}\n`);
-    openssl(dir, 'req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', `/CN=${cn}`,
-      '-keyout', `${name}.key`, '-out', `${name}.csr`);
-    openssl(dir, 'x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.crt`, '-CAkey', `${issuer}.key`, '-CAcreateserial',
-      '-days', '1', '-extfile', `${name}.ext`, '-out', `${name}.crt`);
+    openssl(
+      dir,
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-subj',
+      `/CN=${cn}`,
+      '-keyout',
+      `${name}.key`,
+      '-out',
+      `${name}.csr`,
+    );
+    openssl(
+      dir,
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${issuer}.crt`,
+      '-CAkey',
+      `${issuer}.key`,
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.crt`,
+    );
   };
   ca('test-ca');
   ca('rogue-ca');
@@ -55,18 +100,36 @@ interface Answer {
   body: string;
 }
 
-function get(port: number, path: string, pki: Pki, client?: string, headers: Record<string, string> = {}): Promise<Answer> {
+function get(
+  port: number,
+  path: string,
+  pki: Pki,
+  client?: string,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1', port, path, method: 'GET', agent: false, headers,
-      ca: readFileSync(pki.file('test-ca.crt')),
-      ...(client ? { cert: readFileSync(pki.file(`${client}.crt`)), key: readFileSync(pki.file(`${client}.key`)) } : {}),
-    }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: 'GET',
+        agent: false,
+        headers,
+        ca: readFileSync(pki.file('test-ca.crt')),
+        ...(client
+          ? { cert: readFileSync(pki.file(`${client}.crt`)), key: readFileSync(pki.file(`${client}.key`)) }
+          : {}),
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.setTimeout(5000, () => req.destroy(new Error('timeout')));
     req.on('error', reject);
     req.end();
@@ -95,8 +158,10 @@ test('HTTPS from TLS_CERT_FILE/TLS_KEY_FILE, with HSTS; plain HTTP gets no HSTS'
 async function mutualSetup(t: TestContext) {
   const pki = makePki(t);
   const h = await startApp(t, {
-    TLS_CERT_FILE: pki.file('server.crt'), TLS_KEY_FILE: pki.file('server.key'),
-    MTLS_PORT: '0', MTLS_CA_FILE: pki.file('test-ca.crt'),
+    TLS_CERT_FILE: pki.file('server.crt'),
+    TLS_KEY_FILE: pki.file('server.key'),
+    MTLS_PORT: '0',
+    MTLS_CA_FILE: pki.file('test-ca.crt'),
     MTLS_CLIENTS: 'billing.internal=billing-service:agent,shop-gateway.internal=acme-shop:partner',
   });
   const tls = h.config.protection.tls!;
@@ -116,7 +181,7 @@ test('mutual TLS: a registered client certificate is the credential; its subject
   assert.equal(res.headers['strict-transport-security'], 'max-age=31536000; includeSubDomains');
   // The request's line is written once the response has left, which the client may see first.
   const completed = () => h.logs.find((l) => l['msg'] === 'request completed' && l['url'] === '/v1/customers/1001');
-  await until('the request\'s log line', () => completed() !== undefined, 5_000);
+  await until("the request's log line", () => completed() !== undefined, 5_000);
   assert.equal(completed()?.['principal'], 'billing-service');
 
   // Matched by a SAN entry; the partner role has no accounts:read scope.
@@ -142,9 +207,28 @@ test('TLS variables are checked at startup', () => {
   assert.throws(() => loadConfig({ TLS_CERT_FILE: '/x.crt' }), /TLS_KEY_FILE/);
   assert.throws(() => loadConfig({ MTLS_PORT: '8443' }), /MTLS_PORT/);
   assert.throws(() => loadConfig({ TLS_CERT_FILE: '/x', TLS_KEY_FILE: '/y', MTLS_PORT: '8443' }), /MTLS_CA_FILE/);
-  assert.throws(() => loadConfig({ TLS_CERT_FILE: '/x', TLS_KEY_FILE: '/y', MTLS_PORT: '8443', MTLS_CA_FILE: '/z' }), /MTLS_CLIENTS/);
-  assert.throws(() => loadConfig({ TLS_CERT_FILE: '/x', TLS_KEY_FILE: '/y', MTLS_PORT: '8443', MTLS_CA_FILE: '/z', MTLS_CLIENTS: 'a=b:customer' }), /MTLS_CLIENTS/);
-  const tls = loadConfig({ TLS_CERT_FILE: '/x', TLS_KEY_FILE: '/y', MTLS_PORT: '8443', MTLS_CA_FILE: '/z', MTLS_CLIENTS: 'svc.internal=svc:agent' }).protection.tls;
+  assert.throws(
+    () => loadConfig({ TLS_CERT_FILE: '/x', TLS_KEY_FILE: '/y', MTLS_PORT: '8443', MTLS_CA_FILE: '/z' }),
+    /MTLS_CLIENTS/,
+  );
+  assert.throws(
+    () =>
+      loadConfig({
+        TLS_CERT_FILE: '/x',
+        TLS_KEY_FILE: '/y',
+        MTLS_PORT: '8443',
+        MTLS_CA_FILE: '/z',
+        MTLS_CLIENTS: 'a=b:customer',
+      }),
+    /MTLS_CLIENTS/,
+  );
+  const tls = loadConfig({
+    TLS_CERT_FILE: '/x',
+    TLS_KEY_FILE: '/y',
+    MTLS_PORT: '8443',
+    MTLS_CA_FILE: '/z',
+    MTLS_CLIENTS: 'svc.internal=svc:agent',
+  }).protection.tls;
   assert.deepEqual(tls?.mutual?.clients.get('svc.internal'), { subject: 'svc', role: 'agent' });
   assert.equal(loadConfig({}).protection.tls, null);
 });

@@ -25,10 +25,18 @@ function onlyViolation(body: Record<string, unknown>): { pointer: string; in: st
 test('an amount with three decimals is refused at /amount in plain words, no COBOL in the answer', async (t) => {
   const h = await startApp(t);
   const res = assertProblem(await pay(h, { ...TRANSFER, amount: 5.555 }, 'three-decimals'), 400, 'VALIDATION_FAILED');
-  assert.deepEqual(onlyViolation(res), { pointer: '/amount', in: 'body', detail: 'must have at most 2 decimal places' });
+  assert.deepEqual(onlyViolation(res), {
+    pointer: '/amount',
+    in: 'body',
+    detail: 'must have at most 2 decimal places',
+  });
   assert.doesNotMatch(JSON.stringify(res), COBOL_WORDS);
   // Decimal, not binary-float, arithmetic: amounts a float `multipleOf` would refuse are taken.
-  for (const [amount, key] of [[1234.57, 'f1'], [0.07, 'f2'], [9.99, 'f3']] as const) {
+  for (const [amount, key] of [
+    [1234.57, 'f1'],
+    [0.07, 'f2'],
+    [9.99, 'f3'],
+  ] as const) {
     const ok = await pay(h, { ...TRANSFER, amount }, key);
     assert.equal(ok.statusCode, 201, `${amount}: ${ok.body}`);
     assert.equal(ok.json().amount, amount);
@@ -45,7 +53,10 @@ test('€ is stored (code page 1140); a character the back-end cannot store is r
   const dash = assertProblem(await pay(h, { ...TRANSFER, reference: 'Rent – May' }, 'dash'), 400, 'VALIDATION_FAILED');
   const violation = onlyViolation(dash);
   assert.equal(violation.pointer, '/reference');
-  assert.match(violation.detail, /^character "–" cannot be stored: text holds the Western European \(Latin-1\) letters, digits and punctuation, and €$/);
+  assert.match(
+    violation.detail,
+    /^character "–" cannot be stored: text holds the Western European \(Latin-1\) letters, digits and punctuation, and €$/,
+  );
   assert.doesNotMatch(JSON.stringify(dash), COBOL_WORDS);
 
   const before = (await h.request({ method: 'GET', url: '/v1/accounts/1003-01/balance', as: 'grace' })).json().balance;
@@ -55,35 +66,66 @@ test('€ is stored (code page 1140); a character the back-end cannot store is r
 test('customer text outside the code page: 400 at /name, /address/line1 and in a patch, nothing stored', async (t) => {
   const h = await startApp(t);
   const person = { name: 'Łukasz Nowak', email: 'lukasz@example.com' };
-  const name = assertProblem(await h.request({ method: 'POST', url: '/v1/customers', as: 'clerk', body: person }), 400, 'VALIDATION_FAILED');
+  const name = assertProblem(
+    await h.request({ method: 'POST', url: '/v1/customers', as: 'clerk', body: person }),
+    400,
+    'VALIDATION_FAILED',
+  );
   assert.equal(onlyViolation(name).pointer, '/name');
   assert.match(onlyViolation(name).detail, /^character "Ł" cannot be stored/);
 
   const address = { line1: 'ul. Świętokrzyska 1', postalCode: '00-001', city: 'Warszawa', country: 'PL' };
-  const line = await h.request({ method: 'POST', url: '/v1/customers', as: 'clerk', body: { name: 'Lukasz Nowak', email: 'ln@example.com', address } });
+  const line = await h.request({
+    method: 'POST',
+    url: '/v1/customers',
+    as: 'clerk',
+    body: { name: 'Lukasz Nowak', email: 'ln@example.com', address },
+  });
   assert.equal(onlyViolation(assertProblem(line, 400, 'VALIDATION_FAILED')).pointer, '/address/line1');
 
   // Latin-1 names are fine.
-  const ok = await h.request({ method: 'POST', url: '/v1/customers', as: 'clerk', body: { name: 'Zoë Ångström', email: 'zoe@example.com' } });
+  const ok = await h.request({
+    method: 'POST',
+    url: '/v1/customers',
+    as: 'clerk',
+    body: { name: 'Zoë Ångström', email: 'zoe@example.com' },
+  });
   assert.equal(ok.statusCode, 201, ok.body);
   assert.equal(ok.json().name, 'Zoë Ångström');
 
   const merge = { 'content-type': 'application/merge-patch+json' };
-  const patch = await h.request({ method: 'PATCH', url: '/v1/customers/1001', as: 'clerk', headers: merge, body: { name: 'Ada Łovelace' } });
+  const patch = await h.request({
+    method: 'PATCH',
+    url: '/v1/customers/1001',
+    as: 'clerk',
+    headers: merge,
+    body: { name: 'Ada Łovelace' },
+  });
   assert.equal(onlyViolation(assertProblem(patch, 400, 'VALIDATION_FAILED')).pointer, '/name');
-  assert.equal((await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'clerk' })).json().name, 'Ada Lovelace');
+  assert.equal(
+    (await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'clerk' })).json().name,
+    'Ada Lovelace',
+  );
 
   // Nothing was created for the refused requests: the e-mail addresses are still free.
-  const again = await h.request({ method: 'POST', url: '/v1/customers', as: 'clerk', body: { ...person, name: 'Lukasz Nowak' } });
+  const again = await h.request({
+    method: 'POST',
+    url: '/v1/customers',
+    as: 'clerk',
+    body: { ...person, name: 'Lukasz Nowak' },
+  });
   assert.equal(again.statusCode, 201, again.body);
 });
 
-test('request limits in the contract are the copybooks\' (not copied by hand)', async (t) => {
+test("request limits in the contract are the copybooks' (not copied by hand)", async (t) => {
   const h = await startApp(t);
   const doc = (await h.request({ method: 'GET', url: '/openapi.json' })).json();
   const body = (path: string, method: string) => doc.paths[path][method].requestBody.content['application/json'].schema;
   const catalog = loadMessageCatalog();
-  const field = (tran: 'PAYCRT' | 'CUSADD', name: string) => (layoutJsonSchema(catalog.request(tran)) as { properties: Record<string, Record<string, unknown>> }).properties[name]!;
+  const field = (tran: 'PAYCRT' | 'CUSADD', name: string) =>
+    (layoutJsonSchema(catalog.request(tran)) as { properties: Record<string, Record<string, unknown>> }).properties[
+      name
+    ]!;
 
   const payment = body('/v1/payments', 'post').properties;
   assert.equal(payment.reference.maxLength, field('PAYCRT', 'paycRemittance')['maxLength']);
@@ -93,6 +135,14 @@ test('request limits in the contract are the copybooks\' (not copied by hand)', 
   assert.equal(customer.name.maxLength, field('CUSADD', 'cusaName')['maxLength']);
   assert.equal(customer.email.maxLength, field('CUSADD', 'cusaEmail')['maxLength']);
 
-  const long = assertProblem(await pay(h, { ...TRANSFER, reference: 'x'.repeat(141) }, 'long'), 400, 'VALIDATION_FAILED');
-  assert.deepEqual(onlyViolation(long), { pointer: '/reference', in: 'body', detail: 'must NOT have more than 140 characters' });
+  const long = assertProblem(
+    await pay(h, { ...TRANSFER, reference: 'x'.repeat(141) }, 'long'),
+    400,
+    'VALIDATION_FAILED',
+  );
+  assert.deepEqual(onlyViolation(long), {
+    pointer: '/reference',
+    in: 'body',
+    detail: 'must NOT have more than 140 characters',
+  });
 });

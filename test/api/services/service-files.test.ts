@@ -21,38 +21,146 @@ test('the shipped example loads: route, parameters, constants, access', () => {
   const [service] = loadServices(EXAMPLE);
   assert.equal(service?.url, '/v1/customers/:customerId/payment-method-checks');
   assert.deepEqual(service?.params, ['customerId']);
-  assert.deepEqual(service?.access, { method: 'POST', url: '/v1/customers/:customerId/payment-method-checks', scope: 'customers:read', roles: ['customer', 'agent'], ownership: 'customer-in-request' });
+  assert.deepEqual(service?.access, {
+    method: 'POST',
+    url: '/v1/customers/:customerId/payment-method-checks',
+    scope: 'customers:read',
+    roles: ['customer', 'agent'],
+    ownership: 'customer-in-request',
+  });
   assert.equal(service?.transaction, 'PMVERIFY');
 });
 
 test('each mistake is named by file and JSON pointer', () => {
   const cases: Array<[string, (s: ServiceJson) => void, string, RegExp]> = [
-    ['unknown property', (s) => { s['timeout'] = 5; }, '', /must NOT have additional properties "timeout"/],
-    ['bad method', (s) => { s['method'] = 'FETCH'; }, '/method', /must be equal to one of the allowed values/],
-    ['path outside /v1', (s) => { s['path'] = '/admin/checks'; }, '/path', /must match pattern/],
-    ['scope not in the catalogue', (s) => { s['scope'] = 'admin'; }, '/scope', /allowed values/],
-    ['no outcomes', (s) => { s['outcomes'] = []; }, '/outcomes', /must NOT have fewer than 1 items/],
-    ['missing copybook', (s) => { s['request']['copybook'] = 'NOPE.cpy'; }, '/request/copybook', /no copybook NOPE\.cpy beside the service file/],
-    ['field not in the copybook', (s) => { s['request']['fields']['PMV-NOPE'] = 'nope'; }, '/request/fields/PMV-NOPE', /no such item in the copybook/],
-    ['view of another item', (s) => { s['request']['views']['PMV-DETAILS']['views']['C'] = 'PMV-CHANNEL'; }, '/request/views/PMV-DETAILS', /PMV-CHANNEL is not a view of PMV-DETAILS/],
-    ['constant that does not fit', (s) => { s['request']['constants']['PMV-CHANNEL'] = 'MORE THAN EIGHT'; }, '/request/constants/PMV-CHANNEL', /the value does not fit: string of 15 characters is longer than the 8 the field holds/],
-    ['path parameter not in the request', (s) => { s['path'] = '/v1/customers/{customer}/payment-method-checks'; }, '/path', /\{customer\} is not a top-level JSON field of the request record/],
-    ['ownership field not in the request', (s) => { s['ownership']['field'] = 'owner'; }, '/ownership/field', /"owner" is not a top-level JSON field/],
-    ['error status without a code', (s) => { delete s['outcomes'][2]['error']; }, '/outcomes/2', /status 400 needs an error code/],
-    ['business status on an error', (s) => { s['outcomes'][2]['businessStatus'] = 'BAD'; }, '/outcomes/2/businessStatus', /is for 2xx statuses/],
-    ['no program source', (s) => { s['program'] = 'PMNONE'; }, '/program', /no PMNONE\.cbl beside the service file/],
+    [
+      'unknown property',
+      (s) => {
+        s['timeout'] = 5;
+      },
+      '',
+      /must NOT have additional properties "timeout"/,
+    ],
+    [
+      'bad method',
+      (s) => {
+        s['method'] = 'FETCH';
+      },
+      '/method',
+      /must be equal to one of the allowed values/,
+    ],
+    [
+      'path outside /v1',
+      (s) => {
+        s['path'] = '/admin/checks';
+      },
+      '/path',
+      /must match pattern/,
+    ],
+    [
+      'scope not in the catalogue',
+      (s) => {
+        s['scope'] = 'admin';
+      },
+      '/scope',
+      /allowed values/,
+    ],
+    [
+      'no outcomes',
+      (s) => {
+        s['outcomes'] = [];
+      },
+      '/outcomes',
+      /must NOT have fewer than 1 items/,
+    ],
+    [
+      'missing copybook',
+      (s) => {
+        s['request']['copybook'] = 'NOPE.cpy';
+      },
+      '/request/copybook',
+      /no copybook NOPE\.cpy beside the service file/,
+    ],
+    [
+      'field not in the copybook',
+      (s) => {
+        s['request']['fields']['PMV-NOPE'] = 'nope';
+      },
+      '/request/fields/PMV-NOPE',
+      /no such item in the copybook/,
+    ],
+    [
+      'view of another item',
+      (s) => {
+        s['request']['views']['PMV-DETAILS']['views']['C'] = 'PMV-CHANNEL';
+      },
+      '/request/views/PMV-DETAILS',
+      /PMV-CHANNEL is not a view of PMV-DETAILS/,
+    ],
+    [
+      'constant that does not fit',
+      (s) => {
+        s['request']['constants']['PMV-CHANNEL'] = 'MORE THAN EIGHT';
+      },
+      '/request/constants/PMV-CHANNEL',
+      /the value does not fit: string of 15 characters is longer than the 8 the field holds/,
+    ],
+    [
+      'path parameter not in the request',
+      (s) => {
+        s['path'] = '/v1/customers/{customer}/payment-method-checks';
+      },
+      '/path',
+      /\{customer\} is not a top-level JSON field of the request record/,
+    ],
+    [
+      'ownership field not in the request',
+      (s) => {
+        s['ownership']['field'] = 'owner';
+      },
+      '/ownership/field',
+      /"owner" is not a top-level JSON field/,
+    ],
+    [
+      'error status without a code',
+      (s) => {
+        delete s['outcomes'][2]['error'];
+      },
+      '/outcomes/2',
+      /status 400 needs an error code/,
+    ],
+    [
+      'business status on an error',
+      (s) => {
+        s['outcomes'][2]['businessStatus'] = 'BAD';
+      },
+      '/outcomes/2/businessStatus',
+      /is for 2xx statuses/,
+    ],
+    [
+      'no program source',
+      (s) => {
+        s['program'] = 'PMNONE';
+      },
+      '/program',
+      /no PMNONE\.cbl beside the service file/,
+    ],
   ];
   for (const [label, edit, pointer, reason] of cases) {
     const dir = edited(edit);
     try {
-      assert.throws(() => loadServices(dir), (e: unknown) => {
-        assert.ok(e instanceof ServiceFileError, label);
-        assert.equal(e.file, join(dir, FILE), label);
-        assert.equal(e.pointer, pointer, label);
-        assert.match(e.message, reason, label);
-        assert.ok(e.message.startsWith(`${join(dir, FILE)}: ${pointer || '/'}: `), label);
-        return true;
-      }, label);
+      assert.throws(
+        () => loadServices(dir),
+        (e: unknown) => {
+          assert.ok(e instanceof ServiceFileError, label);
+          assert.equal(e.file, join(dir, FILE), label);
+          assert.equal(e.pointer, pointer, label);
+          assert.match(e.message, reason, label);
+          assert.ok(e.message.startsWith(`${join(dir, FILE)}: ${pointer || '/'}: `), label);
+          return true;
+        },
+        label,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -63,17 +171,25 @@ test('two files declaring one route: the second is named', () => {
   const dir = edited(() => {});
   try {
     writeFileSync(join(dir, 'same-route.json'), readFileSync(join(dir, FILE)));
-    assert.throws(() => loadServices(dir), /same-route\.json: \/path: POST \/v1\/customers\/:customerId\/payment-method-checks is also declared by .*payment-method-check\.json/);
+    assert.throws(
+      () => loadServices(dir),
+      /same-route\.json: \/path: POST \/v1\/customers\/:customerId\/payment-method-checks is also declared by .*payment-method-check\.json/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
 test('a bad service file stops startup before anything opens', async () => {
-  const dir = edited((s) => { s['request']['fields']['PMV-NOPE'] = 'nope'; });
+  const dir = edited((s) => {
+    s['request']['fields']['PMV-NOPE'] = 'nope';
+  });
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-data-'));
   try {
-    await assert.rejects(buildApp(loadConfig({ DATA_DIR: dataDir, SERVICES_DIR: dir, LOG_LEVEL: 'silent' })), /payment-method-check\.json: \/request\/fields\/PMV-NOPE: /);
+    await assert.rejects(
+      buildApp(loadConfig({ DATA_DIR: dataDir, SERVICES_DIR: dir, LOG_LEVEL: 'silent' })),
+      /payment-method-check\.json: \/request\/fields\/PMV-NOPE: /,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
@@ -88,12 +204,15 @@ test('a service on a route Corebridge serves already stops startup, naming the f
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-data-'));
   try {
     // The route is checked when the app is built, after its program (cobc).
-    await assert.rejects(buildApp(loadConfig({ DATA_DIR: dataDir, SERVICES_DIR: dir, LOG_LEVEL: 'silent' })), (e: unknown) => {
-      assert.ok(e instanceof ServiceFileError);
-      assert.equal(e.pointer, '/path');
-      assert.match(e.message, /POST \/v1\/loan-applications is a route Corebridge serves already/);
-      return true;
-    });
+    await assert.rejects(
+      buildApp(loadConfig({ DATA_DIR: dataDir, SERVICES_DIR: dir, LOG_LEVEL: 'silent' })),
+      (e: unknown) => {
+        assert.ok(e instanceof ServiceFileError);
+        assert.equal(e.pointer, '/path');
+        assert.match(e.message, /POST \/v1\/loan-applications is a route Corebridge serves already/);
+        return true;
+      },
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
