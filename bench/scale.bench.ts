@@ -18,7 +18,8 @@
  * "machine" is all cores busy / all cores. A step saturates the machine when that nears 100 %: another API
  * instance then only shares the same cores.
  *
- * Environment: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50), BENCH_BACKENDS (2), BENCH_ACCOUNTS (100),
+ * Environment: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50), BENCH_BACKENDS (2),
+ * BENCH_ACCOUNTS (100),
  * BENCH_API_COUNTS (1,2,3), LOG_LEVEL (info), REDIS_URL (redis://127.0.0.1:6379), TEST_POSTGRES_URL (the
  * server's postgres database, where databases are made).
  */
@@ -93,7 +94,10 @@ function sample(parts: Parts): Sample {
   };
 }
 
-/** Per part, the cores it kept busy (1.0 = one core) between two samples over `seconds`; machine as a share of all cores. */
+/**
+ * Per part, the cores it kept busy (1.0 = one core) between two samples over `seconds`; machine as a share of all
+ * cores.
+ */
 function usage(before: Sample, after: Sample, seconds: number) {
   const cores = (k: 'front' | 'apis' | 'backends' | 'postgres') => (after[k] - before[k]) / TICKS_PER_SECOND / seconds;
   const busyCores = (after.machine.busy - before.machine.busy) / TICKS_PER_SECOND / seconds;

@@ -73,7 +73,10 @@ export interface AppDeps {
   logger?: Logger;
   /** Transport to the back-end; default the embedded back-end in process. */
   transport?: Transport;
-  /** Metrics registry and tracing; default new ones for this app (tracing per config.tracing), read back as `app.observability`. */
+  /**
+   * Metrics registry and tracing; default new ones for this app (tracing per config.tracing), read back as
+   * `app.observability`.
+   */
   observability?: Observability;
 }
 
@@ -178,8 +181,11 @@ async function assemble(
     },
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  // the TypeBox-typed instance and the plain one are one object; plugins take the plain type
+  // eslint-disable-next-line no-restricted-syntax -- the comment above says why
   const app = typed as unknown as FastifyInstance;
-  // Before any hook or route: the request log, back-end client, rate limits and idempotency reach it through the instance.
+  // Before any hook or route: the request log, back-end client, rate limits and idempotency reach it through the
+  // instance.
   const observability = givenObservability ?? (await createObservability(config.tracing));
   app.decorate('observability', observability);
   const backend = createBackendClient({ catalog, transport, observability });
@@ -241,6 +247,8 @@ async function assemble(
   // Ready: the back-end answers, the COBOL service host runs, and the shared state (Redis) is connected.
   const ready = async () =>
     (redis === null || redis.status === 'ready') && (await transport.ready()) && (declared.host?.available() ?? true);
+  // Api is the TypeBox-typed instance Fastify's generics cannot name from withTypeProvider
+  // eslint-disable-next-line no-restricted-syntax -- the comment above says why
   publicRoutes(typed as unknown as Api, { ready, issuer: identity ? issuer : null, isClosing: () => closing });
   if (identity) await identity.install(app, securityHeaders.documents);
   // The human pages: /docs (signing in with the embedded provider), /, /problems/<code>.
@@ -266,6 +274,8 @@ async function assemble(
     // Installed after installIdempotency because it puts its hook first on each route: a body's shape is
     // checked before a missing key is reported.
     installBodyShapeLimit(v1, protection.limits);
+    // a plugin's instance is the typed one its parent was made with; Fastify types it plain
+    // eslint-disable-next-line no-restricted-syntax -- the comment above says why
     const api = v1 as unknown as Api;
     orderRoutes(api, routeDeps);
     customerRoutes(api, routeDeps);
@@ -308,5 +318,7 @@ async function assemble(
     brokerUrl: config.events.brokerUrl,
     metrics: observability.metrics,
   });
+  // App adds the decorations made above, which Fastify's types do not carry
+  // eslint-disable-next-line no-restricted-syntax -- the comment above says why
   return Object.assign(app, { devIssuer: issuer }) as unknown as App;
 }

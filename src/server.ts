@@ -27,7 +27,8 @@ async function main(): Promise<void> {
   try {
     app = await buildApp(config, { logger });
   } catch (error) {
-    // A bad service file, a COBOL program that does not compile, an unreadable certificate: the user's to fix, told without a stack.
+    // A bad service file, a COBOL program that does not compile, an unreadable certificate: the user's to fix, told
+    // without a stack.
     if (error instanceof ServiceFileError || error instanceof CobolBuildError || error instanceof ConfigError) {
       process.stderr.write(`corebridge: ${error.message}\n`);
       process.exit(2);

@@ -46,9 +46,13 @@ function rowQuery(statement: StatementSync): RowQuery {
   };
   return {
     get: (...params) => {
+      // with returnArrays set, node:sqlite answers arrays; its types know only objects
+      // eslint-disable-next-line no-restricted-syntax -- the comment above says why
       const values = statement.get(...params) as unknown as unknown[] | undefined;
       return values === undefined ? undefined : toRow(values);
     },
+    // with returnArrays set, node:sqlite answers arrays; its types know only objects
+    // eslint-disable-next-line no-restricted-syntax -- the comment above says why
     all: (...params) => (statement.all(...params) as unknown as unknown[][]).map(toRow),
   };
 }
@@ -56,6 +60,8 @@ function rowQuery(statement: StatementSync): RowQuery {
 /** A constructor setting each column in order (a later column of the same name wins, as in node:sqlite's rows). */
 function rowConstructor(names: readonly string[]): new (values: unknown[]) => Record<string, unknown> {
   const body = names.map((name, i) => `this[${JSON.stringify(name)}] = values[${i}];`).join('\n');
+  // new Function makes a plain function; the body above makes it a constructor of rows
+  // eslint-disable-next-line no-restricted-syntax -- the comment above says why
   const Row = new Function('values', body) as unknown as new (values: unknown[]) => Record<string, unknown>;
   Row.prototype = ROW_PROTOTYPE;
   return Row;

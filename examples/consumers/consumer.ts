@@ -96,7 +96,10 @@ export function runConsumer(definition: ConsumerDefinition): void {
   process.on('SIGTERM', () => void stop());
 }
 
-/** A JSON number with at most two decimals (an API amount) → integer minor units, through its decimal text: no float arithmetic. */
+/**
+ * A JSON number with at most two decimals (an API amount) → integer minor units, through its decimal text: no float
+ * arithmetic.
+ */
 export function minorUnits(amount: unknown): number {
   const match = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(String(amount));
   if (!match) throw new Error(`not an amount: ${String(amount)}`);

@@ -107,7 +107,10 @@ const ZONED_SIGNED = fixed(
   '   05 ZS-ONE     PIC S9.',
 );
 
-/** Every digit in every sign position, positive and negative: the last digit d for trailing signs, the first for leading. */
+/**
+ * Every digit in every sign position, positive and negative: the last digit d for trailing signs, the first for
+ * leading.
+ */
 function signedVectors(negative: boolean) {
   const s = negative ? -1 : 1;
   return DIGITS.map((d) => ({

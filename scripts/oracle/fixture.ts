@@ -15,7 +15,9 @@ export interface OracleVector {
   values: Record<string, unknown>;
   /** What `decode` must return when it differs from `values` (fields left out take their VALUE or default). */
   decoded?: Record<string, unknown>;
-  /** The record's bytes after INITIALIZE … ALL TO VALUE THEN TO DEFAULT and the MOVEs, as cobc's program dumped them. */
+  /**
+   * The record's bytes after INITIALIZE … ALL TO VALUE THEN TO DEFAULT and the MOVEs, as cobc's program dumped them.
+   */
   hex: string;
   /**
    * Where the codec deliberately writes other bytes than cobc (decode still reads cobc's bytes): the codec's

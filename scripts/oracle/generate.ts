@@ -39,6 +39,7 @@ function compileAndRun(work: string, name: string, source: string, flags: string
   const src = join(work, `${name}.cob`);
   const exe = join(work, name);
   // one byte per character: cobc copies the bytes of a literal into the record (Latin-1 cases)
+  // eslint-disable-next-line no-control-regex -- the range is Latin-1 whole, NUL included
   if (/[^\u0000-\u00ff]/.test(source)) throw new Error(`${name}: the program has characters outside Latin-1`);
   writeFileSync(src, source, 'latin1');
   try {
@@ -49,7 +50,9 @@ function compileAndRun(work: string, name: string, source: string, flags: string
     if (messages.trim() !== '') throw new Error(messages);
   } catch (e) {
     const err = e as { stderr?: string; stdout?: string; message: string };
-    throw new Error(`cobc failed for ${name} (${src}):\n${err.stderr ?? ''}${err.stdout ?? ''}${err.message}`);
+    throw new Error(`cobc failed for ${name} (${src}):\n${err.stderr ?? ''}${err.stdout ?? ''}${err.message}`, {
+      cause: e,
+    });
   }
   return execFileSync(exe, [], { encoding: 'utf8' });
 }

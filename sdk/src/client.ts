@@ -36,6 +36,7 @@ export interface CorebridgeClientOptions {
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
 type Paths<M extends Method> = ClientPathsWithMethod<Client<paths>, M>;
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- {} extends Pick<T, K> exactly when K is optional
 type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }[keyof T];
 /** The call's options: required when the operation has required parameters or a required body (as in openapi-fetch). */
 type InitParam<Init> =
@@ -43,6 +44,7 @@ type InitParam<Init> =
 /** The body of the operation's 2xx answers. */
 type SuccessData<P extends keyof paths, M extends Method, Init> = paths[P][M] extends infer Operation extends Record<
   string | number,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- openapi-fetch's FetchResponse constrains to any
   any
 >
   ? Extract<FetchResponse<Operation, Init, `${string}/${string}`>, { error?: never }>['data']
@@ -109,6 +111,8 @@ export function createCorebridgeClient(options: CorebridgeClientOptions): Corebr
   raw.use(callIdentity);
 
   // One untyped path for the five methods; each is given its typed signature below.
+  // openapi-fetch's request is generic over paths; here it is called with a method and path chosen at run time
+  // eslint-disable-next-line no-restricted-syntax -- the comment above says why
   const send = raw.request as unknown as (
     method: string,
     url: string,
@@ -136,6 +140,8 @@ export function createCorebridgeClient(options: CorebridgeClientOptions): Corebr
     };
   };
   const method = <M extends Method>(name: M) =>
+    // one untyped function serves every typed method; the types come from the contract
+    // eslint-disable-next-line no-restricted-syntax -- the comment above says why
     ((url: string, init?: unknown) => call(name.toUpperCase(), url, init)) as unknown as CorebridgeMethod<M>;
   return {
     GET: method('get'),

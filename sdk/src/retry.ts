@@ -56,7 +56,10 @@ export function isRetryableNetworkFailure(error: unknown): boolean {
   return !/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code);
 }
 
-/** Retry-After (RFC 9110 §10.2.3) in milliseconds from now: delay-seconds or an HTTP-date; undefined when absent or unreadable. */
+/**
+ * Retry-After (RFC 9110 §10.2.3) in milliseconds from now: delay-seconds or an HTTP-date; undefined when absent or
+ * unreadable.
+ */
 export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
   if (value === null) return undefined;
   const text = value.trim();

@@ -15,7 +15,9 @@ export const PreferHeader = Type.Optional(
   }),
 );
 
-/** Does the request ask to be answered before it has run? (RFC 7240: preferences by commas, parameters by semicolons.) */
+/**
+ * Does the request ask to be answered before it has run? (RFC 7240: preferences by commas, parameters by semicolons.)
+ */
 export function prefersAsync(req: FastifyRequest): boolean {
   const header = req.headers['prefer'];
   const values = Array.isArray(header) ? header : header ? [header] : [];

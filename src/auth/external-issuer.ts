@@ -22,7 +22,9 @@ export class IssuerDiscoveryError extends Error {
   override readonly name = 'IssuerDiscoveryError';
 }
 
-/** Reads `<issuer>/.well-known/openid-configuration` and returns its jwks_uri; the document must name the same issuer. */
+/**
+ * Reads `<issuer>/.well-known/openid-configuration` and returns its jwks_uri; the document must name the same issuer.
+ */
 export async function discoverJwksUri(issuer: string, options: { timeoutMs?: number } = {}): Promise<URL> {
   const url = `${issuer}/.well-known/openid-configuration`;
   let metadata: { issuer?: unknown; jwks_uri?: unknown };

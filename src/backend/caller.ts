@@ -8,7 +8,10 @@ import { isLinkedToPartner, type Customer } from './store/customers.ts';
 import type { Payment, PaymentAudience } from './store/payments.ts';
 import type { Tx } from './store/tx.ts';
 
-/** SYSTEM: the service itself (event relay, webhook dispatcher, runner), for its own transactions only (SYSTEM_TRANSACTIONS). */
+/**
+ * SYSTEM: the service itself (event relay, webhook dispatcher, runner), for its own transactions only
+ * (SYSTEM_TRANSACTIONS).
+ */
 export type CallerRole = RoleCode;
 
 export interface Caller {

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import { parseRole, type Caller } from './caller.ts';
 import {
+  decodeRecord,
   isTranCode,
   READ_ONLY_TRANSACTIONS,
   SYSTEM_TRANSACTIONS,
@@ -101,10 +102,7 @@ export function callCodec(catalog: MessageCatalog, options: { log: Logger; readO
     try {
       const layout = catalog.request(tran);
       const fixed = layout.minLength === layout.maxLength && body.length > layout.maxLength;
-      // The one place a program's request record meets its type: the layout of the transaction's request
-      // copybook decoded it, and records.ts is generated from the same copybook.
-      const record = layout.decode(fixed ? body.subarray(0, layout.maxLength) : body);
-      const request = record as unknown as RequestRecord<TranCode>;
+      const request = decodeRecord<RequestRecord<TranCode>>(layout, fixed ? body.subarray(0, layout.maxLength) : body);
       return { header, tran, caller, request, segments: fixed ? body.subarray(layout.maxLength) : Buffer.alloc(0) };
     } catch (error) {
       log.warn({ err: error, requestId: header.correlationId, tran }, 'malformed request record');

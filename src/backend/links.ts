@@ -2,7 +2,7 @@
  * LINK: a transaction's program calls another program for part of its work, CICS style, here in TypeScript
  * or in the COBOL program host (src/transport/cobol-host.ts); both take and give the same COMMAREA bytes.
  */
-import { isLinkedProgram, type LinkCatalog, type LinkedProgramName } from './copybooks/index.ts';
+import { decodeRecord, isLinkedProgram, type LinkCatalog, type LinkedProgramName } from './copybooks/index.ts';
 import { RC, readHeader, writeCommareaMessage, writeMessage, type MessageHeader } from './message.ts';
 import type { LinkRequestRecord, LinkResponseRecord } from './program.ts';
 import { decideLoanRecord } from './programs/loan-decision.ts';
@@ -139,8 +139,7 @@ function runLocal<P extends LinkedProgramName>(
   commarea: Buffer,
 ): LinkResponseRecord<P> {
   const layout = catalog.request(program);
-  // Where a decoded link request meets its type: the program's request layout decoded it.
-  const request = layout.decode(commarea.subarray(0, layout.maxLength)) as unknown as LinkRequestRecord<P>;
+  const request = decodeRecord<LinkRequestRecord<P>>(layout, commarea.subarray(0, layout.maxLength));
   return LOCAL_PROGRAMS[program](request);
 }
 
@@ -156,6 +155,5 @@ export function readLinkReply<P extends LinkedProgramName>(
     throw new LinkFailure(LINK_FAILURE.FAILED, `program ${program} ended with return code ${outcome}`.trim());
   }
   const layout = catalog.response(program);
-  // Where a decoded link response meets its type: the program's response layout decoded it.
-  return layout.decode(body.subarray(0, layout.maxLength)) as unknown as LinkResponseRecord<P>;
+  return decodeRecord<LinkResponseRecord<P>>(layout, body.subarray(0, layout.maxLength));
 }

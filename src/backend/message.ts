@@ -3,6 +3,7 @@
  * Both sides use these helpers; only bytes cross the transport.
  */
 import {
+  decodeRecord,
   READ_ONLY_TRANSACTIONS,
   type CopybookRecords,
   type MessageCatalog,
@@ -92,8 +93,7 @@ export function readHeader(
   const length = catalog.header.maxLength;
   if (message.length < length)
     throw new MessageFormatError(`message of ${message.length} bytes is shorter than the header`);
-  // Where a decoded header meets its type: CBHDR's layout decoded it.
-  const header = headerFromRecord(catalog.header.decode(message.subarray(0, length)) as unknown as CbHeader);
+  const header = headerFromRecord(decodeRecord<CbHeader>(catalog.header, message.subarray(0, length)));
   return { header, body: message.subarray(length) };
 }
 
@@ -155,8 +155,7 @@ export function segmentReader(catalog: Pick<MessageCatalog, 'segment'>, bytes: B
         `segment ${name} at byte ${offset} needs ${layout.maxLength} bytes; ${bytes.length - offset} are left`,
       );
     }
-    // Where a decoded segment meets its type: the layout of the copybook it is read as decoded it.
-    const record = layout.decode(bytes.subarray(offset, offset + layout.maxLength)) as unknown as CopybookRecords[N];
+    const record = decodeRecord<CopybookRecords[N]>(layout, bytes.subarray(offset, offset + layout.maxLength));
     offset += layout.maxLength;
     return record;
   };

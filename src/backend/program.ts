@@ -64,7 +64,9 @@ export function rejected<R>(reasonCode: string, body: R, reasonText = ''): Progr
   return { returnCode: RC.REJECTED, reasonCode, reasonText, body };
 }
 
-/** A decided resource (payment, order, loan): REJECTED answers with its reason, anything else OK; both carry its record. */
+/**
+ * A decided resource (payment, order, loan): REJECTED answers with its reason, anything else OK; both carry its record.
+ */
 export function decided<R>(outcome: { status: string; rejectReason: string | null }, body: R): ProgramReply<R> {
   return outcome.status === 'REJECTED' ? rejected(outcome.rejectReason ?? '', body) : ok(body);
 }

@@ -1,6 +1,7 @@
 /**
  * npm run seed: reloads the demo data into the back-end's store (SQLite under DATA_DIR, or PostgreSQL
- * with DATABASE_URL; every business row is replaced) and forgets stored idempotency records, whose responses would no longer match.
+ * with DATABASE_URL; every business row is replaced) and forgets stored idempotency records, whose responses would no
+ * longer match.
  */
 import { openConfiguredIdempotencyStore } from '../api/idempotency/open.ts';
 import { closeRedis, connectRedis } from '../api/redis.ts';

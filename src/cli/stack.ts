@@ -2,7 +2,8 @@
  * `corebridge stack --api N --backend M` (`npm run stack`): a small cluster on one machine, for trying and
  * testing. M back-end services on one PostgreSQL database (DATABASE_URL, default the local server's
  * `corebridge` database, made if missing) and N API instances, with mutual TLS between them, shared state in
- * Redis, and a round-robin front on PORT. Files under DATA_DIR: the development PKI (made if missing), the identity provider's key (shared by every API instance, with one issuer: the front's URL), and
+ * Redis, and a round-robin front on PORT. Files under DATA_DIR: the development PKI (made if missing), the identity
+ * provider's key (shared by every API instance, with one issuer: the front's URL), and
  * stack/ (a log per process, stack.json with their pids and ports). Ctrl-C stops everything it started.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,7 @@
-/** What every command shares: its streams, and the failure a user can act on. Commands import this, never main.ts (main.ts imports them). */
+/**
+ * What every command shares: its streams, and the failure a user can act on. Commands import this, never main.ts
+ * (main.ts imports them).
+ */
 export interface Io {
   stdin: NodeJS.ReadableStream;
   stdout: NodeJS.WritableStream;

@@ -7,6 +7,7 @@ import type { Span } from '@opentelemetry/api';
 import { ROLE_CODES } from '../auth/roles.ts';
 import { principalIdFor, principalWidth } from '../auth/principal-id.ts';
 import {
+  decodeRecord,
   TRANSACTIONS,
   type AsyncTranCode,
   type MessageCatalog,
@@ -89,8 +90,7 @@ export function decodeResponse<T extends TranCode>(
 ): { body: ResponseRecord<T>; segments: Buffer } {
   const layout = catalog.response(tran);
   const fixed = layout.minLength === layout.maxLength && bytes.length > layout.maxLength;
-  // The one place a decoded answer meets its type: the layout decoded it from the copybook records.ts is made from.
-  const body = layout.decode(fixed ? bytes.subarray(0, layout.maxLength) : bytes) as unknown as ResponseRecord<T>;
+  const body = decodeRecord<ResponseRecord<T>>(layout, fixed ? bytes.subarray(0, layout.maxLength) : bytes);
   return { body, segments: fixed ? bytes.subarray(layout.maxLength) : Buffer.alloc(0) };
 }
 

@@ -10,7 +10,6 @@ import {
   type Direction,
   type Schema,
   type SchemaComparison,
-  type Severity,
 } from './schema-diff.ts';
 
 export type { ContractChange, Severity } from './schema-diff.ts';

@@ -169,7 +169,8 @@ function compareAnnotations(
   }
   if (base.deprecated !== true && head.deprecated === true) report('non-breaking', 'now deprecated');
   if (show(base.default) !== show(head.default)) {
-    // A request default is what the server assumes when the field is left out: clients that leave it out change behaviour.
+    // A request default is what the server assumes when the field is left out: clients that leave it out change
+    // behaviour.
     report(
       direction === 'request' ? 'breaking' : 'non-breaking',
       `default changed from ${show(base.default)} to ${show(head.default)}`,

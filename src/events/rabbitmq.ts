@@ -60,7 +60,8 @@ export function openRabbitPublisher(url: string, log: Logger): EventPublisher {
       // Not connected: fail at once rather than wait for the reconnection, so the relay's turns go on.
       if (!connection.ready) throw new Error(`not connected to ${broker}`);
       // Sent in order on one channel, so they reach each queue in order; each resolves on its confirm. A broker
-      // that takes no message and says nothing must not stop the relay: past the time limit, nothing counts as confirmed.
+      // that takes no message and says nothing must not stop the relay: past the time limit, nothing counts as
+      // confirmed.
       let timer: NodeJS.Timeout | undefined;
       const timeLimit = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), CONFIRM_TIMEOUT_MS);

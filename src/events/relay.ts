@@ -68,7 +68,10 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
     return readEventList(catalog, out.body, out.segments);
   }
 
-  /** When publishing failed: not before then again (the turns go on meanwhile, so the feed does not wait for the broker). */
+  /**
+   * When publishing failed: not before then again (the turns go on meanwhile, so the feed does not wait for the
+   * broker).
+   */
   let publishAfter = 0;
   let publishFailures = 0;
 

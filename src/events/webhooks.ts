@@ -3,7 +3,8 @@
  * event to its endpoint as Standard Webhooks do it, and records every attempt. Attempts and due times
  * live in the back-end's store, so a restart neither loses a delivery nor tries one early; a claim that a
  * crashed dispatcher held is due again when its lease runs out. Each turn (WHDDUE) records the results of
- * the attempts since the last one and claims the next deliveries, in one transaction. Several API instances may each run one: a
+ * the attempts since the last one and claims the next deliveries, in one transaction. Several API instances may each
+ * run one: a
  * delivery is claimed by one at a time.
  *
  * - Headers: webhook-id (the event id, the same on every attempt), webhook-timestamp, webhook-signature
@@ -12,7 +13,8 @@
  * - A 2xx answer within 10 s is delivered. 410 disables the subscription. Anything else is tried again after
  *   the schedule's next wait (with jitter), or after the endpoint's Retry-After (up to a cap); after the last
  *   attempt the delivery has failed, and stays there to be redelivered by hand.
- * - At most WEBHOOK_CONCURRENCY_PER_ENDPOINT attempts are in flight per subscription: a slow endpoint holds up no other.
+ * - At most WEBHOOK_CONCURRENCY_PER_ENDPOINT attempts are in flight per subscription: a slow endpoint holds up no
+ *   other.
  * - The URL is checked again by the outbound-URL guard when each connection opens (DNS can change).
  */
 import type { Logger } from 'pino';
@@ -30,7 +32,10 @@ import type { WebhookSettings } from './settings.ts';
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
 const MAX_IN_FLIGHT = 64;
-/** Long enough for an attempt and its result to be recorded; a dispatcher that died leaves its claims due again after it. */
+/**
+ * Long enough for an attempt and its result to be recorded; a dispatcher that died leaves its claims due again after
+ * it.
+ */
 const CLAIM_LEASE_SECONDS = 60;
 /** The most a Retry-After is honoured: one day. */
 const RETRY_AFTER_CAP_MS = 86_400_000;
@@ -89,7 +94,9 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   /** Results of attempts, recorded with the next turn. */
   const results: Result[] = [];
 
-  /** One WHDDUE: records `done` (first, so finished deliveries free their endpoint's places), then claims up to `max`. */
+  /**
+   * One WHDDUE: records `done` (first, so finished deliveries free their endpoint's places), then claims up to `max`.
+   */
   async function turn(done: readonly Result[], max: number): Promise<Task[]> {
     const out = await call('WHDDUE', {
       whddMaxItems: max,

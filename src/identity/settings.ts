@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { ConfigError, integer, isSet, parsed, read, section, text, type Env } from '../settings/schema.ts';
 
 const HTTP_URL = /^https?:\/\/\S+$/;
-const CLAIM_NAME = /^[A-Za-z0-9_:/.\-]{1,200}$/;
+const CLAIM_NAME = /^[A-Za-z0-9_:/.-]{1,200}$/;
 /** The embedded provider's audience is a resource indicator (RFC 8707: an absolute URI); an external one is free. */
 const RESOURCE_INDICATOR = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s#]{1,200}$/;
 const EXTERNAL_AUDIENCE = /^\S{1,200}$/;

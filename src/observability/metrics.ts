@@ -75,6 +75,8 @@ export class CountingHistogram {
     this.name = name;
     this.help = help;
     this.bounds = bounds;
+    // prom-client's Metric is a class this collector cannot extend; registries only call get() and reset()
+    // eslint-disable-next-line no-restricted-syntax -- the comment above says why
     registry.registerMetric(this as unknown as Metric);
   }
 
@@ -160,7 +162,8 @@ export function createMetrics(): Metrics {
 
   // Keyed by the route's config object: one entry per route, made at its first request.
   const routes = new WeakMap<object, RouteSeries>();
-  // Requests no route matched (404s, and errors before routing): no http_route, as OpenTelemetry leaves the attribute out.
+  // Requests no route matched (404s, and errors before routing): no http_route, as OpenTelemetry leaves the attribute
+  // out.
   const unrouted: RouteSeries = { template: '', byMethod: new Map() };
   function requestChild(series: RouteSeries, method: string, status: number): Child {
     let byStatus = series.byMethod.get(method);

@@ -16,7 +16,10 @@ const OUTCOMES: { readonly [T in TranCode]?: OutcomeOf<T> } = {
   LNAPPL: (r) => [r.lnStatus, r.lnRejectReason],
 };
 
-/** The status and reason code a transaction's answer decided, or null for a transaction that decides nothing (an inquiry). */
+/**
+ * The status and reason code a transaction's answer decided, or null for a transaction that decides nothing (an
+ * inquiry).
+ */
 export function outcomeOf<T extends TranCode>(
   tran: T,
   record: ResponseRecord<T>,
@@ -25,7 +28,9 @@ export function outcomeOf<T extends TranCode>(
   return read ? read(record) : null;
 }
 
-/** Counts what a transaction's answer decided, if it decides anything: the API's calls and the runs of operations alike. */
+/**
+ * Counts what a transaction's answer decided, if it decides anything: the API's calls and the runs of operations alike.
+ */
 export function countOutcome<T extends TranCode>(metrics: Metrics, tran: T, record: ResponseRecord<T>): void {
   const outcome = outcomeOf(tran, record);
   if (outcome) metrics.countOutcome(tran, outcome[0], outcome[1]);

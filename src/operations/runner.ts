@@ -47,7 +47,9 @@ export interface OperationRunner {
 }
 
 const BATCH = 16;
-/** Longer than a run: a runner that died lets its claims go after it. Through the broker, longer than a queue's wait. */
+/**
+ * Longer than a run: a runner that died lets its claims go after it. Through the broker, longer than a queue's wait.
+ */
 const LEASE_SECONDS = 30;
 const BROKER_LEASE_SECONDS = 300;
 

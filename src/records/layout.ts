@@ -1,7 +1,7 @@
 /** Builds a layout from parsed entries: hierarchy, pictures, usages, sizes, offsets and JSON names. */
 import { binaryByteSize } from './profiles.ts';
 import { CopybookError, MappingError } from './errors.ts';
-import type { Entry, Literal } from './parser.ts';
+import type { Entry } from './parser.ts';
 import { analyzePicture, type PictureInfo } from './picture.ts';
 import type { FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
 

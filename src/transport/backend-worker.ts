@@ -49,7 +49,8 @@ function drain(): void {
   queue = [];
   const answered = answer(batch);
   draining.add(answered);
-  // A failed COMMIT comes back as ABEND replies; were it to reject, the rejection ends the thread, and the transport fails these calls.
+  // A failed COMMIT comes back as ABEND replies; were it to reject, the rejection ends the thread, and the transport
+  // fails these calls.
   void answered.finally(() => draining.delete(answered));
 }
 

@@ -65,7 +65,10 @@ async function assertPagingRefused(h: TestApp, url: string, as: string, otherLis
     await assertQueryRefused(h, `${url}${sep}cursor=${encodeURIComponent(cursor)}`, as, '/cursor');
 }
 
-/** Partners never reach these lists: their token has no such scope, and with it forged in, the role still stops it (route table). */
+/**
+ * Partners never reach these lists: their token has no such scope, and with it forged in, the role still stops it
+ * (route table).
+ */
 async function assertPartnerRefused(h: TestApp, url: string): Promise<void> {
   assertProblem(await h.request({ method: 'GET', url, as: 'acme-shop' }), 403, 'INSUFFICIENT_SCOPE');
   const everyScope = await h.token('acme-shop', { scopes: [...ROLE_SCOPES.agent] });

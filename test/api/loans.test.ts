@@ -107,7 +107,8 @@ for (const mode of MODES) {
     { skip },
     async (t) => {
       const h = await start(t);
-      // Grace: rating D, not lent to, however small the loan. Alan: rating C, 50,000.00 would cost far more than 40 % of his income.
+      // Grace: rating D, not lent to, however small the loan. Alan: rating C, 50,000.00 would cost far more than 40 %
+      // of his income.
       const grace = await apply(h, { customerId: '1003', amount: 1000, installments: 12 }, 'grace');
       const alan = await apply(h, { customerId: '1002', amount: 50000, installments: 12 }, 'alan');
       for (const [res, reason, customerId] of [

@@ -2,7 +2,8 @@
  * Answers the router and the HTTP server give before any route runs (issue 9, point 2): an over-long path
  * segment (414), a method the path does not have (405 with Allow), an unknown path (404, also under /oauth),
  * a body too large (413), a media type not accepted (415), headers too large (431, from the listening
- * server), an unreadable URL (400) and a request arriving while the instance shuts down (503). Each is problem+json with a closed code, instance and request id,
+ * server), an unreadable URL (400) and a request arriving while the instance shuts down (503). Each is problem+json
+ * with a closed code, instance and request id,
  * and never a framework's own code.
  */
 import assert from 'node:assert/strict';
@@ -15,7 +16,9 @@ import { startApp } from '../helpers/app.ts';
 
 type Answer = { statusCode: number; headers: Record<string, unknown>; body: string; json(): unknown };
 
-/** The problem checks every answer here shares: problem+json, the code's type, the path as instance, no framework code. */
+/**
+ * The problem checks every answer here shares: problem+json, the code's type, the path as instance, no framework code.
+ */
 function assertRouterProblem(res: Answer, status: number, code: string, instance: string): Record<string, unknown> {
   const problem = assertProblem(res, status, code);
   assert.equal(problem['type'], `/problems/${code.toLowerCase().replaceAll('_', '-')}`);

@@ -332,7 +332,8 @@ test("another customer's order, account, customer, payment or loan answers 404, 
 
 test('roles: partners never reach money; customers cannot register customers', async (t) => {
   const h = await startApp(t);
-  // A partner token cannot even carry payment or account scopes; with them forged into a signed token, the role still stops it.
+  // A partner token cannot even carry payment or account scopes; with them forged into a signed token, the role still
+  // stops it.
   const partnerWithEverything = await h.token('acme-shop', { scopes: [...ROLE_SCOPES.agent] });
   for (const url of [
     '/v1/accounts/1001-01/balance',

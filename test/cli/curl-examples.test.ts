@@ -1,4 +1,7 @@
-/** scripts/curl-examples.sh as the README runs it: every call against a running server, or a clear message when none answers. */
+/**
+ * scripts/curl-examples.sh as the README runs it: every call against a running server, or a clear message when none
+ * answers.
+ */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startApp } from '../helpers/app.ts';

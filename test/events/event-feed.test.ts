@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { feedWhen, readFeed, type FeedEvent } from '../helpers/events.ts';
+import { feedWhen, readFeed } from '../helpers/events.ts';
 import { queryStore } from '../helpers/backend-store.ts';
 import { until } from '../../support/until.ts';
 
@@ -14,10 +14,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 
 async function post(h: TestApp, url: string, as: string, body: unknown, headers: Record<string, string> = {}) {
   return h.request({ method: 'POST', url, as, body, headers });
-}
-
-function about(events: FeedEvent[], subject: string): string[] {
-  return events.filter((e) => e.subject === subject).map((e) => e.type);
 }
 
 test('every kind of change raises its event; the feed shows each once, in commit order, as the resource reads', async (t) => {

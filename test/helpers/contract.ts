@@ -22,6 +22,7 @@ interface Operation {
 const contract = readCommittedContract();
 const components = ((contract['components'] as Schema | undefined)?.['schemas'] ?? {}) as Record<string, Schema>;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
+// eslint-disable-next-line no-restricted-syntax -- ajv-formats types its default export for CommonJS
 (addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
 
 /** The schema with references inlined and every object closed: a field the contract does not name fails. */

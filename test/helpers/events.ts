@@ -1,4 +1,6 @@
-/** Reading the events feed in tests: every page, and waiting until the relay has given positions to what is expected. */
+/**
+ * Reading the events feed in tests: every page, and waiting until the relay has given positions to what is expected.
+ */
 import assert from 'node:assert/strict';
 import type { TestApp } from './app.ts';
 

@@ -1,4 +1,6 @@
-/** The request and transaction histograms count their own buckets: their text is prom-client's Histogram's, to the byte. */
+/**
+ * The request and transaction histograms count their own buckets: their text is prom-client's Histogram's, to the byte.
+ */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Histogram, Registry } from 'prom-client';

@@ -47,7 +47,8 @@ test('LOG_FORMAT=json: the banner is one structured line with the URLs a user op
   const server = await startServer(t, { LOG_FORMAT: 'json', METRICS_PORT: String(metricsPort) });
   assert.equal((await fetch(`http://127.0.0.1:${server.port}/health/live`)).status, 200);
 
-  // The request is counted once its answer has left (onResponse), which another connection may overtake: read until it shows.
+  // The request is counted once its answer has left (onResponse), which another connection may overtake: read until it
+  // shows.
   const scrape = async () => {
     const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     assert.equal(res.status, 200);
@@ -99,6 +100,7 @@ test("LOG_FORMAT=pretty: readable lines (the back-end worker's too) and the bann
   for (let i = 0; i < 100 && !/DEBUG.*transaction ended.*EVTNXT/.test(server.output()); i++)
     await new Promise((r) => setTimeout(r, 100));
   assert.equal(await server.stop(), 0);
+  // eslint-disable-next-line no-control-regex -- the terminal's colour codes start with ESC
   const out = server.output().replace(/\x1b\[[0-9;]*m/g, '');
   assert.ok(!out.split('\n').some((line) => line.startsWith('{')), 'no JSON lines');
   assert.match(out, /INFO.*: effective configuration/);

@@ -148,7 +148,8 @@ test("with OTEL_EXPORTER_OTLP_ENDPOINT, a request yields a SERVER span and a bac
   assert.equal(transaction.attributes['corebridge.transaction'], 'PAYCRT');
   assert.equal(transaction.attributes['corebridge.return_code'], 0);
 
-  // The logs name the same spans: the request line its SERVER span, the back-end's line the CLIENT span whose context the header carried.
+  // The logs name the same spans: the request line its SERVER span, the back-end's line the CLIENT span whose context
+  // the header carried.
   const lines = linesOf(h, requestId);
   assert.equal(lines.request['trace_id'], sent.traceId);
   assert.equal(lines.request['span_id'], request.spanId);

@@ -214,6 +214,7 @@ test('redirects are followed only to allowed targets; a refused target receives 
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end(`hello ${req.method}`);
   });
+  // eslint-disable-next-line no-restricted-syntax -- an HTTPS server listens as an HTTP one does
   const hookPort = await listen(hook as unknown as Server);
   t.after(() => {
     inside.close();
@@ -263,6 +264,7 @@ test('DNS rebinding: a name checked as public at registration that resolves to l
     hits++;
     res.end('reached');
   });
+  // eslint-disable-next-line no-restricted-syntax -- an HTTPS server listens as an HTTP one does
   const port = await listen(server as unknown as Server);
   t.after(() => server.close());
   const url = `https://hooks.example.test:${port}/hook`;

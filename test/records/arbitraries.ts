@@ -1238,7 +1238,8 @@ export function defaultOf(item: LayoutItem): unknown {
     return numericJson(k, item.scale!, numericInfo(item).asString);
   }
   if (v === undefined || v === 'SPACE') return '';
-  // COBOL places a VALUE left-justified, JUSTIFIED RIGHT or not (cobc 3.1: `PIC X(5) JUST RIGHT VALUE "AB"` holds "AB   ")
+  // COBOL places a VALUE left-justified, JUSTIFIED RIGHT or not (cobc 3.1: `PIC X(5) JUST RIGHT VALUE "AB"` holds "AB
+  // ")
   const bytes = String(v).padEnd(item.length, ' ');
   return item.justifiedRight ? bytes.replace(/^ +/, '') : bytes.replace(/ +$/, '');
 }
@@ -1389,6 +1390,7 @@ export function shapeOf(item: LayoutItem): ItemShape {
     value,
   };
   for (const k of Object.keys(shape)) if (shape[k] === undefined) delete shape[k];
+  // eslint-disable-next-line no-restricted-syntax -- the shape is built field by field; its type holds once all are set
   return shape as unknown as ItemShape;
 }
 
@@ -1444,6 +1446,8 @@ export function expectedLayout(
       kind: 'group',
       usage: inherited.usage ?? 'display',
     };
+    // the shape is built field by field; its type holds once all are set
+    // eslint-disable-next-line no-restricted-syntax -- the comment above says why
     items.push(shape as unknown as ItemShape);
     if (n.redefines) shape.redefines = n.redefines;
     if (i.kind === 'group') {

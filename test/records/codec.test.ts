@@ -183,6 +183,7 @@ test('bad values are refused with the JSON path, never truncated or rounded', as
     ['NaN-like infinity', { ordQty: Infinity }, 'ordQty', /not a finite number/],
     [
       'imprecise JSON number',
+      // eslint-disable-next-line no-loss-of-precision -- the point: a JSON number a double cannot hold exactly
       { ordTotal: 12345678901234567 },
       'ordTotal',
       /beyond the exact range|more than 15 significant digits/,

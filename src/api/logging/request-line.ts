@@ -40,6 +40,8 @@ export function writeRequestLine(
   // Fastify's request logger is the pino child the root logger (src/logger.ts) made.
   const log = requestLog as Logger;
   if (!log.isLevelEnabled(level)) return;
+  // pino's write internals are not in its types; they are read once and checked
+  // eslint-disable-next-line no-restricted-syntax -- the comment above says why
   const own = log as unknown as Internals;
   const stream = own[streamSym] as { write(text: string): void } & Internals;
   if (own[mixinSym] || (own[hooksSym] as { streamWrite?: unknown }).streamWrite || stream[needsMetadataGsym] === true) {

@@ -1,4 +1,6 @@
-/** /v1/accounts/{accountId}/balance — ACCBAL; /v1/customers/{customerId}/accounts — ACCLST, each account as its balance. */
+/**
+ * /v1/accounts/{accountId}/balance — ACCBAL; /v1/customers/{customerId}/accounts — ACCLST, each account as its balance.
+ */
 import { Type } from 'typebox';
 import type { MessageCatalog } from '../../backend/copybooks/index.ts';
 import { segmentReader } from '../../backend/message.ts';

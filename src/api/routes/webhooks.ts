@@ -55,7 +55,10 @@ const DeliveryQuery = Type.Object(
 
 const cursor = cursorCodec('d', 'cursor');
 
-/** The URL as the guard sees it before anything is stored: https, no credentials, a public address (or an allowed range). */
+/**
+ * The URL as the guard sees it before anything is stored: https, no credentials, a public address (or an allowed
+ * range).
+ */
 async function assertEndpointAllowed(url: string, policy: CompiledPolicy): Promise<void> {
   const check = await checkUrlResolved(url, policy);
   if (check.allowed) return;

@@ -9,6 +9,15 @@ import { readFileSync } from 'node:fs';
 import { compileCopybook } from '../../records/index.ts';
 import type { ProfileName, RecordLayout } from '../../records/types.ts';
 
+/**
+ * A record decoded by a layout compiled from one of these copybooks, as that copybook's generated type: the one place
+ * the codec's untyped answer meets records.ts (a test fails when records.ts no longer matches the copybooks).
+ */
+export function decodeRecord<T>(layout: RecordLayout, bytes: Uint8Array): T {
+  // eslint-disable-next-line no-restricted-syntax -- the layout and the type are made from the same copybook
+  return layout.decode(bytes) as unknown as T;
+}
+
 export const TRANSACTIONS = {
   ORDCRT: { request: 'ORDCRTI', response: 'ORDREC' },
   ORDINQ: { request: 'ORDKEYI', response: 'ORDREC' },
@@ -85,7 +94,10 @@ export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT', 'WH
 /** The resources' records: an event carries one (after its EVTREC), an operation's outcome one (after OPREC). */
 export const RESOURCE_RECORDS = ['ORDREC', 'PAYREC', 'LOANREC', 'CUSREC'] as const;
 export type ResourceRecordName = (typeof RESOURCE_RECORDS)[number];
-/** Transactions a caller may also have run later (Prefer: respond-async): their request and response records travel as segments. */
+/**
+ * Transactions a caller may also have run later (Prefer: respond-async): their request and response records travel as
+ * segments.
+ */
 export const ASYNC_TRANSACTIONS = ['PAYCRT', 'LNAPPL'] as const;
 export type AsyncTranCode = (typeof ASYNC_TRANSACTIONS)[number];
 

@@ -1,4 +1,7 @@
-/** ACCBAL: balance inquiry; ACCLST: a customer's accounts, each as its balance. Available equals booked balance until holds exist. */
+/**
+ * ACCBAL: balance inquiry; ACCLST: a customer's accounts, each as its balance. Available equals booked balance until
+ * holds exist.
+ */
 import { mayUseCustomerData } from '../caller.ts';
 import type { AccountBalance } from '../copybooks/records.ts';
 import { RC, recordSegment } from '../message.ts';

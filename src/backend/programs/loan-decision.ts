@@ -28,7 +28,9 @@ function rejection(reason: string): Decision {
   return { status: 'REJECTED', reason, approved: 0, rateBp: 0, installment: 0 };
 }
 
-/** The annual rate offered to a rating over so many installments, in hundredths of a percent; undefined: not lent to. */
+/**
+ * The annual rate offered to a rating over so many installments, in hundredths of a percent; undefined: not lent to.
+ */
 export function rateFor(rating: string, installments: number): number | undefined {
   const baseRate = RATE_BY_RATING[rating];
   return baseRate === undefined ? undefined : baseRate + (installments >= LONG_TERM_FROM ? LONG_TERM_SURCHARGE : 0);

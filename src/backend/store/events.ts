@@ -42,7 +42,10 @@ function fromRow(row: Row): StoredEvent {
 const COLUMNS =
   'position, event_id, event_type, subject, occurred_at, correlation_id, owner_customer_id, record_name, record_json';
 
-/** The SQL condition that keeps what an audience may read (src/backend/caller.ts); built per kind, so each uses its index. */
+/**
+ * The SQL condition that keeps what an audience may read (src/backend/caller.ts); built per kind, so each uses its
+ * index.
+ */
 function audienceFilter(audience: EventAudience): { sql: string; params: SqlValue[] } {
   switch (audience.kind) {
     case 'all':

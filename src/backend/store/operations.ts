@@ -89,7 +89,10 @@ export async function findOperationByKey(tx: Tx, principal: string, key: string)
   return row ? fromRow(row) : undefined;
 }
 
-/** The oldest pending operations nobody holds, held now until `leaseUntil` (a runner that died lets go when it runs out). */
+/**
+ * The oldest pending operations nobody holds, held now until `leaseUntil` (a runner that died lets go when it runs
+ * out).
+ */
 export async function claimOperations(tx: Tx, now: string, leaseUntil: string, max: number): Promise<Operation[]> {
   const rows = await tx.all(
     `SELECT * FROM operations WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < ?) ORDER BY seq LIMIT ?${tx.forUpdate}`,

@@ -44,7 +44,9 @@ function fromRow(row: Record<string, unknown>): Order {
   };
 }
 
-/** `forUpdate`: locked until the transaction ends, for a change that depends on what was read (its version, its status). */
+/**
+ * `forUpdate`: locked until the transaction ends, for a change that depends on what was read (its version, its status).
+ */
 export async function findOrder(
   tx: Tx,
   orderId: string,

@@ -103,7 +103,8 @@ function poolFor(url: string, size: number, log: Logger): pg.Pool {
     statement_timeout: 5000,
     idle_in_transaction_session_timeout: 10_000,
   });
-  // An idle connection that breaks (server restart) is dropped from the pool; without a listener it would end the process.
+  // An idle connection that breaks (server restart) is dropped from the pool; without a listener it would end the
+  // process.
   pool.on('error', (error) => log.warn({ err: error }, 'PostgreSQL connection lost'));
   return pool;
 }
@@ -128,7 +129,8 @@ async function createDatabase(url: string, log: Logger): Promise<void> {
   }
 }
 
-// PostgreSQL's executor of the migrationFiles list (SQLite's, synchronous: SqliteDatabase.migrate): all in one transaction, under the lock.
+// PostgreSQL's executor of the migrationFiles list (SQLite's, synchronous: SqliteDatabase.migrate): all in one
+// transaction, under the lock.
 async function migrate(pool: pg.Pool, prepare: PostgresStoreOptions['prepare']): Promise<void> {
   const client = await pool.connect();
   try {

@@ -46,6 +46,8 @@ export function openSqliteStore(file: string, options: { readOnly?: boolean } = 
   /** Rows changed on this connection so far (SQLite's total_changes(): inserted, updated or deleted by a statement). */
   const changesQuery = db.statement('SELECT total_changes()');
   changesQuery.setReturnArrays(true);
+  // the statement answers arrays (returnArrays); node:sqlite's types know only objects
+  // eslint-disable-next-line no-restricted-syntax -- the comment above says why
   const changesSoFar = (): number => Number((changesQuery.get() as unknown as [number])[0]);
 
   /** Runs each item in turn; a failed item's error takes its place. */

@@ -13,7 +13,7 @@ export function putPacked(buf: Buffer, off: number, s: PackedSpec, v: unknown, p
   const last = off + s.length - 1;
   if (typeof n === 'number') {
     let m = Math.abs(n);
-    let d = m % 10;
+    const d = m % 10;
     m = (m - d) / 10;
     buf[last] = (d << 4) | sign;
     for (let i = last - 1; i >= off; i--) {

@@ -210,6 +210,8 @@ test('with REDIS_URL two instances share one limit (local Redis on 127.0.0.1:637
 
 test("route classes: API reads and writes by method, the identity provider's endpoints as auth, an explicit class wins", () => {
   const req = (method: string, url: string, config: Record<string, unknown>) =>
+    // the rate-limit key reads only the method and route of the request
+    // eslint-disable-next-line no-restricted-syntax -- the comment above says why
     ({ method, routeOptions: { url, config } }) as unknown as FastifyRequest;
   const access = ROUTES.getOrder;
   assert.equal(rateLimitClassOf(req('GET', '/v1/orders/:orderId', { access })), 'read');

@@ -165,7 +165,8 @@ test('the OpenAPI operation is generated from the copybooks and the service file
     ],
   );
   const body = op.requestBody.content['application/json'].schema;
-  // PMVERI: PMV-METHOD X(1) with its 88 values, PMV-CARD-NUMBER X(19), PMV-ACH-ACCOUNT X(17); no PMV-CHANNEL (a constant).
+  // PMVERI: PMV-METHOD X(1) with its 88 values, PMV-CARD-NUMBER X(19), PMV-ACH-ACCOUNT X(17); no PMV-CHANNEL (a
+  // constant).
   assert.deepEqual(Object.keys(body.properties), ['method', 'card', 'bankAccount']);
   assert.deepEqual(body.properties.method, { type: 'string', maxLength: 1, enum: ['C', 'A'] });
   assert.equal(body.properties.card.properties.number.maxLength, 19);
