@@ -50,7 +50,7 @@ import { accepts } from '../src/stack/supervised.ts';
 import { devPkiFiles } from '../src/tls/dev-files.ts';
 import { cobcVersion } from '../src/transport/cobol-host/build.ts';
 import { freePort } from '../support/free-port.ts';
-import { until } from '../support/until.ts';
+import { until } from '../src/until.ts';
 import { LOAN_BODY, PAYMENT_BODY, waitFor } from './harness.ts';
 import {
   children,

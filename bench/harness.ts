@@ -1,6 +1,6 @@
 /** What the bench scripts share: waiting for a child server, the payment and loan they send. */
 import type { ChildProcess } from 'node:child_process';
-import { until } from '../support/until.ts';
+import { until } from '../src/until.ts';
 
 /** 0.01 EUR from Grace (10,000.00) to Ada: enough for a million payments. */
 export const PAYMENT_BODY = JSON.stringify({

@@ -15,7 +15,7 @@ import { ROLE_SCOPES } from '../src/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
 import { exitWithUsageIfAsked } from '../src/cli/help.ts';
 import { freePort } from '../support/free-port.ts';
-import { until } from '../support/until.ts';
+import { until } from '../src/until.ts';
 import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summary, total } from './payment-load.ts';
 
 exitWithUsageIfAsked(

@@ -12,7 +12,7 @@ import { readdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { exitWithUsageIfAsked } from '../src/cli/help.ts';
 import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summary, total } from './payment-load.ts';
-import { until } from '../support/until.ts';
+import { until } from '../src/until.ts';
 import { startStack } from './stack-run.ts';
 
 exitWithUsageIfAsked(

@@ -15,7 +15,7 @@ import { ROLE_SCOPES } from '../src/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
 import { createTestDatabase, dropTestDatabases } from '../support/database.ts';
 import { portIsFree } from '../support/free-port.ts';
-import { until } from '../support/until.ts';
+import { until } from '../src/until.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const REDIS_URL = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';

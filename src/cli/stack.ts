@@ -19,6 +19,7 @@ import { accepts, supervise, type Supervised } from '../stack/supervised.ts';
 import { devPkiFiles } from '../tls/dev-files.ts';
 import { writeDevelopmentPki } from './certs.ts';
 import { UsageError, type Io } from './usage.ts';
+import { until } from '../until.ts';
 
 export const STACK_USAGE = `usage: corebridge stack [--api N] [--backend M]
   N API instances (default 2) and M back-end services (default 1) on this machine, over mutual TLS, behind a
@@ -30,14 +31,9 @@ const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
 const DEFAULT_DATABASE = 'postgres://postgres@127.0.0.1:5432/corebridge';
 const START_TIMEOUT_MS = 60_000;
 
-/** Polls `check` until it holds; fails naming the process and its log after START_TIMEOUT_MS. */
-async function until(p: Supervised, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await check())) {
-    if (Date.now() > deadline)
-      throw new Error(`${p.name} did not start within ${START_TIMEOUT_MS / 1000} s; see ${p.log}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** Polls `check` until the process answers; fails naming it and its log after START_TIMEOUT_MS. */
+function whenStarted(p: Supervised, check: () => Promise<boolean>): Promise<void> {
+  return until(`${p.name} did not start; see ${p.log}`, check, START_TIMEOUT_MS);
 }
 
 function count(value: string | undefined, flag: string): number {
@@ -162,7 +158,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
     );
     started.push(p);
     // It listens only once its store is open.
-    return until(p, () => accepts(backendPorts[i]!));
+    return whenStarted(p, () => accepts(backendPorts[i]!));
   };
   const startApi = (i: number) => {
     const p = supervise(
@@ -181,7 +177,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
       events,
     );
     started.push(p);
-    return until(
+    return whenStarted(
       p,
       async () => (await fetch(`http://127.0.0.1:${apiPorts[i]}/health/live`).catch(() => null))?.ok === true,
     );

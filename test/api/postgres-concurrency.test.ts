@@ -17,7 +17,7 @@ import { createTestDatabase } from '../../support/database.ts';
 import { testPki, writeDevPki } from '../helpers/backend-service.ts';
 import { freePort } from '../../support/free-port.ts';
 import { startProcess } from '../helpers/processes.ts';
-import { until } from '../../support/until.ts';
+import { until } from '../../src/until.ts';
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { freePort } from '../../support/free-port.ts';
 import { startProcess as start } from '../helpers/processes.ts';
-import { until } from '../../support/until.ts';
+import { until } from '../../src/until.ts';
 
 function corebridge(args: string[], env: Record<string, string>) {
   return spawnSync(process.execPath, ['bin/corebridge.ts', ...args], {

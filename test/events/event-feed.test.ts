@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { feedWhen, readFeed } from '../helpers/events.ts';
 import { queryStore } from '../helpers/backend-store.ts';
-import { until } from '../../support/until.ts';
+import { until } from '../../src/until.ts';
 
 /** A UUIDv7 (RFC 9562): time-ordered, so the event rows' index grows at its end. */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

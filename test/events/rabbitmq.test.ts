@@ -14,7 +14,7 @@ import { startApp, type TestApp } from '../helpers/app.ts';
 import { queryStore } from '../helpers/backend-store.ts';
 import { feedWhen, readFeed } from '../helpers/events.ts';
 import { startProcess } from '../helpers/processes.ts';
-import { until } from '../../support/until.ts';
+import { until } from '../../src/until.ts';
 import {
   connectBroker,
   deleteAfterTest,

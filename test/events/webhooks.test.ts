@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { ROLE_SCOPES } from '../../src/auth/roles.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
-import { until } from '../../support/until.ts';
+import { until } from '../../src/until.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
 
 const FAST_RETRIES = { WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms' };

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { queryStore } from '../helpers/backend-store.ts';
 import { feedWhen } from '../helpers/events.ts';
-import { until } from '../../support/until.ts';
+import { until } from '../../src/until.ts';
 
 const ASYNC = { prefer: 'respond-async' };
 

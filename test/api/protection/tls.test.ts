@@ -13,7 +13,7 @@ import { test, type TestContext } from 'node:test';
 import { listenMutualTls } from '../../../src/api/protection/tls.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { startApp } from '../../helpers/app.ts';
-import { until } from '../../../support/until.ts';
+import { until } from '../../../src/until.ts';
 
 interface Pki {
   dir: string;

@@ -1,4 +1,4 @@
-/** The one polling wait of tests and scripts: for a state that another process or a background loop brings about. */
+/** The one polling wait: for a state that another process or a background loop brings about. */
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
