@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import './api/fastify-types.ts';
@@ -164,8 +164,9 @@ async function assemble(
 
   const protection = config.protection;
   const tls = httpsOptions(protection.tls, protection.limits.headerBytes);
-  const typed = Fastify({
-    loggerInstance: logger,
+  // Fastify's own logger type: the plugins and routes are written against it, not against pino's.
+  const app: FastifyInstance = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
     // One line per request, written by our onResponse hook: Fastify's two default lines are off.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     genReqId: requestIdFor,
@@ -180,10 +181,9 @@ async function assemble(
       plugins: [exactMultipleOf],
     },
     schemaController: { compilersFactory: { buildSerializer: sharedSerializers() } },
-  }).withTypeProvider<TypeBoxTypeProvider>();
-  // the TypeBox-typed instance and the plain one are one object; plugins take the plain type
-  // eslint-disable-next-line no-restricted-syntax -- the comment above says why
-  const app = typed as unknown as FastifyInstance;
+  });
+  // The same instance, its routes' types taken from their TypeBox schemas.
+  const typed: Api = app.withTypeProvider<TypeBoxTypeProvider>();
   // Before any hook or route: the request log, back-end client, rate limits and idempotency reach it through the
   // instance.
   const observability = givenObservability ?? (await createObservability(config.tracing));
@@ -247,9 +247,7 @@ async function assemble(
   // Ready: the back-end answers, the COBOL service host runs, and the shared state (Redis) is connected.
   const ready = async () =>
     (redis === null || redis.status === 'ready') && (await transport.ready()) && (declared.host?.available() ?? true);
-  // Api is the TypeBox-typed instance Fastify's generics cannot name from withTypeProvider
-  // eslint-disable-next-line no-restricted-syntax -- the comment above says why
-  publicRoutes(typed as unknown as Api, { ready, issuer: identity ? issuer : null, isClosing: () => closing });
+  publicRoutes(typed, { ready, issuer: identity ? issuer : null, isClosing: () => closing });
   if (identity) await identity.install(app, securityHeaders.documents);
   // The human pages: /docs (signing in with the embedded provider), /, /problems/<code>.
   await docsRoutes(app, { issuer: config.auth.issuer, signIn: identity?.docsSignIn ?? null });
@@ -274,9 +272,7 @@ async function assemble(
     // Installed after installIdempotency because it puts its hook first on each route: a body's shape is
     // checked before a missing key is reported.
     installBodyShapeLimit(v1, protection.limits);
-    // a plugin's instance is the typed one its parent was made with; Fastify types it plain
-    // eslint-disable-next-line no-restricted-syntax -- the comment above says why
-    const api = v1 as unknown as Api;
+    const api = v1.withTypeProvider<TypeBoxTypeProvider>();
     orderRoutes(api, routeDeps);
     customerRoutes(api, routeDeps);
     accountRoutes(api, routeDeps);
@@ -318,7 +314,5 @@ async function assemble(
     brokerUrl: config.events.brokerUrl,
     metrics: observability.metrics,
   });
-  // App adds the decorations made above, which Fastify's types do not carry
-  // eslint-disable-next-line no-restricted-syntax -- the comment above says why
-  return Object.assign(app, { devIssuer: issuer }) as unknown as App;
+  return Object.assign(app, { devIssuer: issuer });
 }

@@ -30,15 +30,28 @@ const ROW_PROTOTYPE = Object.create(null) as object;
  * row objects are in dictionary mode (V8): every column read is a hash lookup through a megamorphic inline
  * cache, and every row internalizes its column names again. These rows share one hidden class per statement.
  */
-function rowQuery(statement: StatementSync): RowQuery {
+/** A statement answering each row as an array of its columns' values, in order. */
+export interface ArrayStatement {
+  get(...params: SQLInputValue[]): unknown[] | undefined;
+  all(...params: SQLInputValue[]): unknown[][];
+}
+
+/** The statement, set to answer arrays (setReturnArrays); node:sqlite's types describe row objects only. */
+export function arrayStatement(statement: StatementSync): ArrayStatement {
   statement.setReturnArrays(true);
+  // eslint-disable-next-line no-restricted-syntax -- the same statement, typed as what returnArrays makes it answer
+  return statement as unknown as ArrayStatement;
+}
+
+function rowQuery(prepared: StatementSync): RowQuery {
+  const statement = arrayStatement(prepared);
   let width = -1;
   let Row: new (values: unknown[]) => Record<string, unknown> = rowConstructor([]);
   const toRow = (values: unknown[]): Record<string, unknown> => {
     // Columns are read at the first row, and again when a row has another number of them (SQLite prepared
     // the statement again after a migration added or dropped one).
     if (values.length !== width) {
-      const names = statement.columns().map((column) => column.name);
+      const names = prepared.columns().map((column) => column.name);
       width = names.length;
       Row = rowConstructor(names);
     }
@@ -46,23 +59,18 @@ function rowQuery(statement: StatementSync): RowQuery {
   };
   return {
     get: (...params) => {
-      // with returnArrays set, node:sqlite answers arrays; its types know only objects
-      // eslint-disable-next-line no-restricted-syntax -- the comment above says why
-      const values = statement.get(...params) as unknown as unknown[] | undefined;
+      const values = statement.get(...params);
       return values === undefined ? undefined : toRow(values);
     },
-    // with returnArrays set, node:sqlite answers arrays; its types know only objects
-    // eslint-disable-next-line no-restricted-syntax -- the comment above says why
-    all: (...params) => (statement.all(...params) as unknown as unknown[][]).map(toRow),
+    all: (...params) => statement.all(...params).map(toRow),
   };
 }
 
 /** A constructor setting each column in order (a later column of the same name wins, as in node:sqlite's rows). */
 function rowConstructor(names: readonly string[]): new (values: unknown[]) => Record<string, unknown> {
   const body = names.map((name, i) => `this[${JSON.stringify(name)}] = values[${i}];`).join('\n');
-  // new Function makes a plain function; the body above makes it a constructor of rows
-  // eslint-disable-next-line no-restricted-syntax -- the comment above says why
-  const Row = new Function('values', body) as unknown as new (values: unknown[]) => Record<string, unknown>;
+  // new Function makes a plain function; the body above makes it a constructor of rows.
+  const Row = new Function('values', body) as new (values: unknown[]) => Record<string, unknown>;
   Row.prototype = ROW_PROTOTYPE;
   return Row;
 }

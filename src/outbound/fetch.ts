@@ -36,10 +36,8 @@ export function guardedLookup(policy: CompiledPolicy, resolve: Resolver = system
           0,
         );
       }
-      if ((options as { all?: boolean }).all)
-        // dns.lookup's callback takes an address list when called with all: true
-        // eslint-disable-next-line no-restricted-syntax -- the comment above says why
-        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      // Asked for every address (all: true), the callback takes the list.
+      if ((options as { all?: boolean }).all) return callback(null, addresses);
       const first = addresses[0]!;
       callback(null, first.address, first.family);
     });

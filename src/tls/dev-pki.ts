@@ -8,9 +8,8 @@ import { createPrivateKey, KeyObject, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 import { DEV_API_CLIENT_NAME, DEV_BACKEND_NAME } from './dev-files.ts';
 
-// Node's webcrypto implements the Web Crypto API @peculiar/x509 types against the DOM's
-// eslint-disable-next-line no-restricted-syntax -- the comment above says why
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+// Node's Web Crypto, which @peculiar/x509 uses for every key and signature.
+x509.cryptoProvider.set(globalThis.crypto);
 type KeyPair = webcrypto.CryptoKeyPair;
 
 const ALGORITHM = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;

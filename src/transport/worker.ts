@@ -105,8 +105,7 @@ export async function openWorkerTransport(options: WorkerTransportOptions): Prom
     cobol: options.cobol ?? null,
   };
   // pino keeps its destination under this symbol; worker lines bypass formatting but share the stream.
-  // eslint-disable-next-line no-restricted-syntax -- pino keeps its destination under a symbol its types do not list
-  const destination = (logger as unknown as Record<symbol, { write(line: string): unknown }>)[pino.symbols.streamSym]!;
+  const destination = Reflect.get(logger, pino.symbols.streamSym) as { write(line: string): unknown };
   const calls = new Map<number, PendingCall>();
   const pings = new Map<number, (ready: boolean) => void>();
   let nextId = 1;

@@ -41,10 +41,10 @@ const WEBHOOK_HEADERS = [
 
 /** The OpenAPI `webhooks` section: what Corebridge POSTs to a subscription's URL, per event type. */
 export function eventWebhooks(): Record<string, object> {
-  // eslint-disable-next-line no-restricted-syntax -- a TypeBox schema is a plain JSON Schema object at run time
-  const { $id: _id, ...envelope } = CloudEventSchema as unknown as Record<string, unknown> & {
-    properties: Record<string, unknown>;
-  };
+  // The envelope's JSON Schema without its $id: each event type's copy is its own.
+  const envelope: { properties?: object } = Object.fromEntries(
+    Object.entries(CloudEventSchema).filter(([key]) => key !== '$id'),
+  );
   return Object.fromEntries(
     EVENT_TYPES.map((type) => [
       type,

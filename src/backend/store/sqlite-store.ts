@@ -3,7 +3,7 @@
  * one transaction and one fsync'd COMMIT (group commit); an item that fails keeps nothing (writeGroup).
  */
 import { fileURLToPath } from 'node:url';
-import { SqliteDatabase } from '../../sqlite.ts';
+import { arrayStatement, SqliteDatabase } from '../../sqlite.ts';
 import type { BackendStore, ItemResult, Row, Tx } from './tx.ts';
 
 /** An item failed after changing rows, in a group run without savepoints. */
@@ -44,11 +44,8 @@ export function openSqliteStore(file: string, options: { readOnly?: boolean } = 
   }
 
   /** Rows changed on this connection so far (SQLite's total_changes(): inserted, updated or deleted by a statement). */
-  const changesQuery = db.statement('SELECT total_changes()');
-  changesQuery.setReturnArrays(true);
-  // the statement answers arrays (returnArrays); node:sqlite's types know only objects
-  // eslint-disable-next-line no-restricted-syntax -- the comment above says why
-  const changesSoFar = (): number => Number((changesQuery.get() as unknown as [number])[0]);
+  const changesQuery = arrayStatement(db.statement('SELECT total_changes()'));
+  const changesSoFar = (): number => Number(changesQuery.get()![0]);
 
   /** Runs each item in turn; a failed item's error takes its place. */
   async function runItems<I, T>(
