@@ -11,16 +11,17 @@ import { startApp } from '../../helpers/app.ts';
 const BODY = { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 40, currency: 'EUR' };
 
 test('a key held by a crashed request answers 409 until its lease runs out, then runs', async (t) => {
-  const h = await startApp(t, { IDEMPOTENCY_LEASE_MS: '300' }, { singleInstance: true });
+  // A lease long enough that a loaded machine still sends the first retry within it.
+  const h = await startApp(t, { IDEMPOTENCY_LEASE_MS: '3000' }, { singleInstance: true });
   // Another process took the key and died before answering.
-  const other = openIdempotencyStore(join(h.dataDir, 'api.sqlite'), { ttlSeconds: 3600, leaseMs: 300 });
+  const other = openIdempotencyStore(join(h.dataDir, 'api.sqlite'), { ttlSeconds: 3600, leaseMs: 3000 });
   assert.equal(other.begin('ada', 'held', requestFingerprint('POST', '/v1/payments', {}, BODY)).outcome, 'execute');
   other.close();
 
   const send = () =>
     h.request({ method: 'POST', url: '/v1/payments', as: 'ada', body: BODY, headers: { 'idempotency-key': 'held' } });
   assertProblem(await send(), 409, 'IDEMPOTENCY_IN_PROGRESS');
-  await new Promise((r) => setTimeout(r, 350));
+  await new Promise((r) => setTimeout(r, 3050));
   const res = await send();
   assert.equal(res.statusCode, 201);
   assert.equal(res.json().status, 'COMPLETED');
