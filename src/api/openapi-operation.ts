@@ -1,8 +1,6 @@
 /**
- * What the contract says of every operation beyond its route schema, in one place: the X-Request-ID
- * parameter, the response headers the API's plugins set (correlation, rate limits, Location, idempotent
- * replays, Retry-After, deprecation), and the answers the protections give before a handler runs (405, 413,
- * 415, 431). Only the document changes; the route's validation schemas stay as they are.
+ * What the contract says of every operation beyond its route schema, in one place: shared parameters, the headers
+ * the plugins set, and the answers the protections give before a handler runs. Validation schemas stay as they are.
  */
 import type { FastifySchema } from 'fastify';
 import { problem } from './schemas/problem.ts';

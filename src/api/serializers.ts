@@ -1,8 +1,6 @@
 /**
- * Fastify's response serializer compiler (fast-json-stringify), building one serializer per distinct response
- * schema instead of one per route and status. Every route's error statuses refer to the same Problem schema,
- * and compiling each again, with an Ajv instance of its own for Problem's `anyOf` (its code), would leave
- * hundreds of copies on the heap for every full garbage collection to mark.
+ * Fastify's response serializer compiler, one serializer per distinct response schema rather than per route and
+ * status, so the shared Problem schema is not compiled hundreds of times onto the heap.
  */
 import { hash } from 'node:crypto';
 import { SerializerSelector, type Serializer, type SerializerFactory } from '@fastify/fast-json-stringify-compiler';

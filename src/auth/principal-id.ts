@@ -1,9 +1,6 @@
 /**
- * The id the back-end knows a caller by (CBHDR's HDR-PRINCIPAL, and the `created_by`/owner columns behind it).
- * It is the token's subject when the header can hold it. An external identity provider's subject may be longer
- * (pairwise ids, URLs) or hold characters the header's code page lacks; such a subject gets a stable digest of
- * the same fixed length, so every request of that user is the same principal. The request's log line keeps the
- * full subject.
+ * The id the back-end knows a caller by (CBHDR's HDR-PRINCIPAL): the token's subject when the header can hold it,
+ * else a stable fixed-length digest of it, so every request of that user is the same principal.
  */
 import { createHash } from 'node:crypto';
 import { layoutJsonSchema, type RecordLayout } from '../records/index.ts';

@@ -85,7 +85,7 @@ export interface DemoIdentity {
   customerId?: string;
 }
 
-/** Development identities; the identity provider of a later issue replaces them. */
+/** The identities the embedded provider and `npm run token` know, for development and tests. */
 export const DEMO_IDENTITIES: readonly DemoIdentity[] = [
   { subject: 'ada', kind: 'user', role: 'customer', customerId: '1001' },
   { subject: 'alan', kind: 'user', role: 'customer', customerId: '1002' },

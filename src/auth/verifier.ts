@@ -1,8 +1,6 @@
 /**
- * Access-token verification with jose: algorithm allowlist, typ, iss, aud, exp/nbf with a small skew.
- * Verified tokens are cached until their `exp` — signature checks dominate the cost of a request.
- * Keys come from the embedded provider (a local JWKS) or from an external issuer's jwks_uri (a remote
- * JWKS: jose refetches it once when a token names an unknown `kid`, at most once per cooldown).
+ * Access-token verification with jose (algorithm allowlist, typ, iss, aud, exp/nbf) against the embedded
+ * provider's keys or an external issuer's JWKS; verified tokens are cached until `exp`, as signatures are costly.
  */
 import {
   createLocalJWKSet,

@@ -1,8 +1,7 @@
 /**
  * npm run contract:check [-- --base FILE | --base-ref REF] [--head FILE]
- * Compares the committed contract (openapi/v1.json) with the one the code states and lists every change,
- * breaking first. Exit 0: nothing breaks; 1: something breaks (it belongs in a new major version);
- * 2: the comparison could not be made (bad arguments, a file that cannot be read).
+ * Lists every change between the committed contract and the code's, breaking first.
+ * Exit 0: nothing breaks; 1: something breaks (it needs a new major version); 2: the comparison could not be made.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

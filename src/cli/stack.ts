@@ -1,10 +1,7 @@
 /**
- * `corebridge stack --api N --backend M` (`npm run stack`): a small cluster on one machine, for trying and
- * testing. M back-end services on one PostgreSQL database (DATABASE_URL, default the local server's
- * `corebridge` database, made if missing) and N API instances, with mutual TLS between them, shared state in
- * Redis, and a round-robin front on PORT. Files under DATA_DIR: the development PKI (made if missing), the identity
- * provider's key (shared by every API instance, with one issuer: the front's URL), and
- * stack/ (a log per process, stack.json with their pids and ports). Ctrl-C stops everything it started.
+ * `corebridge stack --api N --backend M` (`npm run stack`): a small cluster on one machine for trying and testing:
+ * M back-ends on one PostgreSQL database, N API instances, mutual TLS, Redis and a round-robin front on PORT.
+ * Its PKI, provider key and per-process logs live under DATA_DIR; Ctrl-C stops everything it started.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -102,6 +99,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
     io.stdout.write(`made development certificates in ${pki.dir}\n`);
   }
 
+  // One issuer, the front's URL, and one shared provider key for every API instance, so all accept the same tokens.
   const issuer = `http://localhost:${config.port}/oauth`;
   const backendPorts = instancePorts(config.port, backends, 101);
   const apiPorts = instancePorts(config.port, apis, 1);

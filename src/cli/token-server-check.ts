@@ -1,8 +1,6 @@
 /**
- * Would the running server accept a token signed here? `npm run token` asks the server at the issuer URL
- * (its OpenID discovery document and JWKS) before printing one. A server on another PORT, or with another
- * DATA_DIR (another signing key), would answer 401 "iss claim is not accepted" or "no matching key": the
- * command refuses instead, and says which setting differs.
+ * Would the running server accept a token signed here? Asks the server at the issuer URL (discovery and JWKS), so
+ * `npm run token` refuses, naming the differing setting, instead of printing a token that fails with 401.
  */
 import { Agent } from 'undici';
 

@@ -1,12 +1,7 @@
 /**
  * npm run token -- <user|client> [--scope "orders:read orders:write"] [--ttl 10m]
- * Prints an access token for a demo identity, for development and tests: signed with the embedded
- * identity provider's key under DATA_DIR, with the same issuer, audience, `typ: at+jwt` and claims as the
- * provider's own tokens, so the API verifies it exactly like them. Real clients use the provider's flows
- * under /oauth instead.
- * The settings are the server's (environment and .env: PORT, AUTH_ISSUER, DATA_DIR). Before printing,
- * it asks the server at the issuer whether it would accept the token (its issuer, its published key), and
- * refuses when not, instead of printing a token that fails with 401.
+ * Prints an access token for a demo identity, for development and tests, signed and shaped like the embedded
+ * provider's own tokens (settings from the environment and .env), after checking that the server would accept it.
  */
 import { parseArgs } from 'node:util';
 import { openDevIssuer } from '../auth/dev-issuer.ts';

@@ -1,11 +1,6 @@
 /**
- * The embedded OpenID Provider (oidc-provider), the default issuer of this API's access tokens.
- * - Authorization code + PKCE (S256) for the public demo client; no implicit, no password grant.
- * - Refresh tokens, rotated for public clients (a reused one is refused and revokes its grant).
- * - Client credentials for partner clients: client secret, or private_key_jwt with registered keys.
- * - Access tokens are RFC 9068 JWTs (`typ: at+jwt`) for one resource, this API (RFC 8707 resource
- *   indicator = our audience), signed with the same key the development tooling uses, carrying the
- *   role and the customer binding the API needs and only the scopes allowed for the client and user.
+ * The embedded OpenID Provider (oidc-provider), the default issuer of this API's access tokens: code + PKCE,
+ * rotated refresh tokens, client credentials; RFC 9068 JWT access tokens for this API as the one resource.
  */
 import { readFileSync } from 'node:fs';
 import type { JWK } from 'jose';

@@ -1,8 +1,6 @@
 /**
- * The interactive API reference at /docs: Scalar's Fastify plugin, its script served from the installed
- * package (never a CDN), reading the same /openapi.json. Its "Authorize" signs in with authorization code +
- * PKCE against the embedded provider as the public demo client, which lists `<issuer origin>/docs` among its
- * redirect URIs; "Try it" then sends that token. Everything that would reach the internet is off.
+ * The interactive API reference at /docs (Scalar), served from the installed package with nothing reaching the
+ * internet, reading /openapi.json; "Authorize" signs in with code + PKCE as the public demo client.
  */
 import { randomBytes } from 'node:crypto';
 import scalar, { type ApiReferenceConfiguration } from '@scalar/fastify-api-reference';

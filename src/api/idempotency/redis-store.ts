@@ -1,8 +1,6 @@
 /**
- * Idempotency records in Redis (REDIS_URL), shared by every API instance: a retry that lands on another
- * instance finds the key. One hash per caller and key; each decision is one Lua script, so two instances
- * that receive the same key at once cannot both execute it. Times come from the Redis server's clock
- * (instances' clocks may differ), and a record's TTL is its expiry: nothing to purge.
+ * Idempotency records in Redis (REDIS_URL), so a retry that lands on another API instance finds its key. Each
+ * decision is one Lua script, so two instances cannot both execute one key; times come from Redis' clock.
  */
 import type { Redis } from 'ioredis';
 import type { BeginResult, IdempotencyStore, StoredResponse } from './store.ts';
@@ -84,7 +82,7 @@ export function openRedisIdempotencyStore(
     async release(caller, key) {
       await commands.idempotencyRelease(recordKey(caller, key));
     },
-    // Redis expires records by their TTL.
+    // A record's TTL is its expiry, so there is nothing to purge.
     purgeExpired: () => 0,
     async clear() {
       let cursor = '0';

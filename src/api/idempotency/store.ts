@@ -1,12 +1,6 @@
 /**
- * The API layer's idempotency records (own SQLite file, separate from the back-end's). A key is
- * scoped to the caller; an in-flight record holds a lease so a crashed process does not block the
- * key for ever. Exactly-once of the business effect is the back-end's job (the key travels in the
- * record header); this store replays responses and detects misuse.
- *
- * Writes of one event-loop turn share one transaction, committed right after that turn: a commit per
- * write would cost each payment two WAL appends on the API's thread. Losing the newest records in a
- * crash is harmless: the back-end keeps the key with the business row and finds the original.
+ * The API layer's idempotency records in their own SQLite file: they replay responses and detect key misuse;
+ * exactly-once of the business effect is the back-end's job (the key travels in the record header).
  */
 import { fileURLToPath } from 'node:url';
 import { SqliteDatabase } from '../../sqlite.ts';
@@ -74,6 +68,8 @@ export function openIdempotencyStore(
   const now = options.now ?? Date.now;
   const sql = (text: string) => store.statement(text);
 
+  // One transaction per event-loop turn: a commit per write would cost each payment two WAL appends on the API's
+  // thread. Losing the newest records in a crash is harmless: the back-end keeps the key and finds the original.
   const write = <T>(work: () => T): T => store.inTurnTransaction(work);
 
   return {

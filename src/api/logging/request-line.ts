@@ -1,10 +1,6 @@
 /**
- * The request's log line, written as pino would write it but serialized here: its fields are known, so
- * the line is one string concatenation instead of pino's generic walk (a formatter copy for redaction, a
- * stringify per value, a safe-stringify of the nested `backend`), a walk that shows in every request's
- * profile. The output is the same JSON line, the same redaction (`scrub` on every string), on the same
- * stream; a logger this cannot serve the same way (a mixin, a stream-write hook, a stream that wants pino's
- * metadata) gets the object through pino.
+ * The request's log line, the same JSON pino would write with the same redaction, but built by concatenation
+ * because its fields are known; a logger it cannot serve the same way gets the object through pino.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { pino, type Logger } from 'pino';

@@ -1,8 +1,6 @@
 /**
- * Deprecated operations (the route table's `deprecated`): every answer carries Deprecation (RFC 9745: `@`
- * and the epoch seconds it was deprecated), Sunset (RFC 8594: the HTTP-date it stops answering) and a Link
- * with rel="deprecation" to what replaces it. The headers are built once per route, and only deprecated
- * routes get the hook.
+ * Deprecation, Sunset and Link headers on every answer of a route the route table marks deprecated
+ * (RFC 9745, RFC 8594); built once per route, and only deprecated routes get the hook.
  */
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
 import type { RouteAccess } from '../route-table.ts';

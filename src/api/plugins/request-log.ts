@@ -1,9 +1,6 @@
 /**
- * One log line per request, written when the response is sent (Fastify's two default lines are off). It
- * carries the back-end transaction's facts too (code, return and reason code, round trip), so the
- * back-end's own line is a debug line, and the trace the request belongs to (`trace_id`, `span_id`: its
- * span with tracing on, else the caller's valid traceparent). The same hook observes the request's
- * duration metric and ends its span: one hook per request for all three.
+ * One log line per request, written when the response is sent, with the back-end transaction's facts and the
+ * trace it belongs to; the same hook records the duration metric and ends the span, one hook for all three.
  */
 import type { FastifyInstance } from 'fastify';
 import { requestTraceparent } from '../../observability/index.ts';

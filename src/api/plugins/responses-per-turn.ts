@@ -1,9 +1,6 @@
 /**
- * The responses of one event-loop turn are written together, at the turn's end (setImmediate runs after the
- * turn's I/O callbacks). Written one by one, between the requests of the turn, each response would wake a reader
- * that had gone back to sleep: on one host (a proxy, a sidecar, a load generator on loopback) that wake-up
- * runs in the writing thread's system call. Written back to back, they find the reader mostly awake, and its
- * next requests arrive together. A turn with one request waits for nothing but the turn's end.
+ * Writes the responses of one event-loop turn together at the turn's end, so a reader on the same host is woken
+ * once per batch rather than once per response (that wake-up runs in the writing thread's system call).
  */
 import type { FastifyInstance, onSendHookHandler } from 'fastify';
 

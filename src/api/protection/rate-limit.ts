@@ -1,14 +1,6 @@
 /**
- * Rate limits with @fastify/rate-limit (its in-memory store, or its Redis store when REDIS_URL is set
- * so that several instances share the counters). One counter lookup per request on the hot path:
- * - a request without credentials, or to a route outside the API, counts against its address and
- *   route class, before anything else runs (onRequest);
- * - an API request with credentials counts against its principal and route class, once authenticated;
- * - a token not verified before (not in the verifier's cache) first counts against its address's
- *   ceiling (RATE_LIMIT_ADDRESS_MAX), so a flood of forged tokens is refused before signatures are checked.
- * Every response that passed a check carries the IETF RateLimit-Policy and RateLimit fields
- * (draft-ietf-httpapi-ratelimit-headers); a refused one is 429 problem+json with Retry-After, counted by
- * the limit that refused it (corebridge_rate_limit_rejections_total; never by principal or address).
+ * Rate limits (@fastify/rate-limit, in memory or in Redis so instances share counters), one counter lookup per
+ * request: by address before anything runs or before an unknown token is verified, else by principal.
  */
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
@@ -112,6 +104,7 @@ export async function installRateLimits(
     if (outcome.isExceeded) {
       const retryAfter = String(Math.max(1, outcome.ttlInSeconds));
       req.log.info({ policy }, 'rate limit exceeded');
+      // Counted by the limit that refused, never by principal or address: those labels would grow without bound.
       req.server.observability.metrics.countRateLimited(policy);
       throw new ApiError(
         'RATE_LIMITED',

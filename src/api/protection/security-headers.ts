@@ -1,9 +1,6 @@
 /**
- * Security headers: on every response nosniff, frame denial, CORP, `Cache-Control: no-store` unless a route
- * chose its own caching, and HSTS only when this process serves TLS; a locked-down CSP on everything that is
- * not an HTML page (the pages set their own); on everything but JSON (pages, redirects), the rest of
- * helmet's set (referrer policy, COOP…). helmet decides the values once, at startup; each request only
- * copies the finished header objects.
+ * Security headers on every response (see docs/security.md). helmet decides the values once, at startup, so
+ * each request only copies the finished header objects.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';

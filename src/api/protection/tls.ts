@@ -1,9 +1,6 @@
 /**
- * TLS for the main listener (certificate and key files) and a second, mutual-TLS listener for
- * service-to-service callers: it requires a client certificate issued by MTLS_CA_FILE and maps the
- * certificate's subject CN or a SAN entry to a client identity through the MTLS_CLIENTS table. A
- * certificate that does not verify never completes the handshake; a verified one whose names are not in
- * the table gets 403. On that listener the certificate is the credential: no bearer token is needed.
+ * TLS for the main listener, and a second mutual-TLS listener where a client certificate from MTLS_CA_FILE,
+ * mapped through MTLS_CLIENTS, is the service-to-service caller's credential.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';

@@ -1,8 +1,6 @@
 /**
- * `multipleOf` with decimal semantics. Ajv divides binary floats, so `multipleOf: 0.01` refuses about one valid
- * amount in ten (123456.78 / 0.01 is not an integer in floating point). Amounts are decimals: a JSON number is
- * taken as the decimal the client wrote, exactly as the record codec takes it (`scaledInteger`), so
- * `multipleOf: 0.01` means exactly "at most two decimal places".
+ * `multipleOf` with decimal semantics: Ajv divides binary floats and refuses valid amounts such as 123456.78
+ * for 0.01, so a JSON number is taken as the decimal the client wrote, as the record codec takes it.
  */
 import type { Ajv } from 'ajv';
 import type { DataValidateFunction } from 'ajv/dist/types/index.js';

@@ -1,8 +1,6 @@
 /**
- * Service files: an HTTP operation served by a COBOL program, declared from its request and response
- * copybooks (`SERVICES_DIR/*.json`, checked against schemas/service.schema.json). Loading compiles the
- * copybooks with the file's field mapping and checks what the schema cannot (names against the copybooks,
- * outcomes against their statuses). A bad file stops startup with the file and the JSON pointer.
+ * Service files (`SERVICES_DIR/*.json`): an HTTP operation served by a COBOL program, declared from its
+ * copybooks. Loading checks what the JSON schema cannot; a bad file stops startup naming the file and pointer.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
