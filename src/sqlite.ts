@@ -1,8 +1,6 @@
 /**
- * The one SQLite opener and migration runner (node:sqlite): a file under DATA_DIR in WAL mode. The
- * back-end's store runs with synchronous=FULL so an acknowledged commit survives a crash; the API's
- * idempotency records with NORMAL; the identity provider's store (src/identity/adapter.ts) owner-only.
- * The back-end's transactions over it: src/backend/store/sqlite-store.ts.
+ * The one SQLite opener and migration runner (node:sqlite): a file under DATA_DIR in WAL mode, so every store
+ * (back-end, idempotency, identity provider) opens and migrates the same way and picks its own durability.
  */
 import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

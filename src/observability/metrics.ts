@@ -1,12 +1,6 @@
 /**
- * The API's Prometheus metrics (prom-client), one registry per app, named as the OpenTelemetry semantic
- * conventions name them when rendered for Prometheus (`http.server.request.duration` in seconds →
- * `http_server_request_duration_seconds`; attribute `http.route` → label `http_route`). Every label value
- * comes from a closed set the service owns: route templates, methods, status and return codes, transaction
- * codes, limit names, back-end reason codes. None comes from the caller (no ids, paths, principals or keys).
- *
- * The hot path observes through series kept per route, method and status (and per transaction and return
- * code), each counting its own buckets (CountingHistogram), so a request costs map lookups and an increment.
+ * The API's Prometheus metrics (prom-client), one registry per app, named by the OpenTelemetry semantic
+ * conventions; every label value comes from a closed set the service owns, never from the caller.
  */
 import { collectDefaultMetrics, Counter, Registry, type Metric } from 'prom-client';
 import type { TranCode } from '../backend/copybooks/index.ts';
