@@ -106,7 +106,7 @@ export class SqliteDatabase {
     this.db.exec(`PRAGMA synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.exec('PRAGMA foreign_keys = ON');
     // Savepoint and statement journals in memory: on disk, the original of every page a request changes
-    // was written to a temporary file (pwrite through ext4), once per savepoint.
+    // would be written to a temporary file, once per savepoint.
     this.db.exec('PRAGMA temp_store = MEMORY');
   }
 
