@@ -1,8 +1,6 @@
 /**
- * The shape of the API process's background work (the event relay, the webhook dispatcher, the operation
- * runner): turns one at a time; the next at once when a turn says there is more, else after `pollMs` or as soon
- * as something kicks it; after a failed turn, a pause that doubles up to 30 s (with jitter, so instances that
- * failed together do not retry together), and one log line when it starts failing, one per ten failures after.
+ * The one shape of the API process's background work (event relay, webhook dispatcher, operation runner):
+ * turns one at a time, polled or kicked, with jittered doubling backoff and sparse logging while failing.
  */
 import type { Logger } from 'pino';
 
@@ -15,7 +13,7 @@ export interface BackgroundLoop {
 
 const MAX_BACKOFF_MS = 30_000;
 
-/** 0.5 s, 1 s, 2 s, … up to 30 s, times 0.5–1. */
+/** 0.5 s, 1 s, 2 s, … up to 30 s, times 0.5–1: jitter, so instances that failed together retry apart. */
 export function backoff(failures: number): number {
   return Math.min(MAX_BACKOFF_MS, 250 * 2 ** Math.min(failures, 7)) * (0.5 + Math.random() / 2);
 }
@@ -55,6 +53,7 @@ export function startBackgroundLoop(options: {
         failures = 0;
       } catch (error) {
         failures++;
+        // One line when it starts failing and one per ten after, so an outage does not flood the log.
         if (failures === 1 || failures % 10 === 0) options.log.warn({ err: error, failures }, `${options.what} failed`);
       }
       if (closed) break;

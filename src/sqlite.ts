@@ -1,8 +1,6 @@
 /**
- * The one SQLite opener and migration runner (node:sqlite): a file under DATA_DIR in WAL mode. The
- * back-end's store runs with synchronous=FULL so an acknowledged commit survives a crash; the API's
- * idempotency records with NORMAL; the identity provider's store (src/identity/adapter.ts) owner-only.
- * The back-end's transactions over it: src/backend/store/sqlite-store.ts.
+ * The one SQLite opener and migration runner (node:sqlite): a file under DATA_DIR in WAL mode, so every store
+ * (back-end, idempotency, identity provider) opens and migrates the same way and picks its own durability.
  */
 import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -108,7 +106,7 @@ export class SqliteDatabase {
     this.db.exec(`PRAGMA synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.exec('PRAGMA foreign_keys = ON');
     // Savepoint and statement journals in memory: on disk, the original of every page a request changes
-    // was written to a temporary file (pwrite through ext4), once per savepoint.
+    // would be written to a temporary file, once per savepoint.
     this.db.exec('PRAGMA temp_store = MEMORY');
   }
 

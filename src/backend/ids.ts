@@ -1,8 +1,6 @@
 /**
- * Identifiers of new business objects and events, ordered by creation time as UUIDv7 (RFC 9562) is: each
- * index insert then lands on the right edge of its B-tree, next to the one before. Random ids put every
- * insert on a page of its own, so a group commit would write a page per id and index. Ids are not secrets:
- * the object-level checks guard every read.
+ * Ids of new business objects and events, time-ordered like UUIDv7 (RFC 9562) so index inserts land on
+ * the B-tree's right edge and a group commit writes few pages. Ids are not secrets: object-level checks guard reads.
  */
 import { randomFillSync } from 'node:crypto';
 

@@ -1,8 +1,6 @@
 /**
- * Events to RabbitMQ (BROKER_URL): a durable topic exchange `corebridge.events`, routing key = event type,
- * persistent messages in the CloudEvents AMQP binding's structured mode, publisher confirms. Consumers bind
- * their own queues (examples/consumers). The client reconnects by itself; a publish while the broker is away
- * fails, and the relay tries the same events again later.
+ * Publishes events to RabbitMQ (BROKER_URL) on the durable topic exchange `corebridge.events`, with confirms,
+ * so consumers can bind their own queues; a failed publish leaves the events for the relay to try again.
  */
 import { Connection } from 'rabbitmq-client';
 import type { Logger } from 'pino';

@@ -1,13 +1,6 @@
 /**
- * The event relay: carries committed events out of the back-end's outbox, in commit order, at least once.
- * Each turn is one back-end transaction (EVTNXT, as the SYSTEM caller, encoded like every call): it takes or
- * keeps the relay lease, gives positions to newly committed events (the events feed reads by them), marks
- * what this relay has published, and hands it the next unpublished events. Several API instances each run
- * a relay; the one holding the lease works, the others stand by and take over when its lease runs out.
- *
- * - Embedded (no broker): positions are all that is needed; events are marked published at once.
- * - BROKER_URL: events go to RabbitMQ (src/events/rabbitmq.ts) and are marked published only after the
- *   broker's confirm; while it is away they wait in the outbox and the relay tries again with backoff.
+ * The event relay: carries committed events out of the back-end's outbox, in commit order, at least once,
+ * to RabbitMQ (BROKER_URL) or, embedded, only giving them positions; one instance at a time holds the lease.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -62,6 +55,7 @@ export function startEventRelay(options: EventRelayOptions): EventRelay {
     const out = await call('EVTNXT', {
       evtnRelayId: relayId,
       evtnLeaseSeconds: options.leaseSeconds,
+      // Without a broker, positions are all consumers need, so every positioned event counts as published.
       evtnAckPosition: publisher ? acked : ALL,
       evtnMaxItems: publisher ? BATCH : 0,
     });

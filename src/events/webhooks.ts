@@ -1,21 +1,6 @@
 /**
- * The webhook dispatcher: claims due deliveries from the back-end (WHDDUE, as the SYSTEM caller), POSTs each
- * event to its endpoint as Standard Webhooks do it, and records every attempt. Attempts and due times
- * live in the back-end's store, so a restart neither loses a delivery nor tries one early; a claim that a
- * crashed dispatcher held is due again when its lease runs out. Each turn (WHDDUE) records the results of
- * the attempts since the last one and claims the next deliveries, in one transaction. Several API instances may each
- * run one: a
- * delivery is claimed by one at a time.
- *
- * - Headers: webhook-id (the event id, the same on every attempt), webhook-timestamp, webhook-signature
- *   (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the subscription's secret; the standardwebhooks
- *   package signs, and verifies on the receiver's side).
- * - A 2xx answer within 10 s is delivered. 410 disables the subscription. Anything else is tried again after
- *   the schedule's next wait (with jitter), or after the endpoint's Retry-After (up to a cap); after the last
- *   attempt the delivery has failed, and stays there to be redelivered by hand.
- * - At most WEBHOOK_CONCURRENCY_PER_ENDPOINT attempts are in flight per subscription: a slow endpoint holds up no
- *   other.
- * - The URL is checked again by the outbound-URL guard when each connection opens (DNS can change).
+ * The webhook dispatcher: claims due deliveries from the back-end (WHDDUE), POSTs each event to its endpoint
+ * signed as Standard Webhooks do, and records every attempt in the store so a restart loses or hastens none.
  */
 import type { Logger } from 'pino';
 import { Webhook } from 'standardwebhooks';
@@ -86,6 +71,7 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 export function startWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { backend, catalog, webhooks } = options;
   const log = options.log.child({ component: 'webhooks' });
+  // The guard checks the URL again as each connection opens, since DNS can change after the subscription.
   const client = createGuardedClient(webhookPolicy(webhooks), { timeoutMs: ATTEMPT_TIMEOUT_MS, maxRedirects: 0 });
   const schedule = webhooks.retryScheduleMs;
   // Kicked by every relay turn that positioned events: like the relay's, its turn rides with the next calls.

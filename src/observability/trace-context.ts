@@ -1,10 +1,6 @@
 /**
- * W3C Trace Context (https://www.w3.org/TR/trace-context/) as the API and the back-end carry it: the
- * `traceparent` header of a request, checked by OpenTelemetry's own parser, goes on in the record header
- * (CBHDR's HDR-TRACEPARENT) and into log lines as `trace_id` and `span_id`. Always on, also without
- * tracing: then the caller's context passes through unchanged, as OpenTelemetry's API does without an
- * SDK, and a request that sent none carries none (its request id correlates its lines). The ids of a
- * traceparent for a log line: trace-log.ts (the back-end's side, which needs nothing of OpenTelemetry).
+ * W3C Trace Context as the API and the back-end carry it: a request's `traceparent` goes on in the record
+ * header (HDR-TRACEPARENT) and into log lines, also when tracing is off, so a call can be followed end to end.
  */
 import { TraceFlags, type SpanContext } from '@opentelemetry/api';
 import { parseTraceParent } from '@opentelemetry/core';

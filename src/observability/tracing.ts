@@ -1,13 +1,6 @@
 /**
- * OpenTelemetry tracing, on only when an OTLP endpoint is configured (OTEL_EXPORTER_OTLP_ENDPOINT, or
- * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT): spans go in batches to it over OTLP/HTTP. Each app has its own
- * provider, not registered globally (tests build several apps), and contexts are passed explicitly: the
- * request's span is kept on the request, so no async context tracking runs on the hot path.
- * - a SERVER span per request, named `METHOD /route/{template}`, child of the caller's `traceparent`;
- * - a CLIENT span per back-end transaction, child of the request's span: its context is the traceparent
- *   the record header carries (CBHDR's HDR-TRACEPARENT), so the back-end's log line names it.
- * The SDK's other OTEL_* variables (OTEL_EXPORTER_OTLP_HEADERS, OTEL_TRACES_SAMPLER, ...) are read by
- * OpenTelemetry itself from the process environment.
+ * OpenTelemetry tracing, on only when an OTLP endpoint is configured: a SERVER span per request and a CLIENT
+ * span per back-end transaction. Each app has its own provider and passes contexts explicitly (tests build several).
  */
 import {
   ROOT_CONTEXT,

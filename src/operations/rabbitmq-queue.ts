@@ -1,8 +1,6 @@
 /**
- * The operations queue on RabbitMQ (BROKER_URL): one durable queue per transaction, `corebridge.operations.<TRAN>`,
- * whose messages are the transaction messages themselves (the CBHDR header and the request record, as bytes),
- * persistent and confirmed. Every API instance consumes them; a message is acknowledged once its outcome is
- * recorded, so one whose consumer died is delivered again (and runs again under its idempotency key).
+ * The operations queue on RabbitMQ (BROKER_URL): one durable queue per transaction carrying the transaction
+ * messages as bytes, so every API instance can run them; a message is acked only once its outcome is recorded.
  */
 import type { Logger } from 'pino';
 import { Connection } from 'rabbitmq-client';

@@ -1,14 +1,6 @@
 /**
- * The operation runner: runs the requests callers asked to have run later (Prefer: respond-async). It claims
- * pending operations from the back-end's durable queue (OPNXT, as the SYSTEM caller, under a lease), sends each
- * one's request record to its transaction exactly as the synchronous call would (the same header: caller,
- * correlation id, idempotency key), and records the answer (OPDONE: the return and reason codes, and the
- * response record passed on as it came). Exactly once: an operation completes once (OPDONE changes nothing the
- * second time), and a run repeated after a crash, with the same idempotency key, finds the first run's effect.
- * A run the back-end could not take (its store or a program away) is left pending and tried again.
- *
- * With BROKER_URL the claimed operations' messages go on RabbitMQ's durable queues (src/operations/rabbitmq-queue.ts)
- * and every instance's consumers run them; without, the store's table is the queue and they run here.
+ * The operation runner: runs requests callers asked to have run later (Prefer: respond-async), claimed from the
+ * back-end's durable queue (OPNXT) and recorded once (OPDONE); the idempotency key makes a repeated run harmless.
  */
 import type { Logger } from 'pino';
 import { decodeResponse, type BackendClient } from '../client/backend-client.ts';

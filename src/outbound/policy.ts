@@ -1,8 +1,6 @@
 /**
- * Whether the service may call a URL that a caller supplied (webhook endpoints and the like): https only
- * by default, optional host allowlist, and never an internal address — loopback, link-local (cloud
- * metadata at 169.254.169.254), private, shared, reserved or multicast ranges, nor IPv6 forms that embed an
- * IPv4 address. The WHATWG URL parser normalises decimal, octal, hex and short IPv4 spellings first.
+ * Whether the service may call a URL a caller supplied (webhook endpoints and the like): https only by default,
+ * an optional host allowlist, and never an internal address, so a caller cannot reach the service's own network.
  */
 import { BlockList, isIP } from 'node:net';
 

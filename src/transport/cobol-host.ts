@@ -1,14 +1,6 @@
 /**
- * The COBOL program host: a pool of `cbhost` processes (src/transport/cobol-host/cbhost.c) that run
- * compiled GnuCOBOL programs, reached with length-prefixed frames of CBHDR plus COMMAREA bytes over each
- * process's stdin and stdout. One call runs at a time per process; calls wait for a free one in order.
- *
- * - A process that dies fails its call in flight with TransportError (the caller answers 503) and is
- *   started again, with backoff while it keeps dying.
- * - A program that abends still answers (HDR-RETURN-CODE 99, reason PROGRAM_ABEND, written by the host's
- *   exit handler); that process is then retired and replaced.
- * - A call that outlives its time limit fails with TransportTimeoutError and its process is killed
- *   (a COBOL program cannot be interrupted otherwise).
+ * The COBOL program host: a pool of `cbhost` processes running compiled GnuCOBOL programs, one call at a time
+ * each, reached with length-prefixed frames (CBHDR plus COMMAREA) over stdin and stdout.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -217,6 +209,7 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
       const timer = setTimeout(() => {
         if (host.call?.timer !== timer) return;
         host.call = null;
+        // A COBOL program cannot be interrupted otherwise: its process is killed and replaced.
         retire(host, 'SIGKILL');
         call.reject(new TransportTimeoutError(`COBOL program did not answer within ${timeoutMs} ms`));
       }, timeoutMs);

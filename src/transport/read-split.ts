@@ -1,9 +1,6 @@
 /**
- * Inquiries to one transport, everything else to another: with the embedded back-end, reads are served
- * from a read-only SQLite connection on the API's thread (WAL readers never wait for the writer), and
- * writes cross to the worker that owns the store and group-commits. Both still carry encoded messages.
- * A read sees every write already answered: the worker answers only after its commit, and an answered
- * write ends the reader's current snapshot (`afterWrite`).
+ * Inquiries to one transport, everything else to another: with the embedded back-end, reads run on a read-only
+ * SQLite connection on the API's thread (WAL readers never wait) and writes go to the worker that owns the store.
  */
 import type { Transport } from './transport.ts';
 

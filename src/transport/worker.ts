@@ -1,9 +1,6 @@
 /**
- * The back-end in a worker thread: SQLite work and its fsyncs leave the API's event loop, and the
- * worker commits whatever arrived together (group commit, src/transport/backend-worker.ts). Only bytes
- * cross, in transferred ArrayBuffers. A worker that dies is restarted; its calls in flight fail with
- * TransportError (503 + Retry-After), and because replies leave only after the commit, a client that
- * retries with its idempotency key loses no acknowledged write and doubles none.
+ * The back-end in a worker thread, so SQLite work and its fsyncs leave the API's event loop and the worker can
+ * group-commit; only bytes cross, and a dead worker is restarted.
  */
 import { Worker } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';

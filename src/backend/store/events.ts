@@ -1,9 +1,6 @@
 /**
- * The events table (the outbox, written by src/backend/store/journal.ts) as the relay and the events feed
- * read it. A position is the order consumers see: on PostgreSQL one relay at a time (the lease row `event_relay`)
- * gives positions, in `seq` order, to the events that have committed, so readers going by position never miss an
- * event that commits late; on SQLite, whose one writer commits in insert order, an event takes its position as
- * it is written (journal.ts).
+ * The events table (the outbox journal.ts writes) as the relay and the events feed read it, by position:
+ * the order consumers see, given so that a reader going by position never misses an event that commits late.
  */
 import type { EventAudience } from '../caller.ts';
 import { isResourceRecord, type CopybookRecords, type ResourceRecordName } from '../copybooks/index.ts';

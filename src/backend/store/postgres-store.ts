@@ -1,8 +1,6 @@
 /**
- * The back-end store on PostgreSQL (DATABASE_URL), for several back-end instances on one database. Each
- * item of a group is its own transaction on a pooled connection; they run at once, and the server
- * flushes their commits to the WAL together. Correctness across instances comes from row locks
- * (`tx.forUpdate`), CHECK constraints, and unique keys: an item that lost a race runs again.
+ * The back-end store on PostgreSQL (DATABASE_URL), so several back-end instances can share one database;
+ * row locks, CHECK constraints and unique keys keep them correct (an item that lost a race runs again).
  */
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';

@@ -1,4 +1,4 @@
-/** Demo data of issue 3, loaded into a new store and reloaded by `npm run seed`. */
+/** Demo data, loaded into a new store and reloaded by `npm run seed`. */
 import { insertAccount, postTransfer } from './accounts.ts';
 import { insertCustomer, linkPartnerCustomer, type Customer } from './customers.ts';
 import { insertProduct } from './products.ts';

@@ -1,8 +1,6 @@
 /**
- * Request fields whose limits come from the record field they are written to: a copybook's `PIC X(140)` is
- * the JSON field's maxLength, `S9(13)V99` its range and two decimal places (`multipleOf: 0.01`). The route
- * adds its own rules (minLength, pattern, a narrower range, the description); the record's limits are never
- * copied by hand, so a copybook change shows in the contract.
+ * Request fields whose limits (length, range, decimal places) come from the record field they are written to,
+ * so the limits are never copied by hand and a copybook change shows in the contract.
  */
 import { Type, type TInteger, type TNumber, type TString } from 'typebox';
 import { loadMessageCatalog, type TranCode } from '../../backend/copybooks/index.ts';

@@ -1,8 +1,6 @@
 /**
- * Builds the COBOL program host and the programs it runs with GnuCOBOL's `cobc`: the host from
- * cbhost.c, each program as a module (`cobc -m`) with the back-end's copybooks on its COPY path.
- * Output goes to a directory named by a hash of every input (sources, copybooks, cobc's version), so
- * an unchanged build is reused and a changed one never mixes with the old.
+ * Builds the COBOL program host and its programs with GnuCOBOL's `cobc`, into a directory named by a hash of
+ * every input, so an unchanged build is reused and a changed one never mixes with the old.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -1,13 +1,6 @@
 /**
- * The API's transport to back-end services over TCP with TLS 1.3 and mutual TLS (BACKEND_URL). A pool of
- * connections per back-end; calls go round-robin over the connections that are up, many in flight on each,
- * matched to their replies by call id. A call has a time limit (TransportTimeoutError → 504); a call that
- * cannot be sent, or whose connection drops, fails with TransportError (503 + Retry-After). Lost
- * connections come back with backoff.
- *
- * A call is sent once: when its connection drops or the back-end's runtime dies during it (FAILED), the
- * back-end may have committed it, and only the client's retry with its idempotency key can tell. A call the
- * back-end says it did not start (NOT_STARTED) is the one exception: it goes to another back-end, if one is up.
+ * The API's transport to back-end services over TCP with TLS 1.3 and mutual TLS (BACKEND_URL): a pool of
+ * connections per back-end, calls round-robin and matched to replies by call id; a call is sent once.
  */
 import { connect, type TLSSocket } from 'node:tls';
 import { isIP } from 'node:net';
@@ -161,6 +154,7 @@ export function openTlsTransport(options: TlsTransportOptions): TlsTransport {
               pending.delete(frame.callId);
               self.avoidUntil = Date.now() + AVOID_FAILED_MS;
               if (call) onNotStarted(call);
+              // Not resent: it may have committed, and only the client's retry with its idempotency key can tell.
             } else if (frame.kind === FRAME_KIND.FAILED) {
               const call = pending.get(frame.callId);
               pending.delete(frame.callId);

@@ -1,11 +1,6 @@
 /**
- * The wire format between the API and a back-end service (TCP + mutual TLS): length-prefixed frames.
- *
- *   u32 BE  length of what follows (5 + payload)
- *   u32 BE  call id: matches a reply to its call, so many calls share one connection
- *   u8      kind
- *   payload CALL and REPLY: exactly the message the other transports carry (CBHDR + record);
- *           PONG: one byte, 1 = ready; NOT_STARTED, FAILED and REFUSED: a reason in UTF-8
+ * The wire format between the API and a back-end service (TCP + mutual TLS): length-prefixed frames
+ * (big-endian u32 length of the rest, u32 call id, u8 kind, payload), so many calls share one connection.
  */
 import type { Duplex } from 'node:stream';
 
@@ -17,6 +12,7 @@ export const FRAME_KIND = {
   /** API → back-end: can you serve (store open and answering)? A client's first ping, call id 0, tells it the
    *  service accepted its certificate: only then does it send calls. */
   PING: 3,
+  /** Back-end → API: one byte, 1 = ready. NOT_STARTED, FAILED and REFUSED carry a reason in UTF-8. */
   PONG: 4,
   /** Back-end → API: the call was not started (its runtime is down or shutting down); it may go elsewhere. */
   NOT_STARTED: 5,
@@ -27,6 +23,7 @@ export const FRAME_KIND = {
 } as const;
 export type FrameKind = (typeof FRAME_KIND)[keyof typeof FRAME_KIND];
 
+// A CALL's or REPLY's payload is exactly the message the other transports carry (CBHDR + record).
 const PREFIX = 4;
 const HEADER = PREFIX + 5;
 /**

@@ -1,8 +1,7 @@
 /**
- * The back-end as a service (`corebridge backend serve`): serves a transport to the embedded back-end
- * (worker thread, group commit) to API instances over TCP with TLS 1.3 and mutual TLS. A client must
- * present a certificate that chains to BACKEND_TLS_CA (else the handshake fails) and is known by a name on
- * BACKEND_ALLOWED_CLIENTS (else it is told REFUSED and disconnected). Frames: ./frames.ts.
+ * The back-end as a service (`corebridge backend serve`): serves the embedded back-end to API instances over
+ * TCP with TLS 1.3 and mutual TLS, to clients whose certificate chains to BACKEND_TLS_CA and is named on
+ * BACKEND_ALLOWED_CLIENTS.
  */
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
