@@ -101,11 +101,23 @@ export function startPaymentLoad(options: {
   };
 }
 
+/**
+ * A read as a client makes it: a 503 or 504 (a pooled database connection found broken after a restart, say) is
+ * tried again after its Retry-After, a few times; what the checks judge is the answer after that.
+ */
+async function read(url: string, auth: Record<string, string>): Promise<Response> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await fetch(url, { headers: auth });
+    if ((res.status !== 503 && res.status !== 504) || attempt === 5) return res;
+    await sleep(1000 * Number(res.headers.get('retry-after') ?? 1));
+  }
+}
+
 /** Balances in minor units, read through the API. */
 export async function balances(base: string, auth: Record<string, string>): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const a of ALL_ACCOUNTS) {
-    const res = await fetch(`${base}/v1/accounts/${a}/balance`, { headers: auth });
+    const res = await read(`${base}/v1/accounts/${a}/balance`, auth);
     out[a] = Math.round(((await res.json()) as { balance: number }).balance * 100);
   }
   return out;
@@ -121,7 +133,7 @@ export async function checkAcknowledged(
 ): Promise<string[]> {
   const failures: string[] = [];
   for (const ack of acks) {
-    const res = await fetch(`${base}/v1/payments/${ack.paymentId}`, { headers: auth });
+    const res = await read(`${base}/v1/payments/${ack.paymentId}`, auth);
     if (res.status !== 200) {
       failures.push(`acknowledged ${ack.paymentId} (${ack.key}) answers ${res.status}`);
       continue;
