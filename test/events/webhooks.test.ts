@@ -127,9 +127,13 @@ test('after 500s and refused connections the same webhook-id arrives again, unti
   receiver.answers.push({ status: 500 }, { status: 503, headers: { 'retry-after': '2' } });
   await order(h, 'ada');
   await until('two failed attempts', () => receiver.received.length >= 2);
+  // Stopped only once the 503 is recorded: a receiver stopped as the request arrives may never send its answer.
+  let afterBusy = (await deliveries(h, 'clerk', sub.subscriptionId))[0];
+  await until('the 503 recorded', async () => {
+    afterBusy = (await deliveries(h, 'clerk', sub.subscriptionId))[0];
+    return afterBusy?.attempts === 2;
+  });
   await receiver.stop();
-  await until('the 503 recorded', async () => (await deliveries(h, 'clerk', sub.subscriptionId))[0]?.attempts === 2);
-  const afterBusy = (await deliveries(h, 'clerk', sub.subscriptionId))[0];
   assert.equal(afterBusy.lastStatusCode, 503);
   const wait = Date.parse(afterBusy.nextAttemptAt) - Date.parse(afterBusy.updatedAt);
   assert.ok(wait >= 1900 && wait <= 2100, `Retry-After: 2 honoured over the 200 ms of the schedule (${wait} ms)`);
