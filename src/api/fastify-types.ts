@@ -5,9 +5,6 @@ import type { OperationId, RouteAccess } from './route-table.ts';
 import type { ErrorCode } from '../errors.ts';
 import type { ResponseHeaderName } from './openapi-operation.ts';
 
-/** What the request's log line says about its back-end transaction. */
-export type BackendCallFacts = CallFacts;
-
 declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the auth hook on protected routes. */
@@ -15,7 +12,7 @@ declare module 'fastify' {
     /** Set by the idempotency hook when this request holds a key. */
     idempotency: { caller: string; key: string } | null;
     /** The back-end transaction this request ran, for its one log line. */
-    backendCall: BackendCallFacts | null;
+    backendCall: CallFacts | null;
   }
   interface FastifyReply {
     /** Error code of the problem sent, for the request log line. */

@@ -78,6 +78,7 @@ export interface MessageSender {
   send(ctx: ExchangeContext, tran: string, message: Buffer): Promise<{ header: MessageHeader; body: Buffer }>;
 }
 
+// The message's header was written by the caller, trace context included: no span of the client's own.
 export function createMessageSender(wire: Wire): MessageSender {
   return { send: (ctx, tran, message) => exchange(wire, ctx, tran, message, null) };
 }
@@ -189,10 +190,7 @@ export function createBackendClient(wire: BackendClientOptions): BackendClient {
       );
       return answer(ctx, 'OPSUBM', request, span);
     },
-    // The message's header was written by the caller, trace context included: no span of the client's own.
-    send(ctx, tran, message) {
-      return exchange(wire, ctx, tran, message, null);
-    },
+    ...createMessageSender(wire),
   };
 }
 

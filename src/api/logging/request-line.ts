@@ -4,7 +4,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import { pino, type Logger } from 'pino';
-import type { BackendCallFacts } from '../fastify-types.ts';
+import type { CallFacts } from '../../client/call-context.ts';
 import { scrub } from '../../logging/redaction.ts';
 
 export interface RequestLine {
@@ -16,7 +16,7 @@ export interface RequestLine {
   ms: number;
   principal: string | undefined;
   code: string | undefined;
-  backend: BackendCallFacts | undefined;
+  backend: CallFacts | undefined;
   trace_id: string | undefined;
   span_id: string | undefined;
 }
