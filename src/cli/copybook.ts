@@ -16,6 +16,8 @@ export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profil
   --encoding ascii|latin1|cp037|cp1140
   --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
   --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
+  --empty-numeric error|null|zero   numeric fields holding only LOW-VALUES, HIGH-VALUES or spaces (default error);
+                                per field or group: "emptyNumeric": {"COBOL-NAME": "null"} in the mapping
   --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
                                 or views by a discriminator: "redefines": {"BASE": {"discriminator": "NAME", "views": {"C": "VIEW"}}}
 `;
@@ -35,6 +37,7 @@ const OPTIONS = {
   'binary-sizes': { type: 'string' },
   'comp5-byte-order': { type: 'string' },
   'zoned-sign': { type: 'string' },
+  'empty-numeric': { type: 'string' },
   format: { type: 'string' },
   record: { type: 'string' },
   mapping: { type: 'string' },
@@ -85,6 +88,8 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   if (order) options.comp5ByteOrder = order;
   const zonedSign = oneOf('zoned-sign', values['zoned-sign'], ['ebcdic', 'ascii'] as const);
   if (zonedSign) options.zonedSign = zonedSign;
+  const emptyNumeric = oneOf('empty-numeric', values['empty-numeric'], ['error', 'null', 'zero'] as const);
+  if (emptyNumeric) options.emptyNumeric = emptyNumeric;
   const format = oneOf('format', values.format, ['fixed', 'free', 'auto'] as const);
   if (format) options.format = format;
   if (values.record) options.record = values.record;

@@ -3,6 +3,7 @@
  * (`compileCopybook(text, { profile: 'zos' })`, then `layout.encode(json)` and `layout.decode(bytes)`).
  */
 import { compileCodec } from './codegen/compile.ts';
+import { applyEmptyNumeric } from './empty.ts';
 import { buildLayout, type Node } from './layout.ts';
 import { parseEntries } from './parser.ts';
 import { resolveProfile } from './profiles.ts';
@@ -46,6 +47,7 @@ export function compileCopybook(source: string, options: CompileOptions & { reco
     ...(options.record ? { record: options.record } : {}),
     ...(options.mapping ? { mapping: options.mapping } : {}),
   });
+  applyEmptyNumeric(built.root, options.emptyNumeric, options.mapping, profile);
   const template = buildTemplate(built.root, built.maxLength, profile, fileName);
   const { encode, decode, source: codecSource } = compileCodec(built, template, profile);
   const root = toItem(built.root);

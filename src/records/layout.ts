@@ -1,4 +1,5 @@
 /** Builds a layout from parsed entries: hierarchy, pictures, usages, sizes, offsets and JSON names. */
+import type { EmptySpec } from './empty-spec.ts';
 import { binaryByteSize } from './profiles.ts';
 import { CopybookError, MappingError } from './errors.ts';
 import type { Entry } from './parser.ts';
@@ -37,6 +38,8 @@ export interface Node {
   altKey?: string;
   /** On a redefined item whose views a discriminator chooses: the discriminator and value → view. */
   choice?: { discriminator: Node; byValue: Map<string, Node> };
+  /** A numeric item's policy for LOW-VALUES, HIGH-VALUES and spaces, when it has one (empty.ts). */
+  empty?: EmptySpec;
 }
 
 export interface BuiltLayout {

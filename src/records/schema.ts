@@ -1,5 +1,6 @@
 /** JSON Schema (draft 2020-12 subset, also valid for Ajv/TypeBox users) generated from a layout. */
 import { pictureMax } from './decimal.ts';
+import { nullableSchema } from './empty.ts';
 import type { Node } from './layout.ts';
 import type { Literal } from './parser.ts';
 import { decodesAsString } from './specs.ts';
@@ -72,7 +73,7 @@ function elementarySchema(n: Node, annotate: boolean): JsonSchema {
   }
   const dflt = literalJson(n);
   if (dflt !== undefined) schema.default = dflt;
-  return schema;
+  return nullableSchema(n, schema);
 }
 
 function itemSchema(n: Node, annotate: boolean): JsonSchema {

@@ -38,7 +38,31 @@ export interface FieldMapping {
    * takes any single view whose JSON key is present.
    */
   redefines?: Record<string, string | ViewChoice>;
+  /**
+   * COBOL name of a numeric item or a group → what its numeric items holding only LOW-VALUES, HIGH-VALUES or
+   * spaces decode to. The nearest setting (the item's, else its nearest group's, else `emptyNumeric`) wins.
+   */
+  emptyNumeric?: Record<string, EmptyNumeric>;
 }
+
+/** What a numeric item filled with one filler decodes to: a decode error (default), JSON `null`, or zero. */
+export type EmptyNumericAction = 'error' | 'null' | 'zero';
+
+/**
+ * Per filler: all X'00' (LOW-VALUES), all X'FF' (HIGH-VALUES), all spaces of the code page. Fillers left
+ * out are `error`. A filler that is a valid value of the item (X'0000' in a binary item is zero) stays
+ * that value. `nullFill` is the filler encode writes for JSON `null`; default the first of lowValues,
+ * highValues, spaces whose action is `null`.
+ */
+export interface EmptyNumericPolicy {
+  lowValues?: EmptyNumericAction;
+  highValues?: EmptyNumericAction;
+  spaces?: EmptyNumericAction;
+  nullFill?: 'lowValues' | 'highValues' | 'spaces';
+}
+
+/** One action for all three fillers, or one per filler. */
+export type EmptyNumeric = EmptyNumericAction | EmptyNumericPolicy;
 
 /**
  * Views chosen by the value of a discriminator, an elementary item of the same group:
@@ -64,6 +88,8 @@ export interface CompileOptions {
   binarySizes?: BinarySizes;
   comp5ByteOrder?: ByteOrder;
   mapping?: FieldMapping;
+  /** What numeric items holding only LOW-VALUES, HIGH-VALUES or spaces decode to; default `error`. */
+  emptyNumeric?: EmptyNumeric;
 }
 
 export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal';

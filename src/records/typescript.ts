@@ -16,7 +16,10 @@ export function typeNameOf(cobolName: string): string {
 }
 
 function typeOf(schema: JsonSchema, indent: string): string {
-  switch (schema['type']) {
+  const type = schema['type'];
+  if (Array.isArray(type))
+    return type.map((t) => (t === 'null' ? 'null' : typeOf({ ...schema, type: t }, indent))).join(' | ');
+  switch (type) {
     case 'object': {
       const properties = (schema['properties'] ?? {}) as Record<string, JsonSchema>;
       const inner = `${indent}  `;

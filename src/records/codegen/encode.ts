@@ -17,6 +17,7 @@ import {
   type Code,
   type Offset,
 } from './code.ts';
+import { putEmptyJs } from './empty.ts';
 import type { Generator } from './generator.ts';
 
 /** The runtime function that writes each encoding. */
@@ -160,7 +161,8 @@ function encodeMembers(c: EncodeCtx, n: Node, obj: string, at: Offset, origin: n
       const { name, f: spec } = c.g.field(f);
       const onSpaces = spec.type === 'text' && spacesInTemplate(c.template, f, spec.spec.table.space);
       const put = onSpaces ? 'putTextOnSpaces' : PUT[spec.type];
-      body.push(`${put}(buf, ${offsetJs(fieldAt)}, ${name}, ${value}, ${lit(fieldPath)});`);
+      const at = offsetJs(fieldAt);
+      body.push(putEmptyJs(f, `${put}(buf, ${at}, ${name}, ${value}, ${lit(fieldPath)});`, at, value));
       if (c.odo?.counter === f) body.push(`counterJson = ${value};`);
     }
     code.push(`${value} = ${obj}[${lit(key)}];`, ...block(`if (${value} !== undefined)`, body));
@@ -187,7 +189,7 @@ function encodeTable(c: EncodeCtx, n: Node, value: string, at: Offset, path: str
   if (n.children.length > 0) body = encodeGroup(c, n, 'x', element, n.offset, '');
   else {
     const { name, f } = c.g.field(n);
-    body = [`${PUT[f.type]}(buf, at, ${name}, x, '');`];
+    body = [putEmptyJs(n, `${PUT[f.type]}(buf, at, ${name}, x, '');`, 'at', 'x')];
   }
   c.g.functions.push(...block(`function ${fn}(buf, at, x)`, body));
   const i = c.g.id('i');

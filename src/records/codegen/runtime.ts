@@ -1,5 +1,6 @@
 /** The functions and values the generated code closes over, by the names it calls them. */
 import { scaledInteger, typeName } from '../decimal.ts';
+import { getOrEmpty } from '../empty.ts';
 import { getBinary, putBinary } from '../encodings/binary.ts';
 import { getPacked, getPackedNumber, putPacked } from '../encodings/packed.ts';
 import { getText, getTextLatin1, putText, putTextOnSpaces } from '../encodings/text.ts';
@@ -92,5 +93,6 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     getPacked,
     getPackedNumber,
     getBinary,
+    getOrEmpty,
   };
 }
