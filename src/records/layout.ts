@@ -1,5 +1,6 @@
 /** Builds a layout from parsed entries: hierarchy, pictures, usages, sizes, offsets and JSON names. */
 import type { EmptySpec } from './empty-spec.ts';
+import { nationalProblem } from './encodings/national.ts';
 import { binaryByteSize } from './profiles.ts';
 import { CopybookError, MappingError } from './errors.ts';
 import type { Entry } from './parser.ts';
@@ -164,6 +165,14 @@ function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?:
   });
   node.picture = pic;
   node.kind = pic.kind;
+  if (pic.kind === 'national' || usage === 'national') {
+    const problem = nationalProblem(pic, usage);
+    if (problem) fail(ctx, e, problem.reason, problem.unsupported);
+    if (e.sign || e.blankWhenZero) fail(ctx, e, 'SIGN and BLANK WHEN ZERO apply to numeric items only');
+    node.usage = 'national';
+    node.length = pic.size * 2;
+    return node;
+  }
   if (pic.kind !== 'numeric') {
     if (usage !== 'display') fail(ctx, e, `USAGE ${usage} needs a numeric picture`);
     if (e.sign) fail(ctx, e, 'SIGN applies to signed numeric items only');

@@ -7,6 +7,8 @@ export type Literal =
   | { kind: 'string'; text: string }
   | { kind: 'number'; text: string }
   | { kind: 'hex'; text: string }
+  /** N"…" or NX"…": the characters, UTF-16 code units. */
+  | { kind: 'national'; text: string }
   | { kind: 'figurative'; name: 'ZERO' | 'SPACE' | 'HIGH-VALUE' | 'LOW-VALUE' | 'QUOTE' };
 
 /** One data description entry, as written. */
@@ -41,6 +43,7 @@ const USAGES: Record<string, Usage> = {
   'COMP-3': 'packed-decimal',
   'COMPUTATIONAL-3': 'packed-decimal',
   'PACKED-DECIMAL': 'packed-decimal',
+  NATIONAL: 'national',
 };
 
 const UNSUPPORTED_USAGES = new Set([
@@ -60,7 +63,6 @@ const UNSUPPORTED_USAGES = new Set([
   'POINTER',
   'PROCEDURE-POINTER',
   'FUNCTION-POINTER',
-  'NATIONAL',
   'DISPLAY-1',
   'BINARY-CHAR',
   'BINARY-SHORT',
@@ -168,6 +170,7 @@ class EntryParser {
 
   private literal(): Literal {
     const t = this.next('a literal');
+    if (t.national) return { kind: 'national', text: t.text };
     if (t.kind === 'string') return { kind: 'string', text: t.text };
     if (t.kind === 'hex') return { kind: 'hex', text: t.text };
     if (t.kind === 'word') {

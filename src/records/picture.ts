@@ -1,7 +1,7 @@
 import { CopybookError } from './errors.ts';
 
 export interface PictureInfo {
-  kind: 'alphanumeric' | 'alphabetic' | 'numeric';
+  kind: 'alphanumeric' | 'alphabetic' | 'numeric' | 'national';
   /** Characters (alphanumeric) or digits (numeric). */
   size: number;
   digits: number;
@@ -37,8 +37,12 @@ export function analyzePicture(text: string, where: { fileName: string; line: nu
   for (const s of counts.keys()) {
     if (s === 'P') fail('the scaling symbol P is not supported', true);
     if ('ZB0/,.+-CRD$*E'.includes(s)) fail(`symbol "${s}" (numeric-edited pictures) is not supported`, true);
-    if (!'SV9XA'.includes(s)) fail(`"${s}" is not a picture symbol`);
+    if (!'SV9XAN'.includes(s)) fail(`"${s}" is not a picture symbol`);
   }
+  const national = counts.get('N') ?? 0;
+  if (national > 0 && national < symbols.length) fail('N cannot be mixed with other symbols');
+  if (national > 0)
+    return { kind: 'national', size: national, digits: 0, scale: 0, signed: false, normalized: runs(symbols) };
   const x = counts.get('X') ?? 0;
   const a = counts.get('A') ?? 0;
   const nines = counts.get('9') ?? 0;

@@ -9,7 +9,7 @@ import { literalJson } from './template.ts';
 export type JsonSchema = Record<string, unknown>;
 
 function conditionValue(lit: Literal, numeric: boolean): string | number | undefined {
-  if (lit.kind === 'string') return numeric ? undefined : lit.text.replace(/ +$/, '');
+  if (lit.kind === 'string' || lit.kind === 'national') return numeric ? undefined : lit.text.replace(/ +$/, '');
   if (lit.kind === 'number') return numeric ? Number(lit.text) : undefined;
   if (lit.kind === 'figurative') {
     if (lit.name === 'ZERO') return numeric ? 0 : undefined;
@@ -21,7 +21,11 @@ function conditionValue(lit: Literal, numeric: boolean): string | number | undef
 function elementarySchema(n: Node, annotate: boolean): JsonSchema {
   const pic = n.picture!;
   const schema: JsonSchema = {};
-  if (n.kind !== 'numeric') {
+  if (n.kind === 'national') {
+    // in UTF-16 code units: a character beyond U+FFFF takes two
+    schema.type = 'string';
+    schema.maxLength = pic.size;
+  } else if (n.kind !== 'numeric') {
     schema.type = 'string';
     schema.maxLength = n.length;
     if (n.kind === 'alphabetic') schema.pattern = '^[A-Za-z ]*$';

@@ -7,6 +7,8 @@ export interface Token {
   text: string;
   line: number;
   column: number;
+  /** N"…" and NX"…": `text` holds the characters. */
+  national?: true;
 }
 
 export type SourceFormat = 'fixed' | 'free';
@@ -180,14 +182,16 @@ function scan(text: LogicalText, fileName: string): Token[] {
       continue;
     }
     const prefix = c.toUpperCase();
-    const quoteAt =
-      (prefix === 'X' || prefix === 'N' || prefix === 'Z') && (chars[i + 1] === '"' || chars[i + 1] === "'")
+    const nx = prefix === 'N' && chars[i + 1]?.toUpperCase() === 'X' && (chars[i + 2] === '"' || chars[i + 2] === "'");
+    const quoteAt = nx
+      ? i + 2
+      : (prefix === 'X' || prefix === 'N' || prefix === 'Z') && (chars[i + 1] === '"' || chars[i + 1] === "'")
         ? i + 1
         : c === '"' || c === "'"
           ? i
           : -1;
     if (quoteAt >= 0) {
-      if (quoteAt > i && prefix !== 'X') {
+      if (quoteAt > i && prefix !== 'X' && prefix !== 'N') {
         throw new CopybookError(`${prefix}-literals are not supported`, { fileName, line, column }, true);
       }
       const quote = chars[quoteAt]!;
@@ -207,7 +211,16 @@ function scan(text: LogicalText, fileName: string): Token[] {
         value += chars[j];
         j++;
       }
-      if (quoteAt > i) {
+      if (nx) {
+        // UTF-16BE code units, four hex digits each
+        if (!/^([0-9A-Fa-f]{4})*$/.test(value)) {
+          throw new CopybookError('NX literal needs a multiple of four hex digits', { fileName, line, column });
+        }
+        const text = String.fromCharCode(...(value.match(/.{4}/g) ?? []).map((u) => parseInt(u, 16)));
+        tokens.push({ kind: 'string', text, line, column, national: true });
+      } else if (quoteAt > i && prefix === 'N') {
+        tokens.push({ kind: 'string', text: value, line, column, national: true });
+      } else if (quoteAt > i) {
         if (!/^([0-9A-Fa-f]{2})*$/.test(value)) {
           throw new CopybookError('hexadecimal literal needs an even number of hex digits', { fileName, line, column });
         }

@@ -1,6 +1,7 @@
 /** The codec spec of each elementary item, built once at compile time: which encoding, and its constants. */
 import { charTable } from './charsets.ts';
 import { binaryRange, putBinary, type BinarySpec } from './encodings/binary.ts';
+import { putNational, type NationalSpec } from './encodings/national.ts';
 import { putPacked, type PackedSpec } from './encodings/packed.ts';
 import { putText, type TextSpec } from './encodings/text.ts';
 import { putZoned, zonedBytes, type ZonedSpec } from './encodings/zoned.ts';
@@ -11,12 +12,16 @@ export type FieldSpec =
   | { type: 'text'; spec: TextSpec }
   | { type: 'zoned'; spec: ZonedSpec }
   | { type: 'packed'; spec: PackedSpec }
-  | { type: 'binary'; spec: BinarySpec };
+  | { type: 'binary'; spec: BinarySpec }
+  | { type: 'national'; spec: NationalSpec };
 
 /** The codec spec of an elementary item. */
 export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
   const table = charTable(profile.charset);
   const pic = n.picture!;
+  if (n.kind === 'national') {
+    return { type: 'national', spec: { length: pic.size, justifiedRight: n.entry.justifiedRight === true } };
+  }
   if (n.kind !== 'numeric') {
     const justifiedRight = n.entry.justifiedRight === true;
     return { type: 'text', spec: { length: n.length, table, justifiedRight, alphabetic: n.kind === 'alphabetic' } };
@@ -69,5 +74,7 @@ export function putField(buf: Buffer, off: number, f: FieldSpec, v: unknown, pat
       return putPacked(buf, off, f.spec, v, path);
     case 'binary':
       return putBinary(buf, off, f.spec, v, path);
+    case 'national':
+      return putNational(buf, off, f.spec, v, path);
   }
 }

@@ -1,6 +1,7 @@
 /** The record template of defaults and VALUEs that every encode starts from, and the JSON a VALUE stands for. */
 import { charTable, type CharTable } from './charsets.ts';
 import { CopybookError, RecordEncodeError } from './errors.ts';
+import { nationalValue } from './encodings/national.ts';
 import { putText } from './encodings/text.ts';
 import type { Node } from './layout.ts';
 import type { Literal } from './parser.ts';
@@ -49,7 +50,7 @@ export function literalJson(n: Node): string | number | undefined {
     if (lit.kind === 'figurative' && lit.name === 'ZERO') return 0;
     return lit.kind === 'number' ? (decodesAsString(n) ? lit.text : Number(lit.text)) : undefined;
   }
-  if (lit.kind === 'string') return lit.text.replace(/ +$/, '');
+  if (lit.kind === 'string' || lit.kind === 'national') return lit.text.replace(/ +$/, '');
   if (lit.kind === 'figurative' && lit.name === 'SPACE') return '';
   return undefined;
 }
@@ -115,6 +116,17 @@ function wrap(fileName: string, fn: () => void): void {
 function initElementary(buf: Buffer, off: number, n: Node, profile: PlatformProfile, table: CharTable): void {
   const lit = n.entry.value;
   const f = fieldSpec(n, profile);
+  if (f.type === 'national') {
+    const value = lit === undefined ? '' : nationalValue(lit, f.spec.length);
+    if (typeof value !== 'string') literalFail(n, value.error);
+    try {
+      // VALUE ignores JUSTIFIED, as for alphanumeric items
+      putField(buf, off, { type: 'national', spec: { ...f.spec, justifiedRight: false } }, value, '');
+    } catch (e) {
+      literalFail(n, e instanceof RecordEncodeError ? e.reason : String(e));
+    }
+    return;
+  }
   if (f.type === 'text') {
     if (lit === undefined) buf.fill(table.space, off, off + n.length);
     else fillText(buf, off, n.length, lit, table, n);

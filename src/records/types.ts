@@ -92,7 +92,7 @@ export interface CompileOptions {
   emptyNumeric?: EmptyNumeric;
 }
 
-export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal';
+export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal' | 'national';
 
 export type SignPosition = 'leading' | 'trailing';
 
@@ -126,7 +126,7 @@ export interface LayoutItem {
   offset: number;
   /** Byte length of one occurrence. */
   length: number;
-  kind: 'group' | 'alphanumeric' | 'alphabetic' | 'numeric';
+  kind: 'group' | 'alphanumeric' | 'alphabetic' | 'numeric' | 'national';
   usage: Usage;
   /** Normalised picture, e.g. `S9(7)V99`; absent for groups. */
   picture?: string;

@@ -22,12 +22,19 @@ import { decodeEmptyJs } from './empty.ts';
 import type { Generator } from './generator.ts';
 
 /** The runtime function that reads each encoding in general. */
-const GET = { text: 'getText', zoned: 'getZoned', packed: 'getPacked', binary: 'getBinary' } as const;
+const GET = {
+  text: 'getText',
+  zoned: 'getZoned',
+  packed: 'getPacked',
+  binary: 'getBinary',
+  national: 'getNational',
+} as const;
 
 /** An expression reading elementary item `f` at `at`: the fastest reader its spec allows. */
 function decodeField(g: Generator, f: Node, at: string): string {
   const { name, f: field } = g.field(f);
-  if (f.empty && field.type !== 'text') return decodeEmptyJs(g, f, at, name, GET[field.type]);
+  if (f.empty && field.type !== 'text' && field.type !== 'national')
+    return decodeEmptyJs(g, f, at, name, GET[field.type]);
   if (field.type === 'zoned') {
     const s = field.spec;
     if (!s.asString && !s.separate && !s.blankWhenZero && (!s.signed || !s.leading)) {

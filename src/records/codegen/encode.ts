@@ -21,7 +21,13 @@ import { putEmptyJs } from './empty.ts';
 import type { Generator } from './generator.ts';
 
 /** The runtime function that writes each encoding. */
-export const PUT = { text: 'putText', zoned: 'putZoned', packed: 'putPacked', binary: 'putBinary' } as const;
+export const PUT = {
+  text: 'putText',
+  zoned: 'putZoned',
+  packed: 'putPacked',
+  binary: 'putBinary',
+  national: 'putNational',
+} as const;
 
 interface EncodeCtx {
   g: Generator;
