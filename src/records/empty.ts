@@ -97,6 +97,8 @@ export function applyEmptyNumeric(
   mapping: FieldMapping | undefined,
   profile: PlatformProfile,
 ): void {
+  // a DEPENDING ON counter must hold a count: it keeps decoding strictly
+  const counters = new Set([...walk(root)].flatMap((n) => (n.counter ? [n.counter] : [])));
   const own = new Map<Node, Policy>();
   for (const [key, policy] of Object.entries(mapping?.emptyNumeric ?? {})) {
     const fail = (reason: string): never => {
@@ -107,6 +109,7 @@ export function applyEmptyNumeric(
     if (matches.length > 1) fail('the name is ambiguous; qualify it as "NAME OF GROUP"');
     const n = matches[0]!;
     if (n.children.length === 0 && n.kind !== 'numeric') fail(`${n.name} is not numeric`);
+    if (counters.has(n)) fail(`${n.name} is an OCCURS DEPENDING ON counter; it must hold a count`);
     own.set(n, normalize(policy, fail));
   }
   const base =
@@ -117,7 +120,7 @@ export function applyEmptyNumeric(
         });
   if (base === undefined && own.size === 0) return;
   for (const n of walk(root)) {
-    if (n.children.length > 0 || n.kind !== 'numeric') continue;
+    if (n.children.length > 0 || n.kind !== 'numeric' || counters.has(n)) continue;
     let policy = base;
     for (let p: Node | null = n; p !== null; p = p.parent) {
       const set = own.get(p);

@@ -199,3 +199,24 @@ test(
     assert.match(inspected.stdout, /view chosen by PAY-METHOD: 'C' PAY-CARD, 'A' PAY-ACH/);
   },
 );
+
+test('--empty-numeric: spaces in a numeric field decode to null, null encodes back; types say so', () => {
+  const hex = (text: string) => Buffer.from(text).toString('hex');
+  const record = `${hex('P1      ')}202020202020${hex('EUR0')}`;
+  const refused = run(['copybook', 'decode', cpy, '--profile', 'gnucobol'], record);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /offset 13 \(PAY-AMOUNT\): invalid sign nibble 0 in packed decimal/);
+  const dec = run(['copybook', 'decode', cpy, '--profile', 'gnucobol', '--empty-numeric', 'null'], record);
+  assert.equal(dec.code, 0, dec.stderr);
+  assert.equal(JSON.parse(dec.stdout).payAmount, null);
+  const enc = run(['copybook', 'encode', cpy, '--profile', 'gnucobol', '--empty-numeric', 'null'], dec.stdout);
+  assert.equal(enc.code, 0, enc.stderr);
+  // LOW-VALUES is the filler null writes first
+  assert.equal(enc.stdout, `${hex('P1      ')}000000000000${hex('EUR0')}\n`);
+  const types = run(['copybook', 'types', cpy, '--empty-numeric', 'zero']);
+  assert.match(types.stdout, /payAmount\?*: number;/);
+  assert.match(run(['copybook', 'types', cpy, '--empty-numeric', 'null']).stdout, /payAmount: number \| null;/);
+  const bad = run(['copybook', 'decode', cpy, '--empty-numeric', 'none'], record);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--empty-numeric must be one of error, null, zero \(got "none"\)/);
+});

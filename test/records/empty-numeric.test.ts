@@ -240,6 +240,18 @@ test('bad policies are refused with the setting they come from', () => {
   assert.equal(global.message, 'emptyNumeric: expected one of error, null, zero (got "empty")');
 });
 
+test('an OCCURS DEPENDING ON counter keeps decoding strictly', () => {
+  const source = fixed('01 R.', '   05 N PIC 9.', '   05 T PIC 9(2) OCCURS 0 TO 2 DEPENDING ON N.');
+  const layout = compileCopybook(source, { emptyNumeric: 'null' });
+  assert.deepEqual(layout.decode(Buffer.from('f1' + '4040', 'hex')), { n: 1, t: [null] });
+  assert.equal(decodeError(layout, Buffer.from('40', 'hex')).reason, 'invalid digit 0x40 in a zoned decimal');
+  const schema = layout.jsonSchema() as { properties: { n: { type: unknown } } };
+  assert.equal(schema.properties.n.type, 'integer');
+  assert.throws(() => compileCopybook(source, { mapping: { emptyNumeric: { N: 'null' } } }), {
+    message: 'mapping "N": emptyNumeric: N is an OCCURS DEPENDING ON counter; it must hold a count',
+  });
+});
+
 test('items without a policy read through the same fast paths as before: no check in their code', () => {
   const layout = compileCopybook(ORDER, { mapping: { emptyNumeric: { TAX: 'null' } } });
   const source = layout.codecSource();
