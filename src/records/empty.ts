@@ -5,6 +5,7 @@
 import { charTable } from './charsets.ts';
 import { scaledToJson } from './decimal.ts';
 import { getBinary } from './encodings/binary.ts';
+import { getNationalDecimal } from './encodings/national.ts';
 import { getPacked } from './encodings/packed.ts';
 import { getZoned } from './encodings/zoned.ts';
 import { MappingError, RecordDecodeError } from './errors.ts';
@@ -53,6 +54,7 @@ function isValue(f: FieldSpec, bytes: Buffer): boolean {
     if (f.type === 'zoned') getZoned(bytes, 0, f.spec, '');
     else if (f.type === 'packed') getPacked(bytes, 0, f.spec, '');
     else if (f.type === 'binary') getBinary(bytes, 0, f.spec, '');
+    else if (f.type === 'nationalDecimal') getNationalDecimal(bytes, 0, f.spec, '');
     else return true;
     return true;
   } catch (e) {
@@ -75,6 +77,8 @@ function specFor(n: Node, policy: Policy, profile: PlatformProfile): EmptySpec |
     const action = policy[filler];
     const byte = byteOf[filler];
     if (action === 'error' || isValue(f, Buffer.alloc(n.length, byte))) continue;
+    // a national item's spaces are NX'0020' pairs, not the code page's single-byte space
+    if (filler === 'spaces' && f.type === 'nationalDecimal') continue;
     spec.fills.push({ byte, value: action === 'null' ? null : zero });
   }
   // the chosen filler, unless it is a value of this item: then the first filler that decodes to null

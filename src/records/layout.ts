@@ -166,11 +166,18 @@ function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?:
   node.picture = pic;
   node.kind = pic.kind;
   if (pic.kind === 'national' || usage === 'national') {
-    const problem = nationalProblem(pic, usage);
+    const problem = nationalProblem(pic, usage, sign);
     if (problem) fail(ctx, e, problem.reason, problem.unsupported);
-    if (e.sign || e.blankWhenZero) fail(ctx, e, 'SIGN and BLANK WHEN ZERO apply to numeric items only');
+    const numeric = pic.kind === 'numeric';
+    if (e.blankWhenZero) {
+      if (numeric) fail(ctx, e, 'BLANK WHEN ZERO on a national decimal item is not supported', true);
+      fail(ctx, e, 'BLANK WHEN ZERO applies to numeric items only');
+    }
+    if (e.justifiedRight && numeric) fail(ctx, e, 'JUSTIFIED applies to alphanumeric items only');
+    if (e.sign && !pic.signed) fail(ctx, e, 'SIGN needs S in the picture');
     node.usage = 'national';
-    node.length = pic.size * 2;
+    if (pic.signed) node.sign = sign!;
+    node.length = (pic.size + (pic.signed ? 1 : 0)) * 2;
     return node;
   }
   if (pic.kind !== 'numeric') {

@@ -1,7 +1,7 @@
 /** The codec spec of each elementary item, built once at compile time: which encoding, and its constants. */
 import { charTable } from './charsets.ts';
 import { binaryRange, putBinary, type BinarySpec } from './encodings/binary.ts';
-import { putNational, type NationalSpec } from './encodings/national.ts';
+import { putNational, putNationalDecimal, type NationalDecimalSpec, type NationalSpec } from './encodings/national.ts';
 import { putPacked, type PackedSpec } from './encodings/packed.ts';
 import { putText, type TextSpec } from './encodings/text.ts';
 import { putZoned, zonedBytes, type ZonedSpec } from './encodings/zoned.ts';
@@ -13,7 +13,8 @@ export type FieldSpec =
   | { type: 'zoned'; spec: ZonedSpec }
   | { type: 'packed'; spec: PackedSpec }
   | { type: 'binary'; spec: BinarySpec }
-  | { type: 'national'; spec: NationalSpec };
+  | { type: 'national'; spec: NationalSpec }
+  | { type: 'nationalDecimal'; spec: NationalDecimalSpec };
 
 /** The codec spec of an elementary item. */
 export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
@@ -33,6 +34,8 @@ export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
     asString: decodesAsString(n),
     picture: pic.normalized,
   };
+  if (n.usage === 'national')
+    return { type: 'nationalDecimal', spec: { ...base, leading: n.sign?.position === 'leading' } };
   if (n.usage === 'display') {
     return {
       type: 'zoned',
@@ -76,5 +79,7 @@ export function putField(buf: Buffer, off: number, f: FieldSpec, v: unknown, pat
       return putBinary(buf, off, f.spec, v, path);
     case 'national':
       return putNational(buf, off, f.spec, v, path);
+    case 'nationalDecimal':
+      return putNationalDecimal(buf, off, f.spec, v, path);
   }
 }

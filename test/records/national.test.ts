@@ -127,12 +127,9 @@ test('bad national literals and items are refused with file, line and column', (
   assert.match(hexLit.reason, /a hexadecimal literal cannot initialise a national item/);
   const lone = refused(fixed('01 R.', '   05 A PIC N(2) VALUE NX"D800".'));
   assert.equal(lone.reason, 'VALUE of A: unpaired surrogate at position 0: not UTF-16 text');
-  const decimal = refused(fixed('01 R.', '   05 A PIC 9(3) USAGE NATIONAL.'));
-  assert.equal(decimal.code, 'COPYBOOK_UNSUPPORTED');
-  assert.equal(
-    decimal.message,
-    'copybook.cpy:2:11: national decimal (PIC 9(3) USAGE NATIONAL) is not supported; use PIC N or USAGE DISPLAY',
-  );
+  const decimal = refused(fixed('01 R.', '   05 A PIC S9(3) USAGE NATIONAL.'));
+  assert.equal(decimal.code, 'COPYBOOK_SYNTAX');
+  assert.equal(decimal.message, 'copybook.cpy:2:11: a signed national decimal item needs SIGN SEPARATE (PIC S9(3))');
   assert.equal(
     refused(fixed('01 R.', '   05 A PIC X(3) NATIONAL.')).reason,
     'USAGE NATIONAL needs PIC N, not PIC X(3)',
@@ -188,5 +185,102 @@ test("property: decode(encode(s)) = s for any well-formed UTF-16 text, and the b
       assert.equal(beDecoder.decode(out.subarray(16)), right.padStart(8, ' '));
     }),
     { numRuns: 500 },
+  );
+});
+
+// IBM, Enterprise COBOL for z/OS 6.4 Programming Guide, "Examples: numeric data and internal representation"
+const IBM_NATIONAL_DECIMAL = fixed(
+  '01 R.',
+  '   05 U PIC 9999 NATIONAL.',
+  '   05 L PIC S9999 NATIONAL SIGN LEADING SEPARATE.',
+  '   05 T PIC S9999 NATIONAL SIGN TRAILING SEPARATE.',
+);
+
+test("national decimal: the bytes of IBM's published examples, both ways", () => {
+  const layout = compileCopybook(IBM_NATIONAL_DECIMAL);
+  const vectors: Array<[{ u: number; l: number; t: number }, string]> = [
+    [{ u: 1234, l: 1234, t: 1234 }, '0031003200330034' + '002b0031003200330034' + '0031003200330034002b'],
+    [{ u: 1234, l: -1234, t: -1234 }, '0031003200330034' + '002d0031003200330034' + '0031003200330034002d'],
+  ];
+  for (const [json, bytes] of vectors) {
+    assert.equal(hex(layout.encode(json)), bytes);
+    assert.deepEqual(layout.decode(Buffer.from(bytes, 'hex')), json);
+  }
+  assert.deepEqual(
+    layout.root.children!.map((c) => [c.offset, c.length, c.usage, c.kind]),
+    [
+      [0, 8, 'national', 'numeric'],
+      [8, 10, 'national', 'numeric'],
+      [18, 10, 'national', 'numeric'],
+    ],
+  );
+});
+
+test('national decimal: scale, wide pictures as strings, VALUE, range and bad bytes', () => {
+  const source = fixed(
+    '01 R.',
+    '   05 P PIC S9(3)V99 NATIONAL SIGN TRAILING SEPARATE VALUE -1.5.',
+    '   05 W PIC 9(17)V9 NATIONAL.',
+  );
+  const layout = compileCopybook(source);
+  const out = layout.encode({ w: '12345678901234567.8' });
+  assert.equal(hex(out.subarray(0, 12)), hex(Buffer.from('00150-', 'utf16le').swap16()));
+  assert.deepEqual(layout.decode(out), { p: -1.5, w: '12345678901234567.8' });
+  assert.throws(() => layout.encode({ p: 1000 }), {
+    message: 'p: 1000 has too many digits for PIC S9(3)V9(2) (at most ±999.99)',
+  });
+  const schema = layout.jsonSchema() as { properties: Record<string, unknown> };
+  assert.deepEqual(schema.properties.p, {
+    type: 'number',
+    multipleOf: 0.01,
+    minimum: -999.99,
+    maximum: 999.99,
+    default: -1.5,
+  });
+  const bad = Buffer.from(out);
+  bad[3] = 0x41;
+  assert.throws(() => layout.decode(bad), { message: 'offset 2 (P): invalid national digit 0x0041' });
+  const badSign = Buffer.from(out);
+  badSign[11] = 0x20;
+  assert.throws(() => layout.decode(badSign), {
+    message: "offset 10 (P): invalid national sign 0x0020 (expected NX'002B' or NX'002D')",
+  });
+  // LOW-VALUES and HIGH-VALUES follow emptyNumeric; national spaces are not single-byte spaces, so stay errors
+  const nullable = compileCopybook(source, { emptyNumeric: 'null' });
+  assert.deepEqual(nullable.decode(Buffer.alloc(out.length)), { p: null, w: null });
+  assert.equal(hex(nullable.encode({ p: null }).subarray(0, 12)), '00'.repeat(12));
+  assert.throws(() => nullable.decode(Buffer.alloc(out.length, 0x40)), {
+    message: 'offset 0 (P): invalid national digit 0x4040',
+  });
+});
+
+test('property: national decimal round trips every value of its picture', () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 18 }),
+      fc.integer({ min: 0, max: 4 }),
+      fc.boolean(),
+      fc.bigInt({ min: 0n, max: 10n ** 18n - 1n }),
+      fc.boolean(),
+      (digits, scaleWish, leading, magnitude, negative) => {
+        const scale = Math.min(scaleWish, digits);
+        const pic = `S9(${digits - scale || 1})${scale > 0 ? `V9(${scale})` : ''}`;
+        const total = (digits - scale || 1) + scale;
+        const layout = compileCopybook(
+          fixed('01 R.', `   05 N PIC ${pic} NATIONAL SIGN ${leading ? 'LEADING' : 'TRAILING'} SEPARATE.`),
+        );
+        const n = magnitude % 10n ** BigInt(total);
+        const text = n.toString().padStart(scale + 1, '0');
+        const value = `${negative && n !== 0n ? '-' : ''}${scale > 0 ? `${text.slice(0, -scale)}.${text.slice(-scale)}` : text}`;
+        const out = layout.encode({ n: value });
+        const digitsText = n.toString().padStart(total, '0');
+        const sign = negative && n !== 0n ? '-' : '+';
+        assert.equal(beDecoder.decode(out), leading ? sign + digitsText : digitsText + sign);
+        const [int = '', frac = ''] = value.replace('-', '').split('.');
+        const canonical = `${value.startsWith('-') ? '-' : ''}${int.replace(/^0+(?=\d)/, '')}${frac.replace(/0+$/, '') ? `.${frac.replace(/0+$/, '')}` : ''}`;
+        assert.deepEqual(layout.decode(out), { n: total > 15 ? canonical : Number(value) });
+      },
+    ),
+    { numRuns: 300 },
   );
 });

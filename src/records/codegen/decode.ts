@@ -28,6 +28,7 @@ const GET = {
   packed: 'getPacked',
   binary: 'getBinary',
   national: 'getNational',
+  nationalDecimal: 'getNationalDecimal',
 } as const;
 
 /** An expression reading elementary item `f` at `at`: the fastest reader its spec allows. */

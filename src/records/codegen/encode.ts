@@ -27,6 +27,7 @@ export const PUT = {
   packed: 'putPacked',
   binary: 'putBinary',
   national: 'putNational',
+  nationalDecimal: 'putNationalDecimal',
 } as const;
 
 interface EncodeCtx {

@@ -2,7 +2,7 @@
 import { scaledInteger, typeName } from '../decimal.ts';
 import { getOrEmpty } from '../empty.ts';
 import { getBinary, putBinary } from '../encodings/binary.ts';
-import { getNational, putNational } from '../encodings/national.ts';
+import { getNational, getNationalDecimal, putNational, putNationalDecimal } from '../encodings/national.ts';
 import { getPacked, getPackedNumber, putPacked } from '../encodings/packed.ts';
 import { getText, getTextLatin1, putText, putTextOnSpaces } from '../encodings/text.ts';
 import { getZoned, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
@@ -97,5 +97,7 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     getOrEmpty,
     getNational,
     putNational,
+    getNationalDecimal,
+    putNationalDecimal,
   };
 }

@@ -3,10 +3,11 @@
  * NX'0020'. A character is a UTF-16 code unit, as in COBOL: a character beyond U+FFFF takes two.
  */
 import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
-import { typeName } from '../decimal.ts';
+import { scaledToJson, typeName } from '../decimal.ts';
 import type { Literal } from '../parser.ts';
 import type { PictureInfo } from '../picture.ts';
-import type { Usage } from '../types.ts';
+import type { SignSpec, Usage } from '../types.ts';
+import { checkedScaled, type NumberSpec } from './numeric.ts';
 
 export interface NationalSpec {
   /** Characters (UTF-16 code units); the item has twice as many bytes. */
@@ -62,15 +63,25 @@ export function getNational(b: Buffer, off: number, s: NationalSpec, field: stri
 }
 
 /** Why an item with a PIC N picture or USAGE NATIONAL cannot be compiled, or null when it can. */
-export function nationalProblem(pic: PictureInfo, usage: Usage): { reason: string; unsupported: boolean } | null {
+export function nationalProblem(
+  pic: PictureInfo,
+  usage: Usage,
+  sign: SignSpec | undefined,
+): { reason: string; unsupported: boolean } | null {
   if (pic.kind === 'national') {
     if (usage !== 'national' && usage !== 'display')
       return { reason: `PIC N needs USAGE NATIONAL, not ${usage}`, unsupported: false };
     return null;
   }
   if (pic.kind === 'numeric') {
-    const reason = `national decimal (PIC ${pic.normalized} USAGE NATIONAL) is not supported; use PIC N or USAGE DISPLAY`;
-    return { reason, unsupported: true };
+    // IBM: a signed national decimal item must have SIGN SEPARATE
+    if (pic.signed && sign?.separate !== true) {
+      return {
+        reason: `a signed national decimal item needs SIGN SEPARATE (PIC ${pic.normalized})`,
+        unsupported: false,
+      };
+    }
+    return null;
   }
   return { reason: `USAGE NATIONAL needs PIC N, not PIC ${pic.normalized}`, unsupported: false };
 }
@@ -88,4 +99,54 @@ export function nationalValue(lit: Literal, length: number): string | { error: s
     };
   if (text.length > length) return { error: `the literal is ${text.length} characters long; the item holds ${length}` };
   return text;
+}
+
+/** National decimal (PIC 9 USAGE NATIONAL): a UTF-16 digit a position, the sign a separate NX'002B'/NX'002D'. */
+export interface NationalDecimalSpec extends NumberSpec {
+  leading: boolean;
+}
+
+export function putNationalDecimal(buf: Buffer, off: number, s: NationalDecimalSpec, v: unknown, path: string): void {
+  const n = checkedScaled(s, v, path);
+  const text = (n < 0 ? -n : n).toString().padStart(s.digits, '0');
+  let at = off;
+  if (s.signed && s.leading) at = putUnit(buf, at, n < 0 ? 0x2d : 0x2b);
+  for (let i = 0; i < s.digits; i++) at = putUnit(buf, at, text.charCodeAt(i));
+  if (s.signed && !s.leading) putUnit(buf, at, n < 0 ? 0x2d : 0x2b);
+}
+
+function putUnit(buf: Buffer, at: number, unit: number): number {
+  buf[at] = unit >> 8;
+  buf[at + 1] = unit & 0xff;
+  return at + 2;
+}
+
+export function getNationalDecimal(b: Buffer, off: number, s: NationalDecimalSpec, field: string): number | string {
+  let at = off;
+  let negative = false;
+  const sign = (where: number) => {
+    const unit = (b[where]! << 8) | b[where + 1]!;
+    if (unit !== 0x2b && unit !== 0x2d) {
+      const hex4 = unit.toString(16).padStart(4, '0');
+      throw new RecordDecodeError(where, field, `invalid national sign 0x${hex4} (expected NX'002B' or NX'002D')`);
+    }
+    return unit === 0x2d;
+  };
+  if (s.signed && s.leading) {
+    negative = sign(at);
+    at += 2;
+  }
+  let text = '';
+  for (let i = 0; i < s.digits; i++, at += 2) {
+    const hi = b[at]!;
+    const lo = b[at + 1]!;
+    if (hi !== 0 || lo < 0x30 || lo > 0x39) {
+      const unit = ((hi << 8) | lo).toString(16).padStart(4, '0');
+      throw new RecordDecodeError(at, field, `invalid national digit 0x${unit}`);
+    }
+    text += String.fromCharCode(lo);
+  }
+  if (s.signed && !s.leading) negative = sign(at);
+  const n = BigInt(text);
+  return scaledToJson(negative ? -n : n, s.scale, s.asString);
 }
