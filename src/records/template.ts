@@ -27,6 +27,7 @@ function fillText(buf: Buffer, off: number, length: number, lit: Literal, table:
     return;
   }
   if (lit.kind === 'number') literalFail(n, 'a numeric literal cannot initialise an alphanumeric item');
+  if (lit.kind === 'national') literalFail(n, 'a national literal (N"…", NX"…") initialises PIC N items only');
   const bytes = lit.kind === 'hex' ? Buffer.from(lit.text, 'hex') : null;
   const len = bytes ? bytes.length : lit.text.length;
   if (len > length) literalFail(n, `the literal is ${len} characters long; the item holds ${length}`);

@@ -139,6 +139,10 @@ test('bad national literals and items are refused with file, line and column', (
     'PIC N needs USAGE NATIONAL, not packed-decimal',
   );
   assert.equal(refused(fixed('01 R.', '   05 A PIC N(2)X.')).reason, 'PIC N(2)X: N cannot be mixed with other symbols');
+  assert.equal(
+    refused(fixed('01 R.', '   05 X PIC X(2) VALUE N"AB".')).reason,
+    'VALUE of X: a national literal (N"…", NX"…") initialises PIC N items only',
+  );
   const group = refused(fixed('01 R.', '   05 G USAGE NATIONAL.', '      10 A PIC X(2).'));
   assert.equal(group.message, 'copybook.cpy:3:14: USAGE NATIONAL needs PIC N, not PIC X(2)');
 });
