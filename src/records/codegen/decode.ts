@@ -29,10 +29,15 @@ function decodeField(g: Generator, f: Node, at: string): string {
   if (field.type === 'zoned') {
     const s = field.spec;
     if (!s.asString && !s.separate && !s.blankWhenZero && (!s.signed || !s.leading)) {
-      return `getZonedTrailing(b, ${at}, ${name}, ${lit(f.name)})`;
+      const constants = `${s.digit[0]}, ${s.signed ? 0 : 256}, ${10 ** s.scale}`;
+      return `getZonedConstants(b, ${at}, ${at} + ${s.digits - 1}, ${constants}, ${name}, ${lit(f.name)})`;
     }
   }
-  if (field.type === 'packed' && !field.spec.asString) return `getPackedNumber(b, ${at}, ${name}, ${lit(f.name)})`;
+  if (field.type === 'packed' && !field.spec.asString) {
+    const { length, signed, digits, scale } = field.spec;
+    const constants = `${signed ? 0 : 256}, ${digits % 2 === 0}, ${10 ** scale}`;
+    return `getPackedConstants(b, ${at}, ${at} + ${length - 1}, ${constants}, ${name}, ${lit(f.name)})`;
+  }
   if (field.type !== 'text') return `${GET[field.type]}(b, ${at}, ${name}, ${lit(f.name)})`;
   // the common case, single-byte ASCII-compatible text, left-justified: constants instead of a spec
   if (!field.spec.table.ebcdic && !field.spec.justifiedRight) return `getTextLatin1(b, ${at}, ${field.spec.length})`;

@@ -1,9 +1,9 @@
 /** The functions and values the generated code closes over, by the names it calls them. */
 import { scaledInteger, typeName } from '../decimal.ts';
 import { getBinary, putBinary } from '../encodings/binary.ts';
-import { getPacked, getPackedNumber, putPacked } from '../encodings/packed.ts';
+import { getPacked, getPackedConstants, getPackedNumber, putPacked } from '../encodings/packed.ts';
 import { getText, getTextLatin1, putText, putTextOnSpaces } from '../encodings/text.ts';
-import { getZoned, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
+import { getZoned, getZonedConstants, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
 import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
 import type { Node } from '../layout.ts';
 
@@ -89,8 +89,10 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     getTextLatin1,
     getZoned,
     getZonedTrailing,
+    getZonedConstants,
     getPacked,
     getPackedNumber,
+    getPackedConstants,
     getBinary,
   };
 }
