@@ -19,6 +19,7 @@ import {
   type Offset,
 } from './code.ts';
 import type { Generator } from './generator.ts';
+import { latin1Translation, unicodeTranslation } from '../encodings/text.ts';
 
 /** The runtime function that reads each encoding in general. */
 const GET = { text: 'getText', zoned: 'getZoned', packed: 'getPacked', binary: 'getBinary' } as const;
@@ -40,7 +41,15 @@ function decodeField(g: Generator, f: Node, at: string): string {
   }
   if (field.type !== 'text') return `${GET[field.type]}(b, ${at}, ${name}, ${lit(f.name)})`;
   // the common case, single-byte ASCII-compatible text, left-justified: constants instead of a spec
-  if (!field.spec.table.ebcdic && !field.spec.justifiedRight) return `getTextLatin1(b, ${at}, ${field.spec.length})`;
+  const { table, justifiedRight, length } = field.spec;
+  if (!table.ebcdic && !justifiedRight) return `getTextLatin1(b, ${at}, ${length})`;
+  if (!justifiedRight) {
+    // EBCDIC: bytes translated through a table of the page, then one string
+    const latin1 = latin1Translation(table);
+    const map = latin1 ?? unicodeTranslation(table);
+    const mapName = g.constant(latin1 ? 'toLatin1' : 'toUnicode', map, `${table.name} byte → character`);
+    return `${latin1 ? 'getTextLatin1Mapped' : 'getTextWide'}(b, ${at}, ${length}, ${table.space}, ${mapName})`;
+  }
   return `getText(b, ${at}, ${name})`;
 }
 

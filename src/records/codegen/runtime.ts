@@ -2,7 +2,14 @@
 import { scaledInteger, typeName } from '../decimal.ts';
 import { getBinary, putBinary } from '../encodings/binary.ts';
 import { getPacked, getPackedConstants, getPackedNumber, putPacked } from '../encodings/packed.ts';
-import { getText, getTextLatin1, putText, putTextOnSpaces } from '../encodings/text.ts';
+import {
+  getText,
+  getTextLatin1,
+  getTextLatin1Mapped,
+  getTextWide,
+  putText,
+  putTextOnSpaces,
+} from '../encodings/text.ts';
 import { getZoned, getZonedConstants, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
 import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
 import type { Node } from '../layout.ts';
@@ -87,6 +94,8 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     putBinary,
     getText,
     getTextLatin1,
+    getTextLatin1Mapped,
+    getTextWide,
     getZoned,
     getZonedTrailing,
     getZonedConstants,
