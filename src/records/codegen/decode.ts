@@ -19,6 +19,7 @@ import {
   type Offset,
 } from './code.ts';
 import type { Generator } from './generator.ts';
+import { binaryReader } from '../encodings/binary.ts';
 import { latin1Translation, unicodeTranslation } from '../encodings/text.ts';
 
 /** The runtime function that reads each encoding in general. */
@@ -38,6 +39,14 @@ function decodeField(g: Generator, f: Node, at: string): string {
     const { length, signed, digits, scale } = field.spec;
     const constants = `${signed ? 0 : 256}, ${digits % 2 === 0}, ${10 ** scale}`;
     return `getPackedConstants(b, ${at}, ${at} + ${length - 1}, ${constants}, ${name}, ${lit(f.name)})`;
+  }
+  if (field.type === 'binary') {
+    const reader = binaryReader(field.spec);
+    const { min, max, scale } = field.spec;
+    if (reader !== null) {
+      const constants = `${at}, ${String(min)}, ${String(max)}, ${10 ** scale}`;
+      return `binaryValue(b.${reader}(${at}), ${constants}, b, ${name}, ${lit(f.name)})`;
+    }
   }
   if (field.type !== 'text') return `${GET[field.type]}(b, ${at}, ${name}, ${lit(f.name)})`;
   // the common case, single-byte ASCII-compatible text, left-justified: constants instead of a spec

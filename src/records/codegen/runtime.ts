@@ -1,6 +1,6 @@
 /** The functions and values the generated code closes over, by the names it calls them. */
 import { scaledInteger, typeName } from '../decimal.ts';
-import { getBinary, putBinary } from '../encodings/binary.ts';
+import { binaryValue, getBinary, putBinary } from '../encodings/binary.ts';
 import { getPacked, getPackedConstants, getPackedNumber, putPacked } from '../encodings/packed.ts';
 import {
   getText,
@@ -103,5 +103,6 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     getPackedNumber,
     getPackedConstants,
     getBinary,
+    binaryValue,
   };
 }
