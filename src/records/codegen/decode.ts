@@ -37,7 +37,7 @@ function decodeField(g: Generator, f: Node, at: string): string {
   }
   if (field.type === 'packed' && !field.spec.asString) {
     const { length, signed, digits, scale } = field.spec;
-    const constants = `${signed ? 0 : 256}, ${digits % 2 === 0}, ${10 ** scale}`;
+    const constants = `${signed ? 0 : 256}, ${digits % 2 === 0 ? 0x10 : 0x100}, ${10 ** scale}`;
     return `getPackedConstants(b, ${at}, ${at} + ${length - 1}, ${constants}, ${name}, ${lit(f.name)})`;
   }
   if (field.type === 'binary') {

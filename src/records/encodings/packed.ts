@@ -78,7 +78,8 @@ export function getPacked(b: Buffer, off: number, s: PackedSpec, field: string):
 /** getPacked for at most 15 digits: a byte at a time, no strings. */
 export function getPackedNumber(b: Buffer, off: number, s: PackedSpec, field: string): number {
   const unsigned = s.signed ? 0 : 256;
-  return getPackedConstants(b, off, off + s.length - 1, unsigned, s.digits % 2 === 0, POW10[s.scale]!, s, field);
+  const firstLimit = s.digits % 2 === 0 ? 0x10 : 0x100;
+  return getPackedConstants(b, off, off + s.length - 1, unsigned, firstLimit, POW10[s.scale]!, s, field);
 }
 
 /**
@@ -97,14 +98,15 @@ const LAST_BYTE = Int8Array.from({ length: 512 }, (_, i) => {
  * getPackedNumber with the spec's numbers as arguments: the generated decoder passes them as literals. Kept
  * small, so that V8 inlines several into one decoder: the digit check is branch-free (a nibble is not a digit
  * when adding 6 carries out of its four bits), the last byte is one table load, and anything unusual goes to
- * `packedFailure`, which finds the first fault and names it. `unsigned` is 256 for an unsigned field, else 0.
+ * `packedFailure`, which finds the first fault and names it. `unsigned` is 256 for an unsigned field, else 0;
+ * `firstLimit` is 0x10 where an even digit count leaves the first nibble unused (it must be 0), else 0x100.
  */
 export function getPackedConstants(
   b: Buffer,
   off: number,
   last: number,
   unsigned: number,
-  even: boolean,
+  firstLimit: number,
   divisor: number,
   s: PackedSpec,
   field: string,
@@ -117,7 +119,7 @@ export function getPackedConstants(
     num = num * 100 + (x >> 4) * 10 + (x & 0x0f);
   }
   const tail = LAST_BYTE[b[last]! | unsigned]!;
-  if (tail < 0 || (notDigit & 0x100) !== 0 || (even && b[off]! >= 0x10)) return packedFailure(b, off, s, field);
+  if (tail < 0 || (notDigit & 0x100) !== 0 || b[off]! >= firstLimit) return packedFailure(b, off, s, field);
   num = num * 10 + (tail >> 1);
   // 0 - num, not -num: a negative zero decodes as 0, never -0
   return (tail & 1 ? 0 - num : num) / divisor;
