@@ -328,8 +328,11 @@ function reader(
 ): (name: string, library: string | undefined, includingFile: string) => CopybookText | { searched: string } {
   if (options.readCopybook !== undefined) {
     const custom = options.readCopybook;
-    return (name, library, includingFile) =>
-      custom(name, library, includingFile) ?? { searched: 'the readCopybook function found nothing' };
+    return (name, library, includingFile) => {
+      const found = custom(name, library, includingFile);
+      if (found === undefined) return { searched: 'readCopybook found nothing' };
+      return 'searched' in found ? { searched: `searched ${found.searched.join(', ')}` } : found;
+    };
   }
   const path = options.copybookPath;
   return (name, library, includingFile) => {
@@ -338,8 +341,8 @@ function reader(
       'node:fs',
     ) as typeof import('node:fs') | undefined;
     if (fs === undefined) return { searched: 'node:fs is not available here: pass readCopybook' };
-    const candidates = copybookCandidates(name, library, includingFile, path);
-    for (const file of candidates) {
+    const { places, files } = copybookSearch(name, library, includingFile, path);
+    for (const file of files) {
       let stat;
       try {
         stat = fs.statSync(file);
@@ -348,7 +351,9 @@ function reader(
       }
       if (stat.isFile()) return { text: fs.readFileSync(file, 'utf8'), fileName: file };
     }
-    return { searched: `searched ${candidates.join(', ')}` };
+    const names = [...new Set([name, name.toLowerCase()])].join(' and ');
+    const exts = COPY_EXTENSIONS.slice(1).join(', ');
+    return { searched: `tried ${names}, bare or with ${exts}, in ${places.join(', ')}` };
   };
 }
 
@@ -377,6 +382,15 @@ export function copybookCandidates(
   includingFile: string,
   copybookPath: readonly string[],
 ): string[] {
+  return copybookSearch(name, library, includingFile, copybookPath).files;
+}
+
+function copybookSearch(
+  name: string,
+  library: string | undefined,
+  includingFile: string,
+  copybookPath: readonly string[],
+): { places: string[]; files: string[] } {
   const dirs = [dirOf(includingFile), ...copybookPath];
   const places: string[] = [];
   for (const dir of dirs) {
@@ -392,5 +406,5 @@ export function copybookCandidates(
       for (const ext of COPY_EXTENSIONS) out.push(join(place, base + ext));
     }
   }
-  return [...new Set(out)];
+  return { places: [...new Set(places)], files: [...new Set(out)] };
 }

@@ -80,14 +80,15 @@ export interface CopybookText {
 }
 
 /**
- * Finds the text of `COPY name [OF library]`, or `undefined` when there is none. `name` and `library` are in
- * upper case for COBOL words and as written for literals; `includingFile` is the fileName of the text with the COPY.
+ * Finds the text of `COPY name [OF library]`, or `undefined` (or the places it searched, for the error) when
+ * there is none. `name` and `library` are in upper case for COBOL words and as written for literals;
+ * `includingFile` is the fileName of the text with the COPY.
  */
 export type CopybookReader = (
   name: string,
   library: string | undefined,
   includingFile: string,
-) => CopybookText | undefined;
+) => CopybookText | { searched: string[] } | undefined;
 
 export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal';
 
