@@ -77,6 +77,8 @@ export interface ServiceDefinition {
   programSource: string;
   /** The directory of the file: its copybooks and program source. */
   dir: string;
+  /** `copybookPath`, resolved: where COPY finds copybooks after the including one's directory (cobc -I). */
+  copybookDirs: string[];
   request: CompiledLayout;
   response: CompiledLayout;
   /** JSON paths (dotted) the request record always gets, with their values; not in the JSON schema. */
@@ -304,6 +306,7 @@ export function loadServiceFile(file: string): ServiceDefinition {
     transaction: spec.transaction ?? spec.program,
     programSource,
     dir,
+    copybookDirs: (spec.copybookPath ?? []).map((p) => resolve(dir, p)),
     request: request.layout,
     response,
     constants: request.constants,

@@ -248,6 +248,8 @@ test('copybookPath: COPY in a service copybook finds its copybook there, and a m
   try {
     const [service] = loadServices(dir);
     assert.deepEqual(fields(service!.request), fields(shipped!.request));
+    // the program's build gets the same directories (cobc -I)
+    assert.deepEqual(service!.copybookDirs, [join(dir, 'copy')]);
     const number = [...layoutItems(service!.request.root)].find((i) => i.cobolName === 'PMV-CARD-NUMBER');
     assert.deepEqual([number?.fileName, number?.line], ['copy/PMVCARD.cpy', 2]);
     assert.throws(
