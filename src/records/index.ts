@@ -69,7 +69,7 @@ export function compileCopybook(source: string, options: CompileOptions & { reco
     throw e;
   }
   const { encode, decode, source: codecSource } = codec;
-  const root = toItem(built.root, mainLines > 0 ? expanded.place : undefined);
+  const root = toItem(built.root, expanded.place);
   const layout: CompiledLayout = {
     name: built.root.name,
     profile,
