@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import {
   compileCopybook,
   copybookCandidates,
@@ -18,6 +19,7 @@ import {
   type CopybookReader,
   type LayoutItem,
 } from '../../src/records/index.ts';
+import { copybookArb, renderCopybook } from './arbitraries.ts';
 
 const fixed = (...lines: string[]) => lines.map((l) => `       ${l}`).join('\n');
 
@@ -295,4 +297,42 @@ test('CLI: --copybook-path and COBCPY for every copybook command; a missing copy
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** The layout without where items were written (which COPY changes). */
+function placeless(item: LayoutItem): unknown {
+  const { fileName: _f, line: _l, column: _c, children, ...rest } = item;
+  return { ...rest, ...(children ? { children: children.map(placeless) } : {}) };
+}
+
+test('property: a copybook cut into nested COPYs at entry boundaries compiles to the same layout', () => {
+  fc.assert(
+    fc.property(
+      copybookArb,
+      fc.constantFrom('fixed' as const, 'free' as const),
+      fc.array(fc.nat(), { maxLength: 4 }),
+      (spec, format, cuts) => {
+        const text = renderCopybook(spec, format);
+        const whole = compileCopybook(text, { fileName: 'WHOLE.cpy' });
+        const lines = text.split('\n');
+        // an entry starts with a level number; other lines may continue a literal or a clause
+        const starts = lines.flatMap((l, i) => (i > 0 && /^(?: {7})?\s*\d+ /.test(l) ? [i] : []));
+        const at = [...new Set(cuts.map((c) => starts[c % Math.max(starts.length, 1)]!))]
+          .filter((i) => i !== undefined)
+          .sort((a, b) => a - b);
+        const pieces = [0, ...at].map((from, k) => lines.slice(from, at[k] ?? lines.length));
+        const copy = (n: number) => (format === 'fixed' ? `       COPY PART${n}.` : `COPY PART${n}.`);
+        const files: Record<string, string> = {};
+        pieces.forEach((piece, k) => {
+          const body = k < pieces.length - 1 ? [...piece, copy(k + 1)] : piece;
+          if (k > 0) files[`PART${k}`] = (format === 'free' ? ['>>SOURCE FORMAT FREE', ...body] : body).join('\n');
+        });
+        const main = pieces.length > 1 ? [...pieces[0]!, copy(1)].join('\n') : text;
+        const copied = compileCopybook(main, { fileName: 'MAIN.cpy', readCopybook: books(files) });
+        assert.deepEqual(placeless(copied.root), placeless(whole.root));
+        assert.deepEqual(copied.jsonSchema(), whole.jsonSchema());
+      },
+    ),
+    { numRuns: 150 },
+  );
 });
