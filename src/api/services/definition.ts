@@ -240,6 +240,10 @@ export function loadServiceFile(file: string): ServiceDefinition {
   }
   const spec = parsed;
   const dir = resolve(file, '..');
+  for (const [i, p] of (spec.copybookPath ?? []).entries()) {
+    if (statSync(resolve(dir, p), { throwIfNoEntry: false })?.isDirectory() !== true)
+      throw new ServiceFileError(file, `/copybookPath/${i}`, `no directory ${p} (relative to the service file)`);
+  }
   const readCopybook = copybookReader(dir, spec.copybookPath ?? []);
   const request = compileRecord(file, dir, '/request', spec.request, readCopybook);
   if (spec.response.constants)

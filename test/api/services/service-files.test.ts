@@ -139,6 +139,14 @@ test('each mistake is named by file and JSON pointer', () => {
       /is for 2xx statuses/,
     ],
     [
+      'copybookPath entry that is not a directory',
+      (s) => {
+        s['copybookPath'] = ['.', 'nowhere'];
+      },
+      '/copybookPath/1',
+      /no directory nowhere \(relative to the service file\)/,
+    ],
+    [
       'no program source',
       (s) => {
         s['program'] = 'PMNONE';
