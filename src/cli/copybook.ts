@@ -18,6 +18,7 @@ export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profil
   --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
   --empty-numeric error|null|zero   numeric fields holding only LOW-VALUES, HIGH-VALUES or spaces (default error);
                                 per field or group: "emptyNumeric": {"COBOL-NAME": "null"} in the mapping
+  --copybook-path DIR            where COPY looks after the copybook's own directory (repeatable; then $COBCPY's directories)
   --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
                                 or views by a discriminator: "redefines": {"BASE": {"discriminator": "NAME", "views": {"C": "VIEW"}}}
 `;
@@ -41,6 +42,7 @@ const OPTIONS = {
   format: { type: 'string' },
   record: { type: 'string' },
   mapping: { type: 'string' },
+  'copybook-path': { type: 'string', multiple: true },
   binary: { type: 'boolean' },
   json: { type: 'boolean' },
   'json-schema': { type: 'boolean' },
@@ -53,6 +55,11 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
     throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got "${value}")`);
   }
   return value as T;
+}
+
+/** COBCPY, as cobc reads it: directories separated by the platform's path delimiter. */
+function copybookPathFromEnv(value: string | undefined): string[] {
+  return (value ?? '').split(process.platform === 'win32' ? ';' : ':').filter((d) => d !== '');
 }
 
 async function readStdin(stream: NodeJS.ReadableStream): Promise<Buffer> {
@@ -93,6 +100,7 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   const format = oneOf('format', values.format, ['fixed', 'free', 'auto'] as const);
   if (format) options.format = format;
   if (values.record) options.record = values.record;
+  options.copybookPath = [...(values['copybook-path'] ?? []), ...copybookPathFromEnv(process.env.COBCPY)];
   if (values.mapping) {
     try {
       options.mapping = JSON.parse(await readFile(values.mapping, 'utf8'));

@@ -88,9 +88,33 @@ export interface CompileOptions {
   binarySizes?: BinarySizes;
   comp5ByteOrder?: ByteOrder;
   mapping?: FieldMapping;
+  /**
+   * Directories searched for COPY, after the including file's own directory (cobc's -I). COPY needs this or
+   * `readCopybook`.
+   */
+  copybookPath?: string[];
+  /** Finds a copybook's text for COPY instead of reading files (the codec then needs no node:fs). */
+  readCopybook?: CopybookReader;
   /** What numeric items holding only LOW-VALUES, HIGH-VALUES or spaces decode to; default `error`. */
   emptyNumeric?: EmptyNumeric;
 }
+
+/** A copybook's text and the name errors give it (a path for files read from disk). */
+export interface CopybookText {
+  text: string;
+  fileName: string;
+}
+
+/**
+ * Finds the text of `COPY name [OF library]`, or `undefined` (or the places it searched, for the error) when
+ * there is none. `name` and `library` are in upper case for COBOL words and as written for literals;
+ * `includingFile` is the fileName of the text with the COPY.
+ */
+export type CopybookReader = (
+  name: string,
+  library: string | undefined,
+  includingFile: string,
+) => CopybookText | { searched: string[] } | undefined;
 
 export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal' | 'national';
 
@@ -148,7 +172,8 @@ export interface LayoutItem {
   value?: string | number;
   conditions?: ConditionName[];
   children?: LayoutItem[];
-  /** Where the item was declared. */
+  /** Where the item was declared: the copybook brought in by COPY, when not the file compiled. */
+  fileName?: string;
   line: number;
   column: number;
 }

@@ -410,7 +410,13 @@ test('bad copybooks fail with file, line and column', async (t) => {
       11,
     ],
     ['TO without DEPENDING', fixed('01 R.', '   05 T OCCURS 1 TO 3 PIC X.'), /OCCURS m TO n needs DEPENDING ON/, 2, 16],
-    ['COPY statement', fixed('COPY OTHER.'), /COPY statements are not supported/, 1, 8],
+    [
+      'COPY without a path',
+      fixed('COPY OTHER.'),
+      /COPY OTHER: copybook not found \(no copybookPath or readCopybook was given\)/,
+      1,
+      8,
+    ],
     ['unclosed literal', fixed('01 R.', '   05 A PIC X(3) VALUE "AB.'), /literal not closed/, 2, 8],
     ['bad indicator', '01234501 R.', /invalid indicator "0" in column 7|expected a level number/, 1],
     [

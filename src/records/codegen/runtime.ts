@@ -1,11 +1,18 @@
 /** The functions and values the generated code closes over, by the names it calls them. */
 import { scaledInteger, typeName } from '../decimal.ts';
 import { getOrEmpty } from '../empty.ts';
-import { getBinary, putBinary } from '../encodings/binary.ts';
+import { binaryValue, getBinary, putBinary } from '../encodings/binary.ts';
 import { getNational, getNationalDecimal, putNational, putNationalDecimal } from '../encodings/national.ts';
-import { getPacked, getPackedNumber, putPacked } from '../encodings/packed.ts';
-import { getText, getTextLatin1, putText, putTextOnSpaces } from '../encodings/text.ts';
-import { getZoned, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
+import { getPacked, getPackedConstants, getPackedNumber, putPacked } from '../encodings/packed.ts';
+import {
+  getText,
+  getTextLatin1,
+  getTextLatin1Mapped,
+  getTextWide,
+  putText,
+  putTextOnSpaces,
+} from '../encodings/text.ts';
+import { getZoned, getZonedConstants, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
 import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
 import type { Node } from '../layout.ts';
 
@@ -89,11 +96,16 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     putBinary,
     getText,
     getTextLatin1,
+    getTextLatin1Mapped,
+    getTextWide,
     getZoned,
     getZonedTrailing,
+    getZonedConstants,
     getPacked,
     getPackedNumber,
+    getPackedConstants,
     getBinary,
+    binaryValue,
     getOrEmpty,
     getNational,
     putNational,
