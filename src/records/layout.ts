@@ -3,6 +3,7 @@ import { binaryByteSize } from './profiles.ts';
 import { CopybookError, MappingError } from './errors.ts';
 import type { Entry } from './parser.ts';
 import { analyzePicture, type PictureInfo } from './picture.ts';
+import { checkComplexOdo, minimumLength, odoLayout, variablyLocated, type OdoLayout } from './odo.ts';
 import type { FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
 
 /** A compiled item: the public LayoutItem plus what the codec generator needs. */
@@ -37,12 +38,18 @@ export interface Node {
   altKey?: string;
   /** On a redefined item whose views a discriminator chooses: the discriminator and value → view. */
   choice?: { discriminator: Node; byValue: Map<string, Node> };
+  /** Level 66: the first and last items of the renamed range. */
+  renames?: { from: Node; thru: Node };
+  /** Behind a variable table: its offset depends on counts; `offset` is at every maximum. */
+  afterOdo?: Node;
 }
 
 export interface BuiltLayout {
   root: Node;
-  /** The table with OCCURS DEPENDING ON, if any. */
+  /** The one OCCURS DEPENDING ON table, when it is the last item of the record and in no other table. */
   odo: Node | null;
+  /** Any other use of OCCURS DEPENDING ON (complex ODO): the record slides with its counts. */
+  complex: OdoLayout | null;
   maxLength: number;
   minLength: number;
 }
@@ -249,18 +256,13 @@ function* walk(n: Node): Generator<Node> {
   for (const c of n.children) yield* walk(c);
 }
 
-function resolveOdo(root: Node, ctx: Ctx): Node | null {
-  let odo: Node | null = null;
+function resolveOdo(root: Node, ctx: Ctx): Node[] {
+  const tables: Node[] = [];
   for (const n of walk(root)) {
     const dep = n.occurs?.dependingOn;
     if (dep === undefined) continue;
-    if (odo !== null) fail(ctx, n.entry, 'only one OCCURS DEPENDING ON table per record is supported', true);
-    odo = n;
-    for (let p = n.parent; p !== null; p = p.parent)
-      if (p.occurs) fail(ctx, n.entry, 'OCCURS DEPENDING ON inside another table is not supported', true);
+    tables.push(n);
     if (underRedefines(n)) fail(ctx, n.entry, 'OCCURS DEPENDING ON inside REDEFINES is not supported', true);
-    if (n.offset + n.size !== root.size)
-      fail(ctx, n.entry, `the OCCURS DEPENDING ON table ${n.name} must be the last item of the record`, true);
     const matches = findByName(root, dep);
     if (matches.length !== 1)
       fail(
@@ -278,7 +280,7 @@ function resolveOdo(root: Node, ctx: Ctx): Node | null {
       fail(ctx, n.entry, `DEPENDING ON ${dep}: the counter must come before the table`);
     n.counter = counter;
   }
-  return odo;
+  return tables;
 }
 
 function mappingTarget(root: Node, key: string): Node {
@@ -415,8 +417,20 @@ export function buildLayout(
   const root = build(rootEntry, null, {}, ctx);
   place(root, 0, ctx);
   if (root.size === 0) fail(ctx, rootEntry, 'the record has no storage');
-  const odo = resolveOdo(root, ctx);
+  const tables = resolveOdo(root, ctx);
+  const single = tables.length === 1 ? tables[0]! : null;
+  const odo = single && !inTable(single.parent!) && single.offset + single.size === root.size ? single : null;
+  let complex: OdoLayout | null = null;
+  if (tables.length > 0 && odo === null) {
+    complex = odoLayout(root, tables);
+    checkComplexOdo(complex, (n, reason, unsupported) => fail(ctx, n.entry, reason, unsupported));
+    for (const [n, table] of variablyLocated(complex)) n.afterOdo = table;
+  }
   name(root, options.mapping, ctx);
-  const minLength = odo ? root.size - (odo.occurs!.max - odo.occurs!.min) * odo.length : root.size;
-  return { root, odo, maxLength: root.size, minLength };
+  const minLength = complex
+    ? minimumLength(complex)
+    : odo
+      ? root.size - (odo.occurs!.max - odo.occurs!.min) * odo.length
+      : root.size;
+  return { root, odo, complex, maxLength: root.size, minLength };
 }

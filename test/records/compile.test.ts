@@ -382,10 +382,16 @@ test('bad copybooks fail with file, line and column', async (t) => {
     ],
     ['OCCURS on 01', fixed('01 R OCCURS 2.', '   05 A PIC X.'), /OCCURS is not allowed on a record/, 1, 8],
     [
-      'ODO not last',
-      fixed('01 R.', '   05 N PIC 9.', '   05 T OCCURS 1 TO 3 DEPENDING ON N PIC X.', '   05 Z PIC X.'),
-      /must be the last item of the record/,
-      3,
+      'ODO counter behind a variable table',
+      fixed(
+        '01 R.',
+        '   05 N PIC 9.',
+        '   05 T OCCURS 1 TO 3 DEPENDING ON N PIC X.',
+        '   05 M PIC 9.',
+        '   05 U OCCURS 1 TO 3 DEPENDING ON M PIC X.',
+      ),
+      /DEPENDING ON M: the counter must come before every OCCURS DEPENDING ON table of the record \(T precedes it\)/,
+      5,
       11,
     ],
     [
