@@ -203,7 +203,7 @@ export function inspectTable(layout: CompiledLayout): string {
       item.jsonPath === '' ? '(record)' : (item.jsonPath ?? '-'),
       String(item.level).padStart(2, '0'),
       `${'  '.repeat(d)}${item.cobolName}`,
-      String(item.offset),
+      item.afterOdo === undefined ? String(item.offset) : `after ODO ${item.afterOdo}`,
       String(item.length),
       usageText(item),
       occursText(item),

@@ -118,6 +118,7 @@ function toItem(n: Node): LayoutItem {
   }
   if (n.sign) item.sign = { ...n.sign };
   if (n.occurs) item.occurs = { ...n.occurs };
+  if (n.afterOdo) item.afterOdo = n.afterOdo.name;
   if (n.redefines) item.redefines = n.redefines.name;
   if (n.altKey !== undefined) item.encodeKey = n.altKey;
   if (n.choice) {

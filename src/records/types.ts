@@ -96,8 +96,10 @@ export interface LayoutItem {
   cobolName: string;
   /** JSON path template, e.g. `order.lines[].qty`; null for FILLER, omitted fields and unselected views. */
   jsonPath: string | null;
-  /** Byte offset of the first occurrence from the start of the record. */
+  /** Byte offset of the first occurrence from the start of the record (every table at its maximum). */
   offset: number;
+  /** Behind this OCCURS DEPENDING ON table (COBOL name): the offset varies with the counts. */
+  afterOdo?: string;
   /** Byte length of one occurrence. */
   length: number;
   kind: 'group' | 'alphanumeric' | 'alphabetic' | 'numeric';
