@@ -3,6 +3,7 @@ import { binaryByteSize } from './profiles.ts';
 import { CopybookError, MappingError } from './errors.ts';
 import type { Entry } from './parser.ts';
 import { analyzePicture, type PictureInfo } from './picture.ts';
+import { addRenames } from './renames.ts';
 import { checkComplexOdo, minimumLength, odoLayout, variablyLocated, type OdoLayout } from './odo.ts';
 import type { FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
 
@@ -78,7 +79,19 @@ function nest(entries: Entry[], ctx: Ctx, recordName: string | undefined, defaul
   const stack: Entry[] = [];
   let last: Entry | null = null;
   let fragment: Entry | null = null;
+  let renaming: Entry | null = null;
   for (const e of entries) {
+    if (e.level === 66) {
+      renaming = fragment ?? roots.at(-1) ?? null;
+      if (renaming === null || renaming.level === 77)
+        fail(ctx, e, 'a level-66 RENAMES entry must follow the items of a record');
+      (renaming.renamings ??= []).push(e);
+      last = null;
+      continue;
+    }
+    if (renaming !== null && e.level !== 1 && e.level !== 77)
+      fail(ctx, e, `level ${e.level} after a level-66 entry: RENAMES entries come after the last item of the record`);
+    renaming = null;
     if (e.level === 88) {
       if (last === null) fail(ctx, e, 'a level-88 condition must follow the item it belongs to');
       last.conditions.push(e);
@@ -345,6 +358,13 @@ function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
       throw new MappingError(key, 'the JSON name must be an identifier, or false to omit the field');
     renamed.set(mappingTarget(root, key), to);
   }
+  const shownRenames = new Set<Node>();
+  for (const [key, show] of Object.entries(mapping?.renames ?? {})) {
+    const n = mappingTarget(root, key);
+    if (!n.renames) throw new MappingError(key, `${n.name} is not a level-66 RENAMES item`);
+    if (typeof show !== 'boolean') throw new MappingError(key, 'true shows the RENAMES item in decode; false hides it');
+    if (show) shownRenames.add(n);
+  }
   const selected = new Map<Node, Node>();
   for (const [key, choice] of Object.entries(mapping?.redefines ?? {})) {
     const base = mappingTarget(root, key);
@@ -361,16 +381,21 @@ function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
       throw new MappingError(key, `${view.name} is not a view of ${base.name}`);
     selected.set(base, view);
   }
-  const isView = (n: Node) => n.redefines !== undefined || (n.parent?.children.some((o) => o.redefines === n) ?? false);
+  const isView = (n: Node) =>
+    n.redefines !== undefined ||
+    n.renames !== undefined ||
+    (n.parent?.children.some((o) => o.redefines === n) ?? false);
   // `pathless`: under a view decode does not show; keys for encode, no paths.
   const visit = (n: Node, prefix: string, pathless: boolean) => {
     const keys = new Map<string, Node>();
     const alternates: Node[] = [];
     for (const child of n.children) {
       const base = child.redefines ?? child;
-      const shown = base.choice
-        ? [...base.choice.byValue.values()].includes(child)
-        : (selected.get(base) ?? base) === child;
+      const shown = child.renames
+        ? shownRenames.has(child)
+        : base.choice
+          ? [...base.choice.byValue.values()].includes(child)
+          : (selected.get(base) ?? base) === child;
       const rename = renamed.get(child);
       if (child.name === 'FILLER' || rename === false) continue;
       if (!shown) {
@@ -426,6 +451,9 @@ export function buildLayout(
     checkComplexOdo(complex, (n, reason, unsupported) => fail(ctx, n.entry, reason, unsupported));
     for (const [n, table] of variablyLocated(complex)) n.afterOdo = table;
   }
+  addRenames(root, rootEntry.renamings ?? [], tables, ctx.fileName, findByName, (e, reason, unsupported) =>
+    fail(ctx, e, reason, unsupported),
+  );
   name(root, options.mapping, ctx);
   const minLength = complex
     ? minimumLength(complex)

@@ -38,6 +38,11 @@ export interface FieldMapping {
    * takes any single view whose JSON key is present.
    */
   redefines?: Record<string, string | ViewChoice>;
+  /**
+   * Level-66 RENAMES item's COBOL name → true to show it in decode (default: hidden, like a view not
+   * selected; encode takes it under its key either way).
+   */
+  renames?: Record<string, boolean>;
 }
 
 /**
@@ -112,6 +117,8 @@ export interface LayoutItem {
   signed?: boolean;
   sign?: SignSpec;
   occurs?: OccursSpec;
+  /** Level 66: the COBOL names of the first and last renamed items (the same for one item). */
+  renames?: { from: string; thru: string };
   /** COBOL name of the item this one redefines. */
   redefines?: string;
   /** A REDEFINES view decode does not show: encode takes it under this key when it is the only view given. */

@@ -161,9 +161,11 @@ function encodeMembers(c: EncodeCtx, n: Node, obj: string, at: Offset, origin: n
     else if (f.children.length > 0) body.push(...encodeGroup(c, f, value, fieldAt, f.offset, fieldPath));
     else {
       const { name, f: spec } = c.g.field(f);
-      const onSpaces = spec.type === 'text' && spacesInTemplate(c.template, f, spec.spec.table.space);
+      const onSpaces = !f.renames && spec.type === 'text' && spacesInTemplate(c.template, f, spec.spec.table.space);
       const put = onSpaces ? 'putTextOnSpaces' : PUT[spec.type];
-      body.push(`${put}(buf, ${offsetJs(fieldAt)}, ${name}, ${value}, ${lit(fieldPath)});`);
+      const write = `${put}(buf, ${offsetJs(fieldAt)}, ${name}, ${value}, ${lit(fieldPath)});`;
+      if (f.renames) body.push(...encodeRenames(n, f, obj, write, fieldAt, fieldPath));
+      else body.push(write);
       const counterVar = c.counterVar.get(f);
       if (counterVar !== undefined) body.push(`${counterVar} = ${value};`);
     }
@@ -172,6 +174,29 @@ function encodeMembers(c: EncodeCtx, n: Node, obj: string, at: Offset, origin: n
   const unknown = `unknownKey(${obj}, ${known}, ${hidden}, ${lit(path)});`;
   code.push(...block(`if (${count} !== countKeys(${obj}))`, [unknown]));
   return code;
+}
+
+/**
+ * A level-66 item is written after the items it renames; given with some of them (as decode shows both when
+ * the mapping selects it), its bytes must be the ones they wrote.
+ */
+function encodeRenames(n: Node, f: Node, obj: string, write: string, at: Offset, path: string): Code {
+  const end = f.offset + f.length;
+  const keys = n.children
+    .filter(
+      (o, i, all) => (!o.renames || i < all.indexOf(f)) && o !== f && o.offset < end && o.offset + o.size > f.offset,
+    )
+    .map(encodeKey)
+    .filter((k) => k !== null);
+  if (keys.length === 0) return [write];
+  const range = `${offsetJs(at)}, ${offsetJs(offsetBy(at, f.length))}`;
+  const given = keys.map((k) => `${obj}[${lit(k)}] !== undefined`).join(' || ');
+  const message = lit(`disagrees with ${keys.join(', ')}, which it renames`);
+  return [
+    `const saved = Buffer.from(buf.subarray(${range}));`,
+    write,
+    ...throwIf(`(${given}) && !saved.equals(buf.subarray(${range}))`, encodeError(lit(path), message)),
+  ];
 }
 
 function encodeGroup(c: EncodeCtx, n: Node, value: string, at: Offset, origin: number, path: string): Code {
