@@ -3,7 +3,7 @@ import { binaryByteSize } from './profiles.ts';
 import { CopybookError, MappingError } from './errors.ts';
 import type { Entry } from './parser.ts';
 import { analyzePicture, type PictureInfo } from './picture.ts';
-import { addRenames } from './renames.ts';
+import { renamedRange } from './renames.ts';
 import { checkComplexOdo, minimumLength, odoLayout, variablyLocated, type OdoLayout } from './odo.ts';
 import type { FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
 
@@ -50,7 +50,7 @@ export interface BuiltLayout {
   /** The one OCCURS DEPENDING ON table, when it is the last item of the record and in no other table. */
   odo: Node | null;
   /** Any other use of OCCURS DEPENDING ON (complex ODO): the record slides with its counts. */
-  complex: OdoLayout | null;
+  complex: OdoLayout<Node> | null;
   maxLength: number;
   minLength: number;
 }
@@ -428,6 +428,45 @@ function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
   visit(root, '', false);
 }
 
+/**
+ * A level-66 item, after the record's last item. As in COBOL, renaming one elementary item gives an item with
+ * its attributes; renaming a group, or a range with THRU, an alphanumeric item over the range's bytes.
+ */
+function renamesNode(root: Node, e: Entry, tables: Node[], ctx: Ctx): Node {
+  const { from, thru, start, end } = renamedRange(root, e, tables, findByName, (at, reason, unsupported) =>
+    fail(ctx, at, reason, unsupported),
+  );
+  const elementary = thru === from && from.children.length === 0;
+  const entry: Entry = elementary
+    ? { ...from.entry, level: 66, name: e.name, line: e.line, column: e.column, conditions: [], children: [] }
+    : { ...e, conditions: [], children: [] };
+  delete entry.value;
+  delete entry.redefines;
+  delete entry.occurs;
+  const node: Node = {
+    entry,
+    level: 66,
+    name: e.name,
+    parent: root,
+    children: [],
+    kind: elementary ? from.kind : 'alphanumeric',
+    usage: elementary ? from.usage : 'display',
+    offset: start,
+    length: end - start,
+    size: end - start,
+    key: null,
+    path: null,
+    renames: { from, thru },
+  };
+  if (elementary) {
+    if (from.picture) node.picture = from.picture;
+    if (from.sign) node.sign = from.sign;
+  } else {
+    node.picture = analyzePicture(`X(${end - start})`, { fileName: ctx.fileName, line: e.line, column: e.column });
+  }
+  return node;
+}
+
 export function buildLayout(
   entries: Entry[],
   options: { fileName: string; profile: PlatformProfile; record?: string; mapping?: FieldMapping },
@@ -445,15 +484,13 @@ export function buildLayout(
   const tables = resolveOdo(root, ctx);
   const single = tables.length === 1 ? tables[0]! : null;
   const odo = single && !inTable(single.parent!) && single.offset + single.size === root.size ? single : null;
-  let complex: OdoLayout | null = null;
+  let complex: OdoLayout<Node> | null = null;
   if (tables.length > 0 && odo === null) {
     complex = odoLayout(root, tables);
     checkComplexOdo(complex, (n, reason, unsupported) => fail(ctx, n.entry, reason, unsupported));
     for (const [n, table] of variablyLocated(complex)) n.afterOdo = table;
   }
-  addRenames(root, rootEntry.renamings ?? [], tables, ctx.fileName, findByName, (e, reason, unsupported) =>
-    fail(ctx, e, reason, unsupported),
-  );
+  for (const e of rootEntry.renamings ?? []) root.children.push(renamesNode(root, e, tables, ctx));
   name(root, options.mapping, ctx);
   const minLength = complex
     ? minimumLength(complex)

@@ -8,26 +8,41 @@
  * The generated code reads and writes a record laid out at every table's maximum (constant offsets); this
  * module slides bytes between that layout and the actual one.
  */
-import type { Node } from './layout.ts';
-
-/** The variable tables of a record and their counters; `slot` numbers the counters (the counts array). */
-export interface OdoLayout {
-  tables: Node[];
-  counters: Node[];
-  slotOf: Map<Node, number>;
-  /** Items whose size depends on a count: ODO tables and everything that contains one. */
-  variable: Set<Node>;
-  /** The record's root, for walking. */
-  root: Node;
+/** What this module reads of a layout node (layout.ts's Node, which imports this module). */
+export interface OdoNode {
+  name: string;
+  parent: OdoNode | null;
+  children: OdoNode[];
+  offset: number;
+  length: number;
+  size: number;
+  occurs?: { min: number; max: number; dependingOn?: string };
+  counter?: OdoNode;
+  redefines?: OdoNode;
+  renames?: unknown;
 }
 
-export function odoLayout(root: Node, tables: Node[]): OdoLayout {
-  const counters: Node[] = [];
-  const slotOf = new Map<Node, number>();
+type Node = OdoNode;
+
+/** The variable tables of a record and their counters; `slot` numbers the counters (the counts array). */
+export interface OdoLayout<N extends OdoNode = OdoNode> {
+  tables: N[];
+  counters: N[];
+  slotOf: Map<N, number>;
+  /** Items whose size depends on a count: ODO tables and everything that contains one. */
+  variable: Set<OdoNode>;
+  /** The record's root, for walking. */
+  root: N;
+}
+
+export function odoLayout<N extends OdoNode>(root: N, tables: N[]): OdoLayout<N> {
+  const counters: N[] = [];
+  const slotOf = new Map<N, number>();
   const variable = new Set<Node>();
   for (const t of tables) {
-    let slot = counters.indexOf(t.counter!);
-    if (slot < 0) slot = counters.push(t.counter!) - 1;
+    const counter = t.counter as N;
+    let slot = counters.indexOf(counter);
+    if (slot < 0) slot = counters.push(counter) - 1;
     slotOf.set(t, slot);
     for (let p: Node | null = t; p !== null; p = p.parent) variable.add(p);
   }
@@ -45,7 +60,7 @@ function elementLength(o: OdoLayout, n: Node, counts: readonly number[]): number
 /** Bytes of all occurrences of `n` at these counts. */
 function sizeAt(o: OdoLayout, n: Node, counts: readonly number[]): number {
   if (!o.variable.has(n)) return n.size;
-  const slot = o.slotOf.get(n);
+  const slot = o.slotOf.get(n as never);
   const occurrences = slot !== undefined ? counts[slot]! : (n.occurs?.max ?? 1);
   return occurrences * elementLength(o, n, counts);
 }
@@ -68,7 +83,7 @@ function pieces(
       piece(maxAt, actualAt, n.size);
       return n.size;
     }
-    const slot = o.slotOf.get(n);
+    const slot = o.slotOf.get(n as never);
     const occurrences = slot !== undefined ? counts[slot]! : (n.occurs?.max ?? 1);
     if (!n.children.some((c) => o.variable.has(c))) {
       // elements of a fixed length, one after the other in both layouts
@@ -123,14 +138,14 @@ export function minimumLength(o: OdoLayout): number {
  * For each item behind a variable table (its offset depends on counts): the nearest such table before it.
  * Tables are visited in record order, so the last one ending before an item is the nearest.
  */
-export function variablyLocated(o: OdoLayout): Map<Node, Node> {
-  const after = new Map<Node, Node>();
-  const visit = (n: Node) => {
+export function variablyLocated<N extends OdoNode>(o: OdoLayout<N>): Map<N, N> {
+  const after = new Map<N, N>();
+  const visit = (n: N) => {
     for (const t of o.tables) {
       const ancestor = isWithin(n, t);
       if (!ancestor && t.offset + t.size <= n.offset && n !== t) after.set(n, t);
     }
-    n.children.forEach(visit);
+    for (const c of n.children) visit(c as N);
   };
   visit(o.root);
   return after;
@@ -142,7 +157,10 @@ function isWithin(n: Node, ancestor: Node): boolean {
 }
 
 /** Checks what IBM's complex ODO allows and what this codec supports; `fail` throws a CopybookError. */
-export function checkComplexOdo(o: OdoLayout, fail: (n: Node, reason: string, unsupported?: boolean) => never): void {
+export function checkComplexOdo<N extends OdoNode>(
+  o: OdoLayout<N>,
+  fail: (n: N, reason: string, unsupported?: boolean) => never,
+): void {
   for (const t of o.tables) {
     for (const other of o.tables) {
       const counter = t.counter!;
@@ -156,7 +174,7 @@ export function checkComplexOdo(o: OdoLayout, fail: (n: Node, reason: string, un
     }
   }
   // a REDEFINES whose area holds a variable table has no fixed size to overlay
-  for (const n of walkNodes(o.root)) {
+  for (const n of walkNodes(o.root) as Generator<N>) {
     if (n.redefines && o.variable.has(n.redefines))
       fail(n, `${n.name} redefines ${n.redefines.name}, which holds an OCCURS DEPENDING ON table`, true);
   }

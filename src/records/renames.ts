@@ -3,9 +3,20 @@
  * elementary item gives an item with its attributes; renaming a group, or a range with THRU, gives an
  * alphanumeric item over the bytes of the range.
  */
-import type { Node } from './layout.ts';
 import type { Entry } from './parser.ts';
-import { analyzePicture } from './picture.ts';
+
+/** What this module reads of a layout node (layout.ts's Node, which imports this module). */
+export interface RangeNode {
+  name: string;
+  parent: RangeNode | null;
+  children: RangeNode[];
+  offset: number;
+  size: number;
+  occurs?: unknown;
+  renames?: unknown;
+}
+
+type Node = RangeNode;
 
 type Fail = (at: Entry, reason: string, unsupported?: boolean) => never;
 
@@ -14,7 +25,7 @@ function isWithin(n: Node, ancestor: Node): boolean {
   return false;
 }
 
-function target(root: Node, e: Entry, name: string, find: (root: Node, name: string) => Node[], fail: Fail): Node {
+function target<N extends Node>(root: N, e: Entry, name: string, find: (root: N, name: string) => N[], fail: Fail): N {
   const matches = find(root, name);
   if (matches.length === 0) fail(e, `RENAMES ${name}: no such item in ${root.name}`);
   if (matches.length > 1) fail(e, `RENAMES ${name}: the name is ambiguous; qualify it with OF`);
@@ -28,62 +39,31 @@ function target(root: Node, e: Entry, name: string, find: (root: Node, name: str
 }
 
 /**
- * Adds the record's level-66 items after its last item. `tables` are its OCCURS DEPENDING ON tables: a
- * range cannot hold one (COBOL), and is refused behind one (its place would vary with the counts).
+ * The renamed range of a level-66 entry. `tables` are the record's OCCURS DEPENDING ON tables: a range cannot
+ * hold one (COBOL), and is refused behind one (its place would vary with the counts).
  */
-export function addRenames(
-  root: Node,
-  entries: readonly Entry[],
-  tables: readonly Node[],
-  fileName: string,
-  find: (root: Node, name: string) => Node[],
+export function renamedRange<N extends Node>(
+  root: N,
+  e: Entry,
+  tables: readonly N[],
+  find: (root: N, name: string) => N[],
   fail: Fail,
-): void {
-  for (const e of entries) {
-    const { from: fromName, thru: thruName } = e.renames!;
-    const from = target(root, e, fromName, find, fail);
-    const thru = thruName === undefined ? from : target(root, e, thruName, find, fail);
-    const start = from.offset;
-    const end = thru.offset + thru.size;
-    if (thru !== from) {
-      if (isWithin(thru, from) || isWithin(from, thru))
-        fail(e, `RENAMES ${from.name} THRU ${thru.name}: one item is inside the other`);
-      if (thru.offset < start || end <= from.offset + from.size)
-        fail(e, `RENAMES ${from.name} THRU ${thru.name}: ${thru.name} must start and end after ${from.name}`);
-    }
-    for (const t of tables) {
-      if (t.offset >= start && t.offset < end)
-        fail(e, `RENAMES ${e.name}: the range holds the OCCURS DEPENDING ON table ${t.name}`);
-      if (t.offset < start) fail(e, `RENAMES ${e.name}: the range is behind the variable table ${t.name}`, true);
-    }
-    const elementary = thru === from && from.children.length === 0;
-    const entry: Entry = elementary
-      ? { ...from.entry, level: 66, name: e.name, line: e.line, column: e.column, conditions: [], children: [] }
-      : { ...e, conditions: [], children: [] };
-    delete entry.value;
-    delete entry.redefines;
-    delete entry.occurs;
-    const node: Node = {
-      entry,
-      level: 66,
-      name: e.name,
-      parent: root,
-      children: [],
-      kind: elementary ? from.kind : 'alphanumeric',
-      usage: elementary ? from.usage : 'display',
-      offset: start,
-      length: end - start,
-      size: end - start,
-      key: null,
-      path: null,
-      renames: { from, thru },
-    };
-    if (elementary) {
-      if (from.picture) node.picture = from.picture;
-      if (from.sign) node.sign = from.sign;
-    } else {
-      node.picture = analyzePicture(`X(${end - start})`, { fileName, line: e.line, column: e.column });
-    }
-    root.children.push(node);
+): { from: N; thru: N; start: number; end: number } {
+  const { from: fromName, thru: thruName } = e.renames!;
+  const from = target(root, e, fromName, find, fail);
+  const thru = thruName === undefined ? from : target(root, e, thruName, find, fail);
+  const start = from.offset;
+  const end = thru.offset + thru.size;
+  if (thru !== from) {
+    if (isWithin(thru, from) || isWithin(from, thru))
+      fail(e, `RENAMES ${from.name} THRU ${thru.name}: one item is inside the other`);
+    if (thru.offset < start || end <= from.offset + from.size)
+      fail(e, `RENAMES ${from.name} THRU ${thru.name}: ${thru.name} must start and end after ${from.name}`);
   }
+  for (const t of tables) {
+    if (t.offset >= start && t.offset < end)
+      fail(e, `RENAMES ${e.name}: the range holds the OCCURS DEPENDING ON table ${t.name}`);
+    if (t.offset < start) fail(e, `RENAMES ${e.name}: the range is behind the variable table ${t.name}`, true);
+  }
+  return { from, thru, start, end };
 }
