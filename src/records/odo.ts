@@ -173,6 +173,16 @@ export function checkComplexOdo<N extends OdoNode>(
         );
     }
   }
+  for (const counter of o.counters) {
+    const tables = o.tables.filter((t) => t.counter === counter);
+    const min = Math.max(...tables.map((t) => t.occurs!.min));
+    const max = Math.min(...tables.map((t) => t.occurs!.max));
+    if (min > max)
+      fail(
+        tables[0]!,
+        `${counter.name} counts ${tables.map((t) => t.name).join(' and ')}, whose ranges do not overlap`,
+      );
+  }
   // a REDEFINES whose area holds a variable table has no fixed size to overlay
   for (const n of walkNodes(o.root) as Generator<N>) {
     if (n.redefines && o.variable.has(n.redefines))

@@ -101,6 +101,20 @@ test('complex ODO: a REDEFINES of an area holding a variable table is refused', 
   );
 });
 
+test('complex ODO: one counter for tables whose ranges do not overlap is refused', () => {
+  const source = fixed(
+    '01 R.',
+    '   05 N PIC 9.',
+    '   05 T PIC X OCCURS 1 TO 2 DEPENDING ON N.',
+    '   05 U PIC X OCCURS 3 TO 4 DEPENDING ON N.',
+  );
+  assert.throws(
+    () => compileCopybook(source),
+    (e: unknown) =>
+      e instanceof CopybookError && e.line === 3 && /N counts T and U, whose ranges do not overlap/.test(e.message),
+  );
+});
+
 const RENAMES = fixed(
   '01 R.',
   '   05 A PIC X(2).',
