@@ -188,6 +188,10 @@ export function inspectTable(layout: CompiledLayout): string {
         .join(', ');
       notes.push(`view chosen by ${item.viewChoice.discriminator}: ${views}`);
     }
+    if (item.renames) {
+      const { from, thru } = item.renames;
+      notes.push(`RENAMES ${from}${thru === from ? '' : ` THRU ${thru}`}`);
+    }
     if (item.encodeKey !== undefined) notes.push(`view not shown; encode takes "${item.encodeKey}" alone`);
     else if (item.jsonPath === null && item.cobolName !== 'FILLER' && !item.viewChoice) {
       notes.push(item.redefines ? 'view not selected' : 'not in JSON');
