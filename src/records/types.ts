@@ -38,6 +38,11 @@ export interface FieldMapping {
    * takes any single view whose JSON key is present.
    */
   redefines?: Record<string, string | ViewChoice>;
+  /**
+   * Level-66 RENAMES item's COBOL name → true to show it in decode (default: hidden, like a view not
+   * selected; encode takes it under its key either way).
+   */
+  renames?: Record<string, boolean>;
 }
 
 /**
@@ -120,8 +125,10 @@ export interface LayoutItem {
   cobolName: string;
   /** JSON path template, e.g. `order.lines[].qty`; null for FILLER, omitted fields and unselected views. */
   jsonPath: string | null;
-  /** Byte offset of the first occurrence from the start of the record. */
+  /** Byte offset of the first occurrence from the start of the record (every table at its maximum). */
   offset: number;
+  /** Behind this OCCURS DEPENDING ON table (COBOL name): the offset varies with the counts. */
+  afterOdo?: string;
   /** Byte length of one occurrence. */
   length: number;
   kind: 'group' | 'alphanumeric' | 'alphabetic' | 'numeric';
@@ -134,6 +141,8 @@ export interface LayoutItem {
   signed?: boolean;
   sign?: SignSpec;
   occurs?: OccursSpec;
+  /** Level 66: the COBOL names of the first and last renamed items (the same for one item). */
+  renames?: { from: string; thru: string };
   /** COBOL name of the item this one redefines. */
   redefines?: string;
   /** A REDEFINES view decode does not show: encode takes it under this key when it is the only view given. */
