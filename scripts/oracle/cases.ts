@@ -4,6 +4,7 @@
  * size, numbers above 15 digits as decimal strings); `decoded` is given only where encode's input differs.
  */
 import { COPY_CASES } from './cases-copy.ts';
+import { LAYOUT_CASES } from './cases-layout.ts';
 import type { CodecDifference, OracleOptions } from './fixture.ts';
 
 export interface OracleCase {
@@ -1392,4 +1393,5 @@ export const CASES: OracleCase[] = [
     vectors: randomVectors(37, 30, RANDOM_FIELDS, CP037_SAFE, randomShape),
   },
   ...COPY_CASES,
+  ...LAYOUT_CASES,
 ];

@@ -207,6 +207,10 @@ export function inspectTable(layout: CompiledLayout): string {
         .join(', ');
       notes.push(`view chosen by ${item.viewChoice.discriminator}: ${views}`);
     }
+    if (item.renames) {
+      const { from, thru } = item.renames;
+      notes.push(`RENAMES ${from}${thru === from ? '' : ` THRU ${thru}`}`);
+    }
     if (item.encodeKey !== undefined) notes.push(`view not shown; encode takes "${item.encodeKey}" alone`);
     else if (item.jsonPath === null && item.cobolName !== 'FILLER' && !item.viewChoice) {
       notes.push(item.redefines ? 'view not selected' : 'not in JSON');
@@ -222,7 +226,7 @@ export function inspectTable(layout: CompiledLayout): string {
       item.jsonPath === '' ? '(record)' : (item.jsonPath ?? '-'),
       String(item.level).padStart(2, '0'),
       `${'  '.repeat(d)}${item.cobolName}`,
-      String(item.offset),
+      item.afterOdo === undefined ? String(item.offset) : `after ODO ${item.afterOdo}`,
       String(item.length),
       usageText(item),
       occursText(item),

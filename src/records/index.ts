@@ -143,6 +143,8 @@ function toItem(n: Node, place?: (line: number) => SourcePlace): LayoutItem {
   }
   if (n.sign) item.sign = { ...n.sign };
   if (n.occurs) item.occurs = { ...n.occurs };
+  if (n.afterOdo) item.afterOdo = n.afterOdo.name;
+  if (n.renames) item.renames = { from: n.renames.from.name, thru: n.renames.thru.name };
   if (n.redefines) item.redefines = n.redefines.name;
   if (n.altKey !== undefined) item.encodeKey = n.altKey;
   if (n.choice) {

@@ -43,6 +43,11 @@ export interface FieldMapping {
    * spaces decode to. The nearest setting (the item's, else its nearest group's, else `emptyNumeric`) wins.
    */
   emptyNumeric?: Record<string, EmptyNumeric>;
+  /**
+   * Level-66 RENAMES item's COBOL name → true to show it in decode (default: hidden, like a view not
+   * selected; encode takes it under its key either way).
+   */
+  renames?: Record<string, boolean>;
 }
 
 /** What a numeric item filled with one filler decodes to: a decode error (default), JSON `null`, or zero. */
@@ -146,8 +151,10 @@ export interface LayoutItem {
   cobolName: string;
   /** JSON path template, e.g. `order.lines[].qty`; null for FILLER, omitted fields and unselected views. */
   jsonPath: string | null;
-  /** Byte offset of the first occurrence from the start of the record. */
+  /** Byte offset of the first occurrence from the start of the record (every table at its maximum). */
   offset: number;
+  /** Behind this OCCURS DEPENDING ON table (COBOL name): the offset varies with the counts. */
+  afterOdo?: string;
   /** Byte length of one occurrence. */
   length: number;
   kind: 'group' | 'alphanumeric' | 'alphabetic' | 'numeric' | 'national';
@@ -160,6 +167,8 @@ export interface LayoutItem {
   signed?: boolean;
   sign?: SignSpec;
   occurs?: OccursSpec;
+  /** Level 66: the COBOL names of the first and last renamed items (the same for one item). */
+  renames?: { from: string; thru: string };
   /** COBOL name of the item this one redefines. */
   redefines?: string;
   /** A REDEFINES view decode does not show: encode takes it under this key when it is the only view given. */
