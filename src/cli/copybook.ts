@@ -2,6 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
+  CHARSETS,
+  charsetNamed,
   compileCopybook,
   layoutItems,
   type CompileOptions,
@@ -13,10 +15,11 @@ import { UsageError, type Io } from './usage.ts';
 
 // help lines are printed as written, so some run past 120 characters
 export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profile (default zos: EBCDIC cp1140, binary 2/4/8 bytes)
-  --encoding ascii|latin1|cp037|cp1140
+  --encoding ascii|latin1|cpNNN  an EBCDIC code page: cp037, cp273, cp1047, cp1140…cp1149, cp930, cp939… (docs/records.md)
   --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
   --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
   --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
+                                a field's own code page: "encodings": {"COBOL-NAME": "cp273"}
                                 or views by a discriminator: "redefines": {"BASE": {"discriminator": "NAME", "views": {"C": "VIEW"}}}
 `;
 
@@ -77,8 +80,11 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   const options: CompileOptions & { record?: string } = { fileName: file };
   const profile = oneOf('profile', values.profile, ['zos', 'gnucobol'] as const);
   if (profile) options.profile = profile;
-  const encoding = oneOf('encoding', values.encoding, ['ascii', 'latin1', 'cp037', 'cp1140'] as const);
-  if (encoding) options.encoding = encoding;
+  if (values.encoding !== undefined) {
+    const encoding = charsetNamed(values.encoding);
+    if (!encoding) throw new UsageError(`--encoding must be one of ${CHARSETS.join(', ')} (got "${values.encoding}")`);
+    options.encoding = encoding;
+  }
   const binarySizes = oneOf('binary-sizes', values['binary-sizes'], ['ibm', 'gnucobol'] as const);
   if (binarySizes) options.binarySizes = binarySizes;
   const order = oneOf('comp5-byte-order', values['comp5-byte-order'], ['big', 'little'] as const);

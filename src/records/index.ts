@@ -22,6 +22,7 @@ export {
   type RecordErrorCode,
 } from './errors.ts';
 export { PROFILES } from './profiles.ts';
+export { CHARSETS, charsetNamed } from './charsets.ts';
 export { numberToPlainString, scaledInteger } from './decimal.ts';
 export type { JsonSchema } from './schema.ts';
 

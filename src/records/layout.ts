@@ -1,9 +1,10 @@
 /** Builds a layout from parsed entries: hierarchy, pictures, usages, sizes, offsets and JSON names. */
+import { isCharset } from './charsets.ts';
 import { binaryByteSize } from './profiles.ts';
 import { CopybookError, MappingError } from './errors.ts';
 import type { Entry } from './parser.ts';
 import { analyzePicture, type PictureInfo } from './picture.ts';
-import type { FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
+import type { Charset, FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
 
 /** A compiled item: the public LayoutItem plus what the codec generator needs. */
 export interface Node {
@@ -37,6 +38,8 @@ export interface Node {
   altKey?: string;
   /** On a redefined item whose views a discriminator chooses: the discriminator and value → view. */
   choice?: { discriminator: Node; byValue: Map<string, Node> };
+  /** The code page the mapping's `encodings` gives the item (or a group above it), in place of the layout's. */
+  charset?: Charset;
 }
 
 export interface BuiltLayout {
@@ -401,6 +404,22 @@ function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
   visit(root, '', false);
 }
 
+/** Gives the items the mapping's `encodings` name, and the items under them, their code page; deeper wins. */
+function applyEncodings(root: Node, mapping: FieldMapping | undefined): void {
+  const depth = (n: Node): number => (n.parent ? depth(n.parent) + 1 : 0);
+  const targets = Object.entries(mapping?.encodings ?? {}).map(([key, charset]) => {
+    if (!isCharset(charset))
+      throw new MappingError(key, `unknown code page ${JSON.stringify(charset)} (expected cpNNN)`);
+    return { node: mappingTarget(root, key), charset };
+  });
+  targets.sort((a, b) => depth(a.node) - depth(b.node));
+  const set = (n: Node, charset: Charset): void => {
+    n.charset = charset;
+    for (const c of n.children) set(c, charset);
+  };
+  for (const { node, charset } of targets) set(node, charset);
+}
+
 export function buildLayout(
   entries: Entry[],
   options: { fileName: string; profile: PlatformProfile; record?: string; mapping?: FieldMapping },
@@ -417,6 +436,7 @@ export function buildLayout(
   if (root.size === 0) fail(ctx, rootEntry, 'the record has no storage');
   const odo = resolveOdo(root, ctx);
   name(root, options.mapping, ctx);
+  applyEncodings(root, options.mapping);
   const minLength = odo ? root.size - (odo.occurs!.max - odo.occurs!.min) * odo.length : root.size;
   return { root, odo, maxLength: root.size, minLength };
 }

@@ -86,7 +86,7 @@ export function buildTemplate(root: Node, maxLength: number, profile: PlatformPr
         continue;
       }
       if (redefining) continue;
-      wrap(fileName, () => initElementary(buf, off, n, profile, table));
+      wrap(fileName, () => initElementary(buf, off, n, profile));
     }
   };
   visit(root, 0, false);
@@ -112,12 +112,12 @@ function wrap(fileName: string, fn: () => void): void {
   }
 }
 
-function initElementary(buf: Buffer, off: number, n: Node, profile: PlatformProfile, table: CharTable): void {
+function initElementary(buf: Buffer, off: number, n: Node, profile: PlatformProfile): void {
   const lit = n.entry.value;
   const f = fieldSpec(n, profile);
-  if (f.type === 'text') {
-    if (lit === undefined) buf.fill(table.space, off, off + n.length);
-    else fillText(buf, off, n.length, lit, table, n);
+  if (f.type === 'text' || f.type === 'mixed') {
+    if (lit === undefined) buf.fill(f.spec.table.space, off, off + n.length);
+    else fillText(buf, off, n.length, lit, f.spec.table, n);
     return;
   }
   let value: string | number = 0;

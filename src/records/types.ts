@@ -4,8 +4,13 @@
  * into fixed-layout record bytes and back.
  */
 
-/** Character sets for DISPLAY data. cp1140 is cp037 with the euro sign at 0x9F. */
-export type Charset = 'ascii' | 'latin1' | 'cp037' | 'cp1140';
+import type { EbcdicCharset } from './codepages/ebcdic/index.ts';
+
+/**
+ * Character sets for DISPLAY data: ASCII, Latin-1, or an IBM EBCDIC code page `cpNNN` as glibc's iconv maps it
+ * (cp1140 is cp037 with the euro sign at 0x9F; cp930, cp939 and the other mixed ones add double-byte characters).
+ */
+export type Charset = 'ascii' | 'latin1' | EbcdicCharset;
 
 /** How zoned-decimal signs are written in the last (or first) byte. */
 export type ZonedSignConvention = 'ebcdic' | 'ascii';
@@ -38,6 +43,11 @@ export interface FieldMapping {
    * takes any single view whose JSON key is present.
    */
   redefines?: Record<string, string | ViewChoice>;
+  /**
+   * COBOL name → the code page of its DISPLAY data, in place of the layout's encoding:
+   * `{ "CUST-NAME-DE": "cp273" }`. On a group, every item under it (a deeper entry wins).
+   */
+  encodings?: Record<string, Charset>;
 }
 
 /**

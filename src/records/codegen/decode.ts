@@ -21,7 +21,13 @@ import {
 import type { Generator } from './generator.ts';
 
 /** The runtime function that reads each encoding in general. */
-const GET = { text: 'getText', zoned: 'getZoned', packed: 'getPacked', binary: 'getBinary' } as const;
+const GET = {
+  text: 'getText',
+  mixed: 'getMixed',
+  zoned: 'getZoned',
+  packed: 'getPacked',
+  binary: 'getBinary',
+} as const;
 
 /** An expression reading elementary item `f` at `at`: the fastest reader its spec allows. */
 function decodeField(g: Generator, f: Node, at: string): string {
@@ -36,6 +42,7 @@ function decodeField(g: Generator, f: Node, at: string): string {
   if (field.type !== 'text') return `${GET[field.type]}(b, ${at}, ${name}, ${lit(f.name)})`;
   // the common case, single-byte ASCII-compatible text, left-justified: constants instead of a spec
   if (!field.spec.table.ebcdic && !field.spec.justifiedRight) return `getTextLatin1(b, ${at}, ${field.spec.length})`;
+  if (field.spec.table.holes) return `getTextStrict(b, ${at}, ${name}, ${lit(f.name)})`;
   return `getText(b, ${at}, ${name})`;
 }
 

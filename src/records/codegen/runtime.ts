@@ -2,7 +2,8 @@
 import { scaledInteger, typeName } from '../decimal.ts';
 import { getBinary, putBinary } from '../encodings/binary.ts';
 import { getPacked, getPackedNumber, putPacked } from '../encodings/packed.ts';
-import { getText, getTextLatin1, putText, putTextOnSpaces } from '../encodings/text.ts';
+import { getMixed, putMixed } from '../encodings/mixed.ts';
+import { getText, getTextLatin1, getTextStrict, putText, putTextOnSpaces } from '../encodings/text.ts';
 import { getZoned, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
 import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
 import type { Node } from '../layout.ts';
@@ -87,6 +88,9 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     putBinary,
     getText,
     getTextLatin1,
+    getTextStrict,
+    putMixed,
+    getMixed,
     getZoned,
     getZonedTrailing,
     getPacked,
