@@ -164,7 +164,13 @@ function layoutJson(layout: CompiledLayout) {
 
 function usageText(item: LayoutItem): string {
   if (item.kind === 'group') return 'group';
-  const usage = { display: 'DISPLAY', binary: 'COMP', 'comp-5': 'COMP-5', 'packed-decimal': 'COMP-3' }[item.usage];
+  const usage = {
+    display: 'DISPLAY',
+    binary: 'COMP',
+    'comp-5': 'COMP-5',
+    'packed-decimal': 'COMP-3',
+    'display-1': 'DISPLAY-1',
+  }[item.usage];
   let sign = '';
   if (item.sign && (item.sign.position === 'leading' || item.sign.separate)) {
     sign = ` SIGN ${item.sign.position.toUpperCase()}${item.sign.separate ? ' SEPARATE' : ''}`;

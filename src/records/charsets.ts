@@ -34,6 +34,8 @@ export interface DbcsTable {
   readonly decode: readonly (string | undefined)[];
   /** character → code; a character both halves hold is written single-byte, as iconv writes it */
   readonly encode: ReadonlyMap<string, number>;
+  /** character → code for every double-byte character, for PIC G items, which hold no single bytes */
+  readonly pure: ReadonlyMap<string, number>;
   /** Whether some character is two UTF-16 units that are not one code point (a letter and a combining mark). */
   readonly sequences: boolean;
 }
@@ -80,6 +82,7 @@ function ebcdicTable(name: EbcdicCharset, page: CodePageSource): CharTable {
 function dbcsTable(source: NonNullable<CodePageSource['dbcs']>, sbcs: Int16Array): DbcsTable {
   const decode = new Array<string | undefined>(0x10000);
   const encode = new Map<string, number>();
+  const pure = new Map<string, number>();
   const wide = new Set(source.wide);
   let sequences = false;
   let at = 0;
@@ -89,11 +92,14 @@ function dbcsTable(source: NonNullable<CodePageSource['dbcs']>, sbcs: Int16Array
       decode[code] = ch;
       if (ch.length === 2 && ch.codePointAt(0)! < 0x10000) sequences = true;
       if (!encode.has(ch) && !(ch.length === 1 && sbcs[ch.charCodeAt(0)]! >= 0)) encode.set(ch, code);
+      if (!pure.has(ch)) pure.set(ch, code);
     }
   }
-  for (let i = 0; i < source.encode.length; i += 2)
+  for (let i = 0; i < source.encode.length; i += 2) {
     encode.set(source.encode[i] as string, source.encode[i + 1] as number);
-  return { decode, encode, sequences };
+    pure.set(source.encode[i] as string, source.encode[i + 1] as number);
+  }
+  return { decode, encode, pure, sequences };
 }
 
 const TABLES = new Map<Charset, CharTable>();

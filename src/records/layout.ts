@@ -164,7 +164,8 @@ function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?:
   });
   node.picture = pic;
   node.kind = pic.kind;
-  if (pic.kind !== 'numeric') {
+  if (pic.dbcs || usage === 'display-1') dbcsItem(node, e, ctx);
+  else if (pic.kind !== 'numeric') {
     if (usage !== 'display') fail(ctx, e, `USAGE ${usage} needs a numeric picture`);
     if (e.sign) fail(ctx, e, 'SIGN applies to signed numeric items only');
     if (e.blankWhenZero) fail(ctx, e, 'BLANK WHEN ZERO applies to numeric items only');
@@ -184,6 +185,17 @@ function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?:
     }
   }
   return node;
+}
+
+/** PIC G / USAGE DISPLAY-1: two bytes a character. DISPLAY-1 with another picture (PIC N) is refused. */
+function dbcsItem(node: Node, e: Entry, ctx: Ctx): void {
+  const pic = node.picture!;
+  if (!pic.dbcs) fail(ctx, e, `USAGE DISPLAY-1 is supported with PIC G only (PIC ${pic.normalized})`, true);
+  if (node.usage !== 'display' && node.usage !== 'display-1')
+    fail(ctx, e, `PIC G needs USAGE DISPLAY-1, not ${node.usage}`);
+  if (e.sign || e.blankWhenZero) fail(ctx, e, 'SIGN and BLANK WHEN ZERO apply to numeric items only');
+  node.usage = 'display-1';
+  node.length = 2 * pic.size;
 }
 
 /** Assigns offsets and sizes; resolves REDEFINES among siblings. */

@@ -2,6 +2,7 @@
 import { charTable, zonedUnsupported } from './charsets.ts';
 import { binaryRange, putBinary, type BinarySpec } from './encodings/binary.ts';
 import { putPacked, type PackedSpec } from './encodings/packed.ts';
+import { putDbcs, type DbcsSpec } from './encodings/dbcs.ts';
 import { putMixed } from './encodings/mixed.ts';
 import { putText, type TextSpec } from './encodings/text.ts';
 import { putZoned, zonedBytes, type ZonedSpec } from './encodings/zoned.ts';
@@ -12,6 +13,7 @@ import type { PlatformProfile } from './types.ts';
 export type FieldSpec =
   | { type: 'text'; spec: TextSpec }
   | { type: 'mixed'; spec: TextSpec }
+  | { type: 'dbcs'; spec: DbcsSpec }
   | { type: 'zoned'; spec: ZonedSpec }
   | { type: 'packed'; spec: PackedSpec }
   | { type: 'binary'; spec: BinarySpec };
@@ -20,6 +22,16 @@ export type FieldSpec =
 export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
   const table = charTable(n.charset ?? profile.charset);
   const pic = n.picture!;
+  if (n.usage === 'display-1') {
+    if (!table.dbcs) {
+      const at = { fileName: '', line: n.entry.line, column: n.entry.column };
+      throw new CopybookError(
+        `${n.name}: PIC G needs a mixed code page (cp930, cp939…); ${table.name} has no double-byte characters`,
+        at,
+      );
+    }
+    return { type: 'dbcs', spec: { length: n.length, table, justifiedRight: n.entry.justifiedRight === true } };
+  }
   if (n.kind !== 'numeric') {
     const justifiedRight = n.entry.justifiedRight === true;
     const spec = { length: n.length, table, justifiedRight, alphabetic: n.kind === 'alphabetic' };
@@ -74,6 +86,8 @@ export function putField(buf: Buffer, off: number, f: FieldSpec, v: unknown, pat
       return putText(buf, off, f.spec, v, path);
     case 'mixed':
       return putMixed(buf, off, f.spec, v, path);
+    case 'dbcs':
+      return putDbcs(buf, off, f.spec, v, path);
     case 'zoned':
       return putZoned(buf, off, f.spec, v, path);
     case 'packed':

@@ -115,6 +115,13 @@ function wrap(fileName: string, fn: () => void): void {
 function initElementary(buf: Buffer, off: number, n: Node, profile: PlatformProfile): void {
   const lit = n.entry.value;
   const f = fieldSpec(n, profile);
+  if (f.type === 'dbcs') {
+    if (lit !== undefined && !(lit.kind === 'figurative' && lit.name === 'SPACE')) {
+      literalFail(n, 'a PIC G item takes VALUE SPACES only');
+    }
+    putField(buf, off, f, '', '');
+    return;
+  }
   if (f.type === 'text' || f.type === 'mixed') {
     if (lit === undefined) buf.fill(f.spec.table.space, off, off + n.length);
     else fillText(buf, off, n.length, lit, f.spec.table, n);

@@ -76,7 +76,8 @@ export interface CompileOptions {
   mapping?: FieldMapping;
 }
 
-export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal';
+/** `display-1`: PIC G, pure double-byte characters (2 bytes each, no shift codes) in a mixed code page. */
+export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal' | 'display-1';
 
 export type SignPosition = 'leading' | 'trailing';
 

@@ -245,3 +245,61 @@ test('the committed tables are what `npm run codepages` writes from this machine
   const files = await generate();
   for (const [file, text] of files) assert.equal(readFileSync(join(OUT_DIR, file), 'utf8'), text, file);
 });
+
+const PIC_G = fixed(
+  '01 REC.',
+  '   05 KANJI  PIC G(4).',
+  '   05 RIGHT  PIC G(3) USAGE DISPLAY-1 JUSTIFIED RIGHT.',
+  '   05 CODE   PIC X(2).',
+);
+
+test('PIC G / USAGE DISPLAY-1: two bytes per character, no shift codes, padded with the double-byte space', () => {
+  for (const encoding of ['cp930', 'cp939', 'cp933', 'cp935', 'cp937', 'cp1390', 'cp1399'] as const) {
+    const layout = compileCopybook(PIC_G, { encoding });
+    const kanji = encoding === 'cp933' ? '한국' : '中文';
+    const json = { kanji: kanji + 'Ａ', right: '１', code: 'AB' };
+    const bytes = layout.encode(json);
+    // iconv writes the same characters between SO and SI: the item holds what is between them
+    const between = (text: string) => iconvEncode(encoding, text).subarray(1, -1).toString('hex');
+    assert.equal(bytes.subarray(0, 8).toString('hex'), between(kanji + 'Ａ') + '4040', encoding);
+    assert.equal(bytes.subarray(8, 14).toString('hex'), '40404040' + between('１'), encoding);
+    assert.equal(bytes.subarray(14).toString('hex'), iconvEncode(encoding, 'AB').toString('hex'));
+    assert.deepEqual(layout.decode(bytes), json);
+  }
+  const layout = compileCopybook(PIC_G, { encoding: 'cp930' });
+  assert.equal(layout.root.children![0]!.length, 8);
+  assert.equal(layout.root.children![0]!.usage, 'display-1');
+  assert.deepEqual(layout.decode(layout.encode({})), { kanji: '', right: '', code: '' });
+  assert.throws(
+    () => layout.encode({ kanji: '中文中文中' }),
+    (e) =>
+      e instanceof RecordEncodeError &&
+      e.message === 'kanji: string of 5 double-byte characters is longer than the 4 the field holds',
+  );
+  assert.throws(
+    () => layout.encode({ kanji: 'A' }),
+    (e) =>
+      e instanceof RecordEncodeError &&
+      e.message === 'kanji: character "A" at position 0 is not a double-byte character in cp930',
+  );
+  assert.throws(
+    () => layout.decode(Buffer.from('4240' + '4040'.repeat(6) + 'c1c2', 'hex')),
+    (e) => e instanceof RecordDecodeError && e.message === 'offset 0 (KANJI): double-byte code 0x4240 is not in cp930',
+  );
+  assert.equal((layout.jsonSchema().properties as Record<string, { maxLength: number }>).kanji?.maxLength, 4);
+});
+
+test('PIC G needs a mixed code page, and DISPLAY-1 needs PIC G', () => {
+  assert.throws(
+    () => compileCopybook(PIC_G, { encoding: 'cp037' }),
+    /KANJI: PIC G needs a mixed code page \(cp930, cp939…\); cp037 has no double-byte characters/,
+  );
+  assert.throws(
+    () => compileCopybook(fixed('01 REC.', '   05 N PIC X(4) USAGE DISPLAY-1.'), { encoding: 'cp930' }),
+    /USAGE DISPLAY-1 is supported with PIC G only \(PIC X\(4\)\)/,
+  );
+  assert.throws(
+    () => compileCopybook(fixed('01 REC.', '   05 N PIC G(2)X.'), { encoding: 'cp930' }),
+    /G \(double-byte characters\) cannot be mixed with other symbols/,
+  );
+});

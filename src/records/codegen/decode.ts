@@ -24,6 +24,7 @@ import type { Generator } from './generator.ts';
 const GET = {
   text: 'getText',
   mixed: 'getMixed',
+  dbcs: 'getDbcs',
   zoned: 'getZoned',
   packed: 'getPacked',
   binary: 'getBinary',

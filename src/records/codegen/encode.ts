@@ -23,6 +23,7 @@ import type { Generator } from './generator.ts';
 export const PUT = {
   text: 'putText',
   mixed: 'putMixed',
+  dbcs: 'putDbcs',
   zoned: 'putZoned',
   packed: 'putPacked',
   binary: 'putBinary',

@@ -2,6 +2,7 @@
 import { scaledInteger, typeName } from '../decimal.ts';
 import { getBinary, putBinary } from '../encodings/binary.ts';
 import { getPacked, getPackedNumber, putPacked } from '../encodings/packed.ts';
+import { getDbcs, putDbcs } from '../encodings/dbcs.ts';
 import { getMixed, putMixed } from '../encodings/mixed.ts';
 import { getText, getTextLatin1, getTextStrict, putText, putTextOnSpaces } from '../encodings/text.ts';
 import { getZoned, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
@@ -91,6 +92,8 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     getTextStrict,
     putMixed,
     getMixed,
+    putDbcs,
+    getDbcs,
     getZoned,
     getZonedTrailing,
     getPacked,
