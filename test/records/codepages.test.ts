@@ -3,7 +3,9 @@
  * double-byte code of the mixed pages both ways, and records through compileCopybook. iconv judges, not our tables.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { charTable, SHIFT_IN, SHIFT_OUT, UNMAPPED, zonedUnsupported } from '../../src/records/charsets.ts';
@@ -302,4 +304,27 @@ test('PIC G needs a mixed code page, and DISPLAY-1 needs PIC G', () => {
     () => compileCopybook(fixed('01 REC.', '   05 N PIC G(2)X.'), { encoding: 'cp930' }),
     /G \(double-byte characters\) cannot be mixed with other symbols/,
   );
+});
+
+test('the CLI takes --encoding cpNNN (and IBM-NNN), and a mapping with encodings', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'corebridge-codepages-'));
+  try {
+    const cpy = join(dir, 'rec.cpy');
+    writeFileSync(cpy, fixed('01 REC.', '   05 NAME PIC X(5).', '   05 JP   PIC X(6).'));
+    writeFileSync(join(dir, 'map.json'), JSON.stringify({ encodings: { JP: 'cp930' } }));
+    const bin = join(import.meta.dirname, '../../bin/corebridge.ts');
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [bin, 'copybook', ...args], { input: JSON.stringify({ name: 'Grüß', jp: '漢字' }) });
+    for (const encoding of ['cp273', 'IBM-273', 'ibm273']) {
+      const out = run('encode', cpy, '--encoding', encoding, '--mapping', join(dir, 'map.json'));
+      assert.equal(out.status, 0, out.stderr.toString());
+      const expected = Buffer.concat([iconvEncode('cp273', 'Grüß '), iconvEncode('cp930', '漢字')]).toString('hex');
+      assert.equal(out.stdout.toString().trim(), expected);
+    }
+    const bad = run('encode', cpy, '--encoding', 'cp999');
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr.toString(), /--encoding must be one of ascii, latin1, cp037, cp273, .* \(got "cp999"\)/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
