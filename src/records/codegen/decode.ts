@@ -19,6 +19,8 @@ import {
   type Offset,
 } from './code.ts';
 import type { Generator } from './generator.ts';
+import { binaryReader } from '../encodings/binary.ts';
+import { latin1Translation, unicodeTranslation } from '../encodings/text.ts';
 
 /** The runtime function that reads each encoding in general. */
 const GET = {
@@ -36,14 +38,36 @@ function decodeField(g: Generator, f: Node, at: string): string {
   if (field.type === 'zoned') {
     const s = field.spec;
     if (!s.asString && !s.separate && !s.blankWhenZero && (!s.signed || !s.leading)) {
-      return `getZonedTrailing(b, ${at}, ${name}, ${lit(f.name)})`;
+      const constants = `${s.digit[0]}, ${s.signed ? 0 : 256}, ${10 ** s.scale}`;
+      return `getZonedConstants(b, ${at}, ${at} + ${s.digits - 1}, ${constants}, ${name}, ${lit(f.name)})`;
     }
   }
-  if (field.type === 'packed' && !field.spec.asString) return `getPackedNumber(b, ${at}, ${name}, ${lit(f.name)})`;
+  if (field.type === 'packed' && !field.spec.asString) {
+    const { length, signed, digits, scale } = field.spec;
+    const constants = `${signed ? 0 : 256}, ${digits % 2 === 0 ? 0x10 : 0x100}, ${10 ** scale}`;
+    return `getPackedConstants(b, ${at}, ${at} + ${length - 1}, ${constants}, ${name}, ${lit(f.name)})`;
+  }
+  if (field.type === 'binary') {
+    const reader = binaryReader(field.spec);
+    const { min, max, scale } = field.spec;
+    if (reader !== null) {
+      const constants = `${at}, ${String(min)}, ${String(max)}, ${10 ** scale}`;
+      return `binaryValue(b.${reader}(${at}), ${constants}, b, ${name}, ${lit(f.name)})`;
+    }
+  }
   if (field.type !== 'text') return `${GET[field.type]}(b, ${at}, ${name}, ${lit(f.name)})`;
   // the common case, single-byte ASCII-compatible text, left-justified: constants instead of a spec
-  if (!field.spec.table.ebcdic && !field.spec.justifiedRight) return `getTextLatin1(b, ${at}, ${field.spec.length})`;
-  if (field.spec.table.holes) return `getTextStrict(b, ${at}, ${name}, ${lit(f.name)})`;
+  const { table, justifiedRight, length } = field.spec;
+  if (!table.ebcdic && !justifiedRight) return `getTextLatin1(b, ${at}, ${length})`;
+  // a page with bytes that map to nothing checks each byte, to name the one that does not
+  if (table.holes) return `getTextStrict(b, ${at}, ${name}, ${lit(f.name)})`;
+  if (!justifiedRight) {
+    // EBCDIC: bytes translated through a table of the page, then one string
+    const latin1 = latin1Translation(table);
+    const map = latin1 ?? unicodeTranslation(table);
+    const mapName = g.constant(latin1 ? 'toLatin1' : 'toUnicode', map, `${table.name} byte → character`);
+    return `${latin1 ? 'getTextLatin1Mapped' : 'getTextWide'}(b, ${at}, ${length}, ${table.space}, ${mapName})`;
+  }
   return `getText(b, ${at}, ${name})`;
 }
 

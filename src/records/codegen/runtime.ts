@@ -1,11 +1,19 @@
 /** The functions and values the generated code closes over, by the names it calls them. */
 import { scaledInteger, typeName } from '../decimal.ts';
-import { getBinary, putBinary } from '../encodings/binary.ts';
-import { getPacked, getPackedNumber, putPacked } from '../encodings/packed.ts';
+import { binaryValue, getBinary, putBinary } from '../encodings/binary.ts';
+import { getPacked, getPackedConstants, getPackedNumber, putPacked } from '../encodings/packed.ts';
 import { getDbcs, putDbcs } from '../encodings/dbcs.ts';
 import { getMixed, putMixed } from '../encodings/mixed.ts';
-import { getText, getTextLatin1, getTextStrict, putText, putTextOnSpaces } from '../encodings/text.ts';
-import { getZoned, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
+import {
+  getText,
+  getTextLatin1,
+  getTextLatin1Mapped,
+  getTextStrict,
+  getTextWide,
+  putText,
+  putTextOnSpaces,
+} from '../encodings/text.ts';
+import { getZoned, getZonedConstants, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
 import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
 import type { Node } from '../layout.ts';
 
@@ -94,10 +102,15 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     getMixed,
     putDbcs,
     getDbcs,
+    getTextLatin1Mapped,
+    getTextWide,
     getZoned,
     getZonedTrailing,
+    getZonedConstants,
     getPacked,
     getPackedNumber,
+    getPackedConstants,
     getBinary,
+    binaryValue,
   };
 }
