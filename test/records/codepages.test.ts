@@ -3,6 +3,7 @@
  * double-byte code of the mixed pages both ways, and records through compileCopybook. iconv judges, not our tables.
  */
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -326,5 +327,38 @@ test('the CLI takes --encoding cpNNN (and IBM-NNN), and a mapping with encodings
     assert.match(bad.stderr.toString(), /--encoding must be one of ascii, latin1, cp037, cp273, .* \(got "cp999"\)/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('property: in every code page, decode(encode(x)) is x for text of its characters, mixed and PIC G alike', () => {
+  const source = fixed('01 REC.', '   05 T PIC X(40).', '   05 R PIC X(40) JUSTIFIED RIGHT.', '   05 N PIC 9(3).');
+  const dbcsSource = fixed('01 REC.', '   05 G PIC G(10).', '   05 T PIC X(30).');
+  for (const charset of EBCDIC_CHARSETS) {
+    const table = charTable(charset);
+    // characters decode can return: trailing (leading, when right-justified) spaces are padding
+    const singles = [...new Set(table.decode.filter((ch) => ch !== UNMAPPED))];
+    const doubles = table.dbcs ? [...new Set(table.dbcs.decode.filter((ch) => ch !== undefined))] : [];
+    const ch = fc.constantFrom(...singles, ...doubles);
+    const text = (max: number) => fc.array(ch, { maxLength: max }).map((a) => a.join(''));
+    const layout = compileCopybook(source, { encoding: charset });
+    const fits = (v: string) => v.length <= 40 && (!table.dbcs || mixedBytes(v, table, '').length <= 40);
+    fc.assert(
+      fc.property(text(20).filter(fits), text(20).filter(fits), fc.integer({ min: 0, max: 999 }), (t, r, n) => {
+        const json = { t: t.replace(/ +$/, ''), r: r.replace(/^ +/, ''), n };
+        assert.deepEqual(layout.decode(layout.encode(json)), json);
+      }),
+      { numRuns: 40, seed: 30 },
+    );
+    if (!table.dbcs) continue;
+    const pic = compileCopybook(dbcsSource, { encoding: charset });
+    const g = fc.array(fc.constantFrom(...doubles), { maxLength: 10 }).map((a) => a.join('').replace(/\u3000+$/, ''));
+    fc.assert(
+      fc.property(g, (v) => {
+        const decoded = pic.decode(pic.encode({ g: v }));
+        // a character two codes decode to comes back as itself either way
+        assert.equal(decoded.g, v);
+      }),
+      { numRuns: 40, seed: 30 },
+    );
   }
 });
