@@ -1,6 +1,7 @@
 /** The record template of defaults and VALUEs that every encode starts from, and the JSON a VALUE stands for. */
 import { charTable, type CharTable } from './charsets.ts';
 import { CopybookError, RecordEncodeError } from './errors.ts';
+import { putMixed } from './encodings/mixed.ts';
 import { putText } from './encodings/text.ts';
 import type { Node } from './layout.ts';
 import type { Literal } from './parser.ts';
@@ -34,7 +35,8 @@ function fillText(buf: Buffer, off: number, length: number, lit: Literal, table:
   else {
     try {
       // VALUE ignores JUSTIFIED: the literal is stored left-justified, as COBOL does
-      putText(buf, off, { length, table, justifiedRight: false, alphabetic: false }, lit.text, '');
+      const put = table.dbcs ? putMixed : putText;
+      put(buf, off, { length, table, justifiedRight: false, alphabetic: false }, lit.text, '');
     } catch (e) {
       literalFail(n, e instanceof RecordEncodeError ? e.reason : String(e));
     }

@@ -362,3 +362,16 @@ test('property: in every code page, decode(encode(x)) is x for text of its chara
     );
   }
 });
+
+test('a VALUE literal on a mixed item is written with its shift codes, and one that does not fit is refused', () => {
+  const layout = compileCopybook(fixed('01 REC.', "   05 T PIC X(8) VALUE 'A漢字'."), { encoding: 'cp930' });
+  const bytes = layout.encode({});
+  const expected = Buffer.alloc(8, 0x40);
+  iconvEncode('cp930', 'A漢字').copy(expected);
+  assert.equal(bytes.toString('hex'), expected.toString('hex'));
+  assert.deepEqual(layout.decode(bytes), { t: 'A漢字' });
+  assert.throws(
+    () => compileCopybook(fixed('01 REC.', "   05 T PIC X(6) VALUE 'A漢字'."), { encoding: 'cp930' }),
+    /VALUE of T: string needs 7 bytes with its shift-out\/shift-in codes; the field holds 6/,
+  );
+});
