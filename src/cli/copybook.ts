@@ -2,6 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
+  CHARSETS,
+  charsetNamed,
   compileCopybook,
   layoutItems,
   type CompileOptions,
@@ -13,11 +15,12 @@ import { UsageError, type Io } from './usage.ts';
 
 // help lines are printed as written, so some run past 120 characters
 export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profile (default zos: EBCDIC cp1140, binary 2/4/8 bytes)
-  --encoding ascii|latin1|cp037|cp1140
+  --encoding ascii|latin1|cpNNN  an EBCDIC code page: cp037, cp273, cp1047, cp1140…cp1149, cp930, cp939… (docs/records.md)
   --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
   --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
   --copybook-path DIR            where COPY looks after the copybook's own directory (repeatable; then $COBCPY's directories)
   --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
+                                a field's own code page: "encodings": {"COBOL-NAME": "cp273"}
                                 or views by a discriminator: "redefines": {"BASE": {"discriminator": "NAME", "views": {"C": "VIEW"}}}
 `;
 
@@ -84,8 +87,11 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   const options: CompileOptions & { record?: string } = { fileName: file };
   const profile = oneOf('profile', values.profile, ['zos', 'gnucobol'] as const);
   if (profile) options.profile = profile;
-  const encoding = oneOf('encoding', values.encoding, ['ascii', 'latin1', 'cp037', 'cp1140'] as const);
-  if (encoding) options.encoding = encoding;
+  if (values.encoding !== undefined) {
+    const encoding = charsetNamed(values.encoding);
+    if (!encoding) throw new UsageError(`--encoding must be one of ${CHARSETS.join(', ')} (got "${values.encoding}")`);
+    options.encoding = encoding;
+  }
   const binarySizes = oneOf('binary-sizes', values['binary-sizes'], ['ibm', 'gnucobol'] as const);
   if (binarySizes) options.binarySizes = binarySizes;
   const order = oneOf('comp5-byte-order', values['comp5-byte-order'], ['big', 'little'] as const);
@@ -166,7 +172,13 @@ function layoutJson(layout: CompiledLayout) {
 
 function usageText(item: LayoutItem): string {
   if (item.kind === 'group') return 'group';
-  const usage = { display: 'DISPLAY', binary: 'COMP', 'comp-5': 'COMP-5', 'packed-decimal': 'COMP-3' }[item.usage];
+  const usage = {
+    display: 'DISPLAY',
+    binary: 'COMP',
+    'comp-5': 'COMP-5',
+    'packed-decimal': 'COMP-3',
+    'display-1': 'DISPLAY-1',
+  }[item.usage];
   let sign = '';
   if (item.sign && (item.sign.position === 'leading' || item.sign.separate)) {
     sign = ` SIGN ${item.sign.position.toUpperCase()}${item.sign.separate ? ' SEPARATE' : ''}`;

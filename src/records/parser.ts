@@ -45,6 +45,7 @@ const USAGES: Record<string, Usage> = {
   'COMP-3': 'packed-decimal',
   'COMPUTATIONAL-3': 'packed-decimal',
   'PACKED-DECIMAL': 'packed-decimal',
+  'DISPLAY-1': 'display-1',
 };
 
 const UNSUPPORTED_USAGES = new Set([
@@ -65,7 +66,6 @@ const UNSUPPORTED_USAGES = new Set([
   'PROCEDURE-POINTER',
   'FUNCTION-POINTER',
   'NATIONAL',
-  'DISPLAY-1',
   'BINARY-CHAR',
   'BINARY-SHORT',
   'BINARY-LONG',

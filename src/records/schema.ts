@@ -22,7 +22,7 @@ function elementarySchema(n: Node, annotate: boolean): JsonSchema {
   const schema: JsonSchema = {};
   if (n.kind !== 'numeric') {
     schema.type = 'string';
-    schema.maxLength = n.length;
+    schema.maxLength = n.usage === 'display-1' ? pic.size : n.length;
     if (n.kind === 'alphabetic') schema.pattern = '^[A-Za-z ]*$';
   } else if (decodesAsString(n)) {
     schema.type = 'string';

@@ -409,6 +409,7 @@ const USAGE_WORDS: Record<Usage, readonly string[]> = {
   binary: ['COMP', 'BINARY', 'COMP-4', 'COMPUTATIONAL', 'USAGE IS BINARY', 'COMPUTATIONAL-4'],
   'comp-5': ['COMP-5', 'COMPUTATIONAL-5', 'USAGE COMP-5'],
   'packed-decimal': ['COMP-3', 'PACKED-DECIMAL', 'COMPUTATIONAL-3', 'USAGE IS COMP-3'],
+  'display-1': ['DISPLAY-1', 'USAGE DISPLAY-1'],
 };
 
 function signText(sign: { leading: boolean; separate: boolean }, s: number): string {

@@ -2,10 +2,13 @@
 import { scaledInteger, typeName } from '../decimal.ts';
 import { binaryValue, getBinary, putBinary } from '../encodings/binary.ts';
 import { getPacked, getPackedConstants, getPackedNumber, putPacked } from '../encodings/packed.ts';
+import { getDbcs, putDbcs } from '../encodings/dbcs.ts';
+import { getMixed, putMixed } from '../encodings/mixed.ts';
 import {
   getText,
   getTextLatin1,
   getTextLatin1Mapped,
+  getTextStrict,
   getTextWide,
   putText,
   putTextOnSpaces,
@@ -112,6 +115,11 @@ export function runtimeOf(
     putBinary,
     getText,
     getTextLatin1,
+    getTextStrict,
+    putMixed,
+    getMixed,
+    putDbcs,
+    getDbcs,
     getTextLatin1Mapped,
     getTextWide,
     getZoned,
