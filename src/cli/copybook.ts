@@ -2,6 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import {
+  CHARSETS,
+  charsetNamed,
   compileCopybook,
   layoutItems,
   type CompileOptions,
@@ -13,13 +15,14 @@ import { UsageError, type Io } from './usage.ts';
 
 // help lines are printed as written, so some run past 120 characters
 export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profile (default zos: EBCDIC cp1140, binary 2/4/8 bytes)
-  --encoding ascii|latin1|cp037|cp1140
+  --encoding ascii|latin1|cpNNN  an EBCDIC code page: cp037, cp273, cp1047, cp1140…cp1149, cp930, cp939… (docs/records.md)
   --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
   --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
   --empty-numeric error|null|zero   numeric fields holding only LOW-VALUES, HIGH-VALUES or spaces (default error);
                                 per field or group: "emptyNumeric": {"COBOL-NAME": "null"} in the mapping
   --copybook-path DIR            where COPY looks after the copybook's own directory (repeatable; then $COBCPY's directories)
   --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
+                                a field's own code page: "encodings": {"COBOL-NAME": "cp273"}
                                 or views by a discriminator: "redefines": {"BASE": {"discriminator": "NAME", "views": {"C": "VIEW"}}}
 `;
 
@@ -87,8 +90,11 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   const options: CompileOptions & { record?: string } = { fileName: file };
   const profile = oneOf('profile', values.profile, ['zos', 'gnucobol'] as const);
   if (profile) options.profile = profile;
-  const encoding = oneOf('encoding', values.encoding, ['ascii', 'latin1', 'cp037', 'cp1140'] as const);
-  if (encoding) options.encoding = encoding;
+  if (values.encoding !== undefined) {
+    const encoding = charsetNamed(values.encoding);
+    if (!encoding) throw new UsageError(`--encoding must be one of ${CHARSETS.join(', ')} (got "${values.encoding}")`);
+    options.encoding = encoding;
+  }
   const binarySizes = oneOf('binary-sizes', values['binary-sizes'], ['ibm', 'gnucobol'] as const);
   if (binarySizes) options.binarySizes = binarySizes;
   const order = oneOf('comp5-byte-order', values['comp5-byte-order'], ['big', 'little'] as const);
@@ -177,6 +183,7 @@ function usageText(item: LayoutItem): string {
     'comp-5': 'COMP-5',
     'packed-decimal': 'COMP-3',
     national: 'NATIONAL',
+    'display-1': 'DISPLAY-1',
   }[item.usage];
   let sign = '';
   if (item.sign && (item.sign.position === 'leading' || item.sign.separate)) {

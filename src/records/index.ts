@@ -27,6 +27,7 @@ export {
 } from './errors.ts';
 export { PROFILES } from './profiles.ts';
 export { copybookCandidates, MAX_COPY_DEPTH } from './copy.ts';
+export { CHARSETS, charsetNamed } from './charsets.ts';
 export { numberToPlainString, scaledInteger } from './decimal.ts';
 export type { JsonSchema } from './schema.ts';
 

@@ -1,13 +1,14 @@
 /** Builds a layout from parsed entries: hierarchy, pictures, usages, sizes, offsets and JSON names. */
 import type { EmptySpec } from './empty-spec.ts';
 import { nationalProblem } from './encodings/national.ts';
+import { isCharset } from './charsets.ts';
 import { binaryByteSize } from './profiles.ts';
 import { CopybookError, MappingError } from './errors.ts';
 import type { Entry } from './parser.ts';
 import { analyzePicture, type PictureInfo } from './picture.ts';
 import { renamedRange } from './renames.ts';
 import { checkComplexOdo, minimumLength, odoLayout, variablyLocated, type OdoLayout } from './odo.ts';
-import type { FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
+import type { Charset, FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
 
 /** A compiled item: the public LayoutItem plus what the codec generator needs. */
 export interface Node {
@@ -47,6 +48,8 @@ export interface Node {
   afterOdo?: Node;
   /** A numeric item's policy for LOW-VALUES, HIGH-VALUES and spaces, when it has one (empty.ts). */
   empty?: EmptySpec;
+  /** The code page the mapping's `encodings` gives the item (or a group above it), in place of the layout's. */
+  charset?: Charset;
 }
 
 export interface BuiltLayout {
@@ -200,7 +203,8 @@ function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?:
     node.length = (pic.size + (pic.signed ? 1 : 0)) * 2;
     return node;
   }
-  if (pic.kind !== 'numeric') {
+  if (pic.dbcs || usage === 'display-1') dbcsItem(node, e, ctx);
+  else if (pic.kind !== 'numeric') {
     if (usage !== 'display') fail(ctx, e, `USAGE ${usage} needs a numeric picture`);
     if (e.sign) fail(ctx, e, 'SIGN applies to signed numeric items only');
     if (e.blankWhenZero) fail(ctx, e, 'BLANK WHEN ZERO applies to numeric items only');
@@ -220,6 +224,17 @@ function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?:
     }
   }
   return node;
+}
+
+/** PIC G / USAGE DISPLAY-1: two bytes a character. DISPLAY-1 with another picture (PIC N) is refused. */
+function dbcsItem(node: Node, e: Entry, ctx: Ctx): void {
+  const pic = node.picture!;
+  if (!pic.dbcs) fail(ctx, e, `USAGE DISPLAY-1 is supported with PIC G only (PIC ${pic.normalized})`, true);
+  if (node.usage !== 'display' && node.usage !== 'display-1')
+    fail(ctx, e, `PIC G needs USAGE DISPLAY-1, not ${node.usage}`);
+  if (e.sign || e.blankWhenZero) fail(ctx, e, 'SIGN and BLANK WHEN ZERO apply to numeric items only');
+  node.usage = 'display-1';
+  node.length = 2 * pic.size;
 }
 
 /** Assigns offsets and sizes; resolves REDEFINES among siblings. */
@@ -486,6 +501,22 @@ function renamesNode(root: Node, e: Entry, tables: Node[], ctx: Ctx): Node {
   return node;
 }
 
+/** Gives the items the mapping's `encodings` name, and the items under them, their code page; deeper wins. */
+function applyEncodings(root: Node, mapping: FieldMapping | undefined): void {
+  const depth = (n: Node): number => (n.parent ? depth(n.parent) + 1 : 0);
+  const targets = Object.entries(mapping?.encodings ?? {}).map(([key, charset]) => {
+    if (!isCharset(charset))
+      throw new MappingError(key, `unknown code page ${JSON.stringify(charset)} (expected cpNNN)`);
+    return { node: mappingTarget(root, key), charset };
+  });
+  targets.sort((a, b) => depth(a.node) - depth(b.node));
+  const set = (n: Node, charset: Charset): void => {
+    n.charset = charset;
+    for (const c of n.children) set(c, charset);
+  };
+  for (const { node, charset } of targets) set(node, charset);
+}
+
 export function buildLayout(
   entries: Entry[],
   options: { fileName: string; profile: PlatformProfile; record?: string; mapping?: FieldMapping },
@@ -511,6 +542,7 @@ export function buildLayout(
   }
   for (const e of rootEntry.renamings ?? []) root.children.push(renamesNode(root, e, tables, ctx));
   name(root, options.mapping, ctx);
+  applyEncodings(root, options.mapping);
   const minLength = complex
     ? minimumLength(complex)
     : odo

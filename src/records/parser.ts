@@ -48,6 +48,7 @@ const USAGES: Record<string, Usage> = {
   'COMPUTATIONAL-3': 'packed-decimal',
   'PACKED-DECIMAL': 'packed-decimal',
   NATIONAL: 'national',
+  'DISPLAY-1': 'display-1',
 };
 
 const UNSUPPORTED_USAGES = new Set([
@@ -67,7 +68,6 @@ const UNSUPPORTED_USAGES = new Set([
   'POINTER',
   'PROCEDURE-POINTER',
   'FUNCTION-POINTER',
-  'DISPLAY-1',
   'BINARY-CHAR',
   'BINARY-SHORT',
   'BINARY-LONG',

@@ -9,6 +9,8 @@ export interface PictureInfo {
   signed: boolean;
   /** Normalised text, e.g. `S9(7)V9(2)`. */
   normalized: string;
+  /** PIC G: double-byte characters, `size` of them (2 bytes each). */
+  dbcs?: true;
 }
 
 export const MAX_DIGITS = 31;
@@ -37,7 +39,12 @@ export function analyzePicture(text: string, where: { fileName: string; line: nu
   for (const s of counts.keys()) {
     if (s === 'P') fail('the scaling symbol P is not supported', true);
     if ('ZB0/,.+-CRD$*E'.includes(s)) fail(`symbol "${s}" (numeric-edited pictures) is not supported`, true);
-    if (!'SV9XAN'.includes(s)) fail(`"${s}" is not a picture symbol`);
+    if (!'SV9XAGN'.includes(s)) fail(`"${s}" is not a picture symbol`);
+  }
+  const g = counts.get('G') ?? 0;
+  if (g > 0) {
+    if (g !== symbols.length) fail('G (double-byte characters) cannot be mixed with other symbols', true);
+    return { kind: 'alphanumeric', size: g, digits: 0, scale: 0, signed: false, normalized: runs(symbols), dbcs: true };
   }
   const national = counts.get('N') ?? 0;
   if (national > 0 && national < symbols.length) fail('N cannot be mixed with other symbols');

@@ -27,7 +27,7 @@ function elementarySchema(n: Node, annotate: boolean): JsonSchema {
     schema.maxLength = pic.size;
   } else if (n.kind !== 'numeric') {
     schema.type = 'string';
-    schema.maxLength = n.length;
+    schema.maxLength = n.usage === 'display-1' ? pic.size : n.length;
     if (n.kind === 'alphabetic') schema.pattern = '^[A-Za-z ]*$';
   } else if (decodesAsString(n)) {
     schema.type = 'string';

@@ -1,15 +1,20 @@
 /** The codec spec of each elementary item, built once at compile time: which encoding, and its constants. */
-import { charTable } from './charsets.ts';
+import { charTable, zonedUnsupported } from './charsets.ts';
 import { binaryRange, putBinary, type BinarySpec } from './encodings/binary.ts';
 import { putNational, putNationalDecimal, type NationalDecimalSpec, type NationalSpec } from './encodings/national.ts';
 import { putPacked, type PackedSpec } from './encodings/packed.ts';
+import { putDbcs, type DbcsSpec } from './encodings/dbcs.ts';
+import { putMixed } from './encodings/mixed.ts';
 import { putText, type TextSpec } from './encodings/text.ts';
 import { putZoned, zonedBytes, type ZonedSpec } from './encodings/zoned.ts';
+import { CopybookError } from './errors.ts';
 import type { Node } from './layout.ts';
 import type { PlatformProfile } from './types.ts';
 
 export type FieldSpec =
   | { type: 'text'; spec: TextSpec }
+  | { type: 'mixed'; spec: TextSpec }
+  | { type: 'dbcs'; spec: DbcsSpec }
   | { type: 'zoned'; spec: ZonedSpec }
   | { type: 'packed'; spec: PackedSpec }
   | { type: 'binary'; spec: BinarySpec }
@@ -18,14 +23,25 @@ export type FieldSpec =
 
 /** The codec spec of an elementary item. */
 export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
-  const table = charTable(profile.charset);
+  const table = charTable(n.charset ?? profile.charset);
   const pic = n.picture!;
   if (n.kind === 'national') {
     return { type: 'national', spec: { length: pic.size, justifiedRight: n.entry.justifiedRight === true } };
   }
+  if (n.usage === 'display-1') {
+    if (!table.dbcs) {
+      const at = { fileName: '', line: n.entry.line, column: n.entry.column };
+      throw new CopybookError(
+        `${n.name}: PIC G needs a mixed code page (cp930, cp939…); ${table.name} has no double-byte characters`,
+        at,
+      );
+    }
+    return { type: 'dbcs', spec: { length: n.length, table, justifiedRight: n.entry.justifiedRight === true } };
+  }
   if (n.kind !== 'numeric') {
     const justifiedRight = n.entry.justifiedRight === true;
-    return { type: 'text', spec: { length: n.length, table, justifiedRight, alphabetic: n.kind === 'alphabetic' } };
+    const spec = { length: n.length, table, justifiedRight, alphabetic: n.kind === 'alphabetic' };
+    return table.dbcs ? { type: 'mixed', spec } : { type: 'text', spec };
   }
   const base = {
     digits: pic.digits,
@@ -37,6 +53,11 @@ export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
   if (n.usage === 'national')
     return { type: 'nationalDecimal', spec: { ...base, leading: n.sign?.position === 'leading' } };
   if (n.usage === 'display') {
+    const unsupported = zonedUnsupported(table);
+    if (unsupported !== null) {
+      const at = { fileName: '', line: n.entry.line, column: n.entry.column };
+      throw new CopybookError(`${n.name}: ${unsupported}, which numeric DISPLAY items need`, at, true);
+    }
     return {
       type: 'zoned',
       spec: {
@@ -71,6 +92,10 @@ export function putField(buf: Buffer, off: number, f: FieldSpec, v: unknown, pat
   switch (f.type) {
     case 'text':
       return putText(buf, off, f.spec, v, path);
+    case 'mixed':
+      return putMixed(buf, off, f.spec, v, path);
+    case 'dbcs':
+      return putDbcs(buf, off, f.spec, v, path);
     case 'zoned':
       return putZoned(buf, off, f.spec, v, path);
     case 'packed':

@@ -2,6 +2,7 @@
 import { charTable, type CharTable } from './charsets.ts';
 import { CopybookError, RecordEncodeError } from './errors.ts';
 import { nationalValue } from './encodings/national.ts';
+import { putMixed } from './encodings/mixed.ts';
 import { putText } from './encodings/text.ts';
 import type { Node } from './layout.ts';
 import type { Literal } from './parser.ts';
@@ -36,7 +37,8 @@ function fillText(buf: Buffer, off: number, length: number, lit: Literal, table:
   else {
     try {
       // VALUE ignores JUSTIFIED: the literal is stored left-justified, as COBOL does
-      putText(buf, off, { length, table, justifiedRight: false, alphabetic: false }, lit.text, '');
+      const put = table.dbcs ? putMixed : putText;
+      put(buf, off, { length, table, justifiedRight: false, alphabetic: false }, lit.text, '');
     } catch (e) {
       literalFail(n, e instanceof RecordEncodeError ? e.reason : String(e));
     }
@@ -90,7 +92,7 @@ export function buildTemplate(root: Node, maxLength: number, profile: PlatformPr
         continue;
       }
       if (redefining) continue;
-      wrap(fileName, () => initElementary(buf, off, n, profile, table));
+      wrap(fileName, () => initElementary(buf, off, n, profile));
     }
   };
   visit(root, 0, false);
@@ -116,7 +118,7 @@ function wrap(fileName: string, fn: () => void): void {
   }
 }
 
-function initElementary(buf: Buffer, off: number, n: Node, profile: PlatformProfile, table: CharTable): void {
+function initElementary(buf: Buffer, off: number, n: Node, profile: PlatformProfile): void {
   const lit = n.entry.value;
   const f = fieldSpec(n, profile);
   if (f.type === 'national') {
@@ -130,9 +132,16 @@ function initElementary(buf: Buffer, off: number, n: Node, profile: PlatformProf
     }
     return;
   }
-  if (f.type === 'text') {
-    if (lit === undefined) buf.fill(table.space, off, off + n.length);
-    else fillText(buf, off, n.length, lit, table, n);
+  if (f.type === 'dbcs') {
+    if (lit !== undefined && !(lit.kind === 'figurative' && lit.name === 'SPACE')) {
+      literalFail(n, 'a PIC G item takes VALUE SPACES only');
+    }
+    putField(buf, off, f, '', '');
+    return;
+  }
+  if (f.type === 'text' || f.type === 'mixed') {
+    if (lit === undefined) buf.fill(f.spec.table.space, off, off + n.length);
+    else fillText(buf, off, n.length, lit, f.spec.table, n);
     return;
   }
   let value: string | number = 0;

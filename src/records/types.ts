@@ -4,8 +4,13 @@
  * into fixed-layout record bytes and back.
  */
 
-/** Character sets for DISPLAY data. cp1140 is cp037 with the euro sign at 0x9F. */
-export type Charset = 'ascii' | 'latin1' | 'cp037' | 'cp1140';
+import type { EbcdicCharset } from './codepages/ebcdic/index.ts';
+
+/**
+ * Character sets for DISPLAY data: ASCII, Latin-1, or an IBM EBCDIC code page `cpNNN` as glibc's iconv maps it
+ * (cp1140 is cp037 with the euro sign at 0x9F; cp930, cp939 and the other mixed ones add double-byte characters).
+ */
+export type Charset = 'ascii' | 'latin1' | EbcdicCharset;
 
 /** How zoned-decimal signs are written in the last (or first) byte. */
 export type ZonedSignConvention = 'ebcdic' | 'ascii';
@@ -48,6 +53,11 @@ export interface FieldMapping {
    * selected; encode takes it under its key either way).
    */
   renames?: Record<string, boolean>;
+  /**
+   * COBOL name → the code page of its DISPLAY data, in place of the layout's encoding:
+   * `{ "CUST-NAME-DE": "cp273" }`. On a group, every item under it (a deeper entry wins).
+   */
+  encodings?: Record<string, Charset>;
 }
 
 /** What a numeric item filled with one filler decodes to: a decode error (default), JSON `null`, or zero. */
@@ -121,7 +131,8 @@ export type CopybookReader = (
   includingFile: string,
 ) => CopybookText | { searched: string[] } | undefined;
 
-export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal' | 'national';
+/** `display-1`: PIC G, pure double-byte characters (2 bytes each, no shift codes) in a mixed code page. */
+export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal' | 'display-1' | 'national';
 
 export type SignPosition = 'leading' | 'trailing';
 

@@ -410,6 +410,7 @@ const USAGE_WORDS: Record<Usage, readonly string[]> = {
   'comp-5': ['COMP-5', 'COMPUTATIONAL-5', 'USAGE COMP-5'],
   'packed-decimal': ['COMP-3', 'PACKED-DECIMAL', 'COMPUTATIONAL-3', 'USAGE IS COMP-3'],
   national: ['NATIONAL', 'USAGE NATIONAL', 'USAGE IS NATIONAL'],
+  'display-1': ['DISPLAY-1', 'USAGE DISPLAY-1'],
 };
 
 function signText(sign: { leading: boolean; separate: boolean }, s: number): string {

@@ -30,6 +30,8 @@ type Counts = ReadonlyMap<Node, string>;
 /** The runtime function that reads each encoding in general. */
 const GET = {
   text: 'getText',
+  mixed: 'getMixed',
+  dbcs: 'getDbcs',
   zoned: 'getZoned',
   packed: 'getPacked',
   binary: 'getBinary',
@@ -66,6 +68,8 @@ function decodeField(g: Generator, f: Node, at: string): string {
   // the common case, single-byte ASCII-compatible text, left-justified: constants instead of a spec
   const { table, justifiedRight, length } = field.spec;
   if (!table.ebcdic && !justifiedRight) return `getTextLatin1(b, ${at}, ${length})`;
+  // a page with bytes that map to nothing checks each byte, to name the one that does not
+  if (table.holes) return `getTextStrict(b, ${at}, ${name}, ${lit(f.name)})`;
   if (!justifiedRight) {
     // EBCDIC: bytes translated through a table of the page, then one string
     const latin1 = latin1Translation(table);

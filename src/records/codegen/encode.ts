@@ -23,6 +23,8 @@ import type { Generator } from './generator.ts';
 /** The runtime function that writes each encoding. */
 export const PUT = {
   text: 'putText',
+  mixed: 'putMixed',
+  dbcs: 'putDbcs',
   zoned: 'putZoned',
   packed: 'putPacked',
   binary: 'putBinary',

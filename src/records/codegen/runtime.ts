@@ -4,10 +4,13 @@ import { getOrEmpty } from '../empty.ts';
 import { binaryValue, getBinary, putBinary } from '../encodings/binary.ts';
 import { getNational, getNationalDecimal, putNational, putNationalDecimal } from '../encodings/national.ts';
 import { getPacked, getPackedConstants, getPackedNumber, putPacked } from '../encodings/packed.ts';
+import { getDbcs, putDbcs } from '../encodings/dbcs.ts';
+import { getMixed, putMixed } from '../encodings/mixed.ts';
 import {
   getText,
   getTextLatin1,
   getTextLatin1Mapped,
+  getTextStrict,
   getTextWide,
   putText,
   putTextOnSpaces,
@@ -114,6 +117,11 @@ export function runtimeOf(
     putBinary,
     getText,
     getTextLatin1,
+    getTextStrict,
+    putMixed,
+    getMixed,
+    putDbcs,
+    getDbcs,
     getTextLatin1Mapped,
     getTextWide,
     getZoned,

@@ -1,7 +1,8 @@
 /** Alphanumeric and alphabetic items (PIC X, PIC A): characters through a code page, padded with spaces. */
-import type { CharTable } from '../charsets.ts';
-import { RecordEncodeError } from '../errors.ts';
+import { UNMAPPED, type CharTable } from '../charsets.ts';
+import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
 import { typeName } from '../decimal.ts';
+import { hex } from './numeric.ts';
 
 export interface TextSpec {
   length: number;
@@ -71,6 +72,18 @@ export function getTextLatin1(b: Buffer, off: number, length: number): string {
   let end = off + length;
   while (end > off && b[end - 1] === 0x20) end--;
   return b.toString('latin1', off, end);
+}
+
+/** getText for a code page with bytes that decode to nothing: such a byte is a decode error, not a guess. */
+export function getTextStrict(b: Buffer, off: number, s: TextSpec, field: string): string {
+  const text = getText(b, off, s);
+  const at = text.indexOf(UNMAPPED);
+  if (at < 0) return text;
+  // the text starts at the first byte kept: after leading spaces when right-justified
+  let start = off;
+  if (s.justifiedRight) while (b[start] === s.table.space) start++;
+  const byte = b[start + at]!;
+  throw new RecordDecodeError(start + at, field, `byte 0x${hex(byte)} is not a character in ${s.table.name}`);
 }
 
 /** Where EBCDIC bytes are translated before one string is made of them (fields are decoded one at a time). */
