@@ -3,7 +3,9 @@ import { binaryByteSize } from './profiles.ts';
 import { CopybookError, MappingError } from './errors.ts';
 import type { Entry } from './parser.ts';
 import { analyzePicture, type PictureInfo } from './picture.ts';
-import type { FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
+import { alignSynchronized } from './sync.ts';
+import type { FieldMapping, FloatFormat, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
+import { pictureLessName, pictureLessSize } from './usages.ts';
 
 /** A compiled item: the public LayoutItem plus what the codec generator needs. */
 export interface Node {
@@ -37,6 +39,13 @@ export interface Node {
   altKey?: string;
   /** On a redefined item whose views a discriminator chooses: the discriminator and value → view. */
   choice?: { discriminator: Node; byValue: Map<string, Node> };
+  /** COMP-1/COMP-2: the format the profile stores them in. */
+  floatFormat?: FloatFormat;
+  /** SYNCHRONIZED, given or inherited from the 01 record. */
+  synchronized?: boolean;
+  /** Slack bytes before the item and after each of its occurrences (SYNCHRONIZED alignment). */
+  slackBefore?: number;
+  slackAfter?: number;
 }
 
 export interface BuiltLayout {
@@ -151,6 +160,17 @@ function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?:
     if (e.justifiedRight || e.blankWhenZero)
       fail(ctx, e, 'JUSTIFIED and BLANK WHEN ZERO apply to elementary items only');
     node.children = e.children.map((c) => build(c, node, { usage: e.usage ?? inherited.usage, sign }, ctx));
+    return node;
+  }
+  const bare = pictureLessSize(usage, ctx.profile);
+  if (bare !== undefined) {
+    const usageName = pictureLessName(usage)!;
+    if (e.picture) fail(ctx, e.picture, `USAGE ${usageName} takes no PICTURE`);
+    if (e.sign || e.justifiedRight || e.blankWhenZero)
+      fail(ctx, e, `SIGN, JUSTIFIED and BLANK WHEN ZERO do not apply to USAGE ${usageName}`);
+    node.kind = 'numeric';
+    node.length = bare;
+    if (usage === 'comp-1' || usage === 'comp-2') node.floatFormat = ctx.profile.floatFormat;
     return node;
   }
   if (!e.picture) fail(ctx, e, `${e.name} has neither a PICTURE nor subordinate items`);
@@ -414,6 +434,7 @@ export function buildLayout(
   const rootEntry = nest(entries, ctx, options.record, defaultName);
   const root = build(rootEntry, null, {}, ctx);
   place(root, 0, ctx);
+  alignSynchronized(root, ctx.profile, (n, reason) => fail(ctx, n.entry, reason));
   if (root.size === 0) fail(ctx, rootEntry, 'the record has no storage');
   const odo = resolveOdo(root, ctx);
   name(root, options.mapping, ctx);

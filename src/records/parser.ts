@@ -22,6 +22,8 @@ export interface Entry {
   redefines?: string;
   justifiedRight?: boolean;
   blankWhenZero?: boolean;
+  /** SYNCHRONIZED [LEFT|RIGHT] (LEFT and RIGHT change nothing, as IBM documents). */
+  synchronized?: boolean;
   value?: Literal;
   /** Level 88: the values and ranges. */
   conditionValues?: Array<{ from: Literal; to?: Literal }>;
@@ -41,25 +43,25 @@ const USAGES: Record<string, Usage> = {
   'COMP-3': 'packed-decimal',
   'COMPUTATIONAL-3': 'packed-decimal',
   'PACKED-DECIMAL': 'packed-decimal',
+  'COMP-1': 'comp-1',
+  'COMPUTATIONAL-1': 'comp-1',
+  'FLOAT-SHORT': 'comp-1',
+  'COMP-2': 'comp-2',
+  'COMPUTATIONAL-2': 'comp-2',
+  'FLOAT-LONG': 'comp-2',
+  INDEX: 'index',
+  POINTER: 'pointer',
+  'FUNCTION-POINTER': 'pointer',
 };
 
 const UNSUPPORTED_USAGES = new Set([
-  'COMP-1',
-  'COMPUTATIONAL-1',
-  'COMP-2',
-  'COMPUTATIONAL-2',
   'COMP-6',
   'COMPUTATIONAL-6',
   'COMP-X',
   'COMPUTATIONAL-X',
   'COMP-N',
-  'FLOAT-SHORT',
-  'FLOAT-LONG',
   'FLOAT-EXTENDED',
-  'INDEX',
-  'POINTER',
   'PROCEDURE-POINTER',
-  'FUNCTION-POINTER',
   'NATIONAL',
   'DISPLAY-1',
   'BINARY-CHAR',
@@ -293,7 +295,10 @@ class EntryParser {
         if (z.text !== 'ZERO' && z.text !== 'ZEROS' && z.text !== 'ZEROES')
           this.fail(`expected ZERO, found ${describe(z)}`, z);
         entry.blankWhenZero = true;
-      } else if (w === 'SYNC' || w === 'SYNCHRONIZED' || w === 'EXTERNAL' || w === 'GLOBAL' || w === 'RENAMES') {
+      } else if (w === 'SYNC' || w === 'SYNCHRONIZED') {
+        this.optional('LEFT', 'RIGHT');
+        entry.synchronized = true;
+      } else if (w === 'EXTERNAL' || w === 'GLOBAL' || w === 'RENAMES') {
         this.fail(`${w} is not supported`, t, true);
       } else if (/^\d{1,2}$/.test(w)) {
         this.fail(`unexpected ${describe(t)} (is the period missing at the end of the entry before it?)`, t);

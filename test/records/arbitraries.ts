@@ -409,6 +409,10 @@ const USAGE_WORDS: Record<Usage, readonly string[]> = {
   binary: ['COMP', 'BINARY', 'COMP-4', 'COMPUTATIONAL', 'USAGE IS BINARY', 'COMPUTATIONAL-4'],
   'comp-5': ['COMP-5', 'COMPUTATIONAL-5', 'USAGE COMP-5'],
   'packed-decimal': ['COMP-3', 'PACKED-DECIMAL', 'COMPUTATIONAL-3', 'USAGE IS COMP-3'],
+  'comp-1': ['COMP-1', 'COMPUTATIONAL-1', 'FLOAT-SHORT'],
+  'comp-2': ['COMP-2', 'COMPUTATIONAL-2', 'FLOAT-LONG'],
+  index: ['INDEX', 'USAGE IS INDEX'],
+  pointer: ['POINTER', 'USAGE POINTER'],
 };
 
 function signText(sign: { leading: boolean; separate: boolean }, s: number): string {

@@ -1,6 +1,7 @@
 /** The functions and values the generated code closes over, by the names it calls them. */
 import { scaledInteger, typeName } from '../decimal.ts';
 import { getBinary, putBinary } from '../encodings/binary.ts';
+import { getFloat, putFloat } from '../encodings/float.ts';
 import { getPacked, getPackedNumber, putPacked } from '../encodings/packed.ts';
 import { getText, getTextLatin1, putText, putTextOnSpaces } from '../encodings/text.ts';
 import { getZoned, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
@@ -85,6 +86,7 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     putZoned,
     putPacked,
     putBinary,
+    putFloat,
     getText,
     getTextLatin1,
     getZoned,
@@ -92,5 +94,6 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     getPacked,
     getPackedNumber,
     getBinary,
+    getFloat,
   };
 }

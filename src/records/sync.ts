@@ -1,0 +1,128 @@
+/**
+ * SYNCHRONIZED alignment, a pass after `place`: each synchronized binary, COMP-1, COMP-2, INDEX or POINTER
+ * item starts on its natural boundary counted from the start of the 01 record (which the compiler places on
+ * a doubleword). Slack bytes go before the item (before the outermost group the item starts, when it is that
+ * group's first item), and at the end of each occurrence of a table whose elements hold synchronized items,
+ * so that the element's length is a multiple of its largest boundary and every occurrence aligns alike.
+ * SYNCHRONIZED on DISPLAY and COMP-3 items changes nothing, as on both compilers.
+ */
+import type { PlatformProfile, Usage } from './types.ts';
+
+/** The part of a layout node this pass reads and sets (a layout `Node` is one). */
+export interface SyncNode {
+  name: string;
+  entry: { synchronized?: boolean };
+  usage: Usage;
+  children: SyncNode[];
+  offset: number;
+  length: number;
+  size: number;
+  occurs?: { max: number };
+  redefines?: SyncNode;
+  synchronized?: boolean;
+  slackBefore?: number;
+  slackAfter?: number;
+}
+
+type Node = SyncNode;
+
+/** The boundary a synchronized item is aligned on (1: none). */
+export function boundaryOf(n: Node, profile: PlatformProfile): number {
+  if (!n.synchronized || n.children.length > 0) return 1;
+  switch (n.usage) {
+    case 'binary':
+    case 'comp-5':
+      // IBM: halfword for 1–4 digits, fullword for 5–18 (an 8-byte binary item aligns on a fullword);
+      // GnuCOBOL aligns every binary item on its own size
+      if (profile.syncAlignment === 'ibm') return n.length <= 2 ? n.length : 4;
+      return n.length;
+    case 'comp-1':
+    case 'index':
+      return 4;
+    case 'comp-2':
+      return 8;
+    case 'pointer':
+      return n.length;
+    default:
+      return 1;
+  }
+}
+
+/** Marks items synchronized by their own clause or by their 01 record's; true when any needs aligning. */
+function mark(n: Node, inherited: boolean, profile: PlatformProfile): boolean {
+  const sync = inherited || n.entry.synchronized === true;
+  if (n.children.length === 0) {
+    if (sync) n.synchronized = true;
+    return boundaryOf(n, profile) > 1;
+  }
+  let any = false;
+  for (const c of n.children) any = mark(c, sync, profile) || any;
+  return any;
+}
+
+/** The largest boundary of any item inside `n` (its own, for an elementary item). */
+function largestBoundary(n: Node, profile: PlatformProfile): number {
+  let most = boundaryOf(n, profile);
+  for (const c of n.children) most = Math.max(most, largestBoundary(c, profile));
+  return most;
+}
+
+/** The first elementary item at the start of `n` (a group's first member, recursively). */
+function firstLeaf(n: Node): Node {
+  let leaf = n;
+  while (leaf.children.length > 0) leaf = leaf.children[0]!;
+  return leaf;
+}
+
+/** Slack bytes that put `n`'s first elementary item on its boundary when `n` starts at `at`. */
+function leadingSlack(n: Node, at: number, profile: PlatformProfile): number {
+  const boundary = boundaryOf(firstLeaf(n), profile);
+  return (boundary - (at % boundary)) % boundary;
+}
+
+/** Offsets and sizes again, with slack bytes; `place` has resolved REDEFINES. */
+function layOut(node: Node, offset: number, profile: PlatformProfile, fail: (n: Node, reason: string) => never): void {
+  node.offset = offset;
+  if (node.children.length > 0) {
+    let at = offset;
+    for (const child of node.children) {
+      if (child.redefines) {
+        layOut(child, child.redefines.offset, profile, fail);
+        if (child.size > child.redefines.size) {
+          const base = child.redefines;
+          fail(
+            child,
+            `${child.name} (${child.size} bytes with slack) is larger than the ${base.size}-byte ${base.name}`,
+          );
+        }
+        continue;
+      }
+      const slack = leadingSlack(child, at, profile);
+      if (slack > 0) child.slackBefore = slack;
+      at += slack;
+      layOut(child, at, profile, fail);
+      at += child.size;
+    }
+    node.length = at - offset;
+    if (node.occurs) {
+      const boundary = largestBoundary(node, profile);
+      const after = (boundary - (node.length % boundary)) % boundary;
+      if (after > 0) {
+        node.slackAfter = after;
+        node.length += after;
+      }
+    }
+  }
+  node.size = node.length * (node.occurs?.max ?? 1);
+}
+
+/** Aligns synchronized items; a layout without any keeps the offsets `place` gave. */
+export function alignSynchronized<N extends SyncNode>(
+  root: N,
+  profile: PlatformProfile,
+  fail: (n: N, reason: string) => never,
+): void {
+  if (!mark(root, false, profile)) return;
+  // every node under a layout Node is one
+  layOut(root, 0, profile, fail as (n: Node, reason: string) => never);
+}
