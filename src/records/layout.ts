@@ -434,7 +434,7 @@ export function buildLayout(
   const rootEntry = nest(entries, ctx, options.record, defaultName);
   const root = build(rootEntry, null, {}, ctx);
   place(root, 0, ctx);
-  alignSynchronized(root, ctx.profile, (n, reason) => fail(ctx, n.entry, reason));
+  alignSynchronized(root, ctx.profile, (n, reason, unsupported) => fail(ctx, n.entry, reason, unsupported));
   if (root.size === 0) fail(ctx, rootEntry, 'the record has no storage');
   const odo = resolveOdo(root, ctx);
   name(root, options.mapping, ctx);

@@ -19,6 +19,7 @@ export interface SyncNode {
   size: number;
   occurs?: { max: number };
   redefines?: SyncNode;
+  parent: SyncNode | null;
   synchronized?: boolean;
   slackBefore?: number;
   slackAfter?: number;
@@ -48,15 +49,20 @@ export function boundaryOf(n: Node, profile: PlatformProfile): number {
   }
 }
 
-/** Marks items synchronized by their own clause or by their 01 record's; true when any needs aligning. */
+/**
+ * Marks items synchronized by their own clause or (IBM) by their 01 record's; true when any needs aligning.
+ * GnuCOBOL ignores SYNCHRONIZED on a group, with a warning.
+ */
 function mark(n: Node, inherited: boolean, profile: PlatformProfile): boolean {
   const sync = inherited || n.entry.synchronized === true;
+  if (n.children.length > 0 && profile.syncAlignment === 'gnucobol') inherited = false;
+  else inherited = sync;
   if (n.children.length === 0) {
     if (sync) n.synchronized = true;
     return boundaryOf(n, profile) > 1;
   }
   let any = false;
-  for (const c of n.children) any = mark(c, sync, profile) || any;
+  for (const c of n.children) any = mark(c, inherited, profile) || any;
   return any;
 }
 
@@ -81,7 +87,12 @@ function leadingSlack(n: Node, at: number, profile: PlatformProfile): number {
 }
 
 /** Offsets and sizes again, with slack bytes; `place` has resolved REDEFINES. */
-function layOut(node: Node, offset: number, profile: PlatformProfile, fail: (n: Node, reason: string) => never): void {
+function layOut(
+  node: Node,
+  offset: number,
+  profile: PlatformProfile,
+  fail: (n: Node, reason: string, unsupported?: boolean) => never,
+): void {
   node.offset = offset;
   if (node.children.length > 0) {
     let at = offset;
@@ -104,7 +115,7 @@ function layOut(node: Node, offset: number, profile: PlatformProfile, fail: (n: 
       at += child.size;
     }
     node.length = at - offset;
-    if (node.occurs) {
+    if (node.occurs && node.occurs.max > 1) {
       const boundary = largestBoundary(node, profile);
       const after = (boundary - (node.length % boundary)) % boundary;
       if (after > 0) {
@@ -116,13 +127,81 @@ function layOut(node: Node, offset: number, profile: PlatformProfile, fail: (n: 
   node.size = node.length * (node.occurs?.max ?? 1);
 }
 
+/** The state GnuCOBOL's layout keeps across groups: the largest boundary seen since a group began. */
+interface GnuState {
+  occurAlign: number;
+}
+
+function lastLeaf(n: Node): Node {
+  let leaf = n;
+  while (leaf.children.length > 0) leaf = leaf.children[leaf.children.length - 1]!;
+  return leaf;
+}
+
+/**
+ * GnuCOBOL 3.1's layout (cobc/field.c, compute_size): each synchronized elementary item is padded to its
+ * boundary counted from the record's start; a table element whose length is not a multiple of the largest
+ * boundary seen while laying it out (a value that nested groups reset) is padded by moving its last
+ * elementary item, so the slack lies before that item rather than at the element's end.
+ */
+function layOutGnu(
+  node: Node,
+  offset: number,
+  profile: PlatformProfile,
+  fail: (n: Node, reason: string, unsupported?: boolean) => never,
+  state: GnuState,
+): void {
+  node.offset = offset;
+  if (node.children.length > 0) {
+    state.occurAlign = 1;
+    let size = 0;
+    for (const c of node.children) {
+      if (c.redefines) {
+        layOutGnu(c, c.redefines.offset, profile, fail, state);
+        if (c.size > c.redefines.size) {
+          const base = c.redefines;
+          fail(c, `${c.name} (${c.size} bytes with slack) is larger than the ${base.size}-byte ${base.name}`);
+        }
+        continue;
+      }
+      layOutGnu(c, offset + size, profile, fail, state);
+      size += c.size;
+      const boundary = boundaryOf(c, profile);
+      if (boundary > 1) {
+        const pad = (boundary - (c.offset % boundary)) % boundary;
+        if (pad > 0) {
+          c.offset += pad;
+          c.slackBefore = pad;
+          size += pad;
+        }
+        state.occurAlign = Math.max(state.occurAlign, boundary);
+      }
+    }
+    if (node.occurs && node.occurs.max > 1 && size % state.occurAlign !== 0) {
+      const pad = state.occurAlign - (size % state.occurAlign);
+      size += pad;
+      const last = lastLeaf(node);
+      last.offset += pad;
+      last.slackBefore = (last.slackBefore ?? 0) + pad;
+      if (last.parent !== node) {
+        const reason = `GnuCOBOL moves ${last.name} ${pad} bytes past the end of its group to align the table ${node.name}; a layout where items overlap is not supported`;
+        fail(last, reason, true);
+      }
+    }
+    node.length = size;
+  }
+  node.size = node.length * (node.occurs?.max ?? 1);
+}
+
 /** Aligns synchronized items; a layout without any keeps the offsets `place` gave. */
 export function alignSynchronized<N extends SyncNode>(
   root: N,
   profile: PlatformProfile,
-  fail: (n: N, reason: string) => never,
+  fail: (n: N, reason: string, unsupported?: boolean) => never,
 ): void {
   if (!mark(root, false, profile)) return;
   // every node under a layout Node is one
-  layOut(root, 0, profile, fail as (n: Node, reason: string) => never);
+  const failNode = fail as (n: Node, reason: string) => never;
+  if (profile.syncAlignment === 'gnucobol') layOutGnu(root, 0, profile, failNode, { occurAlign: 1 });
+  else layOut(root, 0, profile, failNode);
 }
