@@ -139,8 +139,9 @@ export function putFloat(buf: Buffer, off: number, s: FloatSpec, v: unknown, pat
     const f = Math.fround(x);
     if (!Number.isFinite(f)) throw new RecordEncodeError(path, `${String(v)} overflows a ${s.usage} (IEEE single)`);
     if (f !== x && s.rounding === 'exact') notExact(path, v, s, f);
-    if (le) buf.writeFloatLE(f, off);
-    else buf.writeFloatBE(f, off);
+    // a JSON zero has no sign: positive zero
+    if (le) buf.writeFloatLE(f === 0 ? 0 : f, off);
+    else buf.writeFloatBE(f === 0 ? 0 : f, off);
     return;
   }
   // a JSON number is a double: it always fits
