@@ -207,6 +207,7 @@ export function inspectTable(layout: CompiledLayout): string {
   const header = ['JSON PATH', 'LEVEL', 'COBOL NAME', 'OFFSET', 'LENGTH', 'USAGE / PICTURE', 'OCCURS', 'NOTES'];
   const rows: string[][] = [];
   const depth = new Map<LayoutItem, number>();
+  const slackAfter = new Map<LayoutItem, string[][]>();
   for (const item of layoutItems(layout.root)) {
     const d = depth.get(item) ?? 0;
     for (const c of item.children ?? []) depth.set(c, d + 1);
@@ -241,9 +242,14 @@ export function inspectTable(layout: CompiledLayout): string {
       notes.join('; '),
     ]);
     if (item.slackAfter !== undefined) {
+      // shown after the table's last item; an inner table's before an outer one's
+      let last = item;
+      while (last.children !== undefined && last.children.length > 0) last = last.children[last.children.length - 1]!;
       const end = item.offset + item.length - item.slackAfter;
-      rows.push(slackRow(end, item.slackAfter, d + 1, 'at the end of each occurrence'));
+      const row = slackRow(end, item.slackAfter, d + 1, 'at the end of each occurrence');
+      slackAfter.set(last, [row, ...(slackAfter.get(last) ?? [])]);
     }
+    rows.push(...(slackAfter.get(item) ?? []));
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
