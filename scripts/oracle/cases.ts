@@ -3,6 +3,7 @@
  * the form `decode` returns (every field present, strings without trailing spaces, fixed tables at full
  * size, numbers above 15 digits as decimal strings); `decoded` is given only where encode's input differs.
  */
+import { FLOAT_CASES } from './cases-float.ts';
 import type { CodecDifference, OracleOptions } from './fixture.ts';
 
 export interface OracleCase {
@@ -1388,4 +1389,5 @@ export const CASES: OracleCase[] = [
     ebcdic: true,
     vectors: randomVectors(37, 30, RANDOM_FIELDS, CP037_SAFE, randomShape),
   },
+  ...FLOAT_CASES,
 ];
