@@ -1,8 +1,8 @@
 /**
  * SYNCHRONIZED alignment, a pass after `place`: each synchronized binary, COMP-1, COMP-2, INDEX or POINTER
  * item starts on its natural boundary counted from the start of the 01 record (which the compiler places on
- * a doubleword). Slack bytes go before the item (before the outermost group the item starts, when it is that
- * group's first item), and at the end of each occurrence of a table whose elements hold synchronized items,
+ * a doubleword). Slack bytes go before the item, in the group of the elementary item before it (IBM), and at
+ * the end of each occurrence of a table whose elements hold synchronized items,
  * so that the element's length is a multiple of its largest boundary and every occurrence aligns alike.
  * SYNCHRONIZED on DISPLAY and COMP-3 items changes nothing, as on both compilers.
  */
@@ -86,6 +86,24 @@ function leadingSlack(n: Node, at: number, profile: PlatformProfile): number {
   return (boundary - (at % boundary)) % boundary;
 }
 
+/**
+ * IBM defines slack bytes "as if they constitute an item with a level-number equal to that of the elementary
+ * item that immediately precedes the SYNCHRONIZED binary item, and are included in the size of the group that
+ * contains them": the groups that end with that item (down from `previous`, not into a table) grow by `slack`.
+ */
+function ownSlack(previous: Node, slack: number): void {
+  const grown: Node[] = [];
+  let n = previous;
+  while (n.children.length > 0 && !n.occurs) {
+    grown.push(n);
+    n = n.children.filter((c) => !c.redefines).at(-1)!;
+  }
+  for (const g of grown) {
+    g.length += slack;
+    g.size = g.length;
+  }
+}
+
 /** Offsets and sizes again, with slack bytes; `place` has resolved REDEFINES. */
 function layOut(
   node: Node,
@@ -96,6 +114,7 @@ function layOut(
   node.offset = offset;
   if (node.children.length > 0) {
     let at = offset;
+    let previous: Node | null = null;
     for (const child of node.children) {
       if (child.redefines) {
         layOut(child, child.redefines.offset, profile, fail);
@@ -109,10 +128,14 @@ function layOut(
         continue;
       }
       const slack = leadingSlack(child, at, profile);
-      if (slack > 0) child.slackBefore = slack;
+      if (slack > 0) {
+        child.slackBefore = slack;
+        if (previous !== null) ownSlack(previous, slack);
+      }
       at += slack;
       layOut(child, at, profile, fail);
       at += child.size;
+      previous = child;
     }
     node.length = at - offset;
     if (node.occurs && node.occurs.max > 1) {

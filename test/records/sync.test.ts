@@ -63,34 +63,47 @@ test('IBM: when the SYNC item starts a group, the slack bytes come before the gr
 });
 
 test('IBM: a table of SYNC items gets slack at the end of each occurrence, so every occurrence aligns alike', () => {
-  // the Language Reference's WORK-RECORD: COMP-PAY (S9(4)V99, fullword) and COMP-COUNT (S9(4), halfword)
+  // IBM, "Slack bytes within records" (COBOL for Linux on x86 1.2 / Enterprise COBOL 6.2 Language Reference,
+  // https://www.ibm.com/docs/en/cobol-linux-x86/1.2?topic=clause-slack-bytes-within-records): WORK-RECORD,
+  // 2 slack bytes before COMP-PAY and 2 at the end; "the first occurrence of COMP-TABLE ... contains 16 bytes"
   const l = compileCopybook(
     fixed(
       '01 WORK-RECORD.',
-      '   05 WORK-CODE PIC X.',
+      '   05 WORK-CODE PICTURE X.',
       '   05 COMP-TABLE OCCURS 10 TIMES.',
-      '      10 COMP-TYPE PIC X.',
-      '      10 COMP-PAY PIC S9(4)V99 COMP SYNC.',
-      '      10 COMP-COUNT PIC S9(4) COMP SYNC.',
+      '      10 COMP-TYPE PICTURE X.',
+      '      10 COMP-PAY PICTURE S9(4)V99 COMP SYNC.',
+      '      10 COMP-HOURS PICTURE S9(3) COMP SYNC.',
+      '      10 COMP-NAME PICTURE X(5).',
     ),
   );
-  // COMP-TYPE at 1, 2 slack bytes, COMP-PAY at 4, COMP-COUNT at 8; 9 bytes + 3 = 12 per occurrence
-  assert.deepEqual(place(l.root, 'COMP-TABLE'), [1, 12, 0, 3]);
+  assert.deepEqual(place(l.root, 'COMP-TABLE'), [1, 16, 0, 2]);
   assert.deepEqual(place(l.root, 'COMP-PAY'), [4, 4, 2, 0]);
-  assert.deepEqual(place(l.root, 'COMP-COUNT'), [8, 2, 0, 0]);
-  assert.equal(l.maxLength, 121);
+  assert.deepEqual(place(l.root, 'COMP-HOURS'), [8, 2, 0, 0]);
+  assert.deepEqual(place(l.root, 'COMP-NAME'), [10, 5, 0, 0]);
+  assert.equal(l.maxLength, 161);
   const table = Array.from({ length: 10 }, (_, i) => ({
     compType: 'T',
     compPay: i + 0.5,
-    compCount: i === 0 ? 0 : -i,
+    compHours: -i,
+    compName: 'N',
   }));
+  table[0]!.compHours = 0;
   const bytes = l.encode({ workCode: 'W', compTable: table });
-  // the second occurrence starts at 13: its COMP-PAY at 16 and COMP-COUNT at 20, both aligned
-  // T, 2 slack bytes, 150 (fullword), -1 (halfword), 3 slack bytes
-  assert.equal(bytes.subarray(13, 25).toString('hex'), 'e3' + '0000' + '00000096' + 'ffff' + '000000');
-  assert.equal(bytes.readInt32BE(16), 150);
-  assert.equal(bytes.readInt16BE(20), -1);
+  // the second occurrence starts at 17: T, 2 slack bytes, 150 (fullword at 20), -1 (halfword at 24), 'N    ', 2 slack
+  assert.equal(bytes.subarray(17, 33).toString('hex'), 'e3' + '0000' + '00000096' + 'ffff' + 'd540404040' + '0000');
   assert.deepEqual(l.decode(bytes), { workCode: 'W', compTable: table });
+});
+
+test('IBM: slack bytes belong to the group of the elementary item before them', () => {
+  // "defined as if they constitute an item with a level-number equal to that of the elementary item that
+  // immediately precedes the SYNCHRONIZED binary item, and are included in the size of the group that contains them"
+  const l = compileCopybook(
+    fixed('01 R.', '   05 G1.', '      10 A PIC X.', '   05 G2.', '      10 B PIC S9(5) COMP SYNC.', '   05 C PIC X.'),
+  );
+  assert.deepEqual(place(l.root, 'G1'), [0, 4, 0, 0]);
+  assert.deepEqual(place(l.root, 'G2'), [4, 4, 3, 0]);
+  assert.deepEqual(place(l.root, 'C'), [8, 1, 0, 0]);
 });
 
 test('IBM: SYNC on an 01 record applies to its items; binary of 10–18 digits aligns on a fullword; DISPLAY and COMP-3 ignore it', () => {
