@@ -21,7 +21,7 @@ const place = (root: LayoutItem, name: string) => {
 };
 
 test('IBM: slack bytes before a SYNC item, inside the group that holds it (Language Reference, "Slack bytes", FIELD-A)', () => {
-  // Enterprise COBOL Language Reference, SYNCHRONIZED clause / slack bytes example: one slack byte after
+  // IBM, "Slack bytes within records" (URL in the WORK-RECORD test), FIELD-A: one slack byte after
   // FIELD-D so that the fullword FIELD-E starts at offset 8 of the record; FIELD-C is 7 bytes.
   const l = compileCopybook(
     fixed(
