@@ -149,6 +149,28 @@ test('property: HFP decode(encode(x)) = x for every value the format holds, and 
   );
 });
 
+test('property: with floatRounding nearest, HFP COMP-1 holds the nearest value, ties to an even fraction', () => {
+  const l = layout({ floatRounding: 'nearest' });
+  fc.assert(
+    fc.property(fc.double({ noNaN: true, noDefaultInfinity: true, min: -(16 ** 62), max: 16 ** 62 }), (x) => {
+      const bytes = l.encode({ shortF: x, longF: 0 });
+      const y = l.decode(bytes).shortF as number;
+      const word = bytes.readUInt32BE(0);
+      const exp = (word >>> 24) & 0x7f;
+      const frac = word & 0xffffff;
+      // normalised, or the smallest exponent
+      assert.ok(frac === 0 || frac >= 0x100000 || exp === 0, word.toString(16));
+      // within half a unit of the last place of the result (x − y is exact: they are within a factor of two)
+      const ulp = 2 ** (4 * (exp - 64) - 24);
+      const error = Math.abs(x - y);
+      assert.ok(error <= ulp / 2, `${x} → ${y}`);
+      if (error === ulp / 2) assert.equal(frac % 2, 0, `tie ${x} → ${y} must be even`);
+      if (error > 0 && frac !== 0) assert.equal(Math.sign(y), Math.sign(x));
+    }),
+    { numRuns: 1000 },
+  );
+});
+
 test('IEEE 754: bytes match Buffer.writeFloat/writeDouble in both byte orders; values round-trip', () => {
   for (const floatFormat of ['ieee-big', 'ieee-little'] as const) {
     const l = compileCopybook(FLOATS, { profile: 'gnucobol', floatFormat });
