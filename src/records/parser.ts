@@ -111,6 +111,8 @@ const CLAUSE_WORDS = new Set([
 ]);
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+/** A floating-point literal (`-1.5E+03`), for VALUE on COMP-1/COMP-2 items. */
+const FLOAT_LITERAL = /^[+-]?(\d+\.?\d*|\.\d+)E[+-]?\d{1,3}$/;
 const NAME = /^[A-Z0-9][A-Z0-9_-]*$/;
 
 class EntryParser {
@@ -175,7 +177,7 @@ class EntryParser {
     if (t.kind === 'word') {
       const figurative = FIGURATIVES[t.text];
       if (figurative) return figurative;
-      if (NUMBER.test(t.text)) return { kind: 'number', text: t.text };
+      if (NUMBER.test(t.text) || FLOAT_LITERAL.test(t.text)) return { kind: 'number', text: t.text };
       if (t.text === 'ALL' || t.text === 'NULL' || t.text === 'NULLS')
         this.fail(`VALUE ${t.text} is not supported`, t, true);
     }

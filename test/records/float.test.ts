@@ -249,3 +249,18 @@ test('FLOAT-SHORT, FLOAT-LONG and COMPUTATIONAL-n are the same usages; a group U
     g: { c: 3, d: 4 },
   });
 });
+
+test('VALUE on COMP-1/COMP-2 takes floating-point literals; a VALUE the field cannot hold exactly is refused', () => {
+  const l = compileCopybook(fixed('01 R.', '   05 A COMP-2 VALUE -2.5E+03.', '   05 B COMP-1 VALUE 1.5.'));
+  assert.equal(hex(l.encode({})), 'C39C400000000000' + '41180000');
+  const schema = l.jsonSchema() as { properties: Record<string, Record<string, unknown>> };
+  assert.equal(schema.properties['a']!['default'], -2500);
+  assert.throws(
+    () => compileCopybook(fixed('01 R.', '   05 B COMP-1 VALUE 0.1.'), { fileName: 'v.cpy' }),
+    /^CopybookError: v\.cpy:2:11: VALUE of B: 0\.1 cannot be held exactly by a COMP-1/,
+  );
+  assert.throws(
+    () => compileCopybook(fixed('01 R.', '   05 B PIC 9(5) VALUE 1.5E3.')),
+    /"1\.5E3" is not a decimal number/,
+  );
+});
