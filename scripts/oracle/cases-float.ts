@@ -24,7 +24,7 @@ const COMP2_LITERAL =
   "cobc 3.1.2 converts the literal 0.1 to 3FB9999999999999, one unit below the double nearest to 0.1 (3FB999999999999A, as IEEE 754 and JavaScript's 0.1 are); the codec writes the nearest, and reads cobc's bytes as 0.09999999999999999";
 
 const SLACK =
-  "slack bytes have no defined content: cobc's storage starts as spaces and INITIALIZE leaves slack alone; the codec writes LOW-VALUES there, as in every layout. Every other byte is cobc's, so the offsets are cobc's";
+  "slack bytes have no defined content: INITIALIZE leaves them as cobc's storage initialisation made them (spaces here); the codec writes LOW-VALUES there, as in every layout. Every other byte is cobc's, so the offsets are cobc's";
 
 const fixed = (...lines: string[]) => lines.map((l) => `       ${l}`);
 
@@ -104,6 +104,16 @@ const sync = (n: number) => ({
   syZ: 'Z',
 });
 
+// cobc pads a table element to a multiple of its largest boundary by moving the element's last item, even when
+// that item is the SYNC item itself: here SY8-T0 lands at 5 and 13, off its fullword boundary.
+const SYNC_TABLE = fixed(
+  '01 SYNC-TABLE-REC.',
+  '   05 SY8-B PIC X.',
+  '   05 SY8-T OCCURS 2.',
+  '      10 SY8-T0 COMP-1 SYNC.',
+  '   05 SY8-Z PIC X.',
+);
+
 export const FLOAT_CASES: OracleCase[] = [
   {
     name: 'comp1-comp2-ieee',
@@ -178,6 +188,18 @@ export const FLOAT_CASES: OracleCase[] = [
           hex: '4100000000000000fffffffe5ec479cf42074300f9ff44007c000000000000000000000000001d40450000000000f0c047410000000000313100000000000007320000000000000e3300000000000015fff90078fff200785a',
           why: SLACK,
         },
+      },
+    ],
+  },
+  {
+    name: 'sync-gnucobol-table',
+    description: 'SYNC item alone in a table element: cobc moves it past its boundary to pad the element',
+    copybook: SYNC_TABLE,
+    options: { profile: 'gnucobol' },
+    vectors: [
+      {
+        name: 'two floats',
+        values: { sy8B: 'B', sy8T: [{ sy8T0: 1 }, { sy8T0: -2 }], sy8Z: 'Z' },
       },
     ],
   },
