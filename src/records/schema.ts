@@ -4,6 +4,7 @@ import type { Node } from './layout.ts';
 import type { Literal } from './parser.ts';
 import { decodesAsString } from './specs.ts';
 import { literalJson } from './template.ts';
+import { pictureLessSchema } from './pictureless.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -19,8 +20,10 @@ function conditionValue(lit: Literal, numeric: boolean): string | number | undef
 
 function elementarySchema(n: Node, annotate: boolean): JsonSchema {
   const pic = n.picture!;
-  const schema: JsonSchema = {};
-  if (n.kind !== 'numeric') {
+  let schema: JsonSchema = {};
+  if (n.picture === undefined) {
+    schema = pictureLessSchema(n);
+  } else if (n.kind !== 'numeric') {
     schema.type = 'string';
     schema.maxLength = n.usage === 'display-1' ? pic.size : n.length;
     if (n.kind === 'alphabetic') schema.pattern = '^[A-Za-z ]*$';

@@ -1,6 +1,7 @@
 /** The codec spec of each elementary item, built once at compile time: which encoding, and its constants. */
 import { charTable, zonedUnsupported } from './charsets.ts';
 import { binaryRange, putBinary, type BinarySpec } from './encodings/binary.ts';
+import { putFloat, type FloatSpec } from './encodings/float.ts';
 import { putPacked, type PackedSpec } from './encodings/packed.ts';
 import { putDbcs, type DbcsSpec } from './encodings/dbcs.ts';
 import { putMixed } from './encodings/mixed.ts';
@@ -9,6 +10,7 @@ import { putZoned, zonedBytes, type ZonedSpec } from './encodings/zoned.ts';
 import { CopybookError } from './errors.ts';
 import type { Node } from './layout.ts';
 import type { PlatformProfile } from './types.ts';
+import { pictureLessSpec } from './pictureless.ts';
 
 export type FieldSpec =
   | { type: 'text'; spec: TextSpec }
@@ -16,10 +18,13 @@ export type FieldSpec =
   | { type: 'dbcs'; spec: DbcsSpec }
   | { type: 'zoned'; spec: ZonedSpec }
   | { type: 'packed'; spec: PackedSpec }
-  | { type: 'binary'; spec: BinarySpec };
+  | { type: 'binary'; spec: BinarySpec }
+  | { type: 'float'; spec: FloatSpec };
 
 /** The codec spec of an elementary item. */
 export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
+  const bare = pictureLessSpec(n, profile);
+  if (bare !== undefined) return bare;
   const table = charTable(n.charset ?? profile.charset);
   const pic = n.picture!;
   if (n.usage === 'display-1') {
@@ -76,7 +81,7 @@ export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
  * picture, or for COMP-5 by its storage size (an 8-byte COMP-5 holds up to 2^64 − 1 whatever the picture).
  */
 export function decodesAsString(n: Node): boolean {
-  if (n.usage === 'comp-5') return n.length === 8;
+  if (n.usage === 'comp-5' || n.usage === 'pointer') return n.length === 8;
   return (n.picture?.digits ?? 0) > 15;
 }
 
@@ -94,5 +99,7 @@ export function putField(buf: Buffer, off: number, f: FieldSpec, v: unknown, pat
       return putPacked(buf, off, f.spec, v, path);
     case 'binary':
       return putBinary(buf, off, f.spec, v, path);
+    case 'float':
+      return putFloat(buf, off, f.spec, v, path);
   }
 }

@@ -34,6 +34,7 @@ const GET = {
   zoned: 'getZoned',
   packed: 'getPacked',
   binary: 'getBinary',
+  float: 'getFloat',
 } as const;
 
 /** An expression reading elementary item `f` at `at`: the fastest reader its spec allows. */

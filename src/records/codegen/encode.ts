@@ -27,6 +27,7 @@ export const PUT = {
   zoned: 'putZoned',
   packed: 'putPacked',
   binary: 'putBinary',
+  float: 'putFloat',
 } as const;
 
 interface EncodeCtx {
