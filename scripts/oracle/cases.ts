@@ -5,6 +5,7 @@
  */
 import { COPY_CASES } from './cases-copy.ts';
 import { LAYOUT_CASES } from './cases-layout.ts';
+import { FLOAT_CASES } from './cases-float.ts';
 import type { CodecDifference, OracleOptions } from './fixture.ts';
 
 export interface OracleCase {
@@ -1394,4 +1395,5 @@ export const CASES: OracleCase[] = [
   },
   ...COPY_CASES,
   ...LAYOUT_CASES,
+  ...FLOAT_CASES,
 ];

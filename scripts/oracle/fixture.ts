@@ -6,7 +6,17 @@ import type { CompileOptions } from '../../src/records/index.ts';
 
 export type OracleOptions = Pick<
   CompileOptions,
-  'format' | 'profile' | 'encoding' | 'zonedSign' | 'binarySizes' | 'comp5ByteOrder' | 'mapping'
+  | 'format'
+  | 'profile'
+  | 'encoding'
+  | 'zonedSign'
+  | 'binarySizes'
+  | 'comp5ByteOrder'
+  | 'mapping'
+  | 'floatFormat'
+  | 'floatRounding'
+  | 'pointerSize'
+  | 'syncAlignment'
 >;
 
 export interface OracleVector {

@@ -17,6 +17,8 @@ import { UsageError, type Io } from './usage.ts';
 export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profile (default zos: EBCDIC cp1140, binary 2/4/8 bytes)
   --encoding ascii|latin1|cpNNN  an EBCDIC code page: cp037, cp273, cp1047, cp1140…cp1149, cp930, cp939… (docs/records.md)
   --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
+  --float-format hfp|ieee-big|ieee-little   --float-rounding exact|nearest   (COMP-1/COMP-2)
+  --pointer-size 4|8            --sync-alignment ibm|gnucobol   (POINTER size; SYNCHRONIZED boundaries)
   --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
   --empty-numeric error|null|zero   numeric fields holding only LOW-VALUES, HIGH-VALUES or spaces (default error);
                                 per field or group: "emptyNumeric": {"COBOL-NAME": "null"} in the mapping
@@ -40,6 +42,10 @@ const OPTIONS = {
   encoding: { type: 'string' },
   'binary-sizes': { type: 'string' },
   'comp5-byte-order': { type: 'string' },
+  'float-format': { type: 'string' },
+  'float-rounding': { type: 'string' },
+  'pointer-size': { type: 'string' },
+  'sync-alignment': { type: 'string' },
   'zoned-sign': { type: 'string' },
   'empty-numeric': { type: 'string' },
   format: { type: 'string' },
@@ -99,6 +105,14 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   if (binarySizes) options.binarySizes = binarySizes;
   const order = oneOf('comp5-byte-order', values['comp5-byte-order'], ['big', 'little'] as const);
   if (order) options.comp5ByteOrder = order;
+  const floatFormat = oneOf('float-format', values['float-format'], ['hfp', 'ieee-big', 'ieee-little'] as const);
+  if (floatFormat) options.floatFormat = floatFormat;
+  const floatRounding = oneOf('float-rounding', values['float-rounding'], ['exact', 'nearest'] as const);
+  if (floatRounding) options.floatRounding = floatRounding;
+  const pointerSize = oneOf('pointer-size', values['pointer-size'], ['4', '8'] as const);
+  if (pointerSize) options.pointerSize = pointerSize === '4' ? 4 : 8;
+  const syncAlignment = oneOf('sync-alignment', values['sync-alignment'], ['ibm', 'gnucobol'] as const);
+  if (syncAlignment) options.syncAlignment = syncAlignment;
   const zonedSign = oneOf('zoned-sign', values['zoned-sign'], ['ebcdic', 'ascii'] as const);
   if (zonedSign) options.zonedSign = zonedSign;
   const emptyNumeric = oneOf('empty-numeric', values['empty-numeric'], ['error', 'null', 'zero'] as const);
@@ -184,12 +198,17 @@ function usageText(item: LayoutItem): string {
     'packed-decimal': 'COMP-3',
     national: 'NATIONAL',
     'display-1': 'DISPLAY-1',
+    'comp-1': 'COMP-1',
+    'comp-2': 'COMP-2',
+    index: 'INDEX',
+    pointer: 'POINTER',
   }[item.usage];
+  if (item.picture === undefined) return item.synchronized ? `${usage} SYNC` : usage;
   let sign = '';
   if (item.sign && (item.sign.position === 'leading' || item.sign.separate)) {
     sign = ` SIGN ${item.sign.position.toUpperCase()}${item.sign.separate ? ' SEPARATE' : ''}`;
   }
-  return `${usage} ${item.picture}${sign}`;
+  return `${usage} ${item.picture}${sign}${item.synchronized ? ' SYNC' : ''}`;
 }
 
 function occursText(item: LayoutItem): string {
@@ -198,11 +217,18 @@ function occursText(item: LayoutItem): string {
   return o.dependingOn ? `${o.min} TO ${o.max} DEPENDING ON ${o.dependingOn}` : `${o.max}`;
 }
 
+/** A row for slack bytes SYNCHRONIZED inserts: in the record, never in JSON. */
+function slackRow(offset: number, length: number, depth: number, where = ''): string[] {
+  const note = `slack bytes (LOW-VALUES), not in JSON${where === '' ? '' : `; ${where}`}`;
+  return ['-', '', `${'  '.repeat(depth)}(slack)`, String(offset), String(length), '', '', note];
+}
+
 /** A plain-text table of every item. */
 export function inspectTable(layout: CompiledLayout): string {
   const header = ['JSON PATH', 'LEVEL', 'COBOL NAME', 'OFFSET', 'LENGTH', 'USAGE / PICTURE', 'OCCURS', 'NOTES'];
   const rows: string[][] = [];
   const depth = new Map<LayoutItem, number>();
+  const slackAfter = new Map<LayoutItem, string[][]>();
   for (const item of layoutItems(layout.root)) {
     const d = depth.get(item) ?? 0;
     for (const c of item.children ?? []) depth.set(c, d + 1);
@@ -229,6 +255,7 @@ export function inspectTable(layout: CompiledLayout): string {
     if (item.justifiedRight) notes.push('JUSTIFIED RIGHT');
     if (item.blankWhenZero) notes.push('BLANK WHEN ZERO');
     for (const c of item.conditions ?? []) notes.push(`88 ${c.name}`);
+    if (item.slackBefore !== undefined) rows.push(slackRow(item.offset - item.slackBefore, item.slackBefore, d));
     rows.push([
       item.jsonPath === '' ? '(record)' : (item.jsonPath ?? '-'),
       String(item.level).padStart(2, '0'),
@@ -239,6 +266,15 @@ export function inspectTable(layout: CompiledLayout): string {
       occursText(item),
       notes.join('; '),
     ]);
+    if (item.slackAfter !== undefined) {
+      // shown after the table's last item; an inner table's before an outer one's
+      let last = item;
+      while (last.children !== undefined && last.children.length > 0) last = last.children[last.children.length - 1]!;
+      const end = item.offset + item.length - item.slackAfter;
+      const row = slackRow(end, item.slackAfter, d + 1, 'at the end of each occurrence');
+      slackAfter.set(last, [row, ...(slackAfter.get(last) ?? [])]);
+    }
+    rows.push(...(slackAfter.get(item) ?? []));
   }
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) =>
@@ -250,6 +286,7 @@ export function inspectTable(layout: CompiledLayout): string {
   const length = minLength === maxLength ? `${maxLength} bytes` : `${minLength} to ${maxLength} bytes`;
   const p = layout.profile;
   const comp5 = `COMP-5 ${p.comp5ByteOrder}-endian`;
-  const profile = `${p.charset}, ${p.zonedSign} zoned signs, ${p.binarySizes} binary sizes, ${comp5}`;
+  const floats = `COMP-1/COMP-2 ${p.floatFormat}, ${p.pointerSize}-byte pointers, ${p.syncAlignment} SYNC`;
+  const profile = `${p.charset}, ${p.zonedSign} zoned signs, ${p.binarySizes} binary sizes, ${comp5}, ${floats}`;
   return `${layout.name}: ${length}; ${profile}\n\n${line(header)}\n${rows.map(line).join('\n')}\n`;
 }

@@ -65,7 +65,9 @@ function isValue(f: FieldSpec, bytes: Buffer): boolean {
 
 function specFor(n: Node, policy: Policy, profile: PlatformProfile): EmptySpec | undefined {
   const f = fieldSpec(n, profile);
-  if (f.type === 'text' || f.type === 'mixed' || f.type === 'dbcs' || f.type === 'national') return undefined;
+  if (f.type === 'text' || f.type === 'mixed' || f.type === 'dbcs' || f.type === 'national' || f.type === 'float') {
+    return undefined;
+  }
   const byteOf: Record<Filler, number> = {
     lowValues: 0x00,
     highValues: 0xff,

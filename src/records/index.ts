@@ -154,6 +154,9 @@ function toItem(n: Node, place?: (line: number) => SourcePlace): LayoutItem {
   }
   if (n.entry.justifiedRight) item.justifiedRight = true;
   if (n.entry.blankWhenZero) item.blankWhenZero = true;
+  if (n.synchronized) item.synchronized = true;
+  if (n.slackBefore !== undefined) item.slackBefore = n.slackBefore;
+  if (n.slackAfter !== undefined) item.slackAfter = n.slackAfter;
   const value = literalText(n);
   if (value !== undefined) item.value = value;
   if (n.entry.conditions.length > 0) item.conditions = n.entry.conditions.map(toCondition);

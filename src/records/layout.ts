@@ -8,7 +8,18 @@ import type { Entry } from './parser.ts';
 import { analyzePicture, type PictureInfo } from './picture.ts';
 import { renamedRange } from './renames.ts';
 import { checkComplexOdo, minimumLength, odoLayout, variablyLocated, type OdoLayout } from './odo.ts';
-import type { Charset, FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
+import { alignSynchronized } from './sync.ts';
+import type {
+  Charset,
+  FieldMapping,
+  FloatFormat,
+  LayoutItem,
+  PlatformProfile,
+  SignSpec,
+  Usage,
+  ViewChoice,
+} from './types.ts';
+import { pictureLessName, pictureLessSize } from './usages.ts';
 
 /** A compiled item: the public LayoutItem plus what the codec generator needs. */
 export interface Node {
@@ -50,6 +61,13 @@ export interface Node {
   empty?: EmptySpec;
   /** The code page the mapping's `encodings` gives the item (or a group above it), in place of the layout's. */
   charset?: Charset;
+  /** COMP-1/COMP-2: the format the profile stores them in. */
+  floatFormat?: FloatFormat;
+  /** SYNCHRONIZED, given or inherited from the 01 record. */
+  synchronized?: boolean;
+  /** Slack bytes before the item and after each of its occurrences (SYNCHRONIZED alignment). */
+  slackBefore?: number;
+  slackAfter?: number;
 }
 
 export interface BuiltLayout {
@@ -178,6 +196,17 @@ function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?:
     if (e.justifiedRight || e.blankWhenZero)
       fail(ctx, e, 'JUSTIFIED and BLANK WHEN ZERO apply to elementary items only');
     node.children = e.children.map((c) => build(c, node, { usage: e.usage ?? inherited.usage, sign }, ctx));
+    return node;
+  }
+  const bare = pictureLessSize(usage, ctx.profile);
+  if (bare !== undefined) {
+    const usageName = pictureLessName(usage)!;
+    if (e.picture) fail(ctx, e.picture, `USAGE ${usageName} takes no PICTURE`);
+    if (e.sign || e.justifiedRight || e.blankWhenZero)
+      fail(ctx, e, `SIGN, JUSTIFIED and BLANK WHEN ZERO do not apply to USAGE ${usageName}`);
+    node.kind = 'numeric';
+    node.length = bare;
+    if (usage === 'comp-1' || usage === 'comp-2') node.floatFormat = ctx.profile.floatFormat;
     return node;
   }
   if (!e.picture) fail(ctx, e, `${e.name} has neither a PICTURE nor subordinate items`);
@@ -530,6 +559,7 @@ export function buildLayout(
   const rootEntry = nest(entries, ctx, options.record, defaultName);
   const root = build(rootEntry, null, {}, ctx);
   place(root, 0, ctx);
+  alignSynchronized(root, ctx.profile, (n, reason, unsupported) => fail(ctx, n.entry, reason, unsupported));
   if (root.size === 0) fail(ctx, rootEntry, 'the record has no storage');
   const tables = resolveOdo(root, ctx);
   const single = tables.length === 1 ? tables[0]! : null;
@@ -538,7 +568,12 @@ export function buildLayout(
   if (tables.length > 0 && odo === null) {
     complex = odoLayout(root, tables);
     checkComplexOdo(complex, (n, reason, unsupported) => fail(ctx, n.entry, reason, unsupported));
-    for (const [n, table] of variablyLocated(complex)) n.afterOdo = table;
+    for (const [n, table] of variablyLocated(complex)) {
+      n.afterOdo = table;
+      // slack bytes are fixed when the layout is built; behind a variable table the alignment would move
+      if (n.synchronized && (n.slackBefore || n.slackAfter))
+        fail(ctx, n.entry, `SYNCHRONIZED ${n.name} behind the variable table ${table.name} is not supported`, true);
+    }
   }
   for (const e of rootEntry.renamings ?? []) root.children.push(renamesNode(root, e, tables, ctx));
   name(root, options.mapping, ctx);

@@ -24,6 +24,8 @@ export interface Entry {
   redefines?: string;
   justifiedRight?: boolean;
   blankWhenZero?: boolean;
+  /** SYNCHRONIZED [LEFT|RIGHT] (LEFT and RIGHT change nothing, as IBM documents). */
+  synchronized?: boolean;
   value?: Literal;
   /** Level 66: the first and last items of the renamed range, as written (`A OF B`). */
   renames?: { from: string; thru?: string };
@@ -49,25 +51,25 @@ const USAGES: Record<string, Usage> = {
   'PACKED-DECIMAL': 'packed-decimal',
   NATIONAL: 'national',
   'DISPLAY-1': 'display-1',
+  'COMP-1': 'comp-1',
+  'COMPUTATIONAL-1': 'comp-1',
+  'FLOAT-SHORT': 'comp-1',
+  'COMP-2': 'comp-2',
+  'COMPUTATIONAL-2': 'comp-2',
+  'FLOAT-LONG': 'comp-2',
+  INDEX: 'index',
+  POINTER: 'pointer',
+  'FUNCTION-POINTER': 'pointer',
 };
 
 const UNSUPPORTED_USAGES = new Set([
-  'COMP-1',
-  'COMPUTATIONAL-1',
-  'COMP-2',
-  'COMPUTATIONAL-2',
   'COMP-6',
   'COMPUTATIONAL-6',
   'COMP-X',
   'COMPUTATIONAL-X',
   'COMP-N',
-  'FLOAT-SHORT',
-  'FLOAT-LONG',
   'FLOAT-EXTENDED',
-  'INDEX',
-  'POINTER',
   'PROCEDURE-POINTER',
-  'FUNCTION-POINTER',
   'BINARY-CHAR',
   'BINARY-SHORT',
   'BINARY-LONG',
@@ -115,6 +117,8 @@ const CLAUSE_WORDS = new Set([
 ]);
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)$/;
+/** A floating-point literal (`-1.5E+03`), for VALUE on COMP-1/COMP-2 items. */
+const FLOAT_LITERAL = /^[+-]?(\d+\.?\d*|\.\d+)E[+-]?\d{1,3}$/;
 const NAME = /^[A-Z0-9][A-Z0-9_-]*$/;
 
 class EntryParser {
@@ -180,7 +184,7 @@ class EntryParser {
     if (t.kind === 'word') {
       const figurative = FIGURATIVES[t.text];
       if (figurative) return figurative;
-      if (NUMBER.test(t.text)) return { kind: 'number', text: t.text };
+      if (NUMBER.test(t.text) || FLOAT_LITERAL.test(t.text)) return { kind: 'number', text: t.text };
       if (t.text === 'ALL' || t.text === 'NULL' || t.text === 'NULLS')
         this.fail(`VALUE ${t.text} is not supported`, t, true);
     }
@@ -309,7 +313,10 @@ class EntryParser {
         entry.blankWhenZero = true;
       } else if (w === 'RENAMES') {
         this.fail('RENAMES belongs to a level-66 entry', t);
-      } else if (w === 'SYNC' || w === 'SYNCHRONIZED' || w === 'EXTERNAL' || w === 'GLOBAL') {
+      } else if (w === 'SYNC' || w === 'SYNCHRONIZED') {
+        this.optional('LEFT', 'RIGHT');
+        entry.synchronized = true;
+      } else if (w === 'EXTERNAL' || w === 'GLOBAL') {
         this.fail(`${w} is not supported`, t, true);
       } else if (/^\d{1,2}$/.test(w)) {
         this.fail(`unexpected ${describe(t)} (is the period missing at the end of the entry before it?)`, t);

@@ -5,6 +5,7 @@ import type { Node } from './layout.ts';
 import type { Literal } from './parser.ts';
 import { decodesAsString } from './specs.ts';
 import { literalJson } from './template.ts';
+import { pictureLessSchema } from './pictureless.ts';
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -20,8 +21,10 @@ function conditionValue(lit: Literal, numeric: boolean): string | number | undef
 
 function elementarySchema(n: Node, annotate: boolean): JsonSchema {
   const pic = n.picture!;
-  const schema: JsonSchema = {};
-  if (n.kind === 'national') {
+  let schema: JsonSchema = {};
+  if (n.picture === undefined) {
+    schema = pictureLessSchema(n);
+  } else if (n.kind === 'national') {
     // in UTF-16 code units: a character beyond U+FFFF takes two
     schema.type = 'string';
     schema.maxLength = pic.size;

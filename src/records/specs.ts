@@ -2,6 +2,7 @@
 import { charTable, zonedUnsupported } from './charsets.ts';
 import { binaryRange, putBinary, type BinarySpec } from './encodings/binary.ts';
 import { putNational, putNationalDecimal, type NationalDecimalSpec, type NationalSpec } from './encodings/national.ts';
+import { putFloat, type FloatSpec } from './encodings/float.ts';
 import { putPacked, type PackedSpec } from './encodings/packed.ts';
 import { putDbcs, type DbcsSpec } from './encodings/dbcs.ts';
 import { putMixed } from './encodings/mixed.ts';
@@ -10,6 +11,7 @@ import { putZoned, zonedBytes, type ZonedSpec } from './encodings/zoned.ts';
 import { CopybookError } from './errors.ts';
 import type { Node } from './layout.ts';
 import type { PlatformProfile } from './types.ts';
+import { pictureLessSpec } from './pictureless.ts';
 
 export type FieldSpec =
   | { type: 'text'; spec: TextSpec }
@@ -19,10 +21,13 @@ export type FieldSpec =
   | { type: 'packed'; spec: PackedSpec }
   | { type: 'binary'; spec: BinarySpec }
   | { type: 'national'; spec: NationalSpec }
-  | { type: 'nationalDecimal'; spec: NationalDecimalSpec };
+  | { type: 'nationalDecimal'; spec: NationalDecimalSpec }
+  | { type: 'float'; spec: FloatSpec };
 
 /** The codec spec of an elementary item. */
 export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
+  const bare = pictureLessSpec(n, profile);
+  if (bare !== undefined) return bare;
   const table = charTable(n.charset ?? profile.charset);
   const pic = n.picture!;
   if (n.kind === 'national') {
@@ -84,7 +89,7 @@ export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
  * picture, or for COMP-5 by its storage size (an 8-byte COMP-5 holds up to 2^64 − 1 whatever the picture).
  */
 export function decodesAsString(n: Node): boolean {
-  if (n.usage === 'comp-5') return n.length === 8;
+  if (n.usage === 'comp-5' || n.usage === 'pointer') return n.length === 8;
   return (n.picture?.digits ?? 0) > 15;
 }
 
@@ -106,5 +111,7 @@ export function putField(buf: Buffer, off: number, f: FieldSpec, v: unknown, pat
       return putNational(buf, off, f.spec, v, path);
     case 'nationalDecimal':
       return putNationalDecimal(buf, off, f.spec, v, path);
+    case 'float':
+      return putFloat(buf, off, f.spec, v, path);
   }
 }

@@ -22,13 +22,28 @@ export type ByteOrder = 'big' | 'little';
 
 export type ProfileName = 'zos' | 'gnucobol';
 
+/** COMP-1/COMP-2 storage: IBM hexadecimal floating point, or IEEE 754 in either byte order. */
+export type FloatFormat = 'hfp' | 'ieee-big' | 'ieee-little';
+
+/** Encode of a value a COMP-1/COMP-2 cannot hold exactly: refuse it, or round half to even. */
+export type FloatRounding = 'exact' | 'nearest';
+
 /** A platform profile: how one back-end lays out the same copybook. */
 export interface PlatformProfile {
   charset: Charset;
   zonedSign: ZonedSignConvention;
   binarySizes: BinarySizes;
   comp5ByteOrder: ByteOrder;
+  floatFormat: FloatFormat;
+  /** Bytes of a USAGE POINTER item: 4 on z/OS (31-bit), 8 on a 64-bit GnuCOBOL. */
+  pointerSize: 4 | 8;
+  /** Not a storage property but an encode policy; default `exact`. */
+  floatRounding: FloatRounding;
+  /** Boundaries of SYNCHRONIZED items: IBM Enterprise COBOL's, or GnuCOBOL's. */
+  syncAlignment: SyncAlignment;
 }
+
+export type SyncAlignment = 'ibm' | 'gnucobol';
 
 /**
  * Renames, omits or selects views. Keys are COBOL names, qualified with
@@ -102,6 +117,10 @@ export interface CompileOptions {
   zonedSign?: ZonedSignConvention;
   binarySizes?: BinarySizes;
   comp5ByteOrder?: ByteOrder;
+  floatFormat?: FloatFormat;
+  pointerSize?: 4 | 8;
+  floatRounding?: FloatRounding;
+  syncAlignment?: SyncAlignment;
   mapping?: FieldMapping;
   /**
    * Directories searched for COPY, after the including file's own directory (cobc's -I). COPY needs this or
@@ -132,7 +151,17 @@ export type CopybookReader = (
 ) => CopybookText | { searched: string[] } | undefined;
 
 /** `display-1`: PIC G, pure double-byte characters (2 bytes each, no shift codes) in a mixed code page. */
-export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal' | 'display-1' | 'national';
+export type Usage =
+  | 'display'
+  | 'binary'
+  | 'comp-5'
+  | 'packed-decimal'
+  | 'display-1'
+  | 'comp-1'
+  | 'comp-2'
+  | 'index'
+  | 'pointer'
+  | 'national';
 
 export type SignPosition = 'leading' | 'trailing';
 
@@ -188,6 +217,11 @@ export interface LayoutItem {
   viewChoice?: ViewChoice;
   justifiedRight?: boolean;
   blankWhenZero?: boolean;
+  /** SYNCHRONIZED (given or inherited from the 01) on an item the platform aligns. */
+  synchronized?: boolean;
+  /** Slack bytes the compiler inserts before the item (to align it) and after each occurrence of a table. */
+  slackBefore?: number;
+  slackAfter?: number;
   /** The VALUE clause, as written (figuratives resolved to ZERO/SPACE/HIGH-VALUE/LOW-VALUE). */
   value?: string | number;
   conditions?: ConditionName[];

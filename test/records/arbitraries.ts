@@ -411,6 +411,10 @@ const USAGE_WORDS: Record<Usage, readonly string[]> = {
   'packed-decimal': ['COMP-3', 'PACKED-DECIMAL', 'COMPUTATIONAL-3', 'USAGE IS COMP-3'],
   national: ['NATIONAL', 'USAGE NATIONAL', 'USAGE IS NATIONAL'],
   'display-1': ['DISPLAY-1', 'USAGE DISPLAY-1'],
+  'comp-1': ['COMP-1', 'COMPUTATIONAL-1', 'FLOAT-SHORT'],
+  'comp-2': ['COMP-2', 'COMPUTATIONAL-2', 'FLOAT-LONG'],
+  index: ['INDEX', 'USAGE IS INDEX'],
+  pointer: ['POINTER', 'USAGE POINTER'],
 };
 
 function signText(sign: { leading: boolean; separate: boolean }, s: number): string {

@@ -342,9 +342,15 @@ test('bad copybooks fail with file, line and column', async (t) => {
       2,
       20,
     ],
-    ['COMP-1', fixed('01 R.', '   05 A COMP-1.'), /USAGE COMP-1 is not supported/, 2, 16],
-    ['COMP-2 via USAGE', fixed('01 R.', '   05 A USAGE IS COMP-2.'), /USAGE COMP-2 is not supported/, 2, 25],
-    ['SYNC', fixed('01 R.', '   05 A PIC S9(4) COMP SYNC.'), /SYNC is not supported/, 2, 31],
+    ['COMP-1 with a PICTURE', fixed('01 R.', '   05 A PIC S9(4) COMP-1.'), /USAGE COMP-1 takes no PICTURE/, 2, 20],
+    ['POINTER with SIGN', fixed('01 R.', '   05 A POINTER SIGN LEADING.'), /SIGN, JUSTIFIED and BLANK/, 2, 11],
+    [
+      'PROCEDURE-POINTER',
+      fixed('01 R.', '   05 A USAGE IS PROCEDURE-POINTER.'),
+      /USAGE PROCEDURE-POINTER is not supported/,
+      2,
+      25,
+    ],
     ['no picture', fixed('01 R.', '   05 A.'), /A has neither a PICTURE nor subordinate items/, 2, 11],
     [
       'picture on a group',
@@ -488,7 +494,7 @@ test('bad copybooks fail with file, line and column', async (t) => {
 });
 
 test('unsupported constructs are marked as such, syntax errors as syntax', () => {
-  assert.equal(compileError(fixed('01 R.', '   05 A COMP-1.')).code, 'COPYBOOK_UNSUPPORTED');
+  assert.equal(compileError(fixed('01 R.', '   05 A PROCEDURE-POINTER.')).code, 'COPYBOOK_UNSUPPORTED');
   assert.equal(compileError(fixed('01 R.', '   05 A PIC X FOO.')).code, 'COPYBOOK_SYNTAX');
 });
 

@@ -37,6 +37,7 @@ const GET = {
   binary: 'getBinary',
   national: 'getNational',
   nationalDecimal: 'getNationalDecimal',
+  float: 'getFloat',
 } as const;
 
 /** An expression reading elementary item `f` at `at`: the fastest reader its spec allows. */

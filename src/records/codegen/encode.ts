@@ -30,6 +30,7 @@ export const PUT = {
   binary: 'putBinary',
   national: 'putNational',
   nationalDecimal: 'putNationalDecimal',
+  float: 'putFloat',
 } as const;
 
 interface EncodeCtx {

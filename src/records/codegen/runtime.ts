@@ -16,6 +16,7 @@ import {
   putTextOnSpaces,
 } from '../encodings/text.ts';
 import { getZoned, getZonedConstants, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
+import { getFloat, putFloat } from '../encodings/float.ts';
 import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
 import type { Node } from '../layout.ts';
 import { actualOffset, recordLength, slideIn, slideOut, type OdoLayout } from '../odo.ts';
@@ -115,6 +116,7 @@ export function runtimeOf(
     putZoned,
     putPacked,
     putBinary,
+    putFloat,
     getText,
     getTextLatin1,
     getTextStrict,
@@ -137,5 +139,6 @@ export function runtimeOf(
     putNational,
     getNationalDecimal,
     putNationalDecimal,
+    getFloat,
   };
 }
