@@ -71,7 +71,7 @@ function specFor(n: Node, policy: Policy, profile: PlatformProfile): EmptySpec |
   const byteOf: Record<Filler, number> = {
     lowValues: 0x00,
     highValues: 0xff,
-    spaces: charTable(profile.charset).space,
+    spaces: charTable(n.charset ?? profile.charset).space,
   };
   const zero = scaledToJson(0, f.spec.scale, f.spec.asString);
   const spec: EmptySpec = { length: n.length, fills: [] };
