@@ -45,6 +45,10 @@ export function compileCopybook(source: string, options: CompileOptions & { reco
     profile,
     ...(options.record ? { record: options.record } : {}),
     ...(options.mapping ? { mapping: options.mapping } : {}),
+    editing: {
+      ...(options.currencySign !== undefined ? { currencySign: options.currencySign } : {}),
+      ...(options.decimalPointIsComma !== undefined ? { decimalPointIsComma: options.decimalPointIsComma } : {}),
+    },
   });
   const template = buildTemplate(built.root, built.maxLength, profile, fileName);
   const { encode, decode, source: codecSource } = compileCodec(built, template, profile);

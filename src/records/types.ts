@@ -64,6 +64,10 @@ export interface CompileOptions {
   binarySizes?: BinarySizes;
   comp5ByteOrder?: ByteOrder;
   mapping?: FieldMapping;
+  /** The currency symbol of edited pictures, in the picture and in the data (CURRENCY SIGN); default `$`. */
+  currencySign?: string;
+  /** DECIMAL-POINT IS COMMA: in edited pictures `,` is the decimal point and `.` the grouping character. */
+  decimalPointIsComma?: boolean;
 }
 
 export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal';

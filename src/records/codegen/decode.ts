@@ -21,7 +21,14 @@ import {
 import type { Generator } from './generator.ts';
 
 /** The runtime function that reads each encoding in general. */
-const GET = { text: 'getText', zoned: 'getZoned', packed: 'getPacked', binary: 'getBinary' } as const;
+const GET = {
+  text: 'getText',
+  zoned: 'getZoned',
+  packed: 'getPacked',
+  binary: 'getBinary',
+  edited: 'getEdited',
+  scaled: 'getScaled',
+} as const;
 
 /** An expression reading elementary item `f` at `at`: the fastest reader its spec allows. */
 function decodeField(g: Generator, f: Node, at: string): string {

@@ -20,7 +20,14 @@ import {
 import type { Generator } from './generator.ts';
 
 /** The runtime function that writes each encoding. */
-export const PUT = { text: 'putText', zoned: 'putZoned', packed: 'putPacked', binary: 'putBinary' } as const;
+export const PUT = {
+  text: 'putText',
+  zoned: 'putZoned',
+  packed: 'putPacked',
+  binary: 'putBinary',
+  edited: 'putEdited',
+  scaled: 'putScaled',
+} as const;
 
 interface EncodeCtx {
   g: Generator;

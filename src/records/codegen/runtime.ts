@@ -1,6 +1,8 @@
 /** The functions and values the generated code closes over, by the names it calls them. */
 import { scaledInteger, typeName } from '../decimal.ts';
 import { getBinary, putBinary } from '../encodings/binary.ts';
+import { getEdited, putEdited } from '../encodings/edited.ts';
+import { getScaled, putScaled } from '../encodings/scaled.ts';
 import { getPacked, getPackedNumber, putPacked } from '../encodings/packed.ts';
 import { getText, getTextLatin1, putText, putTextOnSpaces } from '../encodings/text.ts';
 import { getZoned, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
@@ -92,5 +94,9 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     getPacked,
     getPackedNumber,
     getBinary,
+    putEdited,
+    getEdited,
+    putScaled,
+    getScaled,
   };
 }
