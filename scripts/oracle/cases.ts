@@ -3,6 +3,7 @@
  * the form `decode` returns (every field present, strings without trailing spaces, fixed tables at full
  * size, numbers above 15 digits as decimal strings); `decoded` is given only where encode's input differs.
  */
+import { EDITED_CASES } from './cases-edited.ts';
 import type { CodecDifference, OracleOptions } from './fixture.ts';
 
 export interface OracleCase {
@@ -14,6 +15,8 @@ export interface OracleCase {
   flags?: string[];
   /** cp037 cases: translate the DISPLAY bytes with GnuCOBOL's EBCDIC alphabet before dumping them. */
   ebcdic?: boolean;
+  /** SPECIAL-NAMES clauses of the program, e.g. `DECIMAL-POINT IS COMMA` (matching the codec options). */
+  specialNames?: string[];
   vectors: Array<{
     name: string;
     values: Record<string, unknown>;
@@ -1388,4 +1391,5 @@ export const CASES: OracleCase[] = [
     ebcdic: true,
     vectors: randomVectors(37, 30, RANDOM_FIELDS, CP037_SAFE, randomShape),
   },
+  ...EDITED_CASES,
 ];

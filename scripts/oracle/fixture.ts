@@ -6,7 +6,15 @@ import type { CompileOptions } from '../../src/records/index.ts';
 
 export type OracleOptions = Pick<
   CompileOptions,
-  'format' | 'profile' | 'encoding' | 'zonedSign' | 'binarySizes' | 'comp5ByteOrder' | 'mapping'
+  | 'format'
+  | 'profile'
+  | 'encoding'
+  | 'zonedSign'
+  | 'binarySizes'
+  | 'comp5ByteOrder'
+  | 'mapping'
+  | 'currencySign'
+  | 'decimalPointIsComma'
 >;
 
 export interface OracleVector {
@@ -42,6 +50,8 @@ export interface OracleFixture {
     flags: string[];
     /** DISPLAY bytes were translated to EBCDIC by the generated program with GnuCOBOL's EBCDIC alphabet. */
     ebcdicDisplay: boolean;
+    /** SPECIAL-NAMES clauses of the program (DECIMAL-POINT IS COMMA, CURRENCY SIGN). */
+    specialNames?: string[];
   };
   vectors: OracleVector[];
 }
