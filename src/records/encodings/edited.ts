@@ -94,7 +94,8 @@ export function getEdited(b: Buffer, off: number, s: EditedSpec, field: string):
     const c = dec[b[off + i]!]!;
     if (c !== ' ') blank = false;
     if (p.role === 'digit') digits += c >= '0' && c <= '9' ? c : '0';
-    if (c === '-' && (p.role === 'sign' || p.role === 'head' || p.role === 'digit')) negative = true;
+    // a floating sign may stand where an insertion character was: any minus means negative, re-editing checks where
+    if (c === '-' && p.role !== 'point' && p.role !== 'currency') negative = true;
     if (p.role === 'credit' && c === p.char) negative = true;
   }
   const zero = !/[1-9]/.test(digits);
