@@ -16,6 +16,7 @@ export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profil
   --encoding ascii|latin1|cp037|cp1140
   --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
   --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
+  --currency-sign C             the currency symbol of edited pictures (default $)   --decimal-point-is-comma
   --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
                                 or views by a discriminator: "redefines": {"BASE": {"discriminator": "NAME", "views": {"C": "VIEW"}}}
 `;
@@ -42,6 +43,8 @@ const OPTIONS = {
   json: { type: 'boolean' },
   'json-schema': { type: 'boolean' },
   codegen: { type: 'boolean' },
+  'currency-sign': { type: 'string' },
+  'decimal-point-is-comma': { type: 'boolean' },
 } as const;
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
@@ -88,6 +91,8 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   const format = oneOf('format', values.format, ['fixed', 'free', 'auto'] as const);
   if (format) options.format = format;
   if (values.record) options.record = values.record;
+  if (values['currency-sign'] !== undefined) options.currencySign = values['currency-sign'];
+  if (values['decimal-point-is-comma']) options.decimalPointIsComma = true;
   if (values.mapping) {
     try {
       options.mapping = JSON.parse(await readFile(values.mapping, 'utf8'));
