@@ -402,6 +402,23 @@ export const EDITED_CASES: Case[] = [
     ],
   },
   {
+    name: 'currency-sign',
+    description: 'CURRENCY SIGN IS "£" (Latin-1): the sign in pictures and data, fixed and floating',
+    copybook: fixed(
+      '01 CS-REC.',
+      '   05 CS-FLOAT PIC £££9.99CR.',
+      '   05 CS-FIXED PIC £ZZ,ZZ9.',
+      '   05 CS-STAR  PIC £**9.99.',
+    ),
+    options: { ...GNUCOBOL, encoding: 'latin1', currencySign: '£' },
+    specialNames: ['CURRENCY SIGN IS "£"'],
+    vectors: [
+      { name: 'zero', values: { csFloat: 0, csFixed: 0, csStar: 0 } },
+      { name: 'values', values: { csFloat: -1.5, csFixed: 12, csStar: 3.25 } },
+      { name: 'largest', values: { csFloat: 999.99, csFixed: 99999, csStar: 999.99 } },
+    ],
+  },
+  {
     name: 'numeric-edited-cp037',
     description: 'CP037: numeric-edited and alphanumeric-edited items translated to EBCDIC',
     copybook: fixed(
