@@ -13,6 +13,7 @@ import {
   RecordEncodeError,
   type CompileOptions,
 } from '../../src/records/index.ts';
+import { layoutTypeScript } from '../../src/records/typescript.ts';
 
 const one = (picture: string, options: CompileOptions = {}, clauses = '') =>
   compileCopybook(`       01 R.\n          05 F PIC ${picture}${clauses}.\n`, { profile: 'gnucobol', ...options });
@@ -248,6 +249,23 @@ describe('layout, VALUE and JSON Schema', () => {
     assert.equal(props.d!.type, 'string');
     assert.deepEqual(props.e, { type: 'integer', minimum: 0, maximum: 9999 });
   });
+});
+
+test('TypeScript types: numeric-edited and P-scaled items are numbers (strings beyond 15 digits), alphanumeric-edited strings', () => {
+  const layout = compileCopybook(
+    [
+      '       01 TYPED-REC.',
+      '          05 AMOUNT PIC $$$,$$9.99CR.',
+      '          05 BIG    PIC -(16)9.99.',
+      '          05 THOUS  PIC 9(3)PPP.',
+      "          05 DAY    PIC XX/XX/XX VALUE '31/12/26'.",
+    ].join('\n'),
+    { profile: 'gnucobol' },
+  );
+  assert.equal(
+    layoutTypeScript(layout.jsonSchema()),
+    '/** TYPED-REC */\nexport interface TypedRec {\n  amount: number;\n  big: string;\n  thous: number;\n  day: string;\n}\n',
+  );
 });
 
 /** One picture of each class, with the digits, scale and sign its values have. */
