@@ -127,7 +127,7 @@ async function openServiceHost(
     outDir: join(config.dataDir, 'cobol'),
     programs: services.map((s) => s.program),
     programsDir: dir,
-    copybookDirs: [dir, COPYBOOKS_DIR],
+    copybookDirs: [dir, ...new Set(services.flatMap((s) => s.copybookDirs)), COPYBOOKS_DIR],
   });
   logger.info(
     { services: services.map((s) => `${s.method} ${s.url}`), libraryPath: build.libraryPath },

@@ -3,6 +3,8 @@
  * the form `decode` returns (every field present, strings without trailing spaces, fixed tables at full
  * size, numbers above 15 digits as decimal strings); `decoded` is given only where encode's input differs.
  */
+import { COPY_CASES } from './cases-copy.ts';
+import { LAYOUT_CASES } from './cases-layout.ts';
 import { EDITED_CASES } from './cases-edited.ts';
 import type { CodecDifference, OracleOptions } from './fixture.ts';
 
@@ -10,6 +12,8 @@ export interface OracleCase {
   name: string;
   description: string;
   copybook: string[];
+  /** Copybooks its COPY statements bring in (file name → lines), written beside the program for cobc -I. */
+  includes?: Record<string, string[]>;
   options: OracleOptions;
   /** cobc flags besides -x (e.g. -fsign=EBCDIC, -fbinary-size=2-4-8). */
   flags?: string[];
@@ -1391,5 +1395,7 @@ export const CASES: OracleCase[] = [
     ebcdic: true,
     vectors: randomVectors(37, 30, RANDOM_FIELDS, CP037_SAFE, randomShape),
   },
+  ...COPY_CASES,
+  ...LAYOUT_CASES,
   ...EDITED_CASES,
 ];

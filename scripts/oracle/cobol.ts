@@ -106,7 +106,7 @@ interface Move {
 }
 
 /** The MOVE statements that put a JSON object's leaves into the record. */
-function movesOf(root: LayoutItem, values: Record<string, unknown>, decimalComma: boolean): Move[] {
+function movesOf(root: LayoutItem, values: Record<string, unknown>, decimalComma = false): Move[] {
   const moves: Move[] = [];
   const visit = (group: LayoutItem, obj: Record<string, unknown>, ancestors: LayoutItem[], subscripts: number[]) => {
     const known = new Set<string>();
@@ -283,8 +283,14 @@ export function cobolProgram(spec: ProgramSpec): string {
     line(`${INDENT}PERFORM ${OWN}EBCDIC-TABLE`);
     for (const l of maskMoves(displayMask(layout))) line(l);
   }
+  const complex = complexOdo(layout.root);
   for (const vector of spec.vectors) {
     line(`      * vector: ${vector.name.replace(/[^\x20-\x7e]/g, '?').slice(0, 55)}`);
+    if (complex !== null) {
+      for (const l of complexOdoVector(layout.root, complex, vector.values)) line(l);
+      line(`${INDENT}PERFORM ${OWN}DUMP`);
+      continue;
+    }
     for (const l of wrap(['INITIALIZE', rec, 'WITH', 'FILLER', 'ALL', 'TO', 'VALUE', 'THEN', 'TO', 'DEFAULT'])) line(l);
     let count: number | null = null;
     if (odo !== null) {
@@ -414,4 +420,89 @@ export function ebcdicTableProgram(): string {
     ...ebcdicTableParagraph(),
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** Counters of a record with complex OCCURS DEPENDING ON (cobc -fodoslide), or null for a simpler record. */
+function complexOdo(
+  root: LayoutItem,
+): Map<string, { counter: LayoutItem; ancestors: LayoutItem[]; tables: LayoutItem[] }> | null {
+  const all = [...walk(root)];
+  const tables = all.filter((w) => w.item.occurs?.dependingOn !== undefined);
+  if (!all.some((w) => w.item.afterOdo !== undefined) && tables.length < 2) return null;
+  const counters = new Map<string, { counter: LayoutItem; ancestors: LayoutItem[]; tables: LayoutItem[] }>();
+  for (const { item } of tables) {
+    const name = item.occurs!.dependingOn!.toUpperCase().split(/\s+/)[0]!;
+    const found = all.filter((w) => w.item.cobolName === name);
+    if (found.length !== 1) throw new Error(`DEPENDING ON ${name}: qualify the counter uniquely in oracle cases`);
+    const entry = counters.get(name) ?? { counter: found[0]!.item, ancestors: found[0]!.ancestors, tables: [] };
+    entry.tables.push(item);
+    counters.set(name, entry);
+  }
+  return counters;
+}
+
+/** The length of a table's array in a vector, looking into the first element of enclosing arrays. */
+function arrayLength(values: Record<string, unknown>, table: LayoutItem): number | undefined {
+  let v: unknown = values;
+  const keys = (table.jsonPath ?? '').split('.');
+  for (const [i, key] of keys.entries()) {
+    while (Array.isArray(v)) v = v[0];
+    if (!isObject(v)) return undefined;
+    v = v[key.replace(/\[\]$/, '')];
+    if (i === keys.length - 1) return Array.isArray(v) ? v.length : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * One vector of a record laid out at its counts (-fodoslide): the counters get their counts first, so that
+ * every item sits where the counts put it, then each item is initialised where it lies and the MOVEs follow.
+ */
+function complexOdoVector(
+  root: LayoutItem,
+  counters: NonNullable<ReturnType<typeof complexOdo>>,
+  values: Record<string, unknown>,
+): string[] {
+  const out: string[] = [];
+  const countOf = new Map<LayoutItem, number>();
+  const counterItems = new Set<LayoutItem>();
+  for (const { counter, tables } of counters.values()) {
+    counterItems.add(counter);
+    const given = valueAt(values, counter);
+    const lengths = tables.map((t) => arrayLength(values, t)).filter((n) => n !== undefined);
+    const initial = typeof counter.value === 'number' ? counter.value : undefined;
+    const count =
+      given !== undefined ? Number(given) : (lengths[0] ?? initial ?? Math.max(...tables.map((t) => t.occurs!.min)));
+    for (const t of tables) countOf.set(t, count);
+  }
+  for (const { counter, ancestors } of counters.values()) {
+    out.push(
+      ...wrap([
+        'MOVE',
+        String(countOf.get(counters.get(counter.cobolName)!.tables[0]!)),
+        'TO',
+        ...qualified(counter, ancestors),
+      ]),
+    );
+  }
+  const holdsCounter = (item: LayoutItem): boolean =>
+    counterItems.has(item) || (item.children ?? []).some(holdsCounter);
+  const initialize = (ref: string[]) =>
+    out.push(...wrap(['INITIALIZE', ...ref, 'WITH', 'FILLER', 'ALL', 'TO', 'VALUE', 'THEN', 'TO', 'DEFAULT']));
+  const init = (item: LayoutItem, ancestors: LayoutItem[]) => {
+    if (item.level === 66 || counterItems.has(item)) return;
+    if (holdsCounter(item)) {
+      for (const c of item.children ?? []) {
+        if (c.cobolName === 'FILLER') throw new Error(`FILLER beside a counter in ${item.cobolName}: name it`);
+        init(c, [...ancestors, item]);
+      }
+      return;
+    }
+    if (item.occurs === undefined) return initialize(qualified(item, ancestors));
+    const n = countOf.get(item) ?? item.occurs.max;
+    for (let i = 1; i <= n; i++) initialize(reference(item, ancestors, [i]));
+  };
+  init(root, []);
+  for (const move of movesOf(root, values)) if (!counterItems.has(move.item)) out.push(...wrap(move.tokens));
+  return out;
 }

@@ -44,6 +44,8 @@ export interface OracleFixture {
   description: string;
   /** Copybook lines (fixed format unless options.format is 'free'). */
   copybook: string[];
+  /** Copybooks its COPY statements bring in: file name (`LIB/NAME.cpy` for OF LIB) → lines. */
+  includes?: Record<string, string[]>;
   options: OracleOptions;
   cobc: {
     version: string;

@@ -16,6 +16,7 @@ import { charTable } from '../../src/records/charsets.ts';
 import { compileCopybook } from '../../src/records/index.ts';
 import { CASES, type OracleCase } from './cases.ts';
 import { cobolProgram, ebcdicTableProgram, HEX_MARK } from './cobol.ts';
+import { includesReader } from './includes.ts';
 import type { EbcdicTableFixture, OracleFixture } from './fixture.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -35,7 +36,7 @@ function cobcVersion(): string {
 }
 
 /** Compiles and runs a program; any compiler message (even a warning) fails, since cobc may have truncated a value. */
-function compileAndRun(work: string, name: string, source: string, flags: string[]): string {
+function compileAndRun(work: string, name: string, source: string, flags: string[], includeDir?: string): string {
   const src = join(work, `${name}.cob`);
   const exe = join(work, name);
   // one byte per character: cobc copies the bytes of a literal into the record (Latin-1 cases)
@@ -43,7 +44,8 @@ function compileAndRun(work: string, name: string, source: string, flags: string
   if (/[^\u0000-\u00ff]/.test(source)) throw new Error(`${name}: the program has characters outside Latin-1`);
   writeFileSync(src, source, 'latin1');
   try {
-    const messages = execFileSync('cobc', [...flags, '-o', exe, src], {
+    const include = includeDir === undefined ? [] : ['-I', includeDir];
+    const messages = execFileSync('cobc', [...flags, ...include, '-o', exe, src], {
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -62,7 +64,20 @@ function flagsOf(c: OracleCase): string[] {
 }
 
 function generateCase(c: OracleCase, index: number, work: string, version: string): OracleFixture {
-  const layout = compileCopybook(c.copybook.join('\n'), { ...c.options, fileName: `${c.name}.cpy` });
+  const layout = compileCopybook(c.copybook.join('\n'), {
+    ...c.options,
+    fileName: `${c.name}.cpy`,
+    ...(c.includes ? { readCopybook: includesReader(c.includes) } : {}),
+  });
+  // the copybooks COPY brings in go beside the program, found with -I (not in the flags: the path is temporary)
+  let includeDir: string | undefined;
+  if (c.includes) {
+    includeDir = join(work, `case${index}-copy`);
+    for (const [file, lines] of Object.entries(c.includes)) {
+      mkdirSync(dirname(join(includeDir, file)), { recursive: true });
+      writeFileSync(join(includeDir, file), `${lines.join('\n')}\n`, 'latin1');
+    }
+  }
   const source = cobolProgram({
     copybook: c.copybook,
     layout,
@@ -72,7 +87,7 @@ function generateCase(c: OracleCase, index: number, work: string, version: strin
     ...(c.specialNames ? { specialNames: c.specialNames } : {}),
   });
   const flags = flagsOf(c);
-  const output = compileAndRun(work, `case${index}`, source, flags);
+  const output = compileAndRun(work, `case${index}`, source, flags, includeDir);
   const hexes = output
     .split('\n')
     .filter((l) => l.startsWith(HEX_MARK))
@@ -84,6 +99,7 @@ function generateCase(c: OracleCase, index: number, work: string, version: strin
     name: c.name,
     description: c.description,
     copybook: c.copybook,
+    ...(c.includes ? { includes: c.includes } : {}),
     options: c.options,
     cobc: {
       version,
@@ -141,7 +157,11 @@ export function checkFixture(f: OracleFixture): string[] {
   const problems: string[] = [];
   let layout;
   try {
-    layout = compileCopybook(f.copybook.join('\n'), { ...f.options, fileName: `${f.name}.cpy` });
+    layout = compileCopybook(f.copybook.join('\n'), {
+      ...f.options,
+      fileName: `${f.name}.cpy`,
+      ...(f.includes ? { readCopybook: includesReader(f.includes) } : {}),
+    });
   } catch (e) {
     return [`${f.name}: the codec cannot compile the copybook: ${String(e)}`];
   }

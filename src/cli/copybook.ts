@@ -16,6 +16,7 @@ export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profil
   --encoding ascii|latin1|cp037|cp1140
   --binary-sizes ibm|gnucobol   --comp5-byte-order big|little   --zoned-sign ebcdic|ascii
   --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
+  --copybook-path DIR            where COPY looks after the copybook's own directory (repeatable; then $COBCPY's directories)
   --currency-sign C             the currency symbol of edited pictures (default $)   --decimal-point-is-comma
   --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
                                 or views by a discriminator: "redefines": {"BASE": {"discriminator": "NAME", "views": {"C": "VIEW"}}}
@@ -39,6 +40,7 @@ const OPTIONS = {
   format: { type: 'string' },
   record: { type: 'string' },
   mapping: { type: 'string' },
+  'copybook-path': { type: 'string', multiple: true },
   binary: { type: 'boolean' },
   json: { type: 'boolean' },
   'json-schema': { type: 'boolean' },
@@ -53,6 +55,11 @@ function oneOf<T extends string>(name: string, value: string | undefined, allowe
     throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got "${value}")`);
   }
   return value as T;
+}
+
+/** COBCPY, as cobc reads it: directories separated by the platform's path delimiter. */
+function copybookPathFromEnv(value: string | undefined): string[] {
+  return (value ?? '').split(process.platform === 'win32' ? ';' : ':').filter((d) => d !== '');
 }
 
 async function readStdin(stream: NodeJS.ReadableStream): Promise<Buffer> {
@@ -91,6 +98,7 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   const format = oneOf('format', values.format, ['fixed', 'free', 'auto'] as const);
   if (format) options.format = format;
   if (values.record) options.record = values.record;
+  options.copybookPath = [...(values['copybook-path'] ?? []), ...copybookPathFromEnv(process.env.COBCPY)];
   if (values['currency-sign'] !== undefined) options.currencySign = values['currency-sign'];
   if (values['decimal-point-is-comma']) options.decimalPointIsComma = true;
   if (values.mapping) {
@@ -193,6 +201,10 @@ export function inspectTable(layout: CompiledLayout): string {
         .join(', ');
       notes.push(`view chosen by ${item.viewChoice.discriminator}: ${views}`);
     }
+    if (item.renames) {
+      const { from, thru } = item.renames;
+      notes.push(`RENAMES ${from}${thru === from ? '' : ` THRU ${thru}`}`);
+    }
     if (item.encodeKey !== undefined) notes.push(`view not shown; encode takes "${item.encodeKey}" alone`);
     else if (item.jsonPath === null && item.cobolName !== 'FILLER' && !item.viewChoice) {
       notes.push(item.redefines ? 'view not selected' : 'not in JSON');
@@ -208,7 +220,7 @@ export function inspectTable(layout: CompiledLayout): string {
       item.jsonPath === '' ? '(record)' : (item.jsonPath ?? '-'),
       String(item.level).padStart(2, '0'),
       `${'  '.repeat(d)}${item.cobolName}`,
-      String(item.offset),
+      item.afterOdo === undefined ? String(item.offset) : `after ODO ${item.afterOdo}`,
       String(item.length),
       usageText(item),
       occursText(item),

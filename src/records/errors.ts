@@ -7,16 +7,37 @@ export abstract class RecordError extends Error {
   abstract readonly code: RecordErrorCode;
 }
 
-/** A copybook that cannot be compiled: names the file, line and column. */
+/** A COPY statement that brought text in: the copybook's name and where the statement is. */
+export interface IncludeSite {
+  name: string;
+  fileName: string;
+  line: number;
+  column: number;
+}
+
+/** ` (in COPY B from A.cpy:4:12, in COPY A from MAIN.cpy:2:8)`: innermost first. */
+export function includeChain(includes: readonly IncludeSite[]): string {
+  if (includes.length === 0) return '';
+  return ` (${includes.map((s) => `in COPY ${s.name} from ${s.fileName}:${s.line}:${s.column}`).join(', ')})`;
+}
+
+/** A copybook that cannot be compiled: names the file, line and column, and the COPY statements that led there. */
 export class CopybookError extends RecordError {
   readonly code: 'COPYBOOK_SYNTAX' | 'COPYBOOK_UNSUPPORTED';
   readonly fileName: string;
   readonly line: number;
   readonly column: number;
   readonly reason: string;
+  /** The COPY statements that included `fileName`, innermost first; empty for the file compiled. */
+  readonly includes: readonly IncludeSite[];
 
-  constructor(reason: string, where: { fileName: string; line: number; column: number }, unsupported = false) {
-    super(`${where.fileName}:${where.line}:${where.column}: ${reason}`);
+  constructor(
+    reason: string,
+    where: { fileName: string; line: number; column: number; includes?: readonly IncludeSite[] },
+    unsupported = false,
+  ) {
+    super(`${where.fileName}:${where.line}:${where.column}: ${reason}${includeChain(where.includes ?? [])}`);
+    this.includes = where.includes ?? [];
     this.name = 'CopybookError';
     this.code = unsupported ? 'COPYBOOK_UNSUPPORTED' : 'COPYBOOK_SYNTAX';
     this.fileName = where.fileName;

@@ -3,11 +3,13 @@
  * (`compileCopybook(text, { profile: 'zos' })`, then `layout.encode(json)` and `layout.decode(bytes)`).
  */
 import { compileCodec } from './codegen/compile.ts';
+import { expandCopybook, type SourcePlace } from './copy.ts';
+import { CopybookError } from './errors.ts';
 import { buildLayout, type Node } from './layout.ts';
 import { parseEntries } from './parser.ts';
 import { resolveProfile } from './profiles.ts';
 import { schemaOf, type JsonSchema } from './schema.ts';
-import { detectFormat, tokenize } from './source.ts';
+import { detectFormat } from './source.ts';
 import { buildTemplate } from './template.ts';
 import type { CompileOptions, ConditionName, LayoutItem, RecordLayout } from './types.ts';
 
@@ -15,6 +17,7 @@ export * from './types.ts';
 export {
   CopybookError,
   MappingError,
+  type IncludeSite,
   RecordDecodeError,
   RecordEncodeError,
   RecordError,
@@ -22,6 +25,7 @@ export {
   type RecordErrorCode,
 } from './errors.ts';
 export { PROFILES } from './profiles.ts';
+export { copybookCandidates, MAX_COPY_DEPTH } from './copy.ts';
 export { numberToPlainString, scaledInteger } from './decimal.ts';
 export type { JsonSchema } from './schema.ts';
 
@@ -39,20 +43,37 @@ export function compileCopybook(source: string, options: CompileOptions & { reco
   const fileName = options.fileName ?? 'copybook.cpy';
   const profile = resolveProfile(options);
   const format = options.format === undefined || options.format === 'auto' ? detectFormat(source) : options.format;
-  const entries = parseEntries(tokenize(source, format, fileName), fileName);
-  const built = buildLayout(entries, {
+  const expanded = expandCopybook(source, format, {
     fileName,
-    profile,
-    ...(options.record ? { record: options.record } : {}),
-    ...(options.mapping ? { mapping: options.mapping } : {}),
-    editing: {
-      ...(options.currencySign !== undefined ? { currencySign: options.currencySign } : {}),
-      ...(options.decimalPointIsComma !== undefined ? { decimalPointIsComma: options.decimalPointIsComma } : {}),
-    },
+    ...(options.copybookPath ? { copybookPath: options.copybookPath } : {}),
+    ...(options.readCopybook ? { readCopybook: options.readCopybook } : {}),
   });
-  const template = buildTemplate(built.root, built.maxLength, profile, fileName);
-  const { encode, decode, source: codecSource } = compileCodec(built, template, profile);
-  const root = toItem(built.root);
+  const mainLines = source.split(/\r?\n/).length;
+  let built, template, codec;
+  try {
+    const entries = parseEntries(expanded.tokens, fileName);
+    built = buildLayout(entries, {
+      fileName,
+      profile,
+      ...(options.record ? { record: options.record } : {}),
+      ...(options.mapping ? { mapping: options.mapping } : {}),
+      editing: {
+        ...(options.currencySign !== undefined ? { currencySign: options.currencySign } : {}),
+        ...(options.decimalPointIsComma !== undefined ? { decimalPointIsComma: options.decimalPointIsComma } : {}),
+      },
+    });
+    template = buildTemplate(built.root, built.maxLength, profile, fileName);
+    codec = compileCodec(built, template, profile);
+  } catch (e) {
+    // a line past the compiled file's is in copied text: name that copybook and the COPY chain
+    if (e instanceof CopybookError && e.fileName === fileName && e.line > mainLines && e.includes.length === 0) {
+      const at = { ...expanded.place(e.line), column: e.column };
+      throw new CopybookError(e.reason, at, e.code === 'COPYBOOK_UNSUPPORTED');
+    }
+    throw e;
+  }
+  const { encode, decode, source: codecSource } = codec;
+  const root = toItem(built.root, expanded.place);
   const layout: CompiledLayout = {
     name: built.root.name,
     profile,
@@ -99,7 +120,8 @@ function literalText(n: Node): string | number | undefined {
   return lit.text;
 }
 
-function toItem(n: Node): LayoutItem {
+function toItem(n: Node, place?: (line: number) => SourcePlace): LayoutItem {
+  const where = place?.(n.entry.line);
   const item: LayoutItem = {
     level: n.level,
     cobolName: n.name,
@@ -108,7 +130,8 @@ function toItem(n: Node): LayoutItem {
     length: n.length,
     kind: n.kind,
     usage: n.usage,
-    line: n.entry.line,
+    ...(where && where.includes.length > 0 ? { fileName: where.fileName } : {}),
+    line: where?.line ?? n.entry.line,
     column: n.entry.column,
   };
   const pic = n.picture;
@@ -122,6 +145,8 @@ function toItem(n: Node): LayoutItem {
   }
   if (n.sign) item.sign = { ...n.sign };
   if (n.occurs) item.occurs = { ...n.occurs };
+  if (n.afterOdo) item.afterOdo = n.afterOdo.name;
+  if (n.renames) item.renames = { from: n.renames.from.name, thru: n.renames.thru.name };
   if (n.redefines) item.redefines = n.redefines.name;
   if (n.altKey !== undefined) item.encodeKey = n.altKey;
   if (n.choice) {
@@ -133,7 +158,7 @@ function toItem(n: Node): LayoutItem {
   const value = literalText(n);
   if (value !== undefined) item.value = value;
   if (n.entry.conditions.length > 0) item.conditions = n.entry.conditions.map(toCondition);
-  if (n.children.length > 0) item.children = n.children.map(toItem);
+  if (n.children.length > 0) item.children = n.children.map((c) => toItem(c, place));
   return item;
 }
 

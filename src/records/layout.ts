@@ -3,6 +3,8 @@ import { binaryByteSize } from './profiles.ts';
 import { CopybookError, MappingError } from './errors.ts';
 import type { Entry } from './parser.ts';
 import { analyzePicture, type EditingOptions, type PictureInfo } from './picture.ts';
+import { renamedRange } from './renames.ts';
+import { checkComplexOdo, minimumLength, odoLayout, variablyLocated, type OdoLayout } from './odo.ts';
 import type { FieldMapping, LayoutItem, PlatformProfile, SignSpec, Usage, ViewChoice } from './types.ts';
 
 /** A compiled item: the public LayoutItem plus what the codec generator needs. */
@@ -37,12 +39,18 @@ export interface Node {
   altKey?: string;
   /** On a redefined item whose views a discriminator chooses: the discriminator and value → view. */
   choice?: { discriminator: Node; byValue: Map<string, Node> };
+  /** Level 66: the first and last items of the renamed range. */
+  renames?: { from: Node; thru: Node };
+  /** Behind a variable table: its offset depends on counts; `offset` is at every maximum. */
+  afterOdo?: Node;
 }
 
 export interface BuiltLayout {
   root: Node;
-  /** The table with OCCURS DEPENDING ON, if any. */
+  /** The one OCCURS DEPENDING ON table, when it is the last item of the record and in no other table. */
   odo: Node | null;
+  /** Any other use of OCCURS DEPENDING ON (complex ODO): the record slides with its counts. */
+  complex: OdoLayout<Node> | null;
   maxLength: number;
   minLength: number;
 }
@@ -72,7 +80,19 @@ function nest(entries: Entry[], ctx: Ctx, recordName: string | undefined, defaul
   const stack: Entry[] = [];
   let last: Entry | null = null;
   let fragment: Entry | null = null;
+  let renaming: Entry | null = null;
   for (const e of entries) {
+    if (e.level === 66) {
+      renaming = fragment ?? roots.at(-1) ?? null;
+      if (renaming === null || renaming.level === 77)
+        fail(ctx, e, 'a level-66 RENAMES entry must follow the items of a record');
+      (renaming.renamings ??= []).push(e);
+      last = null;
+      continue;
+    }
+    if (renaming !== null && e.level !== 1 && e.level !== 77)
+      fail(ctx, e, `level ${e.level} after a level-66 entry: RENAMES entries come after the last item of the record`);
+    renaming = null;
     if (e.level === 88) {
       if (last === null) fail(ctx, e, 'a level-88 condition must follow the item it belongs to');
       last.conditions.push(e);
@@ -263,18 +283,13 @@ function* walk(n: Node): Generator<Node> {
   for (const c of n.children) yield* walk(c);
 }
 
-function resolveOdo(root: Node, ctx: Ctx): Node | null {
-  let odo: Node | null = null;
+function resolveOdo(root: Node, ctx: Ctx): Node[] {
+  const tables: Node[] = [];
   for (const n of walk(root)) {
     const dep = n.occurs?.dependingOn;
     if (dep === undefined) continue;
-    if (odo !== null) fail(ctx, n.entry, 'only one OCCURS DEPENDING ON table per record is supported', true);
-    odo = n;
-    for (let p = n.parent; p !== null; p = p.parent)
-      if (p.occurs) fail(ctx, n.entry, 'OCCURS DEPENDING ON inside another table is not supported', true);
+    tables.push(n);
     if (underRedefines(n)) fail(ctx, n.entry, 'OCCURS DEPENDING ON inside REDEFINES is not supported', true);
-    if (n.offset + n.size !== root.size)
-      fail(ctx, n.entry, `the OCCURS DEPENDING ON table ${n.name} must be the last item of the record`, true);
     const matches = findByName(root, dep);
     if (matches.length !== 1)
       fail(
@@ -292,7 +307,7 @@ function resolveOdo(root: Node, ctx: Ctx): Node | null {
       fail(ctx, n.entry, `DEPENDING ON ${dep}: the counter must come before the table`);
     n.counter = counter;
   }
-  return odo;
+  return tables;
 }
 
 function mappingTarget(root: Node, key: string): Node {
@@ -357,6 +372,13 @@ function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
       throw new MappingError(key, 'the JSON name must be an identifier, or false to omit the field');
     renamed.set(mappingTarget(root, key), to);
   }
+  const shownRenames = new Set<Node>();
+  for (const [key, show] of Object.entries(mapping?.renames ?? {})) {
+    const n = mappingTarget(root, key);
+    if (!n.renames) throw new MappingError(key, `${n.name} is not a level-66 RENAMES item`);
+    if (typeof show !== 'boolean') throw new MappingError(key, 'true shows the RENAMES item in decode; false hides it');
+    if (show) shownRenames.add(n);
+  }
   const selected = new Map<Node, Node>();
   for (const [key, choice] of Object.entries(mapping?.redefines ?? {})) {
     const base = mappingTarget(root, key);
@@ -373,16 +395,21 @@ function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
       throw new MappingError(key, `${view.name} is not a view of ${base.name}`);
     selected.set(base, view);
   }
-  const isView = (n: Node) => n.redefines !== undefined || (n.parent?.children.some((o) => o.redefines === n) ?? false);
+  const isView = (n: Node) =>
+    n.redefines !== undefined ||
+    n.renames !== undefined ||
+    (n.parent?.children.some((o) => o.redefines === n) ?? false);
   // `pathless`: under a view decode does not show; keys for encode, no paths.
   const visit = (n: Node, prefix: string, pathless: boolean) => {
     const keys = new Map<string, Node>();
     const alternates: Node[] = [];
     for (const child of n.children) {
       const base = child.redefines ?? child;
-      const shown = base.choice
-        ? [...base.choice.byValue.values()].includes(child)
-        : (selected.get(base) ?? base) === child;
+      const shown = child.renames
+        ? shownRenames.has(child)
+        : base.choice
+          ? [...base.choice.byValue.values()].includes(child)
+          : (selected.get(base) ?? base) === child;
       const rename = renamed.get(child);
       if (child.name === 'FILLER' || rename === false) continue;
       if (!shown) {
@@ -415,6 +442,45 @@ function name(root: Node, mapping: FieldMapping | undefined, ctx: Ctx): void {
   visit(root, '', false);
 }
 
+/**
+ * A level-66 item, after the record's last item. As in COBOL, renaming one elementary item gives an item with
+ * its attributes; renaming a group, or a range with THRU, an alphanumeric item over the range's bytes.
+ */
+function renamesNode(root: Node, e: Entry, tables: Node[], ctx: Ctx): Node {
+  const { from, thru, start, end } = renamedRange(root, e, tables, findByName, (at, reason, unsupported) =>
+    fail(ctx, at, reason, unsupported),
+  );
+  const elementary = thru === from && from.children.length === 0;
+  const entry: Entry = elementary
+    ? { ...from.entry, level: 66, name: e.name, line: e.line, column: e.column, conditions: [], children: [] }
+    : { ...e, conditions: [], children: [] };
+  delete entry.value;
+  delete entry.redefines;
+  delete entry.occurs;
+  const node: Node = {
+    entry,
+    level: 66,
+    name: e.name,
+    parent: root,
+    children: [],
+    kind: elementary ? from.kind : 'alphanumeric',
+    usage: elementary ? from.usage : 'display',
+    offset: start,
+    length: end - start,
+    size: end - start,
+    key: null,
+    path: null,
+    renames: { from, thru },
+  };
+  if (elementary) {
+    if (from.picture) node.picture = from.picture;
+    if (from.sign) node.sign = from.sign;
+  } else {
+    node.picture = analyzePicture(`X(${end - start})`, { fileName: ctx.fileName, line: e.line, column: e.column });
+  }
+  return node;
+}
+
 export function buildLayout(
   entries: Entry[],
   options: {
@@ -436,8 +502,21 @@ export function buildLayout(
   const root = build(rootEntry, null, {}, ctx);
   place(root, 0, ctx);
   if (root.size === 0) fail(ctx, rootEntry, 'the record has no storage');
-  const odo = resolveOdo(root, ctx);
+  const tables = resolveOdo(root, ctx);
+  const single = tables.length === 1 ? tables[0]! : null;
+  const odo = single && !inTable(single.parent!) && single.offset + single.size === root.size ? single : null;
+  let complex: OdoLayout<Node> | null = null;
+  if (tables.length > 0 && odo === null) {
+    complex = odoLayout(root, tables);
+    checkComplexOdo(complex, (n, reason, unsupported) => fail(ctx, n.entry, reason, unsupported));
+    for (const [n, table] of variablyLocated(complex)) n.afterOdo = table;
+  }
+  for (const e of rootEntry.renamings ?? []) root.children.push(renamesNode(root, e, tables, ctx));
   name(root, options.mapping, ctx);
-  const minLength = odo ? root.size - (odo.occurs!.max - odo.occurs!.min) * odo.length : root.size;
-  return { root, odo, maxLength: root.size, minLength };
+  const minLength = complex
+    ? minimumLength(complex)
+    : odo
+      ? root.size - (odo.occurs!.max - odo.occurs!.min) * odo.length
+      : root.size;
+  return { root, odo, complex, maxLength: root.size, minLength };
 }

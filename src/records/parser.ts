@@ -23,6 +23,10 @@ export interface Entry {
   justifiedRight?: boolean;
   blankWhenZero?: boolean;
   value?: Literal;
+  /** Level 66: the first and last items of the renamed range, as written (`A OF B`). */
+  renames?: { from: string; thru?: string };
+  /** A record's level-66 entries, which follow its last item. */
+  renamings?: Entry[];
   /** Level 88: the values and ranges. */
   conditionValues?: Array<{ from: Literal; to?: Literal }>;
   conditions: Entry[];
@@ -199,9 +203,8 @@ class EntryParser {
       this.fail(`expected a level number, found ${describe(levelToken)}`, levelToken);
     }
     const level = Number(levelToken.text);
-    if (level === 66) this.fail('level 66 (RENAMES) is not supported', levelToken, true);
-    if (!((level >= 1 && level <= 49) || level === 77 || level === 88)) {
-      this.fail(`invalid level number ${levelToken.text} (expected 01–49, 77 or 88)`, levelToken);
+    if (!((level >= 1 && level <= 49) || level === 66 || level === 77 || level === 88)) {
+      this.fail(`invalid level number ${levelToken.text} (expected 01–49, 66, 77 or 88)`, levelToken);
     }
     let name = 'FILLER';
     const first = this.peek();
@@ -219,6 +222,14 @@ class EntryParser {
     if (level === 88) {
       if (name === 'FILLER') this.fail('a level-88 condition needs a name', levelToken);
       this.conditionValues(entry);
+    } else if (level === 66) {
+      if (name === 'FILLER') this.fail('a level-66 item needs a name', levelToken);
+      const t = this.word('RENAMES');
+      if (t.text !== 'RENAMES') this.fail(`expected RENAMES after a level-66 name, found ${describe(t)}`, t);
+      const from = this.dataName('the name of the first renamed item');
+      entry.renames = this.optional('THRU', 'THROUGH')
+        ? { from, thru: this.dataName('the name of the last renamed item') }
+        : { from };
     } else {
       this.clauses(entry);
     }
@@ -293,7 +304,9 @@ class EntryParser {
         if (z.text !== 'ZERO' && z.text !== 'ZEROS' && z.text !== 'ZEROES')
           this.fail(`expected ZERO, found ${describe(z)}`, z);
         entry.blankWhenZero = true;
-      } else if (w === 'SYNC' || w === 'SYNCHRONIZED' || w === 'EXTERNAL' || w === 'GLOBAL' || w === 'RENAMES') {
+      } else if (w === 'RENAMES') {
+        this.fail('RENAMES belongs to a level-66 entry', t);
+      } else if (w === 'SYNC' || w === 'SYNCHRONIZED' || w === 'EXTERNAL' || w === 'GLOBAL') {
         this.fail(`${w} is not supported`, t, true);
       } else if (/^\d{1,2}$/.test(w)) {
         this.fail(`unexpected ${describe(t)} (is the period missing at the end of the entry before it?)`, t);

@@ -161,6 +161,10 @@ function assemble(source: string, format: SourceFormat, fileName: string): Logic
   return out;
 }
 
+function isPseudoTextDelimiter(chars: string[], i: number): boolean {
+  return chars[i] === '=' && chars[i + 1] === '=';
+}
+
 function scan(text: LogicalText, fileName: string): Token[] {
   const { chars } = text;
   const tokens: Token[] = [];
@@ -174,9 +178,15 @@ function scan(text: LogicalText, fileName: string): Token[] {
       i++;
       continue;
     }
-    if (c === '.' && isSpace(chars[i + 1])) {
+    if (c === '.' && (isSpace(chars[i + 1]) || isPseudoTextDelimiter(chars, i + 1))) {
       tokens.push({ kind: 'period', text: '.', line, column });
       i++;
+      continue;
+    }
+    // `==` delimits pseudo-text of COPY … REPLACING and REPLACE (copy.ts), also where no space separates it
+    if (isPseudoTextDelimiter(chars, i)) {
+      tokens.push({ kind: 'word', text: '==', line, column });
+      i += 2;
       continue;
     }
     const prefix = c.toUpperCase();
@@ -222,7 +232,8 @@ function scan(text: LogicalText, fileName: string): Token[] {
     while (
       i < chars.length &&
       chars[i] !== ' ' &&
-      !(chars[i] === '.' && isSpace(chars[i + 1])) &&
+      !isPseudoTextDelimiter(chars, i) &&
+      !(chars[i] === '.' && (isSpace(chars[i + 1]) || isPseudoTextDelimiter(chars, i + 1))) &&
       !((chars[i] === ',' || chars[i] === ';') && isSpace(chars[i + 1]))
     ) {
       word += chars[i];

@@ -67,6 +67,8 @@ export function buildTemplate(root: Node, maxLength: number, profile: PlatformPr
   const table = charTable(profile.charset);
   const at = (n: Node) => ({ fileName, line: n.entry.line, column: n.entry.column });
   const visit = (n: Node, base: number, inRedefines: boolean) => {
+    // a level-66 item names bytes its renamed items initialise
+    if (n.renames) return;
     const count = n.occurs?.max ?? 1;
     const redefining = inRedefines || n.redefines !== undefined;
     if (redefining && n.entry.value !== undefined) {

@@ -38,6 +38,11 @@ export interface FieldMapping {
    * takes any single view whose JSON key is present.
    */
   redefines?: Record<string, string | ViewChoice>;
+  /**
+   * Level-66 RENAMES item's COBOL name → true to show it in decode (default: hidden, like a view not
+   * selected; encode takes it under its key either way).
+   */
+  renames?: Record<string, boolean>;
 }
 
 /**
@@ -64,11 +69,35 @@ export interface CompileOptions {
   binarySizes?: BinarySizes;
   comp5ByteOrder?: ByteOrder;
   mapping?: FieldMapping;
+  /**
+   * Directories searched for COPY, after the including file's own directory (cobc's -I). COPY needs this or
+   * `readCopybook`.
+   */
+  copybookPath?: string[];
+  /** Finds a copybook's text for COPY instead of reading files (the codec then needs no node:fs). */
+  readCopybook?: CopybookReader;
   /** The currency symbol of edited pictures, in the picture and in the data (CURRENCY SIGN); default `$`. */
   currencySign?: string;
   /** DECIMAL-POINT IS COMMA: in edited pictures `,` is the decimal point and `.` the grouping character. */
   decimalPointIsComma?: boolean;
 }
+
+/** A copybook's text and the name errors give it (a path for files read from disk). */
+export interface CopybookText {
+  text: string;
+  fileName: string;
+}
+
+/**
+ * Finds the text of `COPY name [OF library]`, or `undefined` (or the places it searched, for the error) when
+ * there is none. `name` and `library` are in upper case for COBOL words and as written for literals;
+ * `includingFile` is the fileName of the text with the COPY.
+ */
+export type CopybookReader = (
+  name: string,
+  library: string | undefined,
+  includingFile: string,
+) => CopybookText | { searched: string[] } | undefined;
 
 export type Usage = 'display' | 'binary' | 'comp-5' | 'packed-decimal';
 
@@ -100,8 +129,10 @@ export interface LayoutItem {
   cobolName: string;
   /** JSON path template, e.g. `order.lines[].qty`; null for FILLER, omitted fields and unselected views. */
   jsonPath: string | null;
-  /** Byte offset of the first occurrence from the start of the record. */
+  /** Byte offset of the first occurrence from the start of the record (every table at its maximum). */
   offset: number;
+  /** Behind this OCCURS DEPENDING ON table (COBOL name): the offset varies with the counts. */
+  afterOdo?: string;
   /** Byte length of one occurrence. */
   length: number;
   kind: 'group' | 'alphanumeric' | 'alphabetic' | 'numeric';
@@ -114,6 +145,8 @@ export interface LayoutItem {
   signed?: boolean;
   sign?: SignSpec;
   occurs?: OccursSpec;
+  /** Level 66: the COBOL names of the first and last renamed items (the same for one item). */
+  renames?: { from: string; thru: string };
   /** COBOL name of the item this one redefines. */
   redefines?: string;
   /** A REDEFINES view decode does not show: encode takes it under this key when it is the only view given. */
@@ -126,7 +159,8 @@ export interface LayoutItem {
   value?: string | number;
   conditions?: ConditionName[];
   children?: LayoutItem[];
-  /** Where the item was declared. */
+  /** Where the item was declared: the copybook brought in by COPY, when not the file compiled. */
+  fileName?: string;
   line: number;
   column: number;
 }

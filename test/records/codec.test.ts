@@ -64,6 +64,11 @@ test('cp1140 holds the euro sign, cp037 does not; the z/OS profile is cp1140', (
   const src = fixed('01 R.', '   05 CUR PIC X.');
   assert.equal(hex(compileCopybook(src, { encoding: 'cp1140' }).encode({ cur: '€' })), '9f');
   assert.equal(hex(compileCopybook(src).encode({ cur: '€' })), '9f');
+  // decode: cp1140's 0x9F is the euro sign, cp037's the currency sign
+  const text = fixed('01 R.', '   05 PRICE PIC X(8).');
+  const bytes = Buffer.from('9f40f54bf0f04040', 'hex');
+  assert.deepEqual(compileCopybook(text).decode(bytes), { price: '€ 5.00' });
+  assert.deepEqual(compileCopybook(text, { encoding: 'cp037' }).decode(bytes), { price: '¤ 5.00' });
   const refused = encodeError(src, { cur: '€' }, { encoding: 'cp037' });
   assert.match(refused.message, /cur: character "€" at position 0 is not in cp037/);
   assert.deepEqual(refused.limit, { kind: 'character', character: '€', position: 0, charset: 'cp037' });

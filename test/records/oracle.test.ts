@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { compileCopybook } from '../../src/records/index.ts';
 import type { EbcdicTableFixture, OracleFixture } from '../../scripts/oracle/fixture.ts';
+import { includesReader } from '../../scripts/oracle/includes.ts';
 
 const dir = join(import.meta.dirname, '../fixtures/oracle');
 const files = existsSync(dir)
@@ -33,7 +34,11 @@ test('the GnuCOBOL oracle fixtures are present', () => {
 
 for (const f of fixtures) {
   describe(`GnuCOBOL oracle: ${f.name} (${f.cobc.flags.join(' ')})`, () => {
-    const layout = compileCopybook(f.copybook.join('\n'), { ...f.options, fileName: `${f.name}.cpy` });
+    const layout = compileCopybook(f.copybook.join('\n'), {
+      ...f.options,
+      fileName: `${f.name}.cpy`,
+      ...(f.includes ? { readCopybook: includesReader(f.includes) } : {}),
+    });
     for (const v of f.vectors) {
       if (v.codecDiffers) {
         const { hex, why } = v.codecDiffers;

@@ -2,13 +2,15 @@
  * Service files (`SERVICES_DIR/*.json`): an HTTP operation served by a COBOL program, declared from its
  * copybooks. Loading checks what the JSON schema cannot; a bad file stops startup naming the file and pointer.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import {
   compileCopybook,
+  copybookCandidates,
   CopybookError,
+  type CopybookReader,
   layoutItems,
   MappingError,
   RecordEncodeError,
@@ -32,6 +34,8 @@ interface ServiceFile {
   transaction?: string;
   request: RecordSpec;
   response: RecordSpec;
+  /** Directories for COPY, relative to the service file, searched after the copybook's own directory. */
+  copybookPath?: string[];
   scope: Scope;
   roles: Role[];
   ownership: { rule: 'customer-in-request'; field: string } | { rule: 'backend-owner' | 'none' };
@@ -73,6 +77,8 @@ export interface ServiceDefinition {
   programSource: string;
   /** The directory of the file: its copybooks and program source. */
   dir: string;
+  /** `copybookPath`, resolved: where COPY finds copybooks after the including one's directory (cobc -I). */
+  copybookDirs: string[];
   request: CompiledLayout;
   response: CompiledLayout;
   /** JSON paths (dotted) the request record always gets, with their values; not in the JSON schema. */
@@ -109,11 +115,23 @@ function camel(name: string): string {
 /** Internal JSON names for constant fields: never a client's key. */
 const constantKey = (i: number) => `corebridgeConstant${i}`;
 
+/** COPY resolved against the service file's directory; file names in messages are relative to it. */
+function copybookReader(dir: string, copybookPath: string[]): CopybookReader {
+  const path = copybookPath.map((p) => resolve(dir, p));
+  return (name, library, includingFile) => {
+    const files = copybookCandidates(name, library, resolve(dir, includingFile), path);
+    const hit = files.find((f) => statSync(f, { throwIfNoEntry: false })?.isFile() === true);
+    if (hit !== undefined) return { text: readFileSync(hit, 'utf8'), fileName: relative(dir, hit) };
+    return { searched: [...new Set(files.map((f) => relative(dir, dirname(f)) || '.'))] };
+  };
+}
+
 function compileRecord(
   file: string,
   dir: string,
   at: '/request' | '/response',
   spec: RecordSpec,
+  readCopybook: CopybookReader,
 ): { layout: CompiledLayout; constants: ServiceDefinition['constants'] } {
   const copybook = resolve(dir, spec.copybook);
   if (!existsSync(copybook))
@@ -128,7 +146,12 @@ function compileRecord(
   const mapping: FieldMapping = { fields, ...(spec.views ? { redefines: spec.views } : {}) };
   let layout: CompiledLayout;
   try {
-    layout = compileCopybook(readFileSync(copybook, 'utf8'), { fileName: spec.copybook, profile: 'gnucobol', mapping });
+    layout = compileCopybook(readFileSync(copybook, 'utf8'), {
+      fileName: spec.copybook,
+      profile: 'gnucobol',
+      mapping,
+      readCopybook,
+    });
   } catch (error) {
     if (error instanceof MappingError) {
       const section = constantNames.includes(error.key)
@@ -217,10 +240,15 @@ export function loadServiceFile(file: string): ServiceDefinition {
   }
   const spec = parsed;
   const dir = resolve(file, '..');
-  const request = compileRecord(file, dir, '/request', spec.request);
+  for (const [i, p] of (spec.copybookPath ?? []).entries()) {
+    if (statSync(resolve(dir, p), { throwIfNoEntry: false })?.isDirectory() !== true)
+      throw new ServiceFileError(file, `/copybookPath/${i}`, `no directory ${p} (relative to the service file)`);
+  }
+  const readCopybook = copybookReader(dir, spec.copybookPath ?? []);
+  const request = compileRecord(file, dir, '/request', spec.request, readCopybook);
   if (spec.response.constants)
     throw new ServiceFileError(file, '/response/constants', 'constants are for the request record');
-  const response = compileRecord(file, dir, '/response', spec.response).layout;
+  const response = compileRecord(file, dir, '/response', spec.response, readCopybook).layout;
 
   const requestKeys = topKeys(request.layout);
   for (const c of request.constants) requestKeys.delete(c.path[0]!);
@@ -282,6 +310,7 @@ export function loadServiceFile(file: string): ServiceDefinition {
     transaction: spec.transaction ?? spec.program,
     programSource,
     dir,
+    copybookDirs: (spec.copybookPath ?? []).map((p) => resolve(dir, p)),
     request: request.layout,
     response,
     constants: request.constants,

@@ -32,7 +32,7 @@ export function compileCodec(built: BuiltLayout, template: Buffer, profile: Plat
     'return { encode, decode };',
   ];
   const source = render(code);
-  const runtime = runtimeOf(built.root, g.constants, template);
+  const runtime = runtimeOf(built.root, g.constants, template, built.complex);
   type Factory = (...args: unknown[]) => Omit<CompiledCodec, 'source'>;
   const factory = new Function(...Object.keys(runtime), source) as Factory;
   return { ...factory(...Object.values(runtime)), source };

@@ -31,7 +31,10 @@ export const PUT = {
 
 interface EncodeCtx {
   g: Generator;
-  odo: Node | null;
+  /** OCCURS DEPENDING ON table → the variable holding its count. */
+  countVar: ReadonlyMap<Node, string>;
+  /** Counter → the variable holding its JSON value, when given. */
+  counterVar: ReadonlyMap<Node, string>;
   /** The record's defaults, copied into the buffer before any field is written. */
   template: Buffer;
 }
@@ -165,16 +168,42 @@ function encodeMembers(c: EncodeCtx, n: Node, obj: string, at: Offset, origin: n
     else if (f.children.length > 0) body.push(...encodeGroup(c, f, value, fieldAt, f.offset, fieldPath));
     else {
       const { name, f: spec } = c.g.field(f);
-      const onSpaces = spec.type === 'text' && spacesInTemplate(c.template, f, spec.spec.table.space);
+      const onSpaces = !f.renames && spec.type === 'text' && spacesInTemplate(c.template, f, spec.spec.table.space);
       const put = onSpaces ? 'putTextOnSpaces' : PUT[spec.type];
-      body.push(`${put}(buf, ${offsetJs(fieldAt)}, ${name}, ${value}, ${lit(fieldPath)});`);
-      if (c.odo?.counter === f) body.push(`counterJson = ${value};`);
+      const write = `${put}(buf, ${offsetJs(fieldAt)}, ${name}, ${value}, ${lit(fieldPath)});`;
+      if (f.renames) body.push(...encodeRenames(n, f, obj, write, fieldAt, fieldPath));
+      else body.push(write);
+      const counterVar = c.counterVar.get(f);
+      if (counterVar !== undefined) body.push(`${counterVar} = ${value};`);
     }
     code.push(`${value} = ${obj}[${lit(key)}];`, ...block(`if (${value} !== undefined)`, body));
   }
   const unknown = `unknownKey(${obj}, ${known}, ${hidden}, ${lit(path)});`;
   code.push(...block(`if (${count} !== countKeys(${obj}))`, [unknown]));
   return code;
+}
+
+/**
+ * A level-66 item is written after the items it renames; given with some of them (as decode shows both when
+ * the mapping selects it), its bytes must be the ones they wrote.
+ */
+function encodeRenames(n: Node, f: Node, obj: string, write: string, at: Offset, path: string): Code {
+  const end = f.offset + f.length;
+  const keys = n.children
+    .filter(
+      (o, i, all) => (!o.renames || i < all.indexOf(f)) && o !== f && o.offset < end && o.offset + o.size > f.offset,
+    )
+    .map(encodeKey)
+    .filter((k) => k !== null);
+  if (keys.length === 0) return [write];
+  const range = `${offsetJs(at)}, ${offsetJs(offsetBy(at, f.length))}`;
+  const given = keys.map((k) => `${obj}[${lit(k)}] !== undefined`).join(' || ');
+  const message = lit(`disagrees with ${keys.join(', ')}, which it renames`);
+  return [
+    `const saved = Buffer.from(buf.subarray(${range}));`,
+    write,
+    ...throwIf(`(${given}) && !saved.equals(buf.subarray(${range}))`, encodeError(lit(path), message)),
+  ];
 }
 
 function encodeGroup(c: EncodeCtx, n: Node, value: string, at: Offset, origin: number, path: string): Code {
@@ -199,7 +228,8 @@ function encodeTable(c: EncodeCtx, n: Node, value: string, at: Offset, path: str
   c.g.functions.push(...block(`function ${fn}(buf, at, x)`, body));
   const i = c.g.id('i');
   const { min, max } = n.occurs!;
-  const isOdo = c.odo === n;
+  const countVar = c.countVar.get(n);
+  const isOdo = countVar !== undefined;
   const length = js(`${value}.length`);
   const code: Code = [
     ...throwIf(`!Array.isArray(${value})`, encodeError(lit(path), text('expected an array, got ', typeOf(value)))),
@@ -223,20 +253,97 @@ function encodeTable(c: EncodeCtx, n: Node, value: string, at: Offset, path: str
       '}',
     ]),
   );
-  if (isOdo) code.push(`odoCount = ${value}.length;`);
+  if (countVar === 'odoCount') code.push(`odoCount = ${value}.length;`);
+  else if (countVar !== undefined) {
+    // one counter counts this table in every element around it: all its arrays have one length
+    const counter = n.counter!.name;
+    const other = text('has ', length, ` elements, but ${counter} counts `, js(countVar), ' elsewhere');
+    code.push(
+      ...throwIf(`${countVar} >= 0 && ${countVar} !== ${value}.length`, encodeError(lit(path), other)),
+      `${countVar} = ${value}.length;`,
+    );
+  }
   return code;
+}
+
+/** The counts, shared with the per-element functions: encode and decode set them before any use. */
+export function declareCounts(g: Generator, n: number): void {
+  for (let slot = 0; slot < n; slot++) {
+    const declaration = `let odoCount${slot} = -1;`;
+    if (!g.declarations.includes(declaration)) g.declarations.push(declaration);
+  }
+}
+
+/**
+ * Complex ODO: the record is written at every maximum (constant offsets), each counter's count taken from
+ * its tables' arrays, its JSON value or its default, then slid in to the actual counts.
+ */
+function complexEncodeBody(g: Generator, built: BuiltLayout, template: Buffer): Code {
+  const { root, maxLength } = built;
+  const o = built.complex!;
+  const countVar = new Map(o.tables.map((t) => [t, `odoCount${o.slotOf.get(t)!}`]));
+  declareCounts(g, o.counters.length);
+  const counterVar = new Map(o.counters.map((c, slot) => [c, `counterJson${slot}`]));
+  const code: Code = [
+    ...throwIf('!isObject(json)', encodeError(lit(''), text('expected a JSON object, got ', typeOf('json')))),
+    `const buf = Buffer.allocUnsafe(${maxLength});`,
+    'T.copy(buf, 0);',
+    ...o.counters.flatMap((_, slot) => [`odoCount${slot} = -1;`, `let counterJson${slot};`]),
+    ...encodeMembers({ g, template, countVar, counterVar }, root, 'json', RECORD_START, 0, ''),
+  ];
+  o.counters.forEach((counter, slot) => {
+    const tables = o.tables.filter((t) => t.counter === counter);
+    const min = Math.max(...tables.map((t) => t.occurs!.min));
+    const max = Math.min(...tables.map((t) => t.occurs!.max));
+    const { name, f } = g.field(counter);
+    const counterPath = lit(counter.path ?? counter.name);
+    const count = `odoCount${slot}`;
+    const json = `counterJson${slot}`;
+    const initial = literalJson(counter);
+    const defaultCount = initial === undefined ? min : Number(initial);
+    const tableNames = tables.map((t) => t.path?.replace(/\[\]$/, '') ?? t.name).join(', ');
+    const mismatch = text('is ', js(json), ` but ${tableNames} has `, js(count), ' elements');
+    code.push(
+      ...block(
+        `if (${count} < 0)`,
+        [`${count} = ${json} === undefined ? ${defaultCount} : odoCountOf(${json}, ${counterPath});`],
+        `} else if (${json} !== undefined && odoCountOf(${json}, ${counterPath}) !== ${count}) {`,
+      ),
+      [`throw ${encodeError(counterPath, mismatch)};`],
+      '}',
+      ...throwIf(
+        `${count} < ${min} || ${count} > ${max}`,
+        encodeError(counterPath, text('OCCURS DEPENDING ON count ', js(count), ` is outside ${min} to ${max}`)),
+      ),
+      `${PUT[f.type]}(buf, ${counter.offset}, ${name}, ${count}, ${counterPath});`,
+    );
+  });
+  return [...code, `return odoSlideIn(buf, [${o.counters.map((_, slot) => `odoCount${slot}`).join(', ')}]);`];
 }
 
 /** The body of `encode(json)`. */
 export function encodeBody(g: Generator, built: BuiltLayout, template: Buffer): Code {
   const { root, odo, maxLength } = built;
+  if (built.complex) return complexEncodeBody(g, built, template);
   const code: Code = [
     ...throwIf('!isObject(json)', encodeError(lit(''), text('expected a JSON object, got ', typeOf('json')))),
     `const buf = Buffer.allocUnsafe(${maxLength});`,
     'T.copy(buf, 0);',
     // the table's length and its counter's value, when given, for the count written after the members
     ...(odo ? ['let odoCount = -1;', 'let counterJson;'] : []),
-    ...encodeMembers({ g, odo, template }, root, 'json', RECORD_START, 0, ''),
+    ...encodeMembers(
+      {
+        g,
+        template,
+        countVar: new Map(odo ? [[odo, 'odoCount']] : []),
+        counterVar: new Map(odo ? [[odo.counter!, 'counterJson']] : []),
+      },
+      root,
+      'json',
+      RECORD_START,
+      0,
+      '',
+    ),
   ];
   if (!odo) return [...code, 'return buf;'];
   const counter = odo.counter!;

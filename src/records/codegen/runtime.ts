@@ -1,13 +1,21 @@
 /** The functions and values the generated code closes over, by the names it calls them. */
 import { scaledInteger, typeName } from '../decimal.ts';
-import { getBinary, putBinary } from '../encodings/binary.ts';
+import { binaryValue, getBinary, putBinary } from '../encodings/binary.ts';
 import { getEdited, putEdited } from '../encodings/edited.ts';
+import { getPacked, getPackedConstants, getPackedNumber, putPacked } from '../encodings/packed.ts';
+import {
+  getText,
+  getTextLatin1,
+  getTextLatin1Mapped,
+  getTextWide,
+  putText,
+  putTextOnSpaces,
+} from '../encodings/text.ts';
 import { getScaled, putScaled } from '../encodings/scaled.ts';
-import { getPacked, getPackedNumber, putPacked } from '../encodings/packed.ts';
-import { getText, getTextLatin1, putText, putTextOnSpaces } from '../encodings/text.ts';
-import { getZoned, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
+import { getZoned, getZonedConstants, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
 import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
 import type { Node } from '../layout.ts';
+import { actualOffset, recordLength, slideIn, slideOut, type OdoLayout } from '../odo.ts';
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -47,7 +55,7 @@ function fieldAt(root: Node, offset: number): string {
   let found = root.name;
   const visit = (n: Node, base: number) => {
     for (const c of n.children) {
-      if (c.redefines) continue;
+      if (c.redefines || c.renames) continue;
       const start = base + (c.offset - n.offset);
       const k = c.occurs && offset >= start ? Math.min(Math.floor((offset - start) / c.length), c.occurs.max - 1) : 0;
       const at = start + k * c.length;
@@ -66,9 +74,26 @@ function odoCountOf(v: unknown, path: string): number {
   return Number(scaledInteger(v, 0, path));
 }
 
-/** Everything the code of layout `root` names that it does not declare: `K` its constants, `T` its template. */
-export function runtimeOf(root: Node, constants: unknown[], template: Buffer): Record<string, unknown> {
+/** Complex ODO: slides between the record at its counts and the layout at every maximum the code reads. */
+function odoRuntime(o: OdoLayout, maxLength: number): Record<string, unknown> {
   return {
+    odoLength: (counts: number[]) => recordLength(o, counts),
+    odoSlideIn: (buf: Buffer, counts: number[]) => slideIn(o, buf, counts),
+    odoSlideOut: (b: Buffer, counts: number[]) => slideOut(o, b, maxLength, counts),
+    odoReanchor: (e: unknown, counts: number[]) =>
+      e instanceof RecordDecodeError ? new RecordDecodeError(actualOffset(o, e.offset, counts), e.field, e.reason) : e,
+  };
+}
+
+/** Everything the code of layout `root` names that it does not declare: `K` its constants, `T` its template. */
+export function runtimeOf(
+  root: Node,
+  constants: unknown[],
+  template: Buffer,
+  odo: OdoLayout | null = null,
+): Record<string, unknown> {
+  return {
+    ...(odo ? odoRuntime(odo, template.length) : {}),
     K: constants,
     T: template,
     RecordEncodeError,
@@ -89,11 +114,16 @@ export function runtimeOf(root: Node, constants: unknown[], template: Buffer): R
     putBinary,
     getText,
     getTextLatin1,
+    getTextLatin1Mapped,
+    getTextWide,
     getZoned,
     getZonedTrailing,
+    getZonedConstants,
     getPacked,
     getPackedNumber,
+    getPackedConstants,
     getBinary,
+    binaryValue,
     putEdited,
     getEdited,
     putScaled,

@@ -76,6 +76,31 @@ export function getBinary(b: Buffer, off: number, s: BinarySpec, field: string):
   return scaledToJson(n, s.scale, s.asString);
 }
 
+/** The Buffer method that reads a 1-, 2- or 4-byte field as its spec says; null for 8 bytes. */
+export function binaryReader(s: BinarySpec): string | null {
+  if (s.length === 8 || s.asString) return null;
+  const bits = s.length * 8;
+  return `read${s.signed ? 'Int' : 'UInt'}${bits}${bits === 8 ? '' : s.littleEndian ? 'LE' : 'BE'}`;
+}
+
+/**
+ * getBinary for a field the generated decoder read itself with `binaryReader`'s method, its range and
+ * scale as literals; a value outside the range goes to `getBinary`, which names it.
+ */
+export function binaryValue(
+  n: number,
+  off: number,
+  min: number,
+  max: number,
+  divisor: number,
+  b: Buffer,
+  s: BinarySpec,
+  field: string,
+): number {
+  if (n < min || n > max) return getBinary(b, off, s, field) as number;
+  return n / divisor;
+}
+
 /** Range of a binary field: the picture's for COMP, the storage size's for COMP-5. */
 export function binaryRange(
   native: boolean,

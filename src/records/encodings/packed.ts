@@ -77,17 +77,61 @@ export function getPacked(b: Buffer, off: number, s: PackedSpec, field: string):
 
 /** getPacked for at most 15 digits: a byte at a time, no strings. */
 export function getPackedNumber(b: Buffer, off: number, s: PackedSpec, field: string): number {
-  const last = off + s.length - 1;
-  const negative = packedNegative(b, off, last, s, field);
+  const unsigned = s.signed ? 0 : 256;
+  const firstLimit = s.digits % 2 === 0 ? 0x10 : 0x100;
+  return getPackedConstants(b, off, off + s.length - 1, unsigned, firstLimit, POW10[s.scale]!, s, field);
+}
+
+/**
+ * The last byte of a packed field, read once: `digit << 1 | negative`, or -1 for a bad digit or sign. Bytes
+ * 0–255 for signed fields, 256–511 for unsigned ones (where a negative sign is an error).
+ */
+const LAST_BYTE = Int8Array.from({ length: 512 }, (_, i) => {
+  const digit = (i & 0xff) >> 4;
+  const sign = i & 0x0f;
+  const negative = sign === 0x0d || sign === 0x0b;
+  if (digit > 9 || sign < 0x0a || (negative && i >= 256)) return -1;
+  return (digit << 1) | (negative ? 1 : 0);
+});
+
+/**
+ * getPackedNumber with the spec's numbers as arguments: the generated decoder passes them as literals. Kept
+ * small, so that V8 inlines several into one decoder: the digit check is branch-free (a nibble is not a digit
+ * when adding 6 carries out of its four bits), the last byte is one table load, and anything unusual goes to
+ * `packedFailure`, which finds the first fault and names it. `unsigned` is 256 for an unsigned field, else 0;
+ * `firstLimit` is 0x10 where an even digit count leaves the first nibble unused (it must be 0), else 0x100.
+ */
+export function getPackedConstants(
+  b: Buffer,
+  off: number,
+  last: number,
+  unsigned: number,
+  firstLimit: number,
+  divisor: number,
+  s: PackedSpec,
+  field: string,
+): number {
   let num = 0;
+  let notDigit = 0;
   for (let i = off; i < last; i++) {
     const x = b[i]!;
-    const hi = x >> 4;
-    const lo = x & 0x0f;
-    if (hi > 9 || lo > 9) packedDigit(hi > 9 ? hi : lo, i, field);
-    num = num * 100 + hi * 10 + lo;
+    notDigit |= (x + 0x60) | (((x & 0x0f) + 0x06) << 4);
+    num = num * 100 + (x >> 4) * 10 + (x & 0x0f);
   }
-  num = num * 10 + packedDigit(b[last]! >> 4, last, field);
-  if (negative && num !== 0) num = -num;
-  return s.scale === 0 ? num : num / POW10[s.scale]!;
+  const tail = LAST_BYTE[b[last]! | unsigned]!;
+  if (tail < 0 || (notDigit & 0x100) !== 0 || b[off]! >= firstLimit) return packedFailure(b, off, s, field);
+  num = num * 10 + (tail >> 1);
+  // 0 - num, not -num: a negative zero decodes as 0, never -0
+  return (tail & 1 ? 0 - num : num) / divisor;
+}
+
+/** Throws the decode error of the first fault in a packed field that the fast path refused. */
+function packedFailure(b: Buffer, off: number, s: PackedSpec, field: string): never {
+  const last = off + s.length - 1;
+  packedNegative(b, off, last, s, field);
+  for (let i = off; i <= last; i++) {
+    packedDigit(b[i]! >> 4, i, field);
+    if (i < last) packedDigit(b[i]! & 0x0f, i, field);
+  }
+  throw new RecordDecodeError(off, field, 'invalid packed decimal');
 }

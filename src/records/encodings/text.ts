@@ -72,3 +72,49 @@ export function getTextLatin1(b: Buffer, off: number, length: number): string {
   while (end > off && b[end - 1] === 0x20) end--;
   return b.toString('latin1', off, end);
 }
+
+/** Where EBCDIC bytes are translated before one string is made of them (fields are decoded one at a time). */
+let scratch = Buffer.allocUnsafe(256);
+
+/**
+ * The bytes of a code page whose characters are all in Latin-1, translated to Latin-1 (cp037 and most
+ * EBCDIC pages); null for a page with characters beyond (cp1140's euro sign).
+ */
+export function latin1Translation(table: CharTable): Uint8Array | null {
+  const map = new Uint8Array(256);
+  for (let byte = 0; byte < 256; byte++) {
+    const code = table.decode[byte]!.charCodeAt(0);
+    if (code > 0xff) return null;
+    map[byte] = code;
+  }
+  return map;
+}
+
+/** The code point of each byte of a code page, for `getTextWide`. */
+export function unicodeTranslation(table: CharTable): Uint16Array {
+  return Uint16Array.from(table.decode, (ch) => ch.charCodeAt(0));
+}
+
+/** getText for a left-justified field of a single-byte page whose characters are in Latin-1: one table pass. */
+export function getTextLatin1Mapped(b: Buffer, off: number, length: number, space: number, map: Uint8Array): string {
+  let end = off + length;
+  while (end > off && b[end - 1] === space) end--;
+  const n = end - off;
+  if (n > scratch.length) scratch = Buffer.allocUnsafe(Math.max(n, scratch.length * 2));
+  for (let i = 0; i < n; i++) scratch[i] = map[b[off + i]!]!;
+  return scratch.toString('latin1', 0, n);
+}
+
+/** getText for a left-justified field of any single-byte page: UTF-16LE code units, then one string. */
+export function getTextWide(b: Buffer, off: number, length: number, space: number, map: Uint16Array): string {
+  let end = off + length;
+  while (end > off && b[end - 1] === space) end--;
+  const n = end - off;
+  if (2 * n > scratch.length) scratch = Buffer.allocUnsafe(Math.max(2 * n, scratch.length * 2));
+  for (let i = 0; i < n; i++) {
+    const code = map[b[off + i]!]!;
+    scratch[2 * i] = code & 0xff;
+    scratch[2 * i + 1] = code >> 8;
+  }
+  return scratch.toString('utf16le', 0, 2 * n);
+}

@@ -3,13 +3,14 @@
  * schema's rules, and what only the copybooks can tell. Each case edits a copy of the shipped example.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildApp } from '../../../src/app.ts';
 import { loadServices, ServiceFileError } from '../../../src/api/services/definition.ts';
 import { loadConfig } from '../../../src/config.ts';
+import { layoutItems } from '../../../src/records/index.ts';
 import { cobolSkip } from '../../helpers/cobol.ts';
 import { EXAMPLE_FILE, EXAMPLE_SERVICES, editedExample, type ServiceJson } from '../../helpers/services.ts';
 
@@ -138,6 +139,14 @@ test('each mistake is named by file and JSON pointer', () => {
       /is for 2xx statuses/,
     ],
     [
+      'copybookPath entry that is not a directory',
+      (s) => {
+        s['copybookPath'] = ['.', 'nowhere'];
+      },
+      '/copybookPath/1',
+      /no directory nowhere \(relative to the service file\)/,
+    ],
+    [
       'no program source',
       (s) => {
         s['program'] = 'PMNONE';
@@ -216,5 +225,52 @@ test('a service on a route Corebridge serves already stops startup, naming the f
   } finally {
     rmSync(dir, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+test('copybookPath: COPY in a service copybook finds its copybook there, and a missing one is named', () => {
+  const [shipped] = loadServices(EXAMPLE);
+  const fields = (l: NonNullable<typeof shipped>['request']) =>
+    [...layoutItems(l.root)].map((i) => [i.cobolName, i.offset, i.length, i.jsonPath]);
+  const split = (copybookPath: string[] | undefined) => {
+    const dir = edited((s) => {
+      if (copybookPath) s['copybookPath'] = copybookPath;
+    });
+    // the card view moves to copy/PMVCARD.cpy, its names written with IBM's :TAG: convention
+    const lines = readFileSync(join(dir, 'PMVERI.cpy'), 'utf8').split('\n');
+    const card = lines.findIndex((l) => l.includes('PMV-CARD REDEFINES'));
+    mkdirSync(join(dir, 'copy'));
+    writeFileSync(
+      join(dir, 'copy/PMVCARD.cpy'),
+      lines
+        .slice(card, card + 3)
+        .join('\n')
+        .replaceAll('PMV-', ':P:-'),
+    );
+    lines.splice(card, 3, '           COPY PMVCARD REPLACING ==:P:== BY ==PMV==.');
+    writeFileSync(join(dir, 'PMVERI.cpy'), lines.join('\n'));
+    return dir;
+  };
+  const dir = split(['copy']);
+  const missing = split(undefined);
+  try {
+    const [service] = loadServices(dir);
+    assert.deepEqual(fields(service!.request), fields(shipped!.request));
+    // the program's build gets the same directories (cobc -I)
+    assert.deepEqual(service!.copybookDirs, [join(dir, 'copy')]);
+    const number = [...layoutItems(service!.request.root)].find((i) => i.cobolName === 'PMV-CARD-NUMBER');
+    assert.deepEqual([number?.fileName, number?.line], ['copy/PMVCARD.cpy', 2]);
+    assert.throws(
+      () => loadServices(missing),
+      (e: unknown) => {
+        assert.ok(e instanceof ServiceFileError);
+        assert.equal(e.pointer, '/request/copybook');
+        assert.match(e.message, /PMVERI\.cpy:\d+:12: COPY PMVCARD: copybook not found \(searched \.\)/);
+        return true;
+      },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(missing, { recursive: true, force: true });
   }
 });
