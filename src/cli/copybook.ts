@@ -21,6 +21,7 @@ export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profil
   --pointer-size 4|8            --sync-alignment ibm|gnucobol   (POINTER size; SYNCHRONIZED boundaries)
   --format fixed|free|auto      --record NAME (when the copybook has several 01 records)
   --copybook-path DIR            where COPY looks after the copybook's own directory (repeatable; then $COBCPY's directories)
+  --currency-sign C             the currency symbol of edited pictures (default $)   --decimal-point-is-comma
   --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
                                 a field's own code page: "encodings": {"COBOL-NAME": "cp273"}
                                 or views by a discriminator: "redefines": {"BASE": {"discriminator": "NAME", "views": {"C": "VIEW"}}}
@@ -53,6 +54,8 @@ const OPTIONS = {
   json: { type: 'boolean' },
   'json-schema': { type: 'boolean' },
   codegen: { type: 'boolean' },
+  'currency-sign': { type: 'string' },
+  'decimal-point-is-comma': { type: 'boolean' },
 } as const;
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
@@ -116,6 +119,8 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   if (format) options.format = format;
   if (values.record) options.record = values.record;
   options.copybookPath = [...(values['copybook-path'] ?? []), ...copybookPathFromEnv(process.env.COBCPY)];
+  if (values['currency-sign'] !== undefined) options.currencySign = values['currency-sign'];
+  if (values['decimal-point-is-comma']) options.decimalPointIsComma = true;
   if (values.mapping) {
     try {
       options.mapping = JSON.parse(await readFile(values.mapping, 'utf8'));

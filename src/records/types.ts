@@ -105,6 +105,10 @@ export interface CompileOptions {
   copybookPath?: string[];
   /** Finds a copybook's text for COPY instead of reading files (the codec then needs no node:fs). */
   readCopybook?: CopybookReader;
+  /** The currency symbol of edited pictures, in the picture and in the data (CURRENCY SIGN); default `$`. */
+  currencySign?: string;
+  /** DECIMAL-POINT IS COMMA: in edited pictures `,` is the decimal point and `.` the grouping character. */
+  decimalPointIsComma?: boolean;
 }
 
 /** A copybook's text and the name errors give it (a path for files read from disk). */

@@ -35,6 +35,8 @@ const GET = {
   packed: 'getPacked',
   binary: 'getBinary',
   float: 'getFloat',
+  edited: 'getEdited',
+  scaled: 'getScaled',
 } as const;
 
 /** An expression reading elementary item `f` at `at`: the fastest reader its spec allows. */

@@ -28,6 +28,8 @@ export const PUT = {
   packed: 'putPacked',
   binary: 'putBinary',
   float: 'putFloat',
+  edited: 'putEdited',
+  scaled: 'putScaled',
 } as const;
 
 interface EncodeCtx {

@@ -1,6 +1,7 @@
 /** The functions and values the generated code closes over, by the names it calls them. */
 import { scaledInteger, typeName } from '../decimal.ts';
 import { binaryValue, getBinary, putBinary } from '../encodings/binary.ts';
+import { getEdited, putEdited } from '../encodings/edited.ts';
 import { getPacked, getPackedConstants, getPackedNumber, putPacked } from '../encodings/packed.ts';
 import { getDbcs, putDbcs } from '../encodings/dbcs.ts';
 import { getMixed, putMixed } from '../encodings/mixed.ts';
@@ -13,6 +14,7 @@ import {
   putText,
   putTextOnSpaces,
 } from '../encodings/text.ts';
+import { getScaled, putScaled } from '../encodings/scaled.ts';
 import { getZoned, getZonedConstants, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
 import { getFloat, putFloat } from '../encodings/float.ts';
 import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
@@ -133,5 +135,9 @@ export function runtimeOf(
     getBinary,
     binaryValue,
     getFloat,
+    putEdited,
+    getEdited,
+    putScaled,
+    getScaled,
   };
 }
