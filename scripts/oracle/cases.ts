@@ -6,6 +6,7 @@
 import { COPY_CASES } from './cases-copy.ts';
 import { LAYOUT_CASES } from './cases-layout.ts';
 import { FLOAT_CASES } from './cases-float.ts';
+import { EDITED_CASES } from './cases-edited.ts';
 import type { CodecDifference, OracleOptions } from './fixture.ts';
 
 export interface OracleCase {
@@ -19,6 +20,8 @@ export interface OracleCase {
   flags?: string[];
   /** cp037 cases: translate the DISPLAY bytes with GnuCOBOL's EBCDIC alphabet before dumping them. */
   ebcdic?: boolean;
+  /** SPECIAL-NAMES clauses of the program, e.g. `DECIMAL-POINT IS COMMA` (matching the codec options). */
+  specialNames?: string[];
   vectors: Array<{
     name: string;
     values: Record<string, unknown>;
@@ -1396,4 +1399,5 @@ export const CASES: OracleCase[] = [
   ...COPY_CASES,
   ...LAYOUT_CASES,
   ...FLOAT_CASES,
+  ...EDITED_CASES,
 ];

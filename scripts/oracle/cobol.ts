@@ -24,6 +24,8 @@ export interface ProgramSpec {
   ebcdicDisplay: boolean;
   /** The copybook is in free format: the program switches to it and back with >>SOURCE FORMAT. */
   freeFormat?: boolean;
+  /** Clauses of the SPECIAL-NAMES paragraph (`DECIMAL-POINT IS COMMA`, `CURRENCY SIGN IS "£"`). */
+  specialNames?: string[];
 }
 
 /** A line printed before each vector's hex, so the output parses unambiguously. */
@@ -54,8 +56,8 @@ function wrap(tokens: string[], indent = INDENT): string[] {
   return lines;
 }
 
-/** A COBOL literal for a JSON leaf value. */
-export function cobolLiteral(v: unknown, item: LayoutItem): string {
+/** A COBOL literal for a JSON leaf value; under DECIMAL-POINT IS COMMA a numeric literal's point is a comma. */
+export function cobolLiteral(v: unknown, item: LayoutItem, decimalComma = false): string {
   if (item.kind === 'numeric') {
     let text: string;
     if (typeof v === 'number') {
@@ -66,7 +68,7 @@ export function cobolLiteral(v: unknown, item: LayoutItem): string {
     } else {
       throw new Error(`${item.cobolName}: ${JSON.stringify(v)} is not a number or a decimal string`);
     }
-    return text;
+    return decimalComma ? text.replace('.', ',') : text;
   }
   if (typeof v !== 'string') throw new Error(`${item.cobolName}: ${JSON.stringify(v)} is not a string`);
   if (v === '') return 'SPACES';
@@ -104,7 +106,7 @@ interface Move {
 }
 
 /** The MOVE statements that put a JSON object's leaves into the record. */
-function movesOf(root: LayoutItem, values: Record<string, unknown>): Move[] {
+function movesOf(root: LayoutItem, values: Record<string, unknown>, decimalComma = false): Move[] {
   const moves: Move[] = [];
   const visit = (group: LayoutItem, obj: Record<string, unknown>, ancestors: LayoutItem[], subscripts: number[]) => {
     const known = new Set<string>();
@@ -121,7 +123,12 @@ function movesOf(root: LayoutItem, values: Record<string, unknown>): Move[] {
         } else {
           moves.push({
             item: child,
-            tokens: ['MOVE', cobolLiteral(x, child), 'TO', ...reference(child, [...ancestors, group], subs)],
+            tokens: [
+              'MOVE',
+              cobolLiteral(x, child, decimalComma),
+              'TO',
+              ...reference(child, [...ancestors, group], subs),
+            ],
           });
         }
       };
@@ -227,16 +234,22 @@ export function cobolProgram(spec: ProgramSpec): string {
   const line = (s: string) => out.push(s);
   line('       IDENTIFICATION DIVISION.');
   line('       PROGRAM-ID. ORACLE.');
+  const specialNames = [...(spec.ebcdicDisplay ? ['ALPHABET ORX-EBCDIC IS EBCDIC'] : []), ...(spec.specialNames ?? [])];
+  if (specialNames.length > 0) {
+    line('       ENVIRONMENT DIVISION.');
+    line('       CONFIGURATION SECTION.');
+  }
   if (spec.ebcdicDisplay) {
     // Alphanumeric comparisons follow the program collating sequence: the rank of a byte among all 256
     // under GnuCOBOL's EBCDIC alphabet is its EBCDIC code (the alphabet is a permutation).
-    line('       ENVIRONMENT DIVISION.');
-    line('       CONFIGURATION SECTION.');
     line('       OBJECT-COMPUTER. ORACLE-HOST');
     line('           PROGRAM COLLATING SEQUENCE IS ORX-EBCDIC.');
-    line('       SPECIAL-NAMES.');
-    line('           ALPHABET ORX-EBCDIC IS EBCDIC.');
   }
+  if (specialNames.length > 0) {
+    line('       SPECIAL-NAMES.');
+    specialNames.forEach((clause, i) => line(`           ${clause}${i === specialNames.length - 1 ? '.' : ''}`));
+  }
+  const decimalComma = specialNames.some((c) => /^DECIMAL-POINT\s+IS\s+COMMA$/i.test(c));
   line('       DATA DIVISION.');
   line('       WORKING-STORAGE SECTION.');
   if (spec.freeFormat === true) line('       >>SOURCE FORMAT IS FREE');
@@ -316,7 +329,7 @@ export function cobolProgram(spec: ProgramSpec): string {
           ? Number(counterValue)
           : (initial ?? table.occurs!.min);
     }
-    for (const move of movesOf(layout.root, vector.values)) {
+    for (const move of movesOf(layout.root, vector.values, decimalComma)) {
       if (odo !== null && move.item === odo.counter) continue;
       for (const l of wrap(move.tokens)) line(l);
     }

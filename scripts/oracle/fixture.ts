@@ -17,6 +17,8 @@ export type OracleOptions = Pick<
   | 'floatRounding'
   | 'pointerSize'
   | 'syncAlignment'
+  | 'currencySign'
+  | 'decimalPointIsComma'
 >;
 
 export interface OracleVector {
@@ -54,6 +56,8 @@ export interface OracleFixture {
     flags: string[];
     /** DISPLAY bytes were translated to EBCDIC by the generated program with GnuCOBOL's EBCDIC alphabet. */
     ebcdicDisplay: boolean;
+    /** SPECIAL-NAMES clauses of the program (DECIMAL-POINT IS COMMA, CURRENCY SIGN). */
+    specialNames?: string[];
   };
   vectors: OracleVector[];
 }

@@ -84,6 +84,7 @@ function generateCase(c: OracleCase, index: number, work: string, version: strin
     vectors: c.vectors,
     ebcdicDisplay: c.ebcdic === true,
     freeFormat: c.options.format === 'free',
+    ...(c.specialNames ? { specialNames: c.specialNames } : {}),
   });
   const flags = flagsOf(c);
   const output = compileAndRun(work, `case${index}`, source, flags, includeDir);
@@ -100,7 +101,12 @@ function generateCase(c: OracleCase, index: number, work: string, version: strin
     copybook: c.copybook,
     ...(c.includes ? { includes: c.includes } : {}),
     options: c.options,
-    cobc: { version, flags, ebcdicDisplay: c.ebcdic === true },
+    cobc: {
+      version,
+      flags,
+      ebcdicDisplay: c.ebcdic === true,
+      ...(c.specialNames ? { specialNames: c.specialNames } : {}),
+    },
     vectors: c.vectors.map((v, i) => ({
       name: v.name,
       values: v.values,

@@ -23,6 +23,7 @@ export const COPYBOOK_OPTIONS = `  --profile zos|gnucobol        platform profil
   --empty-numeric error|null|zero   numeric fields holding only LOW-VALUES, HIGH-VALUES or spaces (default error);
                                 per field or group: "emptyNumeric": {"COBOL-NAME": "null"} in the mapping
   --copybook-path DIR            where COPY looks after the copybook's own directory (repeatable; then $COBCPY's directories)
+  --currency-sign C             the currency symbol of edited pictures (default $)   --decimal-point-is-comma
   --mapping FILE.json           {"fields": {"COBOL-NAME": "jsonName" | false}, "redefines": {"BASE": "VIEW"}}
                                 a field's own code page: "encodings": {"COBOL-NAME": "cp273"}
                                 or views by a discriminator: "redefines": {"BASE": {"discriminator": "NAME", "views": {"C": "VIEW"}}}
@@ -56,6 +57,8 @@ const OPTIONS = {
   json: { type: 'boolean' },
   'json-schema': { type: 'boolean' },
   codegen: { type: 'boolean' },
+  'currency-sign': { type: 'string' },
+  'decimal-point-is-comma': { type: 'boolean' },
 } as const;
 
 function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
@@ -121,6 +124,8 @@ export async function copybookCommand(argv: string[], io: Io): Promise<number> {
   if (format) options.format = format;
   if (values.record) options.record = values.record;
   options.copybookPath = [...(values['copybook-path'] ?? []), ...copybookPathFromEnv(process.env.COBCPY)];
+  if (values['currency-sign'] !== undefined) options.currencySign = values['currency-sign'];
+  if (values['decimal-point-is-comma']) options.decimalPointIsComma = true;
   if (values.mapping) {
     try {
       options.mapping = JSON.parse(await readFile(values.mapping, 'utf8'));

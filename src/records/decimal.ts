@@ -91,6 +91,9 @@ export function fitsDigits(n: number | bigint, digits: number): boolean {
 /** The largest value a picture holds, as text (`999.99`). */
 export function pictureMax(digits: number, scale: number): string {
   const nines = '9'.repeat(digits);
+  // P scaling: zeros for the P's right of the digits (scale < 0), or between the point and the digits
+  if (scale < 0) return nines + '0'.repeat(-scale);
+  if (scale > digits) return `0.${'0'.repeat(scale - digits)}${nines}`;
   return scale === 0 ? nines : `${nines.slice(0, digits - scale) || '0'}.${nines.slice(digits - scale)}`;
 }
 

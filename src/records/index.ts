@@ -59,6 +59,10 @@ export function compileCopybook(source: string, options: CompileOptions & { reco
       profile,
       ...(options.record ? { record: options.record } : {}),
       ...(options.mapping ? { mapping: options.mapping } : {}),
+      editing: {
+        ...(options.currencySign !== undefined ? { currencySign: options.currencySign } : {}),
+        ...(options.decimalPointIsComma !== undefined ? { decimalPointIsComma: options.decimalPointIsComma } : {}),
+      },
     });
     applyEmptyNumeric(built.root, options.emptyNumeric, options.mapping, profile);
     template = buildTemplate(built.root, built.maxLength, profile, fileName);

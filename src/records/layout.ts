@@ -5,7 +5,7 @@ import { isCharset } from './charsets.ts';
 import { binaryByteSize } from './profiles.ts';
 import { CopybookError, MappingError } from './errors.ts';
 import type { Entry } from './parser.ts';
-import { analyzePicture, type PictureInfo } from './picture.ts';
+import { analyzePicture, type EditingOptions, type PictureInfo } from './picture.ts';
 import { renamedRange } from './renames.ts';
 import { checkComplexOdo, minimumLength, odoLayout, variablyLocated, type OdoLayout } from './odo.ts';
 import { alignSynchronized } from './sync.ts';
@@ -83,6 +83,7 @@ export interface BuiltLayout {
 interface Ctx {
   fileName: string;
   profile: PlatformProfile;
+  editing?: EditingOptions;
 }
 
 function fail(ctx: Ctx, at: { line: number; column: number }, reason: string, unsupported = false): never {
@@ -210,11 +211,15 @@ function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?:
     return node;
   }
   if (!e.picture) fail(ctx, e, `${e.name} has neither a PICTURE nor subordinate items`);
-  const pic = analyzePicture(e.picture.text, {
-    fileName: ctx.fileName,
-    line: e.picture.line,
-    column: e.picture.column,
-  });
+  const pic = analyzePicture(
+    e.picture.text,
+    {
+      fileName: ctx.fileName,
+      line: e.picture.line,
+      column: e.picture.column,
+    },
+    ctx.editing,
+  );
   node.picture = pic;
   node.kind = pic.kind;
   if (pic.kind === 'national' || usage === 'national') {
@@ -230,6 +235,15 @@ function build(e: Entry, parent: Node | null, inherited: { usage?: Usage; sign?:
     node.usage = 'national';
     if (pic.signed) node.sign = sign!;
     node.length = (pic.size + (pic.signed ? 1 : 0)) * 2;
+    return node;
+  }
+  if (pic.edited) {
+    if (usage !== 'display') fail(ctx, e, `USAGE ${usage} cannot take an edited picture`);
+    if (e.sign) fail(ctx, e, 'SIGN does not apply to edited pictures');
+    if (e.justifiedRight) fail(ctx, e, 'JUSTIFIED does not apply to edited pictures');
+    if (e.blankWhenZero && (pic.kind !== 'numeric' || pic.edited.pad === '*'))
+      fail(ctx, e, 'BLANK WHEN ZERO needs a numeric item without check protection (*)');
+    node.length = pic.size;
     return node;
   }
   if (pic.dbcs || usage === 'display-1') dbcsItem(node, e, ctx);
@@ -548,9 +562,16 @@ function applyEncodings(root: Node, mapping: FieldMapping | undefined): void {
 
 export function buildLayout(
   entries: Entry[],
-  options: { fileName: string; profile: PlatformProfile; record?: string; mapping?: FieldMapping },
+  options: {
+    fileName: string;
+    profile: PlatformProfile;
+    record?: string;
+    mapping?: FieldMapping;
+    editing?: EditingOptions;
+  },
 ): BuiltLayout {
   const ctx: Ctx = { fileName: options.fileName, profile: options.profile };
+  if (options.editing) ctx.editing = options.editing;
   const defaultName =
     options.fileName
       .replace(/^.*[\\/]/, '')

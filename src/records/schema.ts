@@ -30,7 +30,7 @@ function elementarySchema(n: Node, annotate: boolean): JsonSchema {
     schema.maxLength = pic.size;
   } else if (n.kind !== 'numeric') {
     schema.type = 'string';
-    schema.maxLength = n.usage === 'display-1' ? pic.size : n.length;
+    schema.maxLength = n.usage === 'display-1' ? pic.size : pic.edited ? pic.edited.dataLength : n.length;
     if (n.kind === 'alphabetic') schema.pattern = '^[A-Za-z ]*$';
   } else if (decodesAsString(n)) {
     schema.type = 'string';
@@ -40,8 +40,8 @@ function elementarySchema(n: Node, annotate: boolean): JsonSchema {
     const fraction = pic.scale > 0 ? `(\\.\\d{1,${pic.scale}})?` : '';
     schema.pattern = `^${pic.signed ? '-?' : ''}\\d{1,${Math.max(intDigits, 1)}}${fraction}$`;
   } else {
-    schema.type = pic.scale === 0 ? 'integer' : 'number';
-    if (pic.scale > 0) schema.multipleOf = 10 ** -pic.scale;
+    schema.type = pic.scale <= 0 ? 'integer' : 'number';
+    if (pic.scale !== 0) schema.multipleOf = 10 ** -pic.scale;
     const max = Number(pictureMax(pic.digits, pic.scale));
     if (n.usage === 'comp-5') {
       const bits = n.length * 8;

@@ -3,6 +3,8 @@ import { charTable, zonedUnsupported } from './charsets.ts';
 import { binaryRange, putBinary, type BinarySpec } from './encodings/binary.ts';
 import { putNational, putNationalDecimal, type NationalDecimalSpec, type NationalSpec } from './encodings/national.ts';
 import { putFloat, type FloatSpec } from './encodings/float.ts';
+import { putEdited, type EditedSpec } from './encodings/edited.ts';
+import { putScaled, type ScaledInner, type ScaledSpec } from './encodings/scaled.ts';
 import { putPacked, type PackedSpec } from './encodings/packed.ts';
 import { putDbcs, type DbcsSpec } from './encodings/dbcs.ts';
 import { putMixed } from './encodings/mixed.ts';
@@ -22,7 +24,9 @@ export type FieldSpec =
   | { type: 'binary'; spec: BinarySpec }
   | { type: 'national'; spec: NationalSpec }
   | { type: 'nationalDecimal'; spec: NationalDecimalSpec }
-  | { type: 'float'; spec: FloatSpec };
+  | { type: 'float'; spec: FloatSpec }
+  | { type: 'edited'; spec: EditedSpec }
+  | { type: 'scaled'; spec: ScaledSpec };
 
 /** The codec spec of an elementary item. */
 export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
@@ -43,6 +47,8 @@ export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
     }
     return { type: 'dbcs', spec: { length: n.length, table, justifiedRight: n.entry.justifiedRight === true } };
   }
+  if (pic.edited) return { type: 'edited', spec: editedSpec(n, table) };
+  if (pic.scale < 0) return { type: 'scaled', spec: scaledSpec(n, profile) };
   if (n.kind !== 'numeric') {
     const justifiedRight = n.entry.justifiedRight === true;
     const spec = { length: n.length, table, justifiedRight, alphabetic: n.kind === 'alphabetic' };
@@ -84,13 +90,38 @@ export function fieldSpec(n: Node, profile: PlatformProfile): FieldSpec {
   return { type: 'binary', spec: { ...base, asString: decodesAsString(n), length, native, littleEndian, ...range } };
 }
 
+function editedSpec(n: Node, table: ReturnType<typeof charTable>): EditedSpec {
+  const pic = n.picture!;
+  return {
+    digits: pic.digits,
+    scale: pic.scale,
+    signed: pic.signed,
+    asString: decodesAsString(n),
+    picture: pic.normalized,
+    length: n.length,
+    edit: pic.edited!,
+    blankWhenZero: n.entry.blankWhenZero === true,
+    table,
+  };
+}
+
+/** P right of the digits: the stored integer's own spec (scale 0), under the picture's numbers. */
+function scaledSpec(n: Node, profile: PlatformProfile): ScaledSpec {
+  const pic = n.picture!;
+  const inner = fieldSpec({ ...n, picture: { ...pic, scale: 0 } }, profile) as ScaledInner;
+  const { digits, scale, signed, normalized } = pic;
+  return { digits, scale, signed, asString: decodesAsString(n), picture: normalized, inner };
+}
+
 /**
  * Whether decode returns the item as a decimal string: when it can hold more than 15 digits — by its
  * picture, or for COMP-5 by its storage size (an 8-byte COMP-5 holds up to 2^64 − 1 whatever the picture).
  */
 export function decodesAsString(n: Node): boolean {
   if (n.usage === 'comp-5' || n.usage === 'pointer') return n.length === 8;
-  return (n.picture?.digits ?? 0) > 15;
+  const pic = n.picture;
+  // P scaling counts: 9(14)PPP holds 17 digits; and a double divides exactly by at most 10^22
+  return (pic?.digits ?? 0) + Math.max(0, -(pic?.scale ?? 0)) > 15 || (pic?.scale ?? 0) > 22;
 }
 
 export function putField(buf: Buffer, off: number, f: FieldSpec, v: unknown, path: string): void {
@@ -113,5 +144,9 @@ export function putField(buf: Buffer, off: number, f: FieldSpec, v: unknown, pat
       return putNationalDecimal(buf, off, f.spec, v, path);
     case 'float':
       return putFloat(buf, off, f.spec, v, path);
+    case 'edited':
+      return putEdited(buf, off, f.spec, v, path);
+    case 'scaled':
+      return putScaled(buf, off, f.spec, v, path);
   }
 }

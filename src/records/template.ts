@@ -45,10 +45,14 @@ function fillText(buf: Buffer, off: number, length: number, lit: Literal, table:
   }
 }
 
+const numericLiteral = (lit: Literal) => lit.kind === 'number' || (lit.kind === 'figurative' && lit.name === 'ZERO');
+
 /** The JSON value a VALUE literal stands for (used as the default in the JSON Schema). */
 export function literalJson(n: Node): string | number | undefined {
   const lit = n.entry.value;
   if (lit === undefined) return undefined;
+  // an edited item's alphanumeric VALUE is its edited text, not the JSON value
+  if (n.picture?.edited && !(n.kind === 'numeric' && numericLiteral(lit))) return undefined;
   if (n.kind === 'numeric') {
     if (lit.kind === 'figurative' && lit.name === 'ZERO') return 0;
     return lit.kind === 'number' ? (decodesAsString(n) ? lit.text : Number(lit.text)) : undefined;
@@ -145,6 +149,12 @@ function initElementary(buf: Buffer, off: number, n: Node, profile: PlatformProf
     return;
   }
   let value: string | number = 0;
+  if (f.type === 'edited' && (lit === undefined ? f.spec.edit.type === 'alphanumeric' : !numericLiteral(lit))) {
+    // an edited item's VALUE is stored as written; without one, the item holds what MOVE SPACES/ZERO gives
+    if (lit === undefined) putField(buf, off, f, '', '');
+    else fillText(buf, off, n.length, lit, f.spec.table, n);
+    return;
+  }
   if (lit !== undefined) {
     if (lit.kind === 'number') value = lit.text;
     else if (!(lit.kind === 'figurative' && lit.name === 'ZERO')) {

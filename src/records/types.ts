@@ -131,6 +131,10 @@ export interface CompileOptions {
   readCopybook?: CopybookReader;
   /** What numeric items holding only LOW-VALUES, HIGH-VALUES or spaces decode to; default `error`. */
   emptyNumeric?: EmptyNumeric;
+  /** The currency symbol of edited pictures, in the picture and in the data (CURRENCY SIGN); default `$`. */
+  currencySign?: string;
+  /** DECIMAL-POINT IS COMMA: in edited pictures `,` is the decimal point and `.` the grouping character. */
+  decimalPointIsComma?: boolean;
 }
 
 /** A copybook's text and the name errors give it (a path for files read from disk). */

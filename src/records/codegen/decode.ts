@@ -38,6 +38,8 @@ const GET = {
   national: 'getNational',
   nationalDecimal: 'getNationalDecimal',
   float: 'getFloat',
+  edited: 'getEdited',
+  scaled: 'getScaled',
 } as const;
 
 /** An expression reading elementary item `f` at `at`: the fastest reader its spec allows. */

@@ -31,6 +31,8 @@ export const PUT = {
   national: 'putNational',
   nationalDecimal: 'putNationalDecimal',
   float: 'putFloat',
+  edited: 'putEdited',
+  scaled: 'putScaled',
 } as const;
 
 interface EncodeCtx {

@@ -3,6 +3,7 @@ import { scaledInteger, typeName } from '../decimal.ts';
 import { getOrEmpty } from '../empty.ts';
 import { binaryValue, getBinary, putBinary } from '../encodings/binary.ts';
 import { getNational, getNationalDecimal, putNational, putNationalDecimal } from '../encodings/national.ts';
+import { getEdited, putEdited } from '../encodings/edited.ts';
 import { getPacked, getPackedConstants, getPackedNumber, putPacked } from '../encodings/packed.ts';
 import { getDbcs, putDbcs } from '../encodings/dbcs.ts';
 import { getMixed, putMixed } from '../encodings/mixed.ts';
@@ -15,6 +16,7 @@ import {
   putText,
   putTextOnSpaces,
 } from '../encodings/text.ts';
+import { getScaled, putScaled } from '../encodings/scaled.ts';
 import { getZoned, getZonedConstants, getZonedTrailing, putZoned } from '../encodings/zoned.ts';
 import { getFloat, putFloat } from '../encodings/float.ts';
 import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
@@ -140,5 +142,9 @@ export function runtimeOf(
     getNationalDecimal,
     putNationalDecimal,
     getFloat,
+    putEdited,
+    getEdited,
+    putScaled,
+    getScaled,
   };
 }
