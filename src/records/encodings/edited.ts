@@ -9,6 +9,7 @@ import { typeName } from '../decimal.ts';
 import type { EditedPicture } from '../edited-picture.ts';
 import { hex, type NumberSpec } from './numeric.ts';
 import { mantissaToJson, scaledMantissa } from './scaled.ts';
+import { unmappedCharacter } from './text.ts';
 
 export interface EditedSpec extends NumberSpec {
   length: number;
@@ -135,14 +136,7 @@ function putAlphanumericEdited(buf: Buffer, off: number, s: EditedSpec, v: unkno
       continue;
     }
     const byte = enc[v.charCodeAt(k)]!;
-    if (byte < 0) {
-      throw new RecordEncodeError(path, `character "${v[k]}" at position ${k} is not in ${s.table.name}`, {
-        kind: 'character',
-        character: String.fromCodePoint(v.codePointAt(k)!),
-        position: k,
-        charset: s.table.name,
-      });
-    }
+    if (byte < 0) throw unmappedCharacter(path, v, k, s.table);
     buf[off + i] = byte;
     k++;
   }

@@ -6,7 +6,7 @@ import { SHIFT_IN, SHIFT_OUT, UNMAPPED, type CharTable } from '../charsets.ts';
 import { typeName } from '../decimal.ts';
 import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
 import { hex } from './numeric.ts';
-import type { TextSpec } from './text.ts';
+import { unmappedCharacter, type TextSpec } from './text.ts';
 
 const ALPHABETIC = /^[A-Za-z ]*$/;
 
@@ -33,15 +33,7 @@ export function mixedBytes(v: string, table: CharTable, path: string): number[] 
       width = unit >= 0xd800 && unit < 0xdc00 ? 2 : 1;
       code = dbcs.encode.get(v.slice(i, i + width));
     }
-    if (code === undefined) {
-      const character = String.fromCodePoint(v.codePointAt(i)!);
-      throw new RecordEncodeError(path, `character "${character}" at position ${i} is not in ${table.name}`, {
-        kind: 'character',
-        character,
-        position: i,
-        charset: table.name,
-      });
-    }
+    if (code === undefined) throw unmappedCharacter(path, v, i, table);
     if (!shifted) out.push(SHIFT_OUT);
     shifted = true;
     out.push(code >> 8, code & 0xff);

@@ -13,6 +13,17 @@ export interface TextSpec {
 
 const ALPHABETIC = /^[A-Za-z ]*$/;
 
+/** The error for the character at `position` of `v` that code page `table` has no byte for; names it whole. */
+export function unmappedCharacter(path: string, v: string, position: number, table: CharTable): RecordEncodeError {
+  const character = String.fromCodePoint(v.codePointAt(position)!);
+  return new RecordEncodeError(path, `character "${character}" at position ${position} is not in ${table.name}`, {
+    kind: 'character',
+    character,
+    position,
+    charset: table.name,
+  });
+}
+
 export function putText(buf: Buffer, off: number, s: TextSpec, v: unknown, path: string): void {
   const start = putTextOnSpaces(buf, off, s, v, path);
   const n = (v as string).length;
@@ -41,14 +52,7 @@ export function putTextOnSpaces(buf: Buffer, off: number, s: TextSpec, v: unknow
   const start = s.justifiedRight ? off + s.length - n : off;
   for (let i = 0; i < n; i++) {
     const b = enc[v.charCodeAt(i)]!;
-    if (b < 0) {
-      throw new RecordEncodeError(path, `character "${v[i]}" at position ${i} is not in ${s.table.name}`, {
-        kind: 'character',
-        character: String.fromCodePoint(v.codePointAt(i)!),
-        position: i,
-        charset: s.table.name,
-      });
-    }
+    if (b < 0) throw unmappedCharacter(path, v, i, s.table);
     buf[start + i] = b;
   }
   return start;
