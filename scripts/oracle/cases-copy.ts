@@ -2,21 +2,11 @@
  * Oracle cases for COPY and REPLACE: the program's WORKING-STORAGE holds the case's copybook with its COPY
  * statements, cobc finds the included copybooks with -I, and the record bytes show what the text became.
  */
-import type { OracleOptions } from './fixture.ts';
-
-/** The part of cases.ts's OracleCase these use (importing it from there would be an import cycle). */
-interface CopyCase {
-  name: string;
-  description: string;
-  copybook: string[];
-  includes: Record<string, string[]>;
-  options: OracleOptions;
-  vectors: Array<{ name: string; values: Record<string, unknown> }>;
-}
+import type { OracleCase } from './fixture.ts';
 
 const fixed = (...lines: string[]) => lines.map((l) => `       ${l}`);
 
-export const COPY_CASES: CopyCase[] = [
+export const COPY_CASES: OracleCase[] = [
   {
     name: 'copy-basic',
     description: 'COPY of a group with DISPLAY, zoned and packed fields in the middle of a record',

@@ -3,19 +3,7 @@
  * into a numeric-edited item is edited by the MOVE, a string into an alphanumeric-edited one gets its
  * insertions), and the codec must write the same bytes and read them back to the value.
  */
-import type { OracleOptions } from './fixture.ts';
-
-/** The shape of cases.ts's OracleCase (not imported: cases.ts imports this file). */
-interface Case {
-  name: string;
-  description: string;
-  copybook: string[];
-  options: OracleOptions;
-  flags?: string[];
-  ebcdic?: boolean;
-  specialNames?: string[];
-  vectors: Array<{ name: string; values: Record<string, unknown>; decoded?: Record<string, unknown> }>;
-}
+import type { OracleCase, OracleOptions } from './fixture.ts';
 
 const fixed = (...lines: string[]) => lines.map((l) => `       ${l}`);
 
@@ -212,7 +200,7 @@ const dcRec = (z: number, fcur: number, star: number, fminus: number, all: numbe
   dcV: v,
 });
 
-export const EDITED_CASES: Case[] = [
+export const EDITED_CASES: OracleCase[] = [
   {
     name: 'p-scaling',
     description:

@@ -4,21 +4,7 @@
  * refuses what a field cannot hold exactly, so COMP-1 values here are floats exactly (halves, quarters,
  * integers below 2^24), except in the case compiled with floatRounding: 'nearest'.
  */
-import type { CodecDifference, OracleOptions } from './fixture.ts';
-
-/** The shape of `OracleCase` (cases.ts spreads these into CASES; importing it from there would be a cycle). */
-interface OracleCase {
-  name: string;
-  description: string;
-  copybook: string[];
-  options: OracleOptions;
-  vectors: Array<{
-    name: string;
-    values: Record<string, unknown>;
-    decoded?: Record<string, unknown>;
-    codecDiffers?: CodecDifference;
-  }>;
-}
+import type { OracleCase } from './fixture.ts';
 
 const COMP2_LITERAL =
   "cobc 3.1.2 converts the literal 0.1 to 3FB9999999999999, one unit below the double nearest to 0.1 (3FB999999999999A, as IEEE 754 and JavaScript's 0.1 are); the codec writes the nearest, and reads cobc's bytes as 0.09999999999999999";

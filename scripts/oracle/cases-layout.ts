@@ -3,17 +3,7 @@
  * tables, variable tables inside table elements (cobc -fodoslide lays the record out at its counts, as IBM
  * Enterprise COBOL does), and level-66 RENAMES.
  */
-import type { OracleOptions } from './fixture.ts';
-
-/** The fields of an `OracleCase` (cases.ts) these cases use. */
-interface LayoutCase {
-  name: string;
-  description: string;
-  copybook: string[];
-  options: OracleOptions;
-  flags?: string[];
-  vectors: Array<{ name: string; values: Record<string, unknown>; decoded?: Record<string, unknown> }>;
-}
+import type { OracleCase, OracleOptions } from './fixture.ts';
 
 const fixed = (...lines: string[]) => lines.map((l) => `       ${l}`);
 
@@ -108,7 +98,7 @@ const rn = (code: string, amount: number, city: string, zip: number, flag: strin
   rnFlag: flag,
 });
 
-export const LAYOUT_CASES: LayoutCase[] = [
+export const LAYOUT_CASES: OracleCase[] = [
   {
     name: 'odo-not-last',
     description:

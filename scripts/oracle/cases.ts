@@ -7,28 +7,7 @@ import { COPY_CASES } from './cases-copy.ts';
 import { LAYOUT_CASES } from './cases-layout.ts';
 import { FLOAT_CASES } from './cases-float.ts';
 import { EDITED_CASES } from './cases-edited.ts';
-import type { CodecDifference, OracleOptions } from './fixture.ts';
-
-export interface OracleCase {
-  name: string;
-  description: string;
-  copybook: string[];
-  /** Copybooks its COPY statements bring in (file name → lines), written beside the program for cobc -I. */
-  includes?: Record<string, string[]>;
-  options: OracleOptions;
-  /** cobc flags besides -x (e.g. -fsign=EBCDIC, -fbinary-size=2-4-8). */
-  flags?: string[];
-  /** cp037 cases: translate the DISPLAY bytes with GnuCOBOL's EBCDIC alphabet before dumping them. */
-  ebcdic?: boolean;
-  /** SPECIAL-NAMES clauses of the program, e.g. `DECIMAL-POINT IS COMMA` (matching the codec options). */
-  specialNames?: string[];
-  vectors: Array<{
-    name: string;
-    values: Record<string, unknown>;
-    decoded?: Record<string, unknown>;
-    codecDiffers?: CodecDifference;
-  }>;
-}
+import type { OracleCase, OracleOptions } from './fixture.ts';
 
 const fixed = (...lines: string[]) => lines.map((l) => `       ${l}`);
 

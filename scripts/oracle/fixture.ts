@@ -72,3 +72,25 @@ export interface EbcdicTableFixture {
   /** Printable ASCII characters whose GnuCOBOL EBCDIC byte differs from cp037's. */
   differencesFromCp037: Array<{ char: string; ascii: string; gnucobol: string; cp037: string }>;
 }
+
+/** One oracle case as written in `cases*.ts`: the fixture it becomes holds cobc's bytes for each vector. */
+export interface OracleCase {
+  name: string;
+  description: string;
+  copybook: string[];
+  /** Copybooks its COPY statements bring in (file name → lines), written beside the program for cobc -I. */
+  includes?: Record<string, string[]>;
+  options: OracleOptions;
+  /** cobc flags besides -x (e.g. -fsign=EBCDIC, -fbinary-size=2-4-8). */
+  flags?: string[];
+  /** cp037 cases: translate the DISPLAY bytes with GnuCOBOL's EBCDIC alphabet before dumping them. */
+  ebcdic?: boolean;
+  /** SPECIAL-NAMES clauses of the program, e.g. `DECIMAL-POINT IS COMMA` (matching the codec options). */
+  specialNames?: string[];
+  vectors: Array<{
+    name: string;
+    values: Record<string, unknown>;
+    decoded?: Record<string, unknown>;
+    codecDiffers?: CodecDifference;
+  }>;
+}

@@ -14,10 +14,10 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { charTable } from '../../src/records/charsets.ts';
 import { compileCopybook } from '../../src/records/index.ts';
-import { CASES, type OracleCase } from './cases.ts';
+import { CASES } from './cases.ts';
 import { cobolProgram, ebcdicTableProgram, HEX_MARK } from './cobol.ts';
 import { includesReader } from './includes.ts';
-import type { EbcdicTableFixture, OracleFixture } from './fixture.ts';
+import type { EbcdicTableFixture, OracleCase, OracleFixture } from './fixture.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const outDir = join(root, 'test/fixtures/oracle');
