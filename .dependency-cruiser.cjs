@@ -1,12 +1,13 @@
 // The layers of DEVELOPERS.md ("Architecture"), top to bottom: entry → http (api, identity) → services (client,
-// resources, events, operations) → transport → backend → records, with shared modules beneath all but records.
+// resources, events, operations) → transport → backend → records (the @corebridge/records package in records/), with
+// shared modules beneath all but records.
 // A module imports its own layer or those below it, never one above, and no import cycle exists.
 const ENTRY = '^src/(app|server|config|startup-banner)[.]ts$|^src/(cli|contract|stack)/';
 const HTTP = '^src/(api|identity)/';
 const SERVICES = '^src/(client|resources|events|operations)/';
 const TRANSPORT = '^src/transport/';
 const BACKEND = '^src/backend/';
-const RECORDS = '^src/records/';
+const RECORDS = '^records/src/';
 const SHARED =
   '^src/(logger|iso-time|sqlite|background-loop|errors|owner-only-file|round-robin|http-methods)[.]ts$' +
   '|^src/(logging|settings|observability|tls|outbound|auth|pages)/';
@@ -34,7 +35,7 @@ module.exports = {
       severity: 'error',
       comment: 'The product imports none of the tests, scripts or benches.',
       from: { path: '^src/' },
-      to: { path: '^(test|support|bench|scripts)/' },
+      to: { path: '^(test|support|bench|scripts)/|^records/(test|scripts|bench)/' },
     },
     {
       name: 'tooling-not-to-tests',
@@ -46,9 +47,24 @@ module.exports = {
     {
       name: 'records-alone',
       severity: 'error',
-      comment: 'The codec imports nothing else of the service.',
+      comment: 'The codec is a package of its own: it imports nothing of the service and has no runtime dependency.',
       from: { path: RECORDS },
-      to: { path: '^src/', pathNot: RECORDS },
+      to: { path: '^(src|test|support|bench|scripts|bin|sdk|examples|node_modules)/' },
+    },
+    {
+      name: 'records-tooling-alone',
+      severity: 'error',
+      comment:
+        "The package's tests, scripts and benches use its own files and dev dependencies, nothing of the service.",
+      from: { path: '^records/(test|scripts|bench)/' },
+      to: { path: '^(src|test|support|bench|scripts|bin|sdk|examples)/' },
+    },
+    {
+      name: 'records-through-its-exports',
+      severity: 'error',
+      comment: 'The service uses the codec as any other project would: through @corebridge/records and its ./cli.',
+      from: { pathNot: '^records/' },
+      to: { path: '^records/', pathNot: '^records/src/(index|cli)[.]ts$' },
     },
     {
       name: 'shared-below-all',
@@ -112,8 +128,12 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     combinedDependencies: false,
-    // typebox publishes its entry points under the "import" condition only.
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
-    exclude: { path: '^(node_modules|sdk/node_modules)/' },
+    // typebox publishes its entry points under the "import" condition only; @corebridge/records is read from its
+    // sources under "corebridge-source", as tsconfig.json and .npmrc have Node and TypeScript do.
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['corebridge-source', 'import', 'require', 'node', 'default'],
+    },
+    exclude: { path: '^(node_modules|sdk/node_modules|records/node_modules|records/dist)/' },
   },
 };

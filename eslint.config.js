@@ -11,6 +11,8 @@ export default tseslint.config(
       '**/node_modules/',
       'openapi/',
       'test/fixtures/',
+      'records/test/fixtures/',
+      'records/dist/',
       'sdk/src/schema.ts',
       // Generated from the copybooks (npm run records:types); a test keeps it current.
       'src/backend/copybooks/records.ts',
@@ -48,7 +50,7 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },
   {
-    files: ['test/**'],
+    files: ['test/**', 'records/test/**'],
     rules: {
       // Tests walk JSON documents by path, and match generated code whose indentation is the point.
       '@typescript-eslint/no-explicit-any': 'off',

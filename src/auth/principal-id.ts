@@ -3,7 +3,7 @@
  * else a stable fixed-length digest of it, so every request of that user is the same principal.
  */
 import { createHash } from 'node:crypto';
-import { layoutJsonSchema, type RecordLayout } from '../records/index.ts';
+import { layoutJsonSchema, type RecordLayout } from '@corebridge/records';
 
 /** Marks a digest; a subject that itself starts with it is digested too, so no subject can pose as another's digest. */
 const DIGEST_PREFIX = 'sub~';

@@ -2,7 +2,12 @@
 import { ConfigError } from '../config.ts';
 import { BACKEND_USAGE, backendCommand } from './backend.ts';
 import { CERTS_USAGE, certsCommand } from './certs.ts';
-import { COPYBOOK_OPTIONS, COPYBOOK_USAGE, copybookCommand } from './copybook.ts';
+import {
+  COPYBOOK_OPTIONS,
+  COPYBOOK_USAGE,
+  copybookCommand,
+  UsageError as CopybookUsageError,
+} from '@corebridge/records/cli';
 import { asksForHelp } from './help.ts';
 import { SERVICES_USAGE, servicesCommand } from './services.ts';
 import { STACK_USAGE, stackCommand } from './stack.ts';
@@ -52,7 +57,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === 'stack') return await stackCommand(rest, io);
     throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);
   } catch (e) {
-    const exitCode = e instanceof UsageError ? e.exitCode : e instanceof ConfigError ? 2 : 1;
+    const exitCode =
+      e instanceof UsageError || e instanceof CopybookUsageError ? e.exitCode : e instanceof ConfigError ? 2 : 1;
     io.stderr.write(`corebridge: ${e instanceof Error ? e.message : String(e)}\n`);
     return exitCode;
   }

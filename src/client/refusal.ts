@@ -1,6 +1,6 @@
 /** A value the record cannot hold, refused at the JSON pointer the client sent it at, in the client's words. */
 import { ApiError } from '../errors.ts';
-import { RecordEncodeError, type EncodeLimit } from '../records/index.ts';
+import { RecordEncodeError, type EncodeLimit } from '@corebridge/records';
 
 /**
  * Record field path (`cusaAddr.cusaAddrLine1`) → the request's JSON pointer it came from, for every field a

@@ -6,7 +6,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { loadLinkCatalog, type LinkedProgramName } from '../backend/copybooks/index.ts';
-import { layoutItems, type RecordLayout } from '../records/index.ts';
+import { layoutItems, type RecordLayout } from '@corebridge/records';
 import { TransportError, TransportTimeoutError, type Transport } from './transport.ts';
 
 /** Where the host finds the header fields it reads (the program name) and writes (an abend). */

@@ -48,7 +48,7 @@ test('seed refuses arguments it does not take', () => {
 });
 
 // Scripts import commands directly (the bench and stack runner: certs.ts, stack.ts): each must load on its own.
-for (const module of ['backend', 'certs', 'copybook', 'services', 'stack', 'main']) {
+for (const module of ['backend', 'certs', 'services', 'stack', 'main']) {
   test(`src/cli/${module}.ts loads on its own, first in a process`, () => {
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', `await import('./src/cli/${module}.ts')`], {
       encoding: 'utf8',

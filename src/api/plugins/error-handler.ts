@@ -1,6 +1,6 @@
 /** The one error handler: every failure becomes RFC 9457 problem+json with a code from the closed set. */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
-import { RecordEncodeError } from '../../records/index.ts';
+import { RecordEncodeError } from '@corebridge/records';
 import { refusalDetail } from '../../client/refusal.ts';
 import { ApiError, toProblem, type Violation } from '../../errors.ts';
 import { PATH_SEGMENT_MAX_CHARS } from '../protection/limits.ts';

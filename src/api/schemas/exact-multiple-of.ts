@@ -4,7 +4,7 @@
  */
 import type { Ajv } from 'ajv';
 import type { DataValidateFunction } from 'ajv/dist/types/index.js';
-import { numberToPlainString, RecordEncodeError, scaledInteger } from '../../records/index.ts';
+import { numberToPlainString, RecordEncodeError, scaledInteger } from '@corebridge/records';
 
 function decimalPlaces(n: number): number {
   return (numberToPlainString(n).split('.')[1] ?? '').length;

@@ -17,7 +17,7 @@ import {
   type CompiledLayout,
   type FieldMapping,
   type ViewChoice,
-} from '../../records/index.ts';
+} from '@corebridge/records';
 import type { Role, Scope } from '../../auth/roles.ts';
 import type { ErrorCode } from '../../errors.ts';
 import type { RouteAccess } from '../route-table.ts';

@@ -7,7 +7,7 @@ import { principalIdFor, principalWidth } from '../../auth/principal-id.ts';
 import type { FastifyRequest } from 'fastify';
 import { loadLinkCatalog } from '../../backend/copybooks/index.ts';
 import { RC, writeCommareaMessage } from '../../backend/message.ts';
-import { RecordDecodeError, RecordEncodeError, type JsonSchema } from '../../records/index.ts';
+import { RecordDecodeError, RecordEncodeError, type JsonSchema } from '@corebridge/records';
 import type { Transport } from '../../transport/transport.ts';
 import { ROLE_CODES } from '../../auth/roles.ts';
 import { createMessageSender, type MessageSender } from '../../client/backend-client.ts';

@@ -6,8 +6,7 @@
 import type { CopybookRecords } from './records.ts';
 export type * from './records.ts';
 import { readFileSync } from 'node:fs';
-import { compileCopybook } from '../../records/index.ts';
-import type { ProfileName, RecordLayout } from '../../records/types.ts';
+import { compileCopybook, type ProfileName, type RecordLayout } from '@corebridge/records';
 
 /**
  * A record decoded by a layout compiled from one of these copybooks, as that copybook's generated type: the one place

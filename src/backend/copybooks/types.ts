@@ -4,8 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { compileCopybook, layoutJsonSchema } from '../../records/index.ts';
-import { layoutTypeScript, typeNameOf } from '../../records/typescript.ts';
+import { compileCopybook, layoutJsonSchema, layoutTypeScript, typeNameOf } from '@corebridge/records';
 
 const DIR = new URL('./', import.meta.url);
 export const RECORD_TYPES_FILE = fileURLToPath(new URL('./records.ts', DIR));

@@ -4,7 +4,7 @@
  */
 import { Type, type TInteger, type TNumber, type TString } from 'typebox';
 import { loadMessageCatalog, type TranCode } from '../../backend/copybooks/index.ts';
-import { layoutJsonSchema, type JsonSchema } from '../../records/index.ts';
+import { layoutJsonSchema, type JsonSchema } from '@corebridge/records';
 
 const catalog = loadMessageCatalog();
 

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadMessageCatalog } from '../../../src/backend/copybooks/index.ts';
-import { layoutJsonSchema } from '../../../src/records/index.ts';
+import { layoutJsonSchema } from '@corebridge/records';
 import { assertProblem } from '../../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../../helpers/app.ts';
 

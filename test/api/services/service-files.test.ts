@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { buildApp } from '../../../src/app.ts';
 import { loadServices, ServiceFileError } from '../../../src/api/services/definition.ts';
 import { loadConfig } from '../../../src/config.ts';
-import { layoutItems } from '../../../src/records/index.ts';
+import { layoutItems } from '@corebridge/records';
 import { cobolSkip } from '../../helpers/cobol.ts';
 import { EXAMPLE_FILE, EXAMPLE_SERVICES, editedExample, type ServiceJson } from '../../helpers/services.ts';
 
