@@ -15,6 +15,8 @@ import {
   MappingError,
   RecordEncodeError,
   type CompiledLayout,
+  type CompileOptions,
+  type EmptyNumeric,
   type FieldMapping,
   type ViewChoice,
 } from '@corebridge/records';
@@ -36,6 +38,11 @@ interface ServiceFile {
   response: RecordSpec;
   /** Directories for COPY, relative to the service file, searched after the copybook's own directory. */
   copybookPath?: string[];
+  /** The default of both records for numeric items holding only LOW-VALUES, HIGH-VALUES or spaces. */
+  emptyNumeric?: EmptyNumeric;
+  /** The program's SPECIAL-NAMES, for its edited pictures: CURRENCY SIGN and DECIMAL-POINT IS COMMA. */
+  currencySign?: string;
+  decimalPointIsComma?: boolean;
   scope: Scope;
   roles: Role[];
   ownership: { rule: 'customer-in-request'; field: string } | { rule: 'backend-owner' | 'none' };
@@ -48,7 +55,15 @@ interface RecordSpec {
   fields?: Record<string, string | false>;
   constants?: Record<string, string | number>;
   views?: Record<string, string | ViewChoice>;
+  renames?: Record<string, boolean>;
+  emptyNumeric?: Record<string, EmptyNumeric>;
 }
+
+/** What both records of a service file are compiled with, besides their own mapping. */
+type RecordOptions = Pick<CompileOptions, 'emptyNumeric' | 'currencySign' | 'decimalPointIsComma' | 'readCopybook'>;
+
+/** The parts of a record's mapping, each under its own key of the record in the service file. */
+type Section = 'fields' | 'renames' | 'views' | 'emptyNumeric';
 
 export interface Outcome {
   returnCode: number;
@@ -112,6 +127,10 @@ function camel(name: string): string {
     .replace(/^[^A-Za-z]+/, '');
 }
 
+/** Characters COBOL's CURRENCY SIGN may not be, as the codec checks them in edited pictures. */
+const PICTURE_SYMBOLS = 'ABCDEGNPRSUVXZ0123456789*+-,.;()"\'=/ ';
+const isCurrencySign = (c: string) => [...c].length === 1 && !PICTURE_SYMBOLS.includes(c) && !/[a-z]/.test(c);
+
 /** Internal JSON names for constant fields: never a client's key. */
 const constantKey = (i: number) => `corebridgeConstant${i}`;
 
@@ -126,12 +145,39 @@ function copybookReader(dir: string, copybookPath: string[]): CopybookReader {
   };
 }
 
+/**
+ * The part of the mapping a MappingError comes from: the first section that, added to the ones before it,
+ * gives the error again. A key may stand in several sections (a group in `fields` and in `emptyNumeric`).
+ */
+function failingSection(
+  error: MappingError,
+  compile: (mapping: FieldMapping) => unknown,
+  mapping: FieldMapping,
+): Section {
+  const parts: Array<[Section, FieldMapping]> = [
+    ['fields', mapping.fields ? { fields: mapping.fields } : {}],
+    ['renames', mapping.renames ? { renames: mapping.renames } : {}],
+    ['views', mapping.redefines ? { redefines: mapping.redefines } : {}],
+    ['emptyNumeric', mapping.emptyNumeric ? { emptyNumeric: mapping.emptyNumeric } : {}],
+  ];
+  let tried: FieldMapping = {};
+  for (const [section, part] of parts) {
+    tried = { ...tried, ...part };
+    try {
+      compile(tried);
+    } catch (e) {
+      if (e instanceof MappingError && e.key === error.key) return section;
+    }
+  }
+  return 'fields';
+}
+
 function compileRecord(
   file: string,
   dir: string,
   at: '/request' | '/response',
   spec: RecordSpec,
-  readCopybook: CopybookReader,
+  options: RecordOptions,
 ): { layout: CompiledLayout; constants: ServiceDefinition['constants'] } {
   const copybook = resolve(dir, spec.copybook);
   if (!existsSync(copybook))
@@ -143,25 +189,28 @@ function compileRecord(
       throw new ServiceFileError(file, `${at}/constants/${escapePointer(name)}`, 'is also in fields');
     fields[name] = constantKey(i);
   });
-  const mapping: FieldMapping = { fields, ...(spec.views ? { redefines: spec.views } : {}) };
+  const mapping: FieldMapping = {
+    fields,
+    ...(spec.views ? { redefines: spec.views } : {}),
+    ...(spec.renames ? { renames: spec.renames } : {}),
+    ...(spec.emptyNumeric ? { emptyNumeric: spec.emptyNumeric } : {}),
+  };
+  const text = readFileSync(copybook, 'utf8');
+  const compile = (m: FieldMapping) =>
+    compileCopybook(text, { fileName: spec.copybook, profile: 'gnucobol', mapping: m, ...options });
   let layout: CompiledLayout;
   try {
-    layout = compileCopybook(readFileSync(copybook, 'utf8'), {
-      fileName: spec.copybook,
-      profile: 'gnucobol',
-      mapping,
-      readCopybook,
-    });
+    layout = compile(mapping);
   } catch (error) {
     if (error instanceof MappingError) {
-      const section = constantNames.includes(error.key)
-        ? 'constants'
-        : Object.hasOwn(spec.views ?? {}, error.key)
-          ? 'views'
-          : 'fields';
-      throw new ServiceFileError(file, `${at}/${section}/${escapePointer(error.key)}`, error.message);
+      const section = failingSection(error, compile, mapping);
+      const named = section === 'fields' && constantNames.includes(error.key) ? 'constants' : section;
+      throw new ServiceFileError(file, `${at}/${named}/${escapePointer(error.key)}`, error.message);
     }
     if (error instanceof CopybookError) throw new ServiceFileError(file, `${at}/copybook`, error.message);
+    // The codec checks the default policy when it applies it, with a TypeError.
+    if (error instanceof TypeError && error.message.startsWith('emptyNumeric:') && options.emptyNumeric !== undefined)
+      throw new ServiceFileError(file, '/emptyNumeric', error.message);
     throw error;
   }
   const constants = constantNames.map((name, i) => {
@@ -244,11 +293,22 @@ export function loadServiceFile(file: string): ServiceDefinition {
     if (statSync(resolve(dir, p), { throwIfNoEntry: false })?.isDirectory() !== true)
       throw new ServiceFileError(file, `/copybookPath/${i}`, `no directory ${p} (relative to the service file)`);
   }
-  const readCopybook = copybookReader(dir, spec.copybookPath ?? []);
-  const request = compileRecord(file, dir, '/request', spec.request, readCopybook);
+  if (spec.currencySign !== undefined && !isCurrencySign(spec.currencySign))
+    throw new ServiceFileError(
+      file,
+      '/currencySign',
+      `"${spec.currencySign}" cannot be a currency sign: it is one character that is not a picture symbol (${PICTURE_SYMBOLS.trim()}), a space or a lower-case letter`,
+    );
+  const options: RecordOptions = {
+    readCopybook: copybookReader(dir, spec.copybookPath ?? []),
+    ...(spec.emptyNumeric !== undefined ? { emptyNumeric: spec.emptyNumeric } : {}),
+    ...(spec.currencySign !== undefined ? { currencySign: spec.currencySign } : {}),
+    ...(spec.decimalPointIsComma !== undefined ? { decimalPointIsComma: spec.decimalPointIsComma } : {}),
+  };
+  const request = compileRecord(file, dir, '/request', spec.request, options);
   if (spec.response.constants)
     throw new ServiceFileError(file, '/response/constants', 'constants are for the request record');
-  const response = compileRecord(file, dir, '/response', spec.response, readCopybook).layout;
+  const response = compileRecord(file, dir, '/response', spec.response, options).layout;
 
   const requestKeys = topKeys(request.layout);
   for (const c of request.constants) requestKeys.delete(c.path[0]!);
