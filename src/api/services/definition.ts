@@ -266,6 +266,22 @@ function topKeys(layout: CompiledLayout): Set<string> {
   );
 }
 
+/**
+ * The error to report about the first wrong value. oneOf/anyOf summaries come after the errors of their
+ * branches; the branch whose type the value has says why (an unknown key, a wrong member), rather than
+ * "must be one of" of a branch for another type; else the deepest error says most.
+ */
+function mostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
+  const branches = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf');
+  const at = branches[0]?.instancePath ?? '';
+  const here = branches.filter((e) => e.instancePath.startsWith(at));
+  const deepest = here.reduce<ErrorObject | undefined>(
+    (best, e) => (best && best.instancePath.length >= e.instancePath.length ? best : e),
+    undefined,
+  );
+  return here.find((e) => !['type', 'enum', 'const'].includes(e.keyword)) ?? deepest ?? errors[0];
+}
+
 export function loadServiceFile(file: string): ServiceDefinition {
   let parsed: unknown;
   try {
@@ -275,8 +291,7 @@ export function loadServiceFile(file: string): ServiceDefinition {
   }
   if (!validate(parsed)) {
     const errors = validate.errors ?? [];
-    // The most specific error: oneOf/anyOf summaries come after the errors of their branches.
-    const first = errors.find((e: ErrorObject) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf') ?? errors[0];
+    const first = mostSpecific(errors);
     const extra =
       first?.keyword === 'additionalProperties'
         ? ` "${String((first.params as { additionalProperty?: string }).additionalProperty)}"`

@@ -4,6 +4,9 @@
  * FXQUOTE compiled with cobc: what the program wrote, decoded, is what the client sees.
  */
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { assertProblem } from '../../helpers/assert-shape.ts';
@@ -133,3 +136,48 @@ test('the OpenAPI operation shows the fields, null where emptyNumeric allows it'
   assert.deepEqual(answer.properties.pair, { type: 'string', maxLength: 6 });
   assert.deepEqual(answer.properties.display, { type: 'string', maxLength: 19 });
 });
+
+test(
+  "the file's emptyNumeric default: null for every numeric item, but never in a path",
+  { skip: cobolSkip },
+  async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'corebridge-services-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    cpSync(SERVICES_DIR, dir, { recursive: true });
+    const file = join(dir, 'fx-quote.json');
+    const service = JSON.parse(readFileSync(file, 'utf8')) as Record<string, any>;
+    service['emptyNumeric'] = 'null';
+    delete service['request']['emptyNumeric'];
+    writeFileSync(file, JSON.stringify(service));
+    const h = await startApp(t, { SERVICES_DIR: dir });
+    const op = (await h.request({ method: 'GET', url: '/openapi.json' })).json().paths[
+      '/v1/customers/{customerId}/fx-quotes'
+    ].post;
+    assert.deepEqual(op.parameters[0], {
+      schema: { type: 'string', pattern: '^[0-9]{1,10}$' },
+      in: 'path',
+      name: 'customerId',
+      required: true,
+    });
+    const body = op.requestBody.content['application/json'].schema;
+    assert.deepEqual(body.properties.money.properties.amount.type, ['number', 'null']);
+    assert.deepEqual(body.properties.party.properties.reference.type, ['integer', 'null']);
+    // binary and COMP-2 items have no filler that is not a value: never null
+    assert.equal(body.properties.units.type, 'integer');
+    assert.equal(body.properties.rate.type, 'number');
+    const res = await quote(h, {
+      money: { amount: 5, currency: 'EUR' },
+      toCurrency: 'USD',
+      units: 1,
+      rate: 1,
+      party: { holder: 'A', reference: null },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.deepEqual(res.json().party, { holder: 'A', reference: null });
+    assertProblem(
+      await h.request({ method: 'POST', url: '/v1/customers/null/fx-quotes', as: 'clerk', body: {} }),
+      400,
+      'VALIDATION_FAILED',
+    );
+  },
+);
