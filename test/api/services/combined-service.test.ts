@@ -162,7 +162,7 @@ test(
     const body = op.requestBody.content['application/json'].schema;
     assert.deepEqual(body.properties.money.properties.amount.type, ['number', 'null']);
     assert.deepEqual(body.properties.party.properties.reference.type, ['integer', 'null']);
-    // binary and COMP-2 items have no filler that is not a value: never null
+    // every filler is a value of this binary item, and COMP-2 has no policy: never null
     assert.equal(body.properties.units.type, 'integer');
     assert.equal(body.properties.rate.type, 'number');
     const res = await quote(h, {
