@@ -3,14 +3,13 @@
  * copybooks. Loading checks what the JSON schema cannot; a bad file stops startup naming the file and pointer.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import {
   compileCopybook,
-  copybookCandidates,
   CopybookError,
-  type CopybookReader,
+  fileCopybookReader,
   layoutItems,
   MappingError,
   RecordEncodeError,
@@ -133,17 +132,6 @@ const isCurrencySign = (c: string) => [...c].length === 1 && !PICTURE_SYMBOLS.in
 
 /** Internal JSON names for constant fields: never a client's key. */
 const constantKey = (i: number) => `corebridgeConstant${i}`;
-
-/** COPY resolved against the service file's directory; file names in messages are relative to it. */
-function copybookReader(dir: string, copybookPath: string[]): CopybookReader {
-  const path = copybookPath.map((p) => resolve(dir, p));
-  return (name, library, includingFile) => {
-    const files = copybookCandidates(name, library, resolve(dir, includingFile), path);
-    const hit = files.find((f) => statSync(f, { throwIfNoEntry: false })?.isFile() === true);
-    if (hit !== undefined) return { text: readFileSync(hit, 'utf8'), fileName: relative(dir, hit) };
-    return { searched: [...new Set(files.map((f) => relative(dir, dirname(f)) || '.'))] };
-  };
-}
 
 /**
  * The part of the mapping a MappingError comes from: the first section that, added to the ones before it,
@@ -315,7 +303,8 @@ export function loadServiceFile(file: string): ServiceDefinition {
       `"${spec.currencySign}" cannot be a currency sign: it is one character that is not a picture symbol (${PICTURE_SYMBOLS.trim()}), a space or a lower-case letter`,
     );
   const options: RecordOptions = {
-    readCopybook: copybookReader(dir, spec.copybookPath ?? []),
+    // COPY resolved against the service file's directory; file names in messages are relative to it.
+    readCopybook: fileCopybookReader(spec.copybookPath ?? [], { baseDir: dir }),
     ...(spec.emptyNumeric !== undefined ? { emptyNumeric: spec.emptyNumeric } : {}),
     ...(spec.currencySign !== undefined ? { currencySign: spec.currencySign } : {}),
     ...(spec.decimalPointIsComma !== undefined ? { decimalPointIsComma: spec.decimalPointIsComma } : {}),
