@@ -262,7 +262,7 @@ function topKeys(layout: CompiledLayout): Set<string> {
 function mostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
   const branches = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf');
   const at = branches[0]?.instancePath ?? '';
-  const here = branches.filter((e) => e.instancePath.startsWith(at));
+  const here = branches.filter((e) => e.instancePath === at || e.instancePath.startsWith(`${at}/`));
   const deepest = here.reduce<ErrorObject | undefined>(
     (best, e) => (best && best.instancePath.length >= e.instancePath.length ? best : e),
     undefined,
@@ -300,7 +300,8 @@ export function loadServiceFile(file: string): ServiceDefinition {
     throw new ServiceFileError(
       file,
       '/currencySign',
-      `"${spec.currencySign}" cannot be a currency sign: it is one character that is not a picture symbol (${PICTURE_SYMBOLS.trim()}), a space or a lower-case letter`,
+      `"${spec.currencySign}" cannot be a currency sign: one character, not a space, a lower-case letter ` +
+        `or a picture symbol (${PICTURE_SYMBOLS.trim()})`,
     );
   const options: RecordOptions = {
     // COPY resolved against the service file's directory; file names in messages are relative to it.
