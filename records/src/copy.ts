@@ -337,24 +337,55 @@ function reader(
   const path = options.copybookPath;
   return (name, library, includingFile) => {
     if (path === undefined) return { searched: 'no copybookPath or readCopybook was given' };
-    const fs = (globalThis.process as { getBuiltinModule?: (id: string) => unknown } | undefined)?.getBuiltinModule?.(
-      'node:fs',
-    ) as typeof import('node:fs') | undefined;
-    if (fs === undefined) return { searched: 'node:fs is not available here: pass readCopybook' };
-    const { places, files } = copybookSearch(name, library, includingFile, path);
-    for (const file of files) {
-      let stat;
-      try {
-        stat = fs.statSync(file);
-      } catch {
-        continue;
-      }
-      if (stat.isFile()) return { text: fs.readFileSync(file, 'utf8'), fileName: file };
-    }
+    const found = findFile(name, library, includingFile, path, undefined);
+    if (found === null) return { searched: 'node:fs is not available here: pass readCopybook' };
+    if (!('places' in found)) return found;
     const names = [...new Set([name, name.toLowerCase()])].join(' and ');
     const exts = COPY_EXTENSIONS.slice(1).join(', ');
-    return { searched: `tried ${names}, bare or with ${exts}, in ${places.join(', ')}` };
+    return { searched: `tried ${names}, bare or with ${exts}, in ${found.places.join(', ')}` };
   };
+}
+
+/**
+ * The default reader's search, as a reader to pass as `readCopybook`, for names relative to `baseDir`: the
+ * compiled file's `fileName`, the copybookPath entries, and the fileName each copybook gets in messages (a
+ * service file's copybooks are named relative to it, whatever the working directory). Needs node:fs.
+ */
+export function fileCopybookReader(
+  copybookPath: readonly string[],
+  options: { baseDir?: string } = {},
+): CopybookReader {
+  return (name, library, includingFile) => {
+    const found = findFile(name, library, includingFile, copybookPath, options.baseDir);
+    if (found === null) throw new TypeError('fileCopybookReader needs node:fs');
+    return 'places' in found ? { searched: found.places } : found;
+  };
+}
+
+/** The first file of the search that exists; null without node:fs. */
+function findFile(
+  name: string,
+  library: string | undefined,
+  includingFile: string,
+  copybookPath: readonly string[],
+  baseDir: string | undefined,
+): CopybookText | { places: string[] } | null {
+  const fs = (globalThis.process as { getBuiltinModule?: (id: string) => unknown } | undefined)?.getBuiltinModule?.(
+    'node:fs',
+  ) as typeof import('node:fs') | undefined;
+  if (fs === undefined) return null;
+  const { places, files } = copybookSearch(name, library, includingFile, copybookPath);
+  for (const file of files) {
+    const onDisk = baseDir === undefined || /^([/\\]|[A-Za-z]:)/.test(file) ? file : join(baseDir, file);
+    let stat;
+    try {
+      stat = fs.statSync(onDisk);
+    } catch {
+      continue;
+    }
+    if (stat.isFile()) return { text: fs.readFileSync(onDisk, 'utf8'), fileName: file };
+  }
+  return { places };
 }
 
 function dirOf(file: string): string {

@@ -26,7 +26,7 @@ export {
   type RecordErrorCode,
 } from './errors.ts';
 export { PROFILES } from './profiles.ts';
-export { copybookCandidates, MAX_COPY_DEPTH } from './copy.ts';
+export { copybookCandidates, fileCopybookReader, MAX_COPY_DEPTH } from './copy.ts';
 export { CHARSETS, charsetNamed } from './charsets.ts';
 export { numberToPlainString, scaledInteger } from './decimal.ts';
 export type { JsonSchema } from './schema.ts';

@@ -3,18 +3,19 @@
  * copybooks. Loading checks what the JSON schema cannot; a bad file stops startup naming the file and pointer.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import {
   compileCopybook,
-  copybookCandidates,
   CopybookError,
-  type CopybookReader,
+  fileCopybookReader,
   layoutItems,
   MappingError,
   RecordEncodeError,
   type CompiledLayout,
+  type CompileOptions,
+  type EmptyNumeric,
   type FieldMapping,
   type ViewChoice,
 } from '@corebridge/records';
@@ -36,6 +37,11 @@ interface ServiceFile {
   response: RecordSpec;
   /** Directories for COPY, relative to the service file, searched after the copybook's own directory. */
   copybookPath?: string[];
+  /** The default of both records for numeric items holding only LOW-VALUES, HIGH-VALUES or spaces. */
+  emptyNumeric?: EmptyNumeric;
+  /** The program's SPECIAL-NAMES, for its edited pictures: CURRENCY SIGN and DECIMAL-POINT IS COMMA. */
+  currencySign?: string;
+  decimalPointIsComma?: boolean;
   scope: Scope;
   roles: Role[];
   ownership: { rule: 'customer-in-request'; field: string } | { rule: 'backend-owner' | 'none' };
@@ -48,7 +54,15 @@ interface RecordSpec {
   fields?: Record<string, string | false>;
   constants?: Record<string, string | number>;
   views?: Record<string, string | ViewChoice>;
+  renames?: Record<string, boolean>;
+  emptyNumeric?: Record<string, EmptyNumeric>;
 }
+
+/** What both records of a service file are compiled with, besides their own mapping. */
+type RecordOptions = Pick<CompileOptions, 'emptyNumeric' | 'currencySign' | 'decimalPointIsComma' | 'readCopybook'>;
+
+/** The parts of a record's mapping, each under its own key of the record in the service file. */
+type Section = 'fields' | 'renames' | 'views' | 'emptyNumeric';
 
 export interface Outcome {
   returnCode: number;
@@ -112,18 +126,38 @@ function camel(name: string): string {
     .replace(/^[^A-Za-z]+/, '');
 }
 
+/** Characters COBOL's CURRENCY SIGN may not be, as the codec checks them in edited pictures. */
+const PICTURE_SYMBOLS = 'ABCDEGNPRSUVXZ0123456789*+-,.;()"\'=/ ';
+const isCurrencySign = (c: string) => [...c].length === 1 && !PICTURE_SYMBOLS.includes(c) && !/[a-z]/.test(c);
+
 /** Internal JSON names for constant fields: never a client's key. */
 const constantKey = (i: number) => `corebridgeConstant${i}`;
 
-/** COPY resolved against the service file's directory; file names in messages are relative to it. */
-function copybookReader(dir: string, copybookPath: string[]): CopybookReader {
-  const path = copybookPath.map((p) => resolve(dir, p));
-  return (name, library, includingFile) => {
-    const files = copybookCandidates(name, library, resolve(dir, includingFile), path);
-    const hit = files.find((f) => statSync(f, { throwIfNoEntry: false })?.isFile() === true);
-    if (hit !== undefined) return { text: readFileSync(hit, 'utf8'), fileName: relative(dir, hit) };
-    return { searched: [...new Set(files.map((f) => relative(dir, dirname(f)) || '.'))] };
-  };
+/**
+ * The part of the mapping a MappingError comes from: the first section that, added to the ones before it,
+ * gives the error again. A key may stand in several sections (a group in `fields` and in `emptyNumeric`).
+ */
+function failingSection(
+  error: MappingError,
+  compile: (mapping: FieldMapping) => unknown,
+  mapping: FieldMapping,
+): Section {
+  const parts: Array<[Section, FieldMapping]> = [
+    ['fields', mapping.fields ? { fields: mapping.fields } : {}],
+    ['renames', mapping.renames ? { renames: mapping.renames } : {}],
+    ['views', mapping.redefines ? { redefines: mapping.redefines } : {}],
+    ['emptyNumeric', mapping.emptyNumeric ? { emptyNumeric: mapping.emptyNumeric } : {}],
+  ];
+  let tried: FieldMapping = {};
+  for (const [section, part] of parts) {
+    tried = { ...tried, ...part };
+    try {
+      compile(tried);
+    } catch (e) {
+      if (e instanceof MappingError && e.key === error.key) return section;
+    }
+  }
+  return 'fields';
 }
 
 function compileRecord(
@@ -131,7 +165,7 @@ function compileRecord(
   dir: string,
   at: '/request' | '/response',
   spec: RecordSpec,
-  readCopybook: CopybookReader,
+  options: RecordOptions,
 ): { layout: CompiledLayout; constants: ServiceDefinition['constants'] } {
   const copybook = resolve(dir, spec.copybook);
   if (!existsSync(copybook))
@@ -143,25 +177,28 @@ function compileRecord(
       throw new ServiceFileError(file, `${at}/constants/${escapePointer(name)}`, 'is also in fields');
     fields[name] = constantKey(i);
   });
-  const mapping: FieldMapping = { fields, ...(spec.views ? { redefines: spec.views } : {}) };
+  const mapping: FieldMapping = {
+    fields,
+    ...(spec.views ? { redefines: spec.views } : {}),
+    ...(spec.renames ? { renames: spec.renames } : {}),
+    ...(spec.emptyNumeric ? { emptyNumeric: spec.emptyNumeric } : {}),
+  };
+  const text = readFileSync(copybook, 'utf8');
+  const compile = (m: FieldMapping) =>
+    compileCopybook(text, { fileName: spec.copybook, profile: 'gnucobol', mapping: m, ...options });
   let layout: CompiledLayout;
   try {
-    layout = compileCopybook(readFileSync(copybook, 'utf8'), {
-      fileName: spec.copybook,
-      profile: 'gnucobol',
-      mapping,
-      readCopybook,
-    });
+    layout = compile(mapping);
   } catch (error) {
     if (error instanceof MappingError) {
-      const section = constantNames.includes(error.key)
-        ? 'constants'
-        : Object.hasOwn(spec.views ?? {}, error.key)
-          ? 'views'
-          : 'fields';
-      throw new ServiceFileError(file, `${at}/${section}/${escapePointer(error.key)}`, error.message);
+      const section = failingSection(error, compile, mapping);
+      const named = section === 'fields' && constantNames.includes(error.key) ? 'constants' : section;
+      throw new ServiceFileError(file, `${at}/${named}/${escapePointer(error.key)}`, error.message);
     }
     if (error instanceof CopybookError) throw new ServiceFileError(file, `${at}/copybook`, error.message);
+    // The codec checks the default policy when it applies it, with a TypeError.
+    if (error instanceof TypeError && error.message.startsWith('emptyNumeric:') && options.emptyNumeric !== undefined)
+      throw new ServiceFileError(file, '/emptyNumeric', error.message);
     throw error;
   }
   const constants = constantNames.map((name, i) => {
@@ -217,6 +254,22 @@ function topKeys(layout: CompiledLayout): Set<string> {
   );
 }
 
+/**
+ * The error to report about the first wrong value. oneOf/anyOf summaries come after the errors of their
+ * branches; the branch whose type the value has says why (an unknown key, a wrong member), rather than
+ * "must be one of" of a branch for another type; else the deepest error says most.
+ */
+function mostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
+  const branches = errors.filter((e) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf');
+  const at = branches[0]?.instancePath ?? '';
+  const here = branches.filter((e) => e.instancePath === at || e.instancePath.startsWith(`${at}/`));
+  const deepest = here.reduce<ErrorObject | undefined>(
+    (best, e) => (best && best.instancePath.length >= e.instancePath.length ? best : e),
+    undefined,
+  );
+  return here.find((e) => !['type', 'enum', 'const'].includes(e.keyword)) ?? deepest ?? errors[0];
+}
+
 export function loadServiceFile(file: string): ServiceDefinition {
   let parsed: unknown;
   try {
@@ -226,8 +279,7 @@ export function loadServiceFile(file: string): ServiceDefinition {
   }
   if (!validate(parsed)) {
     const errors = validate.errors ?? [];
-    // The most specific error: oneOf/anyOf summaries come after the errors of their branches.
-    const first = errors.find((e: ErrorObject) => e.keyword !== 'oneOf' && e.keyword !== 'anyOf') ?? errors[0];
+    const first = mostSpecific(errors);
     const extra =
       first?.keyword === 'additionalProperties'
         ? ` "${String((first.params as { additionalProperty?: string }).additionalProperty)}"`
@@ -244,11 +296,24 @@ export function loadServiceFile(file: string): ServiceDefinition {
     if (statSync(resolve(dir, p), { throwIfNoEntry: false })?.isDirectory() !== true)
       throw new ServiceFileError(file, `/copybookPath/${i}`, `no directory ${p} (relative to the service file)`);
   }
-  const readCopybook = copybookReader(dir, spec.copybookPath ?? []);
-  const request = compileRecord(file, dir, '/request', spec.request, readCopybook);
+  if (spec.currencySign !== undefined && !isCurrencySign(spec.currencySign))
+    throw new ServiceFileError(
+      file,
+      '/currencySign',
+      `"${spec.currencySign}" cannot be a currency sign: one character, not a space, a lower-case letter ` +
+        `or a picture symbol (${PICTURE_SYMBOLS.trim()})`,
+    );
+  const options: RecordOptions = {
+    // COPY resolved against the service file's directory; file names in messages are relative to it.
+    readCopybook: fileCopybookReader(spec.copybookPath ?? [], { baseDir: dir }),
+    ...(spec.emptyNumeric !== undefined ? { emptyNumeric: spec.emptyNumeric } : {}),
+    ...(spec.currencySign !== undefined ? { currencySign: spec.currencySign } : {}),
+    ...(spec.decimalPointIsComma !== undefined ? { decimalPointIsComma: spec.decimalPointIsComma } : {}),
+  };
+  const request = compileRecord(file, dir, '/request', spec.request, options);
   if (spec.response.constants)
     throw new ServiceFileError(file, '/response/constants', 'constants are for the request record');
-  const response = compileRecord(file, dir, '/response', spec.response, readCopybook).layout;
+  const response = compileRecord(file, dir, '/response', spec.response, options).layout;
 
   const requestKeys = topKeys(request.layout);
   for (const c of request.constants) requestKeys.delete(c.path[0]!);

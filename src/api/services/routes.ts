@@ -40,9 +40,10 @@ function objectSchema(schema: JsonSchema, remove: string[][] = []): JsonSchema {
 
 /** A path parameter's schema: the string form of its record field. */
 function paramSchema(field: JsonSchema): JsonSchema {
-  if (field['type'] === 'integer')
-    return { type: 'string', pattern: `^[0-9]{1,${String(field['maximum'] ?? 9).length}}$` };
-  if (field['type'] === 'string')
+  // A path segment is never null, whatever an emptyNumeric policy lets the record field hold.
+  const type = Array.isArray(field['type']) ? field['type'].find((t) => t !== 'null') : field['type'];
+  if (type === 'integer') return { type: 'string', pattern: `^[0-9]{1,${String(field['maximum'] ?? 9).length}}$` };
+  if (type === 'string')
     return { type: 'string', minLength: 1, ...(field['maxLength'] ? { maxLength: field['maxLength'] } : {}) };
   return { type: 'string', minLength: 1 };
 }

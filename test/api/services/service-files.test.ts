@@ -3,10 +3,11 @@
  * schema's rules, and what only the copybooks can tell. Each case edits a copy of the shipped example.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { buildApp } from '../../../src/app.ts';
 import { loadServices, ServiceFileError } from '../../../src/api/services/definition.ts';
 import { loadConfig } from '../../../src/config.ts';
@@ -147,6 +148,103 @@ test('each mistake is named by file and JSON pointer', () => {
       /no directory nowhere \(relative to the service file\)/,
     ],
     [
+      'renames of an item that is not level 66',
+      (s) => {
+        s['response']['renames'] = { 'PMR-METHOD': true };
+      },
+      '/response/renames/PMR-METHOD',
+      /mapping "PMR-METHOD": PMR-METHOD is not a level-66 RENAMES item/,
+    ],
+    [
+      'renames of an item not in the copybook',
+      (s) => {
+        s['response']['renames'] = { 'PMR-NOPE': true };
+      },
+      '/response/renames/PMR-NOPE',
+      /no such item in the copybook/,
+    ],
+    [
+      'renames to something other than true or false',
+      (s) => {
+        s['response']['renames'] = { 'PMR-METHOD': 'yes' };
+      },
+      '/response/renames/PMR-METHOD',
+      /must be boolean/,
+    ],
+    [
+      'emptyNumeric on a text item',
+      (s) => {
+        s['request']['emptyNumeric'] = { 'PMV-METHOD': 'null' };
+      },
+      '/request/emptyNumeric/PMV-METHOD',
+      /mapping "PMV-METHOD": emptyNumeric: PMV-METHOD is not numeric/,
+    ],
+    [
+      // the key is in fields too, where it is right: the pointer names the part that is wrong
+      'emptyNumeric whose null filler does not decode to null',
+      (s) => {
+        s['response']['emptyNumeric'] = { 'PMR-CUSTOMER-ID': { spaces: 'zero', nullFill: 'spaces' } };
+      },
+      '/response/emptyNumeric/PMR-CUSTOMER-ID',
+      /emptyNumeric: nullFill is spaces, whose action is not "null"/,
+    ],
+    [
+      'emptyNumeric action the codec does not know',
+      (s) => {
+        s['request']['emptyNumeric'] = { 'PMV-CUSTOMER-ID': 'blank' };
+      },
+      '/request/emptyNumeric/PMV-CUSTOMER-ID',
+      /must be equal to one of the allowed values/,
+    ],
+    [
+      'file emptyNumeric with a filler the codec does not know',
+      (s) => {
+        s['emptyNumeric'] = { blanks: 'null' };
+      },
+      '/emptyNumeric',
+      /must NOT have additional properties "blanks"/,
+    ],
+    [
+      'file emptyNumeric with an action the codec does not know',
+      (s) => {
+        s['emptyNumeric'] = { lowValues: 'blank' };
+      },
+      '/emptyNumeric/lowValues',
+      /must be equal to one of the allowed values/,
+    ],
+    [
+      'file emptyNumeric whose null filler does not decode to null',
+      (s) => {
+        s['emptyNumeric'] = { lowValues: 'zero', nullFill: 'lowValues' };
+      },
+      '/emptyNumeric',
+      /emptyNumeric: nullFill is lowValues, whose action is not "null"/,
+    ],
+    [
+      'currency sign that is a picture symbol',
+      (s) => {
+        s['currencySign'] = 'Z';
+      },
+      '/currencySign',
+      /"Z" cannot be a currency sign: one character, not a space, a lower-case letter or a picture symbol \(ABC/,
+    ],
+    [
+      'currency sign of three characters',
+      (s) => {
+        s['currencySign'] = 'EUR';
+      },
+      '/currencySign',
+      /must NOT have more than 1 characters/,
+    ],
+    [
+      'decimalPointIsComma that is not a boolean',
+      (s) => {
+        s['decimalPointIsComma'] = 'yes';
+      },
+      '/decimalPointIsComma',
+      /must be boolean/,
+    ],
+    [
       'no program source',
       (s) => {
         s['program'] = 'PMNONE';
@@ -272,5 +370,66 @@ test('copybookPath: COPY in a service copybook finds its copybook there, and a m
   } finally {
     rmSync(dir, { recursive: true, force: true });
     rmSync(missing, { recursive: true, force: true });
+  }
+});
+
+test("emptyNumeric: the file's default for both records; a record's own setting wins", () => {
+  const dir = edited((s) => {
+    s['emptyNumeric'] = 'zero';
+    s['response']['emptyNumeric'] = { 'PMR-CUSTOMER-ID': 'null' };
+  });
+  try {
+    const [service] = loadServices(dir);
+    const { request, response } = service!;
+    // PMV-CUSTOMER-ID and PMR-CUSTOMER-ID hold spaces: zero by the file's default, null by the response's own
+    const requestBytes = request.encode({ customerId: 1, method: 'C', card: { number: '4111', expiry: '1230' } });
+    requestBytes.fill(0x20, 0, 10);
+    assert.equal(request.decode(requestBytes)['customerId'], 0);
+    const responseBytes = response.encode({ customerId: 1, method: 'C', card: { brand: 'VISA', last4: '1111' } });
+    responseBytes.fill(0x20, 0, 10);
+    assert.equal(response.decode(responseBytes)['customerId'], null);
+    // null is the client's to send only where the policy gives null
+    const properties = (l: typeof request) => l.jsonSchema()['properties'] as Record<string, { type: unknown }>;
+    assert.equal(properties(request)['customerId']?.type, 'integer');
+    assert.deepEqual(properties(response)['customerId']?.type, ['integer', 'null']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("currencySign: the program's CURRENCY SIGN in the copybooks' edited pictures", () => {
+  const COMBINED = fileURLToPath(new URL('../../fixtures/services-combined/', import.meta.url));
+  const withSign = (sign: string | undefined) => {
+    const dir = mkdtempSync(join(tmpdir(), 'corebridge-services-'));
+    cpSync(COMBINED, dir, { recursive: true });
+    const copybook = join(dir, 'FXQO.cpy');
+    writeFileSync(copybook, readFileSync(copybook, 'utf8').replace('-ZZZ.ZZZ.ZZ9,99', '-FFF.FFF.FF9,99'));
+    const file = join(dir, 'fx-quote.json');
+    const service = JSON.parse(readFileSync(file, 'utf8')) as ServiceJson;
+    if (sign !== undefined) service['currencySign'] = sign;
+    writeFileSync(file, JSON.stringify(service));
+    return dir;
+  };
+  const dir = withSign('F');
+  const without = withSign(undefined);
+  try {
+    const [service] = loadServices(dir);
+    const bytes = service!.response.encode({ amount: -1234.5 });
+    const amount = [...layoutItems(service!.response.root)].find((i) => i.cobolName === 'FXR-AMOUNT-SHOWN')!;
+    assert.equal(bytes.toString('latin1', amount.offset, amount.offset + amount.length), '-     F1.234,50');
+    assert.equal(service!.response.decode(bytes)['amount'], -1234.5);
+    // without it, F is no picture symbol: the copybook is refused where the picture stands
+    assert.throws(
+      () => loadServices(without),
+      (e: unknown) => {
+        assert.ok(e instanceof ServiceFileError);
+        assert.equal(e.pointer, '/response/copybook');
+        assert.match(e.message, /FXQO\.cpy:6:/);
+        return true;
+      },
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(without, { recursive: true, force: true });
   }
 });
