@@ -13,6 +13,7 @@ import {
   compileCopybook,
   copybookCandidates,
   CopybookError,
+  fileCopybookReader,
   layoutItems,
   MAX_COPY_DEPTH,
   type CompileOptions,
@@ -258,6 +259,27 @@ test('the default reader: own directory first, then copybookPath; OF library as 
     assert.equal(
       missing.message,
       `${main}:2:11: COPY NONE: copybook not found (tried NONE and none, bare or with .cpy, .cbl, .CPY, .CBL, .cob, .COB, in ${join(dir, 'src')}, ${path.join(', ')})`,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('fileCopybookReader: the default search as a reader, names relative to baseDir wherever the process runs', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'corebridge-copy-reader-'));
+  try {
+    mkdirSync(join(dir, 'shared'));
+    writeFileSync(join(dir, 'main.cpy'), fixed('01 R.', '   COPY HDR.', '   05 BODY PIC X(2).'));
+    writeFileSync(join(dir, 'shared/HDR.cpy'), fixed('05 HDR-ID PIC 9(4).', '05 HDR-BAD PIC Q.'));
+    const readCopybook = fileCopybookReader(['shared'], { baseDir: dir });
+    assert.deepEqual(readCopybook('NONE', undefined, 'main.cpy'), { searched: ['.', 'shared'] });
+    const found = readCopybook('HDR', undefined, 'main.cpy');
+    assert.ok(found !== undefined && 'text' in found);
+    assert.equal(found.fileName, 'shared/HDR.cpy');
+    // the error names the copybook as the reader named it, relative to baseDir, not to the working directory
+    assert.throws(
+      () => compileCopybook(fixed('01 R.', '   COPY HDR.'), { fileName: 'main.cpy', readCopybook }),
+      (e: unknown) => e instanceof CopybookError && /^shared\/HDR\.cpy:2:/.test(e.message),
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
