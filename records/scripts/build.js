@@ -1,7 +1,7 @@
 // Builds dist/: ES modules in dist/esm and CommonJS in dist/cjs, each with its .d.ts, from src/ with TypeScript.
 // Plain JavaScript, so it runs on every Node the package supports (npm runs it as `prepare`).
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
@@ -24,9 +24,7 @@ const build = (outDir, ...flags) =>
 build(join(dist, 'esm'));
 // node10 resolution: the CommonJS output's require() calls name files, as Node's CommonJS loader wants
 build(join(dist, 'cjs'), '--module', 'commonjs', '--moduleResolution', 'node10');
-mkdirSync(join(dist, 'cjs'), { recursive: true });
 writeFileSync(join(dist, 'esm', 'package.json'), '{ "type": "module" }\n');
 writeFileSync(join(dist, 'cjs', 'package.json'), '{ "type": "commonjs" }\n');
 const bin = join(dist, 'esm', 'bin.js');
-writeFileSync(bin, readFileSync(bin, 'utf8'));
 chmodSync(bin, 0o755);
