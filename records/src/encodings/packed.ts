@@ -12,16 +12,22 @@ export function putPacked(buf: Buffer, off: number, s: PackedSpec, v: unknown, p
   const sign = !s.signed ? 0x0f : n < 0 ? 0x0d : 0x0c;
   const last = off + s.length - 1;
   if (typeof n === 'number') {
-    let m = Math.abs(n);
-    const d = m % 10;
-    m = (m - d) / 10;
-    buf[last] = (d << 4) | sign;
+    // int32 arithmetic where it can (a double's % is a call): the last nine digits, then the ones before
+    const m = Math.abs(n);
+    const high = m > 0x7fffffff ? Math.floor(m / 1e9) : 0;
+    let part = (m - high * 1e9) | 0;
+    // digits left in `part` before `high` takes over (never, when high is 0)
+    let left = high === 0 ? -1 : 9;
+    let q = (part / 10) | 0;
+    buf[last] = ((part - q * 10) << 4) | sign;
+    part = --left === 0 ? high | 0 : q;
     for (let i = last - 1; i >= off; i--) {
-      const lo = m % 10;
-      m = (m - lo) / 10;
-      const hi = m % 10;
-      m = (m - hi) / 10;
-      buf[i] = (hi << 4) | lo;
+      q = (part / 10) | 0;
+      const lo = part - q * 10;
+      part = --left === 0 ? high | 0 : q;
+      q = (part / 10) | 0;
+      buf[i] = ((part - q * 10) << 4) | lo;
+      part = --left === 0 ? high | 0 : q;
     }
   } else {
     const text = (n < 0n ? -n : n).toString().padStart(s.length * 2 - 1, '0');

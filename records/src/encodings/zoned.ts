@@ -86,11 +86,24 @@ export function zonedBytes(table: CharTable, convention: PlatformProfile['zonedS
 /** Writes |n| as `count` digits ending before `end`, using `digit` bytes. */
 function writeDigits(buf: Buffer, end: number, count: number, n: number | bigint, digit: Uint8Array): void {
   if (typeof n === 'number') {
-    let m = Math.abs(n);
-    for (let i = end - 1; i >= end - count; i--) {
-      const d = m % 10;
-      buf[i] = digit[d]!;
-      m = (m - d) / 10;
+    // int32 arithmetic where it can (a double's % is a call): the last nine digits, then the ones before
+    const m = Math.abs(n);
+    const high = m > 0x7fffffff ? Math.floor(m / 1e9) : 0;
+    let part = (m - high * 1e9) | 0;
+    const stop = end - count;
+    let i = end - 1;
+    if (high !== 0) {
+      for (const last9 = end - 9; i >= last9; i--) {
+        const q = (part / 10) | 0;
+        buf[i] = digit[part - q * 10]!;
+        part = q;
+      }
+      part = high | 0;
+    }
+    for (; i >= stop; i--) {
+      const q = (part / 10) | 0;
+      buf[i] = digit[part - q * 10]!;
+      part = q;
     }
   } else {
     const text = (n < 0n ? -n : n).toString().padStart(count, '0');
