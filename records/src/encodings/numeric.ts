@@ -1,6 +1,6 @@
 /** What every numeric encoding shares: the spec's numeric part and the checks a value passes before it is written. */
 import { RecordEncodeError, type EncodeLimit } from '../errors.ts';
-import { fitsDigits, pictureMax, scaledInteger } from '../decimal.ts';
+import { fitsDigits, pictureMax, POW10, scaledInteger } from '../decimal.ts';
 
 export interface NumberSpec {
   digits: number;
@@ -14,6 +14,14 @@ export interface NumberSpec {
 
 /** The value × 10^scale, refused when its sign or digits do not fit the picture. */
 export function checkedScaled(s: NumberSpec, v: unknown, path: string): number | bigint {
+  if (typeof v === 'number' && s.scale >= 0 && s.scale < POW10.length) {
+    // the common case in one step: a number that scales exactly to an integer the picture holds
+    const p = POW10[s.scale]!;
+    const r = Math.round(v * p);
+    if (r / p === v && (s.signed ? Math.abs(r) : r) < POW10[Math.min(s.digits, 15)]! && (s.signed || r >= 0)) {
+      return r === 0 ? 0 : r;
+    }
+  }
   const n = scaledInteger(v, s.scale, path);
   if (!s.signed && n < 0) {
     const reason = `negative value ${String(v)} into an unsigned field (PIC ${s.picture})`;

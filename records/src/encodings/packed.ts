@@ -12,16 +12,22 @@ export function putPacked(buf: Buffer, off: number, s: PackedSpec, v: unknown, p
   const sign = !s.signed ? 0x0f : n < 0 ? 0x0d : 0x0c;
   const last = off + s.length - 1;
   if (typeof n === 'number') {
-    let m = Math.abs(n);
-    const d = m % 10;
-    m = (m - d) / 10;
-    buf[last] = (d << 4) | sign;
+    // int32 arithmetic where it can (a double's % is a call): the last nine digits, then the ones before
+    const m = Math.abs(n);
+    const high = m > 0x7fffffff ? Math.floor(m / 1e9) : 0;
+    let part = (m - high * 1e9) | 0;
+    // digits left in `part` before `high` takes over (never, when high is 0)
+    let left = high === 0 ? -1 : 9;
+    let q = (part / 10) | 0;
+    buf[last] = ((part - q * 10) << 4) | sign;
+    part = --left === 0 ? high | 0 : q;
     for (let i = last - 1; i >= off; i--) {
-      const lo = m % 10;
-      m = (m - lo) / 10;
-      const hi = m % 10;
-      m = (m - hi) / 10;
-      buf[i] = (hi << 4) | lo;
+      q = (part / 10) | 0;
+      const lo = part - q * 10;
+      part = --left === 0 ? high | 0 : q;
+      q = (part / 10) | 0;
+      buf[i] = ((part - q * 10) << 4) | lo;
+      part = --left === 0 ? high | 0 : q;
     }
   } else {
     const text = (n < 0n ? -n : n).toString().padStart(s.length * 2 - 1, '0');
@@ -82,24 +88,30 @@ export function getPackedNumber(b: Buffer, off: number, s: PackedSpec, field: st
   return getPackedConstants(b, off, off + s.length - 1, unsigned, firstLimit, POW10[s.scale]!, s, field);
 }
 
+/** A byte of two digit nibbles → their value 0–99; NaN for a byte with a nibble that is not a digit. */
+const PAIR = Float64Array.from({ length: 256 }, (_, x) =>
+  x >> 4 > 9 || (x & 15) > 9 ? NaN : (x >> 4) * 10 + (x & 15),
+);
+
 /**
- * The last byte of a packed field, read once: `digit << 1 | negative`, or -1 for a bad digit or sign. Bytes
- * 0–255 for signed fields, 256–511 for unsigned ones (where a negative sign is an error).
+ * The last byte of a packed field: its digit (NaN for a bad digit or sign) and its sign (-1 or 1). Bytes
+ * 0–255 for signed fields, 256–511 for unsigned ones (where a negative sign is an error, so NaN).
  */
-const LAST_BYTE = Int8Array.from({ length: 512 }, (_, i) => {
+const LAST_DIGIT = Float64Array.from({ length: 512 }, (_, i) => {
   const digit = (i & 0xff) >> 4;
   const sign = i & 0x0f;
   const negative = sign === 0x0d || sign === 0x0b;
-  if (digit > 9 || sign < 0x0a || (negative && i >= 256)) return -1;
-  return (digit << 1) | (negative ? 1 : 0);
+  return digit > 9 || sign < 0x0a || (negative && i >= 256) ? NaN : digit;
 });
+const LAST_SIGN = Float64Array.from({ length: 512 }, (_, i) => ((i & 0x0f) === 0x0d || (i & 0x0f) === 0x0b ? -1 : 1));
 
 /**
  * getPackedNumber with the spec's numbers as arguments: the generated decoder passes them as literals. Kept
- * small, so that V8 inlines several into one decoder: the digit check is branch-free (a nibble is not a digit
- * when adding 6 carries out of its four bits), the last byte is one table load, and anything unusual goes to
- * `packedFailure`, which finds the first fault and names it. `unsigned` is 256 for an unsigned field, else 0;
- * `firstLimit` is 0x10 where an even digit count leaves the first nibble unused (it must be 0), else 0x100.
+ * small, so that V8 inlines several into one decoder: a byte is one table load and one multiply-add, a bad
+ * nibble or sign makes the value NaN (checked once at the end), and anything unusual goes to `packedFailure`,
+ * which finds the first fault and names it. The sums stay below 10^15, so every step is exact.
+ * `unsigned` is 256 for an unsigned field, else 0; `firstLimit` is 0x10 where an even digit count leaves the
+ * first nibble unused (it must be 0), else 0x100.
  */
 export function getPackedConstants(
   b: Buffer,
@@ -112,17 +124,12 @@ export function getPackedConstants(
   field: string,
 ): number {
   let num = 0;
-  let notDigit = 0;
-  for (let i = off; i < last; i++) {
-    const x = b[i]!;
-    notDigit |= (x + 0x60) | (((x & 0x0f) + 0x06) << 4);
-    num = num * 100 + (x >> 4) * 10 + (x & 0x0f);
-  }
-  const tail = LAST_BYTE[b[last]! | unsigned]!;
-  if (tail < 0 || (notDigit & 0x100) !== 0 || b[off]! >= firstLimit) return packedFailure(b, off, s, field);
-  num = num * 10 + (tail >> 1);
-  // 0 - num, not -num: a negative zero decodes as 0, never -0
-  return (tail & 1 ? 0 - num : num) / divisor;
+  for (let i = off; i < last; i++) num = num * 100 + PAIR[b[i]!]!;
+  const x = b[last]! | unsigned;
+  num = (num * 10 + LAST_DIGIT[x]!) * LAST_SIGN[x]!;
+  if (num !== num || b[off]! >= firstLimit) return packedFailure(b, off, s, field);
+  // + 0 turns a negative zero into 0
+  return num / divisor + 0;
 }
 
 /** Throws the decode error of the first fault in a packed field that the fast path refused. */

@@ -71,11 +71,23 @@ export function getText(b: Buffer, off: number, s: TextSpec): string {
   return out;
 }
 
+/**
+ * Up to this many characters a string is made in JavaScript, by String.fromCharCode over an array of char
+ * codes, rather than by Buffer#toString: its call into C++ costs about as much as copying ~30 characters.
+ */
+const SHORT_TEXT = 24;
+/** A reused array of char codes for each length up to SHORT_TEXT, as fromCharCode.apply takes a whole array. */
+const CHAR_CODES: number[][] = Array.from({ length: SHORT_TEXT + 1 }, (_, n) => new Array<number>(n).fill(0));
+
 /** getText for ASCII and Latin-1, left-justified. */
 export function getTextLatin1(b: Buffer, off: number, length: number): string {
   let end = off + length;
   while (end > off && b[end - 1] === 0x20) end--;
-  return b.toString('latin1', off, end);
+  const n = end - off;
+  if (n > SHORT_TEXT) return b.toString('latin1', off, end);
+  const codes = CHAR_CODES[n]!;
+  for (let i = 0; i < n; i++) codes[i] = b[off + i]!;
+  return String.fromCharCode.apply(null, codes);
 }
 
 /** getText for a code page with bytes that decode to nothing: such a byte is a decode error, not a guess. */
@@ -117,6 +129,11 @@ export function getTextLatin1Mapped(b: Buffer, off: number, length: number, spac
   let end = off + length;
   while (end > off && b[end - 1] === space) end--;
   const n = end - off;
+  if (n <= SHORT_TEXT) {
+    const codes = CHAR_CODES[n]!;
+    for (let i = 0; i < n; i++) codes[i] = map[b[off + i]!]!;
+    return String.fromCharCode.apply(null, codes);
+  }
   if (n > scratch.length) scratch = Buffer.allocUnsafe(Math.max(n, scratch.length * 2));
   for (let i = 0; i < n; i++) scratch[i] = map[b[off + i]!]!;
   return scratch.toString('latin1', 0, n);
@@ -127,6 +144,11 @@ export function getTextWide(b: Buffer, off: number, length: number, space: numbe
   let end = off + length;
   while (end > off && b[end - 1] === space) end--;
   const n = end - off;
+  if (n <= SHORT_TEXT) {
+    const codes = CHAR_CODES[n]!;
+    for (let i = 0; i < n; i++) codes[i] = map[b[off + i]!]!;
+    return String.fromCharCode.apply(null, codes);
+  }
   if (2 * n > scratch.length) scratch = Buffer.allocUnsafe(Math.max(2 * n, scratch.length * 2));
   for (let i = 0; i < n; i++) {
     const code = map[b[off + i]!]!;

@@ -17,10 +17,11 @@ export interface ZonedBytes {
   /** overpunched byte → digit + 10 × (negative ? 1 : 0) + 100 when valid, -1 otherwise */
   punchOf: Int16Array;
   /**
-   * The last byte of a trailing-sign field, read once: `digit << 1 | negative`, or -1. Bytes 0–255 for signed
-   * fields (a plain digit is positive), 256–511 for unsigned ones (plain digits only).
+   * The last byte of a trailing-sign field: its digit (NaN when it is not one) and its sign (-1 or 1). Bytes
+   * 0–255 for signed fields (a plain digit is positive), 256–511 for unsigned ones (plain digits only).
    */
-  lastByte: Int8Array;
+  lastDigit: Float64Array;
+  lastSign: Float64Array;
 }
 
 export interface ZonedSpec extends NumberSpec, ZonedBytes {
@@ -63,14 +64,21 @@ export function zonedBytes(table: CharTable, convention: PlatformProfile['zonedS
     punchOf[pos[d]!] = 100 + d;
     punchOf[neg[d]!] = 110 + d;
   }
-  const lastByte = new Int8Array(512).fill(-1);
+  const lastDigit = new Float64Array(512).fill(NaN);
+  const lastSign = new Float64Array(512).fill(1);
   for (let byte = 0; byte < 256; byte++) {
     const p = punchOf[byte]!;
-    if (p >= 0) lastByte[byte] = ((p % 10) << 1) | (p >= 110 ? 1 : 0);
+    if (p >= 0) {
+      lastDigit[byte] = p % 10;
+      lastSign[byte] = p >= 110 ? -1 : 1;
+    }
     const d = digitOf[byte]!;
-    if (d >= 0) lastByte[byte] = lastByte[256 + byte] = d << 1;
+    if (d >= 0) {
+      lastDigit[byte] = lastDigit[256 + byte] = d;
+      lastSign[byte] = 1;
+    }
   }
-  const built = { digit, pos, neg, digitOf, punchOf, lastByte };
+  const built = { digit, pos, neg, digitOf, punchOf, lastDigit, lastSign };
   zonedBytesCache.set(id, built);
   return built;
 }
@@ -78,11 +86,24 @@ export function zonedBytes(table: CharTable, convention: PlatformProfile['zonedS
 /** Writes |n| as `count` digits ending before `end`, using `digit` bytes. */
 function writeDigits(buf: Buffer, end: number, count: number, n: number | bigint, digit: Uint8Array): void {
   if (typeof n === 'number') {
-    let m = Math.abs(n);
-    for (let i = end - 1; i >= end - count; i--) {
-      const d = m % 10;
-      buf[i] = digit[d]!;
-      m = (m - d) / 10;
+    // int32 arithmetic where it can (a double's % is a call): the last nine digits, then the ones before
+    const m = Math.abs(n);
+    const high = m > 0x7fffffff ? Math.floor(m / 1e9) : 0;
+    let part = (m - high * 1e9) | 0;
+    const stop = end - count;
+    let i = end - 1;
+    if (high !== 0) {
+      for (const last9 = end - 9; i >= last9; i--) {
+        const q = (part / 10) | 0;
+        buf[i] = digit[part - q * 10]!;
+        part = q;
+      }
+      part = high | 0;
+    }
+    for (; i >= stop; i--) {
+      const q = (part / 10) | 0;
+      buf[i] = digit[part - q * 10]!;
+      part = q;
     }
   } else {
     const text = (n < 0n ? -n : n).toString().padStart(count, '0');
@@ -190,11 +211,14 @@ export function getZonedTrailing(b: Buffer, off: number, s: ZonedSpec, field: st
   return s.scale === 0 ? num : num / POW10[s.scale]!;
 }
 
+/** A byte minus the zero byte, plus 256 → the digit it is; NaN for a byte that is not a digit. */
+const DIGIT_FROM_ZERO = Float64Array.from({ length: 512 }, (_, i) => (i >= 256 && i < 266 ? i - 256 : NaN));
+
 /**
  * getZonedTrailing with the spec's numbers as arguments: the generated decoder passes them as literals. Kept
- * small, so that V8 inlines several into one decoder: the digit check is branch-free (a byte minus the zero
- * byte is a digit when neither it nor 9 minus it is negative), the last byte is one table load, and anything
- * unusual goes to `getZonedTrailing`, which names the fault. `unsigned` is 256 for an unsigned field, else 0.
+ * small, so that V8 inlines several into one decoder: a byte is one table load and one multiply-add, a byte
+ * that is not a digit (or a bad last byte) makes the value NaN, checked once at the end, and anything unusual
+ * goes to `getZonedTrailing`, which names the fault. `unsigned` is 256 for an unsigned field, else 0.
  */
 export function getZonedConstants(
   b: Buffer,
@@ -207,15 +231,10 @@ export function getZonedConstants(
   field: string,
 ): number {
   let num = 0;
-  let notDigit = 0;
-  for (let i = off; i < last; i++) {
-    const d = b[i]! - zero;
-    notDigit |= d | (9 - d);
-    num = num * 10 + d;
-  }
-  const tail = s.lastByte[b[last]! | unsigned]!;
-  if ((notDigit | tail) < 0) return getZonedTrailing(b, off, s, field);
-  num = num * 10 + (tail >> 1);
-  // 0 - num, not -num: a negative zero decodes as 0, never -0
-  return (tail & 1 ? 0 - num : num) / divisor;
+  for (let i = off; i < last; i++) num = num * 10 + DIGIT_FROM_ZERO[b[i]! - zero + 256]!;
+  const x = b[last]! | unsigned;
+  num = (num * 10 + s.lastDigit[x]!) * s.lastSign[x]!;
+  if (num !== num) return getZonedTrailing(b, off, s, field);
+  // + 0 turns a negative zero into 0
+  return num / divisor + 0;
 }
