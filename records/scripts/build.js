@@ -1,5 +1,6 @@
 // Builds dist/: ES modules in dist/esm and CommonJS in dist/cjs, each with its .d.ts, from src/ with TypeScript.
-// Plain JavaScript, so it runs on every Node the package supports (npm runs it as `prepare`).
+// Plain JavaScript, so it runs on every Node the package supports. npm runs it before packing (prepack), and the
+// repository's npm ci runs it (the root's prepare), so a checkout has dist/ for projects that link to it.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -54,6 +54,8 @@ test("npm pack, npm install into a new project, the README's example under a def
     run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(dir, tarball)], { cwd: project, env });
     const installed = JSON.parse(readFileSync(join(project, 'node_modules/@corebridge/records/package.json'), 'utf8'));
     assert.deepEqual(installed.dependencies ?? {}, {}, 'the package has no runtime dependencies');
+    const onInstall = Object.keys(installed.scripts ?? {}).filter((k) => /install|prepare/.test(k));
+    assert.deepEqual(onInstall, [], 'nothing runs when a project installs it');
     assert.deepEqual(readdirSync(join(project, 'node_modules')).sort(), ['.bin', '.package-lock.json', '@corebridge']);
 
     run(process.execPath, [tsc, '--init'], { cwd: project, env });
