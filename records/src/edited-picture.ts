@@ -55,6 +55,15 @@ export interface EditedPicture {
 
 const NOT_CURRENCY = 'ABCDEGNPRSUVXZ0123456789*+-,.;()"\'=/ ';
 
+/** Why `currency` cannot be CURRENCY SIGN, or undefined when it can: one character, not a picture symbol. */
+export function currencySignProblem(currency: string): string | undefined {
+  if ([...currency].length === 1 && !NOT_CURRENCY.includes(currency) && !/[a-z]/.test(currency)) return undefined;
+  return (
+    `the currency sign "${currency}" must be one character, not a space, a lower-case letter or a picture ` +
+    `symbol (${NOT_CURRENCY.trim()})`
+  );
+}
+
 /** Whether a picture's symbols make it an edited picture. */
 export function isEdited(symbols: string[], options: EditingOptions): boolean {
   const currency = options.currencySign ?? '$';
@@ -66,9 +75,8 @@ type Fail = (reason: string, unsupported?: boolean) => never;
 /** Reads an edited picture into its positions, with the digits, scale and sign of the value it shows. */
 export function analyzeEdited(symbols: string[], fail: Fail, options: EditingOptions): EditedInfo {
   const currency = options.currencySign ?? '$';
-  if ([...currency].length !== 1 || NOT_CURRENCY.includes(currency) || /[a-z]/.test(currency)) {
-    fail(`the currency sign "${currency}" must be one character that is not a picture symbol`);
-  }
+  const problem = currencySignProblem(currency);
+  if (problem !== undefined) fail(problem);
   const comma = options.decimalPointIsComma === true;
   const pointSymbol = comma ? ',' : '.';
   const groupSymbol = comma ? '.' : ',';

@@ -29,6 +29,7 @@ export { PROFILES } from './profiles.ts';
 export { copybookCandidates, fileCopybookReader, MAX_COPY_DEPTH } from './copy.ts';
 export { CHARSETS, charsetNamed } from './charsets.ts';
 export { numberToPlainString, scaledInteger } from './decimal.ts';
+export { currencySignProblem } from './edited-picture.ts';
 export type { JsonSchema } from './schema.ts';
 export { layoutTypeScript, typeNameOf } from './typescript.ts';
 

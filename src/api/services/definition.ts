@@ -9,6 +9,7 @@ import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import {
   compileCopybook,
   CopybookError,
+  currencySignProblem,
   fileCopybookReader,
   layoutItems,
   MappingError,
@@ -125,10 +126,6 @@ function camel(name: string): string {
     .replace(/[^A-Za-z0-9]+(.)/g, (_, c: string) => c.toUpperCase())
     .replace(/^[^A-Za-z]+/, '');
 }
-
-/** Characters COBOL's CURRENCY SIGN may not be, as the codec checks them in edited pictures. */
-const PICTURE_SYMBOLS = 'ABCDEGNPRSUVXZ0123456789*+-,.;()"\'=/ ';
-const isCurrencySign = (c: string) => [...c].length === 1 && !PICTURE_SYMBOLS.includes(c) && !/[a-z]/.test(c);
 
 /** Internal JSON names for constant fields: never a client's key. */
 const constantKey = (i: number) => `corebridgeConstant${i}`;
@@ -296,13 +293,8 @@ export function loadServiceFile(file: string): ServiceDefinition {
     if (statSync(resolve(dir, p), { throwIfNoEntry: false })?.isDirectory() !== true)
       throw new ServiceFileError(file, `/copybookPath/${i}`, `no directory ${p} (relative to the service file)`);
   }
-  if (spec.currencySign !== undefined && !isCurrencySign(spec.currencySign))
-    throw new ServiceFileError(
-      file,
-      '/currencySign',
-      `"${spec.currencySign}" cannot be a currency sign: one character, not a space, a lower-case letter ` +
-        `or a picture symbol (${PICTURE_SYMBOLS.trim()})`,
-    );
+  const currencyProblem = spec.currencySign === undefined ? undefined : currencySignProblem(spec.currencySign);
+  if (currencyProblem !== undefined) throw new ServiceFileError(file, '/currencySign', currencyProblem);
   const options: RecordOptions = {
     // COPY resolved against the service file's directory; file names in messages are relative to it.
     readCopybook: fileCopybookReader(spec.copybookPath ?? [], { baseDir: dir }),

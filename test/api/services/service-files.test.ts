@@ -226,7 +226,7 @@ test('each mistake is named by file and JSON pointer', () => {
         s['currencySign'] = 'Z';
       },
       '/currencySign',
-      /"Z" cannot be a currency sign: one character, not a space, a lower-case letter or a picture symbol \(ABC/,
+      /the currency sign "Z" must be one character, not a space, a lower-case letter or a picture symbol \(ABC/,
     ],
     [
       'currency sign of three characters',
