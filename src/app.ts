@@ -172,6 +172,8 @@ async function assemble(
     genReqId: requestIdFor,
     // Requests reaching a closing instance are answered by installLimits, as problem+json.
     return503OnClosing: false,
+    // TRUST_PROXY: req.ip is then the client X-Forwarded-For names, for rate limits and logs; otherwise the peer.
+    ...(protection.rateLimit.trustProxy.length > 0 ? { trustProxy: [...protection.rateLimit.trustProxy] } : {}),
     frameworkErrors: renderFrameworkError,
     ...serverLimitOptions(protection.limits),
     ...JSON_POISONING_OPTIONS,

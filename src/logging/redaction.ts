@@ -1,6 +1,7 @@
 /**
  * Log hygiene for the root logger (API and back-end): values under secret-named keys are replaced at any depth;
- * bearer tokens, JWTs, PEM private keys, webhook secrets and secret query parameters are scrubbed from every string as a backstop.
+ * bearer tokens, JWTs, PEM private keys, webhook secrets and secret query parameters are scrubbed from every
+ * string as a backstop.
  */
 import type { LoggerOptions } from 'pino';
 
