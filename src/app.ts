@@ -46,6 +46,7 @@ import {
   limitBackendCalls,
   serverLimitOptions,
 } from './api/protection/limits.ts';
+import { createLoginThrottle } from './api/protection/login-throttle.ts';
 import { installRateLimits } from './api/protection/rate-limit.ts';
 import { installSecurityHeaders } from './api/protection/security-headers.ts';
 import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts';
@@ -250,7 +251,19 @@ async function assemble(
   const ready = async () =>
     (redis === null || redis.status === 'ready') && (await transport.ready()) && (declared.host?.available() ?? true);
   publicRoutes(typed, { ready, issuer: identity ? issuer : null, isClosing: () => closing });
-  if (identity) await identity.install(app, securityHeaders.documents);
+  if (identity) {
+    // Per user name, beside the per-address limit of the sign-in routes; shared through Redis like the rate limits.
+    const loginThrottle = createLoginThrottle(
+      {
+        maxFailures: protection.rateLimit.loginFailures,
+        lockSeconds: protection.rateLimit.loginLockSeconds,
+        redisPrefix: protection.rateLimit.redisPrefix,
+      },
+      redis,
+      logger,
+    );
+    await identity.install(app, securityHeaders.documents, loginThrottle);
+  }
   // The human pages: /docs (signing in with the embedded provider), /, /problems/<code>.
   await docsRoutes(app, { issuer: config.auth.issuer, signIn: identity?.docsSignIn ?? null });
 

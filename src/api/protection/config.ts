@@ -29,6 +29,9 @@ export interface ProtectionConfig {
      * header is ignored and the client is the connection's peer.
      */
     trustProxy: readonly string[];
+    /** Failed sign-ins for one user name before it is refused, and for how long (login-throttle.ts). */
+    loginFailures: number;
+    loginLockSeconds: number;
   };
   limits: {
     bodyBytes: number;
@@ -155,6 +158,18 @@ export const RATE_LIMIT_SETTINGS = section('Rate limits and client addresses', {
     max: 86_400,
     description: 'the window the limits count in',
   }),
+  RATE_LIMIT_LOGIN_FAILURES: integer({
+    default: 5,
+    min: 1,
+    max: 1000,
+    description: 'failed sign-ins for one user name, from any address, before the name is refused',
+  }),
+  RATE_LIMIT_LOGIN_LOCK_SECONDS: integer({
+    default: 900,
+    min: 1,
+    max: 86_400,
+    description: 'how long after its last failure a refused name stays refused (failures count within it)',
+  }),
   REDIS_URL: parsed({
     allowed: 'redis:// or rediss:// URL',
     description: 'redis://127.0.0.1:6379: counters and idempotency records shared by instances',
@@ -277,6 +292,8 @@ export function loadProtectionConfig(env: Env): ProtectionConfig {
       redisUrl,
       redisPrefix: rate('RATE_LIMIT_REDIS_PREFIX'),
       trustProxy: rate('TRUST_PROXY'),
+      loginFailures: rate('RATE_LIMIT_LOGIN_FAILURES'),
+      loginLockSeconds: rate('RATE_LIMIT_LOGIN_LOCK_SECONDS'),
     },
     limits: {
       bodyBytes: limit('BODY_LIMIT_BYTES'),
