@@ -240,6 +240,7 @@ async function assemble(
       ? {
           algorithms: EXTERNAL_ALGORITHMS,
           jwksCooldownMs: config.auth.jwksCooldownSeconds * 1000,
+          jwksMaxAgeMs: config.auth.jwksMaxAgeSeconds * 1000,
           claims: { role: config.auth.roleClaim, customerId: config.auth.customerIdClaim },
         }
       : {}),
