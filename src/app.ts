@@ -46,7 +46,6 @@ import {
   limitBackendCalls,
   serverLimitOptions,
 } from './api/protection/limits.ts';
-import { createLoginThrottle } from './api/protection/login-throttle.ts';
 import { installRateLimits } from './api/protection/rate-limit.ts';
 import { installSecurityHeaders } from './api/protection/security-headers.ts';
 import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts';
@@ -58,6 +57,7 @@ import { serviceRoutes } from './api/services/routes.ts';
 import { loadMessageCatalog, type MessageCatalog } from './backend/copybooks/index.ts';
 import type { Config } from './config.ts';
 import { openEmbeddedIdentity } from './identity/index.ts';
+import { createLoginThrottle } from './identity/login-throttle.ts';
 import { createLogger } from './logger.ts';
 import { createObservability, type Observability } from './observability/index.ts';
 import { openCobolHost, type CobolHost } from './transport/cobol-host.ts';

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import type { LoginThrottle } from '../api/protection/login-throttle.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 import { readSigningKey } from '../auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../auth/roles.ts';
 import { openProviderStore, providerStoreFile } from './adapter.ts';

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import type { LoginThrottle } from '../api/protection/login-throttle.ts';
+import type { LoginThrottle } from './login-throttle.ts';
 import { findDemoIdentity, SCOPE_DESCRIPTIONS } from '../auth/roles.ts';
 import { escapeHtml, htmlPage, PAGE_CSP } from '../pages/page.ts';
 import { passwordMatches, type IdentityCredentials } from './credentials.ts';

@@ -29,7 +29,7 @@ export interface ProtectionConfig {
      * header is ignored and the client is the connection's peer.
      */
     trustProxy: readonly string[];
-    /** Failed sign-ins for one user name before it is refused, and for how long (login-throttle.ts). */
+    /** Failed sign-ins for one user name before it is refused, and for how long (src/identity/login-throttle.ts). */
     loginFailures: number;
     loginLockSeconds: number;
   };

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { ApiError } from '../../errors.ts';
+import { ApiError } from '../errors.ts';
 
 export interface LoginThrottle {
   /** Whether sign-in for this name is refused now. */
