@@ -25,7 +25,7 @@ export interface LoginThrottleConfig {
 }
 
 /** Names tracked in memory at most: a caller trying many names evicts the oldest, never grows the process. */
-const MEMORY_NAMES = 10_000;
+const MEMORY_NAMES = 100_000;
 
 /** Names are compared without case, so spelling a name differently does not buy more attempts. */
 function nameKey(name: string): string {
