@@ -113,13 +113,7 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
           // Each fetch is seen here, where jose keeps no hook of its own; it happens off the hot path.
           [customFetch]: async (url, init) => {
             const res = await fetch(url, init);
-            if (res.status === 200)
-              published(
-                await res
-                  .clone()
-                  .json()
-                  .catch(() => null),
-              );
+            if (res.status === 200) published(await jsonOf(res));
             return res;
           },
         })
@@ -187,6 +181,14 @@ export function createTokenVerifier(options: VerifierOptions): TokenVerifier {
       return principal;
     },
   };
+}
+
+/** A response's JSON, read from a copy (jose reads the body itself); null when it is none. */
+function jsonOf(res: Response): Promise<unknown> {
+  return res
+    .clone()
+    .json()
+    .catch(() => null);
 }
 
 function describe(error: InstanceType<typeof joseErrors.JOSEError>): string {
