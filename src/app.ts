@@ -57,6 +57,7 @@ import { serviceRoutes } from './api/services/routes.ts';
 import { loadMessageCatalog, type MessageCatalog } from './backend/copybooks/index.ts';
 import type { Config } from './config.ts';
 import { openEmbeddedIdentity } from './identity/index.ts';
+import { createLoginThrottle } from './identity/login-throttle.ts';
 import { createLogger } from './logger.ts';
 import { createObservability, type Observability } from './observability/index.ts';
 import { openCobolHost, type CobolHost } from './transport/cobol-host.ts';
@@ -172,6 +173,8 @@ async function assemble(
     genReqId: requestIdFor,
     // Requests reaching a closing instance are answered by installLimits, as problem+json.
     return503OnClosing: false,
+    // TRUST_PROXY: req.ip is then the client X-Forwarded-For names, for rate limits and logs; otherwise the peer.
+    ...(protection.rateLimit.trustProxy.length > 0 ? { trustProxy: [...protection.rateLimit.trustProxy] } : {}),
     frameworkErrors: renderFrameworkError,
     ...serverLimitOptions(protection.limits),
     ...JSON_POISONING_OPTIONS,
@@ -237,6 +240,7 @@ async function assemble(
       ? {
           algorithms: EXTERNAL_ALGORITHMS,
           jwksCooldownMs: config.auth.jwksCooldownSeconds * 1000,
+          jwksMaxAgeMs: config.auth.jwksMaxAgeSeconds * 1000,
           claims: { role: config.auth.roleClaim, customerId: config.auth.customerIdClaim },
         }
       : {}),
@@ -248,7 +252,19 @@ async function assemble(
   const ready = async () =>
     (redis === null || redis.status === 'ready') && (await transport.ready()) && (declared.host?.available() ?? true);
   publicRoutes(typed, { ready, issuer: identity ? issuer : null, isClosing: () => closing });
-  if (identity) await identity.install(app, securityHeaders.documents);
+  if (identity) {
+    // Per user name, beside the per-address limit of the sign-in routes; shared through Redis like the rate limits.
+    const loginThrottle = createLoginThrottle(
+      {
+        maxFailures: protection.rateLimit.loginFailures,
+        lockSeconds: protection.rateLimit.loginLockSeconds,
+        redisPrefix: protection.rateLimit.redisPrefix,
+      },
+      redis,
+      logger,
+    );
+    await identity.install(app, securityHeaders.documents, loginThrottle);
+  }
   // The human pages: /docs (signing in with the embedded provider), /, /problems/<code>.
   await docsRoutes(app, { issuer: config.auth.issuer, signIn: identity?.docsSignIn ?? null });
 

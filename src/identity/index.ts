@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { LoginThrottle } from './login-throttle.ts';
 import { readSigningKey } from '../auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../auth/roles.ts';
 import { openProviderStore, providerStoreFile } from './adapter.ts';
@@ -13,8 +14,11 @@ import { identityRoutes } from './routes.ts';
 import type { IdentitySettings } from './settings.ts';
 
 export interface EmbeddedIdentity {
-  /** `documentHeaders`: the security headers of every answer but JSON (src/api/protection/security-headers.ts). */
-  install(app: FastifyInstance, documentHeaders: Record<string, string>): Promise<void>;
+  /**
+   * `documentHeaders`: the security headers of every answer but JSON (src/api/protection/security-headers.ts);
+   * `loginThrottle`: the failed sign-ins counted per user name.
+   */
+  install(app: FastifyInstance, documentHeaders: Record<string, string>, loginThrottle: LoginThrottle): Promise<void>;
   /** How the docs page signs in: as the public demo client, asking for a demo customer's scopes. */
   docsSignIn: { clientId: string; scopes: readonly string[] };
 }
@@ -45,9 +49,9 @@ export async function openEmbeddedIdentity(
   });
   return {
     docsSignIn: { clientId: DEMO_SPA_CLIENT, scopes: ROLE_SCOPES.customer },
-    async install(app, documentHeaders) {
+    async install(app, documentHeaders, loginThrottle) {
       app.addHook('onClose', async () => store.close());
-      await identityRoutes(app, { provider, credentials, documentHeaders });
+      await identityRoutes(app, { provider, credentials, documentHeaders, loginThrottle });
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
+import type { LoginThrottle } from './login-throttle.ts';
 import { findDemoIdentity, SCOPE_DESCRIPTIONS } from '../auth/roles.ts';
 import { escapeHtml, htmlPage, PAGE_CSP } from '../pages/page.ts';
 import { passwordMatches, type IdentityCredentials } from './credentials.ts';
@@ -98,6 +99,7 @@ export interface IdentityRouteDeps {
   credentials: IdentityCredentials;
   /** The security headers of every answer but JSON: the provider's endpoints answer with pages and redirects too. */
   documentHeaders: Record<string, string>;
+  loginThrottle: LoginThrottle;
 }
 
 export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDeps): Promise<void> {
@@ -152,11 +154,15 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       const username = String(form['username'] ?? '');
       const identity = findDemoIdentity(username);
       const known = identity?.kind === 'user';
-      if (!passwordMatches(known ? deps.credentials.passwords[username] : undefined, String(form['password'] ?? ''))) {
+      // A name refused after repeated failures gets the page a wrong password gets, known or not.
+      const locked = await deps.loginThrottle.locked(username);
+      const password = String(form['password'] ?? '');
+      if (locked || !passwordMatches(known ? deps.credentials.passwords[username] : undefined, password)) {
+        if (!locked) await deps.loginThrottle.failed(username);
         // The user name is a claimed principal only; the password never reaches a log.
         req.log.warn(
           {
-            reason: known ? 'wrong password' : 'unknown user',
+            reason: locked ? 'too many failures' : known ? 'wrong password' : 'unknown user',
             principal: username.slice(0, 64),
             clientId: details.params['client_id'],
           },
@@ -164,6 +170,7 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
         );
         return html(reply, 401, loginPage(details.uid, clientName, { username: username.slice(0, 64) }));
       }
+      await deps.loginThrottle.succeeded(username);
       req.log.info({ principal: username, clientId: details.params['client_id'] }, 'user signed in');
       const result = { login: { accountId: username } };
       const returnTo = await provider.interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: false });

@@ -59,6 +59,12 @@ export const IDENTITY_SETTINGS = section('Identity and tokens (the embedded Open
     max: 3600,
     description: "least time between two fetches of an external issuer's JWKS",
   }),
+  AUTH_JWKS_MAX_AGE_SECONDS: integer({
+    default: 600,
+    min: 1,
+    max: 86_400,
+    description: "age at which an external issuer's JWKS is refetched; tokens of a withdrawn key stop working then",
+  }),
   AUTH_CLOCK_TOLERANCE_SECONDS: integer({
     default: 30,
     min: 0,
@@ -94,6 +100,8 @@ export interface IdentitySettings {
   customerIdClaim: string;
   /** Least time between two fetches of an external issuer's JWKS (an unknown `kid` triggers one), seconds. */
   jwksCooldownSeconds: number;
+  /** Age at which an external issuer's JWKS is refetched, even if every token is cached, seconds. */
+  jwksMaxAgeSeconds: number;
   /** Allowed clock skew for exp/nbf, seconds. */
   clockToleranceSeconds: number;
   /** Verified tokens kept in memory until they expire (hot path). */
@@ -126,6 +134,7 @@ export function loadIdentitySettings(env: Env, port: number, defaultPort: number
     roleClaim: setting('AUTH_ROLE_CLAIM'),
     customerIdClaim: setting('AUTH_CUSTOMER_ID_CLAIM'),
     jwksCooldownSeconds: setting('AUTH_JWKS_COOLDOWN_SECONDS'),
+    jwksMaxAgeSeconds: setting('AUTH_JWKS_MAX_AGE_SECONDS'),
     clockToleranceSeconds: setting('AUTH_CLOCK_TOLERANCE_SECONDS'),
     tokenCacheSize: setting('AUTH_TOKEN_CACHE_SIZE'),
   };
