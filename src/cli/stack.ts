@@ -267,8 +267,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
 
   const ended = await Promise.race([stopSignal, frontDeath.then((how) => ({ how }))]);
   // A Ctrl-C in a terminal reaches HAProxy too, which may exit before the stack sees its own signal.
-  const signal =
-    typeof ended === 'string' ? ended : await Promise.race([stopSignal, sleep(500).then(() => undefined)]);
+  const signal = typeof ended === 'string' ? ended : await Promise.race([stopSignal, sleep(500).then(() => undefined)]);
   if (signal === undefined) {
     io.stderr.write(`${(ended as { how: string }).how}: stopping the stack; see ${front?.log}\n`);
     await stopAll();
