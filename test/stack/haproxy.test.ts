@@ -42,6 +42,12 @@ async function instance(t: TestContext, name: string, dropOn: string[] = []): Pr
       req.once('data', () => res.writeHead(200, { 'x-instance': name }).end('first chunk arrived'));
       return;
     }
+    if (req.url === '/stream-answer') {
+      // The first chunk of an answer that never ends: only a proxy that streams passes it on.
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first chunk of the answer');
+      return;
+    }
     req.resume();
     req.on('end', () => {
       if (dropOn.includes(req.method!)) return void req.socket.destroy();
@@ -144,7 +150,7 @@ test('requests alternate between the instances; each sees the client address in 
   assert.equal(last.headers['x-forwarded-for'], '203.0.113.9, 127.0.0.3');
 });
 
-test('request bodies are streamed to the instance, not buffered whole', async (t) => {
+test('bodies are streamed both ways, not buffered whole', async (t) => {
   const a = await instance(t, 'a');
   const url = await front(t, [a.port]);
   const answer = await new Promise<string>((resolve, reject) => {
@@ -162,6 +168,19 @@ test('request bodies are streamed to the instance, not buffered whole', async (t
     req.write('{"first":');
   });
   assert.equal(answer, 'first chunk arrived');
+
+  const first = await new Promise<string>((resolve, reject) => {
+    const req = request(`${url}/stream-answer`, (res) => {
+      res.setEncoding('utf8');
+      res.once('data', (chunk: string) => {
+        req.destroy();
+        resolve(chunk);
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(first, 'first chunk of the answer');
 });
 
 test('a write whose instance dies after receiving it is not sent again: 503 problem+json with Retry-After', async (t) => {
