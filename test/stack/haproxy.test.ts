@@ -42,6 +42,10 @@ async function instance(t: TestContext, name: string, dropOn: string[] = []): Pr
       req.once('data', () => res.writeHead(200, { 'x-instance': name }).end('first chunk arrived'));
       return;
     }
+    if (req.url === '/program-failed') {
+      res.writeHead(502, { 'content-type': 'application/problem+json', 'x-instance': name });
+      return void res.end('{"code":"BACKEND_PROGRAM_FAILED"}');
+    }
     if (req.url === '/stream-answer') {
       // The first chunk of an answer that never ends: only a proxy that streams passes it on.
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -232,6 +236,16 @@ test('an instance whose /health/ready fails gets no requests until it is ready a
   assert.equal(b.seen.length, before, 'no request reached the instance that is not ready');
   b.ready = 200;
   await until('b back once ready', async () => (await send(`${url}/v1/orders`)).headers['x-instance'] === 'b', 15_000);
+});
+
+test("an instance's own 502 answer reaches the client as it is, and is not retried", async (t) => {
+  const a = await instance(t, 'a');
+  const b = await instance(t, 'b');
+  const url = await front(t, [a.port, b.port]);
+  const res = await send(`${url}/program-failed`);
+  assert.equal(res.status, 502);
+  assert.equal(res.body, '{"code":"BACKEND_PROGRAM_FAILED"}');
+  assert.equal(a.seen.length + b.seen.length, 1);
 });
 
 test('no instance reachable: 503 problem+json with Retry-After at once, for reads and writes', async (t) => {
