@@ -1,5 +1,15 @@
 /** The event relay (BROKER_URL, EVENTS_*) and webhook delivery (WEBHOOK_*). */
-import { ConfigError, flag, integer, listItems, parsed, rawValue, read, section, type Env } from '../settings/schema.ts';
+import {
+  ConfigError,
+  flag,
+  integer,
+  listItems,
+  parsed,
+  rawValue,
+  read,
+  section,
+  type Env,
+} from '../settings/schema.ts';
 import { parseKeyring, readKeyringFile, type WebhookKeyring } from './webhook-secrets.ts';
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -53,7 +53,8 @@ export class WebhookKeyring {
   open(sealed: string): string {
     const match = SEALED.exec(sealed);
     if (!match) throw new WebhookSecretError('the stored secret is not in the sealed form');
-    const [, kid, text] = match as unknown as [string, string, string];
+    const kid = match[1]!;
+    const text = match[2]!;
     const key = this.#keys.get(kid);
     if (!key) throw new WebhookSecretError(`the secret is sealed with key "${kid}", which the keyring does not hold`);
     const bytes = Buffer.from(text, 'base64url');
@@ -62,8 +63,8 @@ export class WebhookKeyring {
       const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, NONCE_BYTES));
       decipher.setAAD(Buffer.from(`${VERSION}.${kid}`));
       decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-      const plain = Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES)), decipher.final()]);
-      return plain.toString('utf8');
+      const body = bytes.subarray(NONCE_BYTES, bytes.length - TAG_BYTES);
+      return Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8');
     } catch {
       throw new WebhookSecretError(`the secret does not open with key "${kid}" (a different key under that id?)`);
     }
@@ -105,7 +106,10 @@ export function parseKeyring(value: string, name: string): WebhookKeyring {
       // Node's base64 decoder reads the url-safe alphabet too.
       const key = Buffer.from(text, 'base64');
       if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text) || key.length !== KEY_BYTES) {
-        throw new ConfigError(name, `gives key "${kid}" that is not ${KEY_BYTES} bytes in base64 (openssl rand -base64 32)`);
+        throw new ConfigError(
+          name,
+          `gives key "${kid}" that is not ${KEY_BYTES} bytes in base64 (openssl rand -base64 32)`,
+        );
       }
       return [kid, key];
     });
