@@ -21,7 +21,12 @@ import { openBackendStore } from '../../src/backend/store/open.ts';
 import { subscriptionSecrets, replaceSecret } from '../../src/backend/store/webhooks.ts';
 import { reencryptWebhookSecrets } from '../../src/cli/webhooks.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { developmentKeyFile, parseKeyring, WebhookKeyring } from '../../src/events/webhook-secrets.ts';
+import {
+  developmentKeyFile,
+  newWebhookSecret,
+  parseKeyring,
+  WebhookKeyring,
+} from '../../src/events/webhook-secrets.ts';
 import { createLogger } from '../../src/logger.ts';
 import { effectiveConfig } from '../../src/logging/effective-config.ts';
 import { openEmbeddedBackend, storeLocation } from '../../src/transport/open.ts';
@@ -398,6 +403,15 @@ test('a bad key setting stops the configuration, naming the variable', (t) => {
     bad({ WEBHOOK_SECRET_KEY: `k1:${key()}`, WEBHOOK_SECRET_KEY_FILE: '/x' }).variable,
     'WEBHOOK_SECRET_KEY_FILE',
   );
+
+  // The longest kid's sealed secret still fits the record fields that carry it (PIC X(128)).
+  const longest = parseKeyring(`${'k'.repeat(16)}:${key()}`, 'WEBHOOK_SECRET_KEY').seal(newWebhookSecret());
+  const task = catalog.segment('WHDTASK');
+  const carried = task.decode(task.encode({ whdtSecret: longest, whdtAttempts: 0 }))['whdtSecret'];
+  assert.equal(carried, longest);
+  const create = catalog.request('WHKCRT');
+  const sent = create.decode(create.encode({ whkcSecret: longest, whkcEventTypeCount: 0, whkcEventTypes: [] }));
+  assert.equal(sent['whkcSecret'], longest);
 
   const dir = dataDirFor(t);
   const file = join(dir, 'keys');
