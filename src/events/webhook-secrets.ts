@@ -145,7 +145,11 @@ export function developmentKeyring(dataDir: string): WebhookKeyring {
     const entry = `dev-${randomBytes(4).toString('hex')}:${randomBytes(KEY_BYTES).toString('base64')}\n`;
     createOwnerOnlyFile(file, entry);
   }
-  return readKeyringFile(file, 'WEBHOOK_SECRET_KEY_FILE');
+  try {
+    return parseKeyring(readFileSync(file, 'utf8'), 'WEBHOOK_SECRET_KEY');
+  } catch {
+    throw new ConfigError('DATA_DIR', `holds a development webhook key that cannot be read: ${file}`);
+  }
 }
 
 /** The keyring in force: the configured one, else the development key under DATA_DIR. */

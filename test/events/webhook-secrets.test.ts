@@ -23,6 +23,7 @@ import { reencryptWebhookSecrets } from '../../src/cli/webhooks.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import {
   developmentKeyFile,
+  developmentKeyring,
   newWebhookSecret,
   parseKeyring,
   WebhookKeyring,
@@ -414,6 +415,14 @@ test('a bad key setting stops the configuration, naming the variable', (t) => {
   assert.equal(sent['whkcSecret'], longest);
 
   const dir = dataDirFor(t);
+  const made = developmentKeyring(dir);
+  assert.match(made.current, /^dev-[0-9a-f]{8}$/);
+  assert.deepEqual(developmentKeyring(dir).kids, made.kids, 'made once, then read');
+  writeFileSync(developmentKeyFile(dir), 'not a key\n');
+  assert.throws(
+    () => developmentKeyring(dir),
+    (e) => e instanceof ConfigError && e.variable === 'DATA_DIR' && /webhooks\/secret-key/.test(e.message),
+  );
   const file = join(dir, 'keys');
   writeFileSync(file, `k2:${key()}\nk1:${key()}\n`, { mode: 0o600 });
   const config = loadConfig({ DATA_DIR: dir, WEBHOOK_SECRET_KEY_FILE: file });
