@@ -214,6 +214,7 @@ test('no webhook secret in the database files, the logs or a transport message; 
       }
     }
   };
+  assert.ok(filesUnder(dataDir).some((f) => f.endsWith('backend.sqlite-wal')));
   search(); // the store's WAL as the running app leaves it
   // What does cross and is stored: the sealed form, found by the same search where the plain one is not.
   const store = await openBackendStore(storeLocation(loadConfig({ DATA_DIR: dataDir })), {
