@@ -65,6 +65,7 @@ import { buildCobolHost, COPYBOOKS_DIR } from './transport/cobol-host/build.ts';
 import { startEventRelay, type EventRelay } from './events/relay.ts';
 import { startOperationRunner, type OperationRunner } from './operations/runner.ts';
 import { startWebhookDispatcher, type WebhookDispatcher } from './events/webhooks.ts';
+import { webhookKeyring } from './events/webhook-secrets.ts';
 import { openRabbitPublisher } from './events/rabbitmq.ts';
 import { openBackendTransport } from './transport/open.ts';
 import type { Transport } from './transport/transport.ts';
@@ -162,6 +163,8 @@ async function assemble(
     ? null
     : await openEmbeddedIdentity(config, logger, docsRedirectUri(config.auth.issuer));
   const idempotencyStore = openConfiguredIdempotencyStore(config, redis);
+  // Seals webhook signing secrets for the routes and opens them for the dispatcher; the back-end never holds it.
+  const webhookSecrets = webhookKeyring(config.webhooks, config.dataDir);
 
   const protection = config.protection;
   const tls = httpsOptions(protection.tls, protection.limits.headerBytes);
@@ -295,7 +298,7 @@ async function assemble(
     paymentRoutes(api, routeDeps);
     loanRoutes(api, routeDeps);
     eventRoutes(api, { ...routeDeps, catalog });
-    webhookRoutes(api, { ...routeDeps, catalog, webhooks: config.webhooks });
+    webhookRoutes(api, { ...routeDeps, catalog, webhooks: config.webhooks, secrets: webhookSecrets });
     operationRoutes(api, { ...routeDeps, catalog });
     if (declared.host) serviceRoutes(api, declared.services, declared.host);
   });
@@ -308,6 +311,7 @@ async function assemble(
     catalog,
     log: logger,
     webhooks: config.webhooks,
+    secrets: webhookSecrets,
     pollMs: config.events.pollMs,
   });
   dispatcher = webhooks;
