@@ -72,7 +72,12 @@ function issuedByDevCa(file: string): boolean {
 function certificateProblems(config: Config, setting: string, file: string, what: string): ProductionProblem[] {
   const dev = devPkiFiles(config.dataDir);
   if (Object.values(dev).includes(file)) {
-    return [{ setting, message: `uses the development PKI's ${file} (the default when unset): give ${what} from your own PKI` }];
+    return [
+      {
+        setting,
+        message: `uses the development PKI's ${file} (the default when unset): give ${what} from your own PKI`,
+      },
+    ];
   }
   if (issuedByDevCa(file)) {
     return [{ setting, message: `${file} comes from the development CA: give ${what} from your own PKI` }];
@@ -130,7 +135,11 @@ export const PRODUCTION_RULES: readonly ProductionRule[] = [
       // The API's client side of the back-end hop, or the back-end service's server side: both default to the
       // development PKI's files.
       const hop =
-        role === 'backend' ? config.backendService.tls : config.backend.urls.length > 0 ? config.backend.clientTls : null;
+        role === 'backend'
+          ? config.backendService.tls
+          : config.backend.urls.length > 0
+            ? config.backend.clientTls
+            : null;
       if (hop) {
         const own = role === 'backend' ? "the back-end service's certificate" : "this API's client certificate";
         const peer = role === 'backend' ? "the API instances' CA" : "the back-end services' CA";

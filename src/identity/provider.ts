@@ -2,12 +2,7 @@
  * The embedded OpenID Provider (oidc-provider), the default issuer of this API's access tokens: code + PKCE,
  * rotated refresh tokens, client credentials; RFC 9068 JWT access tokens for this API as the one resource.
  */
-import Provider, {
-  errors,
-  type Adapter,
-  type Configuration,
-  type KoaContextWithOIDC,
-} from 'oidc-provider';
+import Provider, { errors, type Adapter, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { JWK } from 'jose';
 import { ApiError, toProblem } from '../errors.ts';
 import { SCOPES } from '../auth/roles.ts';

@@ -121,7 +121,10 @@ export function loadIdentitySettings(env: Env, port: number, defaultPort: number
   const partnerJwksFile = setting('AUTH_PARTNER_JWKS_FILE');
   const accountsFile = setting('AUTH_ACCOUNTS_FILE');
   if (accountsFile && externalIssuer) {
-    throw new ConfigError('AUTH_ACCOUNTS_FILE', 'is for the embedded provider: leave it unset with AUTH_EXTERNAL_ISSUER');
+    throw new ConfigError(
+      'AUTH_ACCOUNTS_FILE',
+      'is for the embedded provider: leave it unset with AUTH_EXTERNAL_ISSUER',
+    );
   }
   // The demo client's settings have no effect on the accounts file's clients: refused rather than ignored.
   for (const name of ['AUTH_DEMO_REDIRECT_URIS', 'AUTH_PARTNER_JWKS_FILE'] as const) {
