@@ -43,6 +43,12 @@ export function isPasswordHash(text: unknown): text is string {
   return typeof text === 'string' && parse(text) !== null;
 }
 
+/** The cost a hash was made with, to make another one alike (null: not a hash of this module). */
+export function hashCost(hash: string): { ln: number; r: number; p: number } | null {
+  const parsed = parse(hash);
+  return parsed ? { ln: parsed.ln, r: parsed.r, p: parsed.p } : null;
+}
+
 export const PASSWORD_HASH_FORMAT = '$scrypt$ln=17,r=8,p=1$<salt>$<hash> (made by `corebridge hash-password`)';
 
 export async function hashPassword(password: string, cost = DEFAULT_COST): Promise<string> {

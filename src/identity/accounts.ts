@@ -3,10 +3,11 @@
  * the users and clients of the operator's accounts file (AUTH_ACCOUNTS_FILE), whose passwords and client secrets
  * are scrypt hashes made by `corebridge hash-password`.
  */
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { JWK } from 'jose';
 import type { ClientMetadata } from 'oidc-provider';
-import { hashPassword, isPasswordHash, PASSWORD_HASH_FORMAT, verifyPassword } from '../auth/password-hash.ts';
+import { hashCost, hashPassword, isPasswordHash, PASSWORD_HASH_FORMAT, verifyPassword } from '../auth/password-hash.ts';
 import { DEMO_IDENTITIES, findDemoIdentity, isRole, ROLE_SCOPES, SCOPES, type Role } from '../auth/roles.ts';
 import { ConfigError } from '../settings/schema.ts';
 import { passwordMatches, type IdentityCredentials } from './credentials.ts';
@@ -214,8 +215,9 @@ function fileClient(c: FileClient): ClientMetadata {
 export async function fileAccounts(file: string): Promise<IdentityAccounts> {
   const { users, clients } = readAccountsFile(file);
   const byId = new Map(users.map((u) => [u.id, u]));
-  // Compared against when the user is unknown, so that costs the same as a wrong password.
-  const decoy = await hashPassword(`decoy-${Math.random()}`);
+  // Compared against when the user is unknown, so that costs the same as a wrong password (the users' own cost).
+  const cost = users[0] ? hashCost(users[0].passwordHash) : null;
+  const decoy = await hashPassword(randomBytes(16).toString('base64url'), ...(cost ? [cost] : []));
   const user = (id: string): IdentityAccount | undefined => {
     const u = byId.get(id);
     return u ? { id: u.id, role: u.role, customerId: u.customerId ?? null } : undefined;
