@@ -85,8 +85,11 @@ export function createIdentityProvider(options: IdentityProviderOptions): Provid
         useGrantedResource: () => true,
         getResourceServerInfo: (ctx, resource, client) => {
           if (resource !== options.audience) throw new errors.InvalidTarget();
-          // A user's token: their role's scopes at most. A client's own token: its registered `scope` limits it.
-          const scopes = accounts.clientRoles[client.clientId] ? SCOPES : scopesForAccount(accounts, accountOf(ctx));
+          // A user's token: their role's scopes at most, whatever the client. A client's own token (no account):
+          // its registered `scope` limits it. Anything else: none.
+          const accountId = accountOf(ctx);
+          const ownToken = accountId === undefined && accounts.clientRoles[client.clientId] !== undefined;
+          const scopes = ownToken ? SCOPES : scopesForAccount(accounts, accountId);
           return {
             scope: scopes.join(' '),
             audience: options.audience,
