@@ -6,6 +6,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config, type Env } from './config.ts';
+import { isSet } from './settings/schema.ts';
 import { DEV_CA_NAME, devPkiFiles } from './tls/dev-files.ts';
 
 /** What is being started: the API (server.ts), or a back-end service (`corebridge backend serve`). */
@@ -21,7 +22,8 @@ export interface ProductionProblem {
 export interface ProductionRule {
   /** Short name, for docs/production.md and tests. */
   name: string;
-  check(config: Config, role: ProcessRole): ProductionProblem[];
+  /** `env`: the variables as given, for what the configuration alone cannot tell (a default or a value set). */
+  check(config: Config, role: ProcessRole, env: Env): ProductionProblem[];
 }
 
 export class ProductionConfigError extends ConfigError {
@@ -68,16 +70,19 @@ function issuedByDevCa(file: string): boolean {
   }
 }
 
-/** The problems of one certificate, key or CA setting: a development PKI file, or a certificate of its CA. */
-function certificateProblems(config: Config, setting: string, file: string, what: string): ProductionProblem[] {
-  const dev = devPkiFiles(config.dataDir);
-  if (Object.values(dev).includes(file)) {
-    return [
-      {
-        setting,
-        message: `uses the development PKI's ${file} (the default when unset): give ${what} from your own PKI`,
-      },
-    ];
+/**
+ * The problems of one certificate, key or CA setting: unset where the default is the development PKI's file, or
+ * a certificate its CA issued (wherever the file is).
+ */
+function certificateProblems(
+  config: Config,
+  env: Env,
+  setting: string,
+  file: string,
+  what: string,
+): ProductionProblem[] {
+  if (!isSet(env, setting) && Object.values(devPkiFiles(config.dataDir)).includes(file)) {
+    return [{ setting, message: `is unset, so the development PKI's ${file} would be used: give ${what}` }];
   }
   if (issuedByDevCa(file)) {
     return [{ setting, message: `${file} comes from the development CA: give ${what} from your own PKI` }];
@@ -122,14 +127,14 @@ export const PRODUCTION_RULES: readonly ProductionRule[] = [
   },
   {
     name: 'no development PKI for TLS and mutual TLS',
-    check(config, role) {
+    check(config, role, env) {
       const problems: ProductionProblem[] = [];
       const tls = config.protection.tls;
       if (role === 'api' && tls) {
-        problems.push(...certificateProblems(config, 'TLS_CERT_FILE', tls.certFile, 'the server certificate'));
-        problems.push(...certificateProblems(config, 'TLS_KEY_FILE', tls.keyFile, "the server certificate's key"));
+        problems.push(...certificateProblems(config, env, 'TLS_CERT_FILE', tls.certFile, 'the server certificate'));
+        problems.push(...certificateProblems(config, env, 'TLS_KEY_FILE', tls.keyFile, "the server certificate's key"));
         if (tls.mutual) {
-          problems.push(...certificateProblems(config, 'MTLS_CA_FILE', tls.mutual.caFile, "your clients' CA"));
+          problems.push(...certificateProblems(config, env, 'MTLS_CA_FILE', tls.mutual.caFile, "your clients' CA"));
         }
       }
       // The API's client side of the back-end hop, or the back-end service's server side: both default to the
@@ -143,9 +148,9 @@ export const PRODUCTION_RULES: readonly ProductionRule[] = [
       if (hop) {
         const own = role === 'backend' ? "the back-end service's certificate" : "this API's client certificate";
         const peer = role === 'backend' ? "the API instances' CA" : "the back-end services' CA";
-        problems.push(...certificateProblems(config, 'BACKEND_TLS_CA', hop.caFile, peer));
-        problems.push(...certificateProblems(config, 'BACKEND_TLS_CERT', hop.certFile, own));
-        problems.push(...certificateProblems(config, 'BACKEND_TLS_KEY', hop.keyFile, `the key of ${own}`));
+        problems.push(...certificateProblems(config, env, 'BACKEND_TLS_CA', hop.caFile, peer));
+        problems.push(...certificateProblems(config, env, 'BACKEND_TLS_CERT', hop.certFile, own));
+        problems.push(...certificateProblems(config, env, 'BACKEND_TLS_KEY', hop.keyFile, `the key of ${own}`));
       }
       return problems;
     },
@@ -173,20 +178,20 @@ export const PRODUCTION_RULES: readonly ProductionRule[] = [
 ];
 
 /** Every problem the rules find; none outside production mode. */
-export function productionProblems(config: Config, role: ProcessRole): ProductionProblem[] {
+export function productionProblems(config: Config, role: ProcessRole, env: Env): ProductionProblem[] {
   if (!config.production) return [];
-  return PRODUCTION_RULES.flatMap((rule) => rule.check(config, role));
+  return PRODUCTION_RULES.flatMap((rule) => rule.check(config, role, env));
 }
 
 /** Throws one ProductionConfigError listing every problem, when there is any. */
-export function refuseInProduction(config: Config, role: ProcessRole): void {
-  const problems = productionProblems(config, role);
+export function refuseInProduction(config: Config, role: ProcessRole, env: Env): void {
+  const problems = productionProblems(config, role, env);
   if (problems.length > 0) throw new ProductionConfigError(problems);
 }
 
 /** The configuration of a process that serves (the API, a back-end service): loaded, then checked for production. */
 export function loadServingConfig(env: Env, role: ProcessRole): Config {
   const config = loadConfig(env);
-  refuseInProduction(config, role);
+  refuseInProduction(config, role, env);
   return config;
 }

@@ -3,7 +3,7 @@
  * together, nothing is refused outside production mode, and a complete production configuration passes.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -22,8 +22,8 @@ function dataDir(t: TestContext): string {
 
 /** The settings production mode refuses, each with its message, for `env` under NODE_ENV=production. */
 function refused(env: Env, role: ProcessRole = 'api'): Map<string, string> {
-  const problems = productionProblems(loadConfig({ NODE_ENV: 'production', ...env }), role);
-  return new Map(problems.map((p) => [p.setting, p.message]));
+  const all = { NODE_ENV: 'production', ...env };
+  return new Map(productionProblems(loadConfig(all), role, all).map((p) => [p.setting, p.message]));
 }
 
 /** Certificates from a CA of the operator's own (not the development PKI), written under `dir`. */
@@ -51,7 +51,7 @@ test('production mode is NODE_ENV=production, nothing else; outside it nothing i
   assert.equal(loadConfig({ NODE_ENV: 'development' }).production, false);
   assert.equal(loadConfig({ NODE_ENV: 'production' }).production, true);
   const demo = loadConfig({ DATABASE_URL: 'postgres://postgres:postgres@db/x', BACKEND_URL: 'tls://127.0.0.1:7443' });
-  assert.deepEqual(productionProblems(demo, 'api'), []);
+  assert.deepEqual(productionProblems(demo, 'api', {}), []);
   assert.doesNotThrow(() => loadServingConfig({}, 'api'), 'the demo starts as it always did');
 });
 
@@ -79,7 +79,10 @@ test("the back-end hop's certificates default to the development PKI: refused un
   const dev = devPkiFiles(dir);
   const api = refused({ ...EXTERNAL, DATA_DIR: dir, BACKEND_URL: 'tls://backend.internal:7443' });
   assert.deepEqual([...api.keys()], ['BACKEND_TLS_CA', 'BACKEND_TLS_CERT', 'BACKEND_TLS_KEY']);
-  assert.match(api.get('BACKEND_TLS_CA')!, new RegExp(`development PKI's ${dev.caCert} \\(the default when unset\\)`));
+  assert.match(
+    api.get('BACKEND_TLS_CA')!,
+    new RegExp(`^is unset, so the development PKI's ${dev.caCert} would be used`),
+  );
   assert.match(api.get('BACKEND_TLS_CERT')!, /this API's client certificate/);
   assert.deepEqual([...refused({ ...EXTERNAL, DATA_DIR: dir }).keys()], [], 'the embedded back-end has no such hop');
 
@@ -116,9 +119,14 @@ test('a certificate of the development CA is refused wherever its file is, for T
   assert.match(problems.get('TLS_CERT_FILE')!, /comes from the development CA: give the server certificate/);
   assert.match(problems.get('MTLS_CA_FILE')!, /comes from the development CA/);
 
+  // The operator's own files where the development PKI would be: given explicitly, they are theirs to use.
   const dev = devPkiFiles(dir);
-  const devTls = refused({ ...EXTERNAL, DATA_DIR: dir, TLS_CERT_FILE: dev.backendCert, TLS_KEY_FILE: dev.backendKey });
-  assert.deepEqual([...devTls.keys()], ['TLS_CERT_FILE', 'TLS_KEY_FILE'], "the development PKI's paths, even unmade");
+  mkdirSync(dev.dir, { recursive: true });
+  copyFileSync(own.ca, dev.caCert);
+  copyFileSync(own.clientCert, dev.apiCert);
+  copyFileSync(own.clientKey, dev.apiKey);
+  const explicit = { BACKEND_TLS_CA: dev.caCert, BACKEND_TLS_CERT: dev.apiCert, BACKEND_TLS_KEY: dev.apiKey };
+  assert.deepEqual([...refused({ ...EXTERNAL, DATA_DIR: dir, BACKEND_URL: 'tls://b:7443', ...explicit }).keys()], []);
 });
 
 test('example and default passwords are refused in every URL that holds credentials', () => {

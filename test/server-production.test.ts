@@ -56,7 +56,7 @@ test('corebridge backend serve under NODE_ENV=production refuses the development
   });
   assert.equal(run.status, 2, run.stderr);
   for (const setting of ['BACKEND_TLS_CA', 'BACKEND_TLS_CERT', 'BACKEND_TLS_KEY']) {
-    assert.match(run.stderr, new RegExp(`^ {2}${setting}: uses the development PKI's`, 'm'));
+    assert.match(run.stderr, new RegExp(`^ {2}${setting}: is unset, so the development PKI's`, 'm'));
   }
   assert.doesNotMatch(run.stderr, /\n\s+at /);
 });
