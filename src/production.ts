@@ -157,12 +157,15 @@ export const PRODUCTION_RULES: readonly ProductionRule[] = [
   },
   {
     name: 'no example or default secrets',
-    check(config) {
+    check(config, _role, env) {
+      const otel = isSet(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT')
+        ? 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'
+        : 'OTEL_EXPORTER_OTLP_ENDPOINT';
       const problems = [
         ...urlPasswordProblems('DATABASE_URL', config.backend.databaseUrl),
         ...urlPasswordProblems('REDIS_URL', config.protection.rateLimit.redisUrl),
         ...urlPasswordProblems('BROKER_URL', config.events.brokerUrl),
-        ...urlPasswordProblems('OTEL_EXPORTER_OTLP_ENDPOINT', config.tracing?.tracesEndpoint),
+        ...urlPasswordProblems(otel, config.tracing?.tracesEndpoint),
       ];
       // Without credentials, the AMQP client signs in as RabbitMQ's default guest:guest.
       const broker = config.events.brokerUrl ? URL.parse(config.events.brokerUrl) : null;

@@ -144,6 +144,11 @@ test('example and default passwords are refused in every URL that holds credenti
     'REDIS_URL',
   ]);
   for (const message of problems.values()) assert.match(message, /example or default password: give the real/);
+  const traces = refused({
+    ...EXTERNAL,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://otel:secret@otel.internal/v1/traces',
+  });
+  assert.deepEqual([...traces.keys()], ['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']);
   const sameAsUser = refused({ ...EXTERNAL, DATABASE_URL: 'postgres://bank:bank@db/corebridge' });
   assert.ok(sameAsUser.has('DATABASE_URL'), 'a password equal to the user name');
   const noBrokerCredentials = refused({ ...EXTERNAL, BROKER_URL: 'amqp://mq.internal:5672' });
