@@ -93,8 +93,16 @@ function certificateProblems(
 function urlPasswordProblems(setting: string, value: string | null | undefined): ProductionProblem[] {
   if (!value || !URL.canParse(value)) return [];
   const url = new URL(value);
-  const user = decodeURIComponent(url.username);
-  const password = decodeURIComponent(url.password);
+  // A malformed escape is compared as written: this check never stops start-up with an error of its own.
+  const decode = (text: string) => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return text;
+    }
+  };
+  const user = decode(url.username);
+  const password = decode(url.password);
   if (password && (EXAMPLE_PASSWORDS.has(password.toLowerCase()) || password === user)) {
     return [{ setting, message: 'holds an example or default password: give the real credentials' }];
   }
