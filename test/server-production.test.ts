@@ -2,7 +2,7 @@
  * server.ts and `corebridge backend serve` as processes under NODE_ENV=production: with no other setting the API
  * refuses to start, exit 2, naming what to set and without a stack trace; with a complete production
  * configuration (an external issuer, HTTPS and the back-end over mutual TLS with certificates of an operator's own
- * CA) both start and serve real requests.
+ * CA; or the embedded provider with an accounts file) they start and serve real requests.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -14,6 +14,8 @@ import { test, type TestContext } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { signingKeyFile } from '../src/auth/dev-issuer.ts';
+import { hashPassword } from '../src/auth/password-hash.ts';
+import { credentialsFile } from '../src/identity/credentials.ts';
 import { createCertificateAuthority } from '../src/tls/dev-pki.ts';
 import { freePort } from '../support/free-port.ts';
 
@@ -219,4 +221,53 @@ test('a complete production configuration starts: HTTPS, external issuer, back-e
   assert.equal(forged.status, 401);
   assert.match(String(forged.headers.get('content-type')), /application\/problem\+json/);
   assert.equal(api.child.exitCode, null, 'still running');
+});
+
+test('production mode with the embedded provider and an accounts file: starts, serves its client, no demo credentials', async (t) => {
+  const dir = tempDir(t, 'production-accounts');
+  const secret = `s-${Math.random().toString(36).slice(2)}-${Date.now()}`;
+  const accountsFile = join(dir, 'accounts.json');
+  const secretHash = await hashPassword(secret, { ln: 14, r: 8, p: 1 });
+  writeFileSync(
+    accountsFile,
+    JSON.stringify({ users: [], clients: [{ id: 'back-office', secretHash, role: 'agent' }] }),
+  );
+  const port = await freePort();
+  const dataDir = join(dir, 'data');
+  const api = startProcess(t, ['src/server.ts'], {
+    ...baseEnv(),
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    AUTH_ISSUER: `http://127.0.0.1:${port}/oauth`,
+    AUTH_ACCOUNTS_FILE: accountsFile,
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  let ready = false;
+  for (let i = 0; i < 200 && !ready && api.child.exitCode === null; i++) {
+    ready = await fetch(`${origin}/health/ready`).then(
+      (res) => res.ok,
+      () => false,
+    );
+    if (!ready) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.ok(ready, `the API became ready\n${api.output()}`);
+  assert.equal(existsSync(credentialsFile(dataDir)), false, 'no demo passwords or secrets are made');
+
+  const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  const grant = (authorization: string) =>
+    fetch(`${origin}/oauth/token`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials&scope=customers%3Aread',
+    });
+  const granted = await grant(basic('back-office', secret));
+  assert.equal(granted.status, 200, await granted.clone().text());
+  const { access_token: token } = (await granted.json()) as { access_token: string };
+  const customer = await fetch(`${origin}/v1/customers/1001`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(customer.status, 200);
+  assert.equal(((await customer.json()) as { customerId: string }).customerId, '1001');
+  assert.equal((await grant(basic('back-office', `${secret}x`))).status, 401, 'a wrong secret');
+  assert.equal((await grant(basic('acme-shop', secret))).status, 401, 'no demo client');
 });
