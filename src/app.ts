@@ -153,12 +153,10 @@ async function assemble(
   declared: { services: readonly ServiceDefinition[]; host: CobolHost | null },
   givenObservability: Observability | undefined,
 ): Promise<App> {
-  const issuer = await openDevIssuer({
-    dataDir: config.dataDir,
-    issuer: config.auth.issuer,
-    audience: config.auth.audience,
-  });
-  // Otherwise the embedded identity provider, signing with the same key.
+  // The embedded identity provider and its signing key (made at first start) only without an external issuer.
+  const issuer = config.auth.external
+    ? null
+    : await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
   const identity = config.auth.external
     ? null
     : await openEmbeddedIdentity(config, logger, docsRedirectUri(config.auth.issuer));
@@ -238,7 +236,7 @@ async function assemble(
   const verifier = createTokenVerifier({
     issuer: config.auth.issuer,
     audience: config.auth.audience,
-    jwks: externalJwks ?? issuer.jwks,
+    jwks: externalJwks ?? issuer?.jwks ?? { keys: [] },
     ...(config.auth.external
       ? {
           algorithms: EXTERNAL_ALGORITHMS,
@@ -254,7 +252,7 @@ async function assemble(
   // Ready: the back-end answers, the COBOL service host runs, and the shared state (Redis) is connected.
   const ready = async () =>
     (redis === null || redis.status === 'ready') && (await transport.ready()) && (declared.host?.available() ?? true);
-  publicRoutes(typed, { ready, issuer: identity ? issuer : null, isClosing: () => closing });
+  publicRoutes(typed, { ready, issuer, isClosing: () => closing });
   if (identity) {
     // Per user name, beside the per-address limit of the sign-in routes; shared through Redis like the rate limits.
     const loginThrottle = createLoginThrottle(
@@ -334,5 +332,11 @@ async function assemble(
     brokerUrl: config.events.brokerUrl,
     metrics: observability.metrics,
   });
-  return Object.assign(app, { devIssuer: issuer });
+  // Tests and tools sign with the embedded provider's key; with an external issuer there is none to sign with.
+  return Object.defineProperty(app, 'devIssuer', {
+    get: () => {
+      if (!issuer) throw new Error('no development issuer: tokens come from AUTH_EXTERNAL_ISSUER');
+      return issuer;
+    },
+  }) as App;
 }

@@ -36,6 +36,11 @@ export const IDENTITY_SETTINGS = section('Identity and tokens (the embedded Open
     description: 'public JWKS of the private_key_jwt partner client',
     parse: (value) => (value ? resolve(value) : null),
   }),
+  AUTH_ACCOUNTS_FILE: parsed({
+    allowed: 'JSON file',
+    description: "the embedded provider's users and clients instead of the demo's (docs/production.md)",
+    parse: (value) => (value ? resolve(value) : null),
+  }),
   AUTH_EXTERNAL_ISSUER: text({
     pattern: HTTP_URL,
     allowed: 'http(s) URL',
@@ -95,6 +100,8 @@ export interface IdentitySettings {
   demoRedirectUris: readonly string[];
   /** A JWKS file of public keys: registers the partner client `acme-shop-jwt` (private_key_jwt). */
   partnerJwksFile: string | null;
+  /** The embedded provider's users and clients (AUTH_ACCOUNTS_FILE); null: the demo identities. */
+  accountsFile: string | null;
   /** Claims holding the role and the customer binding in an external issuer's tokens (often namespaced there). */
   roleClaim: string;
   customerIdClaim: string;
@@ -120,6 +127,19 @@ export function loadIdentitySettings(env: Env, port: number, defaultPort: number
   const issuer = externalIssuer || embeddedIssuer();
   const demoRedirectUris = setting('AUTH_DEMO_REDIRECT_URIS');
   const partnerJwksFile = setting('AUTH_PARTNER_JWKS_FILE');
+  const accountsFile = setting('AUTH_ACCOUNTS_FILE');
+  if (accountsFile && externalIssuer) {
+    throw new ConfigError(
+      'AUTH_ACCOUNTS_FILE',
+      'is for the embedded provider: leave it unset with AUTH_EXTERNAL_ISSUER',
+    );
+  }
+  // The demo client's settings have no effect on the accounts file's clients: refused rather than ignored.
+  for (const name of ['AUTH_DEMO_REDIRECT_URIS', 'AUTH_PARTNER_JWKS_FILE'] as const) {
+    if (accountsFile && isSet(env, name)) {
+      throw new ConfigError(name, 'configures a demo client: list the client in AUTH_ACCOUNTS_FILE instead');
+    }
+  }
   const audience = setting('AUTH_AUDIENCE');
   if (isSet(env, 'AUTH_AUDIENCE') && !(externalIssuer ? EXTERNAL_AUDIENCE : RESOURCE_INDICATOR).test(audience)) {
     throw new ConfigError('AUTH_AUDIENCE', `has an invalid value "${audience}"`);
@@ -131,6 +151,7 @@ export function loadIdentitySettings(env: Env, port: number, defaultPort: number
     accessTokenTtlSeconds: setting('AUTH_ACCESS_TOKEN_TTL_SECONDS'),
     demoRedirectUris,
     partnerJwksFile,
+    accountsFile,
     roleClaim: setting('AUTH_ROLE_CLAIM'),
     customerIdClaim: setting('AUTH_CUSTOMER_ID_CLAIM'),
     jwksCooldownSeconds: setting('AUTH_JWKS_COOLDOWN_SECONDS'),
