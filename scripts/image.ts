@@ -96,7 +96,8 @@ export function buildImage(options: { base?: string | undefined; tag?: string | 
   const tag = options.tag ?? DEFAULT_TAG;
   let base = options.base;
   if (!base) {
-    if (Number(process.versions.node.split('.')[0]) !== 24) throw new ImageError(`needs Node 24, got ${process.version}`);
+    if (Number(process.versions.node.split('.')[0]) !== 24)
+      throw new ImageError(`needs Node 24, got ${process.version}`);
     base = `localhost/corebridge-base:bookworm-node${process.versions.node}`;
     if (imageExists(base)) process.stderr.write(`reusing the base image ${base}\n`);
     else buildBase(base);
