@@ -37,9 +37,11 @@ const tag = `corebridge-smoke-${process.pid}`;
 const volume = tag;
 const containers: string[] = [];
 
+/** Removes what this run started; nothing when no container was started (podman may be missing). */
 function cleanUp(): void {
-  for (const name of containers) podman('rm', '--force', '--time', '0', name);
-  podman('volume', 'rm', '--force', volume);
+  if (containers.length === 0) return;
+  for (const name of containers) spawnSync('podman', ['rm', '--force', '--time', '0', name]);
+  spawnSync('podman', ['volume', 'rm', '--force', volume]);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
