@@ -50,13 +50,18 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
     process.exit(1);
   });
 
-/** Starts a container of the image on the test volume; `--health-interval disable`: no systemd timer, run by hand. */
+/**
+ * Starts a container of the image on the test volume, as locked down as deploy/kubernetes runs it: read-only root
+ * (podman gives /tmp a tmpfs), no capabilities, no privilege gain. `--health-interval disable`: no systemd timer here;
+ * the test runs the check itself.
+ */
 function start(image: string, name: string, port: number): void {
   const env = { PORT: String(port), METRICS_PORT: '0', LOG_FORMAT: 'json', LOG_LEVEL: 'warn' };
   containers.push(name);
   const envArgs = Object.entries(env).flatMap(([key, value]) => ['--env', `${key}=${value}`]);
   const run = ['run', '--detach', '--name', name, '--network', 'host', '--health-interval', 'disable'];
-  const result = podman(...run, '--volume', `${volume}:/data`, ...envArgs, image);
+  const locked = ['--read-only', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges'];
+  const result = podman(...run, ...locked, '--volume', `${volume}:/data`, ...envArgs, image);
   if (result.status !== 0) throw new SmokeFailure(`podman run failed: ${result.stderr.trim()}`);
 }
 

@@ -109,6 +109,7 @@ export function buildImage(options: { base?: string | undefined; tag?: string | 
     extraCa && existsSync(extraCa)
       ? ['--volume', `${extraCa}:${BUILD_CA}:ro`, '--build-arg', `NODE_EXTRA_CA_CERTS=${BUILD_CA}`]
       : [];
+  const previous = imageId(tag);
   // Docker format: an OCI image cannot carry a HEALTHCHECK.
   run('podman', [
     'build',
@@ -125,7 +126,15 @@ export function buildImage(options: { base?: string | undefined; tag?: string | 
     tag,
     '.',
   ]);
+  // The image this build replaced, with its layers no other image uses: each build would otherwise leave one behind.
+  // The dependency stages' layers stay, as the next build's cache.
+  if (previous && previous !== imageId(tag)) spawnSync('podman', ['rmi', previous], { stdio: 'ignore' });
   return tag;
+}
+
+function imageId(name: string): string | null {
+  const result = spawnSync('podman', ['image', 'inspect', '--format', '{{.Id}}', name], { encoding: 'utf8' });
+  return result.status === 0 ? result.stdout.trim() : null;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
