@@ -102,13 +102,12 @@ export function buildImage(options: { base?: string | undefined; tag?: string | 
     if (imageExists(base)) process.stderr.write(`reusing the base image ${base}\n`);
     else buildBase(base);
   }
-  // Host networking, and this machine's extra CA when it has one: npm ci in the build reaches the registry as npm does
-  // here. The CA file is mounted for the build only, never copied into a layer.
-  const extraCa = process.env.NODE_EXTRA_CA_CERTS;
-  const trust =
-    extraCa && existsSync(extraCa)
-      ? ['--volume', `${extraCa}:${BUILD_CA}:ro`, '--build-arg', `NODE_EXTRA_CA_CERTS=${BUILD_CA}`]
-      : [];
+  // Host networking, and the CA file this machine's Node or npm is told to trust (a TLS-inspecting proxy's): npm ci in
+  // the build reaches the registry as npm does here. The file is mounted for the build only, never copied into a layer.
+  const extraCa = [process.env.NODE_EXTRA_CA_CERTS, process.env.npm_config_cafile].find((f) => f && existsSync(f));
+  const trust = extraCa
+    ? ['--volume', `${extraCa}:${BUILD_CA}:ro`, '--build-arg', `NODE_EXTRA_CA_CERTS=${BUILD_CA}`]
+    : [];
   const previous = imageId(tag);
   // Docker format: an OCI image cannot carry a HEALTHCHECK.
   run('podman', [
