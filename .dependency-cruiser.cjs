@@ -2,7 +2,7 @@
 // resources, events, operations) → transport → backend → records (the @corebridge/records package in records/), with
 // shared modules beneath all but records.
 // A module imports its own layer or those below it, never one above, and no import cycle exists.
-const ENTRY = '^src/(app|server|config|startup-banner)[.]ts$|^src/(cli|contract|stack)/';
+const ENTRY = '^src/(app|server|config|production|startup-banner)[.]ts$|^src/(cli|contract|stack)/';
 const HTTP = '^src/(api|identity)/';
 const SERVICES = '^src/(client|resources|events|operations)/';
 const TRANSPORT = '^src/transport/';

@@ -2,7 +2,7 @@
  * npm run bench:scale: payments/s and GET req/s through `npm run stack` with 1, 2 and 3 API instances on
  * the PostgreSQL back-end, and where it saturates.
  *
- * Each step starts a fresh stack (`corebridge stack --api N --backend B`: mutual TLS, Redis, the round-robin
+ * Each step starts a fresh stack (`corebridge stack --api N --backend B`: mutual TLS, Redis, HAProxy in
  * front) on a new database of the local PostgreSQL server, then runs, after a warm-up each:
  *   - GET /v1/orders/{id} (one order created before);
  *   - POST /v1/payments between one pair of accounts (durable, a unique Idempotency-Key per request, 0.01 EUR
@@ -13,7 +13,7 @@
  * core, and so does the load generator, which competes with it; the CPU columns say who used what.
  *
  * CPU columns: the share of one core each part used during the payment run (utime + stime from /proc),
- * front (the stack process, whose front proxies every request), the API instances, the back-end services,
+ * front (HAProxy's master and worker processes), the API instances, the back-end services,
  * PostgreSQL (every `postgres` process), and the rest of the machine (the load generator, mostly).
  * "machine" is all cores busy / all cores. A step saturates the machine when that nears 100 %: another API
  * instance then only shares the same cores.
@@ -45,6 +45,15 @@ const TICKS_PER_SECOND = 100;
 // ---------------------------------------------------------------- CPU accounting from /proc
 
 /** utime + stime of a process (all its threads), in clock ticks; 0 once it is gone. */
+/** A process's children (HAProxy's worker under its master). */
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
 function processTicks(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -200,7 +209,7 @@ async function measureStack(apis: number): Promise<Step> {
     } = stack;
     const state = stack.state();
     const parts: Parts = {
-      front: [stack.process.pid!],
+      front: [state.front.pid, ...childrenOf(state.front.pid)],
       apis: state.apis.map((a) => a.pid),
       backends: state.backends.map((b) => b.pid),
     };

@@ -1,6 +1,6 @@
 /**
  * Fault test (npm run test:faults): a stack of 2 API instances and 2 back-end services (npm run stack:
- * mutual TLS, Redis, a round-robin front) under payment load with retries, while its parts are killed:
+ * mutual TLS, Redis, HAProxy in front) under payment load with retries, while its parts are killed:
  * kill -9 of one back-end service, then of one API instance (the stack restarts each, as an orchestrator
  * would), then a restart of the PostgreSQL server the back-ends share (a database of this run's own on
  * the local server). Afterwards: no acknowledged payment lost, none duplicated, money conserved, and

@@ -21,6 +21,8 @@ const ROOT = join(import.meta.dirname, '..');
 const REDIS_URL = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
 
 export interface StackState {
+  /** HAProxy's master process. */
+  front: { pid: number };
   apis: Array<{ name: string; pid: number }>;
   backends: Array<{ name: string; pid: number }>;
 }
@@ -29,7 +31,7 @@ export interface StackRun {
   base: string;
   dataDir: string;
   databaseUrl: string;
-  /** The stack's own process (it runs the front). */
+  /** The stack's own process (HAProxy and the instances are its children). */
   process: ChildProcess;
   /** stack.json as the stack last wrote it (pids change as it restarts processes). */
   state(): StackState;

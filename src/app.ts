@@ -57,6 +57,7 @@ import { serviceRoutes } from './api/services/routes.ts';
 import { loadMessageCatalog, type MessageCatalog } from './backend/copybooks/index.ts';
 import type { Config } from './config.ts';
 import { openEmbeddedIdentity } from './identity/index.ts';
+import { createLoginThrottle } from './identity/login-throttle.ts';
 import { createLogger } from './logger.ts';
 import { createObservability, type Observability } from './observability/index.ts';
 import { openCobolHost, type CobolHost } from './transport/cobol-host.ts';
@@ -64,6 +65,7 @@ import { buildCobolHost, COPYBOOKS_DIR } from './transport/cobol-host/build.ts';
 import { startEventRelay, type EventRelay } from './events/relay.ts';
 import { startOperationRunner, type OperationRunner } from './operations/runner.ts';
 import { startWebhookDispatcher, type WebhookDispatcher } from './events/webhooks.ts';
+import { webhookKeyring } from './events/webhook-secrets.ts';
 import { openRabbitPublisher } from './events/rabbitmq.ts';
 import { openBackendTransport } from './transport/open.ts';
 import type { Transport } from './transport/transport.ts';
@@ -151,16 +153,16 @@ async function assemble(
   declared: { services: readonly ServiceDefinition[]; host: CobolHost | null },
   givenObservability: Observability | undefined,
 ): Promise<App> {
-  const issuer = await openDevIssuer({
-    dataDir: config.dataDir,
-    issuer: config.auth.issuer,
-    audience: config.auth.audience,
-  });
-  // Otherwise the embedded identity provider, signing with the same key.
+  // The embedded identity provider and its signing key (made at first start) only without an external issuer.
+  const issuer = config.auth.external
+    ? null
+    : await openDevIssuer({ dataDir: config.dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
   const identity = config.auth.external
     ? null
     : await openEmbeddedIdentity(config, logger, docsRedirectUri(config.auth.issuer));
   const idempotencyStore = openConfiguredIdempotencyStore(config, redis);
+  // Seals webhook signing secrets for the routes and opens them for the dispatcher; the back-end never holds it.
+  const webhookSecrets = webhookKeyring(config.webhooks, config.dataDir);
 
   const protection = config.protection;
   const tls = httpsOptions(protection.tls, protection.limits.headerBytes);
@@ -172,6 +174,8 @@ async function assemble(
     genReqId: requestIdFor,
     // Requests reaching a closing instance are answered by installLimits, as problem+json.
     return503OnClosing: false,
+    // TRUST_PROXY: req.ip is then the client X-Forwarded-For names, for rate limits and logs; otherwise the peer.
+    ...(protection.rateLimit.trustProxy.length > 0 ? { trustProxy: [...protection.rateLimit.trustProxy] } : {}),
     frameworkErrors: renderFrameworkError,
     ...serverLimitOptions(protection.limits),
     ...JSON_POISONING_OPTIONS,
@@ -232,11 +236,12 @@ async function assemble(
   const verifier = createTokenVerifier({
     issuer: config.auth.issuer,
     audience: config.auth.audience,
-    jwks: externalJwks ?? issuer.jwks,
+    jwks: externalJwks ?? issuer?.jwks ?? { keys: [] },
     ...(config.auth.external
       ? {
           algorithms: EXTERNAL_ALGORITHMS,
           jwksCooldownMs: config.auth.jwksCooldownSeconds * 1000,
+          jwksMaxAgeMs: config.auth.jwksMaxAgeSeconds * 1000,
           claims: { role: config.auth.roleClaim, customerId: config.auth.customerIdClaim },
         }
       : {}),
@@ -247,8 +252,20 @@ async function assemble(
   // Ready: the back-end answers, the COBOL service host runs, and the shared state (Redis) is connected.
   const ready = async () =>
     (redis === null || redis.status === 'ready') && (await transport.ready()) && (declared.host?.available() ?? true);
-  publicRoutes(typed, { ready, issuer: identity ? issuer : null, isClosing: () => closing });
-  if (identity) await identity.install(app, securityHeaders.documents);
+  publicRoutes(typed, { ready, issuer, isClosing: () => closing });
+  if (identity) {
+    // Per user name, beside the per-address limit of the sign-in routes; shared through Redis like the rate limits.
+    const loginThrottle = createLoginThrottle(
+      {
+        maxFailures: protection.rateLimit.loginFailures,
+        lockSeconds: protection.rateLimit.loginLockSeconds,
+        redisPrefix: protection.rateLimit.redisPrefix,
+      },
+      redis,
+      logger,
+    );
+    await identity.install(app, securityHeaders.documents, loginThrottle);
+  }
   // The human pages: /docs (signing in with the embedded provider), /, /problems/<code>.
   await docsRoutes(app, { issuer: config.auth.issuer, signIn: identity?.docsSignIn ?? null });
 
@@ -279,7 +296,7 @@ async function assemble(
     paymentRoutes(api, routeDeps);
     loanRoutes(api, routeDeps);
     eventRoutes(api, { ...routeDeps, catalog });
-    webhookRoutes(api, { ...routeDeps, catalog, webhooks: config.webhooks });
+    webhookRoutes(api, { ...routeDeps, catalog, webhooks: config.webhooks, secrets: webhookSecrets });
     operationRoutes(api, { ...routeDeps, catalog });
     if (declared.host) serviceRoutes(api, declared.services, declared.host);
   });
@@ -292,6 +309,7 @@ async function assemble(
     catalog,
     log: logger,
     webhooks: config.webhooks,
+    secrets: webhookSecrets,
     pollMs: config.events.pollMs,
   });
   dispatcher = webhooks;
@@ -314,5 +332,11 @@ async function assemble(
     brokerUrl: config.events.brokerUrl,
     metrics: observability.metrics,
   });
-  return Object.assign(app, { devIssuer: issuer });
+  // Tests and tools sign with the embedded provider's key; with an external issuer there is none to sign with.
+  return Object.defineProperty(app, 'devIssuer', {
+    get: () => {
+      if (!issuer) throw new Error('no development issuer: tokens come from AUTH_EXTERNAL_ISSUER');
+      return issuer;
+    },
+  }) as App;
 }

@@ -41,6 +41,7 @@ import {
   type MetricsSettings,
   type TracingSettings,
 } from './observability/settings.ts';
+import { loadProductionMode, PRODUCTION_SETTINGS } from './settings/production-mode.ts';
 import type { Env, SettingsSection } from './settings/schema.ts';
 import {
   BACKEND_SERVICE_SETTINGS,
@@ -57,6 +58,7 @@ export { ConfigError, type Env } from './settings/schema.ts';
 
 /** Every area's settings, in the order .env.example and docs/settings.md list them. */
 export const SETTINGS_SECTIONS: readonly SettingsSection[] = [
+  PRODUCTION_SETTINGS,
   SERVER_SETTINGS,
   LOGGING_SETTINGS,
   OBSERVABILITY_SETTINGS,
@@ -76,6 +78,8 @@ export const SETTINGS_SECTIONS: readonly SettingsSection[] = [
 ];
 
 export interface Config extends ServerSettings, LoggingSettings {
+  /** NODE_ENV=production: the serving processes refuse the demo's defaults (src/production.ts). */
+  production: boolean;
   metrics: MetricsSettings;
   /** OpenTelemetry tracing (src/observability/tracing.ts); null: off. */
   tracing: TracingSettings | null;
@@ -97,6 +101,7 @@ export function loadConfig(env: Env = process.env): Config {
   const logging = loadLoggingSettings(env);
   const auth = loadIdentitySettings(env, server.port, DEFAULT_PORT);
   return {
+    production: loadProductionMode(env),
     ...server,
     ...logging,
     metrics: loadMetricsSettings(env),

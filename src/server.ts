@@ -3,7 +3,8 @@ import { effectiveConfig } from './logging/effective-config.ts';
 import { buildApp } from './app.ts';
 import { createLogger } from './logger.ts';
 import { listenMutualTls } from './api/protection/tls.ts';
-import { ConfigError, loadConfig, processEnv } from './config.ts';
+import { ConfigError, processEnv } from './config.ts';
+import { loadServingConfig } from './production.ts';
 import { ServiceFileError } from './api/services/definition.ts';
 import { CobolBuildError } from './transport/cobol-host/build.ts';
 import { listenMetrics, type MetricsListener } from './observability/metrics-server.ts';
@@ -12,23 +13,16 @@ import type { AddressInfo } from 'node:net';
 
 async function main(): Promise<void> {
   let config;
-  try {
-    config = loadConfig(processEnv());
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`corebridge: ${error.message}\n`);
-      process.exit(2);
-    }
-    throw error;
-  }
-  const logger = createLogger(config);
-  logger.info({ config: effectiveConfig(config) }, 'effective configuration');
+  let logger;
   let app;
   try {
+    config = loadServingConfig(processEnv(), 'api');
+    logger = createLogger(config);
+    logger.info({ config: effectiveConfig(config) }, 'effective configuration');
     app = await buildApp(config, { logger });
   } catch (error) {
-    // A bad service file, a COBOL program that does not compile, an unreadable certificate: the user's to fix, told
-    // without a stack.
+    // A bad setting (every production-mode refusal at once), a bad service file, a COBOL program that does not
+    // compile, an unreadable certificate: the user's to fix, told without a stack.
     if (error instanceof ServiceFileError || error instanceof CobolBuildError || error instanceof ConfigError) {
       process.stderr.write(`corebridge: ${error.message}\n`);
       process.exit(2);

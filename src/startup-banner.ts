@@ -42,7 +42,8 @@ function tokenSettings(config: Config): string {
 
 export function startupFacts(config: Config, ports: { api: number; metrics: number | null }): StartupFacts {
   const url = `${config.protection.tls ? 'https' : 'http'}://${openableHost(config.host)}:${ports.api}`;
-  const embedded = !config.auth.external;
+  // The demo identities: the embedded provider without the operator's accounts file.
+  const embedded = !config.auth.external && !config.auth.accountsFile;
   const metricsHost = config.metrics ? openableHost(config.metrics.host) : null;
   return {
     url,

@@ -5,7 +5,8 @@
  */
 import { effectiveConfig } from '../logging/effective-config.ts';
 import { loadMessageCatalog } from '../backend/copybooks/index.ts';
-import { loadConfig, processEnv } from '../config.ts';
+import { processEnv } from '../config.ts';
+import { loadServingConfig } from '../production.ts';
 import { createLogger } from '../logger.ts';
 import { openEmbeddedBackend, readTlsFiles } from '../transport/open.ts';
 import { serveBackend } from '../transport/tcp/server.ts';
@@ -17,7 +18,7 @@ export const BACKEND_USAGE = `usage: corebridge backend serve
 
 export async function backendCommand(args: string[], _io: Io): Promise<number> {
   if (args.length !== 1 || args[0] !== 'serve') throw new UsageError(BACKEND_USAGE);
-  const config = loadConfig(processEnv());
+  const config = loadServingConfig(processEnv(), 'backend');
   const settings = config.backendService;
   const tls = readTlsFiles(settings.tls);
   const logger = createLogger(config);

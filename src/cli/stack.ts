@@ -1,26 +1,28 @@
 /**
  * `corebridge stack --api N --backend M` (`npm run stack`): a small cluster on one machine for trying and testing:
- * M back-ends on one PostgreSQL database, N API instances, mutual TLS, Redis and a round-robin front on PORT.
- * Its PKI, provider key and per-process logs live under DATA_DIR; Ctrl-C stops everything it started.
+ * M back-ends on one PostgreSQL database, N API instances, mutual TLS, Redis and HAProxy in front on PORT.
+ * Its PKI, provider key, HAProxy configuration and per-process logs live under DATA_DIR; Ctrl-C stops everything
+ * it started.
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { closeRedis, connectRedis } from '../api/redis.ts';
 import pg from 'pg';
 import { redactedDatabaseUrl } from '../backend/store/postgres-store.ts';
 import { loadConfig, processEnv } from '../config.ts';
-import { startFront } from '../stack/front.ts';
-import { accepts, supervise, type Supervised } from '../stack/supervised.ts';
+import { CHECK_SECONDS, findHaproxy, HAPROXY_MISSING, haproxyConfig } from '../stack/haproxy.ts';
+import { accepts, supervise, type ProcessSpec, type Supervised } from '../stack/supervised.ts';
 import { devPkiFiles } from '../tls/dev-files.ts';
 import { writeDevelopmentPki } from './certs.ts';
 import { UsageError, type Io } from './usage.ts';
 import { until } from '../until.ts';
 
 export const STACK_USAGE = `usage: corebridge stack [--api N] [--backend M]
-  N API instances (default 2) and M back-end services (default 1) on this machine, over mutual TLS, behind a
-  round-robin front on PORT; PostgreSQL (DATABASE_URL) and Redis (REDIS_URL) are shared by them.`;
+  N API instances (default 2) and M back-end services (default 1) on this machine, over mutual TLS, behind
+  HAProxy on PORT (Debian package haproxy); PostgreSQL (DATABASE_URL) and Redis (REDIS_URL) are shared by them.`;
 
 const BIN = fileURLToPath(new URL('../../bin/corebridge.ts', import.meta.url));
 const SERVER = fileURLToPath(new URL('../server.ts', import.meta.url));
@@ -71,9 +73,12 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   const apis = count(values.api, '--api');
   const backends = count(values.backend, '--backend');
   const env = processEnv();
+  const haproxy = findHaproxy(env['PATH']);
+  if (!haproxy) throw new UsageError(HAPROXY_MISSING, 1);
   const config = loadConfig(env);
   if (config.port === 0)
     throw new UsageError('PORT must be a fixed port for the stack (its instances take the ports after it)');
+  if (await accepts(config.port)) throw new UsageError(`PORT ${config.port} is already in use`, 1);
   const redisUrl = env['REDIS_URL'] || DEFAULT_REDIS;
   const databaseUrl = config.backend.databaseUrl ?? DEFAULT_DATABASE;
   await checkPostgres(databaseUrl);
@@ -106,20 +111,31 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   // Each API instance its own metrics listener: METRICS_PORT, METRICS_PORT+1, … (none with METRICS_PORT=0).
   const metricsPorts = config.metrics ? instancePorts(config.metrics.port, apis, 0) : [];
   const common = { ...env, DATA_DIR: config.dataDir, LOG_LEVEL: config.logLevel, DATABASE_URL: databaseUrl };
+  // HAProxy's health checks come from loopback and count against the public per-address limit, which the
+  // instances share in Redis: it is raised, where needed, to twice what the checks take.
+  const { windowSeconds, perClass } = config.protection.rateLimit;
+  const publicMax = Math.max(perClass.public, 2 * apis * Math.ceil(windowSeconds / CHECK_SECONDS));
+  // HAProxy is not restarted: its death stops the stack, which says so.
+  let frontDied: (why: string) => void = () => {};
+  const frontDeath = new Promise<string>((resolve) => (frontDied = resolve));
   const events = {
-    exited: (name: string, code: number | null, signal: string | null) =>
-      io.stdout.write(`${name} exited (${signal ?? `code ${code}`}); restarting it in 1 s\n`),
+    exited: (name: string, code: number | null, signal: string | null, restarting: boolean) => {
+      const how = `${name} exited (${signal ?? `code ${code}`})`;
+      if (restarting) io.stdout.write(`${how}; restarting it in 1 s\n`);
+      else frontDied(how);
+    },
     restarted: (name: string, pid: number | undefined) => {
       io.stdout.write(`${name} restarted (pid ${pid})\n`);
       writeState();
     },
   };
   const started: Supervised[] = [];
-  let front: Awaited<ReturnType<typeof startFront>> | undefined;
+  let front: Supervised | undefined;
+  const frontConfig = join(dir, 'haproxy.cfg');
 
   function writeState(): void {
     const state = {
-      front: { url: `http://localhost:${config.port}` },
+      front: { url: `http://localhost:${config.port}`, pid: front?.pid(), config: frontConfig, log: front?.log },
       apis: started
         .filter((p) => p.name.startsWith('api'))
         .map((p, i) => ({
@@ -140,7 +156,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   }
 
   async function stopAll(): Promise<void> {
-    await front?.close();
+    await front?.stop();
     // APIs first (they finish their requests), then the back-ends they call.
     await Promise.all(started.filter((p) => p.name.startsWith('api')).map((p) => p.stop()));
     await Promise.all(started.filter((p) => p.name.startsWith('backend')).map((p) => p.stop()));
@@ -148,10 +164,12 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
 
   const startBackend = (i: number) => {
     const p = supervise(
-      `backend-${i + 1}`,
-      [BIN, 'backend', 'serve'],
-      { ...common, BACKEND_LISTEN: `127.0.0.1:${backendPorts[i]}` },
-      join(dir, `backend-${i + 1}.log`),
+      {
+        name: `backend-${i + 1}`,
+        args: [BIN, 'backend', 'serve'],
+        env: { ...common, BACKEND_LISTEN: `127.0.0.1:${backendPorts[i]}` },
+        log: join(dir, `backend-${i + 1}.log`),
+      },
       events,
     );
     started.push(p);
@@ -160,18 +178,23 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   };
   const startApi = (i: number) => {
     const p = supervise(
-      `api-${i + 1}`,
-      [SERVER],
       {
-        ...common,
-        PORT: String(apiPorts[i]),
-        HOST: '127.0.0.1',
-        AUTH_ISSUER: issuer,
-        REDIS_URL: redisUrl,
-        METRICS_PORT: String(metricsPorts[i] ?? 0),
-        BACKEND_URL: backendPorts.map((port) => `tls://127.0.0.1:${port}`).join(','),
+        name: `api-${i + 1}`,
+        args: [SERVER],
+        env: {
+          ...common,
+          PORT: String(apiPorts[i]),
+          HOST: '127.0.0.1',
+          AUTH_ISSUER: issuer,
+          REDIS_URL: redisUrl,
+          METRICS_PORT: String(metricsPorts[i] ?? 0),
+          BACKEND_URL: backendPorts.map((port) => `tls://127.0.0.1:${port}`).join(','),
+          // HAProxy connects from loopback: its X-Forwarded-For names the client, for rate limits and logs.
+          TRUST_PROXY: '127.0.0.1',
+          RATE_LIMIT_PUBLIC_MAX: String(publicMax),
+        },
+        log: join(dir, `api-${i + 1}.log`),
       },
-      join(dir, `api-${i + 1}.log`),
       events,
     );
     started.push(p);
@@ -181,6 +204,33 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
     );
   };
 
+  /** HAProxy in the foreground (master-worker, no daemon), a child of the stack: it stops when the stack does. */
+  const startFront = async () => {
+    writeFileSync(
+      frontConfig,
+      haproxyConfig({
+        host: config.host,
+        port: config.port,
+        apis: apiPorts,
+        requestTimeoutMs: config.protection.limits.requestTimeoutMs,
+      }),
+      { mode: 0o600 },
+    );
+    const spec: ProcessSpec = {
+      name: 'haproxy',
+      program: haproxy,
+      args: ['-W', '-db', '-f', frontConfig],
+      env,
+      log: join(dir, 'haproxy.log'),
+      restart: false,
+    };
+    front = supervise(spec, events);
+    await Promise.race([
+      whenStarted(front, () => accepts(config.port)),
+      frontDeath.then((how) => Promise.reject(new Error(`${how} at start; see ${spec.log}`))),
+    ]);
+  };
+
   try {
     // The first of each kind alone: it creates what the others share (the database, its tables and demo
     // data; the identity provider's key and secrets).
@@ -188,20 +238,16 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
     await Promise.all(backendPorts.slice(1).map((_, i) => startBackend(i + 1)));
     await startApi(0);
     await Promise.all(apiPorts.slice(1).map((_, i) => startApi(i + 1)));
-    front = await startFront({ host: config.host, port: config.port, upstreams: apiPorts });
+    await startFront();
   } catch (error) {
     await stopAll();
-    const message =
-      (error as NodeJS.ErrnoException).code === 'EADDRINUSE'
-        ? `PORT ${config.port} is already in use`
-        : (error as Error).message;
-    throw new UsageError(message, 1);
+    throw new UsageError((error as Error).message, 1);
   }
   writeState();
 
   const lines = [
     `Corebridge stack: ${apis} API instance(s), ${backends} back-end service(s)`,
-    `  front (round-robin)  http://localhost:${config.port}`,
+    `  front (HAProxy)      http://localhost:${config.port}  pid ${front?.pid()}  config ${frontConfig}  log ${front?.log}`,
     ...started
       .filter((p) => p.name.startsWith('api'))
       .map(
@@ -219,7 +265,14 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   ];
   io.stdout.write(lines.join('\n'));
 
-  const signal = await stopSignal;
+  const ended = await Promise.race([stopSignal, frontDeath.then((how) => ({ how }))]);
+  // A Ctrl-C in a terminal reaches HAProxy too, which may exit before the stack sees its own signal.
+  const signal = typeof ended === 'string' ? ended : await Promise.race([stopSignal, sleep(500).then(() => undefined)]);
+  if (signal === undefined) {
+    io.stderr.write(`${(ended as { how: string }).how}: stopping the stack; see ${front?.log}\n`);
+    await stopAll();
+    return 1;
+  }
   io.stdout.write(`${signal}: stopping the stack\n`);
   await stopAll();
   io.stdout.write('stopped\n');

@@ -64,6 +64,10 @@ async function main(): Promise<void> {
     throw error;
   }
   if (config.auth.external) fail('AUTH_EXTERNAL_ISSUER is set: tokens come from that issuer, not from this command');
+  // The demo identities are not served then: a token for one would be a back door beside the accounts file.
+  if (config.auth.accountsFile)
+    fail('AUTH_ACCOUNTS_FILE is set: its users and clients sign in, the demo identities do not');
+  if (config.production) fail('NODE_ENV=production: development tokens are not made in production mode');
   const issuer = await openDevIssuer({
     dataDir: config.dataDir,
     issuer: config.auth.issuer,

@@ -1,5 +1,16 @@
 /** The event relay (BROKER_URL, EVENTS_*) and webhook delivery (WEBHOOK_*). */
-import { ConfigError, flag, integer, listItems, parsed, read, section, type Env } from '../settings/schema.ts';
+import {
+  ConfigError,
+  flag,
+  integer,
+  listItems,
+  parsed,
+  rawValue,
+  read,
+  section,
+  type Env,
+} from '../settings/schema.ts';
+import { parseKeyring, readKeyringFile, type WebhookKeyring } from './webhook-secrets.ts';
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -75,6 +86,17 @@ export const WEBHOOK_SETTINGS = section('Webhooks', {
     max: 64,
     description: 'attempts in flight at once per subscription',
   }),
+  WEBHOOK_SECRET_KEY: parsed({
+    allowed: 'kid:base64key entries, comma-separated (32-byte keys)',
+    description:
+      'keys that encrypt signing secrets at rest, the first seals new ones; default a development key made in DATA_DIR',
+    parse: (value, name) => (value ? parseKeyring(value, name) : null),
+  }),
+  WEBHOOK_SECRET_KEY_FILE: parsed({
+    allowed: 'path',
+    description: 'a file holding the WEBHOOK_SECRET_KEY entries instead (one per line)',
+    parse: (value, name) => (value ? readKeyringFile(value, name) : null),
+  }),
 });
 
 /** The event relay (src/events/relay.ts). */
@@ -102,6 +124,13 @@ export interface WebhookSettings {
   allowedPorts: readonly number[] | null;
   /** Attempts in flight at once per subscription (WEBHOOK_CONCURRENCY_PER_ENDPOINT): a slow one stalls no other. */
   concurrencyPerEndpoint: number;
+  /**
+   * The keys that seal signing secrets at rest (WEBHOOK_SECRET_KEY or WEBHOOK_SECRET_KEY_FILE), first the one that
+   * seals; null: the development key generated under DATA_DIR (src/events/webhook-secrets.ts).
+   */
+  secretKeyring: WebhookKeyring | null;
+  /** No key configured: secrets are sealed with the generated development key, which production refuses. */
+  developmentSecretKey: boolean;
 }
 
 export function loadEventsSettings(env: Env): EventsSettings {
@@ -113,11 +142,18 @@ export function loadEventsSettings(env: Env): EventsSettings {
 }
 
 export function loadWebhookSettings(env: Env): WebhookSettings {
+  if (rawValue(env, 'WEBHOOK_SECRET_KEY') && rawValue(env, 'WEBHOOK_SECRET_KEY_FILE')) {
+    throw new ConfigError('WEBHOOK_SECRET_KEY_FILE', 'and WEBHOOK_SECRET_KEY are both set: give the keys one way');
+  }
+  const secretKeyring =
+    read(env, WEBHOOK_SETTINGS, 'WEBHOOK_SECRET_KEY') ?? read(env, WEBHOOK_SETTINGS, 'WEBHOOK_SECRET_KEY_FILE');
   return {
     retryScheduleMs: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_RETRY_SCHEDULE'),
     allowHttp: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOW_HTTP'),
     allowedCidrs: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOWED_CIDRS'),
     allowedPorts: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOWED_PORTS'),
     concurrencyPerEndpoint: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_CONCURRENCY_PER_ENDPOINT'),
+    secretKeyring,
+    developmentSecretKey: secretKeyring === null,
   };
 }

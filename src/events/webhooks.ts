@@ -13,6 +13,7 @@ import { readEventItem, toCloudEvent } from '../resources/event.ts';
 import type { BackendClient } from '../client/backend-client.ts';
 import { systemCaller } from '../client/system-caller.ts';
 import { webhookPolicy } from './webhook-policy.ts';
+import { isPlainWebhookSecret, WebhookSecretError, type WebhookKeyring } from './webhook-secrets.ts';
 import type { WebhookSettings } from './settings.ts';
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -29,7 +30,8 @@ interface Task {
   deliveryId: string;
   subscriptionId: string;
   url: string;
-  secret: string;
+  /** As stored: sealed, opened only to sign (src/events/webhook-secrets.ts). */
+  sealedSecret: string;
   role: Role;
   /** Attempts made before this one. */
   attempts: number;
@@ -51,6 +53,8 @@ export interface WebhookDispatcherOptions {
   catalog: MessageCatalog;
   log: Logger;
   webhooks: WebhookSettings;
+  /** Opens the stored signing secrets. */
+  secrets: WebhookKeyring;
   pollMs: number;
 }
 
@@ -69,7 +73,7 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
 }
 
 export function startWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
-  const { backend, catalog, webhooks } = options;
+  const { backend, catalog, webhooks, secrets } = options;
   const log = options.log.child({ component: 'webhooks' });
   // The guard checks the URL again as each connection opens, since DNS can change after the subscription.
   const client = createGuardedClient(webhookPolicy(webhooks), { timeoutMs: ATTEMPT_TIMEOUT_MS, maxRedirects: 0 });
@@ -107,7 +111,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         deliveryId: t.whdtDeliveryId,
         subscriptionId: t.whdtSubscriptionId,
         url: t.whdtUrl,
-        secret: t.whdtSecret,
+        sealedSecret: t.whdtSecret,
         role,
         attempts: t.whdtAttempts,
         body: JSON.stringify(event),
@@ -131,14 +135,42 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     };
   }
 
+  /** Subscriptions whose plain secret (from a store before secrets were sealed) was reported already. */
+  const reportedPlain = new Set<string>();
+
+  /** The secret to sign with, opened here and kept no longer than the signing. */
+  function signingSecret(task: Task): string {
+    if (!isPlainWebhookSecret(task.sealedSecret)) return secrets.open(task.sealedSecret);
+    if (!reportedPlain.has(task.subscriptionId)) {
+      reportedPlain.add(task.subscriptionId);
+      log.warn(
+        { subscriptionId: task.subscriptionId },
+        'a webhook signing secret is stored unencrypted: run `corebridge webhooks reencrypt` to seal it',
+      );
+    }
+    return task.sealedSecret;
+  }
+
   async function attempt(task: Task): Promise<Result> {
     const timestamp = new Date();
+    let signature: string;
+    try {
+      signature = new Webhook(signingSecret(task)).sign(task.eventId, timestamp, task.body);
+    } catch (error) {
+      if (!(error instanceof WebhookSecretError)) throw error;
+      // Nothing is sent unsigned: the attempt fails with the reason (retried, as the keyring may be fixed meanwhile).
+      log.error(
+        { deliveryId: task.deliveryId, subscriptionId: task.subscriptionId, reason: error.message },
+        'webhook secret cannot be opened: check WEBHOOK_SECRET_KEY',
+      );
+      return nextTry(task, 0, `cannot sign: ${error.message}`, null);
+    }
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'Corebridge-Webhooks/1',
       'webhook-id': task.eventId,
       'webhook-timestamp': String(Math.floor(timestamp.getTime() / 1000)),
-      'webhook-signature': new Webhook(task.secret).sign(task.eventId, timestamp, task.body),
+      'webhook-signature': signature,
     };
     try {
       const response = await client.request(task.url, { method: 'POST', headers, body: task.body });

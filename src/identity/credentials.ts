@@ -47,6 +47,16 @@ export function loadOrCreateCredentials(dataDir: string): {
 }
 
 /**
+ * The cookie keys alone, when the users and clients come from the accounts file: random, made at first start in
+ * an owner-only file under DATA_DIR (instances that share sign-ins share the data directory, or this file).
+ */
+export function loadOrCreateCookieKeys(dataDir: string): string[] {
+  const file = join(dataDir, 'identity', 'cookie-keys.json');
+  if (!existsSync(file)) createOwnerOnlyFile(file, `${JSON.stringify({ cookieKeys: [secret(32)] })}\n`);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { cookieKeys: string[] }).cookieKeys;
+}
+
+/**
  * Constant-time password check: both sides digested to the same length first, so neither content nor
  * length leaks through timing; an unknown user costs the same as a wrong password.
  */

@@ -1,22 +1,51 @@
 /**
- * Opens the embedded identity provider for buildApp: its secrets under DATA_DIR (created and announced
- * at first start), the provider itself, and the routes that mount it under /oauth.
+ * Opens the embedded identity provider for buildApp: its accounts (the demo identities with their secrets under
+ * DATA_DIR, created and announced at first start; or the operator's accounts file), the provider itself, and the
+ * routes that mount it under /oauth.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import type { LoginThrottle } from './login-throttle.ts';
 import { readSigningKey } from '../auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../auth/roles.ts';
+import { demoAccounts, fileAccounts, type IdentityAccounts } from './accounts.ts';
 import { openProviderStore, providerStoreFile } from './adapter.ts';
-import { loadOrCreateCredentials } from './credentials.ts';
-import { createIdentityProvider, DEMO_SPA_CLIENT } from './provider.ts';
+import { loadOrCreateCookieKeys, loadOrCreateCredentials } from './credentials.ts';
+import { createIdentityProvider } from './provider.ts';
 import { identityRoutes } from './routes.ts';
 import type { IdentitySettings } from './settings.ts';
 
 export interface EmbeddedIdentity {
-  /** `documentHeaders`: the security headers of every answer but JSON (src/api/protection/security-headers.ts). */
-  install(app: FastifyInstance, documentHeaders: Record<string, string>): Promise<void>;
-  /** How the docs page signs in: as the public demo client, asking for a demo customer's scopes. */
-  docsSignIn: { clientId: string; scopes: readonly string[] };
+  /**
+   * `documentHeaders`: the security headers of every answer but JSON (src/api/protection/security-headers.ts);
+   * `loginThrottle`: the failed sign-ins counted per user name.
+   */
+  install(app: FastifyInstance, documentHeaders: Record<string, string>, loginThrottle: LoginThrottle): Promise<void>;
+  /** How the docs page signs in: as the public demo client, asking for a demo customer's scopes; null: it does not. */
+  docsSignIn: { clientId: string; scopes: readonly string[] } | null;
+}
+
+async function openAccounts(
+  config: { dataDir: string; auth: IdentitySettings },
+  log: Logger,
+  docsRedirectUri: string,
+): Promise<{ accounts: IdentityAccounts; cookieKeys: string[] }> {
+  if (config.auth.accountsFile) {
+    const accounts = await fileAccounts(config.auth.accountsFile);
+    log.info({ file: config.auth.accountsFile }, 'users and clients loaded from the accounts file');
+    return { accounts, cookieKeys: loadOrCreateCookieKeys(config.dataDir) };
+  }
+  const { credentials, file, created } = loadOrCreateCredentials(config.dataDir);
+  // Where the demo passwords are, never the passwords themselves.
+  const generated = 'demo user passwords and client secrets generated; read them from this owner-only file';
+  if (created) log.warn({ file }, generated);
+  else log.info({ file }, 'demo user passwords and client secrets loaded');
+  const accounts = demoAccounts({
+    credentials,
+    redirectUris: [...config.auth.demoRedirectUris, docsRedirectUri],
+    partnerJwksFile: config.auth.partnerJwksFile,
+  });
+  return { accounts, cookieKeys: credentials.cookieKeys };
 }
 
 /** `docsRedirectUri`: where the docs page (/docs) takes its sign-in back, which the demo client must list. */
@@ -26,28 +55,23 @@ export async function openEmbeddedIdentity(
   docsRedirectUri: string,
 ): Promise<EmbeddedIdentity> {
   const log = logger.child({ component: 'identity' });
-  const { credentials, file, created } = loadOrCreateCredentials(config.dataDir);
-  // Where the demo passwords are, never the passwords themselves.
-  const generated = 'demo user passwords and client secrets generated; read them from this owner-only file';
-  if (created) log.warn({ file }, generated);
-  else log.info({ file }, 'demo user passwords and client secrets loaded');
+  const { accounts, cookieKeys } = await openAccounts(config, log, docsRedirectUri);
   const store = openProviderStore(providerStoreFile(config.dataDir));
   const provider = createIdentityProvider({
     adapter: (model) => store.adapterFor(model),
     issuer: config.auth.issuer,
     audience: config.auth.audience,
     accessTokenTtlSeconds: config.auth.accessTokenTtlSeconds,
-    demoRedirectUris: [...config.auth.demoRedirectUris, docsRedirectUri],
-    partnerJwksFile: config.auth.partnerJwksFile,
+    accounts,
     signingJwk: await readSigningKey(config.dataDir),
-    credentials,
+    cookieKeys,
     onEvent: (level, event, message) => log[level](event, message),
   });
   return {
-    docsSignIn: { clientId: DEMO_SPA_CLIENT, scopes: ROLE_SCOPES.customer },
-    async install(app, documentHeaders) {
+    docsSignIn: accounts.docsClient ? { clientId: accounts.docsClient, scopes: ROLE_SCOPES.customer } : null,
+    async install(app, documentHeaders, loginThrottle) {
       app.addHook('onClose', async () => store.close());
-      await identityRoutes(app, { provider, credentials, documentHeaders });
+      await identityRoutes(app, { provider, accounts, documentHeaders, loginThrottle });
     },
   };
 }

@@ -2,35 +2,23 @@
  * The embedded OpenID Provider (oidc-provider), the default issuer of this API's access tokens: code + PKCE,
  * rotated refresh tokens, client credentials; RFC 9068 JWT access tokens for this API as the one resource.
  */
-import { readFileSync } from 'node:fs';
+import Provider, { errors, type Adapter, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { JWK } from 'jose';
-import Provider, {
-  errors,
-  type Adapter,
-  type ClientMetadata,
-  type Configuration,
-  type KoaContextWithOIDC,
-} from 'oidc-provider';
 import { ApiError, toProblem } from '../errors.ts';
-import { DEMO_IDENTITIES, findDemoIdentity, ROLE_SCOPES, SCOPES, type Role } from '../auth/roles.ts';
+import { SCOPES } from '../auth/roles.ts';
 import { SIGNING_ALG } from '../auth/dev-issuer.ts';
-import type { IdentityCredentials } from './credentials.ts';
-
-export const DEMO_SPA_CLIENT = 'corebridge-demo-spa';
-export const PARTNER_SECRET_CLIENT = 'acme-shop';
-export const PARTNER_JWT_CLIENT = 'acme-shop-jwt';
-
-/** The role a client acting for itself (client credentials) holds. */
-const CLIENT_ROLES: Record<string, Role> = { [PARTNER_SECRET_CLIENT]: 'partner', [PARTNER_JWT_CLIENT]: 'partner' };
+import { isPasswordHash, verifyPassword } from '../auth/password-hash.ts';
+import { scopesForAccount, type IdentityAccounts } from './accounts.ts';
 
 export interface IdentityProviderOptions {
   issuer: string;
   audience: string;
   accessTokenTtlSeconds: number;
-  demoRedirectUris: readonly string[];
-  partnerJwksFile: string | null;
+  /** The users who sign in and the clients served: the demo's, or the operator's accounts file. */
+  accounts: IdentityAccounts;
   signingJwk: JWK;
-  credentials: IdentityCredentials;
+  /** Keys that sign the provider's cookies (newest first). */
+  cookieKeys: string[];
   /** Storage of sessions, grants and tokens (one adapter per model). */
   adapter(model: string): Adapter;
   /** Where oidc-provider's own events (grant errors, server errors) are reported. */
@@ -48,56 +36,6 @@ function accountOf(ctx: KoaContextWithOIDC): string | undefined {
   } catch {
     return undefined; // no session on this route (token endpoint)
   }
-}
-
-/** Scopes the given account may hold: its role's, or everything before anyone has logged in. */
-export function scopesForAccount(accountId: string | undefined): readonly string[] {
-  if (!accountId) return SCOPES;
-  const identity = findDemoIdentity(accountId);
-  return identity && identity.kind === 'user' ? ROLE_SCOPES[identity.role] : [];
-}
-
-function clients(options: IdentityProviderOptions): ClientMetadata[] {
-  const list: ClientMetadata[] = [
-    {
-      client_id: DEMO_SPA_CLIENT,
-      client_name: 'Corebridge demo app',
-      token_endpoint_auth_method: 'none',
-      application_type: 'web',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      redirect_uris: [...options.demoRedirectUris],
-      scope: ['openid', ...SCOPES].join(' '),
-    },
-  ];
-  const secret = options.credentials.clientSecrets[PARTNER_SECRET_CLIENT];
-  if (secret) {
-    list.push({
-      client_id: PARTNER_SECRET_CLIENT,
-      client_secret: secret,
-      token_endpoint_auth_method: 'client_secret_basic',
-      grant_types: ['client_credentials'],
-      response_types: [],
-      redirect_uris: [],
-      scope: ROLE_SCOPES.partner.join(' '),
-    });
-  }
-  if (options.partnerJwksFile) {
-    const jwks = JSON.parse(readFileSync(options.partnerJwksFile, 'utf8')) as { keys: JWK[] };
-    if (jwks.keys.some((key) => 'd' in key || 'k' in key))
-      throw new Error(`${options.partnerJwksFile} must hold public keys only`);
-    list.push({
-      client_id: PARTNER_JWT_CLIENT,
-      token_endpoint_auth_method: 'private_key_jwt',
-      token_endpoint_auth_signing_alg: 'ES256',
-      jwks: jwks as ClientMetadata['jwks'],
-      grant_types: ['client_credentials'],
-      response_types: [],
-      redirect_uris: [],
-      scope: ROLE_SCOPES.partner.join(' '),
-    });
-  }
-  return list;
 }
 
 /**
@@ -119,9 +57,10 @@ async function answerUnroutedAsProblem(ctx: KoaContextWithOIDC, next: () => Prom
 
 export function createIdentityProvider(options: IdentityProviderOptions): Provider {
   const ttl = options.accessTokenTtlSeconds;
+  const { accounts } = options;
   const configuration: Configuration = {
     adapter: options.adapter,
-    clients: clients(options),
+    clients: options.accounts.clients,
     clientDefaults: { id_token_signed_response_alg: SIGNING_ALG },
     jwks: { keys: [options.signingJwk as NonNullable<Configuration['jwks']>['keys'][number]] },
     enabledJWA: {
@@ -133,7 +72,7 @@ export function createIdentityProvider(options: IdentityProviderOptions): Provid
     clientAuthMethods: ['none', 'client_secret_basic', 'private_key_jwt'],
     scopes: ['openid', ...SCOPES],
     claims: { openid: ['sub'] },
-    cookies: { keys: options.credentials.cookieKeys },
+    cookies: { keys: options.cookieKeys },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
@@ -146,8 +85,11 @@ export function createIdentityProvider(options: IdentityProviderOptions): Provid
         useGrantedResource: () => true,
         getResourceServerInfo: (ctx, resource, client) => {
           if (resource !== options.audience) throw new errors.InvalidTarget();
-          // A user's token: their role's scopes at most. A client's own token: its registered `scope` limits it.
-          const scopes = CLIENT_ROLES[client.clientId] ? SCOPES : scopesForAccount(accountOf(ctx));
+          // A user's token: their role's scopes at most, whatever the client. A client's own token (no account):
+          // its registered `scope` limits it. Anything else: none.
+          const accountId = accountOf(ctx);
+          const ownToken = accountId === undefined && accounts.clientRoles[client.clientId] !== undefined;
+          const scopes = ownToken ? SCOPES : scopesForAccount(accounts, accountId);
           return {
             scope: scopes.join(' '),
             audience: options.audience,
@@ -177,17 +119,16 @@ export function createIdentityProvider(options: IdentityProviderOptions): Provid
     extraTokenClaims: (_ctx, token) => {
       const kind = (token as { kind?: string }).kind;
       if (kind === 'ClientCredentials') {
-        const role = CLIENT_ROLES[(token as { clientId: string }).clientId];
+        const role = accounts.clientRoles[(token as { clientId: string }).clientId];
         return role ? { role } : undefined;
       }
       const accountId = (token as { accountId?: string }).accountId;
-      const identity = accountId ? findDemoIdentity(accountId) : undefined;
-      if (!identity) return undefined;
-      return { role: identity.role, ...(identity.customerId ? { customer_id: identity.customerId } : {}) };
+      const account = accountId ? accounts.user(accountId) : undefined;
+      if (!account?.role) return undefined;
+      return { role: account.role, ...(account.customerId ? { customer_id: account.customerId } : {}) };
     },
     findAccount: (_ctx, sub) => {
-      const identity = DEMO_IDENTITIES.find((i) => i.kind === 'user' && i.subject === sub);
-      if (!identity) return undefined;
+      if (!accounts.user(sub)) return undefined;
       return { accountId: sub, claims: () => ({ sub }) };
     },
     // Same path as the server-root JWKS of earlier versions, under the issuer.
@@ -206,6 +147,12 @@ export function createIdentityProvider(options: IdentityProviderOptions): Provid
   // Like the Fastify server: X-Forwarded-* headers are not trusted (TLS is terminated here or not at all).
   provider.proxy = false;
   provider.use(answerUnroutedAsProblem);
+  // The accounts file holds client secrets as hashes: the secret a client sends is checked against the hash.
+  const compareSecret = provider.Client.prototype.compareClientSecret;
+  provider.Client.prototype.compareClientSecret = async function (this: InstanceType<Provider['Client']>, actual) {
+    const stored = this.clientSecret;
+    return isPasswordHash(stored) ? verifyPassword(stored, actual) : compareSecret.call(this, actual);
+  };
   const refused = (event: string) => (ctx: KoaContextWithOIDC, error: Error & { error_description?: string }) => {
     options.onEvent(
       'info',

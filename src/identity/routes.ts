@@ -4,10 +4,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
-import { findDemoIdentity, SCOPE_DESCRIPTIONS } from '../auth/roles.ts';
+import type { LoginThrottle } from './login-throttle.ts';
+import { SCOPE_DESCRIPTIONS } from '../auth/roles.ts';
 import { escapeHtml, htmlPage, PAGE_CSP } from '../pages/page.ts';
-import { passwordMatches, type IdentityCredentials } from './credentials.ts';
-import { scopesForAccount } from './provider.ts';
+import { scopesForAccount, type IdentityAccounts } from './accounts.ts';
 
 export const MOUNT_PATH = '/oauth';
 const INTERACTION_PATH = `${MOUNT_PATH}/interaction/:uid`;
@@ -95,9 +95,11 @@ function keepCorsPolicy(reply: FastifyReply): void {
 
 export interface IdentityRouteDeps {
   provider: Provider;
-  credentials: IdentityCredentials;
+  /** Who may sign in (the demo identities, or the accounts file). */
+  accounts: IdentityAccounts;
   /** The security headers of every answer but JSON: the provider's endpoints answer with pages and redirects too. */
   documentHeaders: Record<string, string>;
+  loginThrottle: LoginThrottle;
 }
 
 export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDeps): Promise<void> {
@@ -150,13 +152,15 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
       const { details, clientName } = await interaction(req, reply);
       const form = (req.body ?? {}) as Record<string, string>;
       const username = String(form['username'] ?? '');
-      const identity = findDemoIdentity(username);
-      const known = identity?.kind === 'user';
-      if (!passwordMatches(known ? deps.credentials.passwords[username] : undefined, String(form['password'] ?? ''))) {
+      const known = deps.accounts.user(username) !== undefined;
+      // A name refused after repeated failures gets the page a wrong password gets, known or not.
+      const locked = await deps.loginThrottle.locked(username);
+      if (locked || !(await deps.accounts.signIn(username, String(form['password'] ?? '')))) {
+        if (!locked) await deps.loginThrottle.failed(username);
         // The user name is a claimed principal only; the password never reaches a log.
         req.log.warn(
           {
-            reason: known ? 'wrong password' : 'unknown user',
+            reason: locked ? 'too many failures' : known ? 'wrong password' : 'unknown user',
             principal: username.slice(0, 64),
             clientId: details.params['client_id'],
           },
@@ -164,6 +168,7 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
         );
         return html(reply, 401, loginPage(details.uid, clientName, { username: username.slice(0, 64) }));
       }
+      await deps.loginThrottle.succeeded(username);
       req.log.info({ principal: username, clientId: details.params['client_id'] }, 'user signed in');
       const result = { login: { accountId: username } };
       const returnTo = await provider.interactionResult(req.raw, reply.raw, result, { mergeWithLastSubmission: false });
@@ -180,7 +185,7 @@ export async function identityRoutes(app: FastifyInstance, deps: IdentityRouteDe
         ? await provider.Grant.find(details.grantId)
         : new provider.Grant({ accountId, clientId: String(details.params['client_id']) });
       if (!grant) return html(reply, 400, htmlPage('Expired', '<p>This request expired; start again.</p>'));
-      const allowed = new Set(scopesForAccount(accountId));
+      const allowed = new Set(scopesForAccount(deps.accounts, accountId));
       const promptDetails = details.prompt.details as {
         missingOIDCScope?: string[];
         missingOIDCClaims?: string[];

@@ -36,6 +36,11 @@ export const IDENTITY_SETTINGS = section('Identity and tokens (the embedded Open
     description: 'public JWKS of the private_key_jwt partner client',
     parse: (value) => (value ? resolve(value) : null),
   }),
+  AUTH_ACCOUNTS_FILE: parsed({
+    allowed: 'JSON file',
+    description: "the embedded provider's users and clients instead of the demo's (docs/production.md)",
+    parse: (value) => (value ? resolve(value) : null),
+  }),
   AUTH_EXTERNAL_ISSUER: text({
     pattern: HTTP_URL,
     allowed: 'http(s) URL',
@@ -58,6 +63,12 @@ export const IDENTITY_SETTINGS = section('Identity and tokens (the embedded Open
     min: 1,
     max: 3600,
     description: "least time between two fetches of an external issuer's JWKS",
+  }),
+  AUTH_JWKS_MAX_AGE_SECONDS: integer({
+    default: 600,
+    min: 1,
+    max: 86_400,
+    description: "age at which an external issuer's JWKS is refetched; tokens of a withdrawn key stop working then",
   }),
   AUTH_CLOCK_TOLERANCE_SECONDS: integer({
     default: 30,
@@ -89,11 +100,15 @@ export interface IdentitySettings {
   demoRedirectUris: readonly string[];
   /** A JWKS file of public keys: registers the partner client `acme-shop-jwt` (private_key_jwt). */
   partnerJwksFile: string | null;
+  /** The embedded provider's users and clients (AUTH_ACCOUNTS_FILE); null: the demo identities. */
+  accountsFile: string | null;
   /** Claims holding the role and the customer binding in an external issuer's tokens (often namespaced there). */
   roleClaim: string;
   customerIdClaim: string;
   /** Least time between two fetches of an external issuer's JWKS (an unknown `kid` triggers one), seconds. */
   jwksCooldownSeconds: number;
+  /** Age at which an external issuer's JWKS is refetched, even if every token is cached, seconds. */
+  jwksMaxAgeSeconds: number;
   /** Allowed clock skew for exp/nbf, seconds. */
   clockToleranceSeconds: number;
   /** Verified tokens kept in memory until they expire (hot path). */
@@ -112,6 +127,19 @@ export function loadIdentitySettings(env: Env, port: number, defaultPort: number
   const issuer = externalIssuer || embeddedIssuer();
   const demoRedirectUris = setting('AUTH_DEMO_REDIRECT_URIS');
   const partnerJwksFile = setting('AUTH_PARTNER_JWKS_FILE');
+  const accountsFile = setting('AUTH_ACCOUNTS_FILE');
+  if (accountsFile && externalIssuer) {
+    throw new ConfigError(
+      'AUTH_ACCOUNTS_FILE',
+      'is for the embedded provider: leave it unset with AUTH_EXTERNAL_ISSUER',
+    );
+  }
+  // The demo client's settings have no effect on the accounts file's clients: refused rather than ignored.
+  for (const name of ['AUTH_DEMO_REDIRECT_URIS', 'AUTH_PARTNER_JWKS_FILE'] as const) {
+    if (accountsFile && isSet(env, name)) {
+      throw new ConfigError(name, 'configures a demo client: list the client in AUTH_ACCOUNTS_FILE instead');
+    }
+  }
   const audience = setting('AUTH_AUDIENCE');
   if (isSet(env, 'AUTH_AUDIENCE') && !(externalIssuer ? EXTERNAL_AUDIENCE : RESOURCE_INDICATOR).test(audience)) {
     throw new ConfigError('AUTH_AUDIENCE', `has an invalid value "${audience}"`);
@@ -123,9 +151,11 @@ export function loadIdentitySettings(env: Env, port: number, defaultPort: number
     accessTokenTtlSeconds: setting('AUTH_ACCESS_TOKEN_TTL_SECONDS'),
     demoRedirectUris,
     partnerJwksFile,
+    accountsFile,
     roleClaim: setting('AUTH_ROLE_CLAIM'),
     customerIdClaim: setting('AUTH_CUSTOMER_ID_CLAIM'),
     jwksCooldownSeconds: setting('AUTH_JWKS_COOLDOWN_SECONDS'),
+    jwksMaxAgeSeconds: setting('AUTH_JWKS_MAX_AGE_SECONDS'),
     clockToleranceSeconds: setting('AUTH_CLOCK_TOLERANCE_SECONDS'),
     tokenCacheSize: setting('AUTH_TOKEN_CACHE_SIZE'),
   };

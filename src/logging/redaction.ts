@@ -1,32 +1,23 @@
 /**
  * Log hygiene for the root logger (API and back-end): values under secret-named keys are replaced at any depth;
- * bearer tokens, JWTs, PEM private keys and secret query parameters are scrubbed from every string as a backstop.
+ * bearer tokens, JWTs, PEM private keys, webhook secrets and secret query parameters are scrubbed from every
+ * string as a backstop.
  */
 import type { LoggerOptions } from 'pino';
 
 const CENSOR = '[redacted]';
 
-/** Keys whose values never reach a log line, at any depth (headers, bodies, error properties, config). */
+/**
+ * Keys whose values never reach a log line, at any depth (headers, bodies, error properties, config): any name
+ * holding "secret" or "password" (whkSecret, clientSecret…), ending in "token" (accessToken, id_token, but not
+ * tokenCacheSize), private and API keys, and the exact names below.
+ */
 const SECRET_KEYS = new RegExp(
-  `^(${[
+  `secret|passw(or)?d|passphrase|token$|private_?key|api_?key|^(${[
     'authorization',
     'proxy-authorization',
     'cookie',
     'set-cookie',
-    'password',
-    'passwd',
-    'secret',
-    'client_secret',
-    'clientsecret',
-    'access_token',
-    'accesstoken',
-    'refresh_token',
-    'refreshtoken',
-    'id_token',
-    'idtoken',
-    'token',
-    'privatekey',
-    'private_key',
     'key',
     'assertion',
     'client_assertion',
@@ -51,10 +42,12 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '[redacted-private-key]'],
   [/\beyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g, '[redacted-jwt]'],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]'],
+  // Webhook signing secrets (Standard Webhooks: whsec_ and base64), wherever they appear in a string.
+  [/whsec_[A-Za-z0-9+/=_-]*/g, 'whsec_[redacted]'],
   [new RegExp(`([?&;](?:${SECRET_PARAMETERS})=)[^&#\\s"]*`, 'gi'), `$1${CENSOR}`],
 ];
 
-const SUSPECT = /eyJ|PRIVATE KEY|bearer|basic|=/i;
+const SUSPECT = /eyJ|PRIVATE KEY|bearer|basic|whsec_|=/i;
 
 /** A string with every secret-looking part replaced. */
 export function scrub(text: string): string {

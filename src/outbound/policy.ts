@@ -52,7 +52,8 @@ const DENIED_V4 = [
   '224.0.0.0/4',
   '240.0.0.0/4',
 ];
-// IPv4-mapped, IPv4-compatible, NAT64, 6to4 and Teredo embed IPv4 addresses: refused whole.
+// IPv4-mapped, IPv4-compatible, NAT64, 6to4 and Teredo embed IPv4 addresses: refused whole. 2001::/23 (IETF
+// protocol assignments: Teredo, benchmarking, ORCHID, anycast services) holds no endpoint a caller may name.
 const DENIED_V6 = [
   '::/127',
   '::ffff:0:0/96',
@@ -60,9 +61,12 @@ const DENIED_V6 = [
   '64:ff9b::/96',
   '64:ff9b:1::/48',
   '100::/64',
-  '2001::/32',
+  '100:0:0:1::/64',
+  '2001::/23',
   '2001:db8::/32',
   '2002::/16',
+  '3fff::/20',
+  '5f00::/16',
   'fc00::/7',
   'fe80::/10',
   'fec0::/10',

@@ -19,3 +19,5 @@ export function devPkiFiles(dataDir: string) {
 /** The certificate name the development API certificate carries, and so the service's default allowlist. */
 export const DEV_API_CLIENT_NAME = 'corebridge-api';
 export const DEV_BACKEND_NAME = 'corebridge-backend';
+/** The development CA's name: production mode refuses any certificate it issued, wherever the file is. */
+export const DEV_CA_NAME = 'Corebridge development CA';

@@ -6,7 +6,7 @@
 import 'reflect-metadata'; // @peculiar/x509 resolves its parts through tsyringe, which needs it loaded first
 import { createPrivateKey, KeyObject, webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
-import { DEV_API_CLIENT_NAME, DEV_BACKEND_NAME } from './dev-files.ts';
+import { DEV_API_CLIENT_NAME, DEV_BACKEND_NAME, DEV_CA_NAME } from './dev-files.ts';
 
 // Node's Web Crypto, which @peculiar/x509 uses for every key and signature.
 x509.cryptoProvider.set(globalThis.crypto);
@@ -116,7 +116,7 @@ async function authority(caCert: x509.X509Certificate, signingKey: webcrypto.Cry
 
 /** The development set (`npm run certs`): CA, back-end server certificate, API client certificate. */
 export async function createDevelopmentPki(options: { days?: number } = {}) {
-  const ca = await createCertificateAuthority({ commonName: 'Corebridge development CA', days: options.days ?? 365 });
+  const ca = await createCertificateAuthority({ commonName: DEV_CA_NAME, days: options.days ?? 365 });
   const days = Math.min(options.days ?? 365, 365);
   return {
     ca,

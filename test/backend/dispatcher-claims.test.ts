@@ -4,6 +4,7 @@
  * Needs the local PostgreSQL server: without it, this fails.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
 import { pino } from 'pino';
 import { createBackendClient } from '../../src/client/backend-client.ts';
@@ -13,6 +14,7 @@ import { createBackend } from '../../src/backend/index.ts';
 import { loadMessageCatalog, type RequestRecord, type TranCode } from '../../src/backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from '../../src/backend/message.ts';
 import { inProcessTransport } from '../../src/transport/in-process.ts';
+import { newWebhookSecret, parseKeyring } from '../../src/events/webhook-secrets.ts';
 import { createTestDatabase, dropTestDatabases } from '../../support/database.ts';
 
 const catalog = loadMessageCatalog();
@@ -41,6 +43,7 @@ test('two dispatcher turns at once on PostgreSQL, from two back-end instances, c
   await send({ principal: 'clerk', role: 'AGENT' }, 'WHKCRT', {
     whkcUrl: 'https://hooks.example.com/corebridge',
     whkcDescription: '',
+    whkcSecret: parseKeyring(`t1:${randomBytes(32).toString('base64')}`, 'WEBHOOK_SECRET_KEY').seal(newWebhookSecret()),
     whkcEventTypeCount: 1,
     whkcEventTypes: [{ whkcEventType: 'PaymentCompleted' }],
   });

@@ -17,6 +17,7 @@ const COMMANDS: Array<{ args: string[]; usage: RegExp }> = [
   { args: ['bin/corebridge.ts', 'backend', 'serve', '--help'], usage: /^usage: corebridge backend serve/ },
   { args: ['bin/corebridge.ts', 'certs', '--help'], usage: /^usage: corebridge certs/ },
   { args: ['bin/corebridge.ts', 'stack', '--help'], usage: /^usage: corebridge stack/ },
+  { args: ['bin/corebridge.ts', 'webhooks', 'reencrypt', '--help'], usage: /^usage: corebridge webhooks reencrypt/ },
   { args: ['src/cli/token.ts', '--help'], usage: /^usage: npm run token -- <identity>/ },
   { args: ['src/cli/seed.ts', '--help'], usage: /^usage: npm run seed/ },
   { args: ['src/cli/contract-check.ts', '--help'], usage: /^usage: npm run contract:check/ },
@@ -48,7 +49,7 @@ test('seed refuses arguments it does not take', () => {
 });
 
 // Scripts import commands directly (the bench and stack runner: certs.ts, stack.ts): each must load on its own.
-for (const module of ['backend', 'certs', 'services', 'stack', 'main']) {
+for (const module of ['backend', 'certs', 'services', 'stack', 'webhooks', 'main']) {
   test(`src/cli/${module}.ts loads on its own, first in a process`, () => {
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', `await import('./src/cli/${module}.ts')`], {
       encoding: 'utf8',

@@ -57,3 +57,20 @@ test('token command refuses unknown identities, scopes beyond the role and bad l
     assert.match(run.stderr, /^token: /);
   }
 });
+
+test('token command makes no demo token beside an accounts file, nor in production mode', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'corebridge-token-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const [env, reason] of [
+    [{ AUTH_ACCOUNTS_FILE: join(dir, 'accounts.json') }, /^token: AUTH_ACCOUNTS_FILE is set/],
+    [{ NODE_ENV: 'production' }, /^token: NODE_ENV=production: development tokens are not made/],
+  ] as const) {
+    const run = spawnSync(process.execPath, ['src/cli/token.ts', 'clerk'], {
+      env: { ...process.env, DATA_DIR: dir, PORT: '8080', ...env },
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 2);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, reason);
+  }
+});

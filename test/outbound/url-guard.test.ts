@@ -91,6 +91,21 @@ test('internal addresses are refused in every spelling', () => {
     'https://[0:0:0:0:0:ffff:127.0.0.1]/',
     'https://[::ffff:a9fe:a9fe]/',
     'https://100.64.0.1/',
+    // the IANA special-purpose ranges that are not globally reachable
+    'https://[3fff::1]/',
+    'https://[3fff:fff:ffff::1]/',
+    'https://[2001:db8::1]/',
+    'https://[2001:2::1]/',
+    'https://[2001:1::1]/',
+    'https://[2001:10::1]/',
+    'https://[100::1]/',
+    'https://[100:0:0:1::1]/',
+    'https://[5f00::1]/',
+    'https://[fec0::1]/',
+    'https://192.0.2.1/',
+    'https://198.51.100.1/',
+    'https://203.0.113.1/',
+    'https://192.88.99.1/',
   ];
   for (const url of internal) assert.equal(reasonOf(url), 'address_not_allowed', url);
   // public neighbours of those ranges are fine
@@ -99,6 +114,9 @@ test('internal addresses are refused in every spelling', () => {
     'https://11.0.0.1/',
     'https://[2606:4700::1111]/',
     'https://169.255.0.1/',
+    'https://[3fff:1000::1]/',
+    'https://[2001:200::1]/',
+    'https://[5f01::1]/',
   ]) {
     assert.equal(reasonOf(url), 'allowed', url);
   }

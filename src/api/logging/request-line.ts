@@ -15,6 +15,8 @@ export interface RequestLine {
   /** Rounded to hundredths. */
   ms: number;
   principal: string | undefined;
+  /** The client's address: the peer's, or the one a trusted proxy names (TRUST_PROXY). */
+  client?: string;
   code: string | undefined;
   backend: CallFacts | undefined;
   trace_id: string | undefined;
@@ -58,6 +60,7 @@ export function writeRequestLine(
   if (line.route !== undefined) text += ',"route":' + str(line.route);
   text += ',"status":' + num(line.status) + ',"ms":' + hundredths(line.ms);
   if (line.principal !== undefined) text += ',"principal":' + str(line.principal);
+  if (line.client !== undefined) text += ',"client":' + str(line.client);
   if (line.code !== undefined) text += ',"code":' + str(line.code);
   const backend = line.backend;
   if (backend !== undefined) {

@@ -49,6 +49,7 @@ export function installRequestLog(app: FastifyInstance): void {
         status,
         ms: Math.round(elapsed * 100) / 100,
         principal: req.principal?.subject,
+        client: req.ip,
         code: reply.problemCode ?? undefined,
         backend: req.backendCall ?? undefined,
         trace_id: traceparent ? traceparent.slice(3, 35) : undefined,

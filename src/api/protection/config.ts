@@ -1,4 +1,5 @@
 /** The protection settings: CORS, rate limits, resource limits, TLS and mutual TLS. */
+import { isIP } from 'node:net';
 import type { Role } from '../../auth/roles.ts';
 import { ConfigError, integer, isSet, parsed, read, section, text, type Env } from '../../settings/schema.ts';
 
@@ -23,6 +24,14 @@ export interface ProtectionConfig {
     redisUrl: string | null;
     /** Prefix of the counters' Redis keys (instances that share a limit share it). */
     redisPrefix: string;
+    /**
+     * Addresses and ranges of the proxies whose X-Forwarded-For is believed (Fastify's trustProxy); empty: the
+     * header is ignored and the client is the connection's peer.
+     */
+    trustProxy: readonly string[];
+    /** Failed sign-ins for one user name before it is refused, and for how long (src/identity/login-throttle.ts). */
+    loginFailures: number;
+    loginLockSeconds: number;
   };
   limits: {
     bodyBytes: number;
@@ -58,6 +67,18 @@ export interface TlsConfig {
     /** Certificate name (subject CN, or a SAN DNS/URI entry) → client identity. */
     clients: ReadonlyMap<string, MutualTlsClient>;
   } | null;
+}
+
+/** proxy-addr's names for groups of ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function proxyEntryValid(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address, bits, extra] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || extra !== undefined) return false;
+  if (bits === undefined) return true;
+  return /^[0-9]{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32);
 }
 
 const ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:[0-9]{1,5})?$/;
@@ -96,7 +117,26 @@ export const CORS_SETTINGS = section('CORS', {
   }),
 });
 
-export const RATE_LIMIT_SETTINGS = section('Rate limits', {
+export const RATE_LIMIT_SETTINGS = section('Rate limits and client addresses', {
+  TRUST_PROXY: parsed({
+    allowed: 'addresses, CIDR ranges, loopback, linklocal, uniquelocal; comma-separated',
+    description: 'proxies whose X-Forwarded-For names the client (rate limits, logs); unset: the header is ignored',
+    parse: (value, name) =>
+      value
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean)
+        .map((entry) => {
+          // A list only: "true" or a hop count would believe whoever connects, so any caller could pick its address.
+          if (!proxyEntryValid(entry.toLowerCase())) {
+            throw new ConfigError(
+              name,
+              `must list addresses, CIDR ranges or loopback, linklocal, uniquelocal, got "${entry}"`,
+            );
+          }
+          return entry.toLowerCase();
+        }),
+  }),
   RATE_LIMIT_MAX: integer({
     default: 100,
     ...REQUESTS,
@@ -117,6 +157,18 @@ export const RATE_LIMIT_SETTINGS = section('Rate limits', {
     min: 1,
     max: 86_400,
     description: 'the window the limits count in',
+  }),
+  RATE_LIMIT_LOGIN_FAILURES: integer({
+    default: 5,
+    min: 1,
+    max: 1000,
+    description: 'failed sign-ins for one user name, from any address, before the name is refused',
+  }),
+  RATE_LIMIT_LOGIN_LOCK_SECONDS: integer({
+    default: 900,
+    min: 1,
+    max: 86_400,
+    description: 'how long after its last failure a refused name stays refused (failures count within it)',
   }),
   REDIS_URL: parsed({
     allowed: 'redis:// or rediss:// URL',
@@ -239,6 +291,9 @@ export function loadProtectionConfig(env: Env): ProtectionConfig {
       perAddress: rate('RATE_LIMIT_ADDRESS_MAX'),
       redisUrl,
       redisPrefix: rate('RATE_LIMIT_REDIS_PREFIX'),
+      trustProxy: rate('TRUST_PROXY'),
+      loginFailures: rate('RATE_LIMIT_LOGIN_FAILURES'),
+      loginLockSeconds: rate('RATE_LIMIT_LOGIN_LOCK_SECONDS'),
     },
     limits: {
       bodyBytes: limit('BODY_LIMIT_BYTES'),

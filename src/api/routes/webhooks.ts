@@ -1,13 +1,15 @@
 /**
  * /v1/webhook-subscriptions — WHKCRT/WHKINQ/WHKLST/WHKDEL, and the deliveries of one (WHDLST, WHDRTY).
  * A subscription belongs to the agent or partner that made it; its URL passes the outbound-URL guard here and
- * again when each delivery connects (src/events/webhooks.ts). The secret is shown once, in the 201.
+ * again when each delivery connects (src/events/webhooks.ts). The signing secret is made and sealed here: the
+ * back-end stores only the sealed form, and the plain one is shown once, in the 201.
  */
 import { Type, type Static } from 'typebox';
 import type { MessageCatalog } from '../../backend/copybooks/index.ts';
 import { segmentReader } from '../../backend/message.ts';
 import { webhookPolicy } from '../../events/webhook-policy.ts';
 import type { WebhookSettings } from '../../events/settings.ts';
+import { newWebhookSecret, type WebhookKeyring } from '../../events/webhook-secrets.ts';
 import { checkUrlResolved, type CompiledPolicy } from '../../outbound/url-guard.ts';
 import { ApiError } from '../../errors.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
@@ -73,7 +75,12 @@ async function assertEndpointAllowed(url: string, policy: CompiledPolicy): Promi
 
 export function webhookRoutes(
   app: Api,
-  { backend, catalog, webhooks }: RouteDeps & { catalog: MessageCatalog; webhooks: WebhookSettings },
+  {
+    backend,
+    catalog,
+    webhooks,
+    secrets,
+  }: RouteDeps & { catalog: MessageCatalog; webhooks: WebhookSettings; secrets: WebhookKeyring },
 ): void {
   const policy = webhookPolicy(webhooks);
   const tags = ['webhooks'];
@@ -92,18 +99,20 @@ export function webhookRoutes(
     handler: async (req, reply) => {
       const body: SubscriptionRequest = req.body;
       await assertEndpointAllowed(body.url, policy);
+      const secret = newWebhookSecret();
       const out = await backend.call(
         'WHKCRT',
         req,
         {
           whkcUrl: body.url,
           whkcDescription: body.description ?? '',
+          whkcSecret: secrets.seal(secret),
           whkcEventTypeCount: body.eventTypes.length,
           whkcEventTypes: body.eventTypes.map((t) => ({ whkcEventType: t })),
         },
         { whkcUrl: '/url', whkcDescription: '/description' },
       );
-      const created = { ...subscriptionFromRecord(out.body), secret: out.body.whkSecret };
+      const created = { ...subscriptionFromRecord(out.body), secret };
       return reply.code(201).header('location', `/v1/webhook-subscriptions/${created.subscriptionId}`).send(created);
     },
   });

@@ -406,6 +406,7 @@ export interface DeliveryTask {
 export interface WebhookCreateRequest {
   whkcUrl: string;
   whkcDescription: string;
+  whkcSecret: string;
   whkcEventTypeCount: number;
   whkcEventTypes: Array<{
     whkcEventType: string;
@@ -430,7 +431,6 @@ export interface WebhookSubscription {
   whkDescription: string;
   whkStatus: string;
   whkDisabledReason: string;
-  whkSecret: string;
   whkCreatedAt: string;
   whkEventTypeCount: number;
   whkEventTypes: Array<{

@@ -2,7 +2,6 @@
  * Webhook subscriptions (WHKCRT, WHKINQ, WHKLST, WHKDEL) and their deliveries (WHDLST, WHDRTY) for the caller that
  * owns them; WHDDUE, the dispatcher's turn; and fanOutToSubscriptions, which the relay's turn calls.
  */
-import { randomBytes } from 'node:crypto';
 import { audienceAdmits, eventAudience, type Caller } from '../caller.ts';
 import { newId } from '../ids.ts';
 import type {
@@ -36,15 +35,16 @@ import { eventSegments } from './event-segments.ts';
 import { MAX_PAGE_SIZE, pageSize, segmentPage, turnSize } from './lists.ts';
 
 const MAX_EVENT_TYPES = 10;
+/** The sealed form the API gives (src/events/webhook-secrets.ts): this side never holds a plain secret or its key. */
+const SEALED_SECRET = /^v1\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]{40,}$/;
 
-function subscriptionRecord(s: Subscription, withSecret = false): WebhookSubscription {
+function subscriptionRecord(s: Subscription): WebhookSubscription {
   return {
     whkSubscriptionId: s.subscriptionId,
     whkUrl: s.url,
     whkDescription: s.description ?? '',
     whkStatus: s.status,
     whkDisabledReason: s.disabledReason ?? '',
-    whkSecret: withSecret ? s.secret : '',
     whkCreatedAt: s.createdAt,
     whkEventTypeCount: s.eventTypes.length,
     whkEventTypes: s.eventTypes.map((t) => ({ whkEventType: t })),
@@ -84,7 +84,11 @@ export const createSubscription: Program<'WHKCRT'> = async (ctx, req) => {
   const count = Math.trunc(req.whkcEventTypeCount);
   const rows = req.whkcEventTypes.slice(0, Math.max(count, 0));
   const types = [...new Set(rows.map((r) => text(r.whkcEventType)))];
+  const secret = text(req.whkcSecret);
   if (!url) return fail(RC.INVALID_INPUT, 'URL_REQUIRED', 'a subscription needs a URL');
+  if (!SEALED_SECRET.test(secret)) {
+    return fail(RC.INVALID_INPUT, 'SECRET_NOT_SEALED', 'a subscription needs its signing secret in the sealed form');
+  }
   if (!(count >= 1 && count <= MAX_EVENT_TYPES) || types.some((t) => !(EVENT_TYPES as readonly string[]).includes(t))) {
     const known = EVENT_TYPES.join(', ');
     return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPES', `eventTypes must name 1 to ${MAX_EVENT_TYPES} of ${known}`);
@@ -97,15 +101,14 @@ export const createSubscription: Program<'WHKCRT'> = async (ctx, req) => {
     url,
     description: text(req.whkcDescription) || null,
     eventTypes: types,
-    // Standard Webhooks: "whsec_" and the base64 of the key (24 random bytes).
-    secret: `whsec_${randomBytes(24).toString('base64')}`,
+    secret,
     status: 'active',
     disabledReason: null,
     createdAt: ctx.now,
   };
   await insertSubscription(ctx.tx, subscription);
   await writeAudit(ctx, 'webhook-subscription', subscription.subscriptionId, 'created');
-  return ok(subscriptionRecord(subscription, true));
+  return ok(subscriptionRecord(subscription));
 };
 
 export const inquireSubscription: Program<'WHKINQ'> = async (ctx, req) => {

@@ -10,6 +10,7 @@ export interface Subscription {
   url: string;
   description: string | null;
   eventTypes: string[];
+  /** Sealed by the API (a plain `whsec_` one only in a store from before, until `corebridge webhooks reencrypt`). */
   secret: string;
   status: 'active' | 'disabled';
   disabledReason: string | null;
@@ -75,6 +76,18 @@ export async function listOwnSubscriptions(tx: Tx, owner: string, limit: number)
 
 export async function activeSubscriptions(tx: Tx): Promise<Subscription[]> {
   return (await tx.all("SELECT * FROM webhook_subscriptions WHERE status = 'active'")).map(subscriptionFromRow);
+}
+
+/** Every subscription's stored secret, locked for the re-encryption that rewrites them. */
+export async function subscriptionSecrets(tx: Tx): Promise<Array<{ subscriptionId: string; secret: string }>> {
+  const rows = await tx.all(
+    `SELECT subscription_id, secret FROM webhook_subscriptions ORDER BY subscription_id${tx.forUpdate}`,
+  );
+  return rows.map((row) => ({ subscriptionId: String(row['subscription_id']), secret: String(row['secret']) }));
+}
+
+export async function replaceSecret(tx: Tx, subscriptionId: string, secret: string): Promise<void> {
+  await tx.run('UPDATE webhook_subscriptions SET secret = ? WHERE subscription_id = ?', secret, subscriptionId);
 }
 
 export async function deleteSubscription(tx: Tx, subscriptionId: string): Promise<void> {

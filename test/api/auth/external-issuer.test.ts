@@ -4,9 +4,11 @@
  * when a token names an unknown `kid` (not again within the cooldown), and runs no provider of its own.
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { test, type TestContext } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { signingKeyFile } from '../../../src/auth/dev-issuer.ts';
 import { startApp } from '../../helpers/app.ts';
 import { assertProblem } from '../../helpers/assert-shape.ts';
 
@@ -150,9 +152,9 @@ test('external issuer: discovery + JWKS, rotation by unknown kid with one cached
     'UNAUTHENTICATED',
   );
 
-  // The embedded provider is off, and its tokens are not accepted.
+  // The embedded provider is off: no signing key of its own is made, and none is published.
   assert.equal((await h.request({ method: 'GET', url: '/oauth/.well-known/openid-configuration' })).statusCode, 404);
-  assertProblem(await h.request({ method: 'GET', url: '/v1/customers/1001', as: 'ada' }), 401, 'UNAUTHENTICATED');
+  assert.equal(existsSync(signingKeyFile(h.dataDir)), false, 'no development signing key');
   assert.equal(
     (await h.request({ method: 'GET', url: '/.well-known/jwks.json' })).statusCode,
     404,

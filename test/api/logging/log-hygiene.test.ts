@@ -174,3 +174,45 @@ test("another customer's object: 404 like a missing one, logged at debug with re
     [30, 404, 'alan', 'NOT_FOUND'],
   );
 });
+
+test('webhook secrets and secret-named keys are redacted in the lines the real logger writes', async () => {
+  const { createLogger } = await import('../../../src/logger.ts');
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _e, done) {
+      lines.push(chunk.toString());
+      done();
+    },
+  });
+  const log = createLogger({ logLevel: 'info' }, sink);
+  const secret = `whsec_${Buffer.from('twenty-four random bytes').toString('base64')}`;
+  const rotated = 'whsec_AAAAbbbbCCCCdddd+/==';
+  log.info({ whkSecret: 'plain-stored-value', record: { WHDTSECRET: 'in-a-transport-record' } }, 'stored');
+  log.info({ subscription: { note: `rotated to ${rotated}`, signingSecret: 'sig-value-1' } }, 'rotated');
+  log.warn(`delivery failed for secret ${secret}; retrying`);
+  log.error({ err: new Error(`bad signature with ${secret}`) }, 'dispatch failed');
+  log.info(
+    { accessToken: 'at-value-1', apiKey: 'ak-value-1', userPassword: 'pw-value-1', tokenCacheSize: 10_000 },
+    'config',
+  );
+  const text = lines.join('');
+  for (const value of [
+    secret,
+    rotated,
+    'AAAAbbbbCCCCdddd',
+    'plain-stored-value',
+    'in-a-transport-record',
+    'sig-value-1',
+    'at-value-1',
+    'ak-value-1',
+    'pw-value-1',
+  ]) {
+    assert.equal(text.includes(value), false, `${value} reached the log`);
+  }
+  const parsed = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  assert.equal(parsed[0]!['whkSecret'], '[redacted]');
+  assert.equal(parsed[2]!['msg'], 'delivery failed for secret whsec_[redacted]; retrying');
+  assert.match(JSON.stringify(parsed[3]!['err']), /bad signature with whsec_\[redacted\]/);
+  // A setting's size is not a secret: only names ending in "token" are.
+  assert.equal(parsed[4]!['tokenCacheSize'], 10_000);
+});

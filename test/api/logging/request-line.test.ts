@@ -35,6 +35,7 @@ const LINES: RequestLine[] = [
     status: 200,
     ms: 2.87,
     principal: 'clerk',
+    client: '203.0.113.7',
     code: undefined,
     backend: { tran: 'ORDINQ', rc: 0, reason: undefined, ms: 0.01 },
     trace_id: undefined,

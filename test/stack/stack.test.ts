@@ -1,0 +1,64 @@
+/**
+ * `corebridge stack` as a user runs it: the real API instances and back-end service behind HAProxy, on the
+ * local PostgreSQL and Redis; and its refusal to start without HAProxy.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { startStack } from '../../scripts/stack-run.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('the stack serves through HAProxy from both API instances, and Ctrl-C stops HAProxy too', async (t) => {
+  const stack = await startStack({ apis: 2, backends: 1, env: { LOG_LEVEL: 'info' } });
+  t.after(() => stack.cleanup());
+  const dir = join(stack.dataDir, 'stack');
+  const state = JSON.parse(readFileSync(join(dir, 'stack.json'), 'utf8')) as {
+    front: { pid: number; config: string };
+  };
+  assert.equal(state.front.config, join(dir, 'haproxy.cfg'));
+  assert.match(readFileSync(state.front.config, 'utf8'), /option httpchk GET \/health\/ready/);
+  assert.equal(readFileSync(`/proc/${state.front.pid}/comm`, 'utf8').trim(), 'haproxy');
+
+  for (let i = 0; i < 6; i++) {
+    const res = await fetch(`${stack.base}/v1/accounts/1001-01/balance`, {
+      headers: { ...stack.auth, 'x-request-id': `through-haproxy-${i}` },
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('x-request-id'), `through-haproxy-${i}`);
+  }
+  // Both instances answered some of them (each logs the requests it served).
+  for (const name of ['api-1', 'api-2']) {
+    const log = readFileSync(join(dir, `${name}.log`), 'utf8');
+    assert.match(log, /"requestId":"through-haproxy-\d"/, `${name} served none`);
+  }
+
+  assert.equal(await stack.stop(), 0);
+  assert.equal(alive(state.front.pid), false, 'HAProxy stopped with the stack');
+});
+
+test('without HAProxy on PATH the stack stops at once, naming the Debian package', () => {
+  const run = spawnSync(process.execPath, ['bin/corebridge.ts', 'stack', '--api', '2', '--backend', '2'], {
+    cwd: ROOT,
+    env: { ...process.env, PATH: '/nonexistent', DATA_DIR: '/nonexistent/corebridge' },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  assert.equal(run.status, 1);
+  assert.equal(run.stdout, '');
+  const lines = run.stderr.trimEnd().split('\n');
+  assert.equal(lines.length, 1, run.stderr);
+  assert.match(lines[0]!, /HAProxy.*not on PATH.*Debian package haproxy/);
+  assert.equal(existsSync('/nonexistent/corebridge'), false);
+});
