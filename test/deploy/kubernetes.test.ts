@@ -1,10 +1,12 @@
 /**
  * deploy/kubernetes: every manifest passes its Kubernetes schema (kubernetes-models), and the manifests hold together:
- * no Secret with values, probes and resources on every container, selectors that find their pods, settings that exist,
- * and the back-end reachable from the API only.
+ * no Secret with values, probes and resources on every container, selectors that find their pods, settings that exist
+ * and that production mode accepts, and the back-end reachable from the API only.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
@@ -14,6 +16,9 @@ import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBu
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
 import { parseAllDocuments } from 'yaml';
+import { loadConfig, type Env } from '../../src/config.ts';
+import { productionProblems, type ProcessRole } from '../../src/production.ts';
+import { createCertificateAuthority } from '../../src/tls/dev-pki.ts';
 
 const DIR = 'deploy/kubernetes';
 const MODELS = { Deployment, HorizontalPodAutoscaler, NetworkPolicy, PodDisruptionBudget, ConfigMap, Service };
@@ -61,7 +66,7 @@ interface PodTemplate {
   spec: {
     containers: {
       name: string;
-      env?: { name: string; valueFrom?: { secretKeyRef?: { name: string } } }[];
+      env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
       envFrom?: { configMapRef?: { name: string } }[];
       readinessProbe?: object;
       livenessProbe?: object;
@@ -192,5 +197,50 @@ test('a NetworkPolicy lets only the API reach the back-end', () => {
     assert.equal(peer.namespaceSelector, undefined);
     assert.ok(peer.podSelector && matches(peer.podSelector.matchLabels, api), 'the peer is the API');
     assert.ok(!matches(peer.podSelector.matchLabels, backend), 'and not the back-end itself');
+  }
+});
+
+test('production mode accepts what the manifests give each process, with Secrets of the documented keys', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'corebridge-k8s-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // The Secrets' values, made here: an operator's own PKI, a keyring, service URLs with generated passwords.
+  const ca = await createCertificateAuthority({ commonName: 'Example Bank Issuing CA', days: 1 });
+  const pem = {
+    api: await ca.issue({ commonName: 'corebridge-api', usage: 'client', days: 1 }),
+    backend: await ca.issue({
+      commonName: 'corebridge-backend',
+      usage: 'server',
+      dnsNames: ['corebridge-backend'],
+      days: 1,
+    }),
+  };
+  const password = () => randomBytes(12).toString('hex');
+  const secretValues: Record<string, string> = {
+    'database-url': `postgres://corebridge:${password()}@postgres:5432/corebridge`,
+    'redis-url': `redis://:${password()}@redis:6379`,
+    'broker-url': `amqp://corebridge:${password()}@rabbitmq:5672`,
+    'webhook-secret-key': `k1:${randomBytes(32).toString('base64')}`,
+  };
+  const [configMap] = ofKind<{ data: Labels }>('ConfigMap');
+  for (const [component, role] of [
+    ['api', 'api'],
+    ['backend', 'backend'],
+  ] as const) {
+    const container = deployment(component).spec.template.spec.containers[0]!;
+    const tls = join(dir, component);
+    const files = { 'ca.crt': ca.cert, 'tls.crt': pem[component].cert, 'tls.key': pem[component].key };
+    mkdirSync(tls);
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(tls, name), text, { mode: 0o600 });
+    const env: Env = { DATA_DIR: join(dir, `data-${component}`) };
+    for (const [name, value] of Object.entries(configMap!.data)) env[name] = value.replace('/etc/corebridge/tls', tls);
+    for (const e of container.env ?? []) {
+      const ref = e.valueFrom?.secretKeyRef;
+      const value = ref ? secretValues[ref.key] : e.value;
+      assert.ok(value !== undefined, `${component}: ${e.name} from ${ref?.name}/${ref?.key}, a documented key`);
+      env[e.name] = value;
+    }
+    assert.equal(env.NODE_ENV, 'production');
+    const problems = productionProblems(loadConfig(env), role as ProcessRole, env);
+    assert.deepEqual(problems, [], `${component}: production mode refuses ${JSON.stringify(problems)}`);
   }
 });
