@@ -2,8 +2,9 @@
  * Container smoke test (npm run test:container): builds the image (npm run image, cached layers reused), runs it with
  * podman on host networking with its demo defaults, and checks through it: ready, the image's health check, a token
  * from the container's own `token` command, an order created and read, a payment and its replay under the same
- * Idempotency-Key, the balance moved once, a graceful stop, and the order still there in a new container on the same
- * volume. The containers and the volume are removed at the end, also on failure. Without podman it fails.
+ * Idempotency-Key, the balance moved once, a graceful stop, the order still there in a new container on the same
+ * volume, and production mode's refusal of the demo defaults. The containers and the volume are removed at the end,
+ * also on failure. Without podman it fails.
  */
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -153,6 +154,16 @@ async function smoke(image: string): Promise<void> {
   await waitReady(second, base);
   const again = await fetch(`${base}${location}`, { headers });
   check(again.status === 200, 'a new container on the same volume serves the order and accepts the same token');
+
+  // The image leaves NODE_ENV to the operator; given production, it refuses the demo defaults it starts with.
+  const production = spawnSync('podman', ['run', '--rm', '--network', 'none', '--env', 'NODE_ENV=production', image], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  check(
+    production.status === 2 && /AUTH_ACCOUNTS_FILE/.test(production.stderr),
+    'with NODE_ENV=production and nothing else the image exits 2 naming the settings to give',
+  );
 }
 
 let failed = false;
