@@ -25,6 +25,8 @@ const COMMANDS: Array<{ args: string[]; usage: RegExp }> = [
   { args: ['src/cli/records-types.ts', '--help'], usage: /^usage: npm run records:types/ },
   { args: ['scripts/crash-test.ts', '--help'], usage: /^usage: npm run test:crash/ },
   { args: ['scripts/fault-test.ts', '--help'], usage: /^usage: npm run test:faults/ },
+  { args: ['scripts/image.ts', '--help'], usage: /^usage: npm run image/ },
+  { args: ['scripts/container-test.ts', '--help'], usage: /^usage: npm run test:container/ },
 ];
 
 for (const { args, usage } of COMMANDS) {
