@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -19,6 +18,7 @@ import { hashPassword } from '../src/auth/password-hash.ts';
 import { credentialsFile } from '../src/identity/credentials.ts';
 import { createCertificateAuthority } from '../src/tls/dev-pki.ts';
 import { freePort } from '../support/free-port.ts';
+import { startFakeIssuer } from './helpers/fake-issuer.ts';
 
 const AUDIENCE = 'https://api.bank.test';
 
@@ -73,22 +73,9 @@ test('corebridge backend serve under NODE_ENV=production refuses the development
 /** An OpenID issuer of the operator's (discovery and JWKS over loopback HTTP), its key made here. */
 async function externalIssuer(t: TestContext): Promise<{ issuer: string; sign(claims: object): Promise<string> }> {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'bank-1', alg: 'ES256', use: 'sig' };
-  let issuer = '';
-  const server = createServer((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    if (req.url === '/realms/bank/.well-known/openid-configuration') {
-      res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/certs`, response_types_supported: ['code'] }));
-    } else if (req.url === '/realms/bank/certs') {
-      res.end(JSON.stringify({ keys: [jwk] }));
-    } else {
-      res.statusCode = 404;
-      res.end('{}');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise((resolve) => server.close(resolve)));
-  issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}/realms/bank`;
+  const idp = await startFakeIssuer(t);
+  idp.publish([{ ...(await exportJWK(publicKey)), kid: 'bank-1', alg: 'ES256', use: 'sig' }]);
+  const issuer = idp.issuer;
   const key: CryptoKey = privateKey;
   return {
     issuer,

@@ -5,57 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { signingKeyFile } from '../../../src/auth/dev-issuer.ts';
 import { startApp } from '../../helpers/app.ts';
 import { assertProblem } from '../../helpers/assert-shape.ts';
+import { startFakeIssuer } from '../../helpers/fake-issuer.ts';
 
 const AUDIENCE = 'https://api.corebridge.test';
-
-interface FakeIssuer {
-  issuer: string;
-  jwksFetches: number;
-  /** Replaces the published keys. */
-  publish(keys: JWK[]): void;
-}
-
-async function fakeIssuer(t: TestContext): Promise<FakeIssuer> {
-  let keys: JWK[] = [];
-  const state = { jwksFetches: 0 };
-  let issuer = '';
-  const server: Server = createServer((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    if (req.url === '/realms/bank/.well-known/openid-configuration') {
-      res.end(
-        JSON.stringify({
-          issuer,
-          jwks_uri: `${issuer}/protocol/openid-connect/certs`,
-          response_types_supported: ['code'],
-        }),
-      );
-    } else if (req.url === '/realms/bank/protocol/openid-connect/certs') {
-      state.jwksFetches++;
-      res.end(JSON.stringify({ keys }));
-    } else {
-      res.statusCode = 404;
-      res.end('{}');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise((resolve) => server.close(resolve)));
-  issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}/realms/bank`;
-  return {
-    issuer,
-    get jwksFetches() {
-      return state.jwksFetches;
-    },
-    publish(next) {
-      keys = next;
-    },
-  };
-}
 
 async function signingKey(kid: string): Promise<{ privateKey: CryptoKey; jwk: JWK }> {
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
@@ -82,7 +39,7 @@ async function accessToken(
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('external issuer: discovery + JWKS, rotation by unknown kid with one cached refetch, embedded provider off', async (t) => {
-  const idp = await fakeIssuer(t);
+  const idp = await startFakeIssuer(t, '/protocol/openid-connect/certs');
   const first = await signingKey('key-1');
   const second = await signingKey('key-2');
   const stranger = await signingKey('key-3');
@@ -163,7 +120,7 @@ test('external issuer: discovery + JWKS, rotation by unknown kid with one cached
 });
 
 test('external issuer: AUTH_AUDIENCE is required, and a discovery document naming another issuer stops startup', async (t) => {
-  const idp = await fakeIssuer(t);
+  const idp = await startFakeIssuer(t, '/protocol/openid-connect/certs');
   await assert.rejects(startApp(t, { AUTH_EXTERNAL_ISSUER: idp.issuer }), /AUTH_AUDIENCE/);
   await assert.rejects(
     startApp(t, { AUTH_EXTERNAL_ISSUER: `${idp.issuer}/elsewhere`, AUTH_AUDIENCE: AUDIENCE }),
@@ -172,7 +129,7 @@ test('external issuer: AUTH_AUDIENCE is required, and a discovery document namin
 });
 
 test('external issuer: the role and customer binding may come from namespaced claims', async (t) => {
-  const idp = await fakeIssuer(t);
+  const idp = await startFakeIssuer(t, '/protocol/openid-connect/certs');
   const key = await signingKey('key-1');
   idp.publish([key.jwk]);
   const h = await startApp(t, {

@@ -4,50 +4,14 @@
  * naming an unknown key or from the JWKS's age; a cached token of a key still published is kept without a fetch.
  */
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import { setTimeout as wait } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { startApp, type TestApp } from '../../helpers/app.ts';
 import { assertProblem } from '../../helpers/assert-shape.ts';
+import { startFakeIssuer } from '../../helpers/fake-issuer.ts';
 
 const AUDIENCE = 'https://api.corebridge.test';
-
-interface FakeIssuer {
-  issuer: string;
-  jwksFetches: number;
-  publish(keys: JWK[]): void;
-}
-
-async function fakeIssuer(t: TestContext): Promise<FakeIssuer> {
-  let keys: JWK[] = [];
-  const state = { jwksFetches: 0 };
-  let issuer = '';
-  const server: Server = createServer((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    if (req.url === '/realms/bank/.well-known/openid-configuration') {
-      res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/certs`, response_types_supported: ['code'] }));
-    } else if (req.url === '/realms/bank/certs') {
-      state.jwksFetches++;
-      res.end(JSON.stringify({ keys }));
-    } else {
-      res.statusCode = 404;
-      res.end('{}');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise((resolve) => server.close(resolve)));
-  issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}/realms/bank`;
-  return {
-    issuer,
-    get jwksFetches() {
-      return state.jwksFetches;
-    },
-    publish(next) {
-      keys = next;
-    },
-  };
-}
 
 async function signingKey(kid: string): Promise<{ privateKey: CryptoKey; jwk: JWK }> {
   const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
@@ -69,7 +33,7 @@ async function accessToken(issuer: string, key: { privateKey: CryptoKey }, kid: 
 const read = (h: TestApp, token: string) => h.request({ method: 'GET', url: '/v1/customers/1001', token });
 
 test('a cached token is refused once a JWKS refetched for an unknown key no longer holds its key', async (t) => {
-  const idp = await fakeIssuer(t);
+  const idp = await startFakeIssuer(t);
   const [one, two, three] = await Promise.all(['key-1', 'key-2', 'key-3'].map(signingKey));
   idp.publish([one!.jwk, two!.jwk]);
   const h = await startApp(
@@ -100,7 +64,7 @@ test('a cached token is refused once a JWKS refetched for an unknown key no long
 });
 
 test('with every token cached, the JWKS is refetched at its age and a withdrawn key stops its tokens', async (t) => {
-  const idp = await fakeIssuer(t);
+  const idp = await startFakeIssuer(t);
   const [one, two] = await Promise.all(['key-1', 'key-2'].map(signingKey));
   idp.publish([one!.jwk, two!.jwk]);
   const h = await startApp(
