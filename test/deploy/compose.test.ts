@@ -107,6 +107,9 @@ test("the front keeps the stack's rules: forwardfor, retries of reads only, read
   assert.deepEqual(missing, []);
   assert.ok(cfg.some((line) => /^\s*server-template api- 1-10 api:8080 check .*resolvers compose/.test(line)));
   assert.deepEqual(services.front!.ports, ['8080:8080']);
+  // The front's health check asks HAProxy's monitor page, which fails while no replica is ready.
+  assert.ok(cfg.includes('  monitor-uri /healthz') && cfg.includes('  monitor fail if { nbsrv(apis) lt 1 }'));
+  assert.match(services.front!.healthcheck!.test.join(' '), /127\.0\.0\.1\/8404.*GET \/healthz/);
 });
 
 test("TRUST_PROXY on the APIs is the front's network, which holds the front and the APIs only", () => {
