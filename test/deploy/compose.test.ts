@@ -50,6 +50,22 @@ const secretsOf = (service: Service): ServiceSecret[] =>
 const mountPath = (s: ServiceSecret) => (s.target?.startsWith('/') ? s.target : `/run/secrets/${s.target ?? s.source}`);
 const ENV_NAME = /^[A-Z][A-Z0-9_]*$/;
 
+/** Compose's interpolation of `${NAME}`, `${NAME:-default}` and `${NAME:?error}` from the operator's variables. */
+function interpolate(value: string, vars: Record<string, string>): string {
+  return value.replace(
+    /\$\{([A-Z_][A-Z0-9_]*)(?::([-?])([^}]*))?\}/g,
+    (_all, name: string, op?: string, arg?: string) => {
+      if (vars[name]) return vars[name];
+      if (op === '?') throw new Error(`${name}: ${arg}`);
+      return op === '-' ? arg! : '';
+    },
+  );
+}
+/** A service's environment as compose gives it, with the operator's variables. */
+const environment = (service: Service, vars: Record<string, string>) =>
+  Object.fromEntries(Object.entries(service.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), vars)]));
+const OPERATOR = { AUTH_EXTERNAL_ISSUER: 'https://login.example.com/realms/bank' };
+
 function haproxyCheck(file: string) {
   return spawnSync('haproxy', ['-c', '-f', file], {
     encoding: 'utf8',
@@ -145,6 +161,13 @@ test('secrets are files under deploy/secrets, gitignored, and no setting holds a
   }
 });
 
+test("the issuer is the operator's to give: compose stops without it", () => {
+  assert.throws(() => environment(services.api!, {}), /^Error: AUTH_EXTERNAL_ISSUER: set AUTH_EXTERNAL_ISSUER/);
+  const env = environment(services.api!, OPERATOR);
+  assert.equal(env.AUTH_EXTERNAL_ISSUER, OPERATOR.AUTH_EXTERNAL_ISSUER);
+  assert.equal(env.AUTH_AUDIENCE, 'urn:corebridge:api');
+});
+
 test('the settings given to Corebridge are settings it reads', () => {
   const listed = new Set(
     [...readFileSync('.env.example', 'utf8').matchAll(/^# ([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]),
@@ -195,7 +218,7 @@ test('production mode accepts what each Corebridge process is given, with the se
       cpSync(from, mounted(mountPath(s)));
       if (s.target && ENV_NAME.test(s.target)) env[s.target] = readFileSync(from, 'utf8').trimEnd();
     }
-    for (const [key, value] of Object.entries(service.environment ?? {})) env[key] = mounted(value);
+    for (const [key, value] of Object.entries(environment(service, OPERATOR))) env[key] = mounted(value);
     assert.equal(env.NODE_ENV, 'production');
     const problems = productionProblems(loadConfig(env), role, env);
     assert.deepEqual(problems, [], `${name}: production mode refuses ${JSON.stringify(problems)}`);
