@@ -173,7 +173,7 @@ test('an API instance whose certificate the back-end does not accept gets nothin
   const res = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' });
   assertProblem(res, 503, 'BACKEND_UNAVAILABLE');
   const refusal = h.logs.find((l) => l['msg'] === 'back-end refused this API instance; retrying every 5 s');
-  assert.match(String(refusal?.['reason']), /certificate intruder is not allowed/);
+  assert.match(String(refusal?.['reason']), /certificate CN=intruder \(no SAN DNS or URI name\) is not allowed/);
   assertProblem(await h.request({ method: 'GET', url: '/health/ready' }), 503, 'BACKEND_UNAVAILABLE');
 });
 
