@@ -99,7 +99,7 @@ test('an allowed client that is not an API instance: as itself it is served; cla
   ];
   for (const [claim, message] of claims) {
     const refused = answer(await reports.call(message));
-    assert.equal(refused.returnCode, RC.INVALID_INPUT, claim);
+    assert.equal(refused.returnCode, RC.ABEND, claim);
     assert.equal(refused.reasonCode, 'CALLER_NOT_ALLOWED', claim);
     assert.equal(refused.correlationId, 'trust', claim);
   }

@@ -159,9 +159,11 @@ export async function serveBackend(transport: Transport, options: BackendService
       { ...peer, tran: header.tranCode, principal: header.principal, role: header.role, reason },
       'back-end call refused: caller not allowed for this client',
     );
+    // An abend, not invalid input: an API instance that gets this is misconfigured (its certificate is not on
+    // BACKEND_API_CLIENTS), and its users should see a 500, not the back-end's configuration.
     const reply = {
       ...header,
-      returnCode: RC.INVALID_INPUT,
+      returnCode: RC.ABEND,
       reasonCode: CALLER_NOT_ALLOWED,
       reasonText: reason.slice(0, 120),
     };
