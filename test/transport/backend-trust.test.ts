@@ -4,7 +4,7 @@
  * and a refused call never reaches the back-end runtime.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -16,7 +16,9 @@ import { ConfigError } from '../../src/settings/schema.ts';
 import { DEV_API_CLIENT_NAME } from '../../src/tls/dev-files.ts';
 import { TransportError, type Transport } from '../../src/transport/transport.ts';
 import { openWorkerTransport } from '../../src/transport/worker.ts';
-import { connectTls, startBackendService, testPki } from '../helpers/backend-service.ts';
+import { startApp } from '../helpers/app.ts';
+import { assertProblem } from '../helpers/assert-shape.ts';
+import { connectTls, startBackendService, testPki, writeDevPki } from '../helpers/backend-service.ts';
 
 const catalog = loadMessageCatalog();
 const REPORTS = 'reports.internal';
@@ -122,6 +124,35 @@ test('the API identity calls for any user and as SYSTEM', async (t) => {
   const turn = answer(await api.call(deliveryTurn({ principal: 'system', role: 'SYSTEM' })));
   assert.equal(turn.returnCode, RC.OK);
   assert.equal(inner.calls, 2);
+});
+
+test('an API instance whose certificate is allowed but not on BACKEND_API_CLIENTS: its users get a 500, nothing runs', async (t) => {
+  const pki = await testPki();
+  const inner = await countedRuntime(t);
+  const running = await startBackendService(t, { inner, allowedClients: [DEV_API_CLIENT_NAME, REPORTS] });
+  const h = await startApp(
+    t,
+    { BACKEND_URL: running.url },
+    {
+      beforeBuild(dataDir) {
+        writeDevPki(dataDir, pki);
+        writeFileSync(join(dataDir, 'certs', 'reports.crt'), pki.reports.cert);
+        writeFileSync(join(dataDir, 'certs', 'reports.key'), pki.reports.key, { mode: 0o600 });
+        return {
+          BACKEND_TLS_CERT: join(dataDir, 'certs', 'reports.crt'),
+          BACKEND_TLS_KEY: join(dataDir, 'certs', 'reports.key'),
+        };
+      },
+    },
+  );
+  let res = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' });
+  for (let i = 0; i < 100 && res.statusCode === 503; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    res = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' });
+  }
+  assertProblem(res, 500, 'INTERNAL_ERROR');
+  assert.doesNotMatch(res.body, /BACKEND_API_CLIENTS|reports\.internal/);
+  assert.equal(inner.calls, 0);
 });
 
 test('BACKEND_API_CLIENTS must be on BACKEND_ALLOWED_CLIENTS: said at start-up, naming the setting', () => {
