@@ -34,6 +34,7 @@ test('defaults: port 8080, ./data, info, 24 h idempotency', () => {
     host: '127.0.0.1',
     port: 7443,
     allowedClients: new Set(['corebridge-api']),
+    apiClients: new Set(['corebridge-api']),
     tls: { caFile: join(certs, 'ca.crt'), certFile: join(certs, 'backend.crt'), keyFile: join(certs, 'backend.key') },
   });
   // Programs in COBOL: names of linked programs, in any case, once each.
@@ -47,6 +48,7 @@ test('back-end services: several URLs, TLS files set for both roles, the allowli
     BACKEND_TLS_CERT: '/pki/me.pem',
     BACKEND_TLS_KEY: '/pki/me.key',
     BACKEND_ALLOWED_CLIENTS: 'api-1.internal,api-2.internal',
+    BACKEND_API_CLIENTS: 'api-1.internal,api-2.internal',
     BACKEND_LISTEN: '[::]:9443',
     BACKEND_CONNECTIONS: '4',
     BACKEND_CALL_TIMEOUT_MS: '1500',

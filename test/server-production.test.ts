@@ -138,6 +138,7 @@ test('a complete production configuration starts: HTTPS, external issuer, back-e
     BACKEND_TLS_CERT: file('backend.crt', certs.backend.cert),
     BACKEND_TLS_KEY: file('backend.key', certs.backend.key),
     BACKEND_ALLOWED_CLIENTS: 'bank-api',
+    BACKEND_API_CLIENTS: 'bank-api',
   });
   const api = startProcess(t, ['src/server.ts'], {
     ...baseEnv(),

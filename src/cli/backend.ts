@@ -23,7 +23,8 @@ export async function backendCommand(args: string[], _io: Io): Promise<number> {
   const tls = readTlsFiles(settings.tls);
   const logger = createLogger(config);
   logger.info({ config: effectiveConfig(config) }, 'effective configuration');
-  const transport = await openEmbeddedBackend(config, logger, loadMessageCatalog());
+  const catalog = loadMessageCatalog();
+  const transport = await openEmbeddedBackend(config, logger, catalog);
   let service;
   try {
     service = await serveBackend(transport, {
@@ -31,6 +32,8 @@ export async function backendCommand(args: string[], _io: Io): Promise<number> {
       port: settings.port,
       ...tls,
       allowedClients: settings.allowedClients,
+      apiClients: settings.apiClients,
+      catalog,
       log: logger,
     });
   } catch (error) {
@@ -43,6 +46,7 @@ export async function backendCommand(args: string[], _io: Io): Promise<number> {
     {
       listen: `${settings.host}:${service.port}`,
       allowedClients: [...settings.allowedClients],
+      apiClients: [...settings.apiClients],
       dataDir: config.dataDir,
     },
     'back-end service listening',

@@ -13,7 +13,8 @@ import { UsageError, type Io } from './usage.ts';
 
 export const CERTS_USAGE = `usage: corebridge certs [--force] [--days N]
        corebridge certs --issue NAME --usage client|server [--dns NAME]... [--ip ADDRESS]... [--days N]
-Files go to DATA_DIR/certs (DATA_DIR from the environment, default ./data).`;
+Without --dns, NAME is also the certificate's SAN DNS name (allowlists such as BACKEND_ALLOWED_CLIENTS match
+SAN entries only). Files go to DATA_DIR/certs (DATA_DIR from the environment, default ./data).`;
 
 function writeOwnerOnly(file: string, content: string): void {
   writeFileSync(file, content, { mode: 0o600 });
@@ -67,7 +68,8 @@ export async function certsCommand(args: string[], io: Io): Promise<number> {
     const leaf = await ca.issue({
       commonName: values.issue,
       usage: values.usage,
-      dnsNames: values.dns ?? [],
+      // Allowlists match SAN entries only: a certificate named NAME is found by it.
+      dnsNames: values.dns ?? [values.issue],
       ipAddresses: values.ip ?? [],
       ...(days ? { days } : {}),
     });

@@ -94,8 +94,15 @@ export const BACKEND_SERVICE_SETTINGS = section('The back-end service (`npm run 
   }),
   BACKEND_ALLOWED_CLIENTS: parsed({
     default: DEV_API_CLIENT_NAME,
-    allowed: 'certificate names, comma-separated',
-    description: 'client certificate names (CN or SAN) allowed to call',
+    allowed: 'certificate SAN names, comma-separated',
+    description: 'client certificates (SAN DNS or URI entry, never the CN) allowed to call',
+    parse: (value) => new Set(listItems(value)),
+  }),
+  BACKEND_API_CLIENTS: parsed({
+    default: DEV_API_CLIENT_NAME,
+    allowed: 'certificate SAN names, comma-separated',
+    description:
+      'those of them that are API instances: they may call for any user and as SYSTEM; any other allowed client only as itself',
     parse: (value) => new Set(listItems(value)),
   }),
 });
@@ -176,8 +183,13 @@ export interface BackendServiceSettings {
   port: number;
   /** Its server certificate and the CA its clients' certificates must chain to (BACKEND_TLS_*). */
   tls: TlsFiles;
-  /** Client certificate names (CN or SAN) allowed to call (BACKEND_ALLOWED_CLIENTS). */
+  /** Client certificate SAN names (DNS or URI) allowed to call (BACKEND_ALLOWED_CLIENTS). */
   allowedClients: ReadonlySet<string>;
+  /**
+   * Those of them that are API instances (BACKEND_API_CLIENTS): they state the caller of each call, any user or
+   * SYSTEM. Every other allowed client calls only as itself.
+   */
+  apiClients: ReadonlySet<string>;
 }
 
 /** BACKEND_TLS_* when set, else the development PKI's files for this role (`npm run certs`). */
@@ -213,9 +225,20 @@ export function loadTransportSettings(env: Env, dataDir: string): TransportSetti
 }
 
 export function loadBackendServiceSettings(env: Env, dataDir: string): BackendServiceSettings {
+  const allowedClients = read(env, BACKEND_SERVICE_SETTINGS, 'BACKEND_ALLOWED_CLIENTS');
+  const apiClients = read(env, BACKEND_SERVICE_SETTINGS, 'BACKEND_API_CLIENTS');
+  // Said at start-up rather than as every call of that API refused: an allowlist renamed without this one.
+  const outside = [...apiClients].filter((name) => !allowedClients.has(name));
+  if (outside.length > 0) {
+    throw new ConfigError(
+      'BACKEND_API_CLIENTS',
+      `names ${outside.join(', ')}, not on BACKEND_ALLOWED_CLIENTS (${[...allowedClients].join(', ') || 'empty'}): name the API instances' client certificates on both`,
+    );
+  }
   return {
     ...read(env, BACKEND_SERVICE_SETTINGS, 'BACKEND_LISTEN'),
     tls: tlsFiles(env, dataDir, 'backend'),
-    allowedClients: read(env, BACKEND_SERVICE_SETTINGS, 'BACKEND_ALLOWED_CLIENTS'),
+    allowedClients,
+    apiClients,
   };
 }

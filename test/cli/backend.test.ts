@@ -44,6 +44,8 @@ test('corebridge certs: a CA, a back-end and an API certificate, owner-only; no 
   assert.equal(backend.checkHost('localhost'), 'localhost');
   assert.equal(backend.checkIP('127.0.0.1'), '127.0.0.1');
   assert.match(api.subject, /CN=corebridge-api/);
+  // The back-end's allowlists match SAN entries only: the API certificate carries its name there.
+  assert.equal(api.subjectAltName, 'DNS:corebridge-api');
   assert.deepEqual(backend.keyUsage, ['1.3.6.1.5.5.7.3.1']); // serverAuth
   assert.deepEqual(api.keyUsage, ['1.3.6.1.5.5.7.3.2']); // clientAuth
 
@@ -57,6 +59,7 @@ test('corebridge certs: a CA, a back-end and an API certificate, owner-only; no 
   const second = new X509Certificate(readFileSync(join(dir, 'api-2.internal.crt')));
   assert.ok(second.verify(ca.publicKey));
   assert.match(second.subject, /CN=api-2.internal/);
+  assert.equal(second.subjectAltName, 'DNS:api-2.internal');
 
   const bad = corebridge(['certs', '--issue', 'x'], { DATA_DIR: dataDir });
   assert.equal(bad.status, 2);
@@ -105,7 +108,11 @@ test('npm run backend + npm start with BACKEND_URL: a request goes through both;
   const res = await fetch(`${origin}/v1/accounts/1002-01/balance`, { headers });
   assert.equal(res.status, 200);
   assert.equal(((await res.json()) as { account: string }).account, '1002-01');
-  assert.ok(backend.lines.some((l) => l['msg'] === 'back-end client connected' && l['client'] === 'corebridge-api'));
+  assert.ok(
+    backend.lines.some(
+      (l) => l['msg'] === 'back-end client connected' && l['client'] === 'corebridge-api' && l['api'] === true,
+    ),
+  );
 
   backend.child.kill('SIGTERM');
   assert.equal(await backend.exited, 0, backend.stderr());

@@ -206,7 +206,7 @@ test('production mode accepts what the manifests give each process, with Secrets
   // The Secrets' values, made here: an operator's own PKI, a keyring, service URLs with generated passwords.
   const ca = await createCertificateAuthority({ commonName: 'Example Bank Issuing CA', days: 1 });
   const pem = {
-    api: await ca.issue({ commonName: 'corebridge-api', usage: 'client', days: 1 }),
+    api: await ca.issue({ commonName: 'corebridge-api', usage: 'client', dnsNames: ['corebridge-api'], days: 1 }),
     backend: await ca.issue({
       commonName: 'corebridge-backend',
       usage: 'server',

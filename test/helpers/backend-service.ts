@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import type { TestContext } from 'node:test';
 import { createServer, type TLSSocket } from 'node:tls';
 import { pino, type Logger } from 'pino';
+import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { devPkiFiles, DEV_API_CLIENT_NAME } from '../../src/tls/dev-files.ts';
 import { createCertificateAuthority, createDevelopmentPki, type IssuedCertificate } from '../../src/tls/dev-pki.ts';
 import { openTlsTransport, type TlsTransport } from '../../src/transport/tcp/client.ts';
@@ -18,8 +19,12 @@ export interface TestPki {
   ca: IssuedCertificate;
   backend: IssuedCertificate;
   api: IssuedCertificate;
-  /** Signed by the same CA, but not on the default allowlist. */
+  /** Signed by the same CA, but not on the default allowlist (a CN only, no SAN). */
   intruder: IssuedCertificate;
+  /** Signed by the same CA, the API's name as its CN but no SAN: allowlists match SAN entries only. */
+  cnOnly: IssuedCertificate;
+  /** Signed by the same CA, SAN `reports.internal`: a client that is not an API instance. */
+  reports: IssuedCertificate;
   /** A client certificate from another CA. */
   foreign: IssuedCertificate;
 }
@@ -36,6 +41,13 @@ export function testPki(): Promise<TestPki> {
       backend: dev.backend,
       api: dev.api,
       intruder: await dev.ca.issue({ commonName: 'intruder', usage: 'client', days: 1 }),
+      cnOnly: await dev.ca.issue({ commonName: DEV_API_CLIENT_NAME, usage: 'client', days: 1 }),
+      reports: await dev.ca.issue({
+        commonName: 'reports.internal',
+        usage: 'client',
+        dnsNames: ['reports.internal'],
+        days: 1,
+      }),
       foreign: await other.issue({ commonName: DEV_API_CLIENT_NAME, usage: 'client', days: 1 }),
     };
   })();
@@ -67,7 +79,14 @@ export interface RunningService {
 
 export async function startBackendService(
   t: TestContext,
-  options: { file?: string; inner?: Transport; port?: number; allowedClients?: string[]; log?: Logger },
+  options: {
+    file?: string;
+    inner?: Transport;
+    port?: number;
+    allowedClients?: string[];
+    apiClients?: string[];
+    log?: Logger;
+  },
 ): Promise<RunningService> {
   const pki = await testPki();
   const inner =
@@ -80,6 +99,8 @@ export async function startBackendService(
     key: pki.backend.key,
     ca: pki.ca.cert,
     allowedClients: new Set(options.allowedClients ?? [DEV_API_CLIENT_NAME]),
+    apiClients: new Set(options.apiClients ?? [DEV_API_CLIENT_NAME]),
+    catalog: loadMessageCatalog(),
     log: options.log ?? pino({ level: 'silent' }),
   });
   let stopped: Promise<void> | undefined;

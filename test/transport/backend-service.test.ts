@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { pino } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { serveBackend } from '../../src/transport/tcp/server.ts';
 import { DEV_API_CLIENT_NAME } from '../../src/tls/dev-files.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
@@ -117,6 +118,8 @@ test('back-end services away: the other serves; with none, 503 with Retry-After 
     key: pki.backend.key,
     ca: pki.ca.cert,
     allowedClients: new Set([DEV_API_CLIENT_NAME]),
+    apiClients: new Set([DEV_API_CLIENT_NAME]),
+    catalog: loadMessageCatalog(),
     log: pino({ level: 'silent' }),
   });
   t.after(() => again.close());
@@ -170,7 +173,7 @@ test('an API instance whose certificate the back-end does not accept gets nothin
   const res = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' });
   assertProblem(res, 503, 'BACKEND_UNAVAILABLE');
   const refusal = h.logs.find((l) => l['msg'] === 'back-end refused this API instance; retrying every 5 s');
-  assert.match(String(refusal?.['reason']), /certificate intruder is not allowed/);
+  assert.match(String(refusal?.['reason']), /certificate CN=intruder \(no SAN DNS or URI name\) is not allowed/);
   assertProblem(await h.request({ method: 'GET', url: '/health/ready' }), 503, 'BACKEND_UNAVAILABLE');
 });
 

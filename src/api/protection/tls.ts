@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:https';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyInstance } from 'fastify';
-import { certificateNames } from '../../tls/certificate-names.ts';
+import { certificateNames, certificateSubject } from '../../tls/certificate-names.ts';
 import { ROLE_SCOPES } from '../../auth/roles.ts';
 import { ApiError } from '../../errors.ts';
 import type { ProtectionConfig, TlsConfig } from './config.ts';
@@ -35,7 +35,10 @@ export function installMutualTlsIdentity(app: FastifyInstance, tls: ProtectionCo
     const names = certificateNames(socket);
     const client = names.map((n) => mutual.clients.get(n)).find((c) => c !== undefined);
     if (!client) {
-      req.log.warn({ certificate: names }, 'client certificate not in MTLS_CLIENTS');
+      req.log.warn(
+        { certificate: names, subject: certificateSubject(socket) },
+        'client certificate not in MTLS_CLIENTS',
+      );
       throw new ApiError('FORBIDDEN', 'the client certificate is not registered');
     }
     const validTo = Date.parse(socket.getPeerCertificate().valid_to);

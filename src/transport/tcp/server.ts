@@ -1,11 +1,14 @@
 /**
  * The back-end as a service (`corebridge backend serve`): serves the embedded back-end to API instances over
- * TCP with TLS 1.3 and mutual TLS, to clients whose certificate chains to BACKEND_TLS_CA and is named on
- * BACKEND_ALLOWED_CLIENTS.
+ * TCP with TLS 1.3 and mutual TLS, to clients whose certificate chains to BACKEND_TLS_CA and is named (by a SAN
+ * entry) on BACKEND_ALLOWED_CLIENTS. Only those also on BACKEND_API_CLIENTS state the caller of a call freely;
+ * any other allowed client calls as itself or not at all.
  */
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import { certificateNames } from '../../tls/certificate-names.ts';
+import type { MessageCatalog } from '../../backend/copybooks/index.ts';
+import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from '../../backend/message.ts';
+import { certificateNames, certificateSubject } from '../../tls/certificate-names.ts';
 import { CallNotStartedError, type Transport } from '../transport.ts';
 import { encodeFrame, FRAME_KIND, onFrames } from './frames.ts';
 
@@ -16,8 +19,12 @@ export interface BackendServiceOptions {
   cert: string | Buffer;
   key: string | Buffer;
   ca: string | Buffer;
-  /** Certificate names (subject CN or SAN DNS/URI) allowed to call. */
+  /** Certificate SAN names (DNS or URI) allowed to call. */
   allowedClients: ReadonlySet<string>;
+  /** Those of them that are API instances: they may call for any principal, SYSTEM included. */
+  apiClients: ReadonlySet<string>;
+  /** To read the caller a plain client's call states, and to answer a refused one. */
+  catalog: MessageCatalog;
   log: Logger;
 }
 
@@ -29,6 +36,26 @@ export interface BackendService {
 }
 
 const HANDSHAKE_TIMEOUT_MS = 10_000;
+
+/** The reason code of a call whose stated caller its client may not claim; the call is answered, never run. */
+export const CALLER_NOT_ALLOWED = 'CALLER_NOT_ALLOWED';
+
+/**
+ * Why a client that is not an API instance may not make this call, or null if it may: it calls only as itself
+ * (its certificate name the principal), never as SYSTEM, and never for a customer, whose ID is another identity.
+ */
+function claimRefusal(catalog: MessageCatalog, identity: string, message: Buffer): string | null {
+  let header: MessageHeader;
+  try {
+    ({ header } = readHeader(catalog, message));
+  } catch {
+    return 'its header is unreadable';
+  }
+  if (header.role === 'SYSTEM') return 'only an API instance (BACKEND_API_CLIENTS) may call as SYSTEM';
+  if (header.principal !== identity || header.role === 'CUSTOMER' || header.customerId.trim() !== '')
+    return `this client may call only as itself (${identity}); acting for others is for BACKEND_API_CLIENTS`;
+  return null;
+}
 
 export async function serveBackend(transport: Transport, options: BackendServiceOptions): Promise<BackendService> {
   const { log } = options;
@@ -55,29 +82,34 @@ export async function serveBackend(transport: Transport, options: BackendService
 
   server.on('secureConnection', (socket) => {
     const names = certificateNames(socket);
-    const identity = names.find((name) => options.allowedClients.has(name));
-    const peer = { remoteAddress: socket.remoteAddress, remotePort: socket.remotePort, certificate: names };
+    const subject = certificateSubject(socket);
+    // An API identity first: a certificate that names both acts as the API.
+    const identity =
+      names.find((name) => options.apiClients.has(name) && options.allowedClients.has(name)) ??
+      names.find((name) => options.allowedClients.has(name));
+    const peer = { remoteAddress: socket.remoteAddress, remotePort: socket.remotePort, certificate: names, subject };
     if (!identity) {
       log.warn(peer, 'back-end client refused: its certificate is not on BACKEND_ALLOWED_CLIENTS');
+      const named = names.length > 0 ? names.join(', ') : `CN=${subject ?? ''} (no SAN DNS or URI name)`;
       socket.end(
-        encodeFrame(
-          FRAME_KIND.REFUSED,
-          0,
-          Buffer.from(`certificate ${names.join(', ') || '(no name)'} is not allowed to call this back-end`),
-        ),
+        encodeFrame(FRAME_KIND.REFUSED, 0, Buffer.from(`certificate ${named} is not allowed to call this back-end`)),
       );
       socket.destroySoon();
       return;
     }
+    const api = options.apiClients.has(identity);
     sockets.add(socket);
-    log.info({ ...peer, client: identity }, 'back-end client connected');
+    log.info({ ...peer, client: identity, api }, 'back-end client connected');
     socket.setNoDelay(true);
     onFrames(
       socket,
       (frames) => {
         for (const frame of frames) {
-          if (frame.kind === FRAME_KIND.CALL) handleCall(socket, frame.callId, frame.payload);
-          else if (frame.kind === FRAME_KIND.PING) {
+          if (frame.kind === FRAME_KIND.CALL) {
+            const refusal = api ? null : claimRefusal(options.catalog, identity, frame.payload);
+            if (refusal === null) handleCall(socket, frame.callId, frame.payload);
+            else refuseCall(socket, frame.callId, frame.payload, { ...peer, client: identity }, refusal);
+          } else if (frame.kind === FRAME_KIND.PING) {
             void transport
               .ready()
               .then((ready) => write(socket, encodeFrame(FRAME_KIND.PONG, frame.callId, Uint8Array.of(ready ? 1 : 0))));
@@ -113,6 +145,29 @@ export async function serveBackend(transport: Transport, options: BackendService
       });
     }
     socket.write(frame);
+  }
+
+  /** Answers a call its client may not make, as the back-end answers any refused call: nothing runs. */
+  function refuseCall(socket: TLSSocket, callId: number, message: Buffer, peer: object, reason: string): void {
+    let header: MessageHeader;
+    try {
+      ({ header } = readHeader(options.catalog, message));
+    } catch {
+      header = { ...BLANK_HEADER };
+    }
+    log.warn(
+      { ...peer, tran: header.tranCode, principal: header.principal, role: header.role, reason },
+      'back-end call refused: caller not allowed for this client',
+    );
+    // An abend, not invalid input: an API instance that gets this is misconfigured (its certificate is not on
+    // BACKEND_API_CLIENTS), and its users should see a 500, not the back-end's configuration.
+    const reply = {
+      ...header,
+      returnCode: RC.ABEND,
+      reasonCode: CALLER_NOT_ALLOWED,
+      reasonText: reason.slice(0, 120),
+    };
+    write(socket, encodeFrame(FRAME_KIND.REPLY, callId, writeMessage(options.catalog, reply, null, undefined)));
   }
 
   function handleCall(socket: TLSSocket, callId: number, message: Buffer): void {

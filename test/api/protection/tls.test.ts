@@ -91,6 +91,8 @@ function makePki(t: TestContext): Pki {
   leaf('shop', 'test-ca', 'some-other-name', 'DNS:shop-gateway.internal', 'clientAuth');
   leaf('stranger', 'test-ca', 'stranger.internal', 'DNS:stranger.internal', 'clientAuth');
   leaf('rogue', 'rogue-ca', 'billing.internal', 'DNS:billing.internal', 'clientAuth');
+  // The subject CN of a registered client, but no SAN entry that is: allowlists match SAN entries only.
+  leaf('cn-only', 'test-ca', 'billing.internal', 'DNS:unlisted.internal', 'clientAuth');
   return { dir, file: (name) => join(dir, name) };
 }
 
@@ -201,6 +203,13 @@ test('mutual TLS: missing, foreign-CA and unregistered client certificates are r
   const problem = JSON.parse(stranger.body) as Record<string, unknown>;
   assert.equal(problem['code'], 'FORBIDDEN');
   assert.equal(problem['detail'], 'the client certificate is not registered');
+});
+
+test('mutual TLS: a certificate whose subject CN, but no SAN entry, is registered is refused', async (t) => {
+  const { pki, port } = await mutualSetup(t);
+  const res = await get(port, '/v1/customers/1001', pki, 'cn-only');
+  assert.equal(res.status, 403);
+  assert.equal((JSON.parse(res.body) as Record<string, unknown>)['detail'], 'the client certificate is not registered');
 });
 
 test('TLS variables are checked at startup', () => {
