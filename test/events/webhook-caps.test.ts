@@ -90,6 +90,46 @@ test('concurrent creates at the edge of the cap never pass it', async (t) => {
   }
 });
 
+test(
+  'on PostgreSQL, creates at once from two back-end instances sharing a database never pass the cap',
+  {
+    skip: !testOnPostgres && 'PostgreSQL only (TEST_DATABASE=postgres): SQLite has one writer',
+  },
+  async (t) => {
+    const databaseUrl = await createTestDatabase();
+    const instances = await Promise.all(
+      [1, 2].map(() => createBackend({ file: '', databaseUrl, log: pino({ level: 'silent' }), catalog })),
+    );
+    t.after(() => Promise.all(instances.map((b) => b.close())));
+    const keyring = parseKeyring(`t1:${randomBytes(32).toString('base64')}`, 'WEBHOOK_SECRET_KEY');
+    const max = 5;
+    const attempt = async (i: number) => {
+      const reply = await instances[i % 2]!.handle(
+        writeMessage(
+          catalog,
+          { ...BLANK_HEADER, correlationId: `c${i}`, principal: 'clerk', role: 'AGENT', tranCode: 'WHKCRT' },
+          catalog.request('WHKCRT'),
+          {
+            whkcUrl: `https://hooks.example.com/${i}`,
+            whkcDescription: '',
+            whkcSecret: keyring.seal(newWebhookSecret()),
+            whkcEventTypeCount: 1,
+            whkcEventTypes: [{ whkcEventType: 'PaymentCompleted' }],
+            whkcMaxSubscriptions: max,
+          },
+        ),
+      );
+      return readHeader(catalog, reply).header;
+    };
+    const headers = await Promise.all(Array.from({ length: 24 }, (_, i) => attempt(i)));
+    const accepted = headers.filter((h) => h.returnCode === RC.OK).length;
+    const refused = headers.filter((h) => h.reasonCode === 'SUBSCRIPTION_LIMIT_REACHED').length;
+    assert.deepEqual({ accepted, refused }, { accepted: max, refused: 24 - max });
+    const stored = await queryStoreAt({ databaseUrl, file: '' }, 'SELECT COUNT(*) AS n FROM webhook_subscriptions');
+    assert.equal(Number(stored[0]!['n']), max);
+  },
+);
+
 test('the fan-out writes at most MAX_DELIVERIES_PER_TURN rows a turn, whole events, and each subscription gets each event once, in order', async (t) => {
   const databaseUrl = testOnPostgres ? await createTestDatabase() : null;
   const file = databaseUrl ? '' : join(tempDir(t, 'fan-out'), 'backend.sqlite');
