@@ -86,10 +86,11 @@ export const WEBHOOK_SETTINGS = section('Webhooks', {
     max: 64,
     description: 'attempts in flight at once per subscription',
   }),
+  // At most what one GET /v1/webhook-subscriptions answer lists (WHKLST, unpaged).
   WEBHOOK_MAX_SUBSCRIPTIONS: integer({
     default: 25,
     min: 1,
-    max: 9999,
+    max: 100,
     description: 'subscriptions one owner may keep, disabled ones included; one more is refused (422)',
   }),
   WEBHOOK_SECRET_KEY: parsed({
