@@ -5993,6 +5993,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The owner keeps as many subscriptions as allowed (reason SUBSCRIPTION_LIMIT_REACHED) */
+            422: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
             429: {
                 headers: {

@@ -86,6 +86,13 @@ export const WEBHOOK_SETTINGS = section('Webhooks', {
     max: 64,
     description: 'attempts in flight at once per subscription',
   }),
+  // At most what one GET /v1/webhook-subscriptions answer lists (WHKLST, unpaged).
+  WEBHOOK_MAX_SUBSCRIPTIONS: integer({
+    default: 25,
+    min: 1,
+    max: 100,
+    description: 'subscriptions one owner may keep, disabled ones included; one more is refused (422)',
+  }),
   WEBHOOK_SECRET_KEY: parsed({
     allowed: 'kid:base64key entries, comma-separated (32-byte keys)',
     description:
@@ -125,6 +132,11 @@ export interface WebhookSettings {
   /** Attempts in flight at once per subscription (WEBHOOK_CONCURRENCY_PER_ENDPOINT): a slow one stalls no other. */
   concurrencyPerEndpoint: number;
   /**
+   * Subscriptions one owner may keep, disabled ones included (WEBHOOK_MAX_SUBSCRIPTIONS): it travels in each
+   * create record, and the back-end counts in the transaction that inserts.
+   */
+  maxSubscriptions: number;
+  /**
    * The keys that seal signing secrets at rest (WEBHOOK_SECRET_KEY or WEBHOOK_SECRET_KEY_FILE), first the one that
    * seals; null: the development key generated under DATA_DIR (src/events/webhook-secrets.ts).
    */
@@ -153,6 +165,7 @@ export function loadWebhookSettings(env: Env): WebhookSettings {
     allowedCidrs: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOWED_CIDRS'),
     allowedPorts: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOWED_PORTS'),
     concurrencyPerEndpoint: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_CONCURRENCY_PER_ENDPOINT'),
+    maxSubscriptions: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_MAX_SUBSCRIPTIONS'),
     secretKeyring,
     developmentSecretKey: secretKeyring === null,
   };

@@ -46,6 +46,7 @@ test('two dispatcher turns at once on PostgreSQL, from two back-end instances, c
     whkcSecret: parseKeyring(`t1:${randomBytes(32).toString('base64')}`, 'WEBHOOK_SECRET_KEY').seal(newWebhookSecret()),
     whkcEventTypeCount: 1,
     whkcEventTypes: [{ whkcEventType: 'PaymentCompleted' }],
+    whkcMaxSubscriptions: 25,
   });
   await send({ principal: 'ada', role: 'CUSTOMER', customerId: '1001', idempotencyKey: 'claim-1' }, 'PAYCRT', {
     paycDebtorAccount: '1001-01',

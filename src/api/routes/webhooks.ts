@@ -94,7 +94,11 @@ export function webhookRoutes(
         'Subscribe a URL to events (the answer shows the signing secret, once)',
       ),
       body: SubscriptionRequest,
-      response: { 201: { description: 'Subscribed', ...CreatedSubscription }, ...STANDARD_ERRORS },
+      response: {
+        201: { description: 'Subscribed', ...CreatedSubscription },
+        ...STANDARD_ERRORS,
+        422: problem('The owner keeps as many subscriptions as allowed (reason SUBSCRIPTION_LIMIT_REACHED)'),
+      },
     },
     handler: async (req, reply) => {
       const body: SubscriptionRequest = req.body;
@@ -109,6 +113,7 @@ export function webhookRoutes(
           whkcSecret: secrets.seal(secret),
           whkcEventTypeCount: body.eventTypes.length,
           whkcEventTypes: body.eventTypes.map((t) => ({ whkcEventType: t })),
+          whkcMaxSubscriptions: webhooks.maxSubscriptions,
         },
         { whkcUrl: '/url', whkcDescription: '/description' },
       );

@@ -411,6 +411,7 @@ export interface WebhookCreateRequest {
   whkcEventTypes: Array<{
     whkcEventType: string;
   }>;
+  whkcMaxSubscriptions: number;
 }
 
 /** WEBHOOK-KEY */

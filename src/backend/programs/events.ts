@@ -11,6 +11,7 @@ import {
   lockRelay,
   markPublished,
   nextPositionedEvents,
+  returnPositionsAfter,
   saveRelay,
   unpublishedEvents,
   type StoredEvent,
@@ -48,8 +49,8 @@ export const listEventsProgram: Program<'EVTLST'> = async (ctx, req) => {
 
 /**
  * Takes or keeps the lease, takes the events committed since the relay's last turn (giving them positions on
- * PostgreSQL), fans them out to webhook subscriptions, marks what the relay has published, and hands it the
- * next unpublished ones.
+ * PostgreSQL), fans them out to webhook subscriptions (as many of them as one turn's deliveries allow), marks
+ * what the relay has published, and hands it the next unpublished ones.
  */
 export const relayEventsProgram: Program<'EVTNXT'> = async (ctx, req) => {
   const relayId = text(req.evtnRelayId);
@@ -62,9 +63,12 @@ export const relayEventsProgram: Program<'EVTNXT'> = async (ctx, req) => {
   if (state.holder && state.holder !== relayId && state.leaseUntil && state.leaseUntil > ctx.now) {
     return eventList([], false, state.lastPosition, false);
   }
-  const positioned = await nextPositionedEvents(tx, state.lastPosition, POSITIONS_PER_TURN);
+  const given = await nextPositionedEvents(tx, state.lastPosition, POSITIONS_PER_TURN);
+  // The fan-out may take only the first events (a bounded number of deliveries per turn): the rest, their
+  // positions given back, wait for the next turn.
+  const positioned = given.slice(0, await fanOutToSubscriptions(ctx, given));
   const lastPosition = positioned.at(-1)?.position ?? state.lastPosition;
-  await fanOutToSubscriptions(ctx, positioned);
+  if (positioned.length < given.length) await returnPositionsAfter(tx, lastPosition);
   // Only what this relay has handed on counts as published (the embedded relay acknowledges "everything").
   await markPublished(tx, Math.min(Math.trunc(req.evtnAckPosition ?? 0) || 0, lastPosition));
   // The lease row is written when something changed or half the lease has gone: an idle relay's turns write
@@ -76,6 +80,6 @@ export const relayEventsProgram: Program<'EVTNXT'> = async (ctx, req) => {
   }
   const max = turnSize(req.evtnMaxItems);
   const pending = max > 0 ? await unpublishedEvents(tx, lastPosition, max + 1) : [];
-  const more = pending.length > max || positioned.length === POSITIONS_PER_TURN;
+  const more = pending.length > max || given.length === POSITIONS_PER_TURN || positioned.length < given.length;
   return eventList(pending.slice(0, max), more, lastPosition);
 };

@@ -17,6 +17,7 @@ import { EVENT_TYPES, writeAudit } from '../store/journal.ts';
 import {
   activeSubscriptions,
   claimDueDeliveries,
+  countOwnSubscriptionsLocked,
   deleteSubscription,
   disableSubscription,
   findDelivery,
@@ -93,6 +94,16 @@ export const createSubscription: Program<'WHKCRT'> = async (ctx, req) => {
     const known = EVENT_TYPES.join(', ');
     return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPES', `eventTypes must name 1 to ${MAX_EVENT_TYPES} of ${known}`);
   }
+  const max = Math.trunc(req.whkcMaxSubscriptions);
+  if (!(max >= 1)) return fail(RC.INVALID_INPUT, 'INVALID_LIMIT', 'a subscription request needs its owner limit');
+  // Disabled subscriptions count too (as Stripe counts every endpoint): deleting one frees its place.
+  if ((await countOwnSubscriptionsLocked(ctx.tx, ctx.caller.principal)) >= max) {
+    return fail(
+      RC.RULE_FAILED,
+      'SUBSCRIPTION_LIMIT_REACHED',
+      `an owner keeps at most ${max} webhook subscriptions, disabled ones included; delete one to add another`,
+    );
+  }
   const subscription: Subscription = {
     subscriptionId: newId('WHS'),
     ownerPrincipal: ctx.caller.principal,
@@ -156,17 +167,31 @@ export const retryDelivery: Program<'WHDRTY'> = async (ctx, req) => {
 };
 
 /**
- * A delivery per newly positioned event and active subscription that wants its type and whose owner may read
- * it, in the relay's transaction.
+ * Delivery rows one relay turn writes at most (but an event's deliveries are never split): the relay's transaction
+ * and its lock stay short however many subscriptions a backlog of events meets.
  */
-export async function fanOutToSubscriptions(ctx: ProgramContext, events: readonly PositionedEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  const subscriptions = await activeSubscriptions(ctx.tx);
-  for (const s of subscriptions) {
-    const audience = eventAudience({ principal: s.ownerPrincipal, role: s.ownerRole, customerId: s.ownerCustomerId });
-    for (const e of events) {
-      if (!s.eventTypes.includes(e.type) || !audienceAdmits(audience, e)) continue;
-      await insertDelivery(ctx.tx, {
+export const MAX_DELIVERIES_PER_TURN = 1000;
+
+/**
+ * A delivery per newly positioned event and active subscription that wants its type and whose owner may read
+ * it, in the relay's transaction, for the first events whose deliveries fit MAX_DELIVERIES_PER_TURN (the first
+ * one whatever its count): returns how many events it took, all of whose deliveries it wrote, in event order.
+ */
+export async function fanOutToSubscriptions(ctx: ProgramContext, events: readonly PositionedEvent[]): Promise<number> {
+  if (events.length === 0) return 0;
+  const subscriptions = (await activeSubscriptions(ctx.tx)).map((s) => ({
+    s,
+    audience: eventAudience({ principal: s.ownerPrincipal, role: s.ownerRole, customerId: s.ownerCustomerId }),
+  }));
+  const deliveries: Array<Parameters<typeof insertDelivery>[1]> = [];
+  let taken = 0;
+  for (const e of events) {
+    const wanting = subscriptions.filter(
+      ({ s, audience }) => s.eventTypes.includes(e.type) && audienceAdmits(audience, e),
+    );
+    if (taken > 0 && deliveries.length + wanting.length > MAX_DELIVERIES_PER_TURN) break;
+    for (const { s } of wanting) {
+      deliveries.push({
         deliveryId: newId('WHD'),
         subscriptionId: s.subscriptionId,
         eventId: e.eventId,
@@ -174,7 +199,10 @@ export async function fanOutToSubscriptions(ctx: ProgramContext, events: readonl
         at: ctx.now,
       });
     }
+    taken++;
   }
+  for (const d of deliveries) await insertDelivery(ctx.tx, d);
+  return taken;
 }
 
 const OUTCOMES: Record<string, DeliveryOutcome['kind'] | 'gone'> = {

@@ -149,6 +149,15 @@ export async function nextPositionedEvents(tx: Tx, lastPosition: number, max: nu
     .sort((a, b) => a.position - b.position);
 }
 
+/**
+ * Takes back the positions after `lastPosition` that this turn gave but did not hand on (its fan-out stopped
+ * short), so the next turn gives them again in the same order; nothing to do where events took theirs as written.
+ */
+export async function returnPositionsAfter(tx: Tx, lastPosition: number): Promise<void> {
+  if (tx.commitsInInsertOrder) return;
+  await tx.run('UPDATE events SET position = NULL WHERE position > ?', lastPosition);
+}
+
 export async function eventsBySeq(tx: Tx, seqs: readonly number[]): Promise<Map<number, StoredEvent>> {
   if (seqs.length === 0) return new Map();
   const rows = await tx.all(

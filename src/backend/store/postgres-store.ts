@@ -82,6 +82,9 @@ function txOver(client: pg.PoolClient): Tx {
       await query(client, sql, params);
     },
     forUpdate: ' FOR UPDATE',
+    lockName: async (name) => {
+      await query(client, 'SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [name]);
+    },
     commitsInInsertOrder: false,
   };
 }

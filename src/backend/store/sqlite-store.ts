@@ -31,6 +31,7 @@ export function openSqliteStore(file: string, options: { readOnly?: boolean } = 
       db.statement(sql).run(...params);
     },
     forUpdate: '',
+    lockName: () => {},
     commitsInInsertOrder: true,
   };
 

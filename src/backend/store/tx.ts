@@ -22,6 +22,11 @@ export interface Tx {
    */
   readonly forUpdate: string;
   /**
+   * Holds a lock on `name` until the transaction ends, for a rule over rows that may not exist yet (a count
+   * per owner): a PostgreSQL advisory lock; nothing on SQLite, whose one writer holds the whole store.
+   */
+  lockName(name: string): Awaitable<void>;
+  /**
    * True where one writer holds the whole store (SQLite), so transactions commit in the order their rows were
    * inserted: an event takes its feed position as it is written (journal.ts). False where transactions commit
    * concurrently (PostgreSQL): the event relay gives positions once they have committed (store/events.ts).

@@ -65,6 +65,16 @@ export async function findOwnSubscription(
   return row ? subscriptionFromRow(row) : undefined;
 }
 
+/**
+ * How many subscriptions this owner keeps, disabled ones included, with the owner's lock held to the end of the
+ * transaction: two creates at once count one after the other.
+ */
+export async function countOwnSubscriptionsLocked(tx: Tx, owner: string): Promise<number> {
+  await tx.lockName(`webhook-subscriptions:${owner}`);
+  const row = await tx.get('SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE owner_principal = ?', owner);
+  return Number(row?.['n'] ?? 0);
+}
+
 export async function listOwnSubscriptions(tx: Tx, owner: string, limit: number): Promise<Subscription[]> {
   const rows = await tx.all(
     'SELECT * FROM webhook_subscriptions WHERE owner_principal = ? ORDER BY created_at, subscription_id LIMIT ?',
