@@ -21,7 +21,7 @@ class Browser {
   private readonly agent: Agent;
 
   constructor(t: TestContext, localAddress: string) {
-    this.agent = new Agent({ connect: { localAddress } });
+    this.agent = new Agent({ localAddress });
     t.after(() => this.agent.close());
   }
 

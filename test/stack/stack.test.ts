@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { startStack } from '../../scripts/stack-run.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -43,6 +44,18 @@ test('the stack serves through HAProxy from both API instances, and Ctrl-C stops
     const log = readFileSync(join(dir, `${name}.log`), 'utf8');
     assert.match(log, /"requestId":"through-haproxy-\d"/, `${name} served none`);
   }
+
+  // A client on 127.0.0.2: HAProxy names it in X-Forwarded-For, and the API (TRUST_PROXY=127.0.0.1) believes it.
+  const elsewhere = new Agent({ localAddress: '127.0.0.2' });
+  t.after(() => elsewhere.close());
+  const res = await undiciFetch(`${stack.base}/v1/accounts/1001-01/balance`, {
+    headers: { ...stack.auth, 'x-request-id': 'from-127-0-0-2' },
+    dispatcher: elsewhere,
+  });
+  assert.equal(res.status, 200);
+  const lines = ['api-1', 'api-2'].flatMap((name) => readFileSync(join(dir, `${name}.log`), 'utf8').split('\n'));
+  const line = lines.find((l) => l.includes('"requestId":"from-127-0-0-2"') && l.includes('"status"'));
+  assert.match(line ?? '', /"client":"127\.0\.0\.2"/, 'the request line names the client behind HAProxy');
 
   assert.equal(await stack.stop(), 0);
   assert.equal(alive(state.front.pid), false, 'HAProxy stopped with the stack');
