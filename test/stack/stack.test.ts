@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { startStack } from '../../scripts/stack-run.ts';
+import { until } from '../../src/until.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -53,9 +54,14 @@ test('the stack serves through HAProxy from both API instances, and Ctrl-C stops
     dispatcher: elsewhere,
   });
   assert.equal(res.status, 200);
-  const lines = ['api-1', 'api-2'].flatMap((name) => readFileSync(join(dir, `${name}.log`), 'utf8').split('\n'));
-  const line = lines.find((l) => l.includes('"requestId":"from-127-0-0-2"') && l.includes('"status"'));
-  assert.match(line ?? '', /"client":"127\.0\.0\.2"/, 'the request line names the client behind HAProxy');
+  // The instance writes its request line after answering: read the logs until it is there.
+  let line: string | undefined;
+  await until('the request line in an instance log', () => {
+    const lines = ['api-1', 'api-2'].flatMap((name) => readFileSync(join(dir, `${name}.log`), 'utf8').split('\n'));
+    line = lines.find((l) => l.includes('"requestId":"from-127-0-0-2"') && l.includes('"status"'));
+    return line !== undefined;
+  });
+  assert.match(line!, /"client":"127\.0\.0\.2"/, 'the request line names the client behind HAProxy');
 
   assert.equal(await stack.stop(), 0);
   assert.equal(alive(state.front.pid), false, 'HAProxy stopped with the stack');
