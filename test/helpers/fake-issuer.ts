@@ -1,7 +1,7 @@
 /** An external OpenID issuer for tests: a discovery document and a JWKS over loopback HTTP, keys published at will. */
 import { createServer } from 'node:http';
 import type { TestContext } from 'node:test';
-import type { JWK } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 
 export interface FakeIssuer {
   /** `iss`, ending in /realms/bank as Keycloak's do. */
@@ -41,4 +41,32 @@ export async function startFakeIssuer(t: TestContext, jwksPath = '/certs'): Prom
       keys = next;
     },
   };
+}
+
+/** A signing key of the issuer's, and its public JWK to publish. */
+export async function issuerKey(
+  kid: string,
+  alg: 'RS256' | 'ES256' = 'RS256',
+): Promise<{ privateKey: CryptoKey; jwk: JWK }> {
+  const { privateKey, publicKey } = await generateKeyPair(alg, { extractable: true });
+  return { privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
+}
+
+/** An access token for ada (customer 1001) from `issuer`, signed with `key` under `kid`; `claims` add or replace. */
+export async function issuerToken(
+  issuer: string,
+  audience: string,
+  key: { privateKey: CryptoKey; jwk: JWK },
+  kid: string,
+  claims: Record<string, unknown> = {},
+): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ role: 'customer', customer_id: '1001', scope: 'customers:read accounts:read', ...claims })
+    .setProtectedHeader({ alg: key.jwk.alg!, typ: 'at+jwt', kid })
+    .setIssuer(issuer)
+    .setAudience(audience)
+    .setSubject('ada')
+    .setIssuedAt(now)
+    .setExpirationTime(now + 600)
+    .sign(key.privateKey);
 }

@@ -6,43 +6,21 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { test } from 'node:test';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { SignJWT } from 'jose';
 import { signingKeyFile } from '../../../src/auth/dev-issuer.ts';
 import { startApp } from '../../helpers/app.ts';
 import { assertProblem } from '../../helpers/assert-shape.ts';
-import { startFakeIssuer } from '../../helpers/fake-issuer.ts';
+import { issuerKey, issuerToken, startFakeIssuer } from '../../helpers/fake-issuer.ts';
 
 const AUDIENCE = 'https://api.corebridge.test';
-
-async function signingKey(kid: string): Promise<{ privateKey: CryptoKey; jwk: JWK }> {
-  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
-  return { privateKey, jwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } };
-}
-
-async function accessToken(
-  issuer: string,
-  key: { privateKey: CryptoKey },
-  kid: string,
-  claims: Record<string, unknown> = {},
-): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ role: 'customer', customer_id: '1001', scope: 'customers:read accounts:read', ...claims })
-    .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid })
-    .setIssuer(issuer)
-    .setAudience(AUDIENCE)
-    .setSubject('ada')
-    .setIssuedAt(now)
-    .setExpirationTime(now + 600)
-    .sign(key.privateKey);
-}
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('external issuer: discovery + JWKS, rotation by unknown kid with one cached refetch, embedded provider off', async (t) => {
   const idp = await startFakeIssuer(t, '/protocol/openid-connect/certs');
-  const first = await signingKey('key-1');
-  const second = await signingKey('key-2');
-  const stranger = await signingKey('key-3');
+  const first = await issuerKey('key-1');
+  const second = await issuerKey('key-2');
+  const stranger = await issuerKey('key-3');
   idp.publish([first.jwk]);
   const h = await startApp(
     t,
@@ -55,7 +33,7 @@ test('external issuer: discovery + JWKS, rotation by unknown kid with one cached
   const ok = await h.request({
     method: 'GET',
     url: '/v1/customers/1001',
-    token: await accessToken(idp.issuer, first, 'key-1'),
+    token: await issuerToken(idp.issuer, AUDIENCE, first, 'key-1'),
   });
   assert.equal(ok.statusCode, 200);
   assert.equal(ok.json().customerId, '1001');
@@ -67,13 +45,13 @@ test('external issuer: discovery + JWKS, rotation by unknown kid with one cached
   const rotated = await h.request({
     method: 'GET',
     url: '/v1/customers/1001',
-    token: await accessToken(idp.issuer, second, 'key-2'),
+    token: await issuerToken(idp.issuer, AUDIENCE, second, 'key-2'),
   });
   assert.equal(rotated.statusCode, 200);
   assert.equal(idp.jwksFetches, 2, 'exactly one refetch for the new kid');
 
   // An unknown kid right after: refused without another fetch (the cooldown holds), however often it is sent.
-  const unknown = await accessToken(idp.issuer, stranger, 'key-3');
+  const unknown = await issuerToken(idp.issuer, AUDIENCE, stranger, 'key-3');
   for (let i = 0; i < 5; i++) {
     const res = await h.request({ method: 'GET', url: '/v1/customers/1001', token: unknown });
     assertProblem(res, 401, 'UNAUTHENTICATED');
@@ -89,7 +67,7 @@ test('external issuer: discovery + JWKS, rotation by unknown kid with one cached
   const retired = await h.request({
     method: 'GET',
     url: '/v1/customers/1001',
-    token: await accessToken(idp.issuer, first, 'key-1', { jti: 'new' }),
+    token: await issuerToken(idp.issuer, AUDIENCE, first, 'key-1', { jti: 'new' }),
   });
   assertProblem(retired, 401, 'UNAUTHENTICATED');
 
@@ -130,7 +108,7 @@ test('external issuer: AUTH_AUDIENCE is required, and a discovery document namin
 
 test('external issuer: the role and customer binding may come from namespaced claims', async (t) => {
   const idp = await startFakeIssuer(t, '/protocol/openid-connect/certs');
-  const key = await signingKey('key-1');
+  const key = await issuerKey('key-1');
   idp.publish([key.jwk]);
   const h = await startApp(t, {
     AUTH_EXTERNAL_ISSUER: idp.issuer,
@@ -138,7 +116,7 @@ test('external issuer: the role and customer binding may come from namespaced cl
     AUTH_ROLE_CLAIM: 'https://corebridge.example/role',
     AUTH_CUSTOMER_ID_CLAIM: 'https://corebridge.example/customer_id',
   });
-  const namespaced = await accessToken(idp.issuer, key, 'key-1', {
+  const namespaced = await issuerToken(idp.issuer, AUDIENCE, key, 'key-1', {
     role: undefined,
     customer_id: undefined,
     'https://corebridge.example/role': 'customer',
@@ -150,7 +128,11 @@ test('external issuer: the role and customer binding may come from namespaced cl
   assertProblem(await h.request({ method: 'GET', url: '/v1/customers/1001', token: namespaced }), 404, 'NOT_FOUND');
   // The plain claim names mean nothing here: no role → 401.
   assertProblem(
-    await h.request({ method: 'GET', url: '/v1/customers/1001', token: await accessToken(idp.issuer, key, 'key-1') }),
+    await h.request({
+      method: 'GET',
+      url: '/v1/customers/1001',
+      token: await issuerToken(idp.issuer, AUDIENCE, key, 'key-1'),
+    }),
     401,
     'UNAUTHENTICATED',
   );
