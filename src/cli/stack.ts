@@ -4,7 +4,7 @@
  * Its PKI, provider key, HAProxy configuration and per-process logs live under DATA_DIR; Ctrl-C stops everything
  * it started.
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -152,7 +152,10 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
       database: redactedDatabaseUrl(databaseUrl),
       issuer,
     };
-    writeFileSync(join(dir, 'stack.json'), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+    // Write-then-rename: the file is rewritten on every restart while tools poll it for new pids.
+    const file = join(dir, 'stack.json');
+    writeFileSync(`${file}.tmp`, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+    renameSync(`${file}.tmp`, file);
   }
 
   async function stopAll(): Promise<void> {
