@@ -298,7 +298,7 @@ async function assemble(
     eventRoutes(api, { ...routeDeps, catalog });
     webhookRoutes(api, { ...routeDeps, catalog, webhooks: config.webhooks, secrets: webhookSecrets });
     operationRoutes(api, { ...routeDeps, catalog });
-    if (declared.host) serviceRoutes(api, declared.services, declared.host);
+    if (declared.host) serviceRoutes(api, declared.services, declared.host, routeDeps.backend);
   });
 
   await app.ready();

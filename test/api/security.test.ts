@@ -1,12 +1,17 @@
 /**
- * The shared security test: every protected route of the route table and of the declared example service,
- * with no token, a bad token (the JWT attacks: alg none, HS256 signed with the public key, unknown kid, bad
- * signature, expired, not yet valid, wrong issuer, wrong audience, tampered payload, an ID token or other
- * token for another audience, not a bearer), a token without the route's scope, and another customer's
- * object — with storage checked unchanged afterwards and no token in any log line.
+ * The shared security test: every protected route of the route table and of every declared service (the
+ * shipped example, the combined fixture, the example opened to partners), with no token, a bad token (the JWT
+ * attacks: alg none, HS256 signed with the public key, unknown kid, bad signature, expired, not yet valid,
+ * wrong issuer, wrong audience, tampered payload, an ID token or other token for another audience, not a
+ * bearer), a token without the route's scope, another customer's object, and a customer a partner does not
+ * serve — with storage checked unchanged afterwards and no token in any log line.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { exportSPKI, generateKeyPair, importJWK, SignJWT, UnsecuredJWT, type CryptoKey } from 'jose';
 import { ROUTES, type OperationId, type RouteAccess } from '../../src/api/route-table.ts';
 import { loadServices } from '../../src/api/services/definition.ts';
@@ -15,7 +20,9 @@ import { openDevIssuer, readSigningKey } from '../../src/auth/dev-issuer.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { cobolSkip } from '../helpers/cobol.ts';
-import { EXAMPLE_SERVICES } from '../helpers/services.ts';
+import { EXAMPLE_FILE, EXAMPLE_SERVICES, type ServiceJson } from '../helpers/services.ts';
+
+const COMBINED_SERVICES = fileURLToPath(new URL('../fixtures/services-combined/', import.meta.url));
 
 interface Fixture {
   orderId: string;
@@ -224,15 +231,45 @@ async function storageSnapshot(h: TestApp): Promise<string> {
 }
 
 /**
- * The routes of the declared example service join the table's where its program can be built (cobc): a
- * service file's scope, roles and ownership must hold as the built-in routes' do. Under CI they always join.
+ * Every declared service joins the table's routes where its program can be built (cobc): the shipped example,
+ * the combined fixture, and the example opened to partners. A service file's scope, roles and ownership must
+ * hold as the built-in routes' do. Under CI they always join.
  */
-const services = cobolSkip === false ? loadServices(EXAMPLE_SERVICES) : [];
-const servicesEnv: Record<string, string> = services.length > 0 ? { SERVICES_DIR: EXAMPLE_SERVICES } : {};
-const SERVICE_SAMPLE = {
-  url: '/v1/customers/1001/payment-method-checks',
-  body: { card: { number: '4111111111111111', expiry: '1230' } },
+function declaredServicesDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'corebridge-security-services-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(EXAMPLE_SERVICES, dir, { recursive: true });
+  cpSync(COMBINED_SERVICES, dir, { recursive: true });
+  const partnerOpen = JSON.parse(readFileSync(join(dir, EXAMPLE_FILE), 'utf8')) as ServiceJson;
+  partnerOpen['path'] = '/v1/customers/{customerId}/partner-payment-method-checks';
+  partnerOpen['roles'] = ['customer', 'agent', 'partner'];
+  writeFileSync(join(dir, 'partner-payment-method-check.json'), JSON.stringify(partnerOpen));
+  return dir;
+}
+const servicesDir = cobolSkip === false ? declaredServicesDir() : null;
+const services = servicesDir ? loadServices(servicesDir) : [];
+const servicesEnv: Record<string, string> = servicesDir ? { SERVICES_DIR: servicesDir } : {};
+const CARD = { card: { number: '4111111111111111', expiry: '1230' } };
+/** A valid request for each declared service, on Ada's customer number. */
+const SERVICE_SAMPLES: Record<string, { url: string; body: unknown }> = {
+  paymentMethodCheck: { url: '/v1/customers/1001/payment-method-checks', body: CARD },
+  partnerPaymentMethodCheck: { url: '/v1/customers/1001/partner-payment-method-checks', body: CARD },
+  fxQuote: {
+    url: '/v1/customers/1001/fx-quotes',
+    body: {
+      money: { amount: 10, currency: 'EUR' },
+      toCurrency: 'USD',
+      units: 1,
+      rate: 1.1,
+      party: { holder: 'Ada', reference: null },
+    },
+  },
 };
+function serviceSample(operationId: string): { url: string; body: unknown } {
+  const sample = SERVICE_SAMPLES[operationId];
+  if (!sample) throw new Error(`no sample request for the declared service ${operationId}: add one`);
+  return sample;
+}
 
 /** Every protected route with its access rule and a valid request on Ada's objects. */
 function protectedRoutes(
@@ -244,7 +281,7 @@ function protectedRoutes(
       access,
       sample: (n: number) => sample(op, f, n),
     })),
-    ...services.map((s) => ({ op: s.operationId, access: s.access, sample: () => SERVICE_SAMPLE })),
+    ...services.map((s) => ({ op: s.operationId, access: s.access, sample: () => serviceSample(s.operationId) })),
   ];
 }
 
@@ -328,6 +365,29 @@ test("another customer's order, account, customer, payment or loan answers 404, 
   // Ada's balance is unchanged by Alan's attempted payment from her account.
   const balance = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'ada' });
   assert.equal(balance.json().balance, 2495);
+});
+
+test('a partner naming a customer it does not serve gets 404 wherever the request names the customer', async (t) => {
+  const h = await startApp(t, servicesEnv);
+  const f = await fixture(h);
+  const routes = protectedRoutes(f).filter(
+    ({ access }) => access.ownership === 'customer-in-request' && access.roles.includes('partner'),
+  );
+  const ops = routes.map((r) => r.op);
+  assert.ok(ops.includes('createOrder') && ops.includes('getCustomer'), ops.join());
+  if (cobolSkip === false) assert.ok(ops.includes('partnerPaymentMethodCheck'), ops.join());
+  let n = 200;
+  for (const { op, access, sample: make } of routes) {
+    const s = make(n++);
+    // acme-shop is linked to Ada (1001), not to Alan (1002): the same request about Alan is refused.
+    const aboutAlan = JSON.parse(JSON.stringify(s).replaceAll('1001', '1002')) as typeof s;
+    const request = { method: access.method, headers: s.headers ?? {}, as: 'acme-shop' } as const;
+    const refused = await h.request({ ...request, url: aboutAlan.url, body: aboutAlan.body });
+    assertProblem(refused, 404, 'NOT_FOUND');
+    assert.ok(!/Alan|Turing/.test(refused.body), `${op} leaks nothing`);
+    const linked = await h.request({ ...request, url: s.url, body: s.body });
+    assert.ok(linked.statusCode >= 200 && linked.statusCode < 300, `${op} for a linked customer: ${linked.body}`);
+  }
 });
 
 test('roles: partners never reach money; customers cannot register customers', async (t) => {

@@ -21,6 +21,7 @@ import {
   type ViewChoice,
 } from '@corebridge/records';
 import type { Role, Scope } from '../../auth/roles.ts';
+import type { FieldLists } from '../../resources/fields.ts';
 import type { ErrorCode } from '../../errors.ts';
 import type { RouteAccess } from '../route-table.ts';
 
@@ -46,6 +47,8 @@ interface ServiceFile {
   scope: Scope;
   roles: Role[];
   ownership: { rule: 'customer-in-request'; field: string } | { rule: 'backend-owner' | 'none' };
+  /** Per role, the top-level response fields it receives. */
+  responseFields?: Partial<Record<Role, string[]>>;
   idempotency?: 'required' | 'optional';
   outcomes: Outcome[];
 }
@@ -101,6 +104,8 @@ export interface ServiceDefinition {
   access: RouteAccess;
   /** For `customer-in-request`: the request field naming the customer. */
   ownershipField: string | null;
+  /** The response fields each role receives (`responseFields`); null: every field to every role. */
+  responseFields: FieldLists | null;
   outcomes: Outcome[];
 }
 
@@ -328,6 +333,13 @@ export function loadServiceFile(file: string): ServiceDefinition {
       `"${ownershipField}" is not a top-level JSON field of the request record`,
     );
   }
+  if (spec.ownership.rule === 'none' && spec.roles.includes('customer'))
+    throw new ServiceFileError(
+      file,
+      '/ownership/rule',
+      'the customer role may call this service, so it must name the customer (customer-in-request) or let the program check the caller (backend-owner)',
+    );
+  const responseFields = checkResponseFields(file, spec, topKeys(response));
   spec.outcomes.forEach((o, i) => {
     const at = `/outcomes/${i}`;
     if (o.status >= 400 && !o.error) throw new ServiceFileError(file, at, `status ${o.status} needs an error code`);
@@ -380,8 +392,35 @@ export function loadServiceFile(file: string): ServiceDefinition {
       ...(spec.idempotency ? { idempotency: spec.idempotency } : {}),
     },
     ownershipField,
+    responseFields,
     outcomes: spec.outcomes,
   };
+}
+
+/**
+ * `responseFields` as field lists: every role of `roles` needs a list (a role left out would receive
+ * nothing, which is never what the author meant), and each names top-level fields of the response record.
+ */
+function checkResponseFields(file: string, spec: ServiceFile, responseKeys: Set<string>): FieldLists | null {
+  if (!spec.responseFields) return null;
+  const lists: FieldLists = { customer: [], agent: [], partner: [] };
+  for (const [role, fields] of Object.entries(spec.responseFields) as Array<[Role, string[]]>) {
+    if (!spec.roles.includes(role))
+      throw new ServiceFileError(file, `/responseFields/${role}`, `${role} is not one of the service's roles`);
+    fields.forEach((field, i) => {
+      if (!responseKeys.has(field))
+        throw new ServiceFileError(
+          file,
+          `/responseFields/${role}/${i}`,
+          `"${field}" is not a top-level JSON field of the response record (fields: ${[...responseKeys].join(', ')})`,
+        );
+    });
+    lists[role] = fields;
+  }
+  const missing = spec.roles.find((role) => !spec.responseFields?.[role]);
+  if (missing)
+    throw new ServiceFileError(file, '/responseFields', `no list for the ${missing} role, which may call the service`);
+  return lists;
 }
 
 /** Every `*.json` in `dir`, loaded and checked; duplicates of method and path are refused. */

@@ -12,11 +12,12 @@ import type { Transport } from '../../transport/transport.ts';
 import { ROLE_CODES } from '../../auth/roles.ts';
 import { createMessageSender, type MessageSender } from '../../client/backend-client.ts';
 import { requestTraceparent } from '../../observability/index.ts';
-import { requestContext } from '../backend.ts';
+import { requestContext, type RequestBackend } from '../backend.ts';
 import { ApiError } from '../../errors.ts';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
 import { STANDARD_ERRORS, type Api } from '../routes/common.ts';
+import { projectFields, rolesReceiving } from '../../resources/fields.ts';
 import { ServiceFileError, withConstants, type Outcome, type ServiceDefinition } from './definition.ts';
 
 /** The header as the program host lays it out (GnuCOBOL on Linux), as for linked programs. */
@@ -54,11 +55,20 @@ function matchOutcome(outcomes: Outcome[], returnCode: number, reasonCode: strin
   );
 }
 
-export function serviceRoutes(app: Api, services: readonly ServiceDefinition[], transport: Transport): void {
+/**
+ * `transport` reaches the programs of the services; `customers` is the back-end that owns the customers,
+ * asked whether a partner may name the customer a request names.
+ */
+export function serviceRoutes(
+  app: Api,
+  services: readonly ServiceDefinition[],
+  transport: Transport,
+  customers: RequestBackend,
+): void {
   const backend = createMessageSender({ catalog: hostCatalog, transport, observability: app.observability });
   for (const service of services) {
     try {
-      registerService(app, service, backend);
+      registerService(app, service, backend, customers);
     } catch (error) {
       // A path Corebridge serves already: told as the service file's mistake.
       if ((error as { code?: string }).code === 'FST_ERR_DUPLICATED_ROUTE') {
@@ -73,7 +83,40 @@ export function serviceRoutes(app: Api, services: readonly ServiceDefinition[], 
   }
 }
 
-function registerService(app: Api, s: ServiceDefinition, backend: MessageSender): void {
+/**
+ * `customer-in-request`: a customer may name only themselves; a partner only the customers the back-end's
+ * own customer inquiry shows it (those it onboarded or is linked to), as the built-in programs decide; staff
+ * anyone. Fails closed: anything else the inquiry answers is "not found".
+ */
+async function assertMayNameCustomerIn(req: FastifyRequest, customers: RequestBackend, customerId: string) {
+  assertMayNameCustomer(req.principal, customerId);
+  if (req.principal?.role !== 'partner') return;
+  try {
+    await customers.call('CUSINQ', req, { cuskCustomerId: customerId });
+  } catch (error) {
+    if (error instanceof ApiError && (error.code === 'NOT_FOUND' || error.code === 'VALIDATION_FAILED'))
+      throw new ApiError('NOT_FOUND', 'customer not found');
+    throw error;
+  }
+}
+
+/**
+ * The response schema as each role may receive it: a field some role does not receive is not required, and
+ * carries the roles that do (`x-roles`), as the built-in resources' fields do.
+ */
+function restrictFields(response: JsonSchema, s: ServiceDefinition): void {
+  const fields = s.responseFields;
+  if (!fields) return;
+  const properties = response['properties'] as Properties;
+  const forEveryRole = (key: string) => s.access.roles.every((role) => fields[role].includes(key));
+  for (const [key, property] of Object.entries(properties)) {
+    if (!forEveryRole(key)) property['x-roles'] = rolesReceiving(fields, key);
+  }
+  const required = response['required'] as string[] | undefined;
+  if (required) response['required'] = required.filter(forEveryRole);
+}
+
+function registerService(app: Api, s: ServiceDefinition, backend: MessageSender, customers: RequestBackend): void {
   const requestSchema = s.request.jsonSchema();
   const requestProperties = requestSchema['properties'] as Properties;
   const hasBody = ['POST', 'PUT', 'PATCH'].includes(s.method);
@@ -82,6 +125,7 @@ function registerService(app: Api, s: ServiceDefinition, backend: MessageSender)
     ...new Set(s.outcomes.map((o) => o.businessStatus).filter((b): b is string => b !== undefined)),
   ];
   const response = objectSchema(s.response.jsonSchema());
+  restrictFields(response, s);
   if (businessStatuses.length > 0) {
     (response['properties'] as Properties)['status'] = {
       type: 'string',
@@ -141,7 +185,8 @@ function registerService(app: Api, s: ServiceDefinition, backend: MessageSender)
     handler: async (req, reply) => {
       const params = (req.params ?? {}) as Record<string, string>;
       const json = withConstants({ ...((hasBody ? req.body : {}) as Record<string, unknown>), ...params }, s.constants);
-      if (s.ownershipField !== null) assertMayNameCustomer(req.principal, String(json[s.ownershipField] ?? ''));
+      if (s.ownershipField !== null)
+        await assertMayNameCustomerIn(req, customers, String(json[s.ownershipField] ?? ''));
       const { returnCode, reasonCode, reasonText, record } = await callProgram(req, s, backend, json);
       const outcome = matchOutcome(s.outcomes, returnCode, reasonCode);
       if (!outcome) {
@@ -151,10 +196,12 @@ function registerService(app: Api, s: ServiceDefinition, backend: MessageSender)
         );
         throw new ApiError('BACKEND_PROGRAM_FAILED');
       }
+      // The program's reason text only where the service file names the reason code: free text written for
+      // operators never reaches a client unreviewed.
       if (outcome.error)
         throw new ApiError(
           outcome.error,
-          outcome.detail ?? (reasonText || undefined),
+          outcome.detail ?? (outcome.reasonCode !== undefined ? reasonText || undefined : undefined),
           reasonCode ? { reason: reasonCode } : {},
         );
       let answer: Record<string, unknown>;
@@ -165,6 +212,7 @@ function registerService(app: Api, s: ServiceDefinition, backend: MessageSender)
         req.log.error({ err: error, program: s.program }, 'the program left a response record that does not decode');
         throw new ApiError('BACKEND_PROGRAM_FAILED');
       }
+      if (s.responseFields) answer = projectFields(answer, s.responseFields, req.principal?.role);
       if (outcome.businessStatus)
         Object.assign(answer, { status: outcome.businessStatus }, reasonCode ? { reason: reasonCode } : {});
       return reply.code(outcome.status).send(answer);

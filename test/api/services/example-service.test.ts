@@ -203,3 +203,73 @@ test(
     assert.doesNotMatch(declined.body, /PMVERIFY|CARD_NUMBER_INVALID|return code/);
   },
 );
+
+test(
+  'a service partners may call: partner links decide the customer, each role gets its fields, reason text only where named',
+  { skip: cobolSkip },
+  async (t) => {
+    const dir = editedExample((s) => {
+      s['roles'] = ['customer', 'agent', 'partner'];
+      const all = ['customerId', 'method', 'card', 'bankAccount', 'checkedOn'];
+      s['responseFields'] = { customer: all, agent: all, partner: ['customerId', 'method', 'checkedOn'] };
+      // Return code 20 by its return code alone: the program's reason texts are not the service file's words.
+      s['outcomes'] = s['outcomes'].filter((o: { reasonCode?: string }) => o.reasonCode === undefined);
+    });
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const h = await startApp(t, { SERVICES_DIR: dir });
+    const card = { card: { number: '4111111111111111', expiry: '1230' } };
+    const today = new Date().toISOString().slice(0, 10).replaceAll('-', '');
+
+    // acme-shop is linked to customer 1001 (partner_customers): its fields only.
+    const linked = await check(h, card, 'acme-shop');
+    assert.equal(linked.statusCode, 200, linked.body);
+    assert.deepEqual(linked.json(), { customerId: 1001, method: 'C', checkedOn: today, status: 'VERIFIED' });
+    // The customer and the agent get the whole record.
+    for (const as of ['ada', 'clerk'])
+      assert.deepEqual(Object.keys((await check(h, card, as)).json()), [
+        'customerId',
+        'method',
+        'card',
+        'checkedOn',
+        'status',
+      ]);
+
+    // Customer 1002 is not acme-shop's, 9999 is nobody's: the same 404, and the program never ran.
+    for (const customer of ['1002', '9999']) {
+      const refused = await check(h, card, 'acme-shop', `/v1/customers/${customer}/payment-method-checks`);
+      assertProblem(refused, 404, 'NOT_FOUND');
+      assert.doesNotMatch(refused.body, /Grace|Hopper|VERIFIED|card/);
+      const line = h.logs.find((l) => l['requestId'] === refused.headers['x-request-id'] && l['status'] === 404);
+      assert.ok(line, 'the request line of the refusal');
+      assert.equal((line['backend'] as { tran?: string } | undefined)?.tran, 'CUSINQ', 'the program was not called');
+    }
+    // A customer the partner onboarded is its own.
+    const onboarded = await h.request({
+      method: 'POST',
+      url: '/v1/customers',
+      as: 'acme-shop',
+      body: { name: 'Onboarded Person', email: 'onboarded@example.com' },
+    });
+    assert.equal(onboarded.statusCode, 201, onboarded.body);
+    const own = await check(h, card, 'acme-shop', `/v1/customers/${onboarded.json().customerId}/payment-method-checks`);
+    assert.equal(own.statusCode, 200, own.body);
+    assert.equal(own.json().customerId, Number(onboarded.json().customerId));
+
+    // A refusal matched by return code alone: the error code's own text, never the program's; its reason code stays.
+    const short = await check(h, { card: { number: '4111', expiry: '1230' } });
+    assertProblem(short, 400, 'VALIDATION_FAILED');
+    assert.equal(short.json().title, 'The request is not valid');
+    assert.equal(short.json().detail, undefined);
+    assert.equal(short.json().reason, 'CARD_NUMBER_FORMAT');
+    assert.doesNotMatch(short.body, /12 to 19 digits/);
+
+    // The contract shows who receives what.
+    const doc = (await h.request({ method: 'GET', url: '/openapi.json' })).json();
+    const answer =
+      doc.paths['/v1/customers/{customerId}/payment-method-checks'].post.responses['200'].content['application/json']
+        .schema;
+    assert.deepEqual(answer.properties.card['x-roles'], ['customer', 'agent']);
+    assert.equal(answer.properties.customerId['x-roles'], undefined, 'every role receives customerId');
+    assert.ok(!(answer.required ?? []).includes('card'), 'a field some role does not receive is not required');
+  },
+);

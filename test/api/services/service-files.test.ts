@@ -252,6 +252,46 @@ test('each mistake is named by file and JSON pointer', () => {
       '/program',
       /no PMNONE\.cbl beside the service file/,
     ],
+    [
+      'ownership none on a service customers may call',
+      (s) => {
+        s['ownership'] = { rule: 'none' };
+      },
+      '/ownership/rule',
+      /the customer role may call this service, so it must name the customer/,
+    ],
+    [
+      'responseFields for a role the service does not have',
+      (s) => {
+        s['responseFields'] = { customer: ['customerId'], agent: ['customerId'], partner: ['customerId'] };
+      },
+      '/responseFields/partner',
+      /partner is not one of the service's roles/,
+    ],
+    [
+      'responseFields naming no field of the response record',
+      (s) => {
+        s['responseFields'] = { customer: ['customerId', 'cardNumber'], agent: ['customerId'] };
+      },
+      '/responseFields/customer/1',
+      /"cardNumber" is not a top-level JSON field of the response record \(fields: customerId, method, /,
+    ],
+    [
+      'responseFields without a list for a role of the service',
+      (s) => {
+        s['responseFields'] = { agent: ['customerId'] };
+      },
+      '/responseFields',
+      /no list for the customer role, which may call the service/,
+    ],
+    [
+      'responseFields with an unknown role',
+      (s) => {
+        s['responseFields'] = { customer: ['customerId'], admin: ['customerId'] };
+      },
+      '/responseFields',
+      /must NOT have additional properties "admin"/,
+    ],
   ];
   for (const [label, edit, pointer, reason] of cases) {
     const dir = edited(edit);
@@ -306,6 +346,7 @@ test('a bad service file stops startup before anything opens', async () => {
 test('a service on a route Corebridge serves already stops startup, naming the file', { skip: cobolSkip }, async () => {
   const dir = edited((s) => {
     s['path'] = '/v1/loan-applications';
+    s['roles'] = ['agent'];
     s['ownership'] = { rule: 'none' };
   });
   const dataDir = mkdtempSync(join(tmpdir(), 'corebridge-data-'));
