@@ -229,7 +229,7 @@ export const LIMIT_SETTINGS = section('Resource limits and overload', {
     default: 1000,
     min: 100,
     max: 60_000,
-    description: '/health/ready asks the back-ends at most once per interval; probes in between get its answer',
+    description: '/health/ready asks the back-ends at most once per interval',
   }),
 });
 
