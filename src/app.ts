@@ -46,6 +46,7 @@ import {
   limitBackendCalls,
   serverLimitOptions,
 } from './api/protection/limits.ts';
+import { boundedCheck } from './api/protection/probes.ts';
 import { installRateLimits } from './api/protection/rate-limit.ts';
 import { installSecurityHeaders } from './api/protection/security-headers.ts';
 import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts';
@@ -250,8 +251,13 @@ async function assemble(
   });
 
   // Ready: the back-end answers, the COBOL service host runs, and the shared state (Redis) is connected.
+  // The probe is not rate-limited: the back-end is asked at most once per interval, the local states every time.
+  // ioredis changes its status a turn after its socket closed: the socket itself says so at once.
+  const backendReady = boundedCheck(() => transport.ready(), protection.limits.readyIntervalMs);
   const ready = async () =>
-    (redis === null || redis.status === 'ready') && (await transport.ready()) && (declared.host?.available() ?? true);
+    (redis === null || (redis.status === 'ready' && redis.stream.writable)) &&
+    (await backendReady()) &&
+    (declared.host?.available() ?? true);
   publicRoutes(typed, { ready, issuer, isClosing: () => closing });
   if (identity) {
     // Per user name, beside the per-address limit of the sign-in routes; shared through Redis like the rate limits.

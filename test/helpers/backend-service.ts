@@ -2,7 +2,9 @@
  * Back-end services over mutual TLS for tests: a PKI made at run time (never a committed key), the real
  * back-end behind the real TLS listener, and the API's real TLS transport to it.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { createServer, type TLSSocket } from 'node:tls';
 import { pino, type Logger } from 'pino';
@@ -12,7 +14,7 @@ import { createCertificateAuthority, createDevelopmentPki, type IssuedCertificat
 import { openTlsTransport, type TlsTransport } from '../../src/transport/tcp/client.ts';
 import { encodeFrame, FRAME_KIND, FrameReader, type Frame } from '../../src/transport/tcp/frames.ts';
 import { serveBackend, type BackendService } from '../../src/transport/tcp/server.ts';
-import type { Transport } from '../../src/transport/transport.ts';
+import type { CallOptions, Transport } from '../../src/transport/transport.ts';
 import { openWorkerTransport } from '../../src/transport/worker.ts';
 
 export interface TestPki {
@@ -54,18 +56,35 @@ export function testPki(): Promise<TestPki> {
   return shared;
 }
 
-/** Writes the PKI where the configuration looks by default (DATA_DIR/certs), as `npm run certs` does. */
-export function writeDevPki(dataDir: string, pki: TestPki): void {
+/**
+ * Writes the PKI where the configuration looks by default (DATA_DIR/certs), as `npm run certs` does. With
+ * `client`, the API calls the back-end with that certificate instead: it is written beside them, and the
+ * settings naming it are returned (for startApp's `beforeBuild`).
+ */
+export function writeDevPki(
+  dataDir: string,
+  pki: TestPki,
+  options: { client?: IssuedCertificate } = {},
+): Record<string, string> {
   const files = devPkiFiles(dataDir);
   mkdirSync(files.dir, { recursive: true, mode: 0o700 });
+  const clientCert = join(files.dir, 'client.crt');
+  const clientKey = join(files.dir, 'client.key');
   for (const [file, content] of [
     [files.caCert, pki.ca.cert],
     [files.backendCert, pki.backend.cert],
     [files.backendKey, pki.backend.key],
     [files.apiCert, pki.api.cert],
     [files.apiKey, pki.api.key],
+    ...(options.client
+      ? ([
+          [clientCert, options.client.cert],
+          [clientKey, options.client.key],
+        ] as const)
+      : []),
   ] as const)
     writeFileSync(file, content, { mode: 0o600 });
+  return options.client ? { BACKEND_TLS_CERT: clientCert, BACKEND_TLS_KEY: clientKey } : {};
 }
 
 export interface RunningService {
@@ -73,10 +92,15 @@ export interface RunningService {
   service: BackendService;
   /** The back-end runtime it serves (a worker transport on the file, unless one was given). */
   inner: Transport;
+  /** Calls that reached the runtime: a call the service refused is not among them. */
+  readonly calls: number;
+  /** Readiness checks that reached the runtime (each client ping, a connection's first one included). */
+  readonly pings: number;
   /** Stops the listener and the runtime (idempotent). */
   stop(): Promise<void>;
 }
 
+/** Without `inner` or `file`: a worker runtime on a fresh store, removed after the test. */
 export async function startBackendService(
   t: TestContext,
   options: {
@@ -86,13 +110,29 @@ export async function startBackendService(
     allowedClients?: string[];
     apiClients?: string[];
     log?: Logger;
-  },
+  } = {},
 ): Promise<RunningService> {
   const pki = await testPki();
   const inner =
     options.inner ??
-    (await openWorkerTransport({ file: options.file!, logLevel: 'silent', logger: pino({ level: 'silent' }) }));
-  const service = await serveBackend(inner, {
+    (await openWorkerTransport({
+      file: options.file ?? freshStore(t),
+      logLevel: 'silent',
+      logger: pino({ level: 'silent' }),
+    }));
+  const counts = { calls: 0, pings: 0 };
+  const counted: Transport = {
+    call(message: Buffer, callOptions?: CallOptions) {
+      counts.calls++;
+      return inner.call(message, callOptions);
+    },
+    ready() {
+      counts.pings++;
+      return inner.ready();
+    },
+    close: () => inner.close(),
+  };
+  const service = await serveBackend(counted, {
     host: '127.0.0.1',
     port: options.port ?? 0,
     cert: pki.backend.cert,
@@ -106,7 +146,24 @@ export async function startBackendService(
   let stopped: Promise<void> | undefined;
   const stop = () => (stopped ??= service.close().then(() => inner.close()));
   t.after(stop);
-  return { url: `tls://127.0.0.1:${service.port}`, service, inner, stop };
+  return {
+    url: `tls://127.0.0.1:${service.port}`,
+    service,
+    inner,
+    get calls() {
+      return counts.calls;
+    },
+    get pings() {
+      return counts.pings;
+    },
+    stop,
+  };
+}
+
+function freshStore(t: TestContext): string {
+  const dir = mkdtempSync(join(tmpdir(), 'corebridge-backend-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'backend.sqlite');
 }
 
 /** The API side: a TLS transport with the API's (or the given) client certificate. */

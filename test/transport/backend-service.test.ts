@@ -14,6 +14,7 @@ import { ConfigError, loadConfig } from '../../src/config.ts';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { serveBackend } from '../../src/transport/tcp/server.ts';
 import { DEV_API_CLIENT_NAME } from '../../src/tls/dev-files.ts';
+import { until } from '../../src/until.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startBackendService, startTlsPeer, testPki, writeDevPki } from '../helpers/backend-service.ts';
@@ -107,7 +108,13 @@ test('back-end services away: the other serves; with none, 503 with Retry-After 
   });
   assertProblem(write, 503, 'BACKEND_UNAVAILABLE');
   assert.equal(write.headers['retry-after'], '1');
-  assertProblem(await h.request({ method: 'GET', url: '/health/ready' }), 503, 'BACKEND_UNAVAILABLE');
+  // Readiness asks the back-ends at most once per HEALTH_READY_INTERVAL_MS: it turns 503 within it.
+  let notReady = await h.request({ method: 'GET', url: '/health/ready' });
+  await until(
+    'not ready',
+    async () => (notReady = await h.request({ method: 'GET', url: '/health/ready' })).statusCode !== 200,
+  );
+  assertProblem(notReady, 503, 'BACKEND_UNAVAILABLE');
 
   // The same runtime (and store) behind a new listener on the same port: the API reconnects by itself.
   const pki = await testPki();

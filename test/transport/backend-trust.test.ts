@@ -4,18 +4,13 @@
  * and a refused call never reaches the back-end runtime.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
-import { pino } from 'pino';
+import { test } from 'node:test';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { BLANK_HEADER, RC, readHeader, writeMessage, type MessageHeader } from '../../src/backend/message.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ConfigError } from '../../src/settings/schema.ts';
 import { DEV_API_CLIENT_NAME } from '../../src/tls/dev-files.ts';
-import { TransportError, type Transport } from '../../src/transport/transport.ts';
-import { openWorkerTransport } from '../../src/transport/worker.ts';
+import { TransportError } from '../../src/transport/transport.ts';
 import { startApp } from '../helpers/app.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { connectTls, startBackendService, testPki, writeDevPki } from '../helpers/backend-service.ts';
@@ -44,54 +39,27 @@ function deliveryTurn(caller: Partial<MessageHeader>): Buffer {
   });
 }
 
-/** A worker back-end on a fresh store, counting the calls that reach it. */
-async function countedRuntime(t: TestContext): Promise<Transport & { calls: number }> {
-  const dir = mkdtempSync(join(tmpdir(), 'corebridge-trust-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const inner = await openWorkerTransport({
-    file: join(dir, 'backend.sqlite'),
-    logLevel: 'silent',
-    logger: pino({ level: 'silent' }),
-  });
-  const wrapped = {
-    calls: 0,
-    call: (message: Buffer, options?: { signal?: AbortSignal }) => {
-      wrapped.calls++;
-      return inner.call(message, options);
-    },
-    ready: () => inner.ready(),
-    close: () => inner.close(),
-  };
-  return wrapped;
-}
-
-/** Until the transport's first ping was answered: the service accepted its certificate. */
-async function connected(transport: Transport): Promise<void> {
-  for (let i = 0; i < 100 && !(await transport.ready()); i++) await new Promise((r) => setTimeout(r, 50));
-}
-
 function answer(reply: Buffer): MessageHeader {
   return readHeader(catalog, reply).header;
 }
 
 test('a certificate whose CN but no SAN entry is the API name is refused; nothing reaches the back-end', async (t) => {
   const pki = await testPki();
-  const inner = await countedRuntime(t);
-  const running = await startBackendService(t, { inner });
+  const running = await startBackendService(t);
   const transport = await connectTls(t, [running.url], { client: pki.cnOnly, connectionsPerBackend: 1 });
   await new Promise((resolve) => setTimeout(resolve, 300));
   await assert.rejects(transport.call(balance({ principal: 'clerk', role: 'AGENT' })), TransportError);
   await assert.rejects(transport.call(deliveryTurn({ principal: 'system', role: 'SYSTEM' })), TransportError);
   assert.equal(await transport.ready(), false);
-  assert.equal(inner.calls, 0);
+  assert.equal(running.calls, 0);
 });
 
 test('an allowed client that is not an API instance: as itself it is served; claiming a user, a customer or SYSTEM is refused and nothing runs', async (t) => {
   const pki = await testPki();
-  const inner = await countedRuntime(t);
-  const running = await startBackendService(t, { inner, allowedClients: [DEV_API_CLIENT_NAME, REPORTS] });
+  const running = await startBackendService(t, { allowedClients: [DEV_API_CLIENT_NAME, REPORTS] });
   const reports = await connectTls(t, [running.url], { client: pki.reports, connectionsPerBackend: 1 });
-  await connected(reports);
+  // Up once the service answered its first ping: it accepted the certificate.
+  await reports.connected(5000);
 
   const claims: Array<[string, Buffer]> = [
     ['another principal', balance({ principal: 'clerk', role: 'AGENT' })],
@@ -107,43 +75,31 @@ test('an allowed client that is not an API instance: as itself it is served; cla
   }
   assert.match(answer(await reports.call(claims[2]![1])).reasonText, /only an API instance \(BACKEND_API_CLIENTS\)/);
   assert.match(answer(await reports.call(claims[0]![1])).reasonText, /only as itself \(reports\.internal\)/);
-  assert.equal(inner.calls, 0);
+  assert.equal(running.calls, 0);
 
   // Under its own name it reaches the back-end and is answered as any caller.
   const own = answer(await reports.call(balance({ principal: REPORTS, role: 'AGENT' })));
   assert.equal(own.returnCode, RC.OK);
-  assert.equal(inner.calls, 1);
+  assert.equal(running.calls, 1);
 });
 
 test('the API identity calls for any user and as SYSTEM', async (t) => {
-  const inner = await countedRuntime(t);
-  const running = await startBackendService(t, { inner, allowedClients: [DEV_API_CLIENT_NAME, REPORTS] });
+  const running = await startBackendService(t, { allowedClients: [DEV_API_CLIENT_NAME, REPORTS] });
   const api = await connectTls(t, [running.url], { connectionsPerBackend: 1 });
-  await connected(api);
+  await api.connected(5000);
   assert.equal(answer(await api.call(balance({ principal: 'clerk', role: 'AGENT' }))).returnCode, RC.OK);
   const turn = answer(await api.call(deliveryTurn({ principal: 'system', role: 'SYSTEM' })));
   assert.equal(turn.returnCode, RC.OK);
-  assert.equal(inner.calls, 2);
+  assert.equal(running.calls, 2);
 });
 
 test('an API instance whose certificate is allowed but not on BACKEND_API_CLIENTS: its users get a 500, nothing runs', async (t) => {
   const pki = await testPki();
-  const inner = await countedRuntime(t);
-  const running = await startBackendService(t, { inner, allowedClients: [DEV_API_CLIENT_NAME, REPORTS] });
+  const running = await startBackendService(t, { allowedClients: [DEV_API_CLIENT_NAME, REPORTS] });
   const h = await startApp(
     t,
     { BACKEND_URL: running.url },
-    {
-      beforeBuild(dataDir) {
-        writeDevPki(dataDir, pki);
-        writeFileSync(join(dataDir, 'certs', 'reports.crt'), pki.reports.cert);
-        writeFileSync(join(dataDir, 'certs', 'reports.key'), pki.reports.key, { mode: 0o600 });
-        return {
-          BACKEND_TLS_CERT: join(dataDir, 'certs', 'reports.crt'),
-          BACKEND_TLS_KEY: join(dataDir, 'certs', 'reports.key'),
-        };
-      },
-    },
+    { beforeBuild: (dataDir) => writeDevPki(dataDir, pki, { client: pki.reports }) },
   );
   let res = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'clerk' });
   for (let i = 0; i < 100 && res.statusCode === 503; i++) {
@@ -152,7 +108,7 @@ test('an API instance whose certificate is allowed but not on BACKEND_API_CLIENT
   }
   assertProblem(res, 500, 'INTERNAL_ERROR');
   assert.doesNotMatch(res.body, /BACKEND_API_CLIENTS|reports\.internal/);
-  assert.equal(inner.calls, 0);
+  assert.equal(running.calls, 0);
 });
 
 test('BACKEND_API_CLIENTS must be on BACKEND_ALLOWED_CLIENTS: said at start-up, naming the setting', () => {

@@ -47,6 +47,8 @@ export interface ProtectionConfig {
     maxEventLoopUtilization: number;
     maxHeapUsedBytes: number;
     retryAfterSeconds: number;
+    /** How old the back-end answer of /health/ready may be before a probe asks again. */
+    readyIntervalMs: number;
   };
   tls: TlsConfig | null;
 }
@@ -223,6 +225,12 @@ export const LIMIT_SETTINGS = section('Resource limits and overload', {
     max: 3600,
     description: 'Retry-After of an overload 503',
   }),
+  HEALTH_READY_INTERVAL_MS: integer({
+    default: 1000,
+    min: 100,
+    max: 60_000,
+    description: '/health/ready asks the back-ends at most once per interval',
+  }),
 });
 
 export const TLS_SETTINGS = section('TLS', {
@@ -306,6 +314,7 @@ export function loadProtectionConfig(env: Env): ProtectionConfig {
       maxEventLoopUtilization: limit('OVERLOAD_MAX_EVENT_LOOP_UTILIZATION'),
       maxHeapUsedBytes: limit('OVERLOAD_MAX_HEAP_USED_MB') * 1_048_576,
       retryAfterSeconds: limit('OVERLOAD_RETRY_AFTER_SECONDS'),
+      readyIntervalMs: limit('HEALTH_READY_INTERVAL_MS'),
     },
     tls: tls(env),
   };

@@ -13,6 +13,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Rate-limit class of a route; by default read/write by method for API routes, public otherwise. */
     rateLimitClass?: RateLimitClass;
+    /** A health probe: counted against no rate limit, its cost bounded by the route (src/api/protection/probes.ts). */
+    probe?: boolean;
   }
 }
 
@@ -119,6 +121,7 @@ export async function installRateLimits(
   // Anonymous requests, and every route outside the API (health, OpenAPI, the identity provider).
   // Callback-style: an API request with credentials, the usual one, passes without a promise.
   app.addHook('onRequest', (req, reply, done) => {
+    if (req.routeOptions.config.probe) return done();
     if (req.routeOptions.config.access && (req.headers.authorization !== undefined || req.principal)) return done();
     const cls = rateLimitClassOf(req);
     apply(req, reply, cls, byAddress[cls]).then(() => done(), done);

@@ -8,10 +8,15 @@ import { problem } from '../schemas/problem.ts';
 import type { Api } from './common.ts';
 
 const PUBLIC = { public: true } as const;
+// Not rate-limited: /health/ready's back-end check is bounded by its `ready` (src/api/protection/probes.ts).
+const PROBE = { public: true, probe: true } as const;
 const Health = Type.Object({ status: Type.Literal('ok') });
 
 /** `issuer` is null when an external issuer is configured: then this server publishes no keys of its own. */
-/** `ready`: can the back-ends serve (the transport, and the COBOL program host of declared services)? */
+/**
+ * `ready`: can the back-ends serve (the transport, and the COBOL program host of declared services)? Any caller
+ * may ask it, as often as it likes: it must bound its own cost.
+ */
 export function publicRoutes(
   app: Api,
   deps: { ready: () => Promise<boolean>; issuer: DevIssuer | null; isClosing: () => boolean },
@@ -19,7 +24,7 @@ export function publicRoutes(
   app.get(
     '/health/live',
     {
-      config: PUBLIC,
+      config: PROBE,
       schema: { tags: ['health'], summary: 'The process is up', response: { 200: Health } },
     },
     async () => ({ status: 'ok' as const }),
@@ -28,7 +33,7 @@ export function publicRoutes(
   app.get(
     '/health/ready',
     {
-      config: PUBLIC,
+      config: PROBE,
       schema: {
         tags: ['health'],
         summary: 'The service can serve requests',

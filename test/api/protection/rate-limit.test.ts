@@ -66,7 +66,12 @@ async function balance(h: TestApp, account: string): Promise<number> {
 test('anonymous requests are limited per address and route class, with RateLimit fields on every response', async (t) => {
   const h = await startApp(t, { RATE_LIMIT_PUBLIC_MAX: '3', CORS_ORIGINS: 'https://app.example.com' });
   const get = (remoteAddress = '127.0.0.1') =>
-    h.app.inject({ method: 'GET', url: '/health/live', remoteAddress, headers: { origin: 'https://app.example.com' } });
+    h.app.inject({
+      method: 'GET',
+      url: '/.well-known/openid-configuration',
+      remoteAddress,
+      headers: { origin: 'https://app.example.com' },
+    });
   for (let i = 1; i <= 3; i++) {
     const res = await get();
     assert.equal(res.statusCode, 200);
@@ -219,6 +224,6 @@ test("route classes: API reads and writes by method, the identity provider's end
   assert.equal(rateLimitClassOf(req('DELETE', '/v1/orders/:orderId', { access: ROUTES.cancelOrder })), 'write');
   assert.equal(rateLimitClassOf(req('POST', '/oauth/token', { public: true })), 'auth');
   assert.equal(rateLimitClassOf(req('GET', '/oauth/auth', { public: true })), 'auth');
-  assert.equal(rateLimitClassOf(req('GET', '/health/live', { public: true })), 'public');
+  assert.equal(rateLimitClassOf(req('GET', '/openapi.json', { public: true })), 'public');
   assert.equal(rateLimitClassOf(req('POST', '/login', { public: true, rateLimitClass: 'auth' })), 'auth');
 });

@@ -10,6 +10,9 @@ import { test } from 'node:test';
 import { loadConfig } from '../../../src/config.ts';
 import { startApp, type TestApp } from '../../helpers/app.ts';
 
+// A route without a token under the public per-address limit (health probes are not counted).
+const PUBLIC_ROUTE = '/.well-known/openid-configuration';
+
 interface Answer {
   status: number;
   problem: { code?: string } | null;
@@ -21,7 +24,7 @@ function get(port: number, from: string, forwardedFor?: string): Promise<Answer>
       {
         host: '127.0.0.1',
         port,
-        path: '/health/live',
+        path: PUBLIC_ROUTE,
         localAddress: from,
         headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
         agent: false,
@@ -70,7 +73,7 @@ test('behind a trusted proxy one client is limited while another is not; an untr
   assert.equal((await get(port, DIRECT)).status, 429);
 
   // The request log names the client the proxy saw.
-  const lines = h.logs.filter((l) => l['msg'] === 'request completed' && l['url'] === '/health/live');
+  const lines = h.logs.filter((l) => l['msg'] === 'request completed' && l['url'] === PUBLIC_ROUTE);
   assert.ok(lines.some((l) => l['client'] === '203.0.113.8'));
   assert.ok(lines.some((l) => l['client'] === DIRECT));
   assert.equal(
