@@ -12,10 +12,10 @@ const PUBLIC = { public: true } as const;
 const PROBE = { public: true, probe: true } as const;
 const Health = Type.Object({ status: Type.Literal('ok') });
 
-/** `issuer` is null when an external issuer is configured: then this server publishes no keys of its own. */
 /**
  * `ready`: can the back-ends serve (the transport, and the COBOL program host of declared services)? Any caller
- * may ask it, as often as it likes: it must bound its own cost.
+ * may ask it, as often as it likes: it must bound its own cost. `issuer` is null when an external issuer is
+ * configured: then this server publishes no keys of its own.
  */
 export function publicRoutes(
   app: Api,
@@ -24,7 +24,9 @@ export function publicRoutes(
   app.get(
     '/health/live',
     {
-      config: PROBE,
+      // Overload sheds every other request, but not this one: an orchestrator restarts an instance whose liveness
+      // fails, and a restart under load only makes the load worse. Readiness answers 503 instead.
+      config: { ...PROBE, pressureHandler: () => undefined },
       schema: { tags: ['health'], summary: 'The process is up', response: { 200: Health } },
     },
     async () => ({ status: 'ok' as const }),

@@ -249,17 +249,19 @@ test('event-loop overload → 503 problem+json with Retry-After (@fastify/under-
   while (Date.now() < until) {
     /* busy */
   }
-  let res = await h.request({ method: 'GET', url: '/health/live' });
+  let res = await h.request({ method: 'GET', url: '/health/ready' });
   for (let i = 0; i < 30 && res.statusCode === 200; i++) {
     const spin = Date.now() + 90;
     while (Date.now() < spin) {
       /* keep the loop busy between samples */
     }
     await sleep(10);
-    res = await h.request({ method: 'GET', url: '/health/live' });
+    res = await h.request({ method: 'GET', url: '/health/ready' });
   }
   assertProblem(res, 503, 'OVERLOADED');
   assert.equal(res.headers['retry-after'], '7');
+  // Liveness is never shed: an orchestrator would restart the overloaded instance.
+  assert.equal((await h.request({ method: 'GET', url: '/health/live' })).statusCode, 200);
 });
 
 test('limit variables are checked at startup', () => {
