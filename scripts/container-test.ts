@@ -3,8 +3,9 @@
  * podman on host networking with its demo defaults, and checks through it: ready, the image's health check, a token
  * from the container's own `token` command, an order created and read, a payment and its replay under the same
  * Idempotency-Key, the balance moved once, a graceful stop, the order still there in a new container on the same
- * volume, and production mode's refusal of the demo defaults. The containers and the volume are removed at the end,
- * also on failure. Without podman it fails.
+ * volume, and production mode's refusal of the demo defaults. Then the Kubernetes manifests under `podman kube play`
+ * (scripts/kube-play.ts): both pods ready and a customer read through them. What it made is removed at the end, also
+ * on failure. Without podman it fails.
  */
 import { spawnSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
@@ -12,12 +13,15 @@ import { exitWithUsageIfAsked } from '../src/cli/help.ts';
 import { until } from '../src/until.ts';
 import { freePort } from '../support/free-port.ts';
 import { buildImage, ImageError, requirePodman } from './image.ts';
+import { cleanUpKubePlay, KubePlayFailure, kubePlay, kubePlayLogs } from './kube-play.ts';
 
 exitWithUsageIfAsked(
   process.argv.slice(2),
   `usage: npm run test:container [-- --image NAME]
-  Builds the image (npm run image) and runs a smoke check through it with podman; --image tests NAME as it is,
-  without building. Needs podman (and root for the first build of the base image, see docs/deploy.md).`,
+  Builds the image (npm run image) and runs a smoke check through it with podman, then deploy/kubernetes with
+  podman kube play; --image tests NAME as it is, without building (tagged localhost/corebridge:latest for the
+  manifests while they run). Needs podman, and for the manifests PostgreSQL, Redis and RabbitMQ (rabbitmqctl) on this
+  machine (and root for the first build of the base image, see docs/deploy.md).`,
 );
 const { values: args } = parseArgs({ options: { image: { type: 'string' } } });
 
@@ -48,7 +52,7 @@ function cleanUp(): void {
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => {
     cleanUp();
-    process.exit(1);
+    void cleanUpKubePlay().finally(() => process.exit(1));
   });
 
 /**
@@ -167,6 +171,7 @@ async function smoke(image: string): Promise<void> {
 }
 
 let failed = false;
+let kubeStage = false;
 try {
   requirePodman();
   let image = args.image;
@@ -178,16 +183,25 @@ try {
   const testing = Date.now();
   await smoke(image);
   process.stderr.write(`container smoke test passed in ${Math.round((Date.now() - testing) / 1000)} s\n`);
+  // The smoke test's containers go first: the stage's failure report shows the pods' logs alone.
+  cleanUp();
+  containers.length = 0;
+  const playing = Date.now();
+  kubeStage = true;
+  await kubePlay(image, check);
+  process.stderr.write(`kube play stage passed in ${Math.round((Date.now() - playing) / 1000)} s\n`);
 } catch (error) {
   failed = true;
-  const known = error instanceof SmokeFailure || error instanceof ImageError;
+  const known = error instanceof SmokeFailure || error instanceof ImageError || error instanceof KubePlayFailure;
   process.stderr.write(`test:container: FAILED: ${known ? error.message : (error as Error).stack}\n`);
   for (const name of containers) {
     process.stderr.write(`--- last lines of ${name}'s log\n`);
     const logs = podman('logs', '--tail', '30', name);
     process.stderr.write(logs.stdout + logs.stderr);
   }
+  if (kubeStage) process.stderr.write(kubePlayLogs());
 } finally {
   cleanUp();
+  await cleanUpKubePlay();
 }
 if (failed) process.exit(1);

@@ -74,7 +74,7 @@ interface PodTemplate {
       securityContext?: { allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean };
     }[];
     securityContext?: { runAsNonRoot?: boolean };
-    volumes?: { secret?: { secretName: string } }[];
+    volumes?: { secret?: { secretName: string; optional?: boolean } }[];
   };
 }
 type DeploymentShape = { spec: { selector: { matchLabels: Labels }; template: PodTemplate } };
@@ -119,6 +119,12 @@ test('no Secret is committed; the Secrets the pods use are only referenced', () 
   assert.deepEqual([...referenced].sort(), ['corebridge-api-tls', 'corebridge-backend-tls', 'corebridge-secrets']);
   const docs = readFileSync('docs/deploy.md', 'utf8');
   for (const name of referenced) assert.ok(docs.includes(name), `docs/deploy.md says what ${name} holds`);
+});
+
+test('secret volumes say optional: false, the default, which podman kube play 4.3 needs said', () => {
+  const volumes = deployments.flatMap((d) => d.spec.template.spec.volumes ?? []).filter((v) => v.secret);
+  assert.equal(volumes.length, 2);
+  for (const volume of volumes) assert.equal(volume.secret?.optional, false, volume.secret?.secretName);
 });
 
 test('every container has probes, resource requests and limits, and runs unprivileged', () => {
