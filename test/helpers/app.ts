@@ -20,7 +20,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { openEmbeddedBackend } from '../../src/transport/open.ts';
 import { loadServingConfig } from '../../src/production.ts';
-import { loadDemoData } from '../../src/cli/demo-data.ts';
+import { loadDemoData, StoreNotEmptyError } from '../../src/cli/demo-data.ts';
 import { devPkiFiles } from '../../src/tls/dev-files.ts';
 import type { DevIssuer } from '../../src/auth/dev-issuer.ts';
 import { startSigningIssuer } from './fake-issuer.ts';
@@ -132,8 +132,14 @@ async function startAppIn(
   const logger = createLogger(config, sink);
   const backendServices: RunningService[] = [];
   // Production mode loads no demo data into an empty store: the tests rely on it, so it is loaded as an operator
-  // would, explicitly (what `npm run seed` does), before anything serves.
-  if (production) await loadDemoData(config);
+  // would, explicitly (what `npm run seed` does), before anything serves; a store another app of the test already
+  // loaded (a shared DATABASE_URL) is kept, as production mode asks.
+  if (production) {
+    await loadDemoData(config).catch((error: unknown) => {
+      if (!(error instanceof StoreNotEmptyError)) throw error;
+    });
+  }
+  // A test that names its own back-end (BACKEND_URL) keeps it.
   if (production && (options.backendService ?? !baseEnv['BACKEND_URL'])) {
     // As `corebridge backend serve` runs under production: its own settings (its server certificate in
     // BACKEND_TLS_*), checked for its role, and certificates of the run's CA, not the development PKI.
@@ -152,7 +158,6 @@ async function startAppIn(
     }
     config = load({ ...baseEnv, BACKEND_URL: backendServices.map((s) => s.url).join(',') });
   } else if (options.backendService ?? (process.env['TEST_BACKEND'] === 'tls' && !baseEnv['BACKEND_URL'])) {
-    // A test that names its own back-end (BACKEND_URL) keeps it.
     // The back-end service as `corebridge backend serve` runs it, with the same settings, logging to the same sink.
     // Two of them on the one store, called round-robin, as in a deployment with several back-end instances;
     // one after the other, since the first creates and seeds the store.
