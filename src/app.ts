@@ -338,8 +338,10 @@ async function assemble(
     brokerUrl: config.events.brokerUrl,
     metrics: observability.metrics,
   });
-  // Tests and tools sign with the embedded provider's key; with an external issuer there is none to sign with.
+  // Tests and tools sign with the embedded provider's key; with an external issuer there is none to sign with
+  // (configurable: the tests under production mode put their external issuer's signer here).
   return Object.defineProperty(app, 'devIssuer', {
+    configurable: true,
     get: () => {
       if (!issuer) throw new Error('no development issuer: tokens come from AUTH_EXTERNAL_ISSUER');
       return issuer;

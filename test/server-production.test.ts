@@ -2,7 +2,8 @@
  * server.ts and `corebridge backend serve` as processes under NODE_ENV=production: with no other setting the API
  * refuses to start, exit 2, naming what to set and without a stack trace; with a complete production
  * configuration (an external issuer, HTTPS and the back-end over mutual TLS with certificates of an operator's own
- * CA; or the embedded provider with an accounts file) they start and serve real requests.
+ * CA; or the embedded provider with an accounts file) they start, leave the new store empty until the demo data is
+ * loaded explicitly (npm run seed), and serve real requests.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -69,6 +70,11 @@ test('corebridge backend serve under NODE_ENV=production refuses the development
   }
   assert.doesNotMatch(run.stderr, /\n\s+at /);
 });
+
+/** `npm run seed`: the explicit load of the demo data, which production mode never does by itself. */
+function seedStore(env: Record<string, string>) {
+  return spawnSync(process.execPath, ['src/cli/seed.ts'], { env, encoding: 'utf8' });
+}
 
 /** An OpenID issuer of the operator's (discovery and JWKS over loopback HTTP), its key made here. */
 async function externalIssuer(t: TestContext): Promise<{ issuer: string; sign(claims: object): Promise<string> }> {
@@ -189,8 +195,13 @@ test('a complete production configuration starts: HTTPS, external issuer, back-e
   const token = await idp.sign({
     role: 'customer',
     customer_id: '1001',
-    scope: 'orders:read orders:write accounts:read payments:write payments:read',
+    scope: 'customers:read orders:read orders:write accounts:read payments:write payments:read',
   });
+  // Production mode loaded no demo data into the new store: the operator loads it, here while the service runs.
+  assert.equal((await call('/v1/customers/1001', { token })).status, 404, 'no demo customer');
+  const seeded = seedStore({ ...baseEnv(), NODE_ENV: 'production', DATA_DIR: join(dir, 'backend-data') });
+  assert.equal(seeded.status, 0, seeded.stderr);
+  assert.equal((await call('/v1/customers/1001', { token })).status, 200, 'the demo customer, once loaded');
   const created = await call('/v1/orders', {
     method: 'POST',
     token,
@@ -230,7 +241,7 @@ test('production mode with the embedded provider and an accounts file: starts, s
   );
   const port = await freePort();
   const dataDir = join(dir, 'data');
-  const api = startProcess(t, ['src/server.ts'], {
+  const env = {
     ...baseEnv(),
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
@@ -239,7 +250,11 @@ test('production mode with the embedded provider and an accounts file: starts, s
     AUTH_ISSUER: `http://127.0.0.1:${port}/oauth`,
     AUTH_ACCOUNTS_FILE: accountsFile,
     WEBHOOK_SECRET_KEY: webhookKeyring(),
-  });
+  };
+  // Production mode loads no demo data by itself: loaded explicitly before the start, as an operator would.
+  const seeded = seedStore(env);
+  assert.equal(seeded.status, 0, seeded.stderr);
+  const api = startProcess(t, ['src/server.ts'], env);
   const origin = `http://127.0.0.1:${port}`;
   let ready = false;
   for (let i = 0; i < 200 && !ready && api.child.exitCode === null; i++) {

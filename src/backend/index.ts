@@ -10,7 +10,9 @@ import { callRunner } from './dispatch.ts';
 import { groupRunner } from './group-runner.ts';
 import { linkCoordinator } from './link-coordinator.ts';
 import { linkResolver, type LinkHost } from './links.ts';
+import { SEED_COMMAND } from '../settings/production-mode.ts';
 import { openBackendStore, type StoreLocation } from './store/open.ts';
+import { isEmpty } from './store/seed.ts';
 
 export interface Backend {
   /** Handles one message; never rejects — failures come back as return codes. */
@@ -36,7 +38,7 @@ export interface Backend {
 
 export interface BackendOptions extends StoreLocation {
   log: Logger;
-  /** Load the demo data when the store is new (default true). */
+  /** Load the demo data when the store is new (default true); when false, an empty store is said in the log. */
   seedWhenEmpty?: boolean;
   /**
    * Serve inquiries only, from a read-only connection to a store another back-end instance owns (and has
@@ -59,6 +61,13 @@ export async function createBackend(options: BackendOptions): Promise<Backend> {
   const store = await openBackendStore(options, { log: options.log, readOnly, seedWhenEmpty });
   const log = options.log.child({ component: 'backend' });
   const linkHost = options.linkHost;
+  // Production mode: an operator who sees no data learns why, and which command loads the demo data.
+  if (!seedWhenEmpty && !readOnly && (await store.transaction(isEmpty))) {
+    log.info(
+      { command: SEED_COMMAND },
+      `back-end store is empty and the demo data is not loaded in production mode: load data with ${SEED_COMMAND}`,
+    );
+  }
 
   const codec = callCodec(catalog, { log, readOnly });
   const run = callRunner(catalog, { log, link: linkResolver(loadLinkCatalog(), linkHost?.programs) });

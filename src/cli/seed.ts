@@ -1,23 +1,18 @@
 /**
  * npm run seed: reloads the demo data into the back-end's store (SQLite under DATA_DIR, or PostgreSQL
  * with DATABASE_URL; every business row is replaced) and forgets stored idempotency records, whose responses would no
- * longer match.
+ * longer match. In production mode it loads only into an empty store (src/cli/demo-data.ts).
  */
-import { openConfiguredIdempotencyStore } from '../api/idempotency/open.ts';
-import { closeRedis, connectRedis } from '../api/redis.ts';
-import { openBackendStore } from '../backend/store/open.ts';
-import { redactedDatabaseUrl } from '../backend/store/postgres-store.ts';
-import { seedDemoData } from '../backend/store/seed.ts';
 import { ConfigError, loadConfig, processEnv } from '../config.ts';
-import { createLogger } from '../logger.ts';
-import { storeLocation } from '../transport/open.ts';
+import { loadDemoData, StoreNotEmptyError } from './demo-data.ts';
 import { exitWithUsageIfAsked } from './help.ts';
 
 exitWithUsageIfAsked(
   process.argv.slice(2),
   `usage: npm run seed
   reloads the demo data into the back-end's store (SQLite under DATA_DIR, or DATABASE_URL): every business row
-  is replaced, and stored idempotency records are forgotten. Settings from the environment and .env.`,
+  is replaced, and stored idempotency records are forgotten. Under NODE_ENV=production it loads only into an empty
+  store. Settings from the environment and .env.`,
 );
 if (process.argv.length > 2) {
   process.stderr.write(`seed: takes no arguments (got "${process.argv[2]}"); npm run seed -- --help\n`);
@@ -25,27 +20,10 @@ if (process.argv.length > 2) {
 }
 
 try {
-  const config = loadConfig(processEnv());
-  const location = storeLocation(config);
-  const store = await openBackendStore(location, {
-    log: createLogger({ logLevel: 'warn' }, process.stderr),
-    seedWhenEmpty: false,
-  });
-  try {
-    await store.transaction((tx) => seedDemoData(tx));
-  } finally {
-    await store.close();
-  }
-  const redisUrl = config.protection.rateLimit.redisUrl;
-  const redis = redisUrl ? await connectRedis(redisUrl, { warn: () => {} }) : null;
-  const idempotency = openConfiguredIdempotencyStore(config, redis);
-  await idempotency.clear();
-  idempotency.close();
-  if (redis) await closeRedis(redis);
-  process.stdout.write(
-    `demo data loaded into ${location.databaseUrl ? redactedDatabaseUrl(location.databaseUrl) : location.file}\n`,
-  );
+  const where = await loadDemoData(loadConfig(processEnv()));
+  process.stdout.write(`demo data loaded into ${where}\n`);
 } catch (error) {
-  process.stderr.write(`seed: ${error instanceof ConfigError ? error.message : String(error)}\n`);
+  const known = error instanceof ConfigError || error instanceof StoreNotEmptyError;
+  process.stderr.write(`seed: ${known ? error.message : String(error)}\n`);
   process.exit(1);
 }

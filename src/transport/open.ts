@@ -11,6 +11,7 @@ import type { StoreLocation } from '../backend/store/open.ts';
 import type { StoreSettings } from '../backend/store/settings.ts';
 import { inquiryMatcher } from '../backend/message.ts';
 import type { LogLevel } from '../logging/settings.ts';
+import { seedsEmptyStore } from '../settings/production-mode.ts';
 import { ConfigError } from '../settings/schema.ts';
 import { openProgramHost, type CobolProgramSettings } from './cobol-host.ts';
 import { buildCobolHost } from './cobol-host/build.ts';
@@ -27,6 +28,8 @@ const STARTUP_CONNECT_MS = 3000;
 export interface BackendConfig {
   dataDir: string;
   logLevel: LogLevel;
+  /** Production mode: an empty store is left empty (src/settings/production-mode.ts). */
+  production: boolean;
   backend: TransportSettings & StoreSettings;
 }
 
@@ -92,15 +95,17 @@ export async function openEmbeddedBackend(
   catalog: MessageCatalog,
 ): Promise<Transport> {
   const location = storeLocation(config);
+  const seedWhenEmpty = seedsEmptyStore(config.production);
   const cobol = await cobolSettings(config, logger);
   if (config.backend.transport === 'in-process') {
     const linkHost = cobol ? { linkHost: openProgramHost(cobol, logger) } : {};
-    return inProcessTransport(await createBackend({ ...location, log: logger, catalog, ...linkHost }));
+    return inProcessTransport(await createBackend({ ...location, log: logger, catalog, seedWhenEmpty, ...linkHost }));
   }
   const worker = await openWorkerTransport({
     ...location,
     logLevel: config.logLevel,
     logger,
+    seedWhenEmpty,
     ...(cobol ? { cobol } : {}),
   });
   // PostgreSQL serves reads from the worker's pool; the read split is for SQLite's WAL readers.

@@ -12,7 +12,7 @@ import { connect, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { assertProblem } from '../helpers/assert-shape.ts';
-import { startApp } from '../helpers/app.ts';
+import { needsEmbeddedProvider, startApp } from '../helpers/app.ts';
 
 type Answer = { statusCode: number; headers: Record<string, unknown>; body: string; json(): unknown };
 
@@ -84,6 +84,7 @@ test('a method the path does not have → 405 METHOD_NOT_ALLOWED with Allow; unk
 });
 
 test('under /oauth: an unknown path → 404 problem+json; the token endpoint keeps its RFC 6749 error body', async (t) => {
+  if (needsEmbeddedProvider) return t.skip(needsEmbeddedProvider);
   const h = await startApp(t);
   for (const url of ['/oauth/nothing', '/oauth/token']) {
     const res = await h.app.inject({ method: 'GET', url, headers: { 'x-request-id': 'oauth-404' } });

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { assertProblem } from '../helpers/assert-shape.ts';
-import { startApp } from '../helpers/app.ts';
+import { needsEmbeddedProvider, startApp } from '../helpers/app.ts';
 
 function token(dataDir: string, ...args: string[]) {
   return spawnSync(process.execPath, ['src/cli/token.ts', ...args], {
@@ -17,6 +17,7 @@ function token(dataDir: string, ...args: string[]) {
 }
 
 test('token command: default role scopes and 10 minutes; --scope narrows; the API accepts it', async (t) => {
+  if (needsEmbeddedProvider) return t.skip(needsEmbeddedProvider);
   const h = await startApp(t);
   const full = token(h.dataDir, 'ada');
   assert.equal(full.status, 0, full.stderr);

@@ -1,10 +1,11 @@
 /**
  * The real app in-process on a fresh DATA_DIR, closed after the test; when asked, back-end services over mutual TLS
  * (TEST_BACKEND=tls), a fresh PostgreSQL database (TEST_DATABASE=postgres), or two API instances sharing Redis
- * (TEST_API_INSTANCES=2), requests alternating between them as behind a round-robin balancer.
+ * (TEST_API_INSTANCES=2), requests alternating between them as behind a round-robin balancer. TEST_PRODUCTION=1:
+ * production mode with a complete production configuration, checked as server.ts checks it (productionRun below).
  */
 import { assertContract } from './contract.ts';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +19,11 @@ import { ROLE_SCOPES, findDemoIdentity } from '../../src/auth/roles.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
 import { openEmbeddedBackend } from '../../src/transport/open.ts';
+import { loadServingConfig } from '../../src/production.ts';
+import { loadDemoData, StoreNotEmptyError } from '../../src/cli/demo-data.ts';
+import { devPkiFiles } from '../../src/tls/dev-files.ts';
+import type { DevIssuer } from '../../src/auth/dev-issuer.ts';
+import { startSigningIssuer } from './fake-issuer.ts';
 import { testOnPostgres } from './backend-store.ts';
 import { createTestDatabase, dropTestDatabases } from '../../support/database.ts';
 import { startBackendService, testPki, writeDevPki, type RunningService } from './backend-service.ts';
@@ -93,6 +99,8 @@ async function startAppIn(
   env: Record<string, string>,
   options: StartOptions,
 ): Promise<TestApp> {
+  // Before the test's own files, which win.
+  const production = testInProduction ? await productionRun(t, dataDir) : null;
   const extraEnv = options.beforeBuild?.(dataDir) ?? {};
   // Event-loop-delay shedding is off unless a test turns it on: tests block the loop on purpose (spawnSync of
   // the CLI) on a loaded 2-core machine, which is not the overload the protection is for.
@@ -100,6 +108,9 @@ async function startAppIn(
     DATA_DIR: dataDir,
     LOG_LEVEL: 'info',
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    ...production?.env,
+    // A test of its own external issuer keeps it, and the audience it gives (or leaves out).
+    ...(production && env['AUTH_EXTERNAL_ISSUER'] ? { AUTH_AUDIENCE: '' } : {}),
     ...env,
     ...extraEnv,
   };
@@ -115,11 +126,38 @@ async function startAppIn(
       done();
     },
   });
-  let config = loadConfig(baseEnv);
+  // Under production the checks of server.ts run too: a configuration they would refuse fails the test here.
+  const load = (vars: Record<string, string>) => (production ? loadServingConfig(vars, 'api') : loadConfig(vars));
+  let config = load(baseEnv);
   const logger = createLogger(config, sink);
   const backendServices: RunningService[] = [];
+  // Production mode loads no demo data into an empty store: the tests rely on it, so it is loaded as an operator
+  // would, explicitly (what `npm run seed` does), before anything serves; a store another app of the test already
+  // loaded (a shared DATABASE_URL) is kept, as production mode asks.
+  if (production) {
+    await loadDemoData(config).catch((error: unknown) => {
+      if (!(error instanceof StoreNotEmptyError)) throw error;
+    });
+  }
   // A test that names its own back-end (BACKEND_URL) keeps it.
-  if (options.backendService ?? (process.env['TEST_BACKEND'] === 'tls' && !baseEnv['BACKEND_URL'])) {
+  if (production && (options.backendService ?? !baseEnv['BACKEND_URL'])) {
+    // As `corebridge backend serve` runs under production: its own settings (its server certificate in
+    // BACKEND_TLS_*), checked for its role, and certificates of the run's CA, not the development PKI.
+    const backendConfig = loadServingConfig({ ...baseEnv, ...production.backendEnv }, 'backend');
+    const catalog = loadMessageCatalog();
+    for (let i = 0; i < 2; i++) {
+      const inner = await openEmbeddedBackend(backendConfig, logger, catalog);
+      backendServices.push(
+        await startBackendService(t, {
+          inner,
+          log: logger,
+          allowedClients: [...backendConfig.backendService.allowedClients],
+          apiClients: [...backendConfig.backendService.apiClients],
+        }),
+      );
+    }
+    config = load({ ...baseEnv, BACKEND_URL: backendServices.map((s) => s.url).join(',') });
+  } else if (options.backendService ?? (process.env['TEST_BACKEND'] === 'tls' && !baseEnv['BACKEND_URL'])) {
     // The back-end service as `corebridge backend serve` runs it, with the same settings, logging to the same sink.
     // Two of them on the one store, called round-robin, as in a deployment with several back-end instances;
     // one after the other, since the first creates and seeds the store.
@@ -137,7 +175,15 @@ async function startAppIn(
     for (const app of apps) await app.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  for (let i = 0; i < instances; i++) apps.push(await buildApp(config, { logger }));
+  // The external issuer's signer stands where tests look for the embedded provider's (h.token, app.devIssuer).
+  const signer =
+    production && config.auth.issuer === production.issuer ? production.signer(config.auth.audience) : null;
+  const build = async () => {
+    const built = await buildApp(config, { logger });
+    if (signer) Object.defineProperty(built, 'devIssuer', { configurable: true, get: (): DevIssuer => signer });
+    return built;
+  };
+  for (let i = 0; i < instances; i++) apps.push(await build());
   const app = apps[0]!;
 
   const token: TestApp['token'] = async (subject, options = {}) => {
@@ -181,13 +227,59 @@ async function startAppIn(
   const restart = async () => {
     for (let i = 0; i < apps.length; i++) {
       await apps[i]!.close();
-      apps[i] = await buildApp(config, { logger });
+      apps[i] = await build();
     }
     testApp.app = apps[0]!;
     tokens.clear();
   };
   const testApp: TestApp = { app, apps, config, dataDir, logs, backendServices, restart, token, request };
   return testApp;
+}
+
+const testInProduction = process.env['TEST_PRODUCTION'] === '1';
+
+/**
+ * `skip` for a test of the embedded identity provider (its /oauth routes, sign-in, discovery document, OpenAPI
+ * flows): under TEST_PRODUCTION tokens come from an external issuer, and the API has no provider of its own.
+ */
+export const needsEmbeddedProvider: string | false =
+  testInProduction &&
+  'the embedded identity provider: none under TEST_PRODUCTION, whose tokens come from an external issuer';
+
+interface ProductionRun {
+  /** The API's settings: production mode, an external issuer, HTTPS, its client side of the back-end hop. */
+  env: Record<string, string>;
+  /** What differs for the back-end services: their server certificate (in BACKEND_TLS_*). */
+  backendEnv: Record<string, string>;
+  issuer: string;
+  signer(audience: string): DevIssuer;
+}
+
+/**
+ * A complete production configuration: NODE_ENV=production, an external issuer (a fake one whose key signs the
+ * tokens of h.token), the back-end hop with certificates of the run's CA, and a webhook keyring. The API's own
+ * HTTPS is left out: requests are injected, never sent to a listener (test/server-production.test.ts serves HTTPS).
+ */
+async function productionRun(t: TestContext, dataDir: string): Promise<ProductionRun> {
+  // The test PKI, whose CA under TEST_PRODUCTION is not the development one, where `npm run certs` would write
+  // (tests that name these files reach it); the settings name the files, as production mode asks.
+  writeDevPki(dataDir, await testPki());
+  const files = devPkiFiles(dataDir);
+  const idp = await startSigningIssuer(t);
+  return {
+    env: {
+      NODE_ENV: 'production',
+      AUTH_EXTERNAL_ISSUER: idp.issuer,
+      AUTH_AUDIENCE: 'https://api.bank.test',
+      WEBHOOK_SECRET_KEY: `t1:${randomBytes(32).toString('base64')}`,
+      BACKEND_TLS_CA: files.caCert,
+      BACKEND_TLS_CERT: files.apiCert,
+      BACKEND_TLS_KEY: files.apiKey,
+    },
+    backendEnv: { BACKEND_TLS_CERT: files.backendCert, BACKEND_TLS_KEY: files.backendKey },
+    issuer: idp.issuer,
+    signer: idp.signer,
+  };
 }
 
 /** The local Redis, under a key prefix of this test's own, removed afterwards. */

@@ -9,8 +9,13 @@ import type { TestContext } from 'node:test';
 import { createServer, type TLSSocket } from 'node:tls';
 import { pino, type Logger } from 'pino';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
-import { devPkiFiles, DEV_API_CLIENT_NAME } from '../../src/tls/dev-files.ts';
-import { createCertificateAuthority, createDevelopmentPki, type IssuedCertificate } from '../../src/tls/dev-pki.ts';
+import { devPkiFiles, DEV_API_CLIENT_NAME, DEV_BACKEND_NAME } from '../../src/tls/dev-files.ts';
+import {
+  createCertificateAuthority,
+  createDevelopmentPki,
+  type CertificateAuthority,
+  type IssuedCertificate,
+} from '../../src/tls/dev-pki.ts';
 import { openTlsTransport, type TlsTransport } from '../../src/transport/tcp/client.ts';
 import { encodeFrame, FRAME_KIND, FrameReader, type Frame } from '../../src/transport/tcp/frames.ts';
 import { serveBackend, type BackendService } from '../../src/transport/tcp/server.ts';
@@ -33,10 +38,13 @@ export interface TestPki {
 
 let shared: Promise<TestPki> | undefined;
 
-/** One PKI per test file: making keys is cheap, loading the x509 library is not. */
+/**
+ * One PKI per test file: making keys is cheap, loading the x509 library is not. Under TEST_PRODUCTION its CA is an
+ * operator's own (production mode refuses the development CA's certificates), the rest alike.
+ */
 export function testPki(): Promise<TestPki> {
   shared ??= (async () => {
-    const dev = await createDevelopmentPki({ days: 1 });
+    const dev = process.env['TEST_PRODUCTION'] === '1' ? await operatorPki() : await createDevelopmentPki({ days: 1 });
     const other = await createCertificateAuthority({ commonName: 'Some other CA', days: 1 });
     return {
       ca: dev.ca,
@@ -54,6 +62,26 @@ export function testPki(): Promise<TestPki> {
     };
   })();
   return shared;
+}
+
+/** The development set's certificates, names and SANs, from a CA of another name. */
+async function operatorPki(): Promise<{
+  ca: CertificateAuthority;
+  backend: IssuedCertificate;
+  api: IssuedCertificate;
+}> {
+  const ca = await createCertificateAuthority({ commonName: 'Corebridge test operator CA', days: 1 });
+  return {
+    ca,
+    backend: await ca.issue({
+      commonName: DEV_BACKEND_NAME,
+      usage: 'server',
+      dnsNames: ['localhost', DEV_BACKEND_NAME],
+      ipAddresses: ['127.0.0.1', '::1'],
+      days: 1,
+    }),
+    api: await ca.issue({ commonName: DEV_API_CLIENT_NAME, usage: 'client', dnsNames: [DEV_API_CLIENT_NAME], days: 1 }),
+  };
 }
 
 /**

@@ -1,7 +1,9 @@
 /** An external OpenID issuer for tests: a discovery document and a JWKS over loopback HTTP, keys published at will. */
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { TestContext } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import type { DevIssuer } from '../../src/auth/dev-issuer.ts';
 
 export interface FakeIssuer {
   /** `iss`, ending in /realms/bank as Keycloak's do. */
@@ -69,4 +71,43 @@ export async function issuerToken(
     .setIssuedAt(now)
     .setExpirationTime(now + 600)
     .sign(key.privateKey);
+}
+
+/** Signs access tokens as the embedded provider does (same claims and shape), with an external issuer's key. */
+export type IssuerSigner = DevIssuer;
+
+/**
+ * A running fake issuer publishing one key of its own, and signers of tokens for it: what an operator's OpenID
+ * provider would issue to the demo principals, for the API whose AUTH_AUDIENCE is `audience`.
+ */
+export async function startSigningIssuer(
+  t: TestContext,
+): Promise<{ issuer: string; signer(audience: string): IssuerSigner }> {
+  const idp = await startFakeIssuer(t);
+  const key = await issuerKey('test-issuer-1', 'ES256');
+  idp.publish([key.jwk]);
+  const signer = (audience: string): IssuerSigner => ({
+    issuer: idp.issuer,
+    audience,
+    jwks: { keys: [key.jwk] },
+    async sign(claims, options = {}) {
+      const iat = options.issuedAt ?? Math.floor(Date.now() / 1000);
+      const jwt = new SignJWT({
+        scope: claims.scopes.join(' '),
+        role: claims.role,
+        ...(claims.customerId ? { customer_id: claims.customerId } : {}),
+        ...(claims.clientId ? { client_id: claims.clientId } : {}),
+      })
+        .setProtectedHeader({ alg: key.jwk.alg!, typ: 'at+jwt', kid: key.jwk.kid! })
+        .setIssuer(idp.issuer)
+        .setAudience(options.audience ?? audience)
+        .setSubject(claims.subject)
+        .setJti(randomUUID())
+        .setIssuedAt(iat)
+        .setExpirationTime(iat + (options.ttlSeconds ?? 600));
+      if (options.notBefore !== undefined) jwt.setNotBefore(options.notBefore);
+      return jwt.sign(key.privateKey);
+    },
+  });
+  return { issuer: idp.issuer, signer };
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assertProblem } from '../../helpers/assert-shape.ts';
-import { startApp } from '../../helpers/app.ts';
+import { needsEmbeddedProvider, startApp } from '../../helpers/app.ts';
 import { loadConfig } from '../../../src/config.ts';
 
 const APP_ORIGIN = 'https://app.example.com';
@@ -125,6 +125,7 @@ const DOCUMENT_HEADERS = {
 };
 
 test('security headers on every response: nosniff, no-store, frame denial, CORP, API CSP; no HSTS over plain HTTP; the document-only ones on all but JSON', async (t) => {
+  if (needsEmbeddedProvider) return t.skip(needsEmbeddedProvider);
   const h = await startApp(t);
   const responses = [
     await h.request({ method: 'GET', url: '/v1/orders/ORD-0000000000000000', as: 'ada' }),
