@@ -12,9 +12,9 @@ import { startBackendService, testPki, writeDevPki } from '../../helpers/backend
 test('with the public limit used up for an address, its probes still answer 200 while another public route answers 429', async (t) => {
   const h = await startApp(t, { RATE_LIMIT_PUBLIC_MAX: '2' }, { singleInstance: true });
   const get = (url: string, remoteAddress = '10.0.0.7') => h.app.inject({ method: 'GET', url, remoteAddress });
-  assert.equal((await get('/.well-known/openid-configuration')).statusCode, 200);
-  assert.equal((await get('/.well-known/openid-configuration')).statusCode, 200);
-  assertProblem(await get('/.well-known/openid-configuration'), 429, 'RATE_LIMITED');
+  assert.equal((await get('/openapi.json')).statusCode, 200);
+  assert.equal((await get('/openapi.json')).statusCode, 200);
+  assertProblem(await get('/openapi.json'), 429, 'RATE_LIMITED');
   for (let i = 0; i < 5; i++) {
     for (const url of ['/health/live', '/health/ready']) {
       const res = await get(url);
@@ -24,8 +24,8 @@ test('with the public limit used up for an address, its probes still answer 200 
     }
   }
   // The probes used nothing of the address's allowance, and gave none back.
-  assertProblem(await get('/.well-known/openid-configuration'), 429, 'RATE_LIMITED');
-  assert.equal((await get('/.well-known/openid-configuration', '10.0.0.8')).statusCode, 200);
+  assertProblem(await get('/openapi.json'), 429, 'RATE_LIMITED');
+  assert.equal((await get('/openapi.json', '10.0.0.8')).statusCode, 200);
 });
 
 test('concurrent and repeated /health/ready within the interval reach the back-end once', async (t) => {

@@ -68,7 +68,7 @@ test('anonymous requests are limited per address and route class, with RateLimit
   const get = (remoteAddress = '127.0.0.1') =>
     h.app.inject({
       method: 'GET',
-      url: '/.well-known/openid-configuration',
+      url: '/openapi.json',
       remoteAddress,
       headers: { origin: 'https://app.example.com' },
     });

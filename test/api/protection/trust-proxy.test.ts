@@ -11,7 +11,7 @@ import { loadConfig } from '../../../src/config.ts';
 import { startApp, type TestApp } from '../../helpers/app.ts';
 
 // A route without a token under the public per-address limit (health probes are not counted).
-const PUBLIC_ROUTE = '/.well-known/openid-configuration';
+const PUBLIC_ROUTE = '/openapi.json';
 
 interface Answer {
   status: number;
