@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { loadConfig, type Env } from '../../src/config.ts';
 import { productionProblems, type ProcessRole } from '../../src/production.ts';
-import { haproxyConfig } from '../../src/stack/haproxy.ts';
+import { haproxyConfig } from '../../scripts/stack/haproxy.ts';
 
 const FILE = 'deploy/compose.yaml';
 const HAPROXY_CFG = 'deploy/haproxy.cfg';

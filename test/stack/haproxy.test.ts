@@ -1,5 +1,5 @@
 /**
- * The stack's front: HAProxy run with the configuration `corebridge stack` generates, in front of real HTTP
+ * The stack's front: HAProxy run with the configuration `npm run stack` generates, in front of real HTTP
  * servers standing in for API instances (each records what reached it).
  */
 import assert from 'node:assert/strict';
@@ -9,10 +9,9 @@ import { createServer, request, type IncomingHttpHeaders, type Server } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { accepts } from '../../src/stack/supervised.ts';
-import { findHaproxy, haproxyConfig } from '../../src/stack/haproxy.ts';
+import { findHaproxy, haproxyConfig } from '../../scripts/stack/haproxy.ts';
 import { until } from '../../src/until.ts';
-import { freePort } from '../../support/free-port.ts';
+import { accepts, freePort } from '../../support/free-port.ts';
 
 interface Seen {
   method: string;
