@@ -3,9 +3,9 @@
  * generated into the stack's directory. Reads and refused connections are retried on another instance; a write
  * that reached an instance never is, since it may have run: the client retries it under its Idempotency-Key.
  */
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { ApiError, toProblem } from '../../src/errors.ts';
+import { ApiError, toProblem, type ErrorCode } from '../../src/errors.ts';
 
 /** The HAProxy program on PATH, or undefined. */
 export function findHaproxy(path: string | undefined): string | undefined {
@@ -37,15 +37,45 @@ export interface FrontOptions {
   requestTimeoutMs: number;
 }
 
+/** Seconds a client has to send the request head (HAProxy's `timeout http-request`). */
+const REQUEST_HEAD_SECONDS = 10;
+
 /** A problem+json body like the API's own 5xx answers (no detail), as an HAProxy log-format string. */
-function problemFormat(code: 'SERVICE_UNAVAILABLE' | 'REQUEST_TIMEOUT'): string {
+function problemFormat(code: ErrorCode, retryAfter: boolean): string {
   const problem = toProblem(new ApiError(code), '@instance', '@request');
   const body = JSON.stringify(problem)
     .replace(/[\\"]/g, (c) => `\\${c}`)
     .replace(/%/g, '%%')
     .replace('@instance', '%[var(txn.path),json(utf8s)]')
     .replace('@request', '%[var(txn.request_id)]');
-  return `content-type application/problem+json lf-string "${body}" hdr retry-after 1 hdr cache-control no-store hdr x-request-id %[var(txn.request_id)]`;
+  return `content-type application/problem+json lf-string "${body}"${retryAfter ? ' hdr retry-after 1' : ''} hdr cache-control no-store hdr x-request-id %[var(txn.request_id)]`;
+}
+
+/** The folder of HAProxy's error files, beside its configuration (which says `default-path config`). */
+export const ERROR_FILES_DIR = 'haproxy-errors';
+
+/**
+ * HAProxy's answers to a request it cannot read (400) or that did not come in time (408), as whole HTTP answers
+ * in files: HAProxy mostly gives them before any request exists, where it uses files only (from HAProxy 3.3; older
+ * ones send their built-in HTML page there), so they name no path or request id. Both are the API's answer to a
+ * request it cannot read, 400 MALFORMED_REQUEST: the API has no code of status 408.
+ */
+export function haproxyErrorFiles(): Record<string, string> {
+  const answer = (detail: string) => {
+    const body = JSON.stringify(toProblem(new ApiError('MALFORMED_REQUEST', detail), '', ''));
+    const head = [
+      'HTTP/1.1 400 Bad Request',
+      'content-type: application/problem+json',
+      'cache-control: no-store',
+      `content-length: ${Buffer.byteLength(body)}`,
+      'connection: close',
+    ];
+    return `${head.join('\r\n')}\r\n\r\n${body}`;
+  };
+  return {
+    '400.http': answer('the request could not be read'),
+    '408.http': answer(`the request did not arrive within ${REQUEST_HEAD_SECONDS} s`),
+  };
 }
 
 export function haproxyConfig(options: FrontOptions): string {
@@ -60,6 +90,8 @@ export function haproxyConfig(options: FrontOptions): string {
     'global',
     '  maxconn 4096',
     '  log stdout format raw local0 info',
+    // Relative paths (the error files) are read beside this file, wherever it is.
+    '  default-path config',
     '',
     'defaults',
     '  mode http',
@@ -70,7 +102,7 @@ export function haproxyConfig(options: FrontOptions): string {
     '  maxconn 2048',
     '  timeout connect 2s',
     '  timeout client 30s',
-    '  timeout http-request 10s',
+    `  timeout http-request ${REQUEST_HEAD_SECONDS}s`,
     '  timeout http-keep-alive 10s',
     `  timeout server ${serverTimeout}ms`,
     '  timeout queue 5s',
@@ -90,9 +122,14 @@ export function haproxyConfig(options: FrontOptions): string {
     // an instance's answers pass the http-response rules, so one that is itself a 502 is left alone.
     '  http-response set-var(txn.answered) bool(true)',
     '  http-after-response set-status 503 if { status 502 } !{ var(txn.answered) -m bool }',
-    `  http-error status 502 ${problemFormat('SERVICE_UNAVAILABLE')}`,
-    `  http-error status 503 ${problemFormat('SERVICE_UNAVAILABLE')}`,
-    `  http-error status 504 ${problemFormat('REQUEST_TIMEOUT')}`,
+    `  http-error status 502 ${problemFormat('SERVICE_UNAVAILABLE', true)}`,
+    `  http-error status 503 ${problemFormat('SERVICE_UNAVAILABLE', true)}`,
+    `  http-error status 504 ${problemFormat('REQUEST_TIMEOUT', true)}`,
+    // HAProxy failing on its own while it handles a request (a rewrite that does not fit): the API's 500.
+    `  http-error status 500 ${problemFormat('INTERNAL_ERROR', false)}`,
+    // A request HAProxy cannot read or that does not come in time: whole answers in files (haproxyErrorFiles).
+    `  errorfile 400 ${ERROR_FILES_DIR}/400.http`,
+    `  errorfile 408 ${ERROR_FILES_DIR}/408.http`,
     '  default_backend apis',
     '',
     'backend apis',
@@ -108,4 +145,14 @@ export function haproxyConfig(options: FrontOptions): string {
     ...servers,
     '',
   ].join('\n');
+}
+
+/** Writes HAProxy's configuration and its error files into `dir`; the configuration's path. */
+export function writeHaproxyFiles(dir: string, options: FrontOptions): string {
+  mkdirSync(join(dir, ERROR_FILES_DIR), { recursive: true, mode: 0o700 });
+  for (const [name, text] of Object.entries(haproxyErrorFiles()))
+    writeFileSync(join(dir, ERROR_FILES_DIR, name), text, { mode: 0o600 });
+  const file = join(dir, 'haproxy.cfg');
+  writeFileSync(file, haproxyConfig(options), { mode: 0o600 });
+  return file;
 }

@@ -20,7 +20,7 @@ import { ConfigError, loadConfig, processEnv } from '../../src/config.ts';
 import { devPkiFiles } from '../../src/tls/dev-files.ts';
 import { until } from '../../src/until.ts';
 import { accepts } from '../../support/free-port.ts';
-import { CHECK_SECONDS, findHaproxy, HAPROXY_MISSING, haproxyConfig } from './haproxy.ts';
+import { CHECK_SECONDS, findHaproxy, HAPROXY_MISSING, writeHaproxyFiles } from './haproxy.ts';
 import { supervise, type ProcessSpec, type Supervised } from './supervised.ts';
 
 const STACK_USAGE = `usage: npm run stack -- [--api N] [--backend M]
@@ -134,6 +134,7 @@ async function stackCommand(args: string[], io: Io): Promise<number> {
   };
   const started: Supervised[] = [];
   let front: Supervised | undefined;
+  // Where writeHaproxyFiles puts it, beside its error files.
   const frontConfig = join(dir, 'haproxy.cfg');
 
   function writeState(): void {
@@ -212,16 +213,12 @@ async function stackCommand(args: string[], io: Io): Promise<number> {
 
   /** HAProxy in the foreground (master-worker, no daemon), a child of the stack: it stops when the stack does. */
   const startFront = async () => {
-    writeFileSync(
-      frontConfig,
-      haproxyConfig({
-        host: config.host,
-        port: config.port,
-        apis: apiPorts,
-        requestTimeoutMs: config.protection.limits.requestTimeoutMs,
-      }),
-      { mode: 0o600 },
-    );
+    writeHaproxyFiles(dir, {
+      host: config.host,
+      port: config.port,
+      apis: apiPorts,
+      requestTimeoutMs: config.protection.limits.requestTimeoutMs,
+    });
     const spec: ProcessSpec = {
       name: 'haproxy',
       program: haproxy,
