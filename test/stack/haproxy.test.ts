@@ -296,15 +296,18 @@ test("no instance reachable: the whole 503 answer is the API's problem+json, nam
   assert.deepEqual(JSON.parse(res.body), toProblem(new ApiError('SERVICE_UNAVAILABLE'), '/v1/orders', 'none-up-1'));
 });
 
-test("a body HAProxy cannot read (broken chunks): 400, the API's MALFORMED_REQUEST problem+json", async (t) => {
+test("a request HAProxy cannot read: 400, the API's MALFORMED_REQUEST problem+json", async (t) => {
   const a = await instance(t, 'a');
   const url = await front(t, [a.port]);
-  const res = await raw(url, async (socket) => {
-    socket.write('POST /v1/payments HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n');
-    // The request is under way at the instance when the broken chunk comes.
-    await until('the request at the instance', () => a.seen.length === 1);
-    socket.write('not-a-chunk-size\r\n');
-  });
+  // HAProxy 3.3 on answers a request line it cannot parse from its error files; older ones use them only once
+  // the request has reached an instance (a broken chunked body), where newer ones close without an answer.
+  const res = EARLY_ERROR_FILES
+    ? await raw(url, async (socket) => void socket.write('GET /v1/a b c HTTP/1.1\r\nhost: x\r\n\r\n'))
+    : await raw(url, async (socket) => {
+        socket.write('POST /v1/payments HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n');
+        await until('the request at the instance', () => a.seen.length === 1);
+        socket.write('not-a-chunk-size\r\n');
+      });
   assert.equal(res.status, 400);
   assert.equal(res.headers['content-type'], 'application/problem+json');
   assert.deepEqual(
@@ -312,22 +315,3 @@ test("a body HAProxy cannot read (broken chunks): 400, the API's MALFORMED_REQUE
     toProblem(new ApiError('MALFORMED_REQUEST', 'the request could not be read'), '', ''),
   );
 });
-
-test(
-  "a request line HAProxy refuses: 400, the API's MALFORMED_REQUEST problem+json",
-  {
-    skip: EARLY_ERROR_FILES
-      ? false
-      : `HAProxy ${major}.${minor} sends its built-in HTML page there (error files from 3.3)`,
-  },
-  async (t) => {
-    const url = await front(t, [(await instance(t, 'a')).port]);
-    const res = await raw(url, async (socket) => void socket.write('GET /v1/a b c HTTP/1.1\r\nhost: x\r\n\r\n'));
-    assert.equal(res.status, 400);
-    assert.equal(res.headers['content-type'], 'application/problem+json');
-    assert.deepEqual(
-      JSON.parse(res.body),
-      toProblem(new ApiError('MALFORMED_REQUEST', 'the request could not be read'), '', ''),
-    );
-  },
-);
