@@ -46,10 +46,9 @@ import { openDevIssuer } from '../src/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../src/auth/roles.ts';
 import { loadConfig } from '../src/config.ts';
 import { writeDevelopmentPki } from '../src/cli/certs.ts';
-import { accepts } from '../src/stack/supervised.ts';
 import { devPkiFiles } from '../src/tls/dev-files.ts';
 import { cobcVersion } from '../src/transport/cobol-host/build.ts';
-import { freePort } from '../support/free-port.ts';
+import { accepts, freePort } from '../support/free-port.ts';
 import { until } from '../src/until.ts';
 import { LOAN_BODY, PAYMENT_BODY, waitFor } from './harness.ts';
 import {

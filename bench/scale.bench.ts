@@ -2,7 +2,7 @@
  * npm run bench:scale: payments/s and GET req/s through `npm run stack` with 1, 2 and 3 API instances on
  * the PostgreSQL back-end, and where it saturates.
  *
- * Each step starts a fresh stack (`corebridge stack --api N --backend B`: mutual TLS, Redis, HAProxy in
+ * Each step starts a fresh stack (`npm run stack -- --api N --backend B`: mutual TLS, Redis, HAProxy in
  * front) on a new database of the local PostgreSQL server, then runs, after a warm-up each:
  *   - GET /v1/orders/{id} (one order created before);
  *   - POST /v1/payments between one pair of accounts (durable, a unique Idempotency-Key per request, 0.01 EUR
@@ -28,7 +28,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { startStack } from '../scripts/stack-run.ts';
+import { startStack } from '../scripts/stack/run.ts';
 import { PAYMENT_BODY } from './harness.ts';
 import { loadGeneratorDescription, runLoad, type LoadTarget, type Measurement } from './load.ts';
 

@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util';
 import { exitWithUsageIfAsked } from '../src/cli/help.ts';
 import { balances, checkAcknowledged, checkStore, sleep, startPaymentLoad, summary, total } from './payment-load.ts';
 import { until } from '../src/until.ts';
-import { startStack } from './stack-run.ts';
+import { startStack } from './stack/run.ts';
 
 exitWithUsageIfAsked(
   process.argv.slice(2),

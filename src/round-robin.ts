@@ -1,4 +1,4 @@
-/** Round-robin with skips: how the stack's front spreads requests and the TCP transport spreads calls. */
+/** Round-robin with skips: how the TCP transport spreads calls over the back-end services. */
 
 /** `isUsable` leaves an item out of this pick; `isAvoided` passes over it while a usable one is not avoided. */
 export type NextInTurn<T> = (isUsable: (item: T) => boolean, isAvoided: (item: T) => boolean) => T | undefined;

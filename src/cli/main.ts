@@ -11,7 +11,6 @@ import {
 import { HASH_PASSWORD_USAGE, hashPasswordCommand } from './hash-password.ts';
 import { asksForHelp } from './help.ts';
 import { SERVICES_USAGE, servicesCommand } from './services.ts';
-import { STACK_USAGE, stackCommand } from './stack.ts';
 import { UsageError, type Io } from './usage.ts';
 import { WEBHOOKS_USAGE, webhooksCommand } from './webhooks.ts';
 
@@ -26,7 +25,6 @@ Commands:
   backend serve                                        run the back-end as a service over mutual TLS (BACKEND_LISTEN)
   certs [--force]                                      make a development CA and certificates in DATA_DIR/certs
   certs --issue NAME --usage client|server             add a certificate from that CA (--dns, --ip, --days)
-  stack [--api N] [--backend M]                        a small cluster on this machine: N APIs, M back-ends, a front on PORT
   webhooks reencrypt                                   seal every webhook secret with the first WEBHOOK_SECRET_KEY
   hash-password < secret                               scrypt hash of a password on stdin, for AUTH_ACCOUNTS_FILE
 
@@ -39,7 +37,6 @@ const COMMAND_USAGE: Record<string, string | undefined> = {
   services: SERVICES_USAGE,
   backend: BACKEND_USAGE,
   certs: CERTS_USAGE,
-  stack: STACK_USAGE,
   webhooks: WEBHOOKS_USAGE,
   'hash-password': HASH_PASSWORD_USAGE,
 };
@@ -60,7 +57,6 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === 'services') return await servicesCommand(rest, io);
     if (command === 'backend') return await backendCommand(rest, io);
     if (command === 'certs') return await certsCommand(rest, io);
-    if (command === 'stack') return await stackCommand(rest, io);
     if (command === 'webhooks') return await webhooksCommand(rest, io);
     if (command === 'hash-password') return await hashPasswordCommand(rest, io);
     throw new UsageError(`unknown command "${command}"\n\n${USAGE}`);

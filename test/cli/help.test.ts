@@ -16,7 +16,6 @@ const COMMANDS: Array<{ args: string[]; usage: RegExp }> = [
   { args: ['bin/corebridge.ts', 'services', 'check', '--help'], usage: /^usage: corebridge services check DIR/ },
   { args: ['bin/corebridge.ts', 'backend', 'serve', '--help'], usage: /^usage: corebridge backend serve/ },
   { args: ['bin/corebridge.ts', 'certs', '--help'], usage: /^usage: corebridge certs/ },
-  { args: ['bin/corebridge.ts', 'stack', '--help'], usage: /^usage: corebridge stack/ },
   { args: ['bin/corebridge.ts', 'webhooks', 'reencrypt', '--help'], usage: /^usage: corebridge webhooks reencrypt/ },
   { args: ['src/cli/token.ts', '--help'], usage: /^usage: npm run token -- <identity>/ },
   { args: ['src/cli/seed.ts', '--help'], usage: /^usage: npm run seed/ },
@@ -27,6 +26,7 @@ const COMMANDS: Array<{ args: string[]; usage: RegExp }> = [
   { args: ['scripts/fault-test.ts', '--help'], usage: /^usage: npm run test:faults/ },
   { args: ['scripts/image.ts', '--help'], usage: /^usage: npm run image/ },
   { args: ['scripts/container-test.ts', '--help'], usage: /^usage: npm run test:container/ },
+  { args: ['scripts/stack/stack.ts', '--help'], usage: /^usage: npm run stack -- \[--api N\] \[--backend M\]/ },
 ];
 
 for (const { args, usage } of COMMANDS) {
@@ -50,8 +50,8 @@ test('seed refuses arguments it does not take', () => {
   assert.match(run.stderr, /^seed: takes no arguments/);
 });
 
-// Scripts import commands directly (the bench and stack runner: certs.ts, stack.ts): each must load on its own.
-for (const module of ['backend', 'certs', 'services', 'stack', 'webhooks', 'main']) {
+// Scripts import commands directly (the bench and the stack: certs.ts): each must load on its own.
+for (const module of ['backend', 'certs', 'services', 'webhooks', 'main']) {
   test(`src/cli/${module}.ts loads on its own, first in a process`, () => {
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', `await import('./src/cli/${module}.ts')`], {
       encoding: 'utf8',

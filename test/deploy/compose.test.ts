@@ -13,7 +13,8 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { loadConfig, type Env } from '../../src/config.ts';
 import { productionProblems, type ProcessRole } from '../../src/production.ts';
-import { haproxyConfig } from '../../src/stack/haproxy.ts';
+import { ApiError, toProblem } from '../../src/errors.ts';
+import { ERROR_FILES_DIR, haproxyConfig, haproxyErrorFiles } from '../../scripts/stack/haproxy.ts';
 
 const FILE = 'deploy/compose.yaml';
 const HAPROXY_CFG = 'deploy/haproxy.cfg';
@@ -104,10 +105,16 @@ test('every service has a health check', () => {
 test("the front's configuration passes haproxy -c, and a broken one does not", (t) => {
   const front = services.front!;
   assert.ok(front.volumes?.includes('./haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro'));
+  // Its error files are read beside it (default-path config), in the container as here.
+  assert.ok(front.volumes?.includes(`./${ERROR_FILES_DIR}:/usr/local/etc/haproxy/${ERROR_FILES_DIR}:ro`));
   const ok = haproxyCheck(HAPROXY_CFG);
   assert.equal(ok.status, 0, ok.stdout + ok.stderr);
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-compose-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(join('deploy', ERROR_FILES_DIR), join(dir, ERROR_FILES_DIR), { recursive: true });
+  const copy = join(dir, 'haproxy.cfg');
+  writeFileSync(copy, readFileSync(HAPROXY_CFG, 'utf8'));
+  assert.equal(haproxyCheck(copy).status, 0, 'the copy passes: only the broken line fails the next one');
   const broken = join(dir, 'haproxy.cfg');
   writeFileSync(broken, readFileSync(HAPROXY_CFG, 'utf8').replace('retry-on conn-failure', 'retry-on conn-flure'));
   assert.notEqual(haproxyCheck(broken).status, 0);
@@ -126,6 +133,22 @@ test("the front keeps the stack's rules: forwardfor, retries of reads only, read
   // The front's health check asks HAProxy's monitor page, which fails while no replica is ready.
   assert.ok(cfg.includes('  monitor-uri /healthz') && cfg.includes('  monitor fail if { nbsrv(apis) lt 1 }'));
   assert.match(services.front!.healthcheck!.test.join(' '), /127\.0\.0\.1\/8404.*GET \/healthz/);
+});
+
+test("the front's error files are the stack's: a 400 MALFORMED_REQUEST problem+json, for HAProxy's 400 and 408", () => {
+  const files = haproxyErrorFiles();
+  assert.deepEqual(Object.keys(files).sort(), ['400.http', '408.http']);
+  for (const [name, text] of Object.entries(files)) {
+    assert.equal(readFileSync(join('deploy', ERROR_FILES_DIR, name), 'utf8'), text, name);
+    const [head, body] = text.split('\r\n\r\n') as [string, string];
+    const [statusLine, ...fields] = head.split('\r\n');
+    assert.equal(statusLine, 'HTTP/1.1 400 Bad Request', name);
+    const headers = Object.fromEntries(fields.map((f) => f.split(': ') as [string, string]));
+    assert.equal(headers['content-type'], 'application/problem+json', name);
+    assert.equal(Number(headers['content-length']), Buffer.byteLength(body), name);
+    const detail = name === '400.http' ? 'the request could not be read' : 'the request did not arrive within 10 s';
+    assert.deepEqual(JSON.parse(body), toProblem(new ApiError('MALFORMED_REQUEST', detail), '', ''), name);
+  }
 });
 
 test("TRUST_PROXY on the APIs is the front's network, which holds the front and the APIs only", () => {

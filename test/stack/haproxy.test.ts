@@ -1,18 +1,25 @@
 /**
- * The stack's front: HAProxy run with the configuration `corebridge stack` generates, in front of real HTTP
+ * The stack's front: HAProxy run with the configuration `npm run stack` generates, in front of real HTTP
  * servers standing in for API instances (each records what reached it).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { accepts } from '../../src/stack/supervised.ts';
-import { findHaproxy, haproxyConfig } from '../../src/stack/haproxy.ts';
+import { findHaproxy, writeHaproxyFiles } from '../../scripts/stack/haproxy.ts';
+import { ApiError, toProblem } from '../../src/errors.ts';
 import { until } from '../../src/until.ts';
-import { freePort } from '../../support/free-port.ts';
+import { accepts, freePort } from '../../support/free-port.ts';
+
+const HAPROXY = findHaproxy(process.env['PATH']);
+const version = HAPROXY ? spawnSync(HAPROXY, ['-v'], { encoding: 'utf8' }).stdout : '';
+const [major = 0, minor = 0] = (/version (\d+)\.(\d+)/.exec(version)?.slice(1) ?? []).map(Number);
+/** What HAProxy refuses before a request exists gets its error files from 3.3 on, its built-in HTML page before. */
+const EARLY_ERROR_FILES = major > 3 || (major === 3 && minor >= 3);
 
 interface Seen {
   method: string;
@@ -52,6 +59,8 @@ async function instance(t: TestContext, name: string, dropOn: string[] = []): Pr
       res.write('first chunk of the answer');
       return;
     }
+    // An instance sees a request cut short by HAProxy as an aborted one.
+    req.on('error', () => {});
     req.resume();
     req.on('end', () => {
       if (dropOn.includes(req.method!)) return void req.socket.destroy();
@@ -73,12 +82,11 @@ async function instance(t: TestContext, name: string, dropOn: string[] = []): Pr
 
 /** HAProxy with the stack's configuration over `ports`; its URL. */
 async function front(t: TestContext, ports: number[]): Promise<string> {
-  const haproxy = findHaproxy(process.env['PATH']);
+  const haproxy = HAPROXY;
   assert.ok(haproxy, 'haproxy is not on PATH (Debian package haproxy)');
   const dir = mkdtempSync(join(tmpdir(), 'corebridge-haproxy-'));
   const port = await freePort();
-  const file = join(dir, 'haproxy.cfg');
-  writeFileSync(file, haproxyConfig({ host: '127.0.0.1', port, apis: ports, requestTimeoutMs: 5000 }));
+  const file = writeHaproxyFiles(dir, { host: '127.0.0.1', port, apis: ports, requestTimeoutMs: 5000 });
   let log = '';
   const child = spawn(haproxy, ['-W', '-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (d: Buffer) => (log += d.toString()));
@@ -256,4 +264,54 @@ test('no instance reachable: 503 problem+json with Retry-After at once, for read
     assert.equal(res.headers['retry-after'], '1');
     assert.equal((JSON.parse(res.body) as Record<string, unknown>)['code'], 'SERVICE_UNAVAILABLE');
   }
+});
+
+/** Bytes written to the front as they are (`steps` between them); HAProxy's whole answer once it closes. */
+function raw(url: string, steps: (socket: Socket) => Promise<void>): Promise<Answer> {
+  const { port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const socket = connect(Number(port), '127.0.0.1', () => steps(socket).catch(reject));
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine = '', ...fields] = head.split('\r\n');
+      const headers = Object.fromEntries(
+        fields.map((f) => [f.slice(0, f.indexOf(':')).toLowerCase(), f.slice(f.indexOf(':') + 1).trim()]),
+      );
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+  });
+}
+
+test("no instance reachable: the whole 503 answer is the API's problem+json, naming the path and request", async (t) => {
+  const url = await front(t, [await freePort()]);
+  const res = await send(`${url}/v1/orders?page=2`, { headers: { 'x-request-id': 'none-up-1' } });
+  assert.equal(res.status, 503);
+  assert.equal(res.headers['content-type'], 'application/problem+json');
+  assert.equal(res.headers['retry-after'], '1');
+  assert.equal(res.headers['x-request-id'], 'none-up-1');
+  assert.deepEqual(JSON.parse(res.body), toProblem(new ApiError('SERVICE_UNAVAILABLE'), '/v1/orders', 'none-up-1'));
+});
+
+test("a request HAProxy cannot read: 400, the API's MALFORMED_REQUEST problem+json", async (t) => {
+  const a = await instance(t, 'a');
+  const url = await front(t, [a.port]);
+  // HAProxy 3.3 on answers a request line it cannot parse from its error files; older ones use them only once
+  // the request has reached an instance (a broken chunked body), where newer ones close without an answer.
+  const res = EARLY_ERROR_FILES
+    ? await raw(url, async (socket) => void socket.write('GET /v1/a b c HTTP/1.1\r\nhost: x\r\n\r\n'))
+    : await raw(url, async (socket) => {
+        socket.write('POST /v1/payments HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\n');
+        await until('the request at the instance', () => a.seen.length === 1);
+        socket.write('not-a-chunk-size\r\n');
+      });
+  assert.equal(res.status, 400);
+  assert.equal(res.headers['content-type'], 'application/problem+json');
+  assert.deepEqual(
+    JSON.parse(res.body),
+    toProblem(new ApiError('MALFORMED_REQUEST', 'the request could not be read'), '', ''),
+  );
 });

@@ -1,6 +1,6 @@
 /**
- * `corebridge stack` as a user runs it: the real API instances and back-end service behind HAProxy, on the
- * local PostgreSQL and Redis; and its refusal to start without HAProxy.
+ * `npm run stack` as a user runs it: the real API instances and back-end service behind HAProxy, on the
+ * local PostgreSQL and Redis; its refusal to start without HAProxy; and its absence from the product's command.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { startStack } from '../../scripts/stack-run.ts';
+import { startStack } from '../../scripts/stack/run.ts';
 import { until } from '../../src/until.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -68,7 +68,7 @@ test('the stack serves through HAProxy from both API instances, and Ctrl-C stops
 });
 
 test('without HAProxy on PATH the stack stops at once, naming the Debian package', () => {
-  const run = spawnSync(process.execPath, ['bin/corebridge.ts', 'stack', '--api', '2', '--backend', '2'], {
+  const run = spawnSync(process.execPath, ['scripts/stack/stack.ts', '--api', '2', '--backend', '2'], {
     cwd: ROOT,
     env: { ...process.env, PATH: '/nonexistent', DATA_DIR: '/nonexistent/corebridge' },
     encoding: 'utf8',
@@ -78,6 +78,15 @@ test('without HAProxy on PATH the stack stops at once, naming the Debian package
   assert.equal(run.stdout, '');
   const lines = run.stderr.trimEnd().split('\n');
   assert.equal(lines.length, 1, run.stderr);
-  assert.match(lines[0]!, /HAProxy.*not on PATH.*Debian package haproxy/);
+  assert.match(lines[0]!, /^stack: .*HAProxy.*not on PATH.*Debian package haproxy/);
   assert.equal(existsSync('/nonexistent/corebridge'), false);
+});
+
+test('the corebridge command does not offer the stack: a development tool, not the product', () => {
+  const run = spawnSync(process.execPath, ['bin/corebridge.ts', 'stack'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(run.status, 2);
+  assert.match(run.stderr, /^corebridge: unknown command "stack"/);
+  const help = spawnSync(process.execPath, ['bin/corebridge.ts', '--help'], { cwd: ROOT, encoding: 'utf8' });
+  assert.equal(help.status, 0);
+  assert.doesNotMatch(help.stdout, /^\s+stack\b/m);
 });

@@ -5,24 +5,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { connect } from 'node:net';
 
 export interface Supervised {
   readonly name: string;
   readonly log: string;
   pid(): number | undefined;
   stop(): Promise<void>;
-}
-
-/** Does something accept connections on this local port? (A back-end service listens once its store is open.) */
-export function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port }, () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 const RESTART_DELAY_MS = 1000;

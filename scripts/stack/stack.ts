@@ -1,6 +1,7 @@
 /**
- * `corebridge stack --api N --backend M` (`npm run stack`): a small cluster on one machine for trying and testing:
- * M back-ends on one PostgreSQL database, N API instances, mutual TLS, Redis and HAProxy in front on PORT.
+ * `npm run stack -- --api N --backend M`: a small cluster on one machine for trying and testing: M back-ends on
+ * one PostgreSQL database, N API instances, mutual TLS, Redis and HAProxy in front on PORT. A development tool,
+ * not part of the product: production runs the same processes under an orchestrator (deploy/).
  * Its PKI, provider key, HAProxy configuration and per-process logs live under DATA_DIR; Ctrl-C stops everything
  * it started.
  */
@@ -9,23 +10,25 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { closeRedis, connectRedis } from '../api/redis.ts';
 import pg from 'pg';
-import { redactedDatabaseUrl } from '../backend/store/postgres-store.ts';
-import { loadConfig, processEnv } from '../config.ts';
-import { CHECK_SECONDS, findHaproxy, HAPROXY_MISSING, haproxyConfig } from '../stack/haproxy.ts';
-import { accepts, supervise, type ProcessSpec, type Supervised } from '../stack/supervised.ts';
-import { devPkiFiles } from '../tls/dev-files.ts';
-import { writeDevelopmentPki } from './certs.ts';
-import { UsageError, type Io } from './usage.ts';
-import { until } from '../until.ts';
+import { closeRedis, connectRedis } from '../../src/api/redis.ts';
+import { redactedDatabaseUrl } from '../../src/backend/store/postgres-store.ts';
+import { writeDevelopmentPki } from '../../src/cli/certs.ts';
+import { exitWithUsageIfAsked } from '../../src/cli/help.ts';
+import { UsageError, type Io } from '../../src/cli/usage.ts';
+import { ConfigError, loadConfig, processEnv } from '../../src/config.ts';
+import { devPkiFiles } from '../../src/tls/dev-files.ts';
+import { until } from '../../src/until.ts';
+import { accepts } from '../../support/free-port.ts';
+import { CHECK_SECONDS, findHaproxy, HAPROXY_MISSING, writeHaproxyFiles } from './haproxy.ts';
+import { supervise, type ProcessSpec, type Supervised } from './supervised.ts';
 
-export const STACK_USAGE = `usage: corebridge stack [--api N] [--backend M]
+const STACK_USAGE = `usage: npm run stack -- [--api N] [--backend M]
   N API instances (default 2) and M back-end services (default 1) on this machine, over mutual TLS, behind
   HAProxy on PORT (Debian package haproxy); PostgreSQL (DATABASE_URL) and Redis (REDIS_URL) are shared by them.`;
 
 const BIN = fileURLToPath(new URL('../../bin/corebridge.ts', import.meta.url));
-const SERVER = fileURLToPath(new URL('../server.ts', import.meta.url));
+const SERVER = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
 const DEFAULT_REDIS = 'redis://127.0.0.1:6379';
 const DEFAULT_DATABASE = 'postgres://postgres@127.0.0.1:5432/corebridge';
 const START_TIMEOUT_MS = 60_000;
@@ -63,7 +66,7 @@ function instancePorts(front: number, n: number, offset: number): number[] {
   return Array.from({ length: n }, (_, i) => front + offset + i);
 }
 
-export async function stackCommand(args: string[], io: Io): Promise<number> {
+async function stackCommand(args: string[], io: Io): Promise<number> {
   let values;
   try {
     ({ values } = parseArgs({ args, options: { api: { type: 'string' }, backend: { type: 'string' } } }));
@@ -131,6 +134,7 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   };
   const started: Supervised[] = [];
   let front: Supervised | undefined;
+  // Where writeHaproxyFiles puts it, beside its error files.
   const frontConfig = join(dir, 'haproxy.cfg');
 
   function writeState(): void {
@@ -209,16 +213,12 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
 
   /** HAProxy in the foreground (master-worker, no daemon), a child of the stack: it stops when the stack does. */
   const startFront = async () => {
-    writeFileSync(
-      frontConfig,
-      haproxyConfig({
-        host: config.host,
-        port: config.port,
-        apis: apiPorts,
-        requestTimeoutMs: config.protection.limits.requestTimeoutMs,
-      }),
-      { mode: 0o600 },
-    );
+    writeHaproxyFiles(dir, {
+      host: config.host,
+      port: config.port,
+      apis: apiPorts,
+      requestTimeoutMs: config.protection.limits.requestTimeoutMs,
+    });
     const spec: ProcessSpec = {
       name: 'haproxy',
       program: haproxy,
@@ -280,4 +280,13 @@ export async function stackCommand(args: string[], io: Io): Promise<number> {
   await stopAll();
   io.stdout.write('stopped\n');
   return 0;
+}
+
+const args = process.argv.slice(2);
+exitWithUsageIfAsked(args, STACK_USAGE);
+try {
+  process.exitCode = await stackCommand(args, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+} catch (error) {
+  process.stderr.write(`stack: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = error instanceof UsageError ? error.exitCode : error instanceof ConfigError ? 2 : 1;
 }

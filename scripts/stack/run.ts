@@ -1,5 +1,5 @@
 /**
- * `npm run stack` as a script uses it (the fault test, bench:scale): on free ports, a fresh DATA_DIR, a new
+ * `npm run stack` as a script uses it (the fault test, bench:scale, test/stack): on free ports, a fresh DATA_DIR, a new
  * database of the local PostgreSQL server (named, not made: the first back-end makes it) and a Redis key
  * prefix of its own, all removed afterwards; with a clerk's token signed by the stack's identity key.
  */
@@ -10,14 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { openDevIssuer } from '../src/auth/dev-issuer.ts';
-import { ROLE_SCOPES } from '../src/auth/roles.ts';
-import { loadConfig } from '../src/config.ts';
-import { createTestDatabase, dropTestDatabases } from '../support/database.ts';
-import { portIsFree } from '../support/free-port.ts';
-import { until } from '../src/until.ts';
+import { openDevIssuer } from '../../src/auth/dev-issuer.ts';
+import { ROLE_SCOPES } from '../../src/auth/roles.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createTestDatabase, dropTestDatabases } from '../../support/database.ts';
+import { portIsFree } from '../../support/free-port.ts';
+import { until } from '../../src/until.ts';
 
-const ROOT = join(import.meta.dirname, '..');
+const ROOT = join(import.meta.dirname, '..', '..');
 const REDIS_URL = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
 
 export interface StackState {
@@ -79,7 +79,7 @@ export async function startStack(options: {
     ...options.env,
   };
   const base = `http://127.0.0.1:${port}`;
-  const args = ['bin/corebridge.ts', 'stack', '--api', String(options.apis), '--backend', String(options.backends)];
+  const args = ['scripts/stack/stack.ts', '--api', String(options.apis), '--backend', String(options.backends)];
   const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
