@@ -26,7 +26,7 @@ export const HAPROXY_MISSING =
   'the stack is fronted by HAProxy, which is not on PATH: install the Debian package haproxy (apt-get install haproxy; it lives in /usr/sbin)';
 
 /** Seconds between two health checks of an instance that is up. */
-export const CHECK_SECONDS = 2;
+const CHECK_SECONDS = 2;
 
 export interface FrontOptions {
   host: string;

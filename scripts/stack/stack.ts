@@ -20,7 +20,7 @@ import { ConfigError, loadConfig, processEnv } from '../../src/config.ts';
 import { devPkiFiles } from '../../src/tls/dev-files.ts';
 import { until } from '../../src/until.ts';
 import { accepts } from '../../support/free-port.ts';
-import { CHECK_SECONDS, findHaproxy, HAPROXY_MISSING, writeHaproxyFiles } from './haproxy.ts';
+import { findHaproxy, HAPROXY_MISSING, writeHaproxyFiles } from './haproxy.ts';
 import { supervise, type ProcessSpec, type Supervised } from './supervised.ts';
 
 const STACK_USAGE = `usage: npm run stack -- [--api N] [--backend M]
@@ -114,10 +114,6 @@ async function stackCommand(args: string[], io: Io): Promise<number> {
   // Each API instance its own metrics listener: METRICS_PORT, METRICS_PORT+1, … (none with METRICS_PORT=0).
   const metricsPorts = config.metrics ? instancePorts(config.metrics.port, apis, 0) : [];
   const common = { ...env, DATA_DIR: config.dataDir, LOG_LEVEL: config.logLevel, DATABASE_URL: databaseUrl };
-  // HAProxy's health checks come from loopback and count against the public per-address limit, which the
-  // instances share in Redis: it is raised, where needed, to twice what the checks take.
-  const { windowSeconds, perClass } = config.protection.rateLimit;
-  const publicMax = Math.max(perClass.public, 2 * apis * Math.ceil(windowSeconds / CHECK_SECONDS));
   // HAProxy is not restarted: its death stops the stack, which says so.
   let frontDied: (why: string) => void = () => {};
   const frontDeath = new Promise<string>((resolve) => (frontDied = resolve));
@@ -198,7 +194,6 @@ async function stackCommand(args: string[], io: Io): Promise<number> {
           BACKEND_URL: backendPorts.map((port) => `tls://127.0.0.1:${port}`).join(','),
           // HAProxy connects from loopback: its X-Forwarded-For names the client, for rate limits and logs.
           TRUST_PROXY: '127.0.0.1',
-          RATE_LIMIT_PUBLIC_MAX: String(publicMax),
         },
         log: join(dir, `api-${i + 1}.log`),
       },
