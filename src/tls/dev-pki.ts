@@ -117,9 +117,12 @@ async function authority(caCert: x509.X509Certificate, signingKey: webcrypto.Cry
 /** The development set (`npm run certs`): CA, back-end server certificate, API client certificate. */
 export async function createDevelopmentPki(options: { days?: number } = {}) {
   const ca = await createCertificateAuthority({ commonName: DEV_CA_NAME, days: options.days ?? 365 });
-  const days = Math.min(options.days ?? 365, 365);
+  return { ca, ...(await issueServicePair(ca, Math.min(options.days ?? 365, 365))) };
+}
+
+/** The back-end's server certificate and the API's client certificate, with the names the defaults expect. */
+export async function issueServicePair(ca: CertificateAuthority, days: number) {
   return {
-    ca,
     backend: await ca.issue({
       commonName: DEV_BACKEND_NAME,
       usage: 'server',

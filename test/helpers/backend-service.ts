@@ -9,10 +9,11 @@ import type { TestContext } from 'node:test';
 import { createServer, type TLSSocket } from 'node:tls';
 import { pino, type Logger } from 'pino';
 import { loadMessageCatalog } from '../../src/backend/copybooks/index.ts';
-import { devPkiFiles, DEV_API_CLIENT_NAME, DEV_BACKEND_NAME } from '../../src/tls/dev-files.ts';
+import { devPkiFiles, DEV_API_CLIENT_NAME } from '../../src/tls/dev-files.ts';
 import {
   createCertificateAuthority,
   createDevelopmentPki,
+  issueServicePair,
   type CertificateAuthority,
   type IssuedCertificate,
 } from '../../src/tls/dev-pki.ts';
@@ -71,17 +72,7 @@ async function operatorPki(): Promise<{
   api: IssuedCertificate;
 }> {
   const ca = await createCertificateAuthority({ commonName: 'Corebridge test operator CA', days: 1 });
-  return {
-    ca,
-    backend: await ca.issue({
-      commonName: DEV_BACKEND_NAME,
-      usage: 'server',
-      dnsNames: ['localhost', DEV_BACKEND_NAME],
-      ipAddresses: ['127.0.0.1', '::1'],
-      days: 1,
-    }),
-    api: await ca.issue({ commonName: DEV_API_CLIENT_NAME, usage: 'client', dnsNames: [DEV_API_CLIENT_NAME], days: 1 }),
-  };
+  return { ca, ...(await issueServicePair(ca, 1)) };
 }
 
 /**
