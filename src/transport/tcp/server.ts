@@ -41,19 +41,27 @@ const HANDSHAKE_TIMEOUT_MS = 10_000;
 export const CALLER_NOT_ALLOWED = 'CALLER_NOT_ALLOWED';
 
 /**
- * Why a client that is not an API instance may not make this call, or null if it may: it calls only as itself
- * (its certificate name the principal), never as SYSTEM, and never for a customer, whose ID is another identity.
+ * Why a client that is not an API instance may not make this call (with the header it states), or null if it
+ * may: it calls only as itself (its certificate name the principal), never as SYSTEM, and never for a customer,
+ * whose ID is another identity.
  */
-function claimRefusal(catalog: MessageCatalog, identity: string, message: Buffer): string | null {
+function claimRefusal(
+  catalog: MessageCatalog,
+  identity: string,
+  message: Buffer,
+): { reason: string; header: MessageHeader } | null {
   let header: MessageHeader;
   try {
     ({ header } = readHeader(catalog, message));
   } catch {
-    return 'its header is unreadable';
+    return { reason: 'its header is unreadable', header: { ...BLANK_HEADER } };
   }
-  if (header.role === 'SYSTEM') return 'only an API instance (BACKEND_API_CLIENTS) may call as SYSTEM';
-  if (header.principal !== identity || header.role === 'CUSTOMER' || header.customerId.trim() !== '')
-    return `this client may call only as itself (${identity}); acting for others is for BACKEND_API_CLIENTS`;
+  if (header.role === 'SYSTEM')
+    return { reason: 'only an API instance (BACKEND_API_CLIENTS) may call as SYSTEM', header };
+  if (header.principal !== identity || header.role === 'CUSTOMER' || header.customerId.trim() !== '') {
+    const reason = `this client may call only as itself (${identity}); acting for others is for BACKEND_API_CLIENTS`;
+    return { reason, header };
+  }
   return null;
 }
 
@@ -108,7 +116,7 @@ export async function serveBackend(transport: Transport, options: BackendService
           if (frame.kind === FRAME_KIND.CALL) {
             const refusal = api ? null : claimRefusal(options.catalog, identity, frame.payload);
             if (refusal === null) handleCall(socket, frame.callId, frame.payload);
-            else refuseCall(socket, frame.callId, frame.payload, { ...peer, client: identity }, refusal);
+            else refuseCall(socket, frame.callId, { ...peer, client: identity }, refusal);
           } else if (frame.kind === FRAME_KIND.PING) {
             void transport
               .ready()
@@ -148,13 +156,12 @@ export async function serveBackend(transport: Transport, options: BackendService
   }
 
   /** Answers a call its client may not make, as the back-end answers any refused call: nothing runs. */
-  function refuseCall(socket: TLSSocket, callId: number, message: Buffer, peer: object, reason: string): void {
-    let header: MessageHeader;
-    try {
-      ({ header } = readHeader(options.catalog, message));
-    } catch {
-      header = { ...BLANK_HEADER };
-    }
+  function refuseCall(
+    socket: TLSSocket,
+    callId: number,
+    peer: object,
+    { reason, header }: { reason: string; header: MessageHeader },
+  ): void {
     log.warn(
       { ...peer, tran: header.tranCode, principal: header.principal, role: header.role, reason },
       'back-end call refused: caller not allowed for this client',
