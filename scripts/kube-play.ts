@@ -10,7 +10,6 @@
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +21,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { createCertificateAuthority } from '../src/tls/dev-pki.ts';
 import { until } from '../src/until.ts';
 import { createTestDatabase, dropTestDatabases } from '../support/database.ts';
+import { serveFakeIssuer, type FakeIssuer } from '../support/fake-issuer.ts';
 import { freePort } from '../support/free-port.ts';
 import { DEFAULT_TAG, ROOT } from './image.ts';
 
@@ -62,7 +62,7 @@ const made = {
   dir: null as string | null,
   rabbitUser: null as string | null,
   database: false,
-  issuer: null as Server | null,
+  issuer: null as FakeIssuer | null,
   tag: false,
 };
 /** Set once the clean-up has begun: the stage makes nothing more (a signal's clean-up runs while it waits). */
@@ -103,8 +103,7 @@ async function removeMade(): Promise<void> {
   if (made.issuer) {
     const issuer = made.issuer;
     made.issuer = null;
-    issuer.closeAllConnections();
-    await new Promise((resolve) => issuer.close(resolve));
+    await issuer.close();
   }
   if (made.database) {
     made.database = false;
@@ -124,33 +123,22 @@ export function kubePlayLogs(): string {
     .join('');
 }
 
-/** A discovery document and a JWKS on loopback, as an OpenID provider publishes them; its signing key. */
+/** An OpenID provider on loopback (support/fake-issuer.ts) publishing one key of its own; tokens it signs. */
 async function startIssuer(): Promise<{ issuer: string; sign: (claims: Record<string, unknown>) => Promise<string> }> {
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   const jwk = { ...(await exportJWK(publicKey)), kid: 'kube-play', alg: 'ES256', use: 'sig' };
-  let issuer = '';
-  const server = createServer((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    if (req.url === '/realms/bank/.well-known/openid-configuration')
-      res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}/certs`, response_types_supported: ['code'] }));
-    else if (req.url === '/realms/bank/certs') res.end(JSON.stringify({ keys: [jwk] }));
-    else {
-      res.statusCode = 404;
-      res.end('{}');
-    }
-  });
   notStopping();
-  made.issuer = server;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}/realms/bank`;
+  const idp = await serveFakeIssuer();
+  made.issuer = idp;
+  idp.publish([jwk]);
   const sign = (claims: Record<string, unknown>) =>
     new SignJWT(claims)
       .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: jwk.kid })
-      .setIssuer(issuer)
+      .setIssuer(idp.issuer)
       .setIssuedAt()
       .setExpirationTime('10m')
       .sign(privateKey);
-  return { issuer, sign };
+  return { issuer: idp.issuer, sign };
 }
 
 /**

@@ -1,48 +1,17 @@
-/** An external OpenID issuer for tests: a discovery document and a JWKS over loopback HTTP, keys published at will. */
+/** An external OpenID issuer for tests (support/fake-issuer.ts), closed after the test; its keys and tokens. */
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
 import type { TestContext } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 import type { DevIssuer } from '../../src/auth/dev-issuer.ts';
+import { serveFakeIssuer, type FakeIssuer } from '../../support/fake-issuer.ts';
 
-export interface FakeIssuer {
-  /** `iss`, ending in /realms/bank as Keycloak's do. */
-  issuer: string;
-  /** How often the JWKS was fetched. */
-  readonly jwksFetches: number;
-  /** Replaces the published keys. */
-  publish(keys: JWK[]): void;
-}
+export type { FakeIssuer };
 
-/** `jwksPath`: where under the issuer the JWKS is served (Keycloak's is /protocol/openid-connect/certs). */
-export async function startFakeIssuer(t: TestContext, jwksPath = '/certs'): Promise<FakeIssuer> {
-  let keys: JWK[] = [];
-  let jwksFetches = 0;
-  let issuer = '';
-  const server = createServer((req, res) => {
-    res.setHeader('content-type', 'application/json');
-    if (req.url === '/realms/bank/.well-known/openid-configuration') {
-      res.end(JSON.stringify({ issuer, jwks_uri: `${issuer}${jwksPath}`, response_types_supported: ['code'] }));
-    } else if (req.url === `/realms/bank${jwksPath}`) {
-      jwksFetches++;
-      res.end(JSON.stringify({ keys }));
-    } else {
-      res.statusCode = 404;
-      res.end('{}');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise((resolve) => server.close(resolve)));
-  issuer = `http://127.0.0.1:${(server.address() as { port: number }).port}/realms/bank`;
-  return {
-    issuer,
-    get jwksFetches() {
-      return jwksFetches;
-    },
-    publish(next) {
-      keys = next;
-    },
-  };
+/** The issuer of support/fake-issuer.ts, closed after the test. */
+export async function startFakeIssuer(t: TestContext, jwksPath?: string): Promise<FakeIssuer> {
+  const idp = await serveFakeIssuer(jwksPath);
+  t.after(() => idp.close());
+  return idp;
 }
 
 /** A signing key of the issuer's, and its public JWK to publish. */
