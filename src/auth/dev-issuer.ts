@@ -74,6 +74,20 @@ export async function openDevIssuer(options: {
   const privateJwk = await loadOrCreateKey(signingKeyFile(options.dataDir));
   const { d: _private, ...publicJwk } = privateJwk;
   const key = (await importJWK(privateJwk, SIGNING_ALG)) as CryptoKey | KeyObject;
+  return accessTokenSigner({ ...options, key, publicJwk });
+}
+
+/**
+ * Signs access tokens as the embedded provider does (`typ: at+jwt`, its claims) with `key`, whose public half
+ * `publicJwk` (with its kid and alg) is the JWKS: the development key, or a test's external issuer's.
+ */
+export function accessTokenSigner(options: {
+  issuer: string;
+  audience: string;
+  key: CryptoKey | KeyObject;
+  publicJwk: JWK;
+}): DevIssuer {
+  const { publicJwk, key } = options;
   return {
     issuer: options.issuer,
     audience: options.audience,
@@ -86,7 +100,7 @@ export async function openDevIssuer(options: {
         ...(claims.customerId ? { customer_id: claims.customerId } : {}),
         ...(claims.clientId ? { client_id: claims.clientId } : {}),
       })
-        .setProtectedHeader({ alg: SIGNING_ALG, typ: ACCESS_TOKEN_TYPE, kid: privateJwk.kid })
+        .setProtectedHeader({ alg: publicJwk.alg ?? SIGNING_ALG, typ: ACCESS_TOKEN_TYPE, kid: publicJwk.kid })
         .setIssuer(options.issuer)
         .setAudience(signOptions.audience ?? options.audience)
         .setSubject(claims.subject)

@@ -1,8 +1,7 @@
 /** An external OpenID issuer for tests (support/fake-issuer.ts), closed after the test; its keys and tokens. */
-import { randomUUID } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
-import type { DevIssuer } from '../../src/auth/dev-issuer.ts';
+import { accessTokenSigner, type DevIssuer } from '../../src/auth/dev-issuer.ts';
 import { serveFakeIssuer, type FakeIssuer } from '../../support/fake-issuer.ts';
 
 export type { FakeIssuer };
@@ -55,28 +54,7 @@ export async function startSigningIssuer(
   const idp = await startFakeIssuer(t);
   const key = await issuerKey('test-issuer-1', 'ES256');
   idp.publish([key.jwk]);
-  const signer = (audience: string): IssuerSigner => ({
-    issuer: idp.issuer,
-    audience,
-    jwks: { keys: [key.jwk] },
-    async sign(claims, options = {}) {
-      const iat = options.issuedAt ?? Math.floor(Date.now() / 1000);
-      const jwt = new SignJWT({
-        scope: claims.scopes.join(' '),
-        role: claims.role,
-        ...(claims.customerId ? { customer_id: claims.customerId } : {}),
-        ...(claims.clientId ? { client_id: claims.clientId } : {}),
-      })
-        .setProtectedHeader({ alg: key.jwk.alg!, typ: 'at+jwt', kid: key.jwk.kid! })
-        .setIssuer(idp.issuer)
-        .setAudience(options.audience ?? audience)
-        .setSubject(claims.subject)
-        .setJti(randomUUID())
-        .setIssuedAt(iat)
-        .setExpirationTime(iat + (options.ttlSeconds ?? 600));
-      if (options.notBefore !== undefined) jwt.setNotBefore(options.notBefore);
-      return jwt.sign(key.privateKey);
-    },
-  });
+  const signer = (audience: string): IssuerSigner =>
+    accessTokenSigner({ issuer: idp.issuer, audience, key: key.privateKey, publicJwk: key.jwk });
   return { issuer: idp.issuer, signer };
 }
