@@ -42,9 +42,12 @@ export function scopesForAccount(accounts: IdentityAccounts, accountId: string |
   return role ? ROLE_SCOPES[role] : [];
 }
 
+/** A private or symmetric key among a client's keys: its secret would sit in the provider's client metadata. */
+const holdsSecretKey = (keys: readonly JWK[]) => keys.some((key) => 'd' in key || 'k' in key);
+
 function partnerJwks(file: string): ClientMetadata['jwks'] {
   const jwks = JSON.parse(readFileSync(file, 'utf8')) as { keys: JWK[] };
-  if (jwks.keys.some((key) => 'd' in key || 'k' in key)) throw new Error(`${file} must hold public keys only`);
+  if (holdsSecretKey(jwks.keys)) throw new Error(`${file} must hold public keys only`);
   return jwks as ClientMetadata['jwks'];
 }
 
@@ -170,7 +173,7 @@ function readAccountsFile(file: string): { users: FileUser[]; clients: FileClien
     if (c.secretHash !== undefined && c.jwks !== undefined) throw bad(`${where}: give secretHash or jwks, not both`);
     if (c.jwks !== undefined) {
       if (!Array.isArray(c.jwks?.keys) || c.jwks.keys.length === 0) throw bad(`${where}.jwks must be {"keys": [...]}`);
-      if (c.jwks.keys.some((key) => 'd' in key || 'k' in key)) throw bad(`${where}.jwks must hold public keys only`);
+      if (holdsSecretKey(c.jwks.keys)) throw bad(`${where}.jwks must hold public keys only`);
     }
     const uris = c.redirectUris ?? [];
     if (!Array.isArray(uris) || uris.some((uri) => typeof uri !== 'string' || !URL.canParse(uri))) {
