@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# One curl per operation against a running server (npm start), with tokens from the development
-# issuer (npm run token, same DATA_DIR). Usage: bash scripts/curl-examples.sh [base-url]
+# One curl for every operation of the contract against a running server (npm start), with tokens from the
+# development issuer (npm run token, same DATA_DIR). Usage: bash scripts/curl-examples.sh [base-url]
+# The webhook calls need a server that lets a local receiver in (docs/events-webhooks-operations.md):
+#   WEBHOOK_ALLOW_HTTP=true WEBHOOK_ALLOWED_CIDRS=127.0.0.1/32 WEBHOOK_ALLOWED_PORTS=3000 npm start
 # Needs curl and Node (for the JSON fields and the random keys); no uuidgen.
 set -euo pipefail
 BASE="${1:-http://localhost:${PORT:-8080}}"
@@ -15,7 +17,8 @@ PORT_OF_BASE=$(node -e 'const u=new URL(process.argv[1]);console.log(u.port||(u.
 ADA=$(PORT="$PORT_OF_BASE" npm run -s token -- ada)
 CLERK=$(PORT="$PORT_OF_BASE" npm run -s token -- clerk)
 uuid() { node -e 'console.log(crypto.randomUUID())'; }
-json() { printf '%s' "$1" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s)[process.argv[1]]))' "$2"; }
+# A field of a JSON answer; a dotted path (items.0.deliveryId) reaches into objects and arrays.
+json() { printf '%s' "$1" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(process.argv[1].split(".").reduce((v,k)=>v?.[k],JSON.parse(s))??""))' "$2"; }
 show() { echo; echo "\$ $1"; }
 
 show "POST /v1/orders"
@@ -49,6 +52,9 @@ show "PATCH /v1/customers/1001 (JSON merge patch)"
 curl -s -X PATCH "$BASE/v1/customers/1001" -H "Authorization: Bearer $ADA" -H 'Content-Type: application/merge-patch+json' \
   -d '{"phone":"+44 20 7946 0018"}'; echo
 
+show "GET /v1/customers/1001/accounts"
+curl -s "$BASE/v1/customers/1001/accounts" -H "Authorization: Bearer $ADA"; echo
+
 show "GET /v1/accounts/1001-01/balance"
 curl -s "$BASE/v1/accounts/1001-01/balance" -H "Authorization: Bearer $ADA"; echo
 
@@ -65,6 +71,19 @@ PAYMENT_ID=$(json "$(echo "$PAYMENT" | tail -1)" paymentId)
 show "GET /v1/payments/$PAYMENT_ID"
 curl -s "$BASE/v1/payments/$PAYMENT_ID" -H "Authorization: Bearer $ADA"; echo
 
+show "GET /v1/payments?accountId=1001-01&limit=2 (the account's statement)"
+curl -s "$BASE/v1/payments?accountId=1001-01&limit=2" -H "Authorization: Bearer $ADA"; echo
+
+show "POST /v1/payments with Prefer: respond-async (202 and an operation to poll)"
+ACCEPTED=$(curl -s -i -X POST "$BASE/v1/payments" -H "Authorization: Bearer $ADA" -H 'Content-Type: application/json' \
+  -H "Idempotency-Key: $(uuid)" -H 'Prefer: respond-async' \
+  -d '{"debtorAccount":"1001-01","creditorAccount":"1002-01","amount":5,"currency":"EUR","reference":"Later"}')
+echo "$ACCEPTED" | head -1
+OPERATION=$(echo "$ACCEPTED" | tr -d '\r' | sed -n 's/^[Ll]ocation: //p')
+
+show "GET $OPERATION"
+curl -s "$BASE$OPERATION" -H "Authorization: Bearer $ADA"; echo
+
 show "POST /v1/loan-applications"
 LOAN=$(curl -s -X POST "$BASE/v1/loan-applications" -H "Authorization: Bearer $ADA" -H 'Content-Type: application/json' \
   -d '{"customerId":"1001","amount":10000,"installments":24}')
@@ -72,3 +91,52 @@ echo "$LOAN"
 
 show "GET /v1/loan-applications/$(json "$LOAN" loanId)"
 curl -s "$BASE/v1/loan-applications/$(json "$LOAN" loanId)" -H "Authorization: Bearer $ADA"; echo
+
+show "GET /v1/loan-applications (a customer's own, newest first)"
+curl -s "$BASE/v1/loan-applications" -H "Authorization: Bearer $ADA"; echo
+
+show "GET /v1/events?limit=3 (the events feed; read on with cursor=<nextCursor>)"
+EVENTS=$(curl -s "$BASE/v1/events?limit=3" -H "Authorization: Bearer $CLERK")
+echo "$EVENTS"
+show "GET /v1/events?limit=3&cursor=$(json "$EVENTS" nextCursor)"
+curl -s "$BASE/v1/events?limit=3&cursor=$(json "$EVENTS" nextCursor)" -H "Authorization: Bearer $CLERK"; echo
+
+# Webhooks: a subscription to a local receiver. Nothing needs to listen there: a delivery that finds no
+# receiver stays pending and is tried again on the schedule.
+RECEIVER="${WEBHOOK_RECEIVER:-http://127.0.0.1:3000/hooks}"
+show "POST /v1/webhook-subscriptions (agent; url $RECEIVER)"
+SUBSCRIPTION=$(curl -s -X POST "$BASE/v1/webhook-subscriptions" -H "Authorization: Bearer $CLERK" \
+  -H 'Content-Type: application/json' -d "{\"url\":\"$RECEIVER\",\"eventTypes\":[\"OrderConfirmed\"],\"description\":\"curl examples\"}")
+echo "$SUBSCRIPTION"
+SUBSCRIPTION_ID=$(json "$SUBSCRIPTION" subscriptionId)
+if [ -z "$SUBSCRIPTION_ID" ]; then
+  echo "curl-examples: the server refused the local receiver; to try webhooks, start it with" >&2
+  echo "  WEBHOOK_ALLOW_HTTP=true WEBHOOK_ALLOWED_CIDRS=127.0.0.1/32 WEBHOOK_ALLOWED_PORTS=3000 npm start" >&2
+  exit 0
+fi
+
+show "GET /v1/webhook-subscriptions"
+curl -s "$BASE/v1/webhook-subscriptions" -H "Authorization: Bearer $CLERK"; echo
+
+show "GET /v1/webhook-subscriptions/$SUBSCRIPTION_ID (never the secret)"
+curl -s "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID" -H "Authorization: Bearer $CLERK"; echo
+
+curl -s -o /dev/null -X POST "$BASE/v1/orders" -H "Authorization: Bearer $ADA" -H 'Content-Type: application/json' \
+  -d '{"customerId":"1001","productId":"P-100","quantity":1}'
+show "GET /v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries (the order just placed)"
+DELIVERY_ID=""
+for _ in $(seq 1 50); do
+  DELIVERIES=$(curl -s "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries" -H "Authorization: Bearer $CLERK")
+  DELIVERY_ID=$(json "$DELIVERIES" items.0.deliveryId)
+  [ -n "$DELIVERY_ID" ] && break
+  sleep 0.2
+done
+echo "$DELIVERIES"
+
+show "POST /v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries/$DELIVERY_ID/retry (due now)"
+curl -s -X POST "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries/$DELIVERY_ID/retry" \
+  -H "Authorization: Bearer $CLERK"; echo
+
+show "DELETE /v1/webhook-subscriptions/$SUBSCRIPTION_ID"
+curl -s -o /dev/null -w '%{http_code}\n' -X DELETE "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID" \
+  -H "Authorization: Bearer $CLERK"

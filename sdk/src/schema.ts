@@ -5414,6 +5414,8 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Opaque cursor from `nextCursor`; absent: from the oldest event */
+                cursor?: string;
+                /** @description Deprecated: the former name of `cursor`, still read; its answers carry `Deprecation` */
                 after?: string;
                 /** @description What happened, in the past tense */
                 type?: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated";
@@ -5438,12 +5440,14 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description RFC 9745: the operation, or a query parameter this request used, is deprecated since this date (`@` and epoch seconds) */
+                    deprecation?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         items: components["schemas"]["CloudEvent"][];
-                        /** @description Pass as `after` to read on; also when `hasMore` is false, to poll for new events later */
+                        /** @description Pass as `cursor` to read on; also when `hasMore` is false, to poll for new events later */
                         nextCursor: string;
                         /** @description More events are there now */
                         hasMore: boolean;

@@ -7,8 +7,8 @@ import { Type } from 'typebox';
 import { ApiError } from '../errors.ts';
 
 /** The query parameter's schema: what a cursor looks like on the wire. */
-export const CursorParam = (description: string) =>
-  Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,40}$', description }));
+export const CursorParam = (description: string, options: { deprecated?: true } = {}) =>
+  Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,40}$', description, ...options }));
 
 export function cursorCodec(kind: 'o' | 'e' | 'd' | 'a' | 'p' | 'l', parameter: string) {
   const pattern = new RegExp(`^${kind}1:([0-9]{1,15})$`);

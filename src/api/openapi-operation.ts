@@ -44,7 +44,8 @@ export const RESPONSE_HEADERS = {
   deprecation: {
     type: 'string',
     pattern: '^@[0-9]+$',
-    description: 'RFC 9745: the operation is deprecated since this date (`@` and epoch seconds)',
+    description:
+      'RFC 9745: the operation, or a query parameter this request used, is deprecated since this date (`@` and epoch seconds)',
   },
   sunset: { type: 'string', description: 'RFC 8594: when the operation stops answering (an HTTP-date)' },
   link: {

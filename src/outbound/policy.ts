@@ -169,8 +169,10 @@ export function assertUrlAllowed(input: string | URL, policy: CompiledPolicy): U
       throw new OutboundRefusedError('host_not_allowed', `${host} is not in the allowed hosts`);
     }
   } else {
+    // A loopback name is refused even where loopback addresses are allowed: what it resolves to is the host's
+    // choice (127.0.0.1, ::1 or both), so a local receiver is named by its address.
     if (host === 'localhost' || host.endsWith('.localhost'))
-      throw new OutboundRefusedError('address_not_allowed', host);
+      throw new OutboundRefusedError('address_not_allowed', `${host} (a loopback name: name the address, 127.0.0.1)`);
     if (!hostAllowed(host, policy))
       throw new OutboundRefusedError('host_not_allowed', `${host} is not in the allowed hosts`);
   }

@@ -125,7 +125,7 @@ const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
   }),
   listEvents: (_ids, t) => ({
     method: 'GET',
-    url: `/v1/events?limit=100${t === 'own' ? '' : `&after=${Buffer.from('e1:999999999').toString('base64url')}`}`,
+    url: `/v1/events?limit=100${t === 'own' ? '' : `&cursor=${Buffer.from('e1:999999999').toString('base64url')}`}`,
   }),
 };
 

@@ -198,7 +198,7 @@ test('the feed pages with a cursor, filters by type, and refuses a cursor it did
   const first = (await h.request({ method: 'GET', url: '/v1/events?limit=2', as: 'ada' })).json();
   assert.equal(first.items.length, 2);
   assert.equal(first.hasMore, true);
-  const last = (await h.request({ method: 'GET', url: `/v1/events?after=${await lastCursor(h)}`, as: 'ada' })).json();
+  const last = (await h.request({ method: 'GET', url: `/v1/events?cursor=${await lastCursor(h)}`, as: 'ada' })).json();
   assert.deepEqual(last.items, []);
   assert.equal(last.hasMore, false);
   assert.equal(typeof last.nextCursor, 'string', 'an empty page still gives the cursor to poll from');
@@ -209,17 +209,48 @@ test('the feed pages with a cursor, filters by type, and refuses a cursor it did
     ['OrderRejected'],
   );
 
-  for (const query of ['after=bm90LWEtY3Vyc29y', 'type=OrderShipped', 'limit=0', 'limit=101', 'colour=blue']) {
+  for (const query of ['cursor=bm90LWEtY3Vyc29y', 'type=OrderShipped', 'limit=0', 'limit=101', 'colour=blue']) {
     const res = await h.request({ method: 'GET', url: `/v1/events?${query}`, as: 'ada' });
     assert.equal(res.statusCode, 400, query);
     assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
   }
 });
 
+test('the feed pages with cursor/nextCursor like every list; `after` is still read, with a Deprecation header', async (t) => {
+  const h = await startApp(t);
+  for (const quantity of [1, 2, 3]) {
+    await post(h, '/v1/orders', 'ada', { customerId: '1001', productId: 'P-100', quantity });
+  }
+  await feedWhen(h, 'ada', (e) => e.length === 3);
+  const first = await h.request({ method: 'GET', url: '/v1/events?limit=1', as: 'ada' });
+  const next = first.json().nextCursor;
+  const byCursor = await h.request({ method: 'GET', url: `/v1/events?limit=1&cursor=${next}`, as: 'ada' });
+  assert.equal(byCursor.statusCode, 200);
+  assert.equal(byCursor.headers['deprecation'], undefined, 'cursor is the current name');
+  assert.notEqual(byCursor.json().items[0].id, first.json().items[0].id, 'cursor reads on from the first page');
+
+  const byAfter = await h.request({ method: 'GET', url: `/v1/events?limit=1&after=${next}`, as: 'ada' });
+  assert.equal(byAfter.statusCode, 200);
+  assert.deepEqual(byAfter.json().items, byCursor.json().items, 'after is the same position as cursor');
+  assert.match(String(byAfter.headers['deprecation']), /^@[0-9]+$/, 'RFC 9745 Deprecation on answers that used after');
+
+  const both = await h.request({ method: 'GET', url: `/v1/events?cursor=${next}&after=${next}`, as: 'ada' });
+  assert.equal(both.statusCode, 400);
+  assert.deepEqual(
+    both.json().errors.map((e: { in: string; pointer: string }) => `${e.in}:${e.pointer}`),
+    ['query:/after'],
+  );
+  const badAfter = await h.request({ method: 'GET', url: '/v1/events?after=bm90LWEtY3Vyc29y', as: 'ada' });
+  assert.equal(badAfter.statusCode, 400);
+  assert.equal(badAfter.json().errors[0].pointer, '/after', 'a bad alias is named as the client sent it');
+});
+
 async function lastCursor(h: TestApp): Promise<string> {
   let body = (await h.request({ method: 'GET', url: '/v1/events?limit=100', as: 'ada' })).json();
   while (body.hasMore)
-    body = (await h.request({ method: 'GET', url: `/v1/events?limit=100&after=${body.nextCursor}`, as: 'ada' })).json();
+    body = (
+      await h.request({ method: 'GET', url: `/v1/events?limit=100&cursor=${body.nextCursor}`, as: 'ada' })
+    ).json();
   return body.nextCursor;
 }
 

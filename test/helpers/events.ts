@@ -24,7 +24,7 @@ export async function readFeed(h: TestApp, as: string, query = '', limit = 100):
   for (let page = 0; page < 1000; page++) {
     const res = await h.request({
       method: 'GET',
-      url: `/v1/events?limit=${limit}${query}${after ? `&after=${after}` : ''}`,
+      url: `/v1/events?limit=${limit}${query}${after ? `&cursor=${after}` : ''}`,
       as,
     });
     assert.equal(res.statusCode, 200, res.body);

@@ -1,6 +1,6 @@
 /**
- * Operations run later (contract §1.5): Prefer: respond-async answers 202 and a status resource whose
- * outcome is exactly what the synchronous call answers; the same authorization; idempotency keys; once only,
+ * Operations run later (docs/events-webhooks-operations.md, "Operations"): Prefer: respond-async answers 202
+ * and a status resource whose outcome is exactly what the synchronous call answers; the same authorization; idempotency keys; once only,
  * across a restart of the API while pending.
  */
 import assert from 'node:assert/strict';

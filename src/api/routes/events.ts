@@ -7,7 +7,9 @@ import { Type } from 'typebox';
 import { EVENT_TYPES } from '../../backend/store/journal.ts';
 import type { MessageCatalog } from '../../backend/copybooks/index.ts';
 import { CloudEventSchema, EventType, readEventList, toCloudEvent } from '../../resources/event.ts';
+import { ApiError } from '../../errors.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
+import { deprecationHeaders } from '../plugins/deprecation.ts';
 import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
 import { Customer } from '../../resources/customer.ts';
 import { LoanDecision } from '../../resources/loan.ts';
@@ -77,40 +79,58 @@ export function eventWebhooks(): Record<string, object> {
 const EventPage = Type.Object({
   items: Type.Array(Type.Ref('CloudEvent')),
   nextCursor: Type.String({
-    description: 'Pass as `after` to read on; also when `hasMore` is false, to poll for new events later',
+    description: 'Pass as `cursor` to read on; also when `hasMore` is false, to poll for new events later',
   }),
   hasMore: Type.Boolean({ description: 'More events are there now' }),
 });
 
 const FeedQuery = Type.Object(
   {
-    after: CursorParam('Opaque cursor from `nextCursor`; absent: from the oldest event'),
+    cursor: CursorParam('Opaque cursor from `nextCursor`; absent: from the oldest event'),
+    after: CursorParam('Deprecated: the former name of `cursor`, still read; its answers carry `Deprecation`', {
+      deprecated: true,
+    }),
     type: Type.Optional(EventType),
     limit: pageLimit('EVTLST', 'evtlMaxItems'),
   },
   { additionalProperties: false },
 );
 
-const cursor = cursorCodec('e', 'after');
+const cursor = cursorCodec('e', 'cursor');
+const afterAlias = cursorCodec('e', 'after');
+/** `after` was the feed's name for `cursor`, before every list used `cursor`/`nextCursor`. */
+const AFTER_DEPRECATION = deprecationHeaders({ since: '2026-11-28' });
+
+/** The feed position the query starts after: `cursor`, or its deprecated alias `after`, never both. */
+function startPosition(q: { cursor?: string; after?: string }): number {
+  if (q.cursor && q.after) {
+    throw new ApiError('VALIDATION_FAILED', 'send `cursor` only; `after` is its deprecated name', {
+      violations: [{ pointer: '/after', in: 'query', detail: 'is the deprecated name of cursor; send cursor only' }],
+    });
+  }
+  if (q.cursor) return cursor.decode(q.cursor);
+  return q.after ? afterAlias.decode(q.after) : 0;
+}
 
 export function eventRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog: MessageCatalog }): void {
   app.addSchema(CloudEventSchema);
   app.route({
-    ...fromTable('listEvents'),
+    ...fromTable('listEvents', ['deprecation']),
     schema: {
       ...protectedErrors(['events'], 'listEvents', 'Read the events the caller may see, in commit order'),
       querystring: FeedQuery,
       response: { 200: { description: 'Success', ...EventPage }, ...STANDARD_ERRORS },
     },
-    handler: async (req) => {
+    handler: async (req, reply) => {
       const q = req.query;
       const out = await backend.call('EVTLST', req, {
-        evtlAfterPosition: q.after ? cursor.decode(q.after) : 0,
+        evtlAfterPosition: startPosition(q),
         evtlTypeFilter: q.type ?? '',
         evtlMaxItems: pageSizeOf(q.limit),
       });
       const list = readEventList(catalog, out.body, out.segments);
       const role = req.principal!.role;
+      if (q.after) reply.headers(AFTER_DEPRECATION);
       return {
         items: list.items.map((item) => toCloudEvent(item, role)),
         nextCursor: cursor.encode(list.lastPosition),

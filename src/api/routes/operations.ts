@@ -1,6 +1,7 @@
 /**
- * /v1/operations/{id} (OPINQ): an operation run later (contract §1.5) — pending, or the outcome: `result`, exactly
- * the body the synchronous call would have answered, or `problem`, the error it would have answered.
+ * /v1/operations/{id} (OPINQ): an operation run later (`Prefer: respond-async`) — pending, or the outcome:
+ * `result`, exactly the body the synchronous call would have answered, or `problem`, the error it would have
+ * answered.
  */
 import { Type } from 'typebox';
 import type { AsyncTranCode, MessageCatalog } from '../../backend/copybooks/index.ts';
