@@ -51,9 +51,11 @@ export function encodeOrRefuse(encode: () => Buffer, pointers: RecordPointers): 
 
 /**
  * Where a value the back-end refuses (RC INVALID_INPUT) was sent in the request, by transaction and reason code:
- * the programs name record rules, the client needs the JSON pointer of the body member to fix.
+ * the programs name record rules, the client needs the place to fix. A string is a JSON pointer into the body.
  */
-export const REFUSAL_POINTERS: { readonly [T in TranCode]?: Readonly<Record<string, string>> } = {
+export const REFUSAL_POINTERS: {
+  readonly [T in TranCode]?: Readonly<Record<string, string | Pick<Violation, 'in' | 'pointer'>>>;
+} = {
   ORDCRT: { QUANTITY_OUT_OF_RANGE: '/quantity' },
   ORDUPD: { QUANTITY_OUT_OF_RANGE: '/quantity' },
   CUSADD: { NAME_REQUIRED: '/name', INVALID_BIRTH_DATE: '/dateOfBirth' },
@@ -63,16 +65,21 @@ export const REFUSAL_POINTERS: { readonly [T in TranCode]?: Readonly<Record<stri
     INVALID_BIRTH_DATE: '/dateOfBirth',
     ADDRESS_INCOMPLETE: '/address',
   },
-  PAYCRT: { INVALID_AMOUNT: '/amount', AMOUNT_OUT_OF_RANGE: '/amount', SAME_ACCOUNT: '/creditorAccount' },
+  PAYCRT: {
+    IDEMPOTENCY_KEY_REQUIRED: { in: 'header', pointer: '/idempotency-key' },
+    INVALID_AMOUNT: '/amount',
+    AMOUNT_OUT_OF_RANGE: '/amount',
+    SAME_ACCOUNT: '/creditorAccount',
+  },
   LNAPPL: { INVALID_AMOUNT: '/amount', AMOUNT_OUT_OF_RANGE: '/amount', INSTALLMENTS_OUT_OF_RANGE: '/installments' },
   WHKCRT: { URL_REQUIRED: '/url', INVALID_EVENT_TYPES: '/eventTypes' },
 };
 
 /**
- * A back-end refusal as the violation a client fixes: at the body member it points to, or at the whole body
+ * A back-end refusal as the violation a client fixes: at the place the table names, or at the whole body
  * (pointer "") for a refusal no one member causes.
  */
 export function refusalViolation(tranCode: string, reasonCode: string, detail: string): Violation {
-  const pointer = REFUSAL_POINTERS[tranCode as TranCode]?.[reasonCode] ?? '';
-  return { pointer, in: 'body', detail };
+  const place = REFUSAL_POINTERS[tranCode as TranCode]?.[reasonCode] ?? '';
+  return typeof place === 'string' ? { pointer: place, in: 'body', detail } : { ...place, detail };
 }

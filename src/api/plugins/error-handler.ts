@@ -69,12 +69,17 @@ function anyOfCluster(anyOf: AjvError, errors: AjvError[]): { replaced: Set<AjvE
   }
   const atValue = (e: AjvError) => e.instancePath === anyOf.instancePath;
   const typeOnly = (list: AjvError[]) => list.every((e) => atValue(e) && e.keyword === 'type');
+  // A branch of constants (a nested union of them too) fails at the value on const, enum, type and anyOf only.
+  const ofConstants = (list: AjvError[]) =>
+    list.every((e) => atValue(e) && ['const', 'enum', 'type', 'anyOf'].includes(e.keyword));
   const allowed: string[] = [];
   let onlyConstants = true;
   for (const list of branches.values()) {
-    const constant = list.find((e) => atValue(e) && (e.keyword === 'const' || e.keyword === 'enum'));
-    if (constant?.keyword === 'const') allowed.push(show(constant.params['allowedValue']));
-    else if (constant) allowed.push(...(constant.params['allowedValues'] as unknown[]).map(show));
+    const constants = list.flatMap((e) => {
+      if (e.keyword === 'const') return [e.params['allowedValue']];
+      return e.keyword === 'enum' ? (e.params['allowedValues'] as unknown[]) : [];
+    });
+    if (constants.length > 0 && ofConstants(list)) allowed.push(...constants.map(show));
     else if (typeOnly(list)) {
       onlyConstants = false;
       allowed.push(String(list[0]?.params['type']));
@@ -103,7 +108,10 @@ function violations(error: ValidationError, req?: FastifyRequest): Violation[] {
   for (const anyOf of errors.filter((e) => e.keyword === 'anyOf')) {
     if (dropped.has(anyOf)) continue;
     const { replaced, detail } = anyOfCluster(anyOf, errors);
-    for (const e of replaced) dropped.add(e);
+    for (const e of replaced) {
+      dropped.add(e);
+      told.delete(e);
+    }
     if (detail) told.set(anyOf, detail);
   }
   const out: Violation[] = [];
