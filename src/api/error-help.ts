@@ -73,8 +73,10 @@ export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
     remedy: 'Shorten the URL: fewer or shorter query parameters.',
   },
   UNSUPPORTED_MEDIA_TYPE: {
-    meaning: 'The request body is not declared as JSON.',
-    remedy: 'Send the body as JSON with `Content-Type: application/json`.',
+    meaning:
+      'The request body is not declared as a media type the operation takes; `detail` names the one that arrived.',
+    remedy:
+      'Send the body as JSON with `Content-Type: application/json` (curl -d sends `application/x-www-form-urlencoded` unless told otherwise).',
   },
   IDEMPOTENCY_KEY_REUSED: {
     meaning: 'This idempotency key was already used with a different request (another method, path or body).',

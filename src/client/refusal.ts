@@ -1,5 +1,6 @@
 /** A value the record cannot hold, refused at the JSON pointer the client sent it at, in the client's words. */
-import { ApiError } from '../errors.ts';
+import type { TranCode } from '../backend/copybooks/index.ts';
+import { ApiError, type Violation } from '../errors.ts';
 import { RecordEncodeError, type EncodeLimit } from '@corebridge/records';
 
 /**
@@ -46,4 +47,39 @@ export function encodeOrRefuse(encode: () => Buffer, pointers: RecordPointers): 
       violations: [{ pointer, in: 'body', detail }],
     });
   }
+}
+
+/**
+ * Where a value the back-end refuses (RC INVALID_INPUT) was sent in the request, by transaction and reason code:
+ * the programs name record rules, the client needs the place to fix. A string is a JSON pointer into the body.
+ */
+export const REFUSAL_POINTERS: {
+  readonly [T in TranCode]?: Readonly<Record<string, string | Pick<Violation, 'in' | 'pointer'>>>;
+} = {
+  ORDCRT: { QUANTITY_OUT_OF_RANGE: '/quantity' },
+  ORDUPD: { QUANTITY_OUT_OF_RANGE: '/quantity' },
+  CUSADD: { NAME_REQUIRED: '/name', INVALID_BIRTH_DATE: '/dateOfBirth' },
+  CUSUPD: {
+    NAME_REQUIRED: '/name',
+    EMAIL_REQUIRED: '/email',
+    INVALID_BIRTH_DATE: '/dateOfBirth',
+    ADDRESS_INCOMPLETE: '/address',
+  },
+  PAYCRT: {
+    IDEMPOTENCY_KEY_REQUIRED: { in: 'header', pointer: '/idempotency-key' },
+    INVALID_AMOUNT: '/amount',
+    AMOUNT_OUT_OF_RANGE: '/amount',
+    SAME_ACCOUNT: '/creditorAccount',
+  },
+  LNAPPL: { INVALID_AMOUNT: '/amount', AMOUNT_OUT_OF_RANGE: '/amount', INSTALLMENTS_OUT_OF_RANGE: '/installments' },
+  WHKCRT: { URL_REQUIRED: '/url', INVALID_EVENT_TYPES: '/eventTypes' },
+};
+
+/**
+ * A back-end refusal as the violation a client fixes: at the place the table names, or at the whole body
+ * (pointer "") for a refusal no one member causes.
+ */
+export function refusalViolation(tranCode: string, reasonCode: string, detail: string): Violation {
+  const place = REFUSAL_POINTERS[tranCode as TranCode]?.[reasonCode] ?? '';
+  return typeof place === 'string' ? { pointer: place, in: 'body', detail } : { ...place, detail };
 }

@@ -4,6 +4,7 @@ import { RC, type MessageHeader } from '../backend/message.ts';
 import { STORE_UNAVAILABLE } from '../backend/store/tx.ts';
 import { ApiError } from '../errors.ts';
 import type { CallLog } from './call-context.ts';
+import { refusalViolation } from './refusal.ts';
 
 /**
  * A back-end that did not answer (503) or not in time (504): retrying is safe with the same Idempotency-Key,
@@ -11,9 +12,12 @@ import type { CallLog } from './call-context.ts';
  */
 export const RETRY_SOON = { headers: { 'retry-after': '1' } };
 
-/** A back-end answer other than OK or REJECTED, in the client's words: the error the API answers with. */
+/**
+ * A back-end answer other than OK or REJECTED, in the client's words: the error the API answers with. The
+ * transaction code places a refused value at its JSON pointer (REFUSAL_POINTERS).
+ */
 export function errorFor(
-  header: Pick<MessageHeader, 'returnCode' | 'reasonCode' | 'reasonText'>,
+  header: Pick<MessageHeader, 'tranCode' | 'returnCode' | 'reasonCode' | 'reasonText'>,
   log?: CallLog,
 ): ApiError {
   const reason = header.reasonCode || undefined;
@@ -26,8 +30,10 @@ export function errorFor(
       return new ApiError('CONFLICT', text, { reason });
     case RC.RULE_FAILED:
       return new ApiError('BUSINESS_RULE_VIOLATION', text, { reason });
-    case RC.INVALID_INPUT:
-      return new ApiError('VALIDATION_FAILED', text, { reason });
+    case RC.INVALID_INPUT: {
+      const violation = refusalViolation(header.tranCode, header.reasonCode, text ?? 'is not valid');
+      return new ApiError('VALIDATION_FAILED', text, { reason, violations: [violation] });
+    }
     case RC.STALE_VERSION:
       return new ApiError('PRECONDITION_FAILED', text, { reason });
     default:

@@ -62,6 +62,11 @@ export function operationFromRecord(
       result: resourceView(recordName, segmentReader(catalog, segments)(recordName), role),
     };
   }
-  const error = errorFor({ returnCode, reasonCode: r.oprReasonCode, reasonText: r.oprReasonText });
+  const error = errorFor({
+    tranCode: r.oprTranCode,
+    returnCode,
+    reasonCode: r.oprReasonCode,
+    reasonText: r.oprReasonText,
+  });
   return { operationId, status, problem: toProblem(error, instance, r.oprCorrelationId) };
 }

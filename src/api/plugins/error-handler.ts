@@ -7,10 +7,14 @@ import { PATH_SEGMENT_MAX_CHARS } from '../protection/limits.ts';
 
 interface AjvError {
   instancePath: string;
+  schemaPath: string;
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
 }
+
+type Schema = Record<string, unknown>;
+type ValidationError = FastifyError & { validation?: AjvError[]; validationContext?: string };
 
 const PARTS: Record<string, Violation['in']> = {
   body: 'body',
@@ -19,11 +23,103 @@ const PARTS: Record<string, Violation['in']> = {
   headers: 'header',
 };
 
-function violations(error: FastifyError & { validation?: AjvError[]; validationContext?: string }): Violation[] {
-  const where = PARTS[error.validationContext ?? 'body'] ?? 'body';
-  return (error.validation ?? []).map((v) => {
+/** The subschema at an Ajv schema path (`#/properties/limit`) of the route's schema, if it can be followed. */
+function schemaAt(root: unknown, schemaPath: string): Schema | undefined {
+  let node = root;
+  for (const part of schemaPath.replace(/^#\/?/, '').split('/')) {
+    if (!part) continue;
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Schema)[part.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return typeof node === 'object' && node !== null ? (node as Schema) : undefined;
+}
+
+/** The schema path of the schema an error's keyword belongs to: `#/properties/limit/pattern` → `#/properties/limit`. */
+const parentPath = (schemaPath: string) => schemaPath.slice(0, schemaPath.lastIndexOf('/'));
+
+/**
+ * A pattern that stands for a number in text (a query value: `contentSchema` names the integer it holds) is
+ * told as the number's range, which is what the client chose, not as the regular expression.
+ */
+function patternDetail(v: AjvError, schema: Schema | undefined): string | undefined {
+  const content = schema?.['contentSchema'] as Schema | undefined;
+  if (v.keyword !== 'pattern' || !content || content['type'] !== 'integer') return undefined;
+  const [min, max] = [content['minimum'], content['maximum']];
+  if (typeof min === 'number' && typeof max === 'number') return `must be between ${min} and ${max}`;
+  if (typeof min === 'number') return `must be a whole number of at least ${min}`;
+  if (typeof max === 'number') return `must be a whole number of at most ${max}`;
+  return 'must be a whole number';
+}
+
+const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/**
+ * An `anyOf` the value matched no branch of, told once at the value's pointer. Branches of constants (an enum as
+ * TypeBox writes it) or of bare types: "must be one of A, B, C" / "must be string or null". Otherwise the
+ * branches that failed on the value's type only are left out: the branch of its type says what is wrong.
+ * Returns the errors the cluster replaces, and the entry to tell instead, if any.
+ */
+function anyOfCluster(anyOf: AjvError, errors: AjvError[]): { replaced: Set<AjvError>; detail?: string } {
+  const prefix = `${anyOf.schemaPath}/`;
+  const branches = new Map<string, AjvError[]>();
+  for (const e of errors) {
+    if (!e.schemaPath.startsWith(prefix)) continue;
+    const branch = e.schemaPath.slice(prefix.length).split('/')[0] ?? '';
+    branches.set(branch, [...(branches.get(branch) ?? []), e]);
+  }
+  const atValue = (e: AjvError) => e.instancePath === anyOf.instancePath;
+  const typeOnly = (list: AjvError[]) => list.every((e) => atValue(e) && e.keyword === 'type');
+  // A branch of constants (a nested union of them too) fails at the value on const, enum, type and anyOf only.
+  const ofConstants = (list: AjvError[]) =>
+    list.every((e) => atValue(e) && ['const', 'enum', 'type', 'anyOf'].includes(e.keyword));
+  const allowed: string[] = [];
+  let onlyConstants = true;
+  for (const list of branches.values()) {
+    const constants = list.flatMap((e) => {
+      if (e.keyword === 'const') return [e.params['allowedValue']];
+      return e.keyword === 'enum' ? (e.params['allowedValues'] as unknown[]) : [];
+    });
+    if (constants.length > 0 && ofConstants(list)) allowed.push(...constants.map(show));
+    else if (typeOnly(list)) {
+      onlyConstants = false;
+      allowed.push(String(list[0]?.params['type']));
+    } else {
+      allowed.length = 0;
+      break;
+    }
+  }
+  const cluster = [anyOf, ...[...branches.values()].flat()];
+  if (allowed.length > 0) {
+    const detail = onlyConstants ? `must be one of ${allowed.join(', ')}` : `must be ${allowed.join(' or ')}`;
+    return { replaced: new Set(cluster), detail };
+  }
+  const typeMismatches = [...branches.values()].filter(typeOnly);
+  if (typeMismatches.length === 0 || typeMismatches.length === branches.size) return { replaced: new Set() };
+  return { replaced: new Set([anyOf, ...typeMismatches.flat()]) };
+}
+
+function violations(error: ValidationError, req?: FastifyRequest): Violation[] {
+  const context = error.validationContext ?? 'body';
+  const where = PARTS[context] ?? 'body';
+  const routeSchema = (req?.routeOptions.schema as Schema | undefined)?.[context];
+  const errors = error.validation ?? [];
+  const told = new Map<AjvError, string>();
+  const dropped = new Set<AjvError>();
+  for (const anyOf of errors.filter((e) => e.keyword === 'anyOf')) {
+    if (dropped.has(anyOf)) continue;
+    const { replaced, detail } = anyOfCluster(anyOf, errors);
+    for (const e of replaced) {
+      dropped.add(e);
+      told.delete(e);
+    }
+    if (detail) told.set(anyOf, detail);
+  }
+  const out: Violation[] = [];
+  for (const v of errors) {
+    if (dropped.has(v) && !told.has(v)) continue;
     let pointer = v.instancePath;
-    let detail = v.message ?? 'is invalid';
+    let detail = told.get(v) ?? patternDetail(v, schemaAt(routeSchema, parentPath(v.schemaPath))) ?? v.message;
+    detail ??= 'is invalid';
     if (v.keyword === 'required') {
       pointer += `/${String(v.params['missingProperty'])}`;
       detail = 'is required';
@@ -32,8 +128,23 @@ function violations(error: FastifyError & { validation?: AjvError[]; validationC
       pointer += `/${String(v.params['additionalProperty'])}`;
       detail = 'is not a known field';
     }
-    return { pointer, in: where, detail };
-  });
+    // The same words at the same place once: allErrors can reach one value by two paths.
+    if (!out.some((o) => o.pointer === pointer && o.detail === detail)) out.push({ pointer, in: where, detail });
+  }
+  return out;
+}
+
+/** The media type a body was sent as, and the ones the route takes, in words (a 415's detail). */
+function mediaTypeDetail(req: FastifyRequest): string {
+  const consumes = (req.routeOptions.schema as Schema | undefined)?.['consumes'];
+  const expected = Array.isArray(consumes) && consumes.length > 0 ? consumes.join(' or ') : 'application/json';
+  const sent = req.headers['content-type']?.split(';')[0]?.trim().toLowerCase();
+  if (!sent) return `the body was sent without a Content-Type; send it as ${expected}`;
+  // Echoed only when it reads as a media type (type/subtype tokens), and never longer than a line.
+  const named = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/.test(sent) && sent.length <= 100;
+  return named
+    ? `the body was sent as ${sent}; send it as ${expected}`
+    : `the body was sent with a Content-Type that is not a media type; send it as ${expected}`;
 }
 
 /** Maps anything thrown to the ApiError the client sees; `req` names the limits that applied to it. */
@@ -46,15 +157,18 @@ export function toApiError(error: unknown, req?: FastifyRequest): ApiError {
       violations: [{ pointer: '', in: 'body', detail }],
     });
   }
-  const e = error as FastifyError & { validation?: AjvError[]; validationContext?: string };
+  const e = error as ValidationError;
   if (e.validation) {
-    return new ApiError('VALIDATION_FAILED', 'the request does not match the schema', { violations: violations(e) });
+    return new ApiError('VALIDATION_FAILED', 'the request does not match the schema', {
+      violations: violations(e, req),
+    });
   }
+  const unsupported = () => new ApiError('UNSUPPORTED_MEDIA_TYPE', req ? mediaTypeDetail(req) : undefined);
   const tooLarge = () =>
     new ApiError('PAYLOAD_TOO_LARGE', req ? `the body is larger than ${req.routeOptions.bodyLimit} bytes` : undefined);
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+      return unsupported();
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return tooLarge();
     case 'FST_ERR_MAX_PARAM_LENGTH':
@@ -71,7 +185,7 @@ export function toApiError(error: unknown, req?: FastifyRequest): ApiError {
   if (e.statusCode === 404) return new ApiError('NOT_FOUND');
   if (e.statusCode === 405) return new ApiError('METHOD_NOT_ALLOWED');
   if (e.statusCode === 413) return tooLarge();
-  if (e.statusCode === 415) return new ApiError('UNSUPPORTED_MEDIA_TYPE');
+  if (e.statusCode === 415) return unsupported();
   return new ApiError('INTERNAL_ERROR');
 }
 

@@ -12,11 +12,19 @@ export const PAGE_MAX_ITEMS = 100;
 /**
  * `limit`: 1 to 100. Query values are strings (no coercion), so the schema is a pattern; the record field it
  * is written to (`path` of `tran`'s request) is asked whether it holds that range, so a narrower picture fails
- * at start-up rather than at a client.
+ * at start-up rather than at a client. `contentSchema` names the integer the text holds: a refusal is told
+ * as that range, not as the pattern.
  */
 export function pageLimit(tran: TranCode, path: string) {
-  recordInteger(tran, path, { minimum: 1, maximum: PAGE_MAX_ITEMS });
-  return Type.Optional(Type.String({ pattern: '^(100|[1-9][0-9]?)$', description: 'Page size 1–100 (default 20)' }));
+  const integer = recordInteger(tran, path, { minimum: 1, maximum: PAGE_MAX_ITEMS });
+  return Type.Optional(
+    Type.String({
+      pattern: '^(100|[1-9][0-9]?)$',
+      contentMediaType: 'application/json',
+      contentSchema: integer,
+      description: 'Page size 1–100 (default 20)',
+    }),
+  );
 }
 
 /** The page of `item`s: the resource's own schema, the one its single GET answers. */
