@@ -198,12 +198,18 @@ function registerService(app: Api, s: ServiceDefinition, backend: MessageSender,
       }
       // The program's reason text only where the service file names the reason code: free text written for
       // operators never reaches a client unreviewed.
-      if (outcome.error)
-        throw new ApiError(
-          outcome.error,
-          outcome.detail ?? (outcome.reasonCode !== undefined ? reasonText || undefined : undefined),
-          reasonCode ? { reason: reasonCode } : {},
-        );
+      if (outcome.error) {
+        const detail = outcome.detail ?? (outcome.reasonCode !== undefined ? reasonText || undefined : undefined);
+        // Every 400 lists what to fix; the service file names no member, so the entry is the whole body's.
+        const violations =
+          outcome.error === 'VALIDATION_FAILED'
+            ? [{ pointer: '', in: 'body' as const, detail: detail ?? 'is not valid' }]
+            : undefined;
+        throw new ApiError(outcome.error, detail, {
+          ...(reasonCode ? { reason: reasonCode } : {}),
+          ...(violations ? { violations } : {}),
+        });
+      }
       let answer: Record<string, unknown>;
       try {
         answer = s.response.decode(record.subarray(0, s.response.maxLength));

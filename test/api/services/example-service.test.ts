@@ -121,6 +121,7 @@ test(
     assertProblem(short, 400, 'VALIDATION_FAILED');
     assert.equal(short.json().detail, 'the card number has 12 to 19 digits');
     assert.equal(short.json().reason, 'CARD_NUMBER_FORMAT');
+    assert.deepEqual(short.json().errors, [{ pointer: '', in: 'body', detail: 'the card number has 12 to 19 digits' }]);
     // A path parameter that is not a customer number.
     assertProblem(
       await check(
