@@ -7602,6 +7602,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "OrderConfirmed",
+                 *       "source": "/v1/orders",
+                 *       "subject": "ORD-0A1B2C3D4E5F6789",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "orderId": "ORD-0A1B2C3D4E5F6789",
+                 *         "status": "CONFIRMED",
+                 *         "customerId": "1001",
+                 *         "productId": "P-100",
+                 *         "quantity": 2,
+                 *         "amount": 99.8,
+                 *         "currency": "EUR",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z",
+                 *         "updatedAt": "2026-11-28T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -7697,6 +7721,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "OrderRejected",
+                 *       "source": "/v1/orders",
+                 *       "subject": "ORD-1B2C3D4E5F6789A0",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "orderId": "ORD-1B2C3D4E5F6789A0",
+                 *         "status": "REJECTED",
+                 *         "customerId": "1001",
+                 *         "productId": "P-300",
+                 *         "quantity": 2,
+                 *         "amount": 20,
+                 *         "currency": "EUR",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z",
+                 *         "updatedAt": "2026-11-28T09:30:00.000Z",
+                 *         "reason": "OUT_OF_STOCK"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -7792,6 +7841,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "OrderUpdated",
+                 *       "source": "/v1/orders",
+                 *       "subject": "ORD-0A1B2C3D4E5F6789",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "orderId": "ORD-0A1B2C3D4E5F6789",
+                 *         "status": "CONFIRMED",
+                 *         "customerId": "1001",
+                 *         "productId": "P-100",
+                 *         "quantity": 3,
+                 *         "amount": 149.7,
+                 *         "currency": "EUR",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z",
+                 *         "updatedAt": "2026-11-28T09:45:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -7887,6 +7960,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "OrderCancelled",
+                 *       "source": "/v1/orders",
+                 *       "subject": "ORD-0A1B2C3D4E5F6789",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "orderId": "ORD-0A1B2C3D4E5F6789",
+                 *         "status": "CANCELLED",
+                 *         "customerId": "1001",
+                 *         "productId": "P-100",
+                 *         "quantity": 2,
+                 *         "amount": 99.8,
+                 *         "currency": "EUR",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z",
+                 *         "updatedAt": "2026-11-28T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -7982,6 +8079,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "PaymentCompleted",
+                 *       "source": "/v1/payments",
+                 *       "subject": "PAY-0A1B2C3D4E5F6789",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "paymentId": "PAY-0A1B2C3D4E5F6789",
+                 *         "status": "COMPLETED",
+                 *         "debtorAccount": "1001-01",
+                 *         "creditorAccount": "1002-01",
+                 *         "amount": 25,
+                 *         "currency": "EUR",
+                 *         "reference": "Invoice 2026-0042",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -8076,6 +8196,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "PaymentRejected",
+                 *       "source": "/v1/payments",
+                 *       "subject": "PAY-1B2C3D4E5F6789A0",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "paymentId": "PAY-1B2C3D4E5F6789A0",
+                 *         "status": "REJECTED",
+                 *         "debtorAccount": "1001-01",
+                 *         "creditorAccount": "1002-01",
+                 *         "amount": 9000,
+                 *         "currency": "EUR",
+                 *         "reference": "Invoice 2026-0042",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z",
+                 *         "reason": "INSUFFICIENT_FUNDS"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -8170,6 +8314,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "LoanApproved",
+                 *       "source": "/v1/loan-applications",
+                 *       "subject": "LN-0A1B2C3D4E5F6789",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "loanId": "LN-0A1B2C3D4E5F6789",
+                 *         "status": "APPROVED",
+                 *         "customerId": "1001",
+                 *         "requestedAmount": 10000,
+                 *         "approvedAmount": 10000,
+                 *         "interestRate": 6.9,
+                 *         "installmentValue": 447.27,
+                 *         "installments": 24,
+                 *         "currency": "EUR",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -8269,6 +8438,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "LoanRejected",
+                 *       "source": "/v1/loan-applications",
+                 *       "subject": "LN-1B2C3D4E5F6789A0",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "loanId": "LN-1B2C3D4E5F6789A0",
+                 *         "status": "REJECTED",
+                 *         "customerId": "1002",
+                 *         "requestedAmount": 150000,
+                 *         "approvedAmount": 0,
+                 *         "interestRate": 0,
+                 *         "installmentValue": 0,
+                 *         "installments": 12,
+                 *         "currency": "EUR",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z",
+                 *         "reason": "INSUFFICIENT_INCOME"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -8368,6 +8563,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "CustomerCreated",
+                 *       "source": "/v1/customers",
+                 *       "subject": "1001",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "customerId": "1001",
+                 *         "name": "Ada Lovelace",
+                 *         "email": "ada@example.com"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -8463,6 +8676,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "CustomerUpdated",
+                 *       "source": "/v1/customers",
+                 *       "subject": "1001",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "customerId": "1001",
+                 *         "name": "Ada Lovelace",
+                 *         "email": "ada@example.com"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";

@@ -155,6 +155,9 @@ test('the examples tell a consistent story', () => {
       if ('debtorAccount' in o && o['debtorAccount'] === o['creditorAccount'])
         wrong.push(`${where}: a payment from and to the same account`);
       if ('reference' in o && o['reference'] === '') wrong.push(`${where}: an empty reference`);
+      // An event is about the resource it carries.
+      if ('specversion' in o && o['data'] && !Object.values(o['data'] as Json).includes(o['subject']))
+        wrong.push(`${where}: subject ${String(o['subject'])} is not the id of its data`);
     }
   }
   assert.deepEqual(wrong, []);
@@ -173,7 +176,8 @@ test('request bodies and answers that have a status and a reason carry a whole e
     return Object.values(properties).some((p) => hasStatusAndReason((p['items'] as Json | undefined) ?? p));
   };
   const hasExample = (media: Media) => media.example !== undefined || Object.keys(media.examples ?? {}).length > 0;
-  for (const [path, item] of Object.entries(contract.paths)) {
+  const webhooks = (contract['webhooks'] ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [path, item] of [...Object.entries(contract.paths), ...Object.entries(webhooks)]) {
     for (const [method, value] of Object.entries(item)) {
       const operation = value as Operation;
       for (const [type, media] of Object.entries(operation.requestBody?.content ?? {}))
