@@ -829,6 +829,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "orderId": "ORD-0A1B2C3D4E5F6789",
+                     *           "status": "CONFIRMED",
+                     *           "customerId": "1001",
+                     *           "productId": "P-100",
+                     *           "quantity": 2,
+                     *           "amount": 99.8,
+                     *           "currency": "EUR",
+                     *           "createdAt": "2026-11-28T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "orderId": "ORD-1B2C3D4E5F6789A0",
+                     *           "status": "REJECTED",
+                     *           "customerId": "1001",
+                     *           "productId": "P-300",
+                     *           "quantity": 2,
+                     *           "amount": 20,
+                     *           "currency": "EUR",
+                     *           "createdAt": "2026-11-28T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-28T09:30:00.000Z",
+                     *           "reason": "OUT_OF_STOCK"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             /**
@@ -1041,7 +1071,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key of one intended operation; retries reuse it */
+                /**
+                 * @description Client-chosen key of one intended operation; retries reuse it
+                 * @example order-2c8d1e5f-6a47-4b39-9f0e-d3a2b7c4e815
+                 */
                 "idempotency-key"?: string;
                 /** @description Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed */
                 "x-request-id"?: string;
@@ -1051,6 +1084,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "1001",
+                 *       "productId": "P-100",
+                 *       "quantity": 2
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description Customer identifier
@@ -1084,6 +1124,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "orderId": "ORD-1B2C3D4E5F6789A0",
+                     *       "status": "REJECTED",
+                     *       "customerId": "1001",
+                     *       "productId": "P-300",
+                     *       "quantity": 2,
+                     *       "amount": 20,
+                     *       "currency": "EUR",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z",
+                     *       "reason": "OUT_OF_STOCK"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Order identifier
@@ -1135,6 +1189,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "orderId": "ORD-0A1B2C3D4E5F6789",
+                     *       "status": "CONFIRMED",
+                     *       "customerId": "1001",
+                     *       "productId": "P-100",
+                     *       "quantity": 2,
+                     *       "amount": 99.8,
+                     *       "currency": "EUR",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Order identifier
@@ -1457,6 +1524,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "orderId": "ORD-0A1B2C3D4E5F6789",
+                     *       "status": "CONFIRMED",
+                     *       "customerId": "1001",
+                     *       "productId": "P-100",
+                     *       "quantity": 2,
+                     *       "amount": 99.8,
+                     *       "currency": "EUR",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Order identifier
@@ -1707,6 +1787,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "productId": "P-100",
+                 *       "quantity": 3
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description Product identifier
@@ -1733,6 +1819,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "orderId": "ORD-0A1B2C3D4E5F6789",
+                     *       "status": "CONFIRMED",
+                     *       "customerId": "1001",
+                     *       "productId": "P-100",
+                     *       "quantity": 3,
+                     *       "amount": 149.7,
+                     *       "currency": "EUR",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T09:45:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Order identifier
@@ -2072,6 +2171,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "orderId": "ORD-0A1B2C3D4E5F6789",
+                     *       "status": "CANCELLED",
+                     *       "customerId": "1001",
+                     *       "productId": "P-100",
+                     *       "quantity": 2,
+                     *       "amount": 99.8,
+                     *       "currency": "EUR",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-28T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         /**
                          * @description Order identifier
@@ -2566,6 +2678,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "phone": "+44 20 7946 0958",
+                 *       "dateOfBirth": null
+                 *     }
+                 */
                 "application/merge-patch+json": {
                     name?: string;
                     /** Format: email */
@@ -2581,6 +2699,12 @@ export interface operations {
                         country?: string;
                     } | null;
                 };
+                /**
+                 * @example {
+                 *       "phone": "+44 20 7946 0958",
+                 *       "dateOfBirth": null
+                 *     }
+                 */
                 "application/json": {
                     name?: string;
                     /** Format: email */
@@ -2884,6 +3008,20 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Katherine Johnson",
+                 *       "email": "katherine@example.com",
+                 *       "phone": "+1 757 555 0100",
+                 *       "dateOfBirth": "1918-08-26",
+                 *       "address": {
+                 *         "line1": "1 Langley Boulevard",
+                 *         "postalCode": "23681",
+                 *         "city": "Hampton",
+                 *         "country": "US"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     /** Format: email */
@@ -3646,7 +3784,10 @@ export interface operations {
     listPayments: {
         parameters: {
             query: {
-                /** @description The account whose payments (paid and received) are listed */
+                /**
+                 * @description The account whose payments (paid and received) are listed
+                 * @example 1001-01
+                 */
                 accountId: string;
                 status?: "COMPLETED" | "REJECTED";
                 /** @description Page size 1–100 (default 20) */
@@ -3675,9 +3816,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "paymentId": "PAY-0A1B2C3D4E5F6789",
+                     *           "status": "COMPLETED",
+                     *           "debtorAccount": "1001-01",
+                     *           "creditorAccount": "1002-01",
+                     *           "amount": 25,
+                     *           "currency": "EUR",
+                     *           "reference": "Invoice 2026-0042",
+                     *           "createdAt": "2026-11-28T09:30:00.000Z"
+                     *         },
+                     *         {
+                     *           "paymentId": "PAY-1B2C3D4E5F6789A0",
+                     *           "status": "REJECTED",
+                     *           "debtorAccount": "1001-01",
+                     *           "creditorAccount": "1002-01",
+                     *           "amount": 9000,
+                     *           "currency": "EUR",
+                     *           "reference": "Invoice 2026-0042",
+                     *           "createdAt": "2026-11-28T09:30:00.000Z",
+                     *           "reason": "INSUFFICIENT_FUNDS"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         items: {
-                            /** @description Payment identifier */
+                            /**
+                             * @description Payment identifier
+                             * @example PAY-0A1B2C3D4E5F6789
+                             */
                             paymentId: string;
                             status: "COMPLETED" | "REJECTED";
                             /** @example INSUFFICIENT_FUNDS */
@@ -3883,7 +4055,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key of one intended operation; retries reuse it */
+                /**
+                 * @description Client-chosen key of one intended operation; retries reuse it
+                 * @example payment-5f0c6f4e-8d3a-4c1e-9b7a-2f64c1d0a9e3
+                 */
                 "idempotency-key"?: string;
                 /** @description `respond-async`: answer 202 at once and run the request later (RFC 7240) */
                 prefer?: string;
@@ -3895,6 +4070,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "debtorAccount": "1001-01",
+                 *       "creditorAccount": "1002-01",
+                 *       "amount": 25,
+                 *       "currency": "EUR",
+                 *       "reference": "Invoice 2026-0042"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description Account identifier
@@ -3906,7 +4090,7 @@ export interface operations {
                      * @example 1001-01
                      */
                     creditorAccount: string;
-                    /** @description Above 0, at most 1000000.00, at most two decimals */
+                    /** @description Above 0.00, at most 1000000.00, at most two decimals */
                     amount: number;
                     /**
                      * @description ISO 4217 currency code
@@ -3933,8 +4117,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "paymentId": "PAY-1B2C3D4E5F6789A0",
+                     *       "status": "REJECTED",
+                     *       "debtorAccount": "1001-01",
+                     *       "creditorAccount": "1002-01",
+                     *       "amount": 9000,
+                     *       "currency": "EUR",
+                     *       "reference": "Invoice 2026-0042",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "reason": "INSUFFICIENT_FUNDS"
+                     *     }
+                     */
                     "application/json": {
-                        /** @description Payment identifier */
+                        /**
+                         * @description Payment identifier
+                         * @example PAY-0A1B2C3D4E5F6789
+                         */
                         paymentId: string;
                         status: "COMPLETED" | "REJECTED";
                         /** @example INSUFFICIENT_FUNDS */
@@ -3978,8 +4178,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "paymentId": "PAY-0A1B2C3D4E5F6789",
+                     *       "status": "COMPLETED",
+                     *       "debtorAccount": "1001-01",
+                     *       "creditorAccount": "1002-01",
+                     *       "amount": 25,
+                     *       "currency": "EUR",
+                     *       "reference": "Invoice 2026-0042",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
-                        /** @description Payment identifier */
+                        /**
+                         * @description Payment identifier
+                         * @example PAY-0A1B2C3D4E5F6789
+                         */
                         paymentId: string;
                         status: "COMPLETED" | "REJECTED";
                         /** @example INSUFFICIENT_FUNDS */
@@ -4293,7 +4508,10 @@ export interface operations {
                 "x-request-id"?: string;
             };
             path: {
-                /** @description Payment identifier */
+                /**
+                 * @description Payment identifier
+                 * @example PAY-0A1B2C3D4E5F6789
+                 */
                 paymentId: string;
             };
             cookie?: never;
@@ -4312,8 +4530,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "paymentId": "PAY-0A1B2C3D4E5F6789",
+                     *       "status": "COMPLETED",
+                     *       "debtorAccount": "1001-01",
+                     *       "creditorAccount": "1002-01",
+                     *       "amount": 25,
+                     *       "currency": "EUR",
+                     *       "reference": "Invoice 2026-0042",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
-                        /** @description Payment identifier */
+                        /**
+                         * @description Payment identifier
+                         * @example PAY-0A1B2C3D4E5F6789
+                         */
                         paymentId: string;
                         status: "COMPLETED" | "REJECTED";
                         /** @example INSUFFICIENT_FUNDS */
@@ -4555,9 +4788,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "loanId": "LN-0A1B2C3D4E5F6789",
+                     *           "status": "APPROVED",
+                     *           "customerId": "1001",
+                     *           "requestedAmount": 10000,
+                     *           "approvedAmount": 10000,
+                     *           "interestRate": 6.9,
+                     *           "installmentValue": 447.27,
+                     *           "installments": 24,
+                     *           "currency": "EUR",
+                     *           "createdAt": "2026-11-28T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": null
+                     *     }
+                     */
                     "application/json": {
                         items: {
-                            /** @description Loan application identifier */
+                            /**
+                             * @description Loan application identifier
+                             * @example LN-0A1B2C3D4E5F6789
+                             */
                             loanId: string;
                             /** @description APPROVED (possibly for less than requested) or REJECTED; a rejection offers nothing: approvedAmount, interestRate and installmentValue are 0, whatever the reason */
                             status: "APPROVED" | "REJECTED";
@@ -4768,7 +5023,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Client-chosen key of one intended operation; retries reuse it */
+                /**
+                 * @description Client-chosen key of one intended operation; retries reuse it
+                 * @example loan-9b2e4c71-3f5a-4d08-a6c2-7e1d0b8f5a34
+                 */
                 "idempotency-key"?: string;
                 /** @description `respond-async`: answer 202 at once and run the request later (RFC 7240) */
                 prefer?: string;
@@ -4780,10 +5038,17 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "customerId": "1001",
+                 *       "amount": 10000,
+                 *       "installments": 24
+                 *     }
+                 */
                 "application/json": {
                     /** @description Customer identifier (a string; a JSON integer is accepted but deprecated) */
                     customerId: string | number;
-                    /** @description 500.00 to 200000.00 */
+                    /** @description 500.00 to 200000.00, at most two decimals */
                     amount: number;
                     /** @description 6 to 120 monthly installments */
                     installments: number;
@@ -4805,8 +5070,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "loanId": "LN-1B2C3D4E5F6789A0",
+                     *       "status": "REJECTED",
+                     *       "customerId": "1002",
+                     *       "requestedAmount": 150000,
+                     *       "approvedAmount": 0,
+                     *       "interestRate": 0,
+                     *       "installmentValue": 0,
+                     *       "installments": 12,
+                     *       "currency": "EUR",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z",
+                     *       "reason": "INSUFFICIENT_INCOME"
+                     *     }
+                     */
                     "application/json": {
-                        /** @description Loan application identifier */
+                        /**
+                         * @description Loan application identifier
+                         * @example LN-0A1B2C3D4E5F6789
+                         */
                         loanId: string;
                         /** @description APPROVED (possibly for less than requested) or REJECTED; a rejection offers nothing: approvedAmount, interestRate and installmentValue are 0, whatever the reason */
                         status: "APPROVED" | "REJECTED";
@@ -4855,8 +5138,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "loanId": "LN-0A1B2C3D4E5F6789",
+                     *       "status": "APPROVED",
+                     *       "customerId": "1001",
+                     *       "requestedAmount": 10000,
+                     *       "approvedAmount": 10000,
+                     *       "interestRate": 6.9,
+                     *       "installmentValue": 447.27,
+                     *       "installments": 24,
+                     *       "currency": "EUR",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
-                        /** @description Loan application identifier */
+                        /**
+                         * @description Loan application identifier
+                         * @example LN-0A1B2C3D4E5F6789
+                         */
                         loanId: string;
                         /** @description APPROVED (possibly for less than requested) or REJECTED; a rejection offers nothing: approvedAmount, interestRate and installmentValue are 0, whatever the reason */
                         status: "APPROVED" | "REJECTED";
@@ -5175,7 +5475,10 @@ export interface operations {
                 "x-request-id"?: string;
             };
             path: {
-                /** @description Loan application identifier */
+                /**
+                 * @description Loan application identifier
+                 * @example LN-0A1B2C3D4E5F6789
+                 */
                 loanId: string;
             };
             cookie?: never;
@@ -5194,8 +5497,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "loanId": "LN-0A1B2C3D4E5F6789",
+                     *       "status": "APPROVED",
+                     *       "customerId": "1001",
+                     *       "requestedAmount": 10000,
+                     *       "approvedAmount": 10000,
+                     *       "interestRate": 6.9,
+                     *       "installmentValue": 447.27,
+                     *       "installments": 24,
+                     *       "currency": "EUR",
+                     *       "createdAt": "2026-11-28T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": {
-                        /** @description Loan application identifier */
+                        /**
+                         * @description Loan application identifier
+                         * @example LN-0A1B2C3D4E5F6789
+                         */
                         loanId: string;
                         /** @description APPROVED (possibly for less than requested) or REJECTED; a rejection offers nothing: approvedAmount, interestRate and installmentValue are 0, whatever the reason */
                         status: "APPROVED" | "REJECTED";
@@ -5848,6 +6168,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/corebridge",
+                 *       "eventTypes": [
+                 *         "OrderConfirmed",
+                 *         "OrderCancelled"
+                 *       ],
+                 *       "description": "Order notifications for the shop"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uri
@@ -7276,6 +7606,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "OrderConfirmed",
+                 *       "source": "/v1/orders",
+                 *       "subject": "ORD-0A1B2C3D4E5F6789",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "orderId": "ORD-0A1B2C3D4E5F6789",
+                 *         "status": "CONFIRMED",
+                 *         "customerId": "1001",
+                 *         "productId": "P-100",
+                 *         "quantity": 2,
+                 *         "amount": 99.8,
+                 *         "currency": "EUR",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z",
+                 *         "updatedAt": "2026-11-28T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -7371,6 +7725,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "OrderRejected",
+                 *       "source": "/v1/orders",
+                 *       "subject": "ORD-1B2C3D4E5F6789A0",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "orderId": "ORD-1B2C3D4E5F6789A0",
+                 *         "status": "REJECTED",
+                 *         "customerId": "1001",
+                 *         "productId": "P-300",
+                 *         "quantity": 2,
+                 *         "amount": 20,
+                 *         "currency": "EUR",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z",
+                 *         "updatedAt": "2026-11-28T09:30:00.000Z",
+                 *         "reason": "OUT_OF_STOCK"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -7466,6 +7845,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "OrderUpdated",
+                 *       "source": "/v1/orders",
+                 *       "subject": "ORD-0A1B2C3D4E5F6789",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "orderId": "ORD-0A1B2C3D4E5F6789",
+                 *         "status": "CONFIRMED",
+                 *         "customerId": "1001",
+                 *         "productId": "P-100",
+                 *         "quantity": 3,
+                 *         "amount": 149.7,
+                 *         "currency": "EUR",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z",
+                 *         "updatedAt": "2026-11-28T09:45:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -7561,6 +7964,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "OrderCancelled",
+                 *       "source": "/v1/orders",
+                 *       "subject": "ORD-0A1B2C3D4E5F6789",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "orderId": "ORD-0A1B2C3D4E5F6789",
+                 *         "status": "CANCELLED",
+                 *         "customerId": "1001",
+                 *         "productId": "P-100",
+                 *         "quantity": 2,
+                 *         "amount": 99.8,
+                 *         "currency": "EUR",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z",
+                 *         "updatedAt": "2026-11-28T10:00:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -7656,6 +8083,29 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "PaymentCompleted",
+                 *       "source": "/v1/payments",
+                 *       "subject": "PAY-0A1B2C3D4E5F6789",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "paymentId": "PAY-0A1B2C3D4E5F6789",
+                 *         "status": "COMPLETED",
+                 *         "debtorAccount": "1001-01",
+                 *         "creditorAccount": "1002-01",
+                 *         "amount": 25,
+                 *         "currency": "EUR",
+                 *         "reference": "Invoice 2026-0042",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -7685,7 +8135,10 @@ export interface operations {
                     /** @description Position in commit order, zero-padded: text order is commit order */
                     sequence: string;
                     data: {
-                        /** @description Payment identifier */
+                        /**
+                         * @description Payment identifier
+                         * @example PAY-0A1B2C3D4E5F6789
+                         */
                         paymentId: string;
                         status: "COMPLETED" | "REJECTED";
                         /** @example INSUFFICIENT_FUNDS */
@@ -7747,6 +8200,30 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "PaymentRejected",
+                 *       "source": "/v1/payments",
+                 *       "subject": "PAY-1B2C3D4E5F6789A0",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "paymentId": "PAY-1B2C3D4E5F6789A0",
+                 *         "status": "REJECTED",
+                 *         "debtorAccount": "1001-01",
+                 *         "creditorAccount": "1002-01",
+                 *         "amount": 9000,
+                 *         "currency": "EUR",
+                 *         "reference": "Invoice 2026-0042",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z",
+                 *         "reason": "INSUFFICIENT_FUNDS"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -7776,7 +8253,10 @@ export interface operations {
                     /** @description Position in commit order, zero-padded: text order is commit order */
                     sequence: string;
                     data: {
-                        /** @description Payment identifier */
+                        /**
+                         * @description Payment identifier
+                         * @example PAY-0A1B2C3D4E5F6789
+                         */
                         paymentId: string;
                         status: "COMPLETED" | "REJECTED";
                         /** @example INSUFFICIENT_FUNDS */
@@ -7838,6 +8318,31 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "LoanApproved",
+                 *       "source": "/v1/loan-applications",
+                 *       "subject": "LN-0A1B2C3D4E5F6789",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "loanId": "LN-0A1B2C3D4E5F6789",
+                 *         "status": "APPROVED",
+                 *         "customerId": "1001",
+                 *         "requestedAmount": 10000,
+                 *         "approvedAmount": 10000,
+                 *         "interestRate": 6.9,
+                 *         "installmentValue": 447.27,
+                 *         "installments": 24,
+                 *         "currency": "EUR",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -7867,7 +8372,10 @@ export interface operations {
                     /** @description Position in commit order, zero-padded: text order is commit order */
                     sequence: string;
                     data: {
-                        /** @description Loan application identifier */
+                        /**
+                         * @description Loan application identifier
+                         * @example LN-0A1B2C3D4E5F6789
+                         */
                         loanId: string;
                         /** @description APPROVED (possibly for less than requested) or REJECTED; a rejection offers nothing: approvedAmount, interestRate and installmentValue are 0, whatever the reason */
                         status: "APPROVED" | "REJECTED";
@@ -7934,6 +8442,32 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "LoanRejected",
+                 *       "source": "/v1/loan-applications",
+                 *       "subject": "LN-1B2C3D4E5F6789A0",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "loanId": "LN-1B2C3D4E5F6789A0",
+                 *         "status": "REJECTED",
+                 *         "customerId": "1002",
+                 *         "requestedAmount": 150000,
+                 *         "approvedAmount": 0,
+                 *         "interestRate": 0,
+                 *         "installmentValue": 0,
+                 *         "installments": 12,
+                 *         "currency": "EUR",
+                 *         "createdAt": "2026-11-28T09:30:00.000Z",
+                 *         "reason": "INSUFFICIENT_INCOME"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -7963,7 +8497,10 @@ export interface operations {
                     /** @description Position in commit order, zero-padded: text order is commit order */
                     sequence: string;
                     data: {
-                        /** @description Loan application identifier */
+                        /**
+                         * @description Loan application identifier
+                         * @example LN-0A1B2C3D4E5F6789
+                         */
                         loanId: string;
                         /** @description APPROVED (possibly for less than requested) or REJECTED; a rejection offers nothing: approvedAmount, interestRate and installmentValue are 0, whatever the reason */
                         status: "APPROVED" | "REJECTED";
@@ -8030,6 +8567,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "CustomerCreated",
+                 *       "source": "/v1/customers",
+                 *       "subject": "1001",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "customerId": "1001",
+                 *         "name": "Ada Lovelace",
+                 *         "email": "ada@example.com"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";
@@ -8125,6 +8680,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "CustomerUpdated",
+                 *       "source": "/v1/customers",
+                 *       "subject": "1001",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "customerId": "1001",
+                 *         "name": "Ada Lovelace",
+                 *         "email": "ada@example.com"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     specversion: "1.0";

@@ -67,6 +67,22 @@ export interface CloudEvent {
   data: object;
 }
 
+/** An example envelope for the contract: the event of `data` (a resource example) at its collection. */
+export function exampleEvent(type: string, source: string, subject: string, data: object): CloudEvent {
+  return {
+    specversion: '1.0',
+    id: '6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60',
+    type,
+    source,
+    subject,
+    time: '2026-11-28T09:30:00.000Z',
+    datacontenttype: 'application/json',
+    correlationid: '0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934',
+    sequence: '000000000000042',
+    data,
+  };
+}
+
 /** One event of the back-end's list: its header (EVTREC) and the resource's record as it was then. */
 export interface EventItem {
   position: number;

@@ -34,6 +34,32 @@ export const LoanDecision = Type.Object({
 });
 export type LoanDecision = Static<typeof LoanDecision>;
 
+/** Examples for the contract: a demo customer's approved application, and a rejected one (which offers nothing). */
+export const APPROVED_LOAN_EXAMPLE: LoanDecision = {
+  loanId: 'LN-0A1B2C3D4E5F6789',
+  status: 'APPROVED',
+  customerId: '1001',
+  requestedAmount: 10000,
+  approvedAmount: 10000,
+  interestRate: 6.9,
+  installmentValue: 447.27,
+  installments: 24,
+  currency: 'EUR',
+  createdAt: '2026-11-28T09:30:00.000Z',
+};
+export const REJECTED_LOAN_EXAMPLE: LoanDecision = {
+  ...APPROVED_LOAN_EXAMPLE,
+  loanId: 'LN-1B2C3D4E5F6789A0',
+  status: 'REJECTED',
+  reason: 'INSUFFICIENT_INCOME',
+  customerId: '1002',
+  requestedAmount: 150000,
+  approvedAmount: 0,
+  interestRate: 0,
+  installmentValue: 0,
+  installments: 12,
+};
+
 /** Loan applications, each as GET /v1/loan-applications/{loanId} shows it. */
 export const LoanApplicationList = pageOf(LoanDecision);
 

@@ -24,6 +24,27 @@ export type Order = Static<typeof Order>;
 
 export const OrderList = pageOf(Order);
 
+/** Examples for the contract: a demo customer's order of a demo product in stock, and one of a product out of stock. */
+export const CONFIRMED_ORDER_EXAMPLE: Order = {
+  orderId: 'ORD-0A1B2C3D4E5F6789',
+  status: 'CONFIRMED',
+  customerId: '1001',
+  productId: 'P-100',
+  quantity: 2,
+  amount: 99.8,
+  currency: 'EUR',
+  createdAt: '2026-11-28T09:30:00.000Z',
+  updatedAt: '2026-11-28T09:30:00.000Z',
+};
+export const REJECTED_ORDER_EXAMPLE: Order = {
+  ...CONFIRMED_ORDER_EXAMPLE,
+  orderId: 'ORD-1B2C3D4E5F6789A0',
+  status: 'REJECTED',
+  reason: 'OUT_OF_STOCK',
+  productId: 'P-300',
+  amount: 20,
+};
+
 // Every caller the route table lets in sees the whole order; listed so that a field added to the schema is a
 // decision, not an accident.
 const ORDER_ALL = [

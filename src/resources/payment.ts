@@ -21,6 +21,25 @@ export const Payment = Type.Object({
 });
 export type Payment = Static<typeof Payment>;
 
+/** Examples for the contract: demo accounts of one customer's payment that went through, and one refused. */
+export const COMPLETED_PAYMENT_EXAMPLE: Payment = {
+  paymentId: 'PAY-0A1B2C3D4E5F6789',
+  status: 'COMPLETED',
+  debtorAccount: '1001-01',
+  creditorAccount: '1002-01',
+  amount: 25,
+  currency: 'EUR',
+  reference: 'Invoice 2026-0042',
+  createdAt: '2026-11-28T09:30:00.000Z',
+};
+export const REJECTED_PAYMENT_EXAMPLE: Payment = {
+  ...COMPLETED_PAYMENT_EXAMPLE,
+  paymentId: 'PAY-1B2C3D4E5F6789A0',
+  status: 'REJECTED',
+  reason: 'INSUFFICIENT_FUNDS',
+  amount: 9000,
+};
+
 /** An account's payments, each as GET /v1/payments/{paymentId} shows it to the caller. */
 export const PaymentList = pageOf(Payment);
 

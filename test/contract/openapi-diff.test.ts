@@ -158,14 +158,21 @@ test('breaking: a request limit added or tightened', () => {
       body(d, '/v1/loan-applications', 'post').properties.amount.maximum = 100000;
     }),
     'POST /v1/loan-applications request body: amount',
-    /maximum none → 100000 \(tighter\)/,
+    /maximum 200000 → 100000 \(tighter\)/,
   );
   assertBreaking(
     changesAfter((d) => {
-      body(d, '/v1/loan-applications', 'post').properties.amount.multipleOf = 0.01;
+      body(d, '/v1/payments', 'post').properties.amount.minimum = 1;
+    }),
+    'POST /v1/payments request body: amount',
+    /minimum none → 1 \(tighter\)/,
+  );
+  assertBreaking(
+    changesAfter((d) => {
+      body(d, '/v1/loan-applications', 'post').properties.amount.multipleOf = 1;
     }),
     'POST /v1/loan-applications request body: amount',
-    /multipleOf none → 0.01/,
+    /multipleOf 0.01 → 1/,
   );
   assertBreaking(
     changesAfter((d) => {

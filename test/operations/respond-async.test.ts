@@ -156,18 +156,18 @@ test('the same authorization as the resource: another customer gets 404, an agen
   });
   assert.equal(invalid.statusCode, 400, 'validated against the schema before it is queued');
   // A rule the back-end program checks is told by the operation, as the synchronous call tells it.
-  const tooSmall = await h.request({
+  const toItself = await h.request({
     method: 'POST',
-    url: '/v1/loan-applications',
+    url: '/v1/payments',
     as: 'ada',
-    headers: ASYNC,
-    body: { customerId: '1001', amount: 1, installments: 12 },
+    headers: { ...ASYNC, 'idempotency-key': 'async-to-itself' },
+    body: { debtorAccount: '1001-01', creditorAccount: '1001-01', amount: 1, currency: 'EUR' },
   });
-  assert.equal(tooSmall.statusCode, 202);
-  const refused = await settled(h, tooSmall.headers['location'] as string, 'ada');
+  assert.equal(toItself.statusCode, 202);
+  const refused = await settled(h, toItself.headers['location'] as string, 'ada');
   assert.equal(refused['status'], 'failed');
   assert.equal((refused['problem'] as Record<string, unknown>)['status'], 400);
-  assert.equal((refused['problem'] as Record<string, unknown>)['reason'], 'AMOUNT_OUT_OF_RANGE');
+  assert.equal((refused['problem'] as Record<string, unknown>)['reason'], 'SAME_ACCOUNT');
   const notYours = await h.request({
     method: 'POST',
     url: '/v1/loan-applications',

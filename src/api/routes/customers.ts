@@ -48,7 +48,18 @@ export const CustomerCreateRequest = Type.Object(
     dateOfBirth: Type.Optional(BirthDate),
     address: Type.Optional(Address),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Katherine Johnson',
+        email: 'katherine@example.com',
+        phone: '+1 757 555 0100',
+        dateOfBirth: '1918-08-26',
+        address: { line1: '1 Langley Boulevard', postalCode: '23681', city: 'Hampton', country: 'US' },
+      },
+    ],
+  },
 );
 export type CustomerCreateRequest = Static<typeof CustomerCreateRequest>;
 
@@ -76,7 +87,8 @@ export const CustomerPatch = Type.Object(
       ]),
     ),
   },
-  { additionalProperties: false },
+  // A new phone number, and the date of birth removed.
+  { additionalProperties: false, examples: [{ phone: '+44 20 7946 0958', dateOfBirth: null }] },
 );
 export type CustomerPatch = Static<typeof CustomerPatch>;
 

@@ -6,15 +6,15 @@
 import { Type } from 'typebox';
 import { EVENT_TYPES } from '../../backend/store/journal.ts';
 import type { MessageCatalog } from '../../backend/copybooks/index.ts';
-import { CloudEventSchema, EventType, readEventList, toCloudEvent } from '../../resources/event.ts';
+import { CloudEventSchema, EventType, exampleEvent, readEventList, toCloudEvent } from '../../resources/event.ts';
 import { ApiError } from '../../errors.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
 import { deprecationHeaders } from '../plugins/deprecation.ts';
 import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
 import { Customer } from '../../resources/customer.ts';
-import { LoanDecision } from '../../resources/loan.ts';
-import { Order } from '../../resources/order.ts';
-import { Payment } from '../../resources/payment.ts';
+import { APPROVED_LOAN_EXAMPLE, LoanDecision, REJECTED_LOAN_EXAMPLE } from '../../resources/loan.ts';
+import { CONFIRMED_ORDER_EXAMPLE, Order, REJECTED_ORDER_EXAMPLE } from '../../resources/order.ts';
+import { COMPLETED_PAYMENT_EXAMPLE, Payment, REJECTED_PAYMENT_EXAMPLE } from '../../resources/payment.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 /** The resource schema of each event type's `data` (as GET on its path answers). */
@@ -29,6 +29,48 @@ const DATA_OF: Record<(typeof EVENT_TYPES)[number], object> = {
   LoanRejected: LoanDecision,
   CustomerCreated: Customer,
   CustomerUpdated: Customer,
+};
+
+/** Each event type's example: a resource of that story (a PaymentCompleted carries no failure reason). */
+const customerExample = { customerId: '1001', name: 'Ada Lovelace', email: 'ada@example.com' };
+const orderExample = (data: Order, type: string) => exampleEvent(type, '/v1/orders', data.orderId, data);
+const EXAMPLE_OF: Record<(typeof EVENT_TYPES)[number], object> = {
+  OrderConfirmed: orderExample(CONFIRMED_ORDER_EXAMPLE, 'OrderConfirmed'),
+  OrderRejected: orderExample(REJECTED_ORDER_EXAMPLE, 'OrderRejected'),
+  OrderUpdated: orderExample(
+    { ...CONFIRMED_ORDER_EXAMPLE, quantity: 3, amount: 149.7, updatedAt: '2026-11-28T09:45:00.000Z' },
+    'OrderUpdated',
+  ),
+  OrderCancelled: orderExample(
+    { ...CONFIRMED_ORDER_EXAMPLE, status: 'CANCELLED', updatedAt: '2026-11-28T10:00:00.000Z' },
+    'OrderCancelled',
+  ),
+  PaymentCompleted: exampleEvent(
+    'PaymentCompleted',
+    '/v1/payments',
+    COMPLETED_PAYMENT_EXAMPLE.paymentId,
+    COMPLETED_PAYMENT_EXAMPLE,
+  ),
+  PaymentRejected: exampleEvent(
+    'PaymentRejected',
+    '/v1/payments',
+    REJECTED_PAYMENT_EXAMPLE.paymentId,
+    REJECTED_PAYMENT_EXAMPLE,
+  ),
+  LoanApproved: exampleEvent(
+    'LoanApproved',
+    '/v1/loan-applications',
+    APPROVED_LOAN_EXAMPLE.loanId,
+    APPROVED_LOAN_EXAMPLE,
+  ),
+  LoanRejected: exampleEvent(
+    'LoanRejected',
+    '/v1/loan-applications',
+    REJECTED_LOAN_EXAMPLE.loanId,
+    REJECTED_LOAN_EXAMPLE,
+  ),
+  CustomerCreated: exampleEvent('CustomerCreated', '/v1/customers', '1001', customerExample),
+  CustomerUpdated: exampleEvent('CustomerUpdated', '/v1/customers', '1001', customerExample),
 };
 
 const WEBHOOK_HEADERS = [
@@ -66,6 +108,7 @@ export function eventWebhooks(): Record<string, object> {
                   ...envelope,
                   properties: { ...envelope.properties, type: { const: type }, data: DATA_OF[type] },
                 },
+                example: EXAMPLE_OF[type],
               },
             },
           },

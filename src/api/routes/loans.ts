@@ -3,13 +3,23 @@ import type { LoanRequest as LoanRequestRecord, MessageCatalog } from '../../bac
 import { segmentReader } from '../../backend/message.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
 import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
-import { recordString } from '../../resources/schemas/record-field.ts';
+import { recordDecimal, recordInteger, recordString } from '../../resources/schemas/record-field.ts';
+import { LOAN_AMOUNT_MINOR, LOAN_INSTALLMENTS } from '../../backend/limits.ts';
+import { fromMinorUnits, minorToDecimalString } from '../../backend/money.ts';
 import type { RecordPointers } from '../../client/refusal.ts';
 import { Type, type Static } from 'typebox';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
-import { LoanApplicationList, LoanDecision, LoanStatus, loanForRole, loanFromRecord } from '../../resources/loan.ts';
-import { CUSTOMER_ID_FORMAT, CustomerId, IdempotencyKeyHeader, LoanId } from '../../resources/schemas/common.ts';
+import {
+  APPROVED_LOAN_EXAMPLE,
+  LoanApplicationList,
+  LoanDecision,
+  LoanStatus,
+  loanForRole,
+  loanFromRecord,
+  REJECTED_LOAN_EXAMPLE,
+} from '../../resources/loan.ts';
+import { CUSTOMER_ID_FORMAT, CustomerId, idempotencyKeyHeader, LoanId } from '../../resources/schemas/common.ts';
 import { OperationAccepted } from '../../resources/operation.ts';
 import { PreferHeader, prefersAsync, respondAsync } from '../respond-async.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
@@ -25,7 +35,7 @@ const LoanCustomerId = Type.Union(
       minimum: 1,
       maximum: 9_999_999_999,
       deprecated: true,
-      description: 'Deprecated: the same identifier as a JSON integer (contract §2); send the string',
+      description: 'Deprecated: the same identifier as a JSON integer, the numeric form of the first contract; send the string',
     }),
   ],
   { description: 'Customer identifier (a string; a JSON integer is accepted but deprecated)' },
@@ -34,10 +44,27 @@ const LoanCustomerId = Type.Union(
 export const LoanRequest = Type.Object(
   {
     customerId: LoanCustomerId,
-    amount: Type.Number({ description: '500.00 to 200000.00' }),
-    installments: Type.Integer({ description: '6 to 120 monthly installments' }),
+    amount: recordDecimal('LNAPPL', 'lnrqAmount', {
+      minimum: fromMinorUnits(LOAN_AMOUNT_MINOR.min),
+      maximum: fromMinorUnits(LOAN_AMOUNT_MINOR.max),
+      description: `${minorToDecimalString(LOAN_AMOUNT_MINOR.min)} to ${minorToDecimalString(LOAN_AMOUNT_MINOR.max)}, at most two decimals`,
+    }),
+    installments: recordInteger('LNAPPL', 'lnrqInstallments', {
+      minimum: LOAN_INSTALLMENTS.min,
+      maximum: LOAN_INSTALLMENTS.max,
+      description: `${LOAN_INSTALLMENTS.min} to ${LOAN_INSTALLMENTS.max} monthly installments`,
+    }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        customerId: APPROVED_LOAN_EXAMPLE.customerId,
+        amount: APPROVED_LOAN_EXAMPLE.requestedAmount,
+        installments: APPROVED_LOAN_EXAMPLE.installments,
+      },
+    ],
+  },
 );
 export type LoanRequest = Static<typeof LoanRequest>;
 
@@ -64,12 +91,23 @@ export function loanRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog
     ...fromTable('createLoanApplication'),
     schema: {
       ...protectedErrors(['loans'], 'createLoanApplication', 'Apply for a loan and receive the decision'),
-      headers: Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader), prefer: PreferHeader }),
+      headers: Type.Object({
+        'idempotency-key': Type.Optional(idempotencyKeyHeader('loan-9b2e4c71-3f5a-4d08-a6c2-7e1d0b8f5a34')),
+        prefer: PreferHeader,
+      }),
       body: LoanRequest,
       response: {
         202: { description: 'Accepted to run later (Prefer: respond-async): see Location', ...OperationAccepted },
-        201: { description: 'Loan approved (possibly for a lower amount)', ...LoanDecision },
-        200: { description: 'Loan rejected (status REJECTED, see reason)', ...LoanDecision },
+        201: {
+          description: 'Loan approved (possibly for a lower amount)',
+          ...LoanDecision,
+          examples: [APPROVED_LOAN_EXAMPLE],
+        },
+        200: {
+          description: 'Loan rejected (status REJECTED, see reason)',
+          ...LoanDecision,
+          examples: [REJECTED_LOAN_EXAMPLE],
+        },
         ...STANDARD_ERRORS,
         409: problem('The same Idempotency-Key is still in flight'),
         422: problem('The same Idempotency-Key was used with a different request'),
@@ -102,7 +140,10 @@ export function loanRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog
     schema: {
       ...protectedErrors(['loans'], 'getLoanApplication', 'Read a loan decision'),
       params: Type.Object({ loanId: LoanId }, { additionalProperties: false }),
-      response: { 200: { description: 'Success', ...LoanDecision }, ...STANDARD_ERRORS },
+      response: {
+        200: { description: 'Success', ...LoanDecision, examples: [APPROVED_LOAN_EXAMPLE] },
+        ...STANDARD_ERRORS,
+      },
     },
     handler: async (req) => {
       const out = await backend.call('LNINQ', req, { lnkLoanId: req.params.loanId });
@@ -115,7 +156,14 @@ export function loanRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog
     schema: {
       ...protectedErrors(['loans'], 'listLoanApplications', "A customer's loan applications, newest first"),
       querystring: LoanListQuery,
-      response: { 200: { description: 'Success', ...LoanApplicationList }, ...STANDARD_ERRORS },
+      response: {
+        200: {
+          description: 'Success',
+          ...LoanApplicationList,
+          examples: [{ items: [APPROVED_LOAN_EXAMPLE], nextCursor: null }],
+        },
+        ...STANDARD_ERRORS,
+      },
     },
     handler: async (req) => {
       const q = req.query;

@@ -4,15 +4,17 @@ import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { etagOf, noneMatchHolds, requiredIfMatch } from '../conditional.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
 import {
+  CONFIRMED_ORDER_EXAMPLE,
   Order,
   OrderList,
+  REJECTED_ORDER_EXAMPLE,
   OrderStatus,
   orderForRole,
   orderFromListItem,
   orderFromRecord,
 } from '../../resources/order.ts';
 import { problem } from '../schemas/problem.ts';
-import { CustomerId, IdempotencyKeyHeader, OrderId, ProductId } from '../../resources/schemas/common.ts';
+import { CustomerId, idempotencyKeyHeader, OrderId, ProductId } from '../../resources/schemas/common.ts';
 import { recordInteger } from '../../resources/schemas/record-field.ts';
 import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
 import type { OrderRecord } from '../../backend/copybooks/index.ts';
@@ -26,13 +28,22 @@ export const Quantity = recordInteger('ORDCRT', 'ordcQuantity', {
 
 export const OrderRequest = Type.Object(
   { customerId: CustomerId, productId: ProductId, quantity: Quantity },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        customerId: CONFIRMED_ORDER_EXAMPLE.customerId,
+        productId: CONFIRMED_ORDER_EXAMPLE.productId,
+        quantity: CONFIRMED_ORDER_EXAMPLE.quantity,
+      },
+    ],
+  },
 );
 export type OrderRequest = Static<typeof OrderRequest>;
 
 export const OrderUpdateRequest = Type.Object(
   { productId: ProductId, quantity: Quantity },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ productId: 'P-100', quantity: 3 }] },
 );
 export type OrderUpdateRequest = Static<typeof OrderUpdateRequest>;
 
@@ -49,7 +60,9 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-const IdempotencyHeaders = Type.Object({ 'idempotency-key': Type.Optional(IdempotencyKeyHeader) });
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(idempotencyKeyHeader('order-2c8d1e5f-6a47-4b39-9f0e-d3a2b7c4e815')),
+});
 const IfMatchHeaders = Type.Object({
   'if-match': Type.String({
     description:
@@ -76,8 +89,12 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
       headers: IdempotencyHeaders,
       body: OrderRequest,
       response: {
-        201: { description: 'Order confirmed', ...Order },
-        200: { description: 'Order rejected by the back-end (status REJECTED, see reason)', ...Order },
+        201: { description: 'Order confirmed', ...Order, examples: [CONFIRMED_ORDER_EXAMPLE] },
+        200: {
+          description: 'Order rejected by the back-end (status REJECTED, see reason)',
+          ...Order,
+          examples: [REJECTED_ORDER_EXAMPLE],
+        },
         ...STANDARD_ERRORS,
         409: problem('The same Idempotency-Key is still in flight'),
         422: problem('The same Idempotency-Key was used with a different request'),
@@ -112,7 +129,7 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
       params: OrderParams,
       headers: IfNoneMatchHeaders,
       response: {
-        200: { description: 'Success', ...Order },
+        200: { description: 'Success', ...Order, examples: [CONFIRMED_ORDER_EXAMPLE] },
         304: { description: 'Not modified: the If-None-Match ETag is the current version', type: 'null' },
         ...STANDARD_ERRORS,
       },
@@ -130,7 +147,14 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
     schema: {
       ...protectedErrors(['orders'], 'listOrders', 'List the orders the caller may see'),
       querystring: ListQuery,
-      response: { 200: { description: 'Success', ...OrderList }, ...STANDARD_ERRORS },
+      response: {
+        200: {
+          description: 'Success',
+          ...OrderList,
+          examples: [{ items: [CONFIRMED_ORDER_EXAMPLE, REJECTED_ORDER_EXAMPLE], nextCursor: null }],
+        },
+        ...STANDARD_ERRORS,
+      },
     },
     handler: async (req) => {
       const q = req.query;
@@ -157,7 +181,11 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
       headers: IfMatchHeaders,
       body: OrderUpdateRequest,
       response: {
-        200: { description: 'Success', ...Order },
+        200: {
+          description: 'Success',
+          ...Order,
+          examples: [{ ...CONFIRMED_ORDER_EXAMPLE, quantity: 3, amount: 149.7, updatedAt: '2026-11-28T09:45:00.000Z' }],
+        },
         ...STANDARD_ERRORS,
         409: problem('The order cannot be changed (cancelled or rejected)'),
         412: problem('If-Match names no current version of the order (an older one, a weak ETag, or "0")'),
@@ -193,7 +221,11 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
       ...protectedErrors(['orders'], 'cancelOrder', 'Cancel an order (repeating it answers the same)'),
       params: OrderParams,
       response: {
-        200: { description: 'Success', ...Order },
+        200: {
+          description: 'Success',
+          ...Order,
+          examples: [{ ...CONFIRMED_ORDER_EXAMPLE, status: 'CANCELLED', updatedAt: '2026-11-28T10:00:00.000Z' }],
+        },
         ...STANDARD_ERRORS,
         409: problem('A rejected order cannot be cancelled'),
       },

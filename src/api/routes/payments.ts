@@ -1,12 +1,22 @@
 /** /v1/payments — PAYCRT (Idempotency-Key required), PAYINQ, and an account's payments (PAYLST). */
 import { Type, type Static } from 'typebox';
 import { problem } from '../schemas/problem.ts';
-import { Payment, PaymentList, PaymentStatus, paymentForRole, paymentFromRecord } from '../../resources/payment.ts';
+import {
+  COMPLETED_PAYMENT_EXAMPLE,
+  Payment,
+  PaymentList,
+  PaymentStatus,
+  paymentForRole,
+  paymentFromRecord,
+  REJECTED_PAYMENT_EXAMPLE,
+} from '../../resources/payment.ts';
+import { PAYMENT_AMOUNT_MINOR } from '../../backend/limits.ts';
+import { fromMinorUnits, minorToDecimalString } from '../../backend/money.ts';
 import {
   ACCOUNT_ID_FORMAT,
   AccountId,
   CurrencyCode,
-  IdempotencyKeyHeader,
+  idempotencyKeyHeader,
   PaymentId,
 } from '../../resources/schemas/common.ts';
 import { recordDecimal, recordString } from '../../resources/schemas/record-field.ts';
@@ -23,7 +33,11 @@ export const PaymentRequest = Type.Object(
   {
     debtorAccount: AccountId,
     creditorAccount: AccountId,
-    amount: recordDecimal('PAYCRT', 'paycAmount', { description: 'Above 0, at most 1000000.00, at most two decimals' }),
+    amount: recordDecimal('PAYCRT', 'paycAmount', {
+      exclusiveMinimum: fromMinorUnits(PAYMENT_AMOUNT_MINOR.above),
+      maximum: fromMinorUnits(PAYMENT_AMOUNT_MINOR.max),
+      description: `Above ${minorToDecimalString(PAYMENT_AMOUNT_MINOR.above)}, at most ${minorToDecimalString(PAYMENT_AMOUNT_MINOR.max)}, at most two decimals`,
+    }),
     currency: CurrencyCode,
     reference: Type.Optional(
       recordString('PAYCRT', 'paycRemittance', {
@@ -32,7 +46,19 @@ export const PaymentRequest = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // Demo accounts of ada (customer 1001) and alan, both in EUR: the payment goes through.
+    examples: [
+      {
+        debtorAccount: COMPLETED_PAYMENT_EXAMPLE.debtorAccount,
+        creditorAccount: COMPLETED_PAYMENT_EXAMPLE.creditorAccount,
+        amount: COMPLETED_PAYMENT_EXAMPLE.amount,
+        currency: COMPLETED_PAYMENT_EXAMPLE.currency,
+        reference: COMPLETED_PAYMENT_EXAMPLE.reference,
+      },
+    ],
+  },
 );
 export type PaymentRequest = Static<typeof PaymentRequest>;
 
@@ -53,6 +79,7 @@ const PaymentListQuery = Type.Object(
     accountId: recordString('PAYLST', 'paylAccountId', {
       ...ACCOUNT_ID_FORMAT,
       description: 'The account whose payments (paid and received) are listed',
+      examples: ['1001-01'],
     }),
     status: Type.Optional(PaymentStatus),
     limit: pageLimit('PAYLST', 'paylMaxItems'),
@@ -68,12 +95,19 @@ export function paymentRoutes(app: Api, { backend, catalog }: RouteDeps & { cata
     ...fromTable('createPayment'),
     schema: {
       ...protectedErrors(['payments'], 'createPayment', 'Create a payment between two accounts'),
-      headers: Type.Object({ 'idempotency-key': IdempotencyKeyHeader, prefer: PreferHeader }),
+      headers: Type.Object({
+        'idempotency-key': idempotencyKeyHeader('payment-5f0c6f4e-8d3a-4c1e-9b7a-2f64c1d0a9e3'),
+        prefer: PreferHeader,
+      }),
       body: PaymentRequest,
       response: {
         202: { description: 'Accepted to run later (Prefer: respond-async): see Location', ...OperationAccepted },
-        201: { description: 'Payment completed', ...Payment },
-        200: { description: 'Payment rejected by the back-end (status REJECTED, see reason)', ...Payment },
+        201: { description: 'Payment completed', ...Payment, examples: [COMPLETED_PAYMENT_EXAMPLE] },
+        200: {
+          description: 'Payment rejected by the back-end (status REJECTED, see reason)',
+          ...Payment,
+          examples: [REJECTED_PAYMENT_EXAMPLE],
+        },
         ...STANDARD_ERRORS,
         409: problem('The same Idempotency-Key is still in flight'),
         422: problem('The same Idempotency-Key was used with a different request'),
@@ -101,7 +135,10 @@ export function paymentRoutes(app: Api, { backend, catalog }: RouteDeps & { cata
     schema: {
       ...protectedErrors(['payments'], 'getPayment', 'Read a payment'),
       params: Type.Object({ paymentId: PaymentId }, { additionalProperties: false }),
-      response: { 200: { description: 'Success', ...Payment }, ...STANDARD_ERRORS },
+      response: {
+        200: { description: 'Success', ...Payment, examples: [COMPLETED_PAYMENT_EXAMPLE] },
+        ...STANDARD_ERRORS,
+      },
     },
     handler: async (req) => {
       const out = await backend.call('PAYINQ', req, { paykPaymentId: req.params.paymentId });
@@ -114,7 +151,14 @@ export function paymentRoutes(app: Api, { backend, catalog }: RouteDeps & { cata
     schema: {
       ...protectedErrors(['payments'], 'listPayments', "An account's payments, paid and received, newest first"),
       querystring: PaymentListQuery,
-      response: { 200: { description: 'Success', ...PaymentList }, ...STANDARD_ERRORS },
+      response: {
+        200: {
+          description: 'Success',
+          ...PaymentList,
+          examples: [{ items: [COMPLETED_PAYMENT_EXAMPLE, REJECTED_PAYMENT_EXAMPLE], nextCursor: null }],
+        },
+        ...STANDARD_ERRORS,
+      },
     },
     handler: async (req) => {
       const q = req.query;

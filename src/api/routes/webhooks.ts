@@ -38,7 +38,16 @@ export const SubscriptionRequest = Type.Object(
     eventTypes: Type.Array(EventType, { minItems: 1, maxItems: 10, uniqueItems: true }),
     description: Type.Optional(recordString('WHKCRT', 'whkcDescription')),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        url: 'https://hooks.example.com/corebridge',
+        eventTypes: ['OrderConfirmed', 'OrderCancelled'],
+        description: 'Order notifications for the shop',
+      },
+    ],
+  },
 );
 type SubscriptionRequest = Static<typeof SubscriptionRequest>;
 

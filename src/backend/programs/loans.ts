@@ -3,18 +3,14 @@ import { mayUseCustomerData } from '../caller.ts';
 import { newId } from '../ids.ts';
 import { LINK_FAILURE, LinkFailure } from '../links.ts';
 import { RC, recordSegment } from '../message.ts';
-import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
+import { LOAN_AMOUNT_MINOR, LOAN_INSTALLMENTS } from '../limits.ts';
+import { fromMinorUnits, minorToDecimalString, MoneyFormatError, toMinorUnits } from '../money.ts';
 import type { LoanDecision } from '../copybooks/records.ts';
 import { decided, fail, ok, text, type Program } from '../program.ts';
 import { findCustomer } from '../store/customers.ts';
 import { writeAudit, writeEvent } from '../store/journal.ts';
 import { findLoan, findLoanByIdempotencyKey, insertLoan, listLoans, type LoanApplication } from '../store/loans.ts';
 import { pageSize, segmentPage } from './lists.ts';
-
-const MIN_AMOUNT = 50_000; // 500.00
-const MAX_AMOUNT = 20_000_000; // 200,000.00
-const MIN_INSTALLMENTS = 6;
-const MAX_INSTALLMENTS = 120;
 
 export function loanRecord(l: LoanApplication): LoanDecision {
   return {
@@ -63,11 +59,13 @@ export const applyForLoan: Program<'LNAPPL'> = async (ctx, req) => {
     }
     if (earlier) return decided(earlier, loanRecord(earlier));
   }
-  if (amount < MIN_AMOUNT || amount > MAX_AMOUNT) {
-    return fail(RC.INVALID_INPUT, 'AMOUNT_OUT_OF_RANGE', 'amount must be between 500.00 and 200000.00');
+  if (amount < LOAN_AMOUNT_MINOR.min || amount > LOAN_AMOUNT_MINOR.max) {
+    const [min, max] = [LOAN_AMOUNT_MINOR.min, LOAN_AMOUNT_MINOR.max].map(minorToDecimalString);
+    return fail(RC.INVALID_INPUT, 'AMOUNT_OUT_OF_RANGE', `amount must be between ${min} and ${max}`);
   }
-  if (!Number.isInteger(installments) || installments < MIN_INSTALLMENTS || installments > MAX_INSTALLMENTS) {
-    return fail(RC.INVALID_INPUT, 'INSTALLMENTS_OUT_OF_RANGE', 'installments must be between 6 and 120');
+  const { min: fewest, max: most } = LOAN_INSTALLMENTS;
+  if (!Number.isInteger(installments) || installments < fewest || installments > most) {
+    return fail(RC.INVALID_INPUT, 'INSTALLMENTS_OUT_OF_RANGE', `installments must be between ${fewest} and ${most}`);
   }
   const customer = await findCustomer(tx, customerId);
   if (!customer || !mayUseCustomerData(caller, customer.customerId)) {

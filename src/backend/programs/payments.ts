@@ -6,7 +6,8 @@
 import { maySeePayment, mayUseCustomerData, paymentAudience } from '../caller.ts';
 import { newId } from '../ids.ts';
 import { RC, recordSegment } from '../message.ts';
-import { fromMinorUnits, MoneyFormatError, toMinorUnits } from '../money.ts';
+import { PAYMENT_AMOUNT_MINOR } from '../limits.ts';
+import { fromMinorUnits, minorToDecimalString, MoneyFormatError, toMinorUnits } from '../money.ts';
 import type { PaymentRecord } from '../copybooks/records.ts';
 import { decided, fail, ok, text, type Program } from '../program.ts';
 import { findAccount, lockAccounts, postTransfer } from '../store/accounts.ts';
@@ -19,8 +20,6 @@ import {
   type Payment,
 } from '../store/payments.ts';
 import { pageSize, segmentPage } from './lists.ts';
-
-const MAX_AMOUNT = 100_000_000; // 1,000,000.00
 
 export function paymentRecord(p: Payment): PaymentRecord {
   return {
@@ -79,8 +78,9 @@ export const createPayment: Program<'PAYCRT'> = async (ctx, req) => {
     return decided(earlier, paymentRecord(earlier));
   }
   if (debtorId === creditorId) return fail(RC.INVALID_INPUT, 'SAME_ACCOUNT', 'debtor and creditor account must differ');
-  if (amount <= 0 || amount > MAX_AMOUNT) {
-    return fail(RC.INVALID_INPUT, 'AMOUNT_OUT_OF_RANGE', 'amount must be above 0 and at most 1000000.00');
+  if (amount <= PAYMENT_AMOUNT_MINOR.above || amount > PAYMENT_AMOUNT_MINOR.max) {
+    const [above, max] = [PAYMENT_AMOUNT_MINOR.above, PAYMENT_AMOUNT_MINOR.max].map(minorToDecimalString);
+    return fail(RC.INVALID_INPUT, 'AMOUNT_OUT_OF_RANGE', `amount must be above ${above} and at most ${max}`);
   }
   // Locked until the commit: the balance checked below is the balance debited.
   const accounts = await lockAccounts(tx, [debtorId, creditorId]);

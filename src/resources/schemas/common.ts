@@ -24,11 +24,13 @@ export const PaymentId = Type.String({
   pattern: '^PAY-[0-9A-F]{16}$',
   maxLength: 20,
   description: 'Payment identifier',
+  examples: ['PAY-0A1B2C3D4E5F6789'],
 });
 export const LoanId = Type.String({
   pattern: '^LN-[0-9A-F]{16}$',
   maxLength: 19,
   description: 'Loan application identifier',
+  examples: ['LN-0A1B2C3D4E5F6789'],
 });
 export const ProductId = Type.String({
   pattern: '^[A-Z0-9][A-Z0-9-]{0,15}$',
@@ -44,7 +46,11 @@ export const CurrencyCode = Type.String({
 export const Timestamp = Type.String({ format: 'date-time' });
 export const Money = Type.Number({ description: 'Decimal amount in the currency (at most two decimals)' });
 
-export const IdempotencyKeyHeader = Type.String({
-  pattern: '^[A-Za-z0-9._:-]{1,64}$',
-  description: 'Client-chosen key of one intended operation; retries reuse it',
-});
+/** The Idempotency-Key header; each operation shows its own example key, as a key never serves two requests. */
+export function idempotencyKeyHeader(example: string) {
+  return Type.String({
+    pattern: '^[A-Za-z0-9._:-]{1,64}$',
+    description: 'Client-chosen key of one intended operation; retries reuse it',
+    examples: [example],
+  });
+}
