@@ -35,7 +35,8 @@ const LoanCustomerId = Type.Union(
       minimum: 1,
       maximum: 9_999_999_999,
       deprecated: true,
-      description: 'Deprecated: the same identifier as a JSON integer, the numeric form of the first contract; send the string',
+      description:
+        'Deprecated: the same identifier as a JSON integer, the numeric form of the first contract; send the string',
     }),
   ],
   { description: 'Customer identifier (a string; a JSON integer is accepted but deprecated)' },
