@@ -13,6 +13,7 @@ export default tseslint.config(
       'test/fixtures/',
       'records/test/fixtures/',
       'records/dist/',
+      'sdk/dist/',
       'sdk/src/schema.ts',
       // Generated from the copybooks (npm run records:types); a test keeps it current.
       'src/backend/copybooks/records.ts',

@@ -1,6 +1,6 @@
 /**
- * The typed Corebridge client: openapi-fetch over the generated contract types, with the call discipline of
- * contract §7.3 built in (a time-out per attempt, safe retries, an Idempotency-Key per logical call).
+ * The typed Corebridge client: openapi-fetch over the generated contract types, with a careful caller's habits
+ * built in (a time-out per attempt, retries only of what is safe to repeat, an Idempotency-Key per logical call).
  * `GET/POST/PUT/PATCH/DELETE` answer the typed body of a 2xx and throw a typed error otherwise; `raw` is the
  * plain openapi-fetch client (`{ data, error, response }`) with the same time-outs, keys and retries.
  */
@@ -21,17 +21,17 @@ export interface CorebridgeClientOptions {
   /** Where the API is, e.g. `http://localhost:8080`. */
   baseUrl: string;
   /** A bearer token for every call… */
-  token?: string;
+  token?: string | undefined;
   /** …or a function asked for one before every attempt (to refresh an expiring token). */
-  getToken?: () => string | undefined | Promise<string | undefined>;
-  /** Time-out of each attempt, in milliseconds; default 5000 (contract §7.3). Pass `signal` to bound the whole call. */
-  timeoutMs?: number;
+  getToken?: (() => string | undefined | Promise<string | undefined>) | undefined;
+  /** Time-out of each attempt, in milliseconds; default 5000. Pass `signal` to bound the whole call. */
+  timeoutMs?: number | undefined;
   /** Retries after the first attempt and their back-off; `{ max: 0 }` turns retries off. */
-  retries?: Partial<RetryOptions>;
+  retries?: Partial<RetryOptions> | undefined;
   /** The fetch to send with (default: the global fetch). */
-  fetch?: FetchLike;
+  fetch?: FetchLike | undefined;
   /** Headers sent on every call. */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
 }
 
 type Method = 'get' | 'put' | 'post' | 'delete' | 'patch';
@@ -41,6 +41,27 @@ type RequiredKeysOf<T> = { [K in keyof T]-?: {} extends Pick<T, K> ? never : K }
 /** The call's options: required when the operation has required parameters or a required body (as in openapi-fetch). */
 type InitParam<Init> =
   RequiredKeysOf<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+/** Every key of every member of a union (`keyof` of a union has only the keys common to all). */
+type KeysOf<T> = T extends unknown ? keyof T : never;
+type ValueAt<T, K extends PropertyKey> = T extends unknown ? (K extends keyof T ? T[K] : never) : never;
+/**
+ * `T` (what the caller wrote) with every field the contract does not name turned into `never`, at any depth. The
+ * options are inferred (`Init`), and an inferred type escapes TypeScript's excess-property check, so without this a
+ * body with a misspelt or unknown field would compile and the server would refuse it (additionalProperties: false).
+ */
+type Exact<T, Shape> = T extends readonly unknown[]
+  ? Shape extends readonly (infer Item)[]
+    ? { [I in keyof T]: Exact<T[I], Item> }
+    : T
+  : T extends object
+    ? Shape extends object
+      ? { [K in keyof T]: K extends KeysOf<Shape> ? Exact<T[K], ValueAt<Shape, K>> : never }
+      : T
+    : T;
+/** The options with their body held to the contract's body of the operation. */
+type ExactBody<Init, Expected> = Init extends { body: infer Body }
+  ? Init & { body: Exact<Body, NonNullable<Expected> extends { body?: infer Want } ? Want : never> }
+  : Init;
 /** The body of the operation's 2xx answers. */
 type SuccessData<P extends keyof paths, M extends Method, Init> = paths[P][M] extends infer Operation extends Record<
   string | number,
@@ -66,7 +87,7 @@ export interface CorebridgeResult<T> {
 
 export type CorebridgeMethod<M extends Method> = <P extends Paths<M>, Init extends MaybeOptionalInit<paths[P], M>>(
   url: P,
-  ...init: InitParam<Init>
+  ...init: InitParam<ExactBody<Init, MaybeOptionalInit<paths[P], M>>>
 ) => Promise<CorebridgeResult<SuccessData<P, M, Init>>>;
 
 export interface CorebridgeClient {

@@ -38,7 +38,7 @@ export function resilientFetch(options: ResilientFetchOptions): FetchLike {
   const { retries, timeoutMs } = options;
   return async (request) => {
     const method = request.method;
-    const body = request.body === null ? undefined : await request.arrayBuffer();
+    const body = request.body === null ? null : await request.arrayBuffer();
     const idempotencyKey = request.headers.get('idempotency-key') ?? undefined;
     const requestId = request.headers.get('x-request-id') ?? undefined;
     const repeatable = mayRepeat(method, idempotencyKey !== undefined);

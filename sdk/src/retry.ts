@@ -1,7 +1,7 @@
 /**
- * When a call may be sent again, and after how long. Contract §7.3: a client retries only what is safe to
- * repeat: an idempotent method, or a request carrying an Idempotency-Key (the server then answers a repeat
- * with the first answer instead of running it twice).
+ * When a call may be sent again, and after how long. A client retries only what is safe to repeat: an
+ * idempotent method, or a request carrying an Idempotency-Key (the server then answers a repeat with the first
+ * answer instead of running it twice).
  */
 
 export interface RetryOptions {

@@ -92,4 +92,11 @@ async function main(): Promise<void> {
   process.stdout.write(`${token}\n`);
 }
 
-await main();
+try {
+  await main();
+} catch (error) {
+  // Whatever else fails (an unusable DATA_DIR, say) is said on one line: a stack trace, or nothing at all under
+  // `npm run -s`, leaves a script's `TOKEN=$(npm run -s token …)` with an empty token and no reason.
+  process.stderr.write(`token: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}

@@ -1,7 +1,7 @@
 /** `npm run token` prints a token the server accepts (same DATA_DIR key), with the scopes asked for. */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -74,4 +74,15 @@ test('token command makes no demo token beside an accounts file, nor in producti
     assert.equal(run.stdout, '');
     assert.match(run.stderr, reason);
   }
+});
+
+test('token command says on one line why it failed when DATA_DIR cannot hold the signing key', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'corebridge-token-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'not-a-directory');
+  writeFileSync(file, '');
+  const run = token(file, 'ada');
+  assert.equal(run.status, 1);
+  assert.equal(run.stdout, '');
+  assert.match(run.stderr, /^token: ENOTDIR: not a directory, mkdir '.*not-a-directory\/dev-issuer'\n$/);
 });
