@@ -10,6 +10,7 @@ import { CobolBuildError } from './transport/cobol-host/build.ts';
 import { listenMetrics, type MetricsListener } from './observability/metrics-server.ts';
 import { startupBlock, startupFacts } from './startup-banner.ts';
 import { listenFailure, type ListenTarget } from './listen-error.ts';
+import { settingFileFailure } from './file-error.ts';
 import type { AddressInfo } from 'node:net';
 
 /** What a listener failed to open, said in one line naming the setting; anything else is a bug, thrown on. */
@@ -29,8 +30,9 @@ async function main(): Promise<void> {
   let config;
   let logger;
   let app;
+  const env = processEnv();
   try {
-    config = loadServingConfig(processEnv(), 'api');
+    config = loadServingConfig(env, 'api');
     logger = createLogger(config);
     // Pretty logs are read by a person: the whole configuration only at debug; JSON keeps it for machines.
     logger[config.logFormat === 'pretty' ? 'debug' : 'info'](
@@ -43,6 +45,12 @@ async function main(): Promise<void> {
     // compile, an unreadable certificate: the user's to fix, told without a stack.
     if (error instanceof ServiceFileError || error instanceof CobolBuildError || error instanceof ConfigError) {
       process.stderr.write(`corebridge: ${error.message}\n`);
+      process.exit(2);
+    }
+    // A path a setting names that cannot be read or made: as much a bad setting.
+    const file = config ? settingFileFailure(error, env, config.dataDir) : null;
+    if (file !== null) {
+      process.stderr.write(`corebridge: ${file}\n`);
       process.exit(2);
     }
     throw error;

@@ -1,6 +1,7 @@
 /**
  * server.ts when a listener cannot open: one line on stderr naming the setting to change, exit 1, and nothing left
- * serving (the API listener that had opened is closed with the rest).
+ * serving (the API listener that had opened is closed with the rest). A path a setting names that cannot be used is
+ * one line too, exit 2 as for any bad setting.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -9,6 +10,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { accepts, freePort } from '../support/free-port.ts';
 import { listenFailure } from '../src/listen-error.ts';
 
@@ -69,6 +71,24 @@ test('a HOST that is not an address of this machine: one line naming HOST, exit 
   assert.equal(
     stderr,
     'corebridge: HOST=198.51.100.7 is not an address of this machine — set HOST to one of its addresses (127.0.0.1 for this machine only, 0.0.0.0 for every interface)\n',
+  );
+});
+
+test('a DATA_DIR that cannot be made, a TLS_CERT_FILE that does not exist: one line naming the setting, exit 2', async (t) => {
+  const port = String(await freePort());
+  const notADirectory = join(fileURLToPath(import.meta.url), 'data');
+  const data = await run(t, { DATA_DIR: notADirectory, PORT: port, METRICS_PORT: '0' });
+  assert.equal(data.status, 2);
+  assert.equal(
+    data.stderr,
+    `corebridge: DATA_DIR=${notADirectory}: not a directory (mkdir) — set DATA_DIR to a directory this user can write\n`,
+  );
+  const missing = join(tmpdir(), 'corebridge-no-such-certificate.crt');
+  const tls = await run(t, { TLS_CERT_FILE: missing, TLS_KEY_FILE: missing, PORT: port, METRICS_PORT: '0' });
+  assert.equal(tls.status, 2);
+  assert.equal(
+    tls.stderr,
+    `corebridge: TLS_CERT_FILE=${missing}: no such file or directory (open) — set TLS_CERT_FILE to a file this user can read\n`,
   );
 });
 
