@@ -3,8 +3,8 @@
  * same redaction. LOG_FORMAT=pretty: readable lines through pino-pretty; json: one JSON object per line.
  */
 import { pino, type Logger } from 'pino';
-import pretty from 'pino-pretty';
 import { isoNow } from './iso-time.ts';
+import { prettyDestination } from './logging/pretty.ts';
 import { redactionOptions } from './logging/redaction.ts';
 import type { LogFormat, LogLevel } from './logging/settings.ts';
 
@@ -20,19 +20,8 @@ export function createLogger(
     ...redactionOptions(),
   };
   if (destination) return pino(options, destination as pino.DestinationStream);
-  if (config.logFormat === 'pretty') {
-    // A person reads these as they come: written at once (no line lost on exit), one line each, without the
-    // fields every line repeats.
-    return pino(
-      options,
-      pretty({
-        sync: true,
-        singleLine: true,
-        translateTime: 'SYS:HH:MM:ss.l',
-        ignore: 'service,pid,hostname',
-      }),
-    );
-  }
+  // A person reads these as they come: written at once, one line each, the request line in words.
+  if (config.logFormat === 'pretty') return pino(options, prettyDestination());
   // One synchronous write per event-loop turn, so lines reach a pipe in order under load
   // (test/observability/log-destination.test.ts).
   return pino(options, linesPerTurn(pino.destination({ dest: 1, sync: true })));

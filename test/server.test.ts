@@ -12,7 +12,15 @@ test('npm start: serves on PORT with DATA_DIR, and SIGTERM closes gracefully wit
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
   const child = spawn(process.execPath, ['src/server.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    // No metrics listener: the default port may be another server's on this machine.
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      METRICS_PORT: '0',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

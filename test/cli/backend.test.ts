@@ -92,6 +92,8 @@ test('npm run backend + npm start with BACKEND_URL: a request goes through both;
     HOST: '127.0.0.1',
     BACKEND_URL: `tls://127.0.0.1:${backendPort}`,
     LOG_LEVEL: 'info',
+    // The default metrics port may be another server's on this machine, which would stop this one.
+    METRICS_PORT: '0',
     ...tlsEnv,
   };
   const api = start(t, ['src/server.ts'], apiEnv);

@@ -3,7 +3,7 @@
  * pretty), pretty lines from the back-end worker thread too, and /metrics on its own listener.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,8 +77,8 @@ test('LOG_FORMAT=json: the banner is one structured line with the URLs a user op
   const banner = lines.find((l) => l['msg'] === 'corebridge ready');
   assert.ok(banner, 'one banner line');
   assert.ok(
-    lines.some((l) => l['msg'] === 'effective configuration'),
-    'the effective configuration is still logged',
+    lines.some((l) => l['msg'] === 'effective configuration' && l['level'] === 30),
+    'the effective configuration is logged at info, for machines',
   );
   const url = `http://localhost:${server.port}`;
   assert.deepEqual(banner['startup'], {
@@ -99,11 +99,18 @@ test("LOG_FORMAT=pretty: readable lines (the back-end worker's too) and the bann
   // The event relay's turns run EVTNXT in the worker thread, whose debug line says so: wait for one.
   for (let i = 0; i < 100 && !/DEBUG.*transaction ended.*EVTNXT/.test(server.output()); i++)
     await new Promise((r) => setTimeout(r, 100));
+  assert.equal((await fetch(`http://127.0.0.1:${server.port}/health/live`)).status, 200);
+  for (let i = 0; i < 50 && !/GET \/health\/live/.test(server.output()); i++)
+    await new Promise((r) => setTimeout(r, 100));
   assert.equal(await server.stop(), 0);
   // eslint-disable-next-line no-control-regex -- the terminal's colour codes start with ESC
   const out = server.output().replace(/\x1b\[[0-9;]*m/g, '');
   assert.ok(!out.split('\n').some((line) => line.startsWith('{')), 'no JSON lines');
-  assert.match(out, /INFO.*: effective configuration/);
+  // The whole configuration is for debugging: not among the lines a person reads at info.
+  assert.match(out, /DEBUG.*: effective configuration/);
+  assert.doesNotMatch(out, /INFO.*: effective configuration/);
+  // The request line in words: status, method, path, duration, request id.
+  assert.match(out, /^\[[\d:.]+\] INFO: 200 GET \/health\/live \d+(\.\d)? ms req=[\w-]+$/m);
   assert.match(out, /DEBUG.*: transaction ended.*"tran":"EVTNXT"/, "the worker thread's lines are pretty too");
   const block = /Corebridge is ready\n((?: {2}.*\n)+)/.exec(out);
   assert.ok(block, 'the banner block');
@@ -115,4 +122,23 @@ test("LOG_FORMAT=pretty: readable lines (the back-end worker's too) and the bann
     new RegExp(`^ {2}Demo logins +${credentialsFile(server.dataDir).replaceAll('/', '\\/')}$`, 'm'),
   );
   assert.match(block[1]!, /^ {2}Metrics +off \(METRICS_PORT=0\)$/m);
+});
+
+test('LOG_FORMAT=pretty at info: `npm run token` adds no server line; the banner names the metrics port bound', async (t) => {
+  const metricsPort = await freePort();
+  const server = await startServer(t, { LOG_FORMAT: 'pretty', METRICS_PORT: String(metricsPort) });
+  const before = server.output();
+  const token = spawnSync(process.execPath, ['src/cli/token.ts', 'ada'], {
+    env: { ...process.env, PORT: String(server.port), DATA_DIR: server.dataDir },
+    encoding: 'utf8',
+  });
+  assert.equal(token.status, 0, token.stderr);
+  assert.equal(token.stderr, '', 'the command found this server and checked its key');
+  assert.equal(await server.stop(), 0);
+  // The discovery and key documents the command read are logged at debug: no line about them at info.
+  const after = server.output().slice(before.length);
+  assert.match(after, /shutting down/);
+  assert.doesNotMatch(after, /oauth/);
+  const out = server.output();
+  assert.match(out, new RegExp(`^ {2}Metrics +http://127\\.0\\.0\\.1:${metricsPort}/metrics$`, 'm'));
 });

@@ -31,7 +31,7 @@ type Internals = Record<symbol, unknown>;
 /** Writes `line` with `msg` at `level` (when enabled). */
 export function writeRequestLine(
   requestLog: FastifyBaseLogger,
-  level: 'info' | 'error',
+  level: 'debug' | 'info' | 'error',
   msg: string,
   line: RequestLine,
 ): void {

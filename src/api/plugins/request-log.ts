@@ -7,6 +7,13 @@ import { requestTraceparent } from '../../observability/index.ts';
 import { routeTemplate } from '../../observability/metrics.ts';
 import { writeRequestLine } from '../logging/request-line.ts';
 
+/**
+ * The embedded identity provider's answers (discovery, JWKS, tokens, sign-in pages) are machinery that verifiers
+ * and `npm run token` read on every check: at debug when they succeed; a refusal stays at info. The route is
+ * src/identity/routes.ts's (MOUNT_PATH), which the API's modules do not import.
+ */
+const IDENTITY_ROUTE = '/oauth/*';
+
 export function installRequestLog(app: FastifyInstance): void {
   const { metrics, tracing } = app.observability;
   app.decorateReply('problemCode', null);
@@ -40,7 +47,7 @@ export function installRequestLog(app: FastifyInstance): void {
     const traceparent = requestTraceparent(req);
     writeRequestLine(
       req.log,
-      status >= 500 ? 'error' : 'info',
+      status >= 500 ? 'error' : status < 400 && options.url === IDENTITY_ROUTE ? 'debug' : 'info',
       status >= 500 ? 'request failed' : 'request completed',
       {
         method: req.method,
