@@ -1,7 +1,7 @@
 /**
  * Operations run later (docs/events-webhooks-operations.md, "Operations"): Prefer: respond-async answers 202
- * and a status resource whose outcome is exactly what the synchronous call answers; the same authorization; idempotency keys; once only,
- * across a restart of the API while pending.
+ * and a status resource whose outcome is exactly what the synchronous call answers; the same authorization;
+ * idempotency keys; once only, across a restart of the API while pending.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
