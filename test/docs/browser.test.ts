@@ -202,6 +202,8 @@ test(
       t.after(() => context.close());
       const page = await context.newPage();
       await page.goto(`${loopback}/docs`);
+      // Moved to the issuer's name: the sign-in window can only come back to the page that opened it there.
+      assert.equal(page.url(), `${localhost}/docs/`);
       await page.getByRole('button', { name: 'Authorize' }).first().waitFor();
       await signIn(page, 'ada', credentials.passwords['ada']!);
 
