@@ -235,6 +235,5 @@ export function accessInWords(access: Pick<RouteAccess, 'scope' | 'roles' | 'own
   }
 }
 
-
 /** Route config every route carries: its table entry, or `public` for health, discovery and docs. */
 export type RouteAccessConfig = { operationId: OperationId; access: RouteAccess } | { public: true };

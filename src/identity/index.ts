@@ -22,6 +22,12 @@ export interface DemoUser {
   password: string;
 }
 
+/** The demo users and the owner-only file their passwords are in. */
+export interface DemoUsers {
+  users: DemoUser[];
+  file: string;
+}
+
 export interface EmbeddedIdentity {
   /**
    * `documentHeaders`: the security headers of every answer but JSON (src/api/protection/security-headers.ts);
@@ -35,7 +41,7 @@ export interface EmbeddedIdentity {
   docsSignIn: {
     clientId: string;
     scopes: readonly string[];
-    demoUsers: { users: DemoUser[]; file: string } | null;
+    demoUsers: DemoUsers | null;
   } | null;
 }
 
@@ -43,7 +49,7 @@ async function openAccounts(
   config: { dataDir: string; auth: IdentitySettings; production?: boolean },
   log: Logger,
   docsRedirectUri: string,
-): Promise<{ accounts: IdentityAccounts; cookieKeys: string[]; demoUsers: { users: DemoUser[]; file: string } | null }> {
+): Promise<{ accounts: IdentityAccounts; cookieKeys: string[]; demoUsers: DemoUsers | null }> {
   if (config.auth.accountsFile) {
     const accounts = await fileAccounts(config.auth.accountsFile);
     log.info({ file: config.auth.accountsFile }, 'users and clients loaded from the accounts file');
@@ -99,9 +105,7 @@ export async function openEmbeddedIdentity(
     onEvent: (level, event, message) => log[level](event, message),
   });
   return {
-    docsSignIn: accounts.docsClient
-      ? { clientId: accounts.docsClient, scopes: ROLE_SCOPES.customer, demoUsers }
-      : null,
+    docsSignIn: accounts.docsClient ? { clientId: accounts.docsClient, scopes: ROLE_SCOPES.customer, demoUsers } : null,
     async install(app, documentHeaders, loginThrottle) {
       app.addHook('onClose', async () => store.close());
       await identityRoutes(app, { provider, accounts, documentHeaders, loginThrottle });

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { credentialsFile, type IdentityCredentials } from '../../src/identity/credentials.ts';
 import { startApp } from '../helpers/app.ts';
 import { freePort } from '../../support/free-port.ts';

@@ -191,14 +191,12 @@ export async function installScalarReference(
   });
 
   docs.get(DOCUMENT_PATH, { config: { public: true }, schema: { hide: true } }, async (req, reply) =>
-    reply
-      .header('cache-control', 'no-store')
-      .send(
-        pageDocument(docs.swagger(), options.signIn, {
-          sameMachine: LOOPBACK.has(req.socket.remoteAddress ?? ''),
-          otherOrigin: req.host === new URL(options.issuer).host ? null : new URL(options.issuer).origin,
-        }),
-      ),
+    reply.header('cache-control', 'no-store').send(
+      pageDocument(docs.swagger(), options.signIn, {
+        sameMachine: LOOPBACK.has(req.socket.remoteAddress ?? ''),
+        otherOrigin: req.host === new URL(options.issuer).host ? null : new URL(options.issuer).origin,
+      }),
+    ),
   );
 
   await docs.register(scalar, {
