@@ -1,6 +1,7 @@
 /**
  * The interactive API reference at /docs (Scalar), served from the installed package with nothing reaching the
- * internet, reading /openapi.json; "Authorize" signs in with code + PKCE as the public demo client.
+ * internet, reading the contract (/openapi.json) as /docs/document.json with what only the page needs; "Authorize"
+ * signs in with code + PKCE as the public demo client.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import scalar, { type ApiReferenceConfiguration } from '@scalar/fastify-api-reference';
