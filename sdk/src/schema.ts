@@ -179,13 +179,13 @@ export interface paths {
         };
         /**
          * List the orders the caller may see
-         * @description Scope `orders:read`; roles: customer, agent, partner; ownership: caller-filtered.
+         * @description Customers, agents and partners may call it, with scope `orders:read`. The list holds only what the caller may see: customers see only their own; agents see all; partners only their own.
          */
         get: operations["listOrders"];
         put?: never;
         /**
          * Create an order
-         * @description Scope `orders:write`; roles: customer, agent, partner; ownership: customer-in-request.
+         * @description Customers, agents and partners may call it, with scope `orders:write`. Customers may name only their own customer id; agents any; partners only their own customers.
          */
         post: operations["createOrder"];
         delete?: never;
@@ -203,18 +203,18 @@ export interface paths {
         };
         /**
          * Read an order
-         * @description Scope `orders:read`; roles: customer, agent, partner; ownership: backend-owner.
+         * @description Customers, agents and partners may call it, with scope `orders:read`. Customers see only their own; agents see all; partners only their own; anything else answers 404 Not Found.
          */
         get: operations["getOrder"];
         /**
          * Change the product or quantity of a confirmed order
-         * @description Scope `orders:write`; roles: customer, agent, partner; ownership: backend-owner.
+         * @description Customers, agents and partners may call it, with scope `orders:write`. Customers see only their own; agents see all; partners only their own; anything else answers 404 Not Found.
          */
         put: operations["updateOrder"];
         post?: never;
         /**
          * Cancel an order (repeating it answers the same)
-         * @description Scope `orders:write`; roles: customer, agent, partner; ownership: backend-owner.
+         * @description Customers, agents and partners may call it, with scope `orders:write`. Customers see only their own; agents see all; partners only their own; anything else answers 404 Not Found.
          */
         delete: operations["cancelOrder"];
         options?: never;
@@ -231,7 +231,7 @@ export interface paths {
         };
         /**
          * Read a customer
-         * @description Scope `customers:read`; roles: customer, agent, partner; ownership: customer-in-request.
+         * @description Customers, agents and partners may call it, with scope `customers:read`. Customers may name only their own customer id; agents any; partners only their own customers.
          */
         get: operations["getCustomer"];
         put?: never;
@@ -241,7 +241,7 @@ export interface paths {
         head?: never;
         /**
          * Update a customer with a JSON merge patch (RFC 7396)
-         * @description Scope `customers:write`; roles: customer, agent; ownership: customer-in-request.
+         * @description Customers and agents may call it, with scope `customers:write`. Customers may name only their own customer id; agents any.
          */
         patch: operations["updateCustomer"];
         trace?: never;
@@ -257,7 +257,7 @@ export interface paths {
         put?: never;
         /**
          * Register a customer
-         * @description Scope `customers:write`; roles: agent, partner; ownership: none.
+         * @description Agents and partners may call it, with scope `customers:write`.
          */
         post: operations["createCustomer"];
         delete?: never;
@@ -275,7 +275,7 @@ export interface paths {
         };
         /**
          * Read the balance of an account
-         * @description Scope `accounts:read`; roles: customer, agent; ownership: backend-owner.
+         * @description Customers and agents may call it, with scope `accounts:read`. Customers see only their own; agents see all; anything else answers 404 Not Found.
          */
         get: operations["getBalance"];
         put?: never;
@@ -295,7 +295,7 @@ export interface paths {
         };
         /**
          * A customer's accounts with their balances, in opening order
-         * @description Scope `accounts:read`; roles: customer, agent; ownership: customer-in-request.
+         * @description Customers and agents may call it, with scope `accounts:read`. Customers may name only their own customer id; agents any.
          */
         get: operations["listCustomerAccounts"];
         put?: never;
@@ -315,13 +315,13 @@ export interface paths {
         };
         /**
          * An account's payments, paid and received, newest first
-         * @description Scope `payments:read`; roles: customer, agent; ownership: backend-owner.
+         * @description Customers and agents may call it, with scope `payments:read`. Customers see only their own; agents see all; anything else answers 404 Not Found.
          */
         get: operations["listPayments"];
         put?: never;
         /**
          * Create a payment between two accounts
-         * @description Scope `payments:write`; roles: customer, agent; ownership: backend-owner.
+         * @description Customers and agents may call it, with scope `payments:write`. Customers see only their own; agents see all; anything else answers 404 Not Found.
          */
         post: operations["createPayment"];
         delete?: never;
@@ -339,7 +339,7 @@ export interface paths {
         };
         /**
          * Read a payment
-         * @description Scope `payments:read`; roles: customer, agent; ownership: backend-owner.
+         * @description Customers and agents may call it, with scope `payments:read`. Customers see only their own; agents see all; anything else answers 404 Not Found.
          */
         get: operations["getPayment"];
         put?: never;
@@ -359,13 +359,13 @@ export interface paths {
         };
         /**
          * A customer's loan applications, newest first
-         * @description Scope `loans:read`; roles: customer, agent; ownership: customer-in-request.
+         * @description Customers and agents may call it, with scope `loans:read`. Customers may name only their own customer id; agents any.
          */
         get: operations["listLoanApplications"];
         put?: never;
         /**
          * Apply for a loan and receive the decision
-         * @description Scope `loans:write`; roles: customer, agent; ownership: customer-in-request.
+         * @description Customers and agents may call it, with scope `loans:write`. Customers may name only their own customer id; agents any.
          */
         post: operations["createLoanApplication"];
         delete?: never;
@@ -383,7 +383,7 @@ export interface paths {
         };
         /**
          * Read a loan decision
-         * @description Scope `loans:read`; roles: customer, agent; ownership: backend-owner.
+         * @description Customers and agents may call it, with scope `loans:read`. Customers see only their own; agents see all; anything else answers 404 Not Found.
          */
         get: operations["getLoanApplication"];
         put?: never;
@@ -403,7 +403,7 @@ export interface paths {
         };
         /**
          * Read the events the caller may see, in commit order
-         * @description Scope `events:read`; roles: customer, agent, partner; ownership: caller-filtered.
+         * @description Customers, agents and partners may call it, with scope `events:read`. The list holds only what the caller may see: customers see only their own; agents see all; partners only their own.
          */
         get: operations["listEvents"];
         put?: never;
@@ -423,13 +423,13 @@ export interface paths {
         };
         /**
          * The caller's subscriptions
-         * @description Scope `webhooks:read`; roles: agent, partner; ownership: caller-filtered.
+         * @description Agents and partners may call it, with scope `webhooks:read`. The list holds only what the caller may see: each caller sees only their own.
          */
         get: operations["listWebhookSubscriptions"];
         put?: never;
         /**
          * Subscribe a URL to events (the answer shows the signing secret, once)
-         * @description Scope `webhooks:write`; roles: agent, partner; ownership: none.
+         * @description Agents and partners may call it, with scope `webhooks:write`.
          */
         post: operations["createWebhookSubscription"];
         delete?: never;
@@ -447,14 +447,14 @@ export interface paths {
         };
         /**
          * Read a subscription (never its secret)
-         * @description Scope `webhooks:read`; roles: agent, partner; ownership: backend-owner.
+         * @description Agents and partners may call it, with scope `webhooks:read`. Each caller sees only their own; anything else answers 404 Not Found.
          */
         get: operations["getWebhookSubscription"];
         put?: never;
         post?: never;
         /**
          * Delete a subscription and its deliveries
-         * @description Scope `webhooks:write`; roles: agent, partner; ownership: backend-owner.
+         * @description Agents and partners may call it, with scope `webhooks:write`. Each caller sees only their own; anything else answers 404 Not Found.
          */
         delete: operations["deleteWebhookSubscription"];
         options?: never;
@@ -471,7 +471,7 @@ export interface paths {
         };
         /**
          * The deliveries of a subscription, newest first
-         * @description Scope `webhooks:read`; roles: agent, partner; ownership: backend-owner.
+         * @description Agents and partners may call it, with scope `webhooks:read`. Each caller sees only their own; anything else answers 404 Not Found.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -493,7 +493,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver again now (a failed delivery too), with the same webhook-id
-         * @description Scope `webhooks:write`; roles: agent, partner; ownership: backend-owner.
+         * @description Agents and partners may call it, with scope `webhooks:write`. Each caller sees only their own; anything else answers 404 Not Found.
          */
         post: operations["retryWebhookDelivery"];
         delete?: never;
@@ -511,7 +511,7 @@ export interface paths {
         };
         /**
          * Read an operation that runs later, and its outcome
-         * @description Scope `operations:read`; roles: customer, agent; ownership: backend-owner.
+         * @description Customers and agents may call it, with scope `operations:read`. Customers see only their own; agents see all; anything else answers 404 Not Found.
          */
         get: operations["getOperation"];
         put?: never;

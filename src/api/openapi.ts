@@ -48,7 +48,10 @@ export function openApiOptions(issuer: string, embeddedProvider = true) {
         { name: 'payments' },
         { name: 'loans' },
         { name: 'events', description: 'The events feed: CloudEvents in commit order' },
-        { name: 'webhooks', description: 'Subscriptions: events POSTed to your URL (see the webhooks section)' },
+        {
+          name: 'Webhook subscriptions',
+          description: 'Events POSTed to your URL: the subscriptions (what arrives: see Webhooks)',
+        },
         { name: 'health' },
       ],
       webhooks: eventWebhooks(),

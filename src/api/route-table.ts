@@ -199,5 +199,41 @@ export const ROUTES = {
 
 export type OperationId = keyof typeof ROUTES;
 
+const ROLE_PLURALS: Record<Role, string> = { customer: 'customers', agent: 'agents', partner: 'partners' };
+
+function wordList(words: readonly string[]): string {
+  return words.length < 2 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
+}
+
+/**
+ * The route's access rule as the reference shows it to a reader: who may call it and what each of them sees,
+ * in plain words rather than the table's rule names.
+ */
+export function accessInWords(access: Pick<RouteAccess, 'scope' | 'roles' | 'ownership'>): string {
+  const who = wordList(access.roles.map((role) => ROLE_PLURALS[role]));
+  const call = `${who.charAt(0).toUpperCase()}${who.slice(1)} may call it, with scope \`${access.scope}\`.`;
+  const has = (role: Role) => access.roles.includes(role);
+  const own = [
+    has('customer') ? 'customers see only their own' : '',
+    has('agent') && has('customer') ? 'agents see all' : '',
+    has('partner') && has('customer') ? 'partners only their own' : '',
+  ].filter(Boolean);
+  const sees = own.length > 0 ? own.join('; ') : 'each caller sees only their own';
+  const sentence = `${sees.charAt(0).toUpperCase()}${sees.slice(1)}`;
+  switch (access.ownership) {
+    case 'none':
+      return call;
+    case 'customer-in-request': {
+      const others = [has('agent') ? 'agents any' : '', has('partner') ? 'partners only their own customers' : ''];
+      const rest = others.filter(Boolean).join('; ');
+      return `${call} Customers may name only their own customer id${rest ? `; ${rest}` : ''}.`;
+    }
+    case 'caller-filtered':
+      return `${call} The list holds only what the caller may see: ${sees}.`;
+    case 'backend-owner':
+      return `${call} ${sentence}; anything else answers 404 Not Found.`;
+  }
+}
+
 /** Route config every route carries: its table entry, or `public` for health, discovery and docs. */
 export type RouteAccessConfig = { operationId: OperationId; access: RouteAccess } | { public: true };

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Fastify from 'fastify';
 import { installRouteTableCheck } from '../../src/api/plugins/auth.ts';
-import { ROUTES } from '../../src/api/route-table.ts';
+import { accessInWords, ROUTES } from '../../src/api/route-table.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { needsEmbeddedProvider, startApp } from '../helpers/app.ts';
 import { queryStore } from '../helpers/backend-store.ts';
@@ -64,7 +64,11 @@ test('GET /openapi.json is OpenAPI 3.1 with every route of the table, its scope 
     assert.ok(op, `${access.method} ${path} documented`);
     assert.equal(op.operationId, operationId);
     assert.deepEqual(op.security, [{ oauth2: [access.scope] }, { bearerAuth: [access.scope] }]);
-    assert.ok(op.description.includes(`ownership: ${access.ownership}`), `${operationId} shows its ownership rule`);
+    assert.equal(
+      op.description,
+      accessInWords(access),
+      `${operationId} says in words who may call it and what they see`,
+    );
     assert.ok(op.responses['429'] && op.responses['503'], `${operationId} documents limits`);
     assert.ok(
       op.responses['401'] && op.responses['403'] && op.responses['404'],

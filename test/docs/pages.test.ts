@@ -82,7 +82,7 @@ test('the docs page: Scalar from the service with a fresh nonce per response, no
     assert.match(page.body, /"x-scalar-client-id": "corebridge-demo-spa"/);
     assert.match(page.body, /"x-usePkce": "SHA-256"/);
     assert.match(page.body, /"oauth2RedirectUri": "http:\/\/localhost:8080\/docs"/);
-    assert.match(page.body, /"url": "\/openapi.json"/);
+    assert.match(page.body, /"url": "\/docs\/document.json"/);
   }
   assert.equal(nonces.size, 2, 'a new nonce per response');
 
@@ -97,4 +97,42 @@ test('the docs page: Scalar from the service with a fresh nonce per response, no
     paths: Record<string, unknown>;
   };
   for (const path of Object.keys(document.paths)) assert.doesNotMatch(path, /^\/(docs|problems|assets)?($|\/)/, path);
+});
+
+test('the document the docs page reads: a fresh Idempotency-Key per load, the demo users; the contract unchanged', async (t) => {
+  const h = await startApp(t);
+  const keyOf = (body: string) =>
+    (
+      JSON.parse(body) as { paths: Record<string, Record<string, { parameters?: Array<Record<string, unknown>> }>> }
+    ).paths['/v1/payments']!['post']!.parameters!.find((p) => p['name'] === 'idempotency-key')!['example'];
+  const first = await h.app.inject({ url: '/docs/document.json' });
+  const second = await h.app.inject({ url: '/docs/document.json' });
+  assert.equal(first.statusCode, 200);
+  assert.match(String(keyOf(first.body)), /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.notEqual(keyOf(first.body), keyOf(second.body));
+  assert.match(first.body, /Sign in with a demo user/);
+  assert.match(first.body, /\| `clerk` \| agent \|/);
+  const contract = await h.app.inject({ url: '/openapi.json' });
+  assert.equal(keyOf(contract.body), undefined);
+  assert.doesNotMatch(contract.body, /demo user/);
+  // Access in words, and one group named Webhooks (the webhooks section) beside the subscriptions.
+  assert.doesNotMatch(contract.body, /ownership|backend-owner|customer-in-request|caller-filtered/);
+  const tags = new Set(
+    Object.values((JSON.parse(contract.body) as { paths: Record<string, Record<string, { tags?: string[] }>> }).paths)
+      .flatMap((ops) => Object.values(ops))
+      .flatMap((op) => op.tags ?? []),
+  );
+  assert.ok(![...tags].some((tag) => tag.toLowerCase() === 'webhooks'), [...tags].join(', '));
+});
+
+test("the docs page opened by another loopback name of the server moves to the issuer's, where sign-in comes back", async (t) => {
+  const h = await startApp(t, { PORT: '8080', AUTH_ISSUER: 'http://localhost:8080/oauth' });
+  const res = await h.app.inject({ url: '/docs?x=1', headers: { host: '127.0.0.1:8080' } });
+  assert.equal(res.statusCode, 302);
+  assert.equal(res.headers['location'], 'http://localhost:8080/docs/?x=1');
+  const page = await h.app.inject({ url: '/docs/', headers: { host: 'localhost:8080' } });
+  assert.equal(page.statusCode, 200);
+  // Another host (not a loopback name of this server): the page says where sign-in works.
+  const elsewhere = await h.app.inject({ url: '/docs/document.json', headers: { host: 'example.test:8080' } });
+  assert.match(elsewhere.body, /Sign-in works only on http:\/\/localhost:8080\/docs/);
 });

@@ -10,7 +10,7 @@ import type {
 } from 'fastify';
 import type { RequestBackend } from '../backend.ts';
 import type { ResponseHeaderName } from '../openapi-operation.ts';
-import { ROUTES, type OperationId, type RouteAccess } from '../route-table.ts';
+import { accessInWords, ROUTES, type OperationId, type RouteAccess } from '../route-table.ts';
 import { problem } from '../schemas/problem.ts';
 
 export type Api = FastifyInstance<
@@ -42,8 +42,8 @@ export function protectedErrors(tags: string[], operationId: OperationId, summar
     operationId,
     tags,
     summary,
-    description: `Scope \`${access.scope}\`; roles: ${access.roles.join(', ')}; ownership: ${access.ownership}.`,
-    // the route table, as the document shows it: the scope per scheme, and the ownership rule
+    description: accessInWords(access),
+    // the route table, as the document shows it: the scope per scheme, and who sees what in words
     security: [{ oauth2: [access.scope] }, { bearerAuth: [access.scope] }] as Array<Record<string, string[]>>,
   } satisfies RouteShorthandOptions['schema'];
 }

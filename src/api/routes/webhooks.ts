@@ -92,7 +92,7 @@ export function webhookRoutes(
   }: RouteDeps & { catalog: MessageCatalog; webhooks: WebhookSettings; secrets: WebhookKeyring },
 ): void {
   const policy = webhookPolicy(webhooks);
-  const tags = ['webhooks'];
+  const tags = ['Webhook subscriptions'];
 
   app.route({
     ...fromTable('createWebhookSubscription'),

@@ -17,6 +17,7 @@ import { ApiError } from '../../errors.ts';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
 import { STANDARD_ERRORS, type Api } from '../routes/common.ts';
+import { accessInWords } from '../route-table.ts';
 import { projectFields, rolesReceiving } from '../../resources/fields.ts';
 import { ServiceFileError, withConstants, type Outcome, type ServiceDefinition } from './definition.ts';
 
@@ -161,7 +162,7 @@ function registerService(app: Api, s: ServiceDefinition, backend: MessageSender,
       tags: ['services'],
       summary: s.summary,
       // What the client needs; which program and copybooks serve it stays inside.
-      description: `${s.description ? `${s.description}\n\n` : ''}Scope \`${s.access.scope}\`; roles: ${s.access.roles.join(', ')}; ownership: ${s.access.ownership}.`,
+      description: `${s.description ? `${s.description}\n\n` : ''}${accessInWords(s.access)}`,
       security: [{ oauth2: [s.access.scope] }, { bearerAuth: [s.access.scope] }],
       ...(s.params.length > 0
         ? {
