@@ -39,16 +39,32 @@ const parentPath = (schemaPath: string) => schemaPath.slice(0, schemaPath.lastIn
 
 /**
  * A pattern that stands for a number in text (a query value: `contentSchema` names the integer it holds) is
- * told as the number's range, which is what the client chose, not as the regular expression.
+ * told as the number's range, which is what the client chose, not as the regular expression. A format with an
+ * example (the identifiers) is told by that example first: "must look like 1001-01 (Account identifier; …)".
  */
 function patternDetail(v: AjvError, schema: Schema | undefined): string | undefined {
+  if (v.keyword !== 'pattern') return undefined;
   const content = schema?.['contentSchema'] as Schema | undefined;
-  if (v.keyword !== 'pattern' || !content || content['type'] !== 'integer') return undefined;
+  const example = (schema?.['examples'] as unknown[] | undefined)?.[0];
+  if (!content && typeof example === 'string') {
+    const what = typeof schema?.['description'] === 'string' ? `${schema['description']}; ` : '';
+    return `must look like ${example} (${what}pattern ${String(v.params['pattern'])})`;
+  }
+  if (!content || content['type'] !== 'integer') return undefined;
   const [min, max] = [content['minimum'], content['maximum']];
   if (typeof min === 'number' && typeof max === 'number') return `must be between ${min} and ${max}`;
   if (typeof min === 'number') return `must be a whole number of at least ${min}`;
   if (typeof max === 'number') return `must be a whole number of at most ${max}`;
   return 'must be a whole number';
+}
+
+/** Ajv's comparisons ("must be <= 1000000") in words. */
+const COMPARISONS: Record<string, string> = { '<=': 'at most', '>=': 'at least', '<': 'below', '>': 'above' };
+
+function rangeDetail(v: AjvError): string | undefined {
+  if (!['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].includes(v.keyword)) return undefined;
+  const words = COMPARISONS[String(v.params['comparison'])];
+  return words ? `must be ${words} ${String(v.params['limit'])}` : undefined;
 }
 
 const show = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
@@ -118,7 +134,8 @@ function violations(error: ValidationError, req?: FastifyRequest): Violation[] {
   for (const v of errors) {
     if (dropped.has(v) && !told.has(v)) continue;
     let pointer = v.instancePath;
-    let detail = told.get(v) ?? patternDetail(v, schemaAt(routeSchema, parentPath(v.schemaPath))) ?? v.message;
+    let detail =
+      told.get(v) ?? patternDetail(v, schemaAt(routeSchema, parentPath(v.schemaPath))) ?? rangeDetail(v) ?? v.message;
     detail ??= 'is invalid';
     if (v.keyword === 'required') {
       pointer += `/${String(v.params['missingProperty'])}`;
