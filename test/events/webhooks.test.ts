@@ -120,6 +120,22 @@ test('a delivery is a signed CloudEvent that standardwebhooks verifies; the secr
   );
 });
 
+test('a Retry-After shorter than the schedule does not hasten the next attempt', async (t) => {
+  const receiver = await startReceiver(t);
+  const h = await startApp(t, { ...receiver.env, WEBHOOK_RETRY_SCHEDULE: '3s,3s' });
+  const sub = (await subscribe(h, 'clerk', receiver.url, ['OrderConfirmed'])).json();
+  receiver.answers.push({ status: 500, headers: { 'retry-after': '1' } });
+  await order(h, 'ada');
+  let first = (await deliveries(h, 'clerk', sub.subscriptionId))[0];
+  await until('the 500 recorded', async () => {
+    first = (await deliveries(h, 'clerk', sub.subscriptionId))[0];
+    return first?.attempts === 1;
+  });
+  const wait = Date.parse(first.nextAttemptAt) - Date.parse(first.updatedAt);
+  assert.ok(wait >= 2400, `the schedule's 3 s (±20 %) stands over Retry-After: 1 (${wait} ms)`);
+  assert.equal(first.state, 'pending');
+});
+
 test('after 500s and refused connections the same webhook-id arrives again, until it is taken', async (t) => {
   const receiver = await startReceiver(t);
   const h = await startApp(t, { ...receiver.env, WEBHOOK_RETRY_SCHEDULE: '200ms,200ms,200ms,200ms,200ms' });
