@@ -125,6 +125,12 @@ export function audienceAdmits(
   }
 }
 
+/** Can the audience ever receive events about this kind of resource? (A subscription to others never fires.) */
+export function audienceReceives(audience: EventAudience, resource: string): boolean {
+  if (audience.kind === 'creator') return (audience.resources as readonly string[]).includes(resource);
+  return audience.kind !== 'none';
+}
+
 export function eventAudience(caller: Caller): EventAudience {
   if (caller.role === 'AGENT') return { kind: 'all' };
   if (caller.role === 'CUSTOMER')

@@ -2,7 +2,7 @@
  * Webhook subscriptions (WHKCRT, WHKINQ, WHKLST, WHKDEL) and their deliveries (WHDLST, WHDRTY) for the caller that
  * owns them; WHDDUE, the dispatcher's turn; and fanOutToSubscriptions, which the relay's turn calls.
  */
-import { audienceAdmits, eventAudience, type Caller } from '../caller.ts';
+import { audienceAdmits, audienceReceives, eventAudience, type Caller } from '../caller.ts';
 import { newId } from '../ids.ts';
 import type {
   DeliveryTurnRequest,
@@ -13,7 +13,7 @@ import type {
 import { RC, recordSegment, type Segment } from '../message.ts';
 import { fail, ok, text, type Program, type ProgramContext, type ProgramReply } from '../program.ts';
 import { eventsBySeq, type PositionedEvent } from '../store/events.ts';
-import { EVENT_TYPES, writeAudit } from '../store/journal.ts';
+import { EVENT_RESOURCE, EVENT_TYPES, writeAudit, type EventType } from '../store/journal.ts';
 import {
   activeSubscriptions,
   claimDueDeliveries,
@@ -93,6 +93,16 @@ export const createSubscription: Program<'WHKCRT'> = async (ctx, req) => {
   if (!(count >= 1 && count <= MAX_EVENT_TYPES) || types.some((t) => !(EVENT_TYPES as readonly string[]).includes(t))) {
     const known = EVENT_TYPES.join(', ');
     return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPES', `eventTypes must name 1 to ${MAX_EVENT_TYPES} of ${known}`);
+  }
+  // A type the owner can never receive (a partner's payments) would be a subscription that never fires.
+  const audience = eventAudience(ctx.caller);
+  const never = types.filter((t) => !audienceReceives(audience, EVENT_RESOURCE[t as EventType]));
+  if (never.length > 0) {
+    return fail(
+      RC.INVALID_INPUT,
+      'EVENT_TYPES_NOT_RECEIVED',
+      `a partner never receives ${never.join(', ')}; only order and customer events`,
+    );
   }
   const max = Math.trunc(req.whkcMaxSubscriptions);
   if (!(max >= 1)) return fail(RC.INVALID_INPUT, 'INVALID_LIMIT', 'a subscription request needs its owner limit');

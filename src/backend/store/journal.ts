@@ -44,6 +44,20 @@ export type EventType = (typeof EVENT_TYPES)[number];
 
 export type EventResource = 'order' | 'payment' | 'loan' | 'customer';
 
+/** The kind of resource each event type is about. */
+export const EVENT_RESOURCE: Record<EventType, EventResource> = {
+  OrderConfirmed: 'order',
+  OrderRejected: 'order',
+  OrderUpdated: 'order',
+  OrderCancelled: 'order',
+  PaymentCompleted: 'payment',
+  PaymentRejected: 'payment',
+  LoanApproved: 'loan',
+  LoanRejected: 'loan',
+  CustomerCreated: 'customer',
+  CustomerUpdated: 'customer',
+};
+
 export interface NewEvent<N extends ResourceRecordName> {
   type: EventType;
   resource: EventResource;
