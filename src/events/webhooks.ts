@@ -124,8 +124,8 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   function nextTry(task: Task, status: number, error: string, retryAfter: number | null): Result {
     const waitMs = schedule[task.attempts];
     if (waitMs === undefined) return { deliveryId: task.deliveryId, outcome: 'F', status, error, nextAttemptAt: '' };
-    // ±20 % jitter, so endpoints that failed together are not tried again together. A Retry-After may lengthen
-    // the wait, never shorten it: a receiver answering "1" would otherwise spend every attempt in seconds.
+    // Jittered around the schedule, so endpoints that failed together are not tried again together. A Retry-After
+    // may lengthen the wait, never shorten it: a receiver answering "1" would otherwise spend every attempt at once.
     const scheduled = waitMs * (0.8 + Math.random() * 0.4);
     const wait = retryAfter !== null ? Math.max(Math.min(retryAfter, RETRY_AFTER_CAP_MS), scheduled) : scheduled;
     return {
