@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig, type Config, type Env } from './config.ts';
 import { isSet } from './settings/schema.ts';
 import { DEV_CA_NAME, devPkiFiles } from './tls/dev-files.ts';
+import { isLoopbackHostname } from './loopback.ts';
 
 /** What is being started: the API (server.ts), or a back-end service (`corebridge backend serve`). */
 export type ProcessRole = 'api' | 'backend';
@@ -38,8 +39,6 @@ export class ProductionConfigError extends ConfigError {
     ].join('\n');
   }
 }
-
-const LOOPBACK = /^(localhost|127(\.[0-9]{1,3}){3}|\[::1\])$/i;
 
 /** The example and well-known default passwords of the services Corebridge talks to. */
 const EXAMPLE_PASSWORDS = new Set([
@@ -143,7 +142,7 @@ export const PRODUCTION_RULES: readonly ProductionRule[] = [
     name: 'no plain http issuer beyond loopback',
     check(config, role) {
       const url = URL.parse(config.auth.issuer);
-      if (role !== 'api' || url?.protocol !== 'http:' || LOOPBACK.test(url.hostname)) return [];
+      if (role !== 'api' || url?.protocol !== 'http:' || isLoopbackHostname(url.hostname)) return [];
       const setting = config.auth.external ? 'AUTH_EXTERNAL_ISSUER' : 'AUTH_ISSUER';
       return [{ setting, message: `${config.auth.issuer} is plain http on a network host: give an https: URL` }];
     },

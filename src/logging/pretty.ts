@@ -1,9 +1,11 @@
 /**
  * LOG_FORMAT=pretty: pino-pretty's lines, with the request line (src/api/logging/request-line.ts) said as a person
- * reads it — `201 POST /v1/payments 4.1 ms alan req=…` — instead of its fields as JSON. JSON logs keep the fields.
+ * reads it — `201 POST /v1/payments <duration> ms alan req=…` — instead of its fields as JSON. JSON logs keep
+ * the fields.
  */
 import { pino } from 'pino';
 import { prettyFactory } from 'pino-pretty';
+import { isLoopbackAddress } from '../loopback.ts';
 
 const REQUEST_MESSAGES = new Set(['request completed', 'request failed']);
 
@@ -11,7 +13,6 @@ const REQUEST_MESSAGES = new Set(['request completed', 'request failed']);
 const SAID = ['requestId', 'method', 'url', 'route', 'status', 'ms', 'principal', 'client', 'code', 'backend'];
 
 /** The addresses a development client comes from: not worth a word on every line. */
-const LOOPBACK = /^(127\.|::1$|::ffff:127\.)/;
 
 /** A duration as a person reads it: tenths under 10 ms, whole milliseconds above. */
 function duration(ms: unknown): string | null {
@@ -35,7 +36,7 @@ export function readableRequestLine(log: Record<string, unknown>): Record<string
   const took = duration(log['ms']);
   if (took) words.push(took);
   if (typeof log['principal'] === 'string') words.push(log['principal']);
-  if (typeof log['client'] === 'string' && !LOOPBACK.test(log['client'])) words.push(`from ${log['client']}`);
+  if (typeof log['client'] === 'string' && !isLoopbackAddress(log['client'])) words.push(`from ${log['client']}`);
   if (typeof log['requestId'] === 'string') words.push(`req=${log['requestId']}`);
   if (typeof log['code'] === 'string') words.push(log['code']);
   const backend = log['backend'] as { tran?: unknown; rc?: unknown; reason?: unknown; ms?: unknown } | undefined;

@@ -7,6 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import scalar, { type ApiReferenceConfiguration } from '@scalar/fastify-api-reference';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import { docsPageCsp } from '../protection/security-headers.ts';
+import { isLoopbackAddress, isLoopbackHostname } from '../../loopback.ts';
 
 export const DOCS_PATH = '/docs';
 const SCRIPT_PATH = `${DOCS_PATH}/js/scalar.js`;
@@ -85,8 +86,6 @@ const HIDE_CLIENT_SECRET = `
 tr:has(input[placeholder="XYZ123"]) { display: none !important; }
 `;
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-
 /**
  * The demo users beside the sign-in. Their passwords are in an owner-only file: the page shows them only to a
  * browser on the same machine, anyone else is told where the file is.
@@ -138,8 +137,6 @@ function pageDocument(
   return document;
 }
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /**
  * The page signs in only on the issuer's origin: the sign-in window must come back to the origin that opened it,
  * and the provider's pages (Cross-Origin-Opener-Policy: same-origin) cut a window opened from another origin off
@@ -149,8 +146,8 @@ function issuerOriginFor(req: FastifyRequest, issuer: string): string | null {
   const target = new URL(issuer);
   const opened = URL.parse(`http://${req.host}`);
   if (!opened || opened.host === target.host) return null;
-  const sameServer = opened.port === target.port && LOOPBACK_NAMES.has(opened.hostname);
-  return sameServer && LOOPBACK_NAMES.has(target.hostname) ? target.origin : null;
+  const sameServer = opened.port === target.port && isLoopbackHostname(opened.hostname);
+  return sameServer && isLoopbackHostname(target.hostname) ? target.origin : null;
 }
 
 /**
@@ -194,7 +191,7 @@ export async function installScalarReference(
   docs.get(DOCUMENT_PATH, { config: { public: true }, schema: { hide: true } }, async (req, reply) =>
     reply.header('cache-control', 'no-store').send(
       pageDocument(docs.swagger(), options.signIn, {
-        sameMachine: LOOPBACK.has(req.socket.remoteAddress ?? ''),
+        sameMachine: isLoopbackAddress(req.socket.remoteAddress ?? ''),
         otherOrigin: req.host === new URL(options.issuer).host ? null : new URL(options.issuer).origin,
       }),
     ),
