@@ -58,7 +58,7 @@ test('a payment with Prefer: respond-async: 202, then succeeded with the body th
   assert.equal(result['reference'], 'Invoice 7');
   assert.equal(await balance(h, '1001-01'), before - 12.5);
 
-  // The same key again: the same operation (the API replays its 202), and one payment only.
+  // The same key again: the same operation as it is now (a queued 202 is never replayed stale), and one payment only.
   const again = await h.request({
     method: 'POST',
     url: '/v1/payments',
@@ -72,7 +72,9 @@ test('a payment with Prefer: respond-async: 202, then succeeded with the body th
       reference: 'Invoice 7',
     },
   });
+  assert.equal(again.statusCode, 202, again.body);
   assert.equal(again.json().operationId, operationId);
+  assert.equal(again.json().status, 'succeeded');
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(await balance(h, '1001-01'), before - 12.5);
 
@@ -80,6 +82,62 @@ test('a payment with Prefer: respond-async: 202, then succeeded with the body th
   const [event] = await feedWhen(h, 'ada', (e) => e.some((x) => x.type === 'PaymentCompleted'));
   assert.equal(event!.subject, result['paymentId']);
   assert.equal(event!.correlationid, res.headers['x-request-id']);
+});
+
+test('a synchronous retry of a request that was answered 202 gets the outcome, not the stale 202, and one effect', async (t) => {
+  const h = await startApp(t);
+  const before = await balance(h, '1001-01');
+  const body = {
+    debtorAccount: '1001-01',
+    creditorAccount: '1002-01',
+    amount: 3.25,
+    currency: 'EUR',
+    reference: 'R-8',
+  };
+  const queued = await h.request({
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'ada',
+    headers: { ...ASYNC, 'idempotency-key': 'async-then-sync' },
+    body,
+  });
+  assert.equal(queued.statusCode, 202, queued.body);
+  const done = await settled(h, queued.headers['location'] as string, 'ada');
+  assert.equal(done['status'], 'succeeded');
+  const paymentId = (done['result'] as Record<string, unknown>)['paymentId'];
+
+  const sync = await h.request({
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'ada',
+    headers: { 'idempotency-key': 'async-then-sync' },
+    body,
+  });
+  assert.equal(sync.statusCode, 201, sync.body);
+  assert.equal(sync.json().paymentId, paymentId, 'the payment the operation made');
+  assert.equal(sync.json().status, 'COMPLETED');
+  assert.equal(sync.headers['preference-applied'], undefined);
+  // A different body under the same key is still refused, however the first was answered.
+  const other = await h.request({
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'ada',
+    headers: { 'idempotency-key': 'async-then-sync' },
+    body: { ...body, amount: 4 },
+  });
+  assert.equal(other.statusCode, 422, other.body);
+  assert.equal(other.json().code, 'IDEMPOTENCY_KEY_REUSED');
+  // From now on the synchronous answer is the one replayed.
+  const replay = await h.request({
+    method: 'POST',
+    url: '/v1/payments',
+    as: 'ada',
+    headers: { 'idempotency-key': 'async-then-sync' },
+    body,
+  });
+  assert.equal(replay.statusCode, 201);
+  assert.equal(replay.json().paymentId, paymentId);
+  assert.equal(await balance(h, '1001-01'), before - 3.25, 'one payment');
 });
 
 test('outcomes: a business rejection succeeds with status REJECTED; a refused request fails with its problem', async (t) => {

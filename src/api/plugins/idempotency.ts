@@ -15,11 +15,21 @@ import type {
 import type { RouteAccess } from '../route-table.ts';
 import { routeHooks } from './route-hooks.ts';
 import { ApiError } from '../../errors.ts';
-import type { IdempotencyStore } from '../idempotency/store.ts';
+import type { IdempotencyStore, StoredResponse } from '../idempotency/store.ts';
 
 const KEY = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Response headers worth replaying. */
-const REPLAYED_HEADERS = ['location', 'etag'];
+const REPLAYED_HEADERS = ['location', 'etag', 'preference-applied'];
+
+/**
+ * A 202 that put the request on the back-end's queue says only "pending", which goes stale as the operation runs:
+ * it is never replayed. The request runs again instead (its body was checked to be the same), and the back-end,
+ * which keeps the key with the operation and with its effect, answers the operation as it is now, or the
+ * synchronous result, with one effect.
+ */
+function queuedAnswer(response: StoredResponse): boolean {
+  return response.statusCode === 202 && response.headers['preference-applied'] === 'respond-async';
+}
 
 /**
  * What makes two requests "the same": method, route, path parameters and the parsed body, as JSON values:
@@ -76,6 +86,10 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
         });
       case 'replay': {
         const r = begun.response;
+        if (queuedAnswer(r)) {
+          req.idempotency = { caller, key: raw };
+          return;
+        }
         req.server.observability.metrics.countReplay(req.routeOptions.url);
         return reply
           .code(r.statusCode)
