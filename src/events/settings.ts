@@ -55,7 +55,8 @@ export const WEBHOOK_SETTINGS = section('Webhooks', {
     parse: (value, name) =>
       value.split(',').map((part) => {
         const ms = durationMs(part);
-        if (ms === null) throw new ConfigError(name, `must be durations like 5s,5m,2h separated by commas, got "${part}"`);
+        if (ms === null)
+          throw new ConfigError(name, `must be durations like 5s,5m,2h separated by commas, got "${part}"`);
         return ms;
       }),
   }),

@@ -24,11 +24,18 @@ export const updateSubscriptionProgram: Program<'WHKUPD'> = async (ctx, req) => 
   const statusAction = text(req.whkuStatusAction) || 'K';
   const typesAction = text(req.whkuEventTypesAction) || 'K';
   // Only the description may be removed: a subscription always has a URL, event types and a status.
-  if (![urlAction, statusAction, typesAction].every((a) => a === 'K' || a === 'S') || !'KSD'.includes(descriptionAction)) {
+  if (
+    ![urlAction, statusAction, typesAction].every((a) => a === 'K' || a === 'S') ||
+    !'KSD'.includes(descriptionAction)
+  ) {
     return fail(RC.INVALID_INPUT, 'INVALID_ACTION', 'unknown patch action');
   }
   if ([urlAction, descriptionAction, statusAction, typesAction].every((a) => a === 'K')) {
-    return fail(RC.INVALID_INPUT, 'EMPTY_PATCH', 'the patch changes nothing: name url, eventTypes, description or status');
+    return fail(
+      RC.INVALID_INPUT,
+      'EMPTY_PATCH',
+      'the patch changes nothing: name url, eventTypes, description or status',
+    );
   }
 
   const next: Subscription = { ...current };
@@ -36,7 +43,8 @@ export const updateSubscriptionProgram: Program<'WHKUPD'> = async (ctx, req) => 
     next.url = text(req.whkuUrl);
     if (!next.url) return fail(RC.INVALID_INPUT, 'URL_REQUIRED', 'a subscription needs a URL');
   }
-  if (descriptionAction !== 'K') next.description = descriptionAction === 'S' ? text(req.whkuDescription) || null : null;
+  if (descriptionAction !== 'K')
+    next.description = descriptionAction === 'S' ? text(req.whkuDescription) || null : null;
   if (typesAction === 'S') {
     const count = Math.trunc(req.whkuEventTypeCount);
     const rows = req.whkuEventTypes.slice(0, Math.max(count, 0));
