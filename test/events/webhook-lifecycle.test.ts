@@ -4,7 +4,12 @@
  * pending; re-enabled, it receives again and its cancelled deliveries may be retried.
  */
 import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { SQLITE_MIGRATIONS_DIR } from '../../src/backend/store/sqlite-store.ts';
+import { SqliteDatabase } from '../../src/sqlite.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../../src/until.ts';
@@ -228,4 +233,87 @@ test('a success ends the failing streak: a subscription failing on and off is no
   assert.equal((await read(h, 'clerk', sub.subscriptionId)).status, 'active');
   const states = (await deliveries(h, 'clerk', sub.subscriptionId)).map((d) => d.state);
   assert.deepEqual(states, ['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+});
+
+test('the SQLite migration widens the delivery states and keeps the rows, their sequence, indexes and keys', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'corebridge-lifecycle-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const before = join(dir, 'before');
+  mkdirSync(before);
+  for (const f of readdirSync(SQLITE_MIGRATIONS_DIR).filter((f) => f < '011_')) {
+    copyFileSync(join(SQLITE_MIGRATIONS_DIR, f), join(before, f));
+  }
+  const db = new SqliteDatabase(join(dir, 'store.sqlite'));
+  t.after(() => db.close());
+  db.migrate(before);
+  const run = (sql: string, ...params: Array<string | number>) => db.statement(sql).run(...params);
+  const at = '2026-01-01T00:00:00.000Z';
+  for (const e of ['e1', 'e2']) {
+    run(
+      `INSERT INTO events (event_id, event_type, resource, subject, record_name, record_json, correlation_id, occurred_at)
+       VALUES (?, 'OrderConfirmed', 'order', 'ORD-1', 'ORDREC', '{}', 'c', ?)`,
+      e,
+      at,
+    );
+  }
+  run(
+    `INSERT INTO webhook_subscriptions (subscription_id, owner_principal, owner_role, url, event_types, secret, status, created_at)
+     VALUES ('WHS-1', 'clerk', 'AGENT', 'https://x.example', 'OrderConfirmed', 's', 'active', ?)`,
+    at,
+  );
+  for (const [seq, id, event] of [
+    [1, 'WHD-1', 'e1'],
+    [7, 'WHD-7', 'e2'],
+  ] as const) {
+    run(
+      `INSERT INTO webhook_deliveries (seq, delivery_id, subscription_id, event_id, event_type, state, attempts, next_attempt_at, created_at, updated_at)
+       VALUES (?, ?, 'WHS-1', ?, 'OrderConfirmed', 'pending', 2, ?, ?, ?)`,
+      seq,
+      id,
+      event,
+      at,
+      at,
+      at,
+    );
+  }
+  run("DELETE FROM webhook_deliveries WHERE delivery_id = 'WHD-7'");
+  db.migrate(SQLITE_MIGRATIONS_DIR);
+
+  const rows = db.query('SELECT seq, delivery_id, state, attempts, next_attempt_at FROM webhook_deliveries').all();
+  assert.deepEqual(
+    rows.map((r) => ({ ...r })),
+    [{ seq: 1, delivery_id: 'WHD-1', state: 'pending', attempts: 2, next_attempt_at: at }],
+  );
+  const indexes = db
+    .query(
+      "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'webhook_deliveries' AND sql IS NOT NULL",
+    )
+    .all()
+    .map((r) => r['name']);
+  assert.ok(indexes.includes('webhook_deliveries_due') && indexes.includes('webhook_deliveries_by_subscription'));
+  run("UPDATE webhook_deliveries SET state = 'cancelled' WHERE delivery_id = 'WHD-1'");
+  assert.throws(() => run("UPDATE webhook_deliveries SET state = 'lost'"), /CHECK constraint/);
+  run(
+    `INSERT INTO webhook_deliveries (delivery_id, subscription_id, event_id, event_type, state, attempts, created_at, updated_at)
+     VALUES ('WHD-8', 'WHS-1', 'e2', 'OrderConfirmed', 'pending', 0, ?, ?)`,
+    at,
+    at,
+  );
+  assert.equal(
+    db.query("SELECT seq FROM webhook_deliveries WHERE delivery_id = 'WHD-8'").get()?.['seq'],
+    8,
+    'numbers go on past a deleted delivery',
+  );
+  assert.throws(
+    () =>
+      run(
+        `INSERT INTO webhook_deliveries (delivery_id, subscription_id, event_id, event_type, state, attempts, created_at, updated_at)
+         VALUES ('WHD-9', 'WHS-404', 'e2', 'OrderConfirmed', 'pending', 0, ?, ?)`,
+        at,
+        at,
+      ),
+    /FOREIGN KEY/,
+  );
+  run("DELETE FROM webhook_subscriptions WHERE subscription_id = 'WHS-1'");
+  assert.equal(db.query('SELECT COUNT(*) AS n FROM webhook_deliveries').get()?.['n'], 0, 'gone with its subscription');
 });
