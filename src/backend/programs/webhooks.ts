@@ -1,6 +1,7 @@
 /**
- * Webhook subscriptions (WHKCRT, WHKINQ, WHKLST, WHKDEL) and their deliveries (WHDLST, WHDRTY) for the caller that
- * owns them; WHDDUE, the dispatcher's turn; and fanOutToSubscriptions, which the relay's turn calls.
+ * Webhook subscriptions (WHKCRT, WHKINQ, WHKLST, WHKDEL; WHKUPD in webhook-lifecycle.ts) and their deliveries
+ * (WHDLST, WHDRTY) for the caller that owns them; WHDDUE, the dispatcher's turn, and what an attempt's outcome does
+ * to its subscription; and fanOutToSubscriptions, which the relay's turn calls.
  */
 import { audienceAdmits, audienceReceives, eventAudience, type Caller } from '../caller.ts';
 import { newId } from '../ids.ts';
@@ -80,28 +81,6 @@ function maySubscribe(caller: Caller): caller is Caller & { role: 'AGENT' | 'PAR
   return caller.role === 'AGENT' || caller.role === 'PARTNER';
 }
 
-/**
- * Why `types` (the distinct ones of a request's table, which says it holds `count`) cannot be this caller's
- * subscription, or null: WHKCRT and WHKUPD ask the same.
- */
-export function eventTypesRefusal(caller: Caller, count: number, types: readonly string[]): ProgramReply<never> | null {
-  if (!(count >= 1 && count <= MAX_EVENT_TYPES) || types.some((t) => !(EVENT_TYPES as readonly string[]).includes(t))) {
-    const known = EVENT_TYPES.join(', ');
-    return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPES', `eventTypes must name 1 to ${MAX_EVENT_TYPES} of ${known}`);
-  }
-  // A type the owner can never receive (a partner's payments) would be a subscription that never fires.
-  const audience = eventAudience(caller);
-  const never = types.filter((t) => !audienceReceives(audience, EVENT_RESOURCE[t as EventType]));
-  if (never.length > 0) {
-    return fail(
-      RC.INVALID_INPUT,
-      'EVENT_TYPES_NOT_RECEIVED',
-      `a partner never receives ${never.join(', ')}; only order and customer events`,
-    );
-  }
-  return null;
-}
-
 export const createSubscription: Program<'WHKCRT'> = async (ctx, req) => {
   if (!maySubscribe(ctx.caller)) {
     return fail(RC.NOT_FOUND, 'NOT_PERMITTED', 'only agents and partners keep webhook subscriptions');
@@ -144,6 +123,28 @@ export const createSubscription: Program<'WHKCRT'> = async (ctx, req) => {
   await writeAudit(ctx, 'webhook-subscription', subscription.subscriptionId, 'created');
   return ok(subscriptionRecord(subscription));
 };
+
+/**
+ * Why `types` (the distinct ones of a request's table, which says it holds `count`) cannot be this caller's
+ * subscription, or null: WHKCRT and WHKUPD ask the same.
+ */
+export function eventTypesRefusal(caller: Caller, count: number, types: readonly string[]): ProgramReply<never> | null {
+  if (!(count >= 1 && count <= MAX_EVENT_TYPES) || types.some((t) => !(EVENT_TYPES as readonly string[]).includes(t))) {
+    const known = EVENT_TYPES.join(', ');
+    return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPES', `eventTypes must name 1 to ${MAX_EVENT_TYPES} of ${known}`);
+  }
+  // A type the owner can never receive (a partner's payments) would be a subscription that never fires.
+  const audience = eventAudience(caller);
+  const never = types.filter((t) => !audienceReceives(audience, EVENT_RESOURCE[t as EventType]));
+  if (never.length > 0) {
+    return fail(
+      RC.INVALID_INPUT,
+      'EVENT_TYPES_NOT_RECEIVED',
+      `a partner never receives ${never.join(', ')}; only order and customer events`,
+    );
+  }
+  return null;
+}
 
 export const inquireSubscription: Program<'WHKINQ'> = async (ctx, req) => {
   const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whkkSubscriptionId));
