@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { SQLITE_MIGRATIONS_DIR } from '../../src/backend/store/sqlite-store.ts';
+import { loadWebhookSettings } from '../../src/events/settings.ts';
 import { SqliteDatabase } from '../../src/sqlite.ts';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
@@ -316,4 +317,12 @@ test('the SQLite migration widens the delivery states and keeps the rows, their 
   );
   run("DELETE FROM webhook_subscriptions WHERE subscription_id = 'WHS-1'");
   assert.equal(db.query('SELECT COUNT(*) AS n FROM webhook_deliveries').get()?.['n'], 0, 'gone with its subscription');
+});
+
+test('WEBHOOK_DISABLE_AFTER: 5 days unless set, any duration, 0s for never; anything else is refused by name', () => {
+  assert.equal(loadWebhookSettings({}).disableAfterMs, 5 * 86_400_000);
+  assert.equal(loadWebhookSettings({ WEBHOOK_DISABLE_AFTER: '12h' }).disableAfterMs, 12 * 3_600_000);
+  assert.equal(loadWebhookSettings({ WEBHOOK_DISABLE_AFTER: '0s' }).disableAfterMs, 0);
+  assert.throws(() => loadWebhookSettings({ WEBHOOK_DISABLE_AFTER: 'soon' }), /WEBHOOK_DISABLE_AFTER/);
+  assert.throws(() => loadWebhookSettings({ WEBHOOK_DISABLE_AFTER: '4000d' }), /at most 3650d/);
 });
