@@ -137,6 +137,13 @@ show "POST /v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries/$DELIVERY_ID/re
 curl -s -X POST "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries/$DELIVERY_ID/retry" \
   -H "Authorization: Bearer $CLERK"; echo
 
+show "PATCH /v1/webhook-subscriptions/$SUBSCRIPTION_ID (merge patch: paused; its pending deliveries are cancelled)"
+curl -s -X PATCH "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID" -H "Authorization: Bearer $CLERK" \
+  -H 'Content-Type: application/merge-patch+json' -d '{"status":"disabled"}'; echo
+show "PATCH /v1/webhook-subscriptions/$SUBSCRIPTION_ID (active again, with no description)"
+curl -s -X PATCH "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID" -H "Authorization: Bearer $CLERK" \
+  -H 'Content-Type: application/merge-patch+json' -d '{"status":"active","description":null}'; echo
+
 show "DELETE /v1/webhook-subscriptions/$SUBSCRIPTION_ID"
 curl -s -o /dev/null -w '%{http_code}\n' -X DELETE "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID" \
   -H "Authorization: Bearer $CLERK"

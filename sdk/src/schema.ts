@@ -459,7 +459,11 @@ export interface paths {
         delete: operations["deleteWebhookSubscription"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a subscription with a JSON merge patch (RFC 7396): its URL, event types, description, or pause it
+         * @description Agents and partners may call it, with scope `webhooks:write`. Each caller sees only their own; anything else answers 404 Not Found.
+         */
+        patch: operations["updateWebhookSubscription"];
         trace?: never;
     };
     "/v1/webhook-subscriptions/{subscriptionId}/deliveries": {
@@ -5977,7 +5981,7 @@ export interface operations {
                             eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
                             description?: string;
                             status: "active" | "disabled";
-                            /** @description Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410) */
+                            /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
                             disabledReason?: string;
                             /** Format: date-time */
                             createdAt: string;
@@ -6211,7 +6215,7 @@ export interface operations {
                         eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
                         description?: string;
                         status: "active" | "disabled";
-                        /** @description Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410) */
+                        /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
                         disabledReason?: string;
                         /** Format: date-time */
                         createdAt: string;
@@ -6470,7 +6474,7 @@ export interface operations {
                         eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
                         description?: string;
                         status: "active" | "disabled";
-                        /** @description Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410) */
+                        /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
                         disabledReason?: string;
                         /** Format: date-time */
                         createdAt: string;
@@ -6869,6 +6873,294 @@ export interface operations {
             };
         };
     };
+    updateWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed */
+                "x-request-id"?: string;
+            };
+            path: {
+                /** @description Webhook subscription identifier */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "disabled"
+                 *     }
+                 */
+                "application/merge-patch+json": {
+                    /**
+                     * Format: uri
+                     * @description A new endpoint: it passes the same outbound guard as at creation
+                     */
+                    url?: string;
+                    eventTypes?: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
+                    description?: string | null;
+                    /** @description disabled: nothing is delivered and pending deliveries are cancelled; active: events from now on are */
+                    status?: "active" | "disabled";
+                };
+                /**
+                 * @example {
+                 *       "status": "disabled"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description A new endpoint: it passes the same outbound guard as at creation
+                     */
+                    url?: string;
+                    eventTypes?: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
+                    description?: string | null;
+                    /** @description disabled: nothing is delivered and pending deliveries are cancelled; active: events from now on are */
+                    status?: "active" | "disabled";
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Webhook subscription identifier */
+                        subscriptionId: string;
+                        url: string;
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
+                        description?: string;
+                        status: "active" | "disabled";
+                        /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
+                        disabledReason?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope or the role for this operation */
+            403: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another method than the path has (see Allow) */
+            405: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description The methods the path has */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit (see detail) */
+            413: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A path segment is longer than the limit (see detail) */
+            414: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not of a media type the operation takes */
+            415: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+            429: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request headers are larger than the limit (see detail) */
+            431: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The back-end program failed while processing the request */
+            502: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Overloaded or back-end busy (Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request took too long; retry with the same Idempotency-Key */
+            504: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listWebhookDeliveries: {
         parameters: {
             query?: {
@@ -6912,7 +7204,8 @@ export interface operations {
                             eventId: string;
                             /** @description What happened, in the past tense */
                             eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated";
-                            state: "pending" | "succeeded" | "failed";
+                            /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled) */
+                            state: "pending" | "succeeded" | "failed" | "cancelled";
                             attempts: number;
                             /** @description HTTP status of the last attempt; null when none answered */
                             lastStatusCode: number | null;
@@ -7152,7 +7445,8 @@ export interface operations {
                         eventId: string;
                         /** @description What happened, in the past tense */
                         eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated";
-                        state: "pending" | "succeeded" | "failed";
+                        /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled) */
+                        state: "pending" | "succeeded" | "failed" | "cancelled";
                         attempts: number;
                         /** @description HTTP status of the last attempt; null when none answered */
                         lastStatusCode: number | null;

@@ -153,6 +153,13 @@ export const ROUTES = {
     roles: STAFF_OR_PARTNER,
     ownership: 'backend-owner',
   },
+  updateWebhookSubscription: {
+    method: 'PATCH',
+    url: '/v1/webhook-subscriptions/:subscriptionId',
+    scope: 'webhooks:write',
+    roles: STAFF_OR_PARTNER,
+    ownership: 'backend-owner',
+  },
   deleteWebhookSubscription: {
     method: 'DELETE',
     url: '/v1/webhook-subscriptions/:subscriptionId',

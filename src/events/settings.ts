@@ -14,6 +14,12 @@ import { parseKeyring, readKeyringFile, type WebhookKeyring } from './webhook-se
 
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/** `5s`, `30m`, `5d` → milliseconds; null when it is not such a duration. */
+function durationMs(text: string): number | null {
+  const match = /^\s*([0-9]{1,6})(ms|s|m|h|d)\s*$/.exec(text);
+  return match ? Number(match[1]) * DURATION_UNITS[match[2]!]! : null;
+}
+
 export const EVENTS_SETTINGS = section('Events, webhooks, work run later', {
   BROKER_URL: parsed({
     allowed: 'amqp:// or amqps:// URL',
@@ -48,10 +54,23 @@ export const WEBHOOK_SETTINGS = section('Webhooks', {
     /** `5s,5m,30m,2h` → milliseconds. */
     parse: (value, name) =>
       value.split(',').map((part) => {
-        const match = /^\s*([0-9]{1,6})(ms|s|m|h|d)\s*$/.exec(part);
-        if (!match) throw new ConfigError(name, `must be durations like 5s,5m,2h separated by commas, got "${part}"`);
-        return Number(match[1]) * DURATION_UNITS[match[2]!]!;
+        const ms = durationMs(part);
+        if (ms === null)
+          throw new ConfigError(name, `must be durations like 5s,5m,2h separated by commas, got "${part}"`);
+        return ms;
       }),
+  }),
+  WEBHOOK_DISABLE_AFTER: parsed({
+    default: '5d',
+    allowed: 'a duration (ms, s, m, h, d); 0s: never',
+    description: 'a subscription whose deliveries have failed, none succeeding, for this long is disabled',
+    parse(value, name) {
+      const ms = durationMs(value);
+      if (ms === null) throw new ConfigError(name, `must be a duration like 5d, 12h or 30m, got "${value}"`);
+      // It travels in whole seconds (WHDDUEI): ten years is as good as never.
+      if (ms > 3650 * 86_400_000) throw new ConfigError(name, 'must be at most 3650d (0s: never)');
+      return ms;
+    },
   }),
   WEBHOOK_ALLOW_HTTP: flag({ default: false, description: 'plain http endpoints allowed (development)' }),
   WEBHOOK_ALLOWED_CIDRS: parsed({
@@ -123,6 +142,11 @@ export interface WebhookSettings {
    * delivery has failed. Default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (8 attempts over about 28 hours).
    */
   retryScheduleMs: readonly number[];
+  /**
+   * A subscription whose deliveries have failed for this long with no success between is disabled and its pending
+   * deliveries cancelled (WEBHOOK_DISABLE_AFTER, default 5 days; 0: never).
+   */
+  disableAfterMs: number;
   /** Plain http endpoints allowed (WEBHOOK_ALLOW_HTTP; development). */
   allowHttp: boolean;
   /** Internal ranges endpoints may be in after all (WEBHOOK_ALLOWED_CIDRS, e.g. 127.0.0.1/32; development). */
@@ -161,6 +185,7 @@ export function loadWebhookSettings(env: Env): WebhookSettings {
     read(env, WEBHOOK_SETTINGS, 'WEBHOOK_SECRET_KEY') ?? read(env, WEBHOOK_SETTINGS, 'WEBHOOK_SECRET_KEY_FILE');
   return {
     retryScheduleMs: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_RETRY_SCHEDULE'),
+    disableAfterMs: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_DISABLE_AFTER'),
     allowHttp: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOW_HTTP'),
     allowedCidrs: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOWED_CIDRS'),
     allowedPorts: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOWED_PORTS'),

@@ -92,6 +92,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
       whddMaxItems: max,
       whddPerEndpoint: webhooks.concurrencyPerEndpoint,
       whddLeaseSeconds: CLAIM_LEASE_SECONDS,
+      whddDisableAfterSecs: Math.ceil(webhooks.disableAfterMs / 1000),
       whdrItemCount: done.length,
       whdrItem: done.map((r) => ({
         whdrDeliveryId: r.deliveryId,

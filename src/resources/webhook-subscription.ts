@@ -23,7 +23,9 @@ export const Subscription = Type.Object({
   status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
   disabledReason: Type.Optional(
     Type.String({
-      description: 'Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410)',
+      description:
+        'Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for ' +
+        'WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER',
     }),
   ),
   createdAt: Timestamp,
@@ -43,7 +45,10 @@ export const Delivery = Type.Object({
   deliveryId: DeliveryId,
   eventId: Type.String({ format: 'uuid', description: 'The event, and the webhook-id header of every attempt' }),
   eventType: EventType,
-  state: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
+  state: Type.Union(
+    [Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')],
+    { description: 'cancelled: its subscription was disabled while it was pending (it may be retried once enabled)' },
+  ),
   attempts: Type.Integer({ minimum: 0 }),
   lastStatusCode: Type.Union([Type.Integer(), Type.Null()], {
     description: 'HTTP status of the last attempt; null when none answered',

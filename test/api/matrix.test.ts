@@ -107,6 +107,12 @@ const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
     method: 'GET',
     url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}`,
   }),
+  updateWebhookSubscription: (ids, t) => ({
+    method: 'PATCH',
+    url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}`,
+    body: { description: 'matrix' },
+    headers: { 'content-type': 'application/merge-patch+json' },
+  }),
   deleteWebhookSubscription: (ids, t) => ({
     method: 'DELETE',
     url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}`,
@@ -159,6 +165,7 @@ const OWN: Record<OperationId, Record<Actor, number | 'role'>> = {
   createWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 201, partner: 201 },
   listWebhookSubscriptions: { owner: 'role', otherCustomer: 'role', agent: 200, partner: 200 },
   getWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
+  updateWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
   deleteWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 204 },
   listWebhookDeliveries: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
   retryWebhookDelivery: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 202 },

@@ -92,6 +92,8 @@ function sample(
     case 'getWebhookSubscription':
     case 'deleteWebhookSubscription':
       return { url: '/v1/webhook-subscriptions/WHS-0000000000000000' };
+    case 'updateWebhookSubscription':
+      return { url: '/v1/webhook-subscriptions/WHS-0000000000000000', body: { description: 'security' } };
     case 'listWebhookDeliveries':
       return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries' };
     case 'retryWebhookDelivery':

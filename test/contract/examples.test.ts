@@ -224,6 +224,7 @@ const SUCCESS: Record<string, number> = {
   createWebhookSubscription: 201,
   listWebhookSubscriptions: 200,
   getWebhookSubscription: 200,
+  updateWebhookSubscription: 200,
   deleteWebhookSubscription: 204,
   listWebhookDeliveries: 200,
   retryWebhookDelivery: 202,
@@ -355,6 +356,9 @@ const STATE: Record<string, (h: TestApp) => Promise<Parameters<typeof exampleCal
     return { params: { operationId: later.json().operationId } };
   },
   async getWebhookSubscription(h) {
+    return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
+  },
+  async updateWebhookSubscription(h) {
     return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
   },
   async deleteWebhookSubscription(h) {

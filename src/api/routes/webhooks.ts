@@ -1,17 +1,19 @@
 /**
- * /v1/webhook-subscriptions — WHKCRT/WHKINQ/WHKLST/WHKDEL, and the deliveries of one (WHDLST, WHDRTY).
+ * /v1/webhook-subscriptions — WHKCRT/WHKINQ/WHKLST/WHKUPD/WHKDEL, and the deliveries of one (WHDLST, WHDRTY).
  * A subscription belongs to the agent or partner that made it; its URL passes the outbound-URL guard here and
  * again when each delivery connects (src/events/webhooks.ts). The signing secret is made and sealed here: the
  * back-end stores only the sealed form, and the plain one is shown once, in the 201.
  */
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import type { MessageCatalog } from '../../backend/copybooks/index.ts';
+import type { MessageCatalog, WebhookUpdateRequest } from '../../backend/copybooks/index.ts';
 import { segmentReader } from '../../backend/message.ts';
 import { webhookPolicy } from '../../events/webhook-policy.ts';
 import type { WebhookSettings } from '../../events/settings.ts';
 import { newWebhookSecret, type WebhookKeyring } from '../../events/webhook-secrets.ts';
 import { checkUrlResolved, type CompiledPolicy } from '../../outbound/url-guard.ts';
 import { ApiError } from '../../errors.ts';
+import { JSON_POISONING_OPTIONS } from '../protection/limits.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
 import { problem } from '../schemas/problem.ts';
 import { recordString } from '../../resources/schemas/record-field.ts';
@@ -50,6 +52,55 @@ export const SubscriptionRequest = Type.Object(
   },
 );
 type SubscriptionRequest = Static<typeof SubscriptionRequest>;
+
+/** RFC 7396 merge patch: absent members stay, a null description is removed; at least one member. */
+export const SubscriptionPatch = Type.Object(
+  {
+    url: Type.Optional(
+      recordString('WHKUPD', 'whkuUrl', {
+        format: 'uri',
+        minLength: 1,
+        description: 'A new endpoint: it passes the same outbound guard as at creation',
+      }),
+    ),
+    eventTypes: Type.Optional(Type.Array(EventType, { minItems: 1, maxItems: 10, uniqueItems: true })),
+    description: Type.Optional(Type.Union([recordString('WHKUPD', 'whkuDescription'), Type.Null()])),
+    status: Type.Optional(
+      Type.Union([Type.Literal('active'), Type.Literal('disabled')], {
+        description:
+          'disabled: nothing is delivered and pending deliveries are cancelled; active: events from now on are',
+      }),
+    ),
+  },
+  // Paused, e.g. while the endpoint is maintained.
+  { additionalProperties: false, minProperties: 1, examples: [{ status: 'disabled' }] },
+);
+type SubscriptionPatch = Static<typeof SubscriptionPatch>;
+
+/** Merge-patch member → [action, value]: K keep, S set, D delete. */
+function action(value: string | null | undefined): [string, string] {
+  if (value === undefined) return ['K', ''];
+  if (value === null) return ['D', ''];
+  return ['S', value];
+}
+
+function patchRecord(subscriptionId: string, p: SubscriptionPatch): WebhookUpdateRequest {
+  const [whkuUrlAction, whkuUrl] = action(p.url);
+  const [whkuDescriptionAction, whkuDescription] = action(p.description);
+  const [whkuStatusAction, whkuStatus] = action(p.status);
+  return {
+    whkuSubscriptionId: subscriptionId,
+    whkuUrlAction,
+    whkuUrl,
+    whkuDescriptionAction,
+    whkuDescription,
+    whkuStatusAction,
+    whkuStatus,
+    whkuEventTypesAction: p.eventTypes ? 'S' : 'K',
+    whkuEventTypeCount: p.eventTypes?.length ?? 0,
+    whkuEventTypes: (p.eventTypes ?? []).map((t) => ({ whkuEventType: t })),
+  };
+}
 
 const SubscriptionParams = Type.Object({ subscriptionId: SubscriptionId }, { additionalProperties: false });
 const DeliveryParams = Type.Object(
@@ -158,6 +209,41 @@ export function webhookRoutes(
       subscriptionFromRecord(
         (await backend.call('WHKINQ', req, { whkkSubscriptionId: req.params.subscriptionId, whkkDeliveryId: '' })).body,
       ),
+  });
+
+  // RFC 7396's media type is accepted on the merge-patch route only (its own encapsulated context).
+  void app.register(async (scope) => {
+    scope.addContentTypeParser(
+      'application/merge-patch+json',
+      { parseAs: 'string' },
+      scope.getDefaultJsonParser(
+        JSON_POISONING_OPTIONS.onProtoPoisoning,
+        JSON_POISONING_OPTIONS.onConstructorPoisoning,
+      ),
+    );
+    scope.withTypeProvider<TypeBoxTypeProvider>().route({
+      ...fromTable('updateWebhookSubscription'),
+      schema: {
+        ...protectedErrors(
+          tags,
+          'updateWebhookSubscription',
+          'Change a subscription with a JSON merge patch (RFC 7396): its URL, event types, description, or pause it',
+        ),
+        params: SubscriptionParams,
+        body: SubscriptionPatch,
+        // RFC 7396's media type first; plain JSON is taken too, with the same merge semantics.
+        consumes: ['application/merge-patch+json', 'application/json'],
+        response: { 200: { description: 'Success', ...Subscription }, ...STANDARD_ERRORS },
+      },
+      handler: async (req) => {
+        if (req.body.url !== undefined) await assertEndpointAllowed(req.body.url, policy);
+        const out = await backend.call('WHKUPD', req, patchRecord(req.params.subscriptionId, req.body), {
+          whkuUrl: '/url',
+          whkuDescription: '/description',
+        });
+        return subscriptionFromRecord(out.body);
+      },
+    });
   });
 
   app.route({

@@ -360,6 +360,7 @@ export interface DeliveryTurnRequest {
   whddMaxItems: number;
   whddPerEndpoint: number;
   whddLeaseSeconds: number;
+  whddDisableAfterSecs?: number;
   whdrItemCount: number;
   whdrItem: Array<{
     whdrDeliveryId: string;
@@ -439,6 +440,22 @@ export interface WebhookSubscription {
   }>;
 }
 
+/** WEBHOOK-UPDATE-REQUEST */
+export interface WebhookUpdateRequest {
+  whkuSubscriptionId: string;
+  whkuUrlAction?: string;
+  whkuUrl: string;
+  whkuDescriptionAction?: string;
+  whkuDescription: string;
+  whkuStatusAction?: string;
+  whkuStatus: string;
+  whkuEventTypesAction?: string;
+  whkuEventTypeCount: number;
+  whkuEventTypes: Array<{
+    whkuEventType: string;
+  }>;
+}
+
 /** Each copybook's record, by copybook name. */
 export interface CopybookRecords {
   ACCBALO: AccountBalance;
@@ -484,4 +501,5 @@ export interface CopybookRecords {
   WHKKEYI: WebhookKey;
   WHKLSTI: WebhookListRequest;
   WHKREC: WebhookSubscription;
+  WHKUPDI: WebhookUpdateRequest;
 }

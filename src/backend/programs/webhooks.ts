@@ -1,6 +1,7 @@
 /**
- * Webhook subscriptions (WHKCRT, WHKINQ, WHKLST, WHKDEL) and their deliveries (WHDLST, WHDRTY) for the caller that
- * owns them; WHDDUE, the dispatcher's turn; and fanOutToSubscriptions, which the relay's turn calls.
+ * Webhook subscriptions (WHKCRT, WHKINQ, WHKLST, WHKDEL; WHKUPD in webhook-lifecycle.ts) and their deliveries
+ * (WHDLST, WHDRTY) for the caller that owns them; WHDDUE, the dispatcher's turn, and what an attempt's outcome does
+ * to its subscription; and fanOutToSubscriptions, which the relay's turn calls.
  */
 import { audienceAdmits, audienceReceives, eventAudience, type Caller } from '../caller.ts';
 import { newId } from '../ids.ts';
@@ -16,7 +17,9 @@ import { eventsBySeq, type PositionedEvent } from '../store/events.ts';
 import { EVENT_RESOURCE, EVENT_TYPES, writeAudit, type EventType } from '../store/journal.ts';
 import {
   activeSubscriptions,
+  cancelPendingDeliveries,
   claimDueDeliveries,
+  clearFailing,
   countOwnSubscriptionsLocked,
   deleteSubscription,
   disableSubscription,
@@ -26,6 +29,7 @@ import {
   insertSubscription,
   listDeliveries,
   listOwnSubscriptions,
+  noteFailing,
   recordAttempt,
   rescheduleDelivery,
   type Delivery,
@@ -39,7 +43,7 @@ const MAX_EVENT_TYPES = 10;
 /** The sealed form the API gives (src/events/webhook-secrets.ts): this side never holds a plain secret or its key. */
 const SEALED_SECRET = /^v1\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]{40,}$/;
 
-function subscriptionRecord(s: Subscription): WebhookSubscription {
+export function subscriptionRecord(s: Subscription): WebhookSubscription {
   return {
     whkSubscriptionId: s.subscriptionId,
     whkUrl: s.url,
@@ -90,20 +94,8 @@ export const createSubscription: Program<'WHKCRT'> = async (ctx, req) => {
   if (!SEALED_SECRET.test(secret)) {
     return fail(RC.INVALID_INPUT, 'SECRET_NOT_SEALED', 'a subscription needs its signing secret in the sealed form');
   }
-  if (!(count >= 1 && count <= MAX_EVENT_TYPES) || types.some((t) => !(EVENT_TYPES as readonly string[]).includes(t))) {
-    const known = EVENT_TYPES.join(', ');
-    return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPES', `eventTypes must name 1 to ${MAX_EVENT_TYPES} of ${known}`);
-  }
-  // A type the owner can never receive (a partner's payments) would be a subscription that never fires.
-  const audience = eventAudience(ctx.caller);
-  const never = types.filter((t) => !audienceReceives(audience, EVENT_RESOURCE[t as EventType]));
-  if (never.length > 0) {
-    return fail(
-      RC.INVALID_INPUT,
-      'EVENT_TYPES_NOT_RECEIVED',
-      `a partner never receives ${never.join(', ')}; only order and customer events`,
-    );
-  }
+  const refused = eventTypesRefusal(ctx.caller, count, types);
+  if (refused) return refused;
   const max = Math.trunc(req.whkcMaxSubscriptions);
   if (!(max >= 1)) return fail(RC.INVALID_INPUT, 'INVALID_LIMIT', 'a subscription request needs its owner limit');
   // Disabled subscriptions count too (as Stripe counts every endpoint): deleting one frees its place.
@@ -131,6 +123,28 @@ export const createSubscription: Program<'WHKCRT'> = async (ctx, req) => {
   await writeAudit(ctx, 'webhook-subscription', subscription.subscriptionId, 'created');
   return ok(subscriptionRecord(subscription));
 };
+
+/**
+ * Why `types` (the distinct ones of a request's table, which says it holds `count`) cannot be this caller's
+ * subscription, or null: WHKCRT and WHKUPD ask the same.
+ */
+export function eventTypesRefusal(caller: Caller, count: number, types: readonly string[]): ProgramReply<never> | null {
+  if (!(count >= 1 && count <= MAX_EVENT_TYPES) || types.some((t) => !(EVENT_TYPES as readonly string[]).includes(t))) {
+    const known = EVENT_TYPES.join(', ');
+    return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPES', `eventTypes must name 1 to ${MAX_EVENT_TYPES} of ${known}`);
+  }
+  // A type the owner can never receive (a partner's payments) would be a subscription that never fires.
+  const audience = eventAudience(caller);
+  const never = types.filter((t) => !audienceReceives(audience, EVENT_RESOURCE[t as EventType]));
+  if (never.length > 0) {
+    return fail(
+      RC.INVALID_INPUT,
+      'EVENT_TYPES_NOT_RECEIVED',
+      `a partner never receives ${never.join(', ')}; only order and customer events`,
+    );
+  }
+  return null;
+}
 
 export const inquireSubscription: Program<'WHKINQ'> = async (ctx, req) => {
   const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whkkSubscriptionId));
@@ -226,6 +240,7 @@ const OUTCOMES: Record<string, DeliveryOutcome['kind'] | 'gone'> = {
 async function recordResults(
   ctx: ProgramContext,
   items: DeliveryTurnRequest['whdrItem'],
+  disableAfterSecs: number,
 ): Promise<ProgramReply<never> | null> {
   for (const item of items) {
     const kind = OUTCOMES[text(item.whdrOutcome)];
@@ -241,13 +256,40 @@ async function recordResults(
           ? { kind, status, error, nextAttemptAt: text(item.whdrNextAttemptAt) || ctx.now }
           : { kind: 'failed', status, error };
     const subscriptionId = await recordAttempt(ctx.tx, text(item.whdrDeliveryId), outcome, ctx.now);
-    if (subscriptionId && kind === 'gone') await disableSubscription(ctx.tx, subscriptionId, 'ENDPOINT_GONE');
+    if (subscriptionId) await afterAttempt(ctx, subscriptionId, kind, disableAfterSecs);
   }
   return null;
 }
 
+/**
+ * What an attempt's outcome does to its subscription: a 410 disables it, and so does failing with no success for
+ * `disableAfterSecs` (0: never); a disabled subscription keeps nothing pending.
+ */
+async function afterAttempt(
+  ctx: ProgramContext,
+  subscriptionId: string,
+  kind: DeliveryOutcome['kind'] | 'gone',
+  disableAfterSecs: number,
+): Promise<void> {
+  if (kind === 'succeeded') return clearFailing(ctx.tx, subscriptionId);
+  const s = await noteFailing(ctx.tx, subscriptionId, ctx.now);
+  if (!s) return;
+  // An attempt in flight while it was disabled: its retry would stay pending, never claimed.
+  if (s.status !== 'active') return cancelPendingDeliveries(ctx.tx, subscriptionId, ctx.now);
+  const failingMs = Date.parse(ctx.now) - Date.parse(s.failingSince);
+  const reason =
+    kind === 'gone'
+      ? 'ENDPOINT_GONE'
+      : disableAfterSecs > 0 && failingMs >= disableAfterSecs * 1000
+        ? 'ENDPOINT_FAILING'
+        : null;
+  if (!reason) return;
+  await disableSubscription(ctx.tx, subscriptionId, reason, ctx.now);
+  await writeAudit(ctx, 'webhook-subscription', subscriptionId, `disabled ${reason}`);
+}
+
 export const dispatcherTurn: Program<'WHDDUE'> = async (ctx, req) => {
-  const refused = await recordResults(ctx, req.whdrItem);
+  const refused = await recordResults(ctx, req.whdrItem, Math.max(Math.trunc(req.whddDisableAfterSecs ?? 0) || 0, 0));
   if (refused) return refused;
   const max = turnSize(req.whddMaxItems);
   if (max === 0) return segmentList([], 0);

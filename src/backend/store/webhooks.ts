@@ -1,4 +1,6 @@
-/** Webhook subscriptions and deliveries (migrations 004/003): repositories over a Tx, plain objects out. */
+/**
+ * Webhook subscriptions and deliveries (migrations 004/003, 011/009): repositories over a Tx, plain objects out.
+ */
 import type { CallerRole } from '../caller.ts';
 import type { Row, Tx } from './tx.ts';
 
@@ -15,6 +17,8 @@ export interface Subscription {
   status: 'active' | 'disabled';
   disabledReason: string | null;
   createdAt: string;
+  /** When its deliveries started failing, with no success since; null while they succeed. */
+  failingSince?: string | null;
 }
 
 function subscriptionFromRow(row: Row): Subscription {
@@ -30,6 +34,7 @@ function subscriptionFromRow(row: Row): Subscription {
     status: String(row['status']) as Subscription['status'],
     disabledReason: row['disabled_reason'] == null ? null : String(row['disabled_reason']),
     createdAt: String(row['created_at']),
+    failingSince: row['failing_since'] == null ? null : String(row['failing_since']),
   };
 }
 
@@ -104,12 +109,79 @@ export async function deleteSubscription(tx: Tx, subscriptionId: string): Promis
   await tx.run('DELETE FROM webhook_subscriptions WHERE subscription_id = ?', subscriptionId);
 }
 
-export async function disableSubscription(tx: Tx, subscriptionId: string, reason: string): Promise<void> {
+/** Disabled, and nothing of it left pending: a disabled subscription's pending deliveries would wait forever. */
+export async function disableSubscription(tx: Tx, subscriptionId: string, reason: string, at: string): Promise<void> {
   await tx.run(
     "UPDATE webhook_subscriptions SET status = 'disabled', disabled_reason = ? WHERE subscription_id = ?",
     reason,
     subscriptionId,
   );
+  await cancelPendingDeliveries(tx, subscriptionId, at);
+}
+
+/** A subscription of this owner, locked for the change the transaction makes to it; another caller's is none. */
+export async function lockOwnSubscription(
+  tx: Tx,
+  owner: string,
+  subscriptionId: string,
+): Promise<Subscription | undefined> {
+  const row = await tx.get(
+    `SELECT * FROM webhook_subscriptions WHERE subscription_id = ? AND owner_principal = ?${tx.forUpdate}`,
+    subscriptionId,
+    owner,
+  );
+  return row ? subscriptionFromRow(row) : undefined;
+}
+
+/** Writes what an owner may change (URL, types, description, status) and the state that goes with it. */
+export async function updateSubscription(tx: Tx, s: Subscription): Promise<void> {
+  await tx.run(
+    `UPDATE webhook_subscriptions SET url = ?, description = ?, event_types = ?, status = ?, disabled_reason = ?, failing_since = ?
+     WHERE subscription_id = ?`,
+    s.url,
+    s.description,
+    s.eventTypes.join(','),
+    s.status,
+    s.disabledReason,
+    s.failingSince ?? null,
+    s.subscriptionId,
+  );
+}
+
+export async function cancelPendingDeliveries(tx: Tx, subscriptionId: string, at: string): Promise<void> {
+  await tx.run(
+    `UPDATE webhook_deliveries SET state = 'cancelled', next_attempt_at = NULL, lease_until = NULL, updated_at = ?
+     WHERE subscription_id = ? AND state = 'pending'`,
+    at,
+    subscriptionId,
+  );
+}
+
+/** A delivery succeeded: its subscription is not failing (written only when it was, so a success costs a read). */
+export async function clearFailing(tx: Tx, subscriptionId: string): Promise<void> {
+  await tx.run(
+    'UPDATE webhook_subscriptions SET failing_since = NULL WHERE subscription_id = ? AND failing_since IS NOT NULL',
+    subscriptionId,
+  );
+}
+
+/**
+ * An attempt failed: the subscription is failing since `at` unless it already was. Returns its status and since
+ * when it fails, or undefined when it is gone.
+ */
+export async function noteFailing(
+  tx: Tx,
+  subscriptionId: string,
+  at: string,
+): Promise<{ status: Subscription['status']; failingSince: string } | undefined> {
+  const row = await tx.get(
+    `UPDATE webhook_subscriptions SET failing_since = COALESCE(failing_since, ?) WHERE subscription_id = ?
+     RETURNING status, failing_since`,
+    at,
+    subscriptionId,
+  );
+  if (!row) return undefined;
+  return { status: String(row['status']) as Subscription['status'], failingSince: String(row['failing_since']) };
 }
 
 export interface Delivery {
@@ -118,7 +190,7 @@ export interface Delivery {
   subscriptionId: string;
   eventId: string;
   eventType: string;
-  state: 'pending' | 'succeeded' | 'failed';
+  state: 'pending' | 'succeeded' | 'failed' | 'cancelled';
   attempts: number;
   lastStatus: number | null;
   lastError: string | null;
