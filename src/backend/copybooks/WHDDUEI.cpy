@@ -4,7 +4,9 @@
       *          LEASE-SECONDS, AT MOST WHDD-PER-ENDPOINT IN FLIGHT PER
       *          SUBSCRIPTION. OUTCOME S SUCCEEDED, R RETRY AT WHDR-NEXT-
       *          ATTEMPT-AT, F FAILED FOR GOOD, G GONE (410: THE
-      *          SUBSCRIPTION IS DISABLED).
+      *          SUBSCRIPTION IS DISABLED). EACH RESULT IS ALSO STORED
+      *          AS AN ATTEMPT: WHEN IT STARTED, HOW LONG IT TOOK, THE
+      *          FIRST 1 KB OF THE ANSWER'S BODY AS TEXT (BLANKS: NONE).
        01  DELIVERY-TURN-REQUEST.
            05  WHDD-MAX-ITEMS          PIC 9(3).
            05  WHDD-PER-ENDPOINT       PIC 9(2).
@@ -17,3 +19,6 @@
                10  WHDR-STATUS         PIC 9(3).
                10  WHDR-ERROR          PIC X(120).
                10  WHDR-NEXT-ATTEMPT-AT PIC X(24).
+               10  WHDR-STARTED-AT     PIC X(24).
+               10  WHDR-DURATION-MS    PIC 9(7).
+               10  WHDR-RESPONSE-BODY  PIC X(1024).
