@@ -66,7 +66,12 @@ async function get(h: TestApp, as: As, url: string) {
 }
 
 async function subscribe(h: TestApp, as: As, url: string, eventTypes: string[]) {
-  const res = await h.request({ method: 'POST', url: '/v1/webhook-subscriptions', ...who(as), body: { url, eventTypes } });
+  const res = await h.request({
+    method: 'POST',
+    url: '/v1/webhook-subscriptions',
+    ...who(as),
+    body: { url, eventTypes },
+  });
   assert.equal(res.statusCode, 201, res.body);
   return res.json() as { subscriptionId: string; secret: string };
 }
