@@ -6,13 +6,12 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test, type TestContext } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { ROLE_SCOPES } from '../../src/auth/roles.ts';
 import { until } from '../../src/until.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
+import { queryStore } from '../helpers/backend-store.ts';
 
 interface Answer {
   status: number;
@@ -119,7 +118,7 @@ test('every attempt is stored: a 500 with a 5 KB body, then a 200; read back by 
   const one = await get(h, 'acme-shop', `${base}/${deliveryId}`);
   assert.equal(one.statusCode, 200, one.body);
   assert.deepEqual(
-    { ...one.json(), createdAt: undefined, updatedAt: undefined },
+    { ...(one.json() as object), createdAt: undefined, updatedAt: undefined },
     {
       deliveryId,
       eventId: event.id,
@@ -202,20 +201,20 @@ test('every attempt is stored: a 500 with a 5 KB body, then a 200; read back by 
   assert.equal(unknown.statusCode, 404);
 
   // Deleting the subscription takes its deliveries' attempts along.
-  const db = new DatabaseSync(join(h.dataDir, 'backend.sqlite'), { readOnly: true });
-  t.after(() => db.close());
-  const stored = () =>
+  const stored = async () =>
     Number(
-      db.prepare('SELECT COUNT(*) AS n FROM webhook_delivery_attempts WHERE delivery_id = ?').get(deliveryId)!['n'],
+      (
+        await queryStore(h, 'SELECT COUNT(*) AS n FROM webhook_delivery_attempts WHERE delivery_id = ?', deliveryId)
+      )[0]!['n'],
     );
-  assert.equal(stored(), 2);
+  assert.equal(await stored(), 2);
   const del = await h.request({
     method: 'DELETE',
     url: `/v1/webhook-subscriptions/${sub.subscriptionId}`,
     as: 'acme-shop',
   });
   assert.equal(del.statusCode, 204);
-  assert.equal(stored(), 0);
+  assert.equal(await stored(), 0);
 });
 
 test('an answer whose body never ends is read for 1 KB and the attempt recorded at once', async (t) => {
