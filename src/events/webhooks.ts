@@ -78,7 +78,7 @@ export interface WebhookDispatcher {
  * Bytes of an answer's body as text the records hold (the code page cp1140: Latin-1 and €) and a reader can show:
  * a control character (other than tab and line breaks) or any other character becomes "?".
  */
-export function safeBodyText(bytes: Uint8Array): string {
+function safeBodyText(bytes: Uint8Array): string {
   let out = '';
   for (const ch of new TextDecoder('utf-8').decode(bytes)) {
     const cp = ch.codePointAt(0)!;

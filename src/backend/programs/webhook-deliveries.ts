@@ -4,15 +4,8 @@
  */
 import type { WebhookDeliveryAttempt } from '../copybooks/records.ts';
 import { RC, recordSegment } from '../message.ts';
-import { fail, ok, text, type ProgramContext } from '../program.ts';
-import type { Program } from '../program.ts';
-import {
-  findDelivery,
-  findOwnSubscription,
-  listDeliveryAttempts,
-  type Delivery,
-  type DeliveryAttempt,
-} from '../store/webhooks.ts';
+import { fail, ok, text, type Program, type ProgramContext } from '../program.ts';
+import { findDelivery, findOwnSubscription, listDeliveryAttempts, type DeliveryAttempt } from '../store/webhooks.ts';
 import { pageSize, segmentPage } from './lists.ts';
 import { deliveryRecord } from './webhooks.ts';
 
@@ -37,7 +30,7 @@ async function ownDelivery(ctx: ProgramContext, subscriptionId: string, delivery
 const notFound = () => fail(RC.NOT_FOUND, 'DELIVERY_NOT_FOUND', 'delivery not found');
 
 export const inquireDelivery: Program<'WHDINQ'> = async (ctx, req) => {
-  const d: Delivery | undefined = await ownDelivery(ctx, req.whkkSubscriptionId, req.whkkDeliveryId);
+  const d = await ownDelivery(ctx, req.whkkSubscriptionId, req.whkkDeliveryId);
   return d ? ok(deliveryRecord(d)) : notFound();
 };
 
