@@ -133,6 +133,17 @@ for _ in $(seq 1 50); do
 done
 echo "$DELIVERIES"
 
+show "GET /v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries?state=pending&eventType=OrderConfirmed"
+curl -s "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries?state=pending&eventType=OrderConfirmed" \
+  -H "Authorization: Bearer $CLERK"; echo
+
+show "GET /v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries/$DELIVERY_ID"
+curl -s "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries/$DELIVERY_ID" -H "Authorization: Bearer $CLERK"; echo
+
+show "GET /v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries/$DELIVERY_ID/attempts (newest first)"
+curl -s "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries/$DELIVERY_ID/attempts" \
+  -H "Authorization: Bearer $CLERK"; echo
+
 show "POST /v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries/$DELIVERY_ID/retry (due now)"
 curl -s -X POST "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries/$DELIVERY_ID/retry" \
   -H "Authorization: Bearer $CLERK"; echo

@@ -174,6 +174,20 @@ export const ROUTES = {
     roles: STAFF_OR_PARTNER,
     ownership: 'backend-owner',
   },
+  getWebhookDelivery: {
+    method: 'GET',
+    url: '/v1/webhook-subscriptions/:subscriptionId/deliveries/:deliveryId',
+    scope: 'webhooks:read',
+    roles: STAFF_OR_PARTNER,
+    ownership: 'backend-owner',
+  },
+  listWebhookDeliveryAttempts: {
+    method: 'GET',
+    url: '/v1/webhook-subscriptions/:subscriptionId/deliveries/:deliveryId/attempts',
+    scope: 'webhooks:read',
+    roles: STAFF_OR_PARTNER,
+    ownership: 'backend-owner',
+  },
   retryWebhookDelivery: {
     method: 'POST',
     url: '/v1/webhook-subscriptions/:subscriptionId/deliveries/:deliveryId/retry',

@@ -25,6 +25,8 @@ const MAX_IN_FLIGHT = 64;
 const CLAIM_LEASE_SECONDS = 60;
 /** The most a Retry-After is honoured: one day. */
 const RETRY_AFTER_CAP_MS = 86_400_000;
+/** How much of an answer's body is kept with the attempt (WHDR-RESPONSE-BODY); the rest is never read. */
+const BODY_PREFIX_BYTES = 1024;
 
 interface Task {
   deliveryId: string;
@@ -40,12 +42,20 @@ interface Task {
   eventType: string;
 }
 
-interface Result {
+interface Outcome {
   deliveryId: string;
   outcome: 'S' | 'R' | 'F' | 'G';
   status: number;
   error: string;
   nextAttemptAt: string;
+}
+
+/** An attempt's outcome and what it is stored with: when it started, how long it took, what the endpoint said. */
+interface Result extends Outcome {
+  startedAt: string;
+  durationMs: number;
+  /** The first BODY_PREFIX_BYTES of the answer's body as record text; '' when none came. */
+  responseBody: string;
 }
 
 export interface WebhookDispatcherOptions {
@@ -62,6 +72,47 @@ export interface WebhookDispatcher {
   /** Deliveries may be due now (the relay made some). */
   kick(): void;
   close(): Promise<void>;
+}
+
+/**
+ * Bytes of an answer's body as text the records hold (the code page cp1140: Latin-1 and €) and a reader can show:
+ * a control character (other than tab and line breaks) or any other character becomes "?".
+ */
+function safeBodyText(bytes: Uint8Array): string {
+  let out = '';
+  for (const ch of new TextDecoder('utf-8').decode(bytes)) {
+    const cp = ch.codePointAt(0)!;
+    const kept =
+      ch === '\t' ||
+      ch === '\n' ||
+      ch === '\r' ||
+      (cp >= 0x20 && cp <= 0x7e) ||
+      (cp >= 0xa0 && cp <= 0xff && cp !== 0xa4) ||
+      cp === 0x20ac;
+    out += kept ? ch : '?';
+  }
+  return out;
+}
+
+/** The first BODY_PREFIX_BYTES of a body, then the stream is cancelled: a huge or endless answer costs no more. */
+async function bodyPrefix(body: ReadableStream<Uint8Array> | null): Promise<string> {
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < BODY_PREFIX_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } catch {
+    // the body broke off (a reset, the time-out): what came is kept
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return safeBodyText(Buffer.concat(chunks).subarray(0, BODY_PREFIX_BYTES));
 }
 
 /** A Retry-After header (seconds or an HTTP date) → ms from now, or null. */
@@ -100,6 +151,9 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         whdrStatus: r.status,
         whdrError: r.error.slice(0, 120),
         whdrNextAttemptAt: r.nextAttemptAt,
+        whdrStartedAt: r.startedAt,
+        whdrDurationMs: Math.min(r.durationMs, 9_999_999),
+        whdrResponseBody: r.responseBody,
       })),
     });
     const read = segmentReader(catalog, out.segments);
@@ -122,7 +176,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     });
   }
 
-  function nextTry(task: Task, status: number, error: string, retryAfter: number | null): Result {
+  function nextTry(task: Task, status: number, error: string, retryAfter: number | null): Outcome {
     const waitMs = schedule[task.attempts];
     if (waitMs === undefined) return { deliveryId: task.deliveryId, outcome: 'F', status, error, nextAttemptAt: '' };
     // Jittered around the schedule, so endpoints that failed together are not tried again together. A Retry-After
@@ -154,8 +208,20 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     return task.sealedSecret;
   }
 
+  /** One attempt, timed from its signing to the end of the body prefix (or the failure). */
   async function attempt(task: Task): Promise<Result> {
-    const timestamp = new Date();
+    const startedAt = new Date();
+    const started = performance.now();
+    const outcome = await deliver(task, startedAt);
+    return {
+      responseBody: '',
+      ...outcome,
+      startedAt: startedAt.toISOString(),
+      durationMs: Math.max(0, Math.round(performance.now() - started)),
+    };
+  }
+
+  async function deliver(task: Task, timestamp: Date): Promise<Outcome & { responseBody?: string }> {
     let signature: string;
     try {
       signature = new Webhook(signingSecret(task)).sign(task.eventId, timestamp, task.body);
@@ -177,9 +243,16 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
     };
     try {
       const response = await client.request(task.url, { method: 'POST', headers, body: task.body });
-      await response.body?.cancel().catch(() => undefined);
+      const responseBody = await bodyPrefix(response.body);
       if (response.status >= 200 && response.status < 300)
-        return { deliveryId: task.deliveryId, outcome: 'S', status: response.status, error: '', nextAttemptAt: '' };
+        return {
+          deliveryId: task.deliveryId,
+          outcome: 'S',
+          status: response.status,
+          error: '',
+          nextAttemptAt: '',
+          responseBody,
+        };
       if (response.status === 410)
         return {
           deliveryId: task.deliveryId,
@@ -187,13 +260,17 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
           status: 410,
           error: 'the endpoint answered 410 Gone',
           nextAttemptAt: '',
+          responseBody,
         };
-      return nextTry(
-        task,
-        response.status,
-        `the endpoint answered ${response.status}`,
-        retryAfterMs(response.headers.get('retry-after')),
-      );
+      return {
+        ...nextTry(
+          task,
+          response.status,
+          `the endpoint answered ${response.status}`,
+          retryAfterMs(response.headers.get('retry-after')),
+        ),
+        responseBody,
+      };
     } catch (error) {
       const reason =
         error instanceof OutboundRefusedError

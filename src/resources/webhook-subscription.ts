@@ -1,6 +1,9 @@
-/** A webhook subscription and its deliveries as the API shows them: schemas and views of WHKREC and WHDREC. */
+/**
+ * A webhook subscription, its deliveries and their attempts as the API shows them: schemas and views of WHKREC, WHDREC
+ * and WHDAREC.
+ */
 import { Type, type Static } from 'typebox';
-import type { WebhookDelivery, WebhookSubscription } from '../backend/copybooks/index.ts';
+import type { WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription } from '../backend/copybooks/index.ts';
 import { EventType } from './event.ts';
 import { Timestamp } from './schemas/common.ts';
 
@@ -62,6 +65,25 @@ export const Delivery = Type.Object({
 });
 export type Delivery = Static<typeof Delivery>;
 
+/** One attempt of a delivery: what was sent when, and what the endpoint answered. */
+export const DeliveryAttempt = Type.Object({
+  attemptNumber: Type.Integer({ minimum: 1, description: '1 for the first attempt, counting redeliveries too' }),
+  attemptedAt: Timestamp,
+  durationMs: Type.Integer({ minimum: 0, description: 'From sending to the end of the answer read (or the failure)' }),
+  statusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'HTTP status; null when none answered' }),
+  error: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why the attempt failed (a status, a time-out, a refused connection); null when it succeeded',
+  }),
+  responseBody: Type.Union([Type.String({ maxLength: 1024 }), Type.Null()], {
+    description:
+      'The first 1 KB of the answer body as text (control characters and others the records do not hold are "?"); null when empty or none',
+  }),
+  nextAttemptAt: Type.Union([Timestamp, Type.Null()], {
+    description: 'When this attempt scheduled the next one; null when it did not',
+  }),
+});
+export type DeliveryAttempt = Static<typeof DeliveryAttempt>;
+
 /** WHKREC → API subscription (never its secret). */
 export function subscriptionFromRecord(r: WebhookSubscription): Subscription {
   return {
@@ -89,5 +111,19 @@ export function deliveryFromRecord(r: WebhookDelivery): Delivery {
     nextAttemptAt: r.whdNextAttemptAt || null,
     createdAt: r.whdCreatedAt,
     updatedAt: r.whdUpdatedAt,
+  };
+}
+
+/** WHDAREC → API delivery attempt. */
+export function deliveryAttemptFromRecord(r: WebhookDeliveryAttempt): DeliveryAttempt {
+  return {
+    attemptNumber: r.whdaAttemptNumber,
+    attemptedAt: r.whdaAttemptedAt,
+    durationMs: r.whdaDurationMs,
+    // 0 and blanks in the record: no answer, no error, no body, nothing scheduled.
+    statusCode: r.whdaStatus || null,
+    error: r.whdaError || null,
+    responseBody: r.whdaResponseBody || null,
+    nextAttemptAt: r.whdaNextAttemptAt || null,
   };
 }

@@ -121,6 +121,14 @@ const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
     method: 'GET',
     url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}/deliveries`,
   }),
+  getWebhookDelivery: (ids, t) => ({
+    method: 'GET',
+    url: `/v1/webhook-subscriptions/${ids.subscription}/deliveries/${t === 'own' ? ids.delivery : 'WHD-0000000000000000'}`,
+  }),
+  listWebhookDeliveryAttempts: (ids, t) => ({
+    method: 'GET',
+    url: `/v1/webhook-subscriptions/${ids.subscription}/deliveries/${t === 'own' ? ids.delivery : 'WHD-0000000000000000'}/attempts`,
+  }),
   retryWebhookDelivery: (ids, t) => ({
     method: 'POST',
     url: `/v1/webhook-subscriptions/${ids.subscription}/deliveries/${t === 'own' ? ids.delivery : 'WHD-0000000000000000'}/retry`,
@@ -168,6 +176,8 @@ const OWN: Record<OperationId, Record<Actor, number | 'role'>> = {
   updateWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
   deleteWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 204 },
   listWebhookDeliveries: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
+  getWebhookDelivery: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
+  listWebhookDeliveryAttempts: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
   retryWebhookDelivery: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 202 },
 };
 

@@ -98,6 +98,10 @@ function sample(
       return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries' };
     case 'retryWebhookDelivery':
       return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries/WHD-0000000000000000/retry' };
+    case 'getWebhookDelivery':
+      return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries/WHD-0000000000000000' };
+    case 'listWebhookDeliveryAttempts':
+      return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries/WHD-0000000000000000/attempts' };
   }
 }
 

@@ -228,6 +228,8 @@ const SUCCESS: Record<string, number> = {
   deleteWebhookSubscription: 204,
   listWebhookDeliveries: 200,
   retryWebhookDelivery: 202,
+  getWebhookDelivery: 200,
+  listWebhookDeliveryAttempts: 200,
   getOperation: 200,
 };
 
@@ -326,6 +328,22 @@ async function sendExample(h: TestApp, id: string, state?: Parameters<typeof exa
 /** The creating example again, as a request of its own (the example's key would replay the first answer). */
 const again = (key: string) => ({ headers: { 'idempotency-key': key } });
 
+/** A subscription from its example and the delivery to it of an example order placed under `key`. */
+async function exampleDelivery(h: TestApp, key: string): Promise<{ subscriptionId: string; deliveryId: string }> {
+  const subscriptionId = (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId as string;
+  const subscriber = exampleCall('createWebhookSubscription').as!;
+  const order = await h.request({ ...exampleCall('createOrder', again(key)), as: subscriber });
+  assert.equal(order.statusCode, 201, order.body);
+  const url = `/v1/webhook-subscriptions/${subscriptionId}/deliveries`;
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const [delivery] = (await h.request({ method: 'GET', url, as: subscriber, headers: {} })).json().items;
+    if (delivery) return { subscriptionId, deliveryId: delivery.deliveryId };
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.fail('no delivery of the example order within 10 s');
+}
+
 /** Operations whose example names something that exists only once created: they create it from examples first. */
 const STATE: Record<string, (h: TestApp) => Promise<Parameters<typeof exampleCall>[1]>> = {
   async getOrder(h) {
@@ -387,6 +405,12 @@ const STATE: Record<string, (h: TestApp) => Promise<Parameters<typeof exampleCal
       await new Promise((r) => setTimeout(r, 20));
     }
     assert.fail('no delivery of the example order within 10 s');
+  },
+  async getWebhookDelivery(h) {
+    return { params: await exampleDelivery(h, 'order-to-read-delivery') };
+  },
+  async listWebhookDeliveryAttempts(h) {
+    return { params: await exampleDelivery(h, 'order-to-read-attempts') };
   },
 };
 

@@ -1,5 +1,6 @@
 /**
- * /v1/webhook-subscriptions — WHKCRT/WHKINQ/WHKLST/WHKUPD/WHKDEL, and the deliveries of one (WHDLST, WHDRTY).
+ * /v1/webhook-subscriptions — WHKCRT/WHKINQ/WHKLST/WHKUPD/WHKDEL, and the deliveries of one (WHDLST, WHDINQ,
+ * WHDRTY) and their attempts (WHALST).
  * A subscription belongs to the agent or partner that made it; its URL passes the outbound-URL guard here and
  * again when each delivery connects (src/events/webhooks.ts). The signing secret is made and sealed here: the
  * back-end stores only the sealed form, and the plain one is shown once, in the 201.
@@ -17,14 +18,16 @@ import { JSON_POISONING_OPTIONS } from '../protection/limits.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
 import { problem } from '../schemas/problem.ts';
 import { recordString } from '../../resources/schemas/record-field.ts';
-import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
+import { pageLimit, pageOf, pageSizeOf } from '../../resources/schemas/page.ts';
 import { EventType } from '../../resources/event.ts';
 import {
   CreatedSubscription,
   Delivery,
+  DeliveryAttempt,
   DeliveryId,
   Subscription,
   SubscriptionId,
+  deliveryAttemptFromRecord,
   deliveryFromRecord,
   subscriptionFromRecord,
 } from '../../resources/webhook-subscription.ts';
@@ -110,11 +113,21 @@ const DeliveryParams = Type.Object(
 const DeliveryQuery = Type.Object(
   {
     limit: pageLimit('WHDLST', 'whdlMaxItems'),
+    cursor: CursorParam('Opaque cursor from `nextCursor` (it goes on under other filters too)'),
+    state: Type.Optional({ ...Delivery.properties.state, description: 'Only deliveries in this state' }),
+    eventType: Type.Optional({ ...EventType, description: 'Only deliveries of this event type' }),
+  },
+  { additionalProperties: false },
+);
+const AttemptQuery = Type.Object(
+  {
+    limit: pageLimit('WHALST', 'whalMaxItems'),
     cursor: CursorParam('Opaque cursor from `nextCursor`'),
   },
   { additionalProperties: false },
 );
 
+/** Deliveries' and attempts' positions (each list's own seq). */
 const cursor = cursorCodec('d', 'cursor');
 
 /**
@@ -262,7 +275,11 @@ export function webhookRoutes(
   app.route({
     ...fromTable('listWebhookDeliveries'),
     schema: {
-      ...protectedErrors(tags, 'listWebhookDeliveries', 'The deliveries of a subscription, newest first'),
+      ...protectedErrors(
+        tags,
+        'listWebhookDeliveries',
+        'The deliveries of a subscription, newest first; by state and event type',
+      ),
       params: SubscriptionParams,
       querystring: DeliveryQuery,
       response: {
@@ -278,11 +295,59 @@ export function webhookRoutes(
         whdlSubscriptionId: req.params.subscriptionId,
         whdlMaxItems: pageSizeOf(req.query.limit),
         whdlBeforeSeq: req.query.cursor ? cursor.decode(req.query.cursor) : 0,
+        whdlState: req.query.state ?? '',
+        whdlEventType: req.query.eventType ?? '',
       });
       const read = segmentReader(catalog, out.segments);
       const next = out.body.seglNextSeq;
       return {
         items: Array.from({ length: out.body.seglItemCount }, () => deliveryFromRecord(read('WHDREC'))),
+        nextCursor: next > 0 ? cursor.encode(next) : null,
+      };
+    },
+  });
+
+  app.route({
+    ...fromTable('getWebhookDelivery'),
+    schema: {
+      ...protectedErrors(tags, 'getWebhookDelivery', 'Read a delivery: its state, attempts and next attempt'),
+      params: DeliveryParams,
+      response: { 200: { description: 'Success', ...Delivery }, ...STANDARD_ERRORS },
+    },
+    handler: async (req) =>
+      deliveryFromRecord(
+        (
+          await backend.call('WHDINQ', req, {
+            whkkSubscriptionId: req.params.subscriptionId,
+            whkkDeliveryId: req.params.deliveryId,
+          })
+        ).body,
+      ),
+  });
+
+  app.route({
+    ...fromTable('listWebhookDeliveryAttempts'),
+    schema: {
+      ...protectedErrors(
+        tags,
+        'listWebhookDeliveryAttempts',
+        "A delivery's attempts, newest first: status or error, the answer's first 1 KB, the next attempt",
+      ),
+      params: DeliveryParams,
+      querystring: AttemptQuery,
+      response: { 200: { description: 'Success', ...pageOf(DeliveryAttempt) }, ...STANDARD_ERRORS },
+    },
+    handler: async (req) => {
+      const out = await backend.call('WHALST', req, {
+        whalSubscriptionId: req.params.subscriptionId,
+        whalDeliveryId: req.params.deliveryId,
+        whalMaxItems: pageSizeOf(req.query.limit),
+        whalBeforeSeq: req.query.cursor ? cursor.decode(req.query.cursor) : 0,
+      });
+      const read = segmentReader(catalog, out.segments);
+      const next = out.body.seglNextSeq;
+      return {
+        items: Array.from({ length: out.body.seglItemCount }, () => deliveryAttemptFromRecord(read('WHDAREC'))),
         nextCursor: next > 0 ? cursor.encode(next) : null,
       };
     },

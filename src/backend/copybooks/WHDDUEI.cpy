@@ -5,7 +5,10 @@
       *          SUBSCRIPTION. OUTCOME S SUCCEEDED, R RETRY AT WHDR-NEXT-
       *          ATTEMPT-AT, F FAILED FOR GOOD, G GONE (410: THE
       *          SUBSCRIPTION IS DISABLED). A SUBSCRIPTION FAILING FOR
-      *          WHDD-DISABLE-AFTER-SECS IS DISABLED (ZERO: NEVER).
+      *          WHDD-DISABLE-AFTER-SECS IS DISABLED (ZERO: NEVER). EACH
+      *          RESULT IS ALSO STORED AS AN ATTEMPT: WHEN IT STARTED,
+      *          HOW LONG IT TOOK, THE FIRST 1 KB OF THE ANSWER'S BODY
+      *          AS TEXT (BLANKS: NONE).
        01  DELIVERY-TURN-REQUEST.
            05  WHDD-MAX-ITEMS          PIC 9(3).
            05  WHDD-PER-ENDPOINT       PIC 9(2).
@@ -19,3 +22,6 @@
                10  WHDR-STATUS         PIC 9(3).
                10  WHDR-ERROR          PIC X(120).
                10  WHDR-NEXT-ATTEMPT-AT PIC X(24).
+               10  WHDR-STARTED-AT     PIC X(24).
+               10  WHDR-DURATION-MS    PIC 9(7).
+               10  WHDR-RESPONSE-BODY  PIC X(1024).

@@ -44,6 +44,8 @@ export const TRANSACTIONS = {
   WHDLST: { request: 'WHDLSTI', response: 'SEGLSTO' },
   WHDRTY: { request: 'WHKKEYI', response: 'WHDREC' },
   WHDDUE: { request: 'WHDDUEI', response: 'SEGLSTO' },
+  WHDINQ: { request: 'WHKKEYI', response: 'WHDREC' },
+  WHALST: { request: 'WHALSTI', response: 'SEGLSTO' },
   OPSUBM: { request: 'OPSUBI', response: 'OPREC' },
   OPINQ: { request: 'OPKEYI', response: 'OPREC' },
   OPNXT: { request: 'OPNXTI', response: 'SEGLSTO' },
@@ -85,6 +87,8 @@ export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set([
   'WHKINQ',
   'WHKLST',
   'WHDLST',
+  'WHDINQ',
+  'WHALST',
   'OPINQ',
 ]);
 
@@ -111,7 +115,7 @@ type AsyncRequestRecord = (typeof TRANSACTIONS)[AsyncTranCode]['request'];
  * Records that travel as segments after a message's own record (message.ts): these (ACCBALO: an account in
  * the ACCLST list), the async requests' and the resources'.
  */
-const OWN_SEGMENT_RECORDS = ['EVTREC', 'WHKREC', 'WHDREC', 'WHDTASK', 'OPTASK', 'ACCBALO'] as const;
+const OWN_SEGMENT_RECORDS = ['EVTREC', 'WHKREC', 'WHDREC', 'WHDTASK', 'OPTASK', 'ACCBALO', 'WHDAREC'] as const;
 export type SegmentRecordName = (typeof OWN_SEGMENT_RECORDS)[number] | AsyncRequestRecord | ResourceRecordName;
 
 export function isResourceRecord(name: string): name is ResourceRecordName {

@@ -355,6 +355,25 @@ export interface SegmentListResponse {
   seglItemCount: number;
 }
 
+/** ATTEMPT-LIST-REQUEST */
+export interface AttemptListRequest {
+  whalSubscriptionId: string;
+  whalDeliveryId: string;
+  whalMaxItems: number;
+  whalBeforeSeq?: number;
+}
+
+/** WEBHOOK-DELIVERY-ATTEMPT */
+export interface WebhookDeliveryAttempt {
+  whdaAttemptNumber: number;
+  whdaAttemptedAt: string;
+  whdaDurationMs: number;
+  whdaStatus: number;
+  whdaError: string;
+  whdaResponseBody: string;
+  whdaNextAttemptAt: string;
+}
+
 /** DELIVERY-TURN-REQUEST */
 export interface DeliveryTurnRequest {
   whddMaxItems: number;
@@ -368,6 +387,9 @@ export interface DeliveryTurnRequest {
     whdrStatus: number;
     whdrError: string;
     whdrNextAttemptAt: string;
+    whdrStartedAt: string;
+    whdrDurationMs: number;
+    whdrResponseBody: string;
   }>;
 }
 
@@ -376,6 +398,8 @@ export interface DeliveryListRequest {
   whdlSubscriptionId: string;
   whdlMaxItems: number;
   whdlBeforeSeq?: number;
+  whdlState?: string;
+  whdlEventType?: string;
 }
 
 /** WEBHOOK-DELIVERY */
@@ -493,6 +517,8 @@ export interface CopybookRecords {
   PAYLSTI: PaymentListRequest;
   PAYREC: PaymentRecord;
   SEGLSTO: SegmentListResponse;
+  WHALSTI: AttemptListRequest;
+  WHDAREC: WebhookDeliveryAttempt;
   WHDDUEI: DeliveryTurnRequest;
   WHDLSTI: DeliveryListRequest;
   WHDREC: WebhookDelivery;

@@ -15,6 +15,7 @@ import {
   retryDelivery,
 } from './webhooks.ts';
 import { updateSubscriptionProgram } from './webhook-lifecycle.ts';
+import { inquireDelivery, listAttemptsProgram } from './webhook-deliveries.ts';
 import { cancelOrder, createOrder, inquireOrder, listOrdersProgram, updateOrder } from './orders.ts';
 import { createPayment, inquirePayment, listPaymentsProgram } from './payments.ts';
 
@@ -46,6 +47,8 @@ export const PROGRAMS: { [T in TranCode]: Program<T> } = {
   WHDLST: listDeliveriesProgram,
   WHDRTY: retryDelivery,
   WHDDUE: dispatcherTurn,
+  WHDINQ: inquireDelivery,
+  WHALST: listAttemptsProgram,
   OPSUBM: submitOperation,
   OPINQ: inquireOperation,
   OPNXT: claimOperationsProgram,

@@ -26,6 +26,7 @@ import {
   findDelivery,
   findOwnSubscription,
   insertDelivery,
+  insertDeliveryAttempt,
   insertSubscription,
   listDeliveries,
   listOwnSubscriptions,
@@ -56,7 +57,7 @@ export function subscriptionRecord(s: Subscription): WebhookSubscription {
   };
 }
 
-function deliveryRecord(d: Delivery): WebhookDelivery {
+export function deliveryRecord(d: Delivery): WebhookDelivery {
   return {
     whdDeliveryId: d.deliveryId,
     whdSubscriptionId: d.subscriptionId,
@@ -173,7 +174,9 @@ export const listDeliveriesProgram: Program<'WHDLST'> = async (ctx, req) => {
   const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whdlSubscriptionId));
   if (!s) return fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
   const limit = pageSize(req.whdlMaxItems);
-  const rows = await listDeliveries(ctx.tx, s.subscriptionId, Math.trunc(req.whdlBeforeSeq ?? 0) || 0, limit + 1);
+  const before = Math.trunc(req.whdlBeforeSeq ?? 0) || 0;
+  const filter = { state: text(req.whdlState), eventType: text(req.whdlEventType) };
+  const rows = await listDeliveries(ctx.tx, s.subscriptionId, before, limit + 1, filter);
   return segmentPage(rows, limit, (d) => recordSegment('WHDREC', deliveryRecord(d)));
 };
 
@@ -256,7 +259,19 @@ async function recordResults(
           ? { kind, status, error, nextAttemptAt: text(item.whdrNextAttemptAt) || ctx.now }
           : { kind: 'failed', status, error };
     const subscriptionId = await recordAttempt(ctx.tx, text(item.whdrDeliveryId), outcome, ctx.now);
-    if (subscriptionId) await afterAttempt(ctx, subscriptionId, kind, disableAfterSecs);
+    if (subscriptionId) {
+      await insertDeliveryAttempt(ctx.tx, {
+        deliveryId: text(item.whdrDeliveryId),
+        attemptedAt: text(item.whdrStartedAt) || ctx.now,
+        durationMs: Math.max(Math.trunc(item.whdrDurationMs) || 0, 0),
+        statusCode: status,
+        error: kind === 'succeeded' ? null : error,
+        // As sent: the codec drops only trailing blanks, and leading ones are part of the body.
+        responseBody: item.whdrResponseBody || null,
+        nextAttemptAt: outcome.kind === 'retry' ? outcome.nextAttemptAt : null,
+      });
+      await afterAttempt(ctx, subscriptionId, kind, disableAfterSecs);
+    }
   }
   return null;
 }

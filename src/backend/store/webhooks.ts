@@ -1,5 +1,6 @@
 /**
- * Webhook subscriptions and deliveries (migrations 004/003, 011/009): repositories over a Tx, plain objects out.
+ * Webhook subscriptions, deliveries (migrations 004/003, 011/009) and their attempts (013/011): repositories over a
+ * Tx, plain objects out.
  */
 import type { CallerRole } from '../caller.ts';
 import type { Row, Tx } from './tx.ts';
@@ -233,26 +234,23 @@ export async function insertDelivery(
   );
 }
 
-/** Newest first, before `beforeSeq` (0: from the newest). */
+/** Newest first, before `beforeSeq` (0: from the newest), only in `state` and of `eventType` when given. */
 export async function listDeliveries(
   tx: Tx,
   subscriptionId: string,
   beforeSeq: number,
   limit: number,
+  filter: { state?: string; eventType?: string } = {},
 ): Promise<Delivery[]> {
-  const rows =
-    beforeSeq > 0
-      ? await tx.all(
-          'SELECT * FROM webhook_deliveries WHERE subscription_id = ? AND seq < ? ORDER BY seq DESC LIMIT ?',
-          subscriptionId,
-          beforeSeq,
-          limit,
-        )
-      : await tx.all(
-          'SELECT * FROM webhook_deliveries WHERE subscription_id = ? ORDER BY seq DESC LIMIT ?',
-          subscriptionId,
-          limit,
-        );
+  const conditions: Array<[string, string | number]> = [['subscription_id = ?', subscriptionId]];
+  if (beforeSeq > 0) conditions.push(['seq < ?', beforeSeq]);
+  if (filter.state) conditions.push(['state = ?', filter.state]);
+  if (filter.eventType) conditions.push(['event_type = ?', filter.eventType]);
+  const rows = await tx.all(
+    `SELECT * FROM webhook_deliveries WHERE ${conditions.map(([c]) => c).join(' AND ')} ORDER BY seq DESC LIMIT ?`,
+    ...conditions.map(([, value]) => value),
+    limit,
+  );
   return rows.map(deliveryFromRow);
 }
 
@@ -387,4 +385,61 @@ export async function recordAttempt(
     deliveryId,
   );
   return String(row['subscription_id']);
+}
+
+/** One attempt of a delivery, as stored. */
+export interface DeliveryAttempt {
+  seq: number;
+  deliveryId: string;
+  attemptNumber: number;
+  attemptedAt: string;
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  responseBody: string | null;
+  nextAttemptAt: string | null;
+}
+
+/**
+ * Stores an attempt just recorded by recordAttempt, in its transaction: its number is the delivery's count of
+ * attempts, which that update has just raised.
+ */
+export async function insertDeliveryAttempt(tx: Tx, a: Omit<DeliveryAttempt, 'seq' | 'attemptNumber'>): Promise<void> {
+  await tx.run(
+    `INSERT INTO webhook_delivery_attempts (delivery_id, attempt_number, attempted_at, duration_ms, status_code, error, response_body, next_attempt_at)
+     SELECT delivery_id, attempts, ?, ?, ?, ?, ?, ? FROM webhook_deliveries WHERE delivery_id = ?`,
+    a.attemptedAt,
+    a.durationMs,
+    a.statusCode,
+    a.error,
+    a.responseBody,
+    a.nextAttemptAt,
+    a.deliveryId,
+  );
+}
+
+/** A delivery's attempts, newest first, before `beforeSeq` (0: from the newest). */
+export async function listDeliveryAttempts(
+  tx: Tx,
+  deliveryId: string,
+  beforeSeq: number,
+  limit: number,
+): Promise<DeliveryAttempt[]> {
+  const rows = await tx.all(
+    `SELECT * FROM webhook_delivery_attempts WHERE delivery_id = ?${beforeSeq > 0 ? ' AND seq < ?' : ''} ORDER BY seq DESC LIMIT ?`,
+    deliveryId,
+    ...(beforeSeq > 0 ? [beforeSeq] : []),
+    limit,
+  );
+  return rows.map((row) => ({
+    seq: Number(row['seq']),
+    deliveryId: String(row['delivery_id']),
+    attemptNumber: Number(row['attempt_number']),
+    attemptedAt: String(row['attempted_at']),
+    durationMs: Number(row['duration_ms']),
+    statusCode: row['status_code'] == null ? null : Number(row['status_code']),
+    error: row['error'] == null ? null : String(row['error']),
+    responseBody: row['response_body'] == null ? null : String(row['response_body']),
+    nextAttemptAt: row['next_attempt_at'] == null ? null : String(row['next_attempt_at']),
+  }));
 }

@@ -1,0 +1,12 @@
+      * WHDAREC  ONE ATTEMPT OF A WEBHOOK DELIVERY, SEGMENT OF WHALST.
+      *          WHDA-STATUS ZERO: NO HTTP ANSWER (SEE ERROR). WHDA-
+      *          RESPONSE-BODY: THE FIRST 1 KB OF THE ANSWER'S BODY AS
+      *          TEXT. BLANKS: NONE.
+       01  WEBHOOK-DELIVERY-ATTEMPT.
+           05  WHDA-ATTEMPT-NUMBER     PIC 9(5).
+           05  WHDA-ATTEMPTED-AT       PIC X(24).
+           05  WHDA-DURATION-MS        PIC 9(7).
+           05  WHDA-STATUS             PIC 9(3).
+           05  WHDA-ERROR              PIC X(120).
+           05  WHDA-RESPONSE-BODY      PIC X(1024).
+           05  WHDA-NEXT-ATTEMPT-AT    PIC X(24).
