@@ -96,6 +96,8 @@ function sample(
       return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries' };
     case 'retryWebhookDelivery':
       return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries/WHD-0000000000000000/retry' };
+    case 'rotateWebhookSecret':
+      return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/rotate-secret', body: {} };
   }
 }
 

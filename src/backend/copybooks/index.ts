@@ -40,6 +40,7 @@ export const TRANSACTIONS = {
   WHKINQ: { request: 'WHKKEYI', response: 'WHKREC' },
   WHKLST: { request: 'WHKLSTI', response: 'SEGLSTO' },
   WHKDEL: { request: 'WHKKEYI', response: 'WHKREC' },
+  WHKROT: { request: 'WHKROTI', response: 'WHKROTO' },
   WHDLST: { request: 'WHDLSTI', response: 'SEGLSTO' },
   WHDRTY: { request: 'WHKKEYI', response: 'WHDREC' },
   WHDDUE: { request: 'WHDDUEI', response: 'SEGLSTO' },

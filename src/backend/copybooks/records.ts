@@ -400,6 +400,7 @@ export interface DeliveryTask {
   whdtSecret: string;
   whdtOwnerRole: string;
   whdtAttempts: number;
+  whdtPreviousSecret: string;
 }
 
 /** WEBHOOK-CREATE-REQUEST */
@@ -437,6 +438,22 @@ export interface WebhookSubscription {
   whkEventTypes: Array<{
     whkEventType: string;
   }>;
+}
+
+/** WEBHOOK-ROTATE-REQUEST */
+export interface WebhookRotateRequest {
+  whkrSubscriptionId: string;
+  whkrSecret: string;
+  whkrOverlapSeconds: number;
+  whkrExpireGiven: string;
+  whkrExpireInSeconds: number;
+}
+
+/** WEBHOOK-ROTATE-RESPONSE */
+export interface WebhookRotateResponse {
+  whkoSubscriptionId: string;
+  whkoSecretRotatedAt: string;
+  whkoPreviousExpiresAt: string;
 }
 
 /** Each copybook's record, by copybook name. */
@@ -484,4 +501,6 @@ export interface CopybookRecords {
   WHKKEYI: WebhookKey;
   WHKLSTI: WebhookListRequest;
   WHKREC: WebhookSubscription;
+  WHKROTI: WebhookRotateRequest;
+  WHKROTO: WebhookRotateResponse;
 }

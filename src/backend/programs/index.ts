@@ -14,6 +14,7 @@ import {
   listSubscriptions,
   retryDelivery,
 } from './webhooks.ts';
+import { rotateSubscriptionSecret } from './webhook-secrets.ts';
 import { cancelOrder, createOrder, inquireOrder, listOrdersProgram, updateOrder } from './orders.ts';
 import { createPayment, inquirePayment, listPaymentsProgram } from './payments.ts';
 
@@ -41,6 +42,7 @@ export const PROGRAMS: { [T in TranCode]: Program<T> } = {
   WHKINQ: inquireSubscription,
   WHKLST: listSubscriptions,
   WHKDEL: deleteSubscriptionProgram,
+  WHKROT: rotateSubscriptionSecret,
   WHDLST: listDeliveriesProgram,
   WHDRTY: retryDelivery,
   WHDDUE: dispatcherTurn,
