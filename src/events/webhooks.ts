@@ -218,7 +218,12 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
           nextAttemptAt: '',
         };
       if (response.status >= 300 && response.status < 400)
-        return nextTry(task, response.status, redirectNotFollowed(task.url, response.status, response.headers.get('location')), null);
+        return nextTry(
+          task,
+          response.status,
+          redirectNotFollowed(task.url, response.status, response.headers.get('location')),
+          null,
+        );
       return nextTry(
         task,
         response.status,

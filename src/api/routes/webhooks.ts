@@ -1,5 +1,6 @@
 /**
- * /v1/webhook-subscriptions — WHKCRT/WHKINQ/WHKLST/WHKDEL, WHKROT (a new secret), and the deliveries of one (WHDLST, WHDRTY).
+ * /v1/webhook-subscriptions — WHKCRT/WHKINQ/WHKLST/WHKDEL, WHKROT (a new secret), and the deliveries of one
+ * (WHDLST, WHDRTY).
  * A subscription belongs to the agent or partner that made it; its URL passes the outbound-URL guard here and
  * again when each delivery connects (src/events/webhooks.ts). The signing secret is made and sealed here: the
  * back-end stores only the sealed form, and the plain one is shown once, in the 201.
@@ -199,11 +200,15 @@ export function webhookRoutes(
         'Give a subscription a new signing secret (shown once); the old one still signs until the overlap ends',
       ),
       params: SubscriptionParams,
-      body: Type.Optional(RotateRequest),
+      body: RotateRequest,
       response: { 200: { description: 'Rotated', ...RotatedSecret }, ...STANDARD_ERRORS },
     },
+    // No body at all asks what `{}` does: the service's overlap.
+    preValidation: async (req) => {
+      req.body ??= {};
+    },
     handler: async (req) => {
-      const body: RotateRequest = req.body ?? {};
+      const body: RotateRequest = req.body;
       const secret = newWebhookSecret();
       const out = await backend.call('WHKROT', req, {
         whkrSubscriptionId: req.params.subscriptionId,

@@ -134,11 +134,18 @@ export async function previousSubscriptionSecrets(tx: Tx): Promise<Array<{ subsc
   const rows = await tx.all(
     `SELECT subscription_id, previous_secret FROM webhook_subscriptions WHERE previous_secret IS NOT NULL ORDER BY subscription_id${tx.forUpdate}`,
   );
-  return rows.map((row) => ({ subscriptionId: String(row['subscription_id']), secret: String(row['previous_secret']) }));
+  return rows.map((row) => ({
+    subscriptionId: String(row['subscription_id']),
+    secret: String(row['previous_secret']),
+  }));
 }
 
 export async function replacePreviousSecret(tx: Tx, subscriptionId: string, secret: string): Promise<void> {
-  await tx.run('UPDATE webhook_subscriptions SET previous_secret = ? WHERE subscription_id = ?', secret, subscriptionId);
+  await tx.run(
+    'UPDATE webhook_subscriptions SET previous_secret = ? WHERE subscription_id = ?',
+    secret,
+    subscriptionId,
+  );
 }
 
 export async function deleteSubscription(tx: Tx, subscriptionId: string): Promise<void> {
