@@ -6904,6 +6904,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "expireCurrentIn": 3600
+                 *     }
+                 */
                 "application/json": {
                     /** @description Seconds the current secret still signs beside the new one: at most the overlap the service keeps (WEBHOOK_SECRET_OVERLAP, default 24 h, which applies when this is left out); 0 stops it at once */
                     expireCurrentIn?: number;

@@ -227,6 +227,7 @@ const SUCCESS: Record<string, number> = {
   deleteWebhookSubscription: 204,
   listWebhookDeliveries: 200,
   retryWebhookDelivery: 202,
+  rotateWebhookSecret: 200,
   getOperation: 200,
 };
 
@@ -358,6 +359,9 @@ const STATE: Record<string, (h: TestApp) => Promise<Parameters<typeof exampleCal
     return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
   },
   async deleteWebhookSubscription(h) {
+    return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
+  },
+  async rotateWebhookSecret(h) {
     return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
   },
   async listWebhookDeliveries(h) {

@@ -80,7 +80,7 @@ const RotateRequest = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, examples: [{}, { expireCurrentIn: 3600 }] },
+  { additionalProperties: false, examples: [{ expireCurrentIn: 3600 }] },
 );
 type RotateRequest = Static<typeof RotateRequest>;
 
