@@ -86,6 +86,7 @@ test('rotate: the new secret shown once; both verify during the overlap, only th
   assert.notEqual(secret, sub.secret);
   assert.equal(Date.parse(previousSecretExpiresAt) - Date.parse(secretRotatedAt), 3000, 'WEBHOOK_SECRET_OVERLAP');
 
+  assert.ok(!JSON.stringify(h.logs).includes(secret.slice('whsec_'.length)), 'nor in the logs');
   const read = await h.request({ method: 'GET', url: `/v1/webhook-subscriptions/${sub.subscriptionId}`, as: 'clerk' });
   assert.equal(read.statusCode, 200);
   assert.ok(!read.body.includes(secret) && !read.body.includes(sub.secret), 'the GET shows no secret');
@@ -191,6 +192,22 @@ test('reencrypt reseals the previous secret too; both still sign under the new k
       previous: (await previousSubscriptionSecrets(tx)).map((s) => WebhookKeyring.kidOf(s.secret)),
     }));
   try {
+    const audit = await store.transaction(async (tx) =>
+      tx.all(
+        "SELECT tran_code, action, principal FROM audit_log WHERE entity_id = ? AND tran_code = 'WHKROT'",
+        sub.subscriptionId,
+      ),
+    );
+    assert.deepEqual(
+      audit.map((row) => ({ ...row })),
+      [
+        {
+          tran_code: 'WHKROT',
+          action: `secret rotated, previous until ${rotated.json.previousSecretExpiresAt}`,
+          principal: 'clerk',
+        },
+      ],
+    );
     assert.deepEqual(await kids(), { current: ['k1'], previous: ['k1'] });
     const counts = await reencryptWebhookSecrets(store, parseKeyring(`${k2},${k1}`, 'WEBHOOK_SECRET_KEY'));
     assert.deepEqual(counts, { sealed: 0, reencrypted: 2, current: 0 });
