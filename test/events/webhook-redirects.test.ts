@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { redirectNotFollowed } from '../../src/events/webhooks.ts';
 import { createGuardedClient } from '../../src/outbound/url-guard.ts';
 import { until } from '../../src/until.ts';
 import { startApp } from '../helpers/app.ts';
@@ -87,4 +88,21 @@ test('other outbound calls still follow a redirect, each hop checked; followRedi
   assert.equal(res.status, 302);
   assert.equal(res.headers.get('location'), second.url);
   assert.equal(second.received.length, 1, 'not followed');
+});
+
+test('the redirect error fits the record (120 characters): a long Location is cut, a non-ASCII one made printable', () => {
+  const long = redirectNotFollowed('https://a.example/x', 301, `https://b.example/${'p'.repeat(200)}`);
+  assert.equal(long.length, 120);
+  assert.match(
+    long,
+    /^the endpoint answered 301 \(redirects are not followed; update the URL to https:\/\/b\.example\/p+\.\.\.\)$/,
+  );
+  assert.equal(
+    redirectNotFollowed('https://a.example/x', 307, '../ÿ'),
+    'the endpoint answered 307 (redirects are not followed; update the URL to https://a.example/%C3%BF)',
+  );
+  assert.equal(
+    redirectNotFollowed('https://a.example/x', 302, 'http://[bad'),
+    'the endpoint answered 302 (redirects are not followed; update the URL to http://[bad)',
+  );
 });
