@@ -121,6 +121,11 @@ curl -s "$BASE/v1/webhook-subscriptions" -H "Authorization: Bearer $CLERK"; echo
 show "GET /v1/webhook-subscriptions/$SUBSCRIPTION_ID (never the secret)"
 curl -s "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID" -H "Authorization: Bearer $CLERK"; echo
 
+# A new secret, shown once (masked here); the old one still signs, beside it, for the hour asked.
+show "POST /v1/webhook-subscriptions/$SUBSCRIPTION_ID/rotate-secret (the old secret signs for one more hour)"
+curl -s -X POST "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID/rotate-secret" -H "Authorization: Bearer $CLERK" \
+  -H 'Content-Type: application/json' -d '{"expireCurrentIn":3600}' | sed 's/"whsec_[^"]*"/"whsec_..."/'; echo
+
 curl -s -o /dev/null -X POST "$BASE/v1/orders" -H "Authorization: Bearer $ADA" -H 'Content-Type: application/json' \
   -d '{"customerId":"1001","productId":"P-100","quantity":1}'
 show "GET /v1/webhook-subscriptions/$SUBSCRIPTION_ID/deliveries (the order just placed)"

@@ -167,6 +167,13 @@ export const ROUTES = {
     roles: STAFF_OR_PARTNER,
     ownership: 'backend-owner',
   },
+  rotateWebhookSecret: {
+    method: 'POST',
+    url: '/v1/webhook-subscriptions/:subscriptionId/rotate-secret',
+    scope: 'webhooks:write',
+    roles: STAFF_OR_PARTNER,
+    ownership: 'backend-owner',
+  },
   listWebhookDeliveries: {
     method: 'GET',
     url: '/v1/webhook-subscriptions/:subscriptionId/deliveries',

@@ -1,13 +1,18 @@
 /**
- * `corebridge webhooks reencrypt`: seals every stored webhook signing secret with the keyring's first key, the
- * plain ones of a store from before secrets were sealed too. It runs where the store and the key both are, in one
- * transaction, so no plain secret crosses the transport and the back-end never needs the key; run again, it
- * changes nothing.
+ * `corebridge webhooks reencrypt`: seals every stored webhook signing secret with the keyring's first key, the ones
+ * a rotation keeps for its overlap and the plain ones of a store from before secrets were sealed too. It runs where
+ * the store and the key both are, in one transaction, so no plain secret crosses the transport and the back-end
+ * never needs the key; run again, it changes nothing.
  */
 import { openBackendStore } from '../backend/store/open.ts';
 import { redactedDatabaseUrl } from '../backend/store/postgres-store.ts';
 import type { BackendStore } from '../backend/store/tx.ts';
-import { replaceSecret, subscriptionSecrets } from '../backend/store/webhooks.ts';
+import {
+  previousSubscriptionSecrets,
+  replacePreviousSecret,
+  replaceSecret,
+  subscriptionSecrets,
+} from '../backend/store/webhooks.ts';
 import { loadConfig, processEnv } from '../config.ts';
 import { isPlainWebhookSecret, webhookKeyring, WebhookKeyring, WebhookSecretError } from '../events/webhook-secrets.ts';
 import { createLogger } from '../logger.ts';
@@ -15,8 +20,8 @@ import { storeLocation } from '../transport/open.ts';
 import { UsageError, type Io } from './usage.ts';
 
 export const WEBHOOKS_USAGE = `usage: corebridge webhooks reencrypt
-  seals every webhook signing secret in the back-end's store (SQLite under DATA_DIR, or DATABASE_URL) with the
-  first key of WEBHOOK_SECRET_KEY (or WEBHOOK_SECRET_KEY_FILE), plain ones too, in one transaction; the other keys
+  seals every webhook signing secret in the back-end's store (SQLite under DATA_DIR, or DATABASE_URL), those a
+  rotation keeps for its overlap too, with the first key of WEBHOOK_SECRET_KEY (or WEBHOOK_SECRET_KEY_FILE), plain ones too, in one transaction; the other keys
   must still open what they sealed. Settings from the environment and .env, as for npm start.`;
 
 export interface ReencryptCounts {
@@ -28,27 +33,34 @@ export interface ReencryptCounts {
   current: number;
 }
 
-/** Every row under `keyring.current`, in one transaction: a secret no key opens changes nothing at all. */
+/**
+ * Every secret under `keyring.current`, each subscription's and the one a rotation keeps for its overlap, in one
+ * transaction: a secret no key opens changes nothing at all.
+ */
 export async function reencryptWebhookSecrets(store: BackendStore, keyring: WebhookKeyring): Promise<ReencryptCounts> {
   return store.transaction(async (tx) => {
     const counts: ReencryptCounts = { sealed: 0, reencrypted: 0, current: 0 };
-    for (const { subscriptionId, secret } of await subscriptionSecrets(tx)) {
-      const kid = WebhookKeyring.kidOf(secret);
-      if (kid === keyring.current) {
-        counts.current += 1;
-        continue;
+    const reseal = async (rows: Array<{ subscriptionId: string; secret: string }>, replace: typeof replaceSecret) => {
+      for (const { subscriptionId, secret } of rows) {
+        const kid = WebhookKeyring.kidOf(secret);
+        if (kid === keyring.current) {
+          counts.current += 1;
+          continue;
+        }
+        let plain: string;
+        try {
+          plain = isPlainWebhookSecret(secret) ? secret : keyring.open(secret);
+        } catch (error) {
+          if (!(error instanceof WebhookSecretError)) throw error;
+          throw new UsageError(`subscription ${subscriptionId}: ${error.message}; nothing was changed`, 1);
+        }
+        await replace(tx, subscriptionId, keyring.seal(plain));
+        if (kid === null) counts.sealed += 1;
+        else counts.reencrypted += 1;
       }
-      let plain: string;
-      try {
-        plain = isPlainWebhookSecret(secret) ? secret : keyring.open(secret);
-      } catch (error) {
-        if (!(error instanceof WebhookSecretError)) throw error;
-        throw new UsageError(`subscription ${subscriptionId}: ${error.message}; nothing was changed`, 1);
-      }
-      await replaceSecret(tx, subscriptionId, keyring.seal(plain));
-      if (kid === null) counts.sealed += 1;
-      else counts.reencrypted += 1;
-    }
+    };
+    await reseal(await subscriptionSecrets(tx), replaceSecret);
+    await reseal(await previousSubscriptionSecrets(tx), replacePreviousSecret);
     return counts;
   });
 }

@@ -112,6 +112,17 @@ export const WEBHOOK_SETTINGS = section('Webhooks', {
     max: 100,
     description: 'subscriptions one owner may keep, disabled ones included; one more is refused (422)',
   }),
+  WEBHOOK_SECRET_OVERLAP: parsed({
+    default: '24h',
+    allowed: 'a duration (s, m, h, d), 0s to 30d',
+    description: 'how long the secret a rotation replaces still signs deliveries, beside the new one',
+    parse(value, name) {
+      const match = /^\s*([0-9]{1,7})(s|m|h|d)\s*$/.exec(value);
+      const ms = match ? Number(match[1]) * DURATION_UNITS[match[2]!]! : NaN;
+      if (!(ms <= 30 * DURATION_UNITS['d']!)) throw new ConfigError(name, 'must be a duration like 24h, up to 30d');
+      return ms / 1000;
+    },
+  }),
   WEBHOOK_SECRET_KEY: parsed({
     allowed: 'kid:base64key entries, comma-separated (32-byte keys)',
     description:
@@ -161,6 +172,11 @@ export interface WebhookSettings {
    */
   maxSubscriptions: number;
   /**
+   * How long, in seconds, the secret a rotation replaces still signs beside the new one (WEBHOOK_SECRET_OVERLAP,
+   * default 24 h): it travels in each rotation record, and a caller may ask for less.
+   */
+  secretOverlapSeconds: number;
+  /**
    * The keys that seal signing secrets at rest (WEBHOOK_SECRET_KEY or WEBHOOK_SECRET_KEY_FILE), first the one that
    * seals; null: the development key generated under DATA_DIR (src/events/webhook-secrets.ts).
    */
@@ -191,6 +207,7 @@ export function loadWebhookSettings(env: Env): WebhookSettings {
     allowedPorts: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_ALLOWED_PORTS'),
     concurrencyPerEndpoint: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_CONCURRENCY_PER_ENDPOINT'),
     maxSubscriptions: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_MAX_SUBSCRIPTIONS'),
+    secretOverlapSeconds: read(env, WEBHOOK_SETTINGS, 'WEBHOOK_SECRET_OVERLAP'),
     secretKeyring,
     developmentSecretKey: secretKeyring === null,
   };

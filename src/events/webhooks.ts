@@ -34,6 +34,8 @@ interface Task {
   url: string;
   /** As stored: sealed, opened only to sign (src/events/webhook-secrets.ts). */
   sealedSecret: string;
+  /** The secret before a rotation while its overlap lasts (sealed too), else empty: it signs beside the new one. */
+  sealedPreviousSecret: string;
   role: Role;
   /** Attempts made before this one. */
   attempts: number;
@@ -123,11 +125,29 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isNaN(at) ? null : Math.max(0, at - now);
 }
 
+/** What an attempt's error says, at most (WHDR-ERROR). */
+const ERROR_LENGTH = 120;
+
+/** The error of an attempt answered with a redirect: not followed, and where the URL should point instead. */
+export function redirectNotFollowed(url: string, status: number, location: string | null): string {
+  const head = `the endpoint answered ${status} (redirects are not followed; `;
+  if (!location) return `${head}it named no Location)`;
+  // Printable ASCII only: the record's text is single-byte, and a header is the endpoint's to fill.
+  const target = (URL.canParse(location, url) ? new URL(location, url).href : location).replace(/[^\x20-\x7e]/g, '?');
+  const room = ERROR_LENGTH - head.length - 'update the URL to )'.length;
+  return `${head}update the URL to ${target.length > room ? `${target.slice(0, room - 3)}...` : target})`;
+}
+
 export function startWebhookDispatcher(options: WebhookDispatcherOptions): WebhookDispatcher {
   const { backend, catalog, webhooks, secrets } = options;
   const log = options.log.child({ component: 'webhooks' });
   // The guard checks the URL again as each connection opens, since DNS can change after the subscription.
-  const client = createGuardedClient(webhookPolicy(webhooks), { timeoutMs: ATTEMPT_TIMEOUT_MS, maxRedirects: 0 });
+  // Redirects are not followed (as Stripe, Svix and GitHub do): the URL the owner subscribed is the one that gets
+  // the signed events, and a 3xx is a failed attempt that names where to point the subscription instead.
+  const client = createGuardedClient(webhookPolicy(webhooks), {
+    timeoutMs: ATTEMPT_TIMEOUT_MS,
+    followRedirects: false,
+  });
   const schedule = webhooks.retryScheduleMs;
   // Kicked by every relay turn that positioned events: like the relay's, its turn rides with the next calls.
   const call = systemCaller(backend, 'corebridge-webhooks', true);
@@ -167,6 +187,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         subscriptionId: t.whdtSubscriptionId,
         url: t.whdtUrl,
         sealedSecret: t.whdtSecret,
+        sealedPreviousSecret: t.whdtPreviousSecret,
         role,
         attempts: t.whdtAttempts,
         body: JSON.stringify(event),
@@ -195,9 +216,9 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   /** Subscriptions whose plain secret (from a store before secrets were sealed) was reported already. */
   const reportedPlain = new Set<string>();
 
-  /** The secret to sign with, opened here and kept no longer than the signing. */
-  function signingSecret(task: Task): string {
-    if (!isPlainWebhookSecret(task.sealedSecret)) return secrets.open(task.sealedSecret);
+  /** A secret to sign with, opened here and kept no longer than the signing. */
+  function signingSecret(task: Task, stored: string): string {
+    if (!isPlainWebhookSecret(stored)) return secrets.open(stored);
     if (!reportedPlain.has(task.subscriptionId)) {
       reportedPlain.add(task.subscriptionId);
       log.warn(
@@ -205,7 +226,16 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
         'a webhook signing secret is stored unencrypted: run `corebridge webhooks reencrypt` to seal it',
       );
     }
-    return task.sealedSecret;
+    return stored;
+  }
+
+  /**
+   * `v1,<sig>`, or during a rotation's overlap `v1,<new> v1,<old>` (Standard Webhooks' list of signatures): a
+   * receiver that still has the old secret verifies as well as one that has the new.
+   */
+  function sign(task: Task, timestamp: Date): string {
+    const stored = [task.sealedSecret, task.sealedPreviousSecret].filter(Boolean);
+    return stored.map((s) => new Webhook(signingSecret(task, s)).sign(task.eventId, timestamp, task.body)).join(' ');
   }
 
   /** One attempt, timed from its signing to the end of the body prefix (or the failure). */
@@ -224,7 +254,7 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
   async function deliver(task: Task, timestamp: Date): Promise<Outcome & { responseBody?: string }> {
     let signature: string;
     try {
-      signature = new Webhook(signingSecret(task)).sign(task.eventId, timestamp, task.body);
+      signature = sign(task, timestamp);
     } catch (error) {
       if (!(error instanceof WebhookSecretError)) throw error;
       // Nothing is sent unsigned: the attempt fails with the reason (retried, as the keyring may be fixed meanwhile).
@@ -260,6 +290,16 @@ export function startWebhookDispatcher(options: WebhookDispatcherOptions): Webho
           status: 410,
           error: 'the endpoint answered 410 Gone',
           nextAttemptAt: '',
+          responseBody,
+        };
+      if (response.status >= 300 && response.status < 400)
+        return {
+          ...nextTry(
+            task,
+            response.status,
+            redirectNotFollowed(task.url, response.status, response.headers.get('location')),
+            null,
+          ),
           responseBody,
         };
       return {

@@ -51,6 +51,8 @@ export interface GuardedClientOptions {
   tls?: { ca?: string | Buffer | Array<string | Buffer> };
   timeoutMs?: number;
   maxRedirects?: number;
+  /** false: a redirect is the answer, returned unfollowed for the caller to judge (webhook deliveries). */
+  followRedirects?: boolean;
 }
 
 /** An undici Agent whose every connection goes through the guarded lookup. */
@@ -71,11 +73,15 @@ function refusalOf(e: unknown): OutboundRefusedError | undefined {
   return undefined;
 }
 
-/** A client that calls allowed URLs only, following at most `maxRedirects` checked redirects. */
+/**
+ * A client that calls allowed URLs only, following at most `maxRedirects` checked redirects (none, the 3xx
+ * returned as it is, with `followRedirects: false`).
+ */
 export function createGuardedClient(policy: OutboundPolicy | CompiledPolicy, options: GuardedClientOptions = {}) {
   const compiled = compilePolicy(policy);
   const dispatcher = createGuardedDispatcher(compiled, options);
   const maxRedirects = options.maxRedirects ?? 3;
+  const follow = options.followRedirects ?? true;
   const timeoutMs = options.timeoutMs ?? 5000;
 
   async function request(input: string | URL, init: RequestInit = {}): Promise<Response> {
@@ -93,7 +99,7 @@ export function createGuardedClient(policy: OutboundPolicy | CompiledPolicy, opt
         throw refusalOf(e) ?? e;
       }
       const location = response.status >= 300 && response.status < 400 ? response.headers.get('location') : null;
-      if (location === null) return response;
+      if (location === null || !follow) return response;
       await response.body?.cancel();
       if (hop >= maxRedirects) throw new OutboundRefusedError('too_many_redirects', `more than ${maxRedirects}`);
       url = assertUrlAllowed(new URL(location, url), compiled);

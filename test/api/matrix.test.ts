@@ -129,6 +129,11 @@ const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
     method: 'GET',
     url: `/v1/webhook-subscriptions/${ids.subscription}/deliveries/${t === 'own' ? ids.delivery : 'WHD-0000000000000000'}/attempts`,
   }),
+  rotateWebhookSecret: (ids, t) => ({
+    method: 'POST',
+    url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}/rotate-secret`,
+    body: {},
+  }),
   retryWebhookDelivery: (ids, t) => ({
     method: 'POST',
     url: `/v1/webhook-subscriptions/${ids.subscription}/deliveries/${t === 'own' ? ids.delivery : 'WHD-0000000000000000'}/retry`,
@@ -179,6 +184,7 @@ const OWN: Record<OperationId, Record<Actor, number | 'role'>> = {
   getWebhookDelivery: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
   listWebhookDeliveryAttempts: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
   retryWebhookDelivery: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 202 },
+  rotateWebhookSecret: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
 };
 
 /** A receiver that is not there (the discard port): deliveries fail and wait for their next attempt. */

@@ -102,6 +102,8 @@ function sample(
       return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries/WHD-0000000000000000' };
     case 'listWebhookDeliveryAttempts':
       return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries/WHD-0000000000000000/attempts' };
+    case 'rotateWebhookSecret':
+      return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/rotate-secret', body: {} };
   }
 }
 

@@ -230,6 +230,7 @@ const SUCCESS: Record<string, number> = {
   retryWebhookDelivery: 202,
   getWebhookDelivery: 200,
   listWebhookDeliveryAttempts: 200,
+  rotateWebhookSecret: 200,
   getOperation: 200,
 };
 
@@ -380,6 +381,9 @@ const STATE: Record<string, (h: TestApp) => Promise<Parameters<typeof exampleCal
     return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
   },
   async deleteWebhookSubscription(h) {
+    return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
+  },
+  async rotateWebhookSecret(h) {
     return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
   },
   async listWebhookDeliveries(h) {

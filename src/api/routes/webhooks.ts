@@ -1,6 +1,6 @@
 /**
- * /v1/webhook-subscriptions — WHKCRT/WHKINQ/WHKLST/WHKUPD/WHKDEL, and the deliveries of one (WHDLST, WHDINQ,
- * WHDRTY) and their attempts (WHALST).
+ * /v1/webhook-subscriptions — WHKCRT/WHKINQ/WHKLST/WHKUPD/WHKDEL, WHKROT (a new secret), and the deliveries of one
+ * (WHDLST, WHDINQ, WHDRTY) and their attempts (WHALST).
  * A subscription belongs to the agent or partner that made it; its URL passes the outbound-URL guard here and
  * again when each delivery connects (src/events/webhooks.ts). The signing secret is made and sealed here: the
  * back-end stores only the sealed form, and the plain one is shown once, in the 201.
@@ -31,6 +31,7 @@ import {
   deliveryFromRecord,
   subscriptionFromRecord,
 } from '../../resources/webhook-subscription.ts';
+import { RotatedSecret, rotatedSecretFromRecord } from '../../resources/webhook-secret-rotation.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 export const SubscriptionRequest = Type.Object(
@@ -129,6 +130,22 @@ const AttemptQuery = Type.Object(
 
 /** Deliveries' and attempts' positions (each list's own seq). */
 const cursor = cursorCodec('d', 'cursor');
+
+const RotateRequest = Type.Object(
+  {
+    expireCurrentIn: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 2_592_000,
+        description:
+          'Seconds the current secret still signs beside the new one: at most the overlap the service keeps ' +
+          '(WEBHOOK_SECRET_OVERLAP, default 24 h, which applies when this is left out); 0 stops it at once',
+      }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ expireCurrentIn: 3600 }] },
+);
+type RotateRequest = Static<typeof RotateRequest>;
 
 /**
  * The URL as the guard sees it before anything is stored: https, no credentials, a public address (or an allowed
@@ -269,6 +286,36 @@ export function webhookRoutes(
     handler: async (req, reply) => {
       await backend.call('WHKDEL', req, { whkkSubscriptionId: req.params.subscriptionId, whkkDeliveryId: '' });
       return reply.code(204).send(null);
+    },
+  });
+
+  app.route({
+    ...fromTable('rotateWebhookSecret'),
+    schema: {
+      ...protectedErrors(
+        tags,
+        'rotateWebhookSecret',
+        'Give a subscription a new signing secret (shown once); the old one still signs until the overlap ends',
+      ),
+      params: SubscriptionParams,
+      body: RotateRequest,
+      response: { 200: { description: 'Rotated', ...RotatedSecret }, ...STANDARD_ERRORS },
+    },
+    // No body at all asks what `{}` does: the service's overlap.
+    preValidation: async (req) => {
+      req.body ??= {};
+    },
+    handler: async (req) => {
+      const body: RotateRequest = req.body;
+      const secret = newWebhookSecret();
+      const out = await backend.call('WHKROT', req, {
+        whkrSubscriptionId: req.params.subscriptionId,
+        whkrSecret: secrets.seal(secret),
+        whkrOverlapSeconds: webhooks.secretOverlapSeconds,
+        whkrExpireGiven: body.expireCurrentIn === undefined ? 'N' : 'Y',
+        whkrExpireInSeconds: body.expireCurrentIn ?? 0,
+      });
+      return rotatedSecretFromRecord(out.body, secret);
     },
   });
 

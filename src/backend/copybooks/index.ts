@@ -41,6 +41,7 @@ export const TRANSACTIONS = {
   WHKLST: { request: 'WHKLSTI', response: 'SEGLSTO' },
   WHKDEL: { request: 'WHKKEYI', response: 'WHKREC' },
   WHKUPD: { request: 'WHKUPDI', response: 'WHKREC' },
+  WHKROT: { request: 'WHKROTI', response: 'WHKROTO' },
   WHDLST: { request: 'WHDLSTI', response: 'SEGLSTO' },
   WHDRTY: { request: 'WHKKEYI', response: 'WHDREC' },
   WHDDUE: { request: 'WHDDUEI', response: 'SEGLSTO' },

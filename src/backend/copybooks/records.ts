@@ -425,6 +425,7 @@ export interface DeliveryTask {
   whdtSecret: string;
   whdtOwnerRole: string;
   whdtAttempts: number;
+  whdtPreviousSecret: string;
 }
 
 /** WEBHOOK-CREATE-REQUEST */
@@ -462,6 +463,22 @@ export interface WebhookSubscription {
   whkEventTypes: Array<{
     whkEventType: string;
   }>;
+}
+
+/** WEBHOOK-ROTATE-REQUEST */
+export interface WebhookRotateRequest {
+  whkrSubscriptionId: string;
+  whkrSecret: string;
+  whkrOverlapSeconds: number;
+  whkrExpireGiven: string;
+  whkrExpireInSeconds: number;
+}
+
+/** WEBHOOK-ROTATE-RESPONSE */
+export interface WebhookRotateResponse {
+  whkoSubscriptionId: string;
+  whkoSecretRotatedAt: string;
+  whkoPreviousExpiresAt: string;
 }
 
 /** WEBHOOK-UPDATE-REQUEST */
@@ -527,5 +544,7 @@ export interface CopybookRecords {
   WHKKEYI: WebhookKey;
   WHKLSTI: WebhookListRequest;
   WHKREC: WebhookSubscription;
+  WHKROTI: WebhookRotateRequest;
+  WHKROTO: WebhookRotateResponse;
   WHKUPDI: WebhookUpdateRequest;
 }

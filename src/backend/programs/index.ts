@@ -16,6 +16,7 @@ import {
 } from './webhooks.ts';
 import { updateSubscriptionProgram } from './webhook-lifecycle.ts';
 import { inquireDelivery, listAttemptsProgram } from './webhook-deliveries.ts';
+import { rotateSubscriptionSecret } from './webhook-secrets.ts';
 import { cancelOrder, createOrder, inquireOrder, listOrdersProgram, updateOrder } from './orders.ts';
 import { createPayment, inquirePayment, listPaymentsProgram } from './payments.ts';
 
@@ -44,6 +45,7 @@ export const PROGRAMS: { [T in TranCode]: Program<T> } = {
   WHKLST: listSubscriptions,
   WHKDEL: deleteSubscriptionProgram,
   WHKUPD: updateSubscriptionProgram,
+  WHKROT: rotateSubscriptionSecret,
   WHDLST: listDeliveriesProgram,
   WHDRTY: retryDelivery,
   WHDDUE: dispatcherTurn,

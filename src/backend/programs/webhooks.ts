@@ -38,6 +38,7 @@ import {
   type Subscription,
 } from '../store/webhooks.ts';
 import { eventSegments } from './event-segments.ts';
+import { previousSecretInForce } from './webhook-secrets.ts';
 import { MAX_PAGE_SIZE, pageSize, segmentPage, turnSize } from './lists.ts';
 
 const MAX_EVENT_TYPES = 10;
@@ -324,6 +325,7 @@ export const dispatcherTurn: Program<'WHDDUE'> = async (ctx, req) => {
       whdtSecret: d.secret,
       whdtOwnerRole: d.ownerRole,
       whdtAttempts: d.attempts,
+      whdtPreviousSecret: previousSecretInForce(d.previous, ctx.now),
     }),
     ...eventSegments([events.get(d.eventSeq)!]),
   ]);

@@ -106,6 +106,54 @@ export async function replaceSecret(tx: Tx, subscriptionId: string, secret: stri
   await tx.run('UPDATE webhook_subscriptions SET secret = ? WHERE subscription_id = ?', secret, subscriptionId);
 }
 
+/** The secret before a rotation, sealed, and until when it still signs (migrations 012/010). */
+export interface PreviousSecret {
+  secret: string;
+  expiresAt: string;
+}
+
+/**
+ * Rotates a subscription's secret: the current one becomes the previous one until `previousExpiresAt` (null:
+ * dropped at once), replacing any previous one still in its overlap, so at most two sign at a time.
+ */
+export async function rotateSecret(
+  tx: Tx,
+  subscriptionId: string,
+  secret: string,
+  previousExpiresAt: string | null,
+  at: string,
+): Promise<void> {
+  // Each SET reads the row as it was: the secret being replaced becomes the previous one.
+  const previous = previousExpiresAt === null ? 'NULL' : 'secret';
+  await tx.run(
+    `UPDATE webhook_subscriptions SET previous_secret = ${previous}, previous_secret_expires_at = ?, secret = ?, secret_rotated_at = ?
+     WHERE subscription_id = ?`,
+    previousExpiresAt,
+    secret,
+    at,
+    subscriptionId,
+  );
+}
+
+/** Every previous secret still stored (expired ones too), locked for the re-encryption that rewrites them. */
+export async function previousSubscriptionSecrets(tx: Tx): Promise<Array<{ subscriptionId: string; secret: string }>> {
+  const rows = await tx.all(
+    `SELECT subscription_id, previous_secret FROM webhook_subscriptions WHERE previous_secret IS NOT NULL ORDER BY subscription_id${tx.forUpdate}`,
+  );
+  return rows.map((row) => ({
+    subscriptionId: String(row['subscription_id']),
+    secret: String(row['previous_secret']),
+  }));
+}
+
+export async function replacePreviousSecret(tx: Tx, subscriptionId: string, secret: string): Promise<void> {
+  await tx.run(
+    'UPDATE webhook_subscriptions SET previous_secret = ? WHERE subscription_id = ?',
+    secret,
+    subscriptionId,
+  );
+}
+
 export async function deleteSubscription(tx: Tx, subscriptionId: string): Promise<void> {
   await tx.run('DELETE FROM webhook_subscriptions WHERE subscription_id = ?', subscriptionId);
 }
@@ -283,6 +331,8 @@ export interface DueDelivery {
   subscriptionId: string;
   url: string;
   secret: string;
+  /** The secret before a rotation, whether or not its overlap has ended; null when none was kept. */
+  previous: PreviousSecret | null;
   ownerRole: string;
   attempts: number;
   eventSeq: number;
@@ -319,7 +369,7 @@ export async function claimDueDeliveries(
        FROM webhook_deliveries
        WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
      )
-     SELECT d.delivery_id, d.subscription_id, s.url, s.secret, s.owner_role, d.attempts, e.seq AS event_seq
+     SELECT d.delivery_id, d.subscription_id, s.url, s.secret, s.previous_secret, s.previous_secret_expires_at, s.owner_role, d.attempts, e.seq AS event_seq
      FROM due d
      JOIN webhook_subscriptions s ON s.subscription_id = d.subscription_id AND s.status = 'active'
      JOIN events e ON e.event_id = d.event_id
@@ -350,6 +400,10 @@ export async function claimDueDeliveries(
     subscriptionId: String(row['subscription_id']),
     url: String(row['url']),
     secret: String(row['secret']),
+    previous:
+      row['previous_secret'] == null
+        ? null
+        : { secret: String(row['previous_secret']), expiresAt: String(row['previous_secret_expires_at']) },
     ownerRole: String(row['owner_role']),
     attempts: Number(row['attempts']),
     eventSeq: Number(row['event_seq']),
