@@ -73,6 +73,7 @@ export const REFUSAL_POINTERS: {
   },
   LNAPPL: { INVALID_AMOUNT: '/amount', AMOUNT_OUT_OF_RANGE: '/amount', INSTALLMENTS_OUT_OF_RANGE: '/installments' },
   WHKCRT: { URL_REQUIRED: '/url', INVALID_EVENT_TYPES: '/eventTypes', EVENT_TYPES_NOT_RECEIVED: '/eventTypes' },
+  WHKRCV: { INVALID_WINDOW: '/since' },
 };
 
 /**

@@ -96,6 +96,11 @@ function sample(
       return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries' };
     case 'retryWebhookDelivery':
       return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries/WHD-0000000000000000/retry' };
+    case 'recoverWebhookSubscription':
+      return {
+        url: '/v1/webhook-subscriptions/WHS-0000000000000000/recover',
+        body: { since: '2026-01-01T00:00:00Z' },
+      };
   }
 }
 

@@ -43,6 +43,7 @@ export const TRANSACTIONS = {
   WHDLST: { request: 'WHDLSTI', response: 'SEGLSTO' },
   WHDRTY: { request: 'WHKKEYI', response: 'WHDREC' },
   WHDDUE: { request: 'WHDDUEI', response: 'SEGLSTO' },
+  WHKRCV: { request: 'WHKRCVI', response: 'WHKRCVO' },
   OPSUBM: { request: 'OPSUBI', response: 'OPREC' },
   OPINQ: { request: 'OPKEYI', response: 'OPREC' },
   OPNXT: { request: 'OPNXTI', response: 'SEGLSTO' },

@@ -14,6 +14,7 @@ import {
   listSubscriptions,
   retryDelivery,
 } from './webhooks.ts';
+import { recoverSubscription } from './webhook-recover.ts';
 import { cancelOrder, createOrder, inquireOrder, listOrdersProgram, updateOrder } from './orders.ts';
 import { createPayment, inquirePayment, listPaymentsProgram } from './payments.ts';
 
@@ -44,6 +45,7 @@ export const PROGRAMS: { [T in TranCode]: Program<T> } = {
   WHDLST: listDeliveriesProgram,
   WHDRTY: retryDelivery,
   WHDDUE: dispatcherTurn,
+  WHKRCV: recoverSubscription,
   OPSUBM: submitOperation,
   OPINQ: inquireOperation,
   OPNXT: claimOperationsProgram,
