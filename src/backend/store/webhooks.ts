@@ -110,7 +110,7 @@ export async function findOwnEqualSubscription(
   return rows.map(subscriptionFromRow).find((s) => [...s.eventTypes].sort().join(',') === wanted);
 }
 
-/** A subscription of this owner, locked to the end of the transaction: a disable waits for a recover, and back. */
+/** A subscription of this owner, locked to the end of the transaction: a disable and a recover wait for each other. */
 export async function findOwnSubscriptionForUpdate(
   tx: Tx,
   owner: string,
