@@ -75,10 +75,10 @@ export const recoverSubscription: Program<'WHKRCV'> = async (ctx, req) => {
   const audience = eventAudience({ principal: s.ownerPrincipal, role: s.ownerRole, customerId: s.ownerCustomerId });
   const rows = await eventsInWindow(ctx.tx, { types: s.eventTypes, since, until, limit: MAX_RECOVER_SCAN + 1 });
   const { taken, continueFrom } = cutWindow(rows, (e) => audienceAdmits(audience, e));
-  // Due a millisecond apart, in the order raised: the dispatcher claims the oldest due first, so the events go
-  // out in that order whether they had a delivery (an older one) or get one now.
-  const start = Date.parse(ctx.now);
-  const due = taken.map((e, i) => ({ e, dueAt: new Date(start + i).toISOString() }));
+  // Due a millisecond apart in the order raised, the last one now (all of them due at once): the dispatcher claims
+  // the oldest due first, so they go out in that order whether they had a delivery (an older one) or get one now.
+  const now = Date.parse(ctx.now);
+  const due = taken.map((e, i) => ({ e, dueAt: new Date(now - (taken.length - 1 - i)).toISOString() }));
   const had = await redueDeliveries(
     ctx.tx,
     s.subscriptionId,
