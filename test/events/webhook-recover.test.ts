@@ -63,6 +63,8 @@ test('recover delivers the window again in the order raised: events from before 
   const since = new Date().toISOString();
   await pause(5);
   const before = await order(h, 'ada'); // raised before the subscription exists: never delivered
+  // Handed on before the subscription is made (on PostgreSQL the relay positions events a moment after commit).
+  await until('the first order in the feed', async () => (await feedTime(h, before.orderId)) !== undefined);
   const sub = await subscribe(h, 'clerk', receiver.url, ['OrderConfirmed']);
   receiver.otherwise = { status: 500 };
   const during = await order(h, 'ada');
@@ -119,12 +121,16 @@ test('recover delivers the window again in the order raised: events from before 
   assert.deepEqual(seen(receiver, sub.secret)[2], got[0]);
 });
 
-/** When the event about `subject` was raised, as the feed tells it. */
-async function occurredAt(h: TestApp, subject: string): Promise<string> {
+/** When the event about `subject` was raised, as the feed tells it (undefined: not in the feed yet). */
+async function feedTime(h: TestApp, subject: string): Promise<string | undefined> {
   const feed = await h.request({ method: 'GET', url: '/v1/events?limit=100', as: 'clerk' });
-  const event = feed.json().items.find((e: { subject: string }) => e.subject === subject);
-  assert.ok(event, `no event about ${subject}`);
-  return event.time as string;
+  return feed.json().items.find((e: { subject: string }) => e.subject === subject)?.time;
+}
+
+async function occurredAt(h: TestApp, subject: string): Promise<string> {
+  const time = await feedTime(h, subject);
+  assert.ok(time, `no event about ${subject}`);
+  return time;
 }
 
 test("a partner's recover sends only what the fan-out would: the orders it placed, not a customer's own", async (t) => {
@@ -134,6 +140,7 @@ test("a partner's recover sends only what the fan-out would: the orders it place
   await pause(5);
   const own = await order(h, 'ada'); // ada's own order: acme-shop may not read it
   const placed = await order(h, 'acme-shop'); // 1001 is acme-shop's customer in the demo data
+  await until('both in the feed', async () => (await feedTime(h, placed.orderId)) !== undefined);
   const sub = await subscribe(h, 'acme-shop', receiver.url, ['OrderConfirmed']);
   const res = await recover(h, 'acme-shop', sub.subscriptionId, { since });
   assert.equal(res.statusCode, 202, res.body);
@@ -185,6 +192,7 @@ test('recover refuses: another owner’s subscription (404), a disabled one (409
       ).json().status === 'disabled',
   );
   const whileDown = await order(h, 'acme-shop'); // raised while disabled: the fan-out passes it by
+  await until('handed on while disabled', async () => (await feedTime(h, whileDown.orderId)) !== undefined);
   const refused = assertProblem(await recover(h, 'acme-shop', sub.subscriptionId, { since }), 409, 'CONFLICT');
   assert.equal(refused['reason'], 'SUBSCRIPTION_DISABLED');
   assert.match(String(refused['detail']), /ENDPOINT_GONE/);
