@@ -108,6 +108,7 @@ show "POST /v1/webhook-subscriptions (agent; url $RECEIVER)"
 SUBSCRIPTION=$(curl -s -X POST "$BASE/v1/webhook-subscriptions" -H "Authorization: Bearer $CLERK" \
   -H 'Content-Type: application/json' -d "{\"url\":\"$RECEIVER\",\"eventTypes\":[\"OrderConfirmed\"],\"description\":\"curl examples\"}")
 echo "$SUBSCRIPTION"
+# A run before that stopped half-way left it there: the 409 (SUBSCRIPTION_EXISTS) names it as subscriptionId too.
 SUBSCRIPTION_ID=$(json "$SUBSCRIPTION" subscriptionId)
 if [ -z "$SUBSCRIPTION_ID" ]; then
   echo "curl-examples: the server refused the local receiver; to try webhooks, start it with" >&2
@@ -115,8 +116,8 @@ if [ -z "$SUBSCRIPTION_ID" ]; then
   exit 0
 fi
 
-show "GET /v1/webhook-subscriptions"
-curl -s "$BASE/v1/webhook-subscriptions" -H "Authorization: Bearer $CLERK"; echo
+show "GET /v1/webhook-subscriptions?limit=10 (oldest first; read on with cursor=<nextCursor>)"
+curl -s "$BASE/v1/webhook-subscriptions?limit=10" -H "Authorization: Bearer $CLERK"; echo
 
 show "GET /v1/webhook-subscriptions/$SUBSCRIPTION_ID (never the secret)"
 curl -s "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID" -H "Authorization: Bearer $CLERK"; echo
@@ -159,6 +160,10 @@ curl -s -X PATCH "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID" -H "Authoriza
 show "PATCH /v1/webhook-subscriptions/$SUBSCRIPTION_ID (active again, with no description)"
 curl -s -X PATCH "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID" -H "Authorization: Bearer $CLERK" \
   -H 'Content-Type: application/merge-patch+json' -d '{"status":"active","description":null}'; echo
+SINCE=$(node -e 'console.log(new Date(Date.now() - 3600_000).toISOString())')
+show "POST /v1/webhook-subscriptions/$SUBSCRIPTION_ID/recover (the last hour's events again)"
+curl -s -X POST "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID/recover" -H "Authorization: Bearer $CLERK" \
+  -H 'Content-Type: application/json' -d "{\"since\":\"$SINCE\"}"; echo
 
 show "DELETE /v1/webhook-subscriptions/$SUBSCRIPTION_ID"
 curl -s -o /dev/null -w '%{http_code}\n' -X DELETE "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID" \

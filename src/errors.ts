@@ -53,6 +53,8 @@ export interface ProblemDetails {
   /** The back-end's reason code, where one applies. */
   reason?: string;
   errors?: Violation[];
+  /** Extension members (RFC 9457 section 3.2) an operation documents, such as the subscriptionId of a 409. */
+  [member: string]: unknown;
 }
 
 export class ApiError extends Error {
@@ -61,11 +63,17 @@ export class ApiError extends Error {
   readonly reason: string | undefined;
   readonly violations: Violation[] | undefined;
   readonly headers: Record<string, string>;
+  readonly extensions: Record<string, string>;
 
   constructor(
     code: ErrorCode,
     detail?: string,
-    extra: { reason?: string; violations?: Violation[]; headers?: Record<string, string> } = {},
+    extra: {
+      reason?: string;
+      violations?: Violation[];
+      headers?: Record<string, string>;
+      extensions?: Record<string, string>;
+    } = {},
   ) {
     super(detail ?? ERROR_CODES[code].title);
     this.name = 'ApiError';
@@ -74,6 +82,7 @@ export class ApiError extends Error {
     this.reason = extra.reason;
     this.violations = extra.violations;
     this.headers = extra.headers ?? {};
+    this.extensions = extra.extensions ?? {};
   }
 }
 
@@ -83,6 +92,8 @@ export function problemType(code: ErrorCode): string {
 
 export function toProblem(error: ApiError, instance: string, requestId: string): ProblemDetails {
   const problem: ProblemDetails = {
+    // First, so that none can stand in for a member the standard defines.
+    ...error.extensions,
     type: problemType(error.code),
     title: ERROR_CODES[error.code].title,
     status: error.status,

@@ -422,7 +422,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The caller's subscriptions
+         * The caller's subscriptions, oldest first
          * @description Agents and partners may call it, with scope `webhooks:read`. The list holds only what the caller may see: each caller sees only their own.
          */
         get: operations["listWebhookSubscriptions"];
@@ -560,6 +560,26 @@ export interface paths {
          * @description Agents and partners may call it, with scope `webhooks:write`. Each caller sees only their own; anything else answers 404 Not Found.
          */
         post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-subscriptions/{subscriptionId}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again the events of a time window (after an outage, or raised while disabled)
+         * @description Agents and partners may call it, with scope `webhooks:write`. Each caller sees only their own; anything else answers 404 Not Found.
+         */
+        post: operations["recoverWebhookSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6011,7 +6031,12 @@ export interface operations {
     };
     listWebhookSubscriptions: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Page size 1–100 (default 20) */
+                limit?: string;
+                /** @description Opaque cursor from `nextCursor` */
+                cursor?: string;
+            };
             header?: {
                 /** @description Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed */
                 "x-request-id"?: string;
@@ -6046,6 +6071,8 @@ export interface operations {
                             /** Format: date-time */
                             createdAt: string;
                         }[];
+                        /** @description Pass as `cursor` for the next page; null at the end */
+                        nextCursor: string | null;
                     };
                 };
             };
@@ -6359,6 +6386,44 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The owner has a subscription with this URL and these event types (reason SUBSCRIPTION_EXISTS) */
+            409: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @description URI reference identifying the problem type */
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        /** @description The request path */
+                        instance: string;
+                        /** @description X-Request-ID of the request, for support and log search */
+                        requestId: string;
+                        code: "VALIDATION_FAILED" | "MALFORMED_REQUEST" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "BUSINESS_RULE_VIOLATION" | "PRECONDITION_REQUIRED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "BACKEND_PROGRAM_FAILED" | "BACKEND_UNAVAILABLE" | "BACKEND_BUSY" | "OVERLOADED" | "SERVICE_UNAVAILABLE" | "REQUEST_TIMEOUT" | "BACKEND_TIMEOUT";
+                        /** @description The back-end's reason code */
+                        reason?: string;
+                        errors?: {
+                            /** @description JSON pointer into the request part */
+                            pointer: string;
+                            in: "body" | "path" | "query" | "header";
+                            detail: string;
+                        }[];
+                        /** @description The existing subscription */
+                        subscriptionId?: string;
+                    };
                 };
             };
             /** @description The body is larger than the limit (see detail) */
@@ -8365,6 +8430,302 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+            429: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request headers are larger than the limit (see detail) */
+            431: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The back-end program failed while processing the request */
+            502: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Overloaded or back-end busy (Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request took too long; retry with the same Idempotency-Key */
+            504: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    recoverWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed */
+                "x-request-id"?: string;
+            };
+            path: {
+                /** @description Webhook subscription identifier */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-24T08:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Deliver again the events raised from this time on
+                     */
+                    since: string;
+                    /**
+                     * Format: date-time
+                     * @description And before this time (default: now); after `since`
+                     */
+                    until?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued */
+            202: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description The created resource (201), or the operation to poll (202) */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Webhook subscription identifier */
+                        subscriptionId: string;
+                        /** Format: date-time */
+                        since: string;
+                        /** Format: date-time */
+                        until: string;
+                        /** @description Events due now, in the order they were raised */
+                        queued: number;
+                        /** @description Of those, events that had a delivery already (delivered, failed or pending): same webhook-id */
+                        requeued: number;
+                        /** @description The window held more than one call queues: recover again from `continueFrom` */
+                        cut: boolean;
+                        /** @description The `since` of the next call when `cut` (with the same `until`); null otherwise */
+                        continueFrom: string | null;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope or the role for this operation */
+            403: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another method than the path has (see Allow) */
+            405: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description The methods the path has */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The subscription is disabled (reason SUBSCRIPTION_DISABLED): enable it first */
+            409: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the limit (see detail) */
+            413: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A path segment is longer than the limit (see detail) */
+            414: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not of a media type the operation takes */
+            415: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -202,6 +202,13 @@ export const ROUTES = {
     roles: STAFF_OR_PARTNER,
     ownership: 'backend-owner',
   },
+  recoverWebhookSubscription: {
+    method: 'POST',
+    url: '/v1/webhook-subscriptions/:subscriptionId/recover',
+    scope: 'webhooks:write',
+    roles: STAFF_OR_PARTNER,
+    ownership: 'backend-owner',
+  },
   getOperation: {
     method: 'GET',
     url: '/v1/operations/:operationId',

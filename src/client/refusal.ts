@@ -79,6 +79,7 @@ export const REFUSAL_POINTERS: {
     EVENT_TYPES_NOT_RECEIVED: '/eventTypes',
     INVALID_STATUS: '/status',
   },
+  WHKRCV: { INVALID_WINDOW: '/since' },
 };
 
 /**

@@ -100,7 +100,8 @@ const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
   createWebhookSubscription: () => ({
     method: 'POST',
     url: '/v1/webhook-subscriptions',
-    body: { url: HOOK_URL, eventTypes: ['OrderConfirmed'] },
+    // Not the fixture's URL: the owner's second subscription like its first is refused (SUBSCRIPTION_EXISTS).
+    body: { url: `${HOOK_URL}/created`, eventTypes: ['OrderConfirmed'] },
   }),
   listWebhookSubscriptions: () => ({ method: 'GET', url: '/v1/webhook-subscriptions' }),
   getWebhookSubscription: (ids, t) => ({
@@ -137,6 +138,11 @@ const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
   retryWebhookDelivery: (ids, t) => ({
     method: 'POST',
     url: `/v1/webhook-subscriptions/${ids.subscription}/deliveries/${t === 'own' ? ids.delivery : 'WHD-0000000000000000'}/retry`,
+  }),
+  recoverWebhookSubscription: (ids, t) => ({
+    method: 'POST',
+    url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}/recover`,
+    body: { since: '2026-01-01T00:00:00Z' },
   }),
   getOperation: (ids, t) => ({
     method: 'GET',
@@ -185,6 +191,7 @@ const OWN: Record<OperationId, Record<Actor, number | 'role'>> = {
   listWebhookDeliveryAttempts: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
   retryWebhookDelivery: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 202 },
   rotateWebhookSecret: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
+  recoverWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 202 },
 };
 
 /** A receiver that is not there (the discard port): deliveries fail and wait for their next attempt. */

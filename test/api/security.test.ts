@@ -104,6 +104,11 @@ function sample(
       return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/deliveries/WHD-0000000000000000/attempts' };
     case 'rotateWebhookSecret':
       return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/rotate-secret', body: {} };
+    case 'recoverWebhookSubscription':
+      return {
+        url: '/v1/webhook-subscriptions/WHS-0000000000000000/recover',
+        body: { since: '2026-01-01T00:00:00Z' },
+      };
   }
 }
 

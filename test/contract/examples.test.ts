@@ -231,6 +231,7 @@ const SUCCESS: Record<string, number> = {
   getWebhookDelivery: 200,
   listWebhookDeliveryAttempts: 200,
   rotateWebhookSecret: 200,
+  recoverWebhookSubscription: 202,
   getOperation: 200,
 };
 
@@ -267,6 +268,7 @@ for (const [path, item] of Object.entries(contract.paths)) {
  * no public names (the API checks the URL's address on subscribing); a loopback receiver the test allows stands in.
  */
 const TEST_HOOK_URL = 'http://127.0.0.1:9/hooks';
+let hooksSubscribed = 0;
 const HOOK_ENV = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_ALLOWED_PORTS: '9' };
 
 /** The operation's example request, as the docs show it; `state` replaces what only exists once created. */
@@ -298,7 +300,9 @@ function exampleCall(id: string, state: { params?: Record<string, string>; heade
   const [type, media] = Object.entries(content)[0] ?? [];
   if (type && media) {
     assert.ok(media.example !== undefined, `${id}: the request body has no example`);
-    call.body = id === 'createWebhookSubscription' ? { ...(media.example as Json), url: TEST_HOOK_URL } : media.example;
+    // A URL of its own each time: a second subscription like the first is refused (SUBSCRIPTION_EXISTS).
+    const hookUrl = `${TEST_HOOK_URL}/${++hooksSubscribed}`;
+    call.body = id === 'createWebhookSubscription' ? { ...(media.example as Json), url: hookUrl } : media.example;
     call.headers['content-type'] = type;
   }
   return call;
@@ -384,6 +388,9 @@ const STATE: Record<string, (h: TestApp) => Promise<Parameters<typeof exampleCal
     return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
   },
   async rotateWebhookSecret(h) {
+    return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
+  },
+  async recoverWebhookSubscription(h) {
     return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
   },
   async listWebhookDeliveries(h) {

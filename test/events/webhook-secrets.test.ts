@@ -117,9 +117,12 @@ function dataDirFor(t: TestContext): string {
   return dir;
 }
 
+/** Each subscription at a path of its own: an owner's second one like its first is refused (SUBSCRIPTION_EXISTS). */
+let subscribed = 0;
+
 async function subscribe(h: Running, receiver: Receiver): Promise<{ subscriptionId: string; secret: string }> {
   const res = await h.request('POST', '/v1/webhook-subscriptions', 'clerk', {
-    url: receiver.url,
+    url: `${receiver.url}/${++subscribed}`,
     eventTypes: ['OrderConfirmed'],
   });
   assert.equal(res.status, 201, JSON.stringify(res.json));

@@ -1,6 +1,6 @@
 /**
- * /v1/webhook-subscriptions — WHKCRT/WHKINQ/WHKLST/WHKUPD/WHKDEL, WHKROT (a new secret), and the deliveries of one
- * (WHDLST, WHDINQ, WHDRTY) and their attempts (WHALST).
+ * /v1/webhook-subscriptions — WHKCRT/WHKINQ/WHKLST/WHKUPD/WHKDEL, WHKROT (a new secret), the deliveries of one
+ * (WHDLST, WHDINQ, WHDRTY) and their attempts (WHALST), and a window of its events delivered again (WHKRCV).
  * A subscription belongs to the agent or partner that made it; its URL passes the outbound-URL guard here and
  * again when each delivery connects (src/events/webhooks.ts). The signing secret is made and sealed here: the
  * back-end stores only the sealed form, and the plain one is shown once, in the 201.
@@ -16,9 +16,10 @@ import { checkUrlResolved, type CompiledPolicy } from '../../outbound/url-guard.
 import { ApiError } from '../../errors.ts';
 import { JSON_POISONING_OPTIONS } from '../protection/limits.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
-import { problem } from '../schemas/problem.ts';
+import { problem, ProblemSchema } from '../schemas/problem.ts';
 import { recordString } from '../../resources/schemas/record-field.ts';
 import { pageLimit, pageOf, pageSizeOf } from '../../resources/schemas/page.ts';
+import { Timestamp } from '../../resources/schemas/common.ts';
 import { EventType } from '../../resources/event.ts';
 import {
   CreatedSubscription,
@@ -128,8 +129,56 @@ const AttemptQuery = Type.Object(
   { additionalProperties: false },
 );
 
+const SubscriptionQuery = Type.Object(
+  {
+    limit: pageLimit('WHKLST', 'whklMaxItems'),
+    cursor: CursorParam('Opaque cursor from `nextCursor`'),
+  },
+  { additionalProperties: false },
+);
+
+const RecoverRequest = Type.Object(
+  {
+    since: Type.String({ format: 'date-time', description: 'Deliver again the events raised from this time on' }),
+    until: Type.Optional(
+      Type.String({ format: 'date-time', description: 'And before this time (default: now); after `since`' }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ since: '2026-11-24T08:00:00Z' }] },
+);
+type RecoverRequest = Static<typeof RecoverRequest>;
+
+const Recovered = Type.Object({
+  subscriptionId: SubscriptionId,
+  since: Timestamp,
+  until: Timestamp,
+  queued: Type.Integer({ minimum: 0, description: 'Events due now, in the order they were raised' }),
+  requeued: Type.Integer({
+    minimum: 0,
+    description: 'Of those, events that had a delivery already (delivered, failed or pending): same webhook-id',
+  }),
+  cut: Type.Boolean({ description: 'The window held more than one call queues: recover again from `continueFrom`' }),
+  continueFrom: Type.Union([Timestamp, Type.Null()], {
+    description: 'The `since` of the next call when `cut` (with the same `until`); null otherwise',
+  }),
+});
+
+/** A 409 for a subscription that exists: the problem, and the existing one's id as a member of its own. */
+const SubscriptionExists = {
+  description: 'The owner has a subscription with this URL and these event types (reason SUBSCRIPTION_EXISTS)',
+  content: {
+    'application/problem+json': {
+      schema: Type.Object({
+        ...ProblemSchema.properties,
+        subscriptionId: Type.Optional({ ...SubscriptionId, description: 'The existing subscription' }),
+      }),
+    },
+  },
+};
+
 /** Deliveries' and attempts' positions (each list's own seq). */
 const cursor = cursorCodec('d', 'cursor');
+const subscriptionCursor = cursorCodec('s', 'cursor');
 
 const RotateRequest = Type.Object(
   {
@@ -163,6 +212,25 @@ async function assertEndpointAllowed(url: string, policy: CompiledPolicy): Promi
   );
 }
 
+/** An RFC 3339 time as the back-end compares them: UTC, in milliseconds (`2026-11-24T08:00:00.000Z`). */
+function utc(value: string, pointer: string): string {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms) || ms < 0 || ms > Date.parse('9999-12-31T23:59:59.999Z')) {
+    throw new ApiError('VALIDATION_FAILED', `${pointer.slice(1)} is not a time this API can keep`, {
+      violations: [{ pointer, in: 'body', detail: 'must be a time from 1970 to 9999' }],
+    });
+  }
+  return new Date(ms).toISOString();
+}
+
+/** The back-end names the subscription that exists in its refusal; the answer gives it as a member of its own too. */
+function withExistingId(error: unknown): never {
+  const id =
+    error instanceof ApiError && error.reason === 'SUBSCRIPTION_EXISTS' && /WHS-[0-9A-F]{16}/.exec(error.message);
+  if (!id) throw error;
+  throw new ApiError(error.code, error.message, { reason: error.reason, extensions: { subscriptionId: id[0] } });
+}
+
 export function webhookRoutes(
   app: Api,
   {
@@ -187,6 +255,7 @@ export function webhookRoutes(
       response: {
         201: { description: 'Subscribed', ...CreatedSubscription },
         ...STANDARD_ERRORS,
+        409: SubscriptionExists,
         422: problem('The owner keeps as many subscriptions as allowed (reason SUBSCRIPTION_LIMIT_REACHED)'),
       },
     },
@@ -194,19 +263,21 @@ export function webhookRoutes(
       const body: SubscriptionRequest = req.body;
       await assertEndpointAllowed(body.url, policy);
       const secret = newWebhookSecret();
-      const out = await backend.call(
-        'WHKCRT',
-        req,
-        {
-          whkcUrl: body.url,
-          whkcDescription: body.description ?? '',
-          whkcSecret: secrets.seal(secret),
-          whkcEventTypeCount: body.eventTypes.length,
-          whkcEventTypes: body.eventTypes.map((t) => ({ whkcEventType: t })),
-          whkcMaxSubscriptions: webhooks.maxSubscriptions,
-        },
-        { whkcUrl: '/url', whkcDescription: '/description' },
-      );
+      const out = await backend
+        .call(
+          'WHKCRT',
+          req,
+          {
+            whkcUrl: body.url,
+            whkcDescription: body.description ?? '',
+            whkcSecret: secrets.seal(secret),
+            whkcEventTypeCount: body.eventTypes.length,
+            whkcEventTypes: body.eventTypes.map((t) => ({ whkcEventType: t })),
+            whkcMaxSubscriptions: webhooks.maxSubscriptions,
+          },
+          { whkcUrl: '/url', whkcDescription: '/description' },
+        )
+        .catch(withExistingId);
       const created = { ...subscriptionFromRecord(out.body), secret };
       return reply.code(201).header('location', `/v1/webhook-subscriptions/${created.subscriptionId}`).send(created);
     },
@@ -215,16 +286,24 @@ export function webhookRoutes(
   app.route({
     ...fromTable('listWebhookSubscriptions'),
     schema: {
-      ...protectedErrors(tags, 'listWebhookSubscriptions', "The caller's subscriptions"),
+      ...protectedErrors(tags, 'listWebhookSubscriptions', "The caller's subscriptions, oldest first"),
+      querystring: SubscriptionQuery,
       response: {
-        200: { description: 'Success', ...Type.Object({ items: Type.Array(Subscription) }) },
+        200: { description: 'Success', ...pageOf(Subscription) },
         ...STANDARD_ERRORS,
       },
     },
     handler: async (req) => {
-      const out = await backend.call('WHKLST', req, { whklMaxItems: 100 });
+      const out = await backend.call('WHKLST', req, {
+        whklMaxItems: pageSizeOf(req.query.limit),
+        whklAfterSeq: req.query.cursor ? subscriptionCursor.decode(req.query.cursor) : 0,
+      });
       const read = segmentReader(catalog, out.segments);
-      return { items: Array.from({ length: out.body.seglItemCount }, () => subscriptionFromRecord(read('WHKREC'))) };
+      const next = out.body.seglNextSeq;
+      return {
+        items: Array.from({ length: out.body.seglItemCount }, () => subscriptionFromRecord(read('WHKREC'))),
+        nextCursor: next > 0 ? subscriptionCursor.encode(next) : null,
+      };
     },
   });
 
@@ -421,6 +500,48 @@ export function webhookRoutes(
         whkkDeliveryId: req.params.deliveryId,
       });
       return reply.code(202).send(deliveryFromRecord(out.body));
+    },
+  });
+  app.route({
+    ...fromTable('recoverWebhookSubscription'),
+    schema: {
+      ...protectedErrors(
+        tags,
+        'recoverWebhookSubscription',
+        'Deliver again the events of a time window (after an outage, or raised while disabled)',
+      ),
+      params: SubscriptionParams,
+      body: RecoverRequest,
+      response: {
+        202: { description: 'Queued', ...Recovered },
+        ...STANDARD_ERRORS,
+        409: problem('The subscription is disabled (reason SUBSCRIPTION_DISABLED): enable it first'),
+      },
+    },
+    handler: async (req, reply) => {
+      const body: RecoverRequest = req.body;
+      const since = utc(body.since, '/since');
+      const until = body.until === undefined ? '' : utc(body.until, '/until');
+      if (until && !(since < until)) {
+        throw new ApiError('VALIDATION_FAILED', 'since must be before until', {
+          violations: [{ pointer: '/since', in: 'body', detail: 'must be before until' }],
+        });
+      }
+      const out = await backend.call('WHKRCV', req, {
+        whkrSubscriptionId: req.params.subscriptionId,
+        whkrSince: since,
+        whkrUntil: until,
+      });
+      const r = out.body;
+      return reply.code(202).send({
+        subscriptionId: r.whkoSubscriptionId,
+        since: r.whkoSince,
+        until: r.whkoUntil,
+        queued: r.whkoQueued,
+        requeued: r.whkoRequeued,
+        cut: r.whkoCut === 'Y',
+        continueFrom: r.whkoContinueFrom || null,
+      });
     },
   });
 }

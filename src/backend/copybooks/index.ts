@@ -47,6 +47,7 @@ export const TRANSACTIONS = {
   WHDDUE: { request: 'WHDDUEI', response: 'SEGLSTO' },
   WHDINQ: { request: 'WHKKEYI', response: 'WHDREC' },
   WHALST: { request: 'WHALSTI', response: 'SEGLSTO' },
+  WHKRCV: { request: 'WHKRCVI', response: 'WHKRCVO' },
   OPSUBM: { request: 'OPSUBI', response: 'OPREC' },
   OPINQ: { request: 'OPKEYI', response: 'OPREC' },
   OPNXT: { request: 'OPNXTI', response: 'SEGLSTO' },

@@ -449,6 +449,25 @@ export interface WebhookKey {
 /** WEBHOOK-LIST-REQUEST */
 export interface WebhookListRequest {
   whklMaxItems: number;
+  whklAfterSeq?: number;
+}
+
+/** WEBHOOK-RECOVER-REQUEST */
+export interface WebhookRecoverRequest {
+  whkrSubscriptionId: string;
+  whkrSince: string;
+  whkrUntil: string;
+}
+
+/** WEBHOOK-RECOVER-RESPONSE */
+export interface WebhookRecoverResponse {
+  whkoSubscriptionId: string;
+  whkoSince: string;
+  whkoUntil: string;
+  whkoQueued: number;
+  whkoRequeued: number;
+  whkoCut: string;
+  whkoContinueFrom: string;
 }
 
 /** WEBHOOK-SUBSCRIPTION */
@@ -543,6 +562,8 @@ export interface CopybookRecords {
   WHKCRTI: WebhookCreateRequest;
   WHKKEYI: WebhookKey;
   WHKLSTI: WebhookListRequest;
+  WHKRCVI: WebhookRecoverRequest;
+  WHKRCVO: WebhookRecoverResponse;
   WHKREC: WebhookSubscription;
   WHKROTI: WebhookRotateRequest;
   WHKROTO: WebhookRotateResponse;

@@ -17,6 +17,7 @@ import {
 import { updateSubscriptionProgram } from './webhook-lifecycle.ts';
 import { inquireDelivery, listAttemptsProgram } from './webhook-deliveries.ts';
 import { rotateSubscriptionSecret } from './webhook-secrets.ts';
+import { recoverSubscription } from './webhook-recover.ts';
 import { cancelOrder, createOrder, inquireOrder, listOrdersProgram, updateOrder } from './orders.ts';
 import { createPayment, inquirePayment, listPaymentsProgram } from './payments.ts';
 
@@ -51,6 +52,7 @@ export const PROGRAMS: { [T in TranCode]: Program<T> } = {
   WHDDUE: dispatcherTurn,
   WHDINQ: inquireDelivery,
   WHALST: listAttemptsProgram,
+  WHKRCV: recoverSubscription,
   OPSUBM: submitOperation,
   OPINQ: inquireOperation,
   OPNXT: claimOperationsProgram,

@@ -24,6 +24,7 @@ import {
   deleteSubscription,
   disableSubscription,
   findDelivery,
+  findOwnEqualSubscription,
   findOwnSubscription,
   insertDelivery,
   insertDeliveryAttempt,
@@ -39,7 +40,7 @@ import {
 } from '../store/webhooks.ts';
 import { eventSegments } from './event-segments.ts';
 import { previousSecretInForce } from './webhook-secrets.ts';
-import { MAX_PAGE_SIZE, pageSize, segmentPage, turnSize } from './lists.ts';
+import { pageSize, segmentPage, turnSize } from './lists.ts';
 
 const MAX_EVENT_TYPES = 10;
 /** The sealed form the API gives (src/events/webhook-secrets.ts): this side never holds a plain secret or its key. */
@@ -100,8 +101,19 @@ export const createSubscription: Program<'WHKCRT'> = async (ctx, req) => {
   if (refused) return refused;
   const max = Math.trunc(req.whkcMaxSubscriptions);
   if (!(max >= 1)) return fail(RC.INVALID_INPUT, 'INVALID_LIMIT', 'a subscription request needs its owner limit');
+  // The count takes the owner's lock first: two equal creates at once cannot both find no equal one.
+  const kept = await countOwnSubscriptionsLocked(ctx.tx, ctx.caller.principal);
+  // Two subscriptions alike would deliver every event twice, signed with two secrets: the first one stands.
+  const same = await findOwnEqualSubscription(ctx.tx, ctx.caller.principal, url, types);
+  if (same) {
+    return fail(
+      RC.CONFLICT,
+      'SUBSCRIPTION_EXISTS',
+      `subscription ${same.subscriptionId} already sends these event types to this URL`,
+    );
+  }
   // Disabled subscriptions count too (as Stripe counts every endpoint): deleting one frees its place.
-  if ((await countOwnSubscriptionsLocked(ctx.tx, ctx.caller.principal)) >= max) {
+  if (kept >= max) {
     return fail(
       RC.RULE_FAILED,
       'SUBSCRIPTION_LIMIT_REACHED',
@@ -154,13 +166,10 @@ export const inquireSubscription: Program<'WHKINQ'> = async (ctx, req) => {
 };
 
 export const listSubscriptions: Program<'WHKLST'> = async (ctx, req) => {
-  // Not asked: every subscription, as many as one answer carries.
-  const limit = pageSize(req.whklMaxItems, MAX_PAGE_SIZE);
-  const subs = await listOwnSubscriptions(ctx.tx, ctx.caller.principal, limit);
-  return segmentList(
-    subs.map((s) => recordSegment('WHKREC', subscriptionRecord(s))),
-    subs.length,
-  );
+  const limit = pageSize(req.whklMaxItems);
+  const after = Math.max(Math.trunc(req.whklAfterSeq ?? 0) || 0, 0);
+  const rows = await listOwnSubscriptions(ctx.tx, ctx.caller.principal, after, limit + 1);
+  return segmentPage(rows, limit, (s) => recordSegment('WHKREC', subscriptionRecord(s)));
 };
 
 export const deleteSubscriptionProgram: Program<'WHKDEL'> = async (ctx, req) => {

@@ -81,13 +81,53 @@ export async function countOwnSubscriptionsLocked(tx: Tx, owner: string): Promis
   return Number(row?.['n'] ?? 0);
 }
 
-export async function listOwnSubscriptions(tx: Tx, owner: string, limit: number): Promise<Subscription[]> {
+/** This owner's subscriptions after `afterSeq` (0: from the oldest), oldest first. */
+export async function listOwnSubscriptions(
+  tx: Tx,
+  owner: string,
+  afterSeq: number,
+  limit: number,
+): Promise<Array<Subscription & { seq: number }>> {
   const rows = await tx.all(
-    'SELECT * FROM webhook_subscriptions WHERE owner_principal = ? ORDER BY created_at, subscription_id LIMIT ?',
+    'SELECT * FROM webhook_subscriptions WHERE owner_principal = ? AND seq > ? ORDER BY seq LIMIT ?',
     owner,
+    afterSeq,
     limit,
   );
-  return rows.map(subscriptionFromRow);
+  return rows.map((row) => ({ ...subscriptionFromRow(row), seq: Number(row['seq']) }));
+}
+
+/**
+ * This owner's subscription with the same URL and the same set of event types (in any order), if there is one.
+ * Only under the owner's lock (countOwnSubscriptionsLocked), so that two equal creates cannot both pass.
+ */
+export async function findOwnEqualSubscription(
+  tx: Tx,
+  owner: string,
+  url: string,
+  eventTypes: readonly string[],
+): Promise<Subscription | undefined> {
+  const rows = await tx.all(
+    'SELECT * FROM webhook_subscriptions WHERE owner_principal = ? AND url = ? ORDER BY seq',
+    owner,
+    url,
+  );
+  const wanted = [...eventTypes].sort().join(',');
+  return rows.map(subscriptionFromRow).find((s) => [...s.eventTypes].sort().join(',') === wanted);
+}
+
+/** A subscription of this owner, locked to the end of the transaction: a disable and a recover wait for each other. */
+export async function findOwnSubscriptionForUpdate(
+  tx: Tx,
+  owner: string,
+  subscriptionId: string,
+): Promise<Subscription | undefined> {
+  const row = await tx.get(
+    `SELECT * FROM webhook_subscriptions WHERE subscription_id = ? AND owner_principal = ?${tx.forUpdate}`,
+    subscriptionId,
+    owner,
+  );
+  return row ? subscriptionFromRow(row) : undefined;
 }
 
 export async function activeSubscriptions(tx: Tx): Promise<Subscription[]> {
@@ -496,4 +536,103 @@ export async function listDeliveryAttempts(
     responseBody: row['response_body'] == null ? null : String(row['response_body']),
     nextAttemptAt: row['next_attempt_at'] == null ? null : String(row['next_attempt_at']),
   }));
+}
+/** An event a recover looks at: what the audience rule (src/backend/caller.ts) asks, and its time. */
+export interface WindowEvent {
+  position: number;
+  eventId: string;
+  type: string;
+  resource: string;
+  ownerCustomerId: string | null;
+  createdBy: string | null;
+  occurredAt: string;
+}
+
+/**
+ * Positioned events of these types raised from `since` on and before `until`, in the order they were raised (by
+ * position within one instant), at most `limit`. Who may read them is asked after, by the fan-out's rule.
+ */
+export async function eventsInWindow(
+  tx: Tx,
+  query: { types: readonly string[]; since: string; until: string; limit: number },
+): Promise<WindowEvent[]> {
+  if (query.types.length === 0) return [];
+  const rows = await tx.all(
+    `SELECT position, event_id, event_type, resource, owner_customer_id, created_by, occurred_at FROM events
+     WHERE occurred_at >= ? AND occurred_at < ? AND position IS NOT NULL AND event_type IN (${query.types.map(() => '?').join(', ')})
+     ORDER BY occurred_at, position LIMIT ?`,
+    query.since,
+    query.until,
+    ...query.types,
+    query.limit,
+  );
+  return rows.map((row) => ({
+    position: Number(row['position']),
+    eventId: String(row['event_id']),
+    type: String(row['event_type']),
+    resource: String(row['resource']),
+    ownerCustomerId: row['owner_customer_id'] == null ? null : String(row['owner_customer_id']),
+    createdBy: row['created_by'] == null ? null : String(row['created_by']),
+    occurredAt: String(row['occurred_at']),
+  }));
+}
+
+/**
+ * Makes the subscription's deliveries of these events due at the time given for each, attempts kept, except one
+ * being attempted right now (its lease runs): that one is on its way already, and a second send would only be a
+ * duplicate. Returns the events that had a delivery (due again or on its way); the others have none yet.
+ */
+export async function redueDeliveries(
+  tx: Tx,
+  subscriptionId: string,
+  due: ReadonlyArray<{ eventId: string; dueAt: string }>,
+  now: string,
+): Promise<Set<string>> {
+  const had = new Set<string>();
+  // IN lists of at most 500: far below either engine's limit on parameters.
+  for (let i = 0; i < due.length; i += 500) {
+    const chunk = due.slice(i, i + 500);
+    const marks = chunk.map(() => '?').join(', ');
+    const ids = chunk.map((d) => d.eventId);
+    const rows = await tx.all(
+      `UPDATE webhook_deliveries
+       SET state = 'pending', lease_until = NULL, updated_at = ?,
+           next_attempt_at = CASE event_id ${chunk.map(() => 'WHEN ? THEN ?').join(' ')} END
+       WHERE subscription_id = ? AND event_id IN (${marks}) AND NOT (state = 'pending' AND lease_until >= ?)
+       RETURNING event_id`,
+      now,
+      ...chunk.flatMap((d) => [d.eventId, d.dueAt]),
+      subscriptionId,
+      ...ids,
+      now,
+    );
+    for (const row of rows) had.add(String(row['event_id']));
+    const inFlight = await tx.all(
+      `SELECT event_id FROM webhook_deliveries
+       WHERE subscription_id = ? AND event_id IN (${marks}) AND state = 'pending' AND lease_until >= ?`,
+      subscriptionId,
+      ...ids,
+      now,
+    );
+    for (const row of inFlight) had.add(String(row['event_id']));
+  }
+  return had;
+}
+
+/** A new delivery, made at `at` and due at `dueAt` (none if the subscription has one of this event already). */
+export async function insertDueDelivery(
+  tx: Tx,
+  d: { deliveryId: string; subscriptionId: string; eventId: string; eventType: string; at: string; dueAt: string },
+): Promise<void> {
+  await tx.run(
+    `INSERT INTO webhook_deliveries (delivery_id, subscription_id, event_id, event_type, state, attempts, next_attempt_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT (subscription_id, event_id) DO NOTHING`,
+    d.deliveryId,
+    d.subscriptionId,
+    d.eventId,
+    d.eventType,
+    d.dueAt,
+    d.at,
+    d.at,
+  );
 }
