@@ -225,4 +225,26 @@ export function webhookRoutes(
       return reply.code(202).send(deliveryFromRecord(out.body));
     },
   });
+
+  app.route({
+    ...fromTable('sendWebhookTestEvent'),
+    schema: {
+      ...protectedErrors(
+        tags,
+        'sendWebhookTestEvent',
+        'Send a WebhookTest event to this subscription only, whatever types it names',
+      ),
+      params: SubscriptionParams,
+      response: {
+        202: { description: 'Due now: follow it in the deliveries', ...Delivery },
+        ...STANDARD_ERRORS,
+        409: problem('The subscription is disabled'),
+      },
+    },
+    handler: async (req, reply) => {
+      const out = await backend.call('WHKTST', req, { whkkSubscriptionId: req.params.subscriptionId, whkkDeliveryId: '' });
+      return reply.code(202).send(deliveryFromRecord(out.body));
+    },
+  });
 }
+

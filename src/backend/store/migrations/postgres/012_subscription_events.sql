@@ -1,0 +1,5 @@
+-- Events may be about a webhook subscription (WebhookTest, WebhookSubscriptionDisabled), addressed to its owner
+-- (created_by).
+ALTER TABLE events DROP CONSTRAINT events_resource_check;
+ALTER TABLE events ADD CONSTRAINT events_resource_check
+  CHECK (resource IN ('order', 'payment', 'loan', 'customer', 'subscription'));
