@@ -77,7 +77,6 @@ const FeedQuery = Type.Object(
     }),
     type: Type.Optional(
       Type.String({
-        pattern: '^[A-Za-z]+(,[A-Za-z]+)*$',
         description: `One event type, or several separated by commas; each one of ${ALL_EVENT_TYPES.join(', ')}`,
         examples: ['OrderConfirmed,OrderCancelled'],
       }),

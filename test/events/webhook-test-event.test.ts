@@ -1,0 +1,128 @@
+/**
+ * POST /v1/webhook-subscriptions/{id}/test against a real receiver: a WebhookTest, signed (standardwebhooks
+ * verifies it), whose data is the subscription as the API shows it, sent to that subscription only; the event is
+ * its owner's alone in the feed and by id. WebhookSubscriptionDisabled may be subscribed to, WebhookTest not.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Webhook } from 'standardwebhooks';
+import { until } from '../../src/until.ts';
+import { startApp, type TestApp } from '../helpers/app.ts';
+import { readFeed } from '../helpers/events.ts';
+import { startReceiver } from '../helpers/webhook-receiver.ts';
+
+/** A receiver that is not there (the discard port): deliveries fail and wait for their next attempt. */
+const HOOK_URL = 'http://127.0.0.1:9/hooks';
+const HOOK_ENV = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32', WEBHOOK_ALLOWED_PORTS: '9' };
+
+async function subscribe(h: TestApp, as: string, url: string, eventTypes: string[]) {
+  const res = await h.request({ method: 'POST', url: '/v1/webhook-subscriptions', as, body: { url, eventTypes } });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json() as { subscriptionId: string; secret: string };
+}
+
+test('a test event goes, signed, to the one subscription asked for; its data is the subscription; its owner alone reads it', async (t) => {
+  const tested = await startReceiver(t, '/tested');
+  const other = await startReceiver(t, '/other');
+  const h = await startApp(t, {
+    ...tested.env,
+    WEBHOOK_ALLOWED_PORTS: `${tested.port},${other.port}`,
+  });
+  // The subscription tested names no WebhookTest; the owner's other one names every type it may.
+  const sub = await subscribe(h, 'acme-shop', tested.url, ['OrderConfirmed']);
+  await subscribe(h, 'acme-shop', other.url, ['OrderConfirmed', 'CustomerUpdated', 'WebhookSubscriptionDisabled']);
+
+  const res = await h.request({
+    method: 'POST',
+    url: `/v1/webhook-subscriptions/${sub.subscriptionId}/test`,
+    as: 'acme-shop',
+  });
+  assert.equal(res.statusCode, 202, res.body);
+  const delivery = res.json();
+  assert.match(delivery.deliveryId, /^WHD-[0-9A-F]{16}$/);
+  assert.equal(delivery.eventType, 'WebhookTest');
+  assert.equal(delivery.state, 'pending');
+
+  await until('the test delivered', () => tested.received.length >= 1);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(tested.received.length, 1);
+  assert.equal(other.received.length, 0, "the owner's other subscription gets no WebhookTest");
+  const hit = tested.received[0]!;
+  const event = new Webhook(sub.secret).verify(hit.body, hit.headers as Record<string, string>) as {
+    id: string;
+    type: string;
+    source: string;
+    subject: string;
+    data: Record<string, unknown>;
+  };
+  assert.equal(hit.headers['webhook-id'], delivery.eventId);
+  assert.deepEqual(
+    [event.type, event.source, event.subject],
+    ['WebhookTest', '/v1/webhook-subscriptions', sub.subscriptionId],
+  );
+  const shown = (
+    await h.request({ method: 'GET', url: `/v1/webhook-subscriptions/${sub.subscriptionId}`, as: 'acme-shop' })
+  ).json();
+  assert.deepEqual(event.data, shown, 'the subscription as the API shows it');
+  assert.ok(!hit.body.includes(sub.secret) && !hit.body.includes('secret'), 'never its secret');
+
+  await until('the delivery succeeded', async () => {
+    const items = (
+      await h.request({
+        method: 'GET',
+        url: `/v1/webhook-subscriptions/${sub.subscriptionId}/deliveries`,
+        as: 'acme-shop',
+      })
+    ).json().items as Array<{ deliveryId: string; state: string }>;
+    return items.some((d) => d.deliveryId === delivery.deliveryId && d.state === 'succeeded');
+  });
+
+  // The owner reads it in the feed and by id; staff, who read every resource event, do not read it.
+  const feed = await readFeed(h, 'acme-shop', '&type=WebhookTest,WebhookSubscriptionDisabled');
+  assert.deepEqual(
+    feed.map((e) => [e.id, e.type, e.subject]),
+    [[event.id, 'WebhookTest', sub.subscriptionId]],
+  );
+  assert.deepEqual(
+    (await readFeed(h, 'clerk')).filter((e) => e.type === 'WebhookTest'),
+    [],
+  );
+  const byId = (as: string) => h.request({ method: 'GET', url: `/v1/events/${event.id}`, as });
+  assert.equal((await byId('acme-shop')).statusCode, 200);
+  assert.deepEqual((await byId('acme-shop')).json().data, shown);
+  assert.equal((await byId('clerk')).statusCode, 404);
+  assert.equal((await byId('ada')).statusCode, 404);
+});
+
+test("the test route: another owner's subscription is not found, a customer may not, a disabled one is a conflict", async (t) => {
+  const h = await startApp(t, {
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    WEBHOOK_ALLOWED_PORTS: '9',
+  });
+  const sub = await subscribe(h, 'acme-shop', 'http://127.0.0.1:9/hooks', ['OrderConfirmed']);
+  const send = (as: string, id = sub.subscriptionId) =>
+    h.request({ method: 'POST', url: `/v1/webhook-subscriptions/${id}/test`, as });
+  assert.equal((await send('clerk')).statusCode, 404);
+  assert.equal((await send('acme-shop', 'WHS-0000000000000000')).statusCode, 404);
+  assert.equal((await send('ada')).statusCode, 403);
+  const deliveries = await h.request({
+    method: 'GET',
+    url: `/v1/webhook-subscriptions/${sub.subscriptionId}/deliveries`,
+    as: 'acme-shop',
+  });
+  assert.deepEqual(deliveries.json().items, [], 'a refused test leaves no delivery');
+});
+
+test('WebhookSubscriptionDisabled may be subscribed to, by a partner too; WebhookTest may not (it goes to one subscription)', async (t) => {
+  const h = await startApp(t, HOOK_ENV);
+  for (const as of ['acme-shop', 'clerk']) await subscribe(h, as, HOOK_URL, ['WebhookSubscriptionDisabled']);
+  const refused = await h.request({
+    method: 'POST',
+    url: '/v1/webhook-subscriptions',
+    as: 'clerk',
+    body: { url: HOOK_URL, eventTypes: ['WebhookTest'] },
+  });
+  assert.equal(refused.statusCode, 400, refused.body);
+  assert.match(refused.body, /eventTypes/);
+});
