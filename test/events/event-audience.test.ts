@@ -60,22 +60,3 @@ test('a partner gets the events of a customer linked to it, as it reads the cust
   };
   assert.deepEqual([delivered.type, delivered.subject, delivered.id], ['CustomerUpdated', '1001', partner[0]!.id]);
 });
-
-test('GET /v1/events/{id} answers by the same rule: the readers of the resource, 404 to everyone else', async (t) => {
-  const h = await startApp(t);
-  const res = await h.request({ method: 'PATCH', url: '/v1/customers/1001', as: 'ada', body: { phone: '+44 1' } });
-  assert.equal(res.statusCode, 200, res.body);
-  const clerk = await feedWhen(h, 'clerk', (e) => e.some((x) => x.type === 'CustomerUpdated'));
-  const updated = clerk.find((e) => e.type === 'CustomerUpdated')!;
-  const read = async (as: string) => h.request({ method: 'GET', url: `/v1/events/${updated.id}`, as });
-  for (const as of ['ada', 'clerk', 'acme-shop']) assert.equal((await read(as)).statusCode, 200, as);
-  const alan = await read('alan');
-  assert.equal(alan.statusCode, 404);
-  assert.match(String(alan.headers['content-type']), /application\/problem\+json/);
-  // each reader gets its own role's view, as in the feed
-  assert.deepEqual((await read('acme-shop')).json().data, { customerId: '1001', name: 'Ada Lovelace' });
-  assert.deepEqual(
-    (await read('ada')).json(),
-    (await readFeed(h, 'ada')).find((e) => e.id === updated.id),
-  );
-});

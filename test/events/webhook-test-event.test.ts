@@ -95,23 +95,38 @@ test('a test event goes, signed, to the one subscription asked for; its data is 
 });
 
 test("the test route: another owner's subscription is not found, a customer may not, a disabled one is a conflict", async (t) => {
-  const h = await startApp(t, {
-    WEBHOOK_ALLOW_HTTP: 'true',
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-    WEBHOOK_ALLOWED_PORTS: '9',
-  });
-  const sub = await subscribe(h, 'acme-shop', 'http://127.0.0.1:9/hooks', ['OrderConfirmed']);
+  const receiver = await startReceiver(t);
+  const h = await startApp(t, receiver.env);
+  const sub = await subscribe(h, 'acme-shop', receiver.url, ['OrderConfirmed']);
   const send = (as: string, id = sub.subscriptionId) =>
     h.request({ method: 'POST', url: `/v1/webhook-subscriptions/${id}/test`, as });
+  const deliveries = async () =>
+    (
+      await h.request({
+        method: 'GET',
+        url: `/v1/webhook-subscriptions/${sub.subscriptionId}/deliveries`,
+        as: 'acme-shop',
+      })
+    ).json().items as unknown[];
   assert.equal((await send('clerk')).statusCode, 404);
   assert.equal((await send('acme-shop', 'WHS-0000000000000000')).statusCode, 404);
   assert.equal((await send('ada')).statusCode, 403);
-  const deliveries = await h.request({
-    method: 'GET',
-    url: `/v1/webhook-subscriptions/${sub.subscriptionId}/deliveries`,
-    as: 'acme-shop',
+  assert.deepEqual(await deliveries(), [], 'a refused test leaves no delivery');
+
+  // The receiver answers the test with 410: the subscription is disabled, and a test of it is refused.
+  receiver.otherwise = { status: 410 };
+  assert.equal((await send('acme-shop')).statusCode, 202);
+  await until('the subscription disabled', async () => {
+    const read = await h.request({
+      method: 'GET',
+      url: `/v1/webhook-subscriptions/${sub.subscriptionId}`,
+      as: 'acme-shop',
+    });
+    return read.json().status === 'disabled';
   });
-  assert.deepEqual(deliveries.json().items, [], 'a refused test leaves no delivery');
+  const refused = await send('acme-shop');
+  assert.equal(refused.statusCode, 409, refused.body);
+  assert.equal((await deliveries()).length, 1, 'no delivery for the refused test');
 });
 
 test('WebhookSubscriptionDisabled may be subscribed to, by a partner too; WebhookTest may not (it goes to one subscription)', async (t) => {
