@@ -4,9 +4,15 @@
  * its owner's alone in the feed and by id. WebhookSubscriptionDisabled may be subscribed to, WebhookTest not.
  */
 import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { Webhook } from 'standardwebhooks';
+import { writeEvent } from '../../src/backend/store/journal.ts';
+import { SQLITE_MIGRATIONS_DIR } from '../../src/backend/store/sqlite-store.ts';
+import { SqliteDatabase } from '../../src/sqlite.ts';
 import { until } from '../../src/until.ts';
+import { openSqliteStoreFor, tempDir } from '../helpers/backend-store.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { readFeed } from '../helpers/events.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
@@ -140,4 +146,64 @@ test('WebhookSubscriptionDisabled may be subscribed to, by a partner too; Webhoo
   });
   assert.equal(refused.statusCode, 400, refused.body);
   assert.match(refused.body, /eventTypes/);
+});
+
+test('a store from before keeps its events, their seq and their deliveries, and takes subscription events', async (t) => {
+  const dir = tempDir(t, 'subscription-events');
+  const file = join(dir, 'backend.sqlite');
+  const before = join(dir, 'migrations-before');
+  mkdirSync(before);
+  for (const name of readdirSync(SQLITE_MIGRATIONS_DIR).filter((f) => f.endsWith('.sql') && f < '014'))
+    copyFileSync(join(SQLITE_MIGRATIONS_DIR, name), join(before, name));
+  const old = new SqliteDatabase(file);
+  old.migrate(before);
+  old
+    .statement(
+      `INSERT INTO events (event_id, event_type, resource, subject, owner_customer_id, created_by, record_name, record_json, correlation_id, occurred_at, position)
+       VALUES ('e-1', 'CustomerUpdated', 'customer', '1001', '1001', 'clerk', 'CUSREC', '{}', 'c', '2026-01-01T00:00:00.000Z', 1)`,
+    )
+    .run();
+  old
+    .statement(
+      `INSERT INTO webhook_subscriptions (subscription_id, owner_principal, owner_role, url, event_types, secret, status, created_at)
+       VALUES ('WHS-1', 'clerk', 'AGENT', 'https://x', 'CustomerUpdated', 's', 'active', '2026-01-01T00:00:00.000Z')`,
+    )
+    .run();
+  old
+    .statement(
+      `INSERT INTO webhook_deliveries (delivery_id, subscription_id, event_id, event_type, state, attempts, created_at, updated_at)
+       VALUES ('WHD-1', 'WHS-1', 'e-1', 'CustomerUpdated', 'succeeded', 1, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')`,
+    )
+    .run();
+  old.close();
+
+  const store = openSqliteStoreFor(t, file);
+  const rows = await store.transaction(async (tx) => {
+    await writeEvent(
+      { tx, correlationId: 'c2', now: '2026-01-02T00:00:00.000Z' },
+      {
+        type: 'WebhookTest',
+        resource: 'subscription',
+        subject: 'WHS-1',
+        ownerCustomerId: null,
+        createdBy: 'clerk',
+        recordName: 'WHKREC',
+        record: { whkSubscriptionId: 'WHS-1' } as never,
+      },
+    );
+    return {
+      events: await tx.all('SELECT event_id, seq, position, resource FROM events ORDER BY seq'),
+      deliveries: await tx.all('SELECT delivery_id, event_id FROM webhook_deliveries'),
+    };
+  });
+  assert.deepEqual(
+    rows.events.map((r) => [r['event_id'], Number(r['seq']), Number(r['position']), r['resource']]).slice(0, 1),
+    [['e-1', 1, 1, 'customer']],
+  );
+  assert.equal(rows.events[1]!['resource'], 'subscription');
+  assert.deepEqual([Number(rows.events[1]!['seq']), Number(rows.events[1]!['position'])], [2, 2]);
+  assert.deepEqual(
+    rows.deliveries.map((r) => [r['delivery_id'], r['event_id']]),
+    [['WHD-1', 'e-1']],
+  );
 });
