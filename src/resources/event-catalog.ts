@@ -63,12 +63,22 @@ const ENTRIES: { [T in EventType]: Omit<EventTypeEntry, 'type'> } = {
   PaymentCompleted: {
     description: 'A payment was booked',
     data: Payment,
-    example: exampleEvent('PaymentCompleted', '/v1/payments', COMPLETED_PAYMENT_EXAMPLE.paymentId, COMPLETED_PAYMENT_EXAMPLE),
+    example: exampleEvent(
+      'PaymentCompleted',
+      '/v1/payments',
+      COMPLETED_PAYMENT_EXAMPLE.paymentId,
+      COMPLETED_PAYMENT_EXAMPLE,
+    ),
   },
   PaymentRejected: {
     description: 'A payment was refused; `data.failureReason` says why',
     data: Payment,
-    example: exampleEvent('PaymentRejected', '/v1/payments', REJECTED_PAYMENT_EXAMPLE.paymentId, REJECTED_PAYMENT_EXAMPLE),
+    example: exampleEvent(
+      'PaymentRejected',
+      '/v1/payments',
+      REJECTED_PAYMENT_EXAMPLE.paymentId,
+      REJECTED_PAYMENT_EXAMPLE,
+    ),
   },
   LoanApproved: {
     description: 'A loan application was approved',

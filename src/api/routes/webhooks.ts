@@ -242,9 +242,11 @@ export function webhookRoutes(
       },
     },
     handler: async (req, reply) => {
-      const out = await backend.call('WHKTST', req, { whkkSubscriptionId: req.params.subscriptionId, whkkDeliveryId: '' });
+      const out = await backend.call('WHKTST', req, {
+        whkkSubscriptionId: req.params.subscriptionId,
+        whkkDeliveryId: '',
+      });
       return reply.code(202).send(deliveryFromRecord(out.body));
     },
   });
 }
-

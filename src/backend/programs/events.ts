@@ -1,6 +1,7 @@
 /**
- * EVTLST lists the events a caller may read (the events feed), EVTINQ answers one of them. EVTNXT is the event relay's turn (system caller
- * only); relayEventsProgram says its steps. Both answer EVTLSTO followed by the events as segments.
+ * EVTLST lists the events a caller may read (the events feed), EVTINQ answers one of them. EVTNXT is the event
+ * relay's turn (system caller only); relayEventsProgram says its steps. All answer EVTLSTO followed by the events as
+ * segments.
  */
 import { eventAudience } from '../caller.ts';
 import type { EventListResponse } from '../copybooks/records.ts';
@@ -49,7 +50,8 @@ export const listEventsProgram: Program<'EVTLST'> = async (ctx, req) => {
   const count = Math.max(Math.trunc(req.evtlTypeCount ?? 0) || 0, 0);
   const types = [...new Set(req.evtlTypes.slice(0, count).map((t) => text(t.evtlType)))];
   const unknown = types.find((t) => !(ALL_EVENT_TYPES as readonly string[]).includes(t));
-  if (unknown !== undefined) return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPE', `no event type is called "${unknown}"`);
+  if (unknown !== undefined)
+    return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPE', `no event type is called "${unknown}"`);
   const since = text(req.evtlSince);
   if (since && !STORED_TIME.test(since)) {
     return fail(RC.INVALID_INPUT, 'INVALID_SINCE', 'since must be a UTC time as YYYY-MM-DDTHH:MM:SS.sssZ');

@@ -35,7 +35,11 @@ export const sendTestEventProgram: Program<'WHKTST'> = async (ctx, req) => {
   const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whkkSubscriptionId));
   if (!s) return fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
   if (s.status !== 'active') {
-    return fail(RC.CONFLICT, 'SUBSCRIPTION_DISABLED', `the subscription is disabled (${s.disabledReason ?? 'no reason'})`);
+    return fail(
+      RC.CONFLICT,
+      'SUBSCRIPTION_DISABLED',
+      `the subscription is disabled (${s.disabledReason ?? 'no reason'})`,
+    );
   }
   const eventId = await raiseSubscriptionEvent(ctx, 'WebhookTest', s);
   const delivery = {
