@@ -74,7 +74,8 @@ interface SqlReader {
 /**
  * Who receives which event (src/backend/caller.ts says it in words): the only place the rule is written. Per kind
  * of reader, the events of resources it may read through the API; beside them, each reader's own subscriptions'
- * events. Links are read as they are now: a partner linked to a customer reads its events from then on.
+ * events. Links are read as they are when the events are: a linked partner reads the customer's events, earlier
+ * ones too, while the link lasts.
  */
 const RESOURCE_EVENTS_OF: Record<'AGENT' | 'CUSTOMER' | 'PARTNER', (r: SqlReader) => Sql> = {
   AGENT: () => sql`e.resource <> 'subscription'`,
