@@ -94,11 +94,12 @@ export async function maySeePayment(
 /**
  * Who receives which event: one rule, for the feed, GET /v1/events/{id}, the webhook fan-out and every re-reading.
  * An event is readable exactly when its resource is readable through the API by the reader at the time of
- * reading: staff every order, payment, loan and customer event; a customer the events of their own orders, payments (as payer), loans and
- * customer record; a partner the events of the orders it placed and of the customers it onboarded or is linked
- * to (partner_customers), never payments or loans. Events about a webhook subscription (WebhookTest,
- * WebhookSubscriptionDisabled) are its owner's alone, whatever the reader's role. The rule is written once, as SQL over the
- * events row (store/events.ts, RESOURCE_EVENTS_OF), which the feed, the lookup by id and the fan-out all run.
+ * reading: staff every order, payment, loan and customer event; a customer the events of their own orders,
+ * payments (as payer), loans and customer record; a partner the events of the orders it placed and of the
+ * customers it onboarded or is linked to (partner_customers), never payments or loans. Events about a webhook
+ * subscription (WebhookTest, WebhookSubscriptionDisabled) are its owner's alone, whatever the reader's role. The
+ * rule is written once, as SQL over the events row (store/events.ts, RESOURCE_EVENTS_OF), which the feed, the
+ * lookup by id and the fan-out all run.
  */
 export type EventAudience =
   | { kind: 'staff'; principal: string }
