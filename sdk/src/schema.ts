@@ -6368,7 +6368,7 @@ export interface operations {
                             /** @description Webhook subscription identifier */
                             subscriptionId: string;
                             url: string;
-                            eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest")[];
+                            eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                             description?: string;
                             status: "active" | "disabled";
                             /** @description Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410) */
@@ -6578,7 +6578,7 @@ export interface operations {
                      * @description Where to POST the events: https, a public address
                      */
                     url: string;
-                    eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest")[];
+                    eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                     description?: string;
                 };
             };
@@ -6602,7 +6602,7 @@ export interface operations {
                         /** @description Webhook subscription identifier */
                         subscriptionId: string;
                         url: string;
-                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest")[];
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                         description?: string;
                         status: "active" | "disabled";
                         /** @description Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410) */
@@ -6861,7 +6861,7 @@ export interface operations {
                         /** @description Webhook subscription identifier */
                         subscriptionId: string;
                         url: string;
-                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest")[];
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                         description?: string;
                         status: "active" | "disabled";
                         /** @description Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410) */
@@ -9496,7 +9496,7 @@ export interface operations {
                         /** @description Webhook subscription identifier */
                         subscriptionId: string;
                         url: string;
-                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest")[];
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                         description?: string;
                         status: "active" | "disabled";
                         /** @description Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410) */
@@ -9596,7 +9596,7 @@ export interface operations {
                         /** @description Webhook subscription identifier */
                         subscriptionId: string;
                         url: string;
-                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest")[];
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                         description?: string;
                         status: "active" | "disabled";
                         /** @description Why deliveries stopped, e.g. ENDPOINT_GONE (the endpoint answered 410) */

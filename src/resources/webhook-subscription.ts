@@ -1,7 +1,7 @@
 /** A webhook subscription and its deliveries as the API shows them: schemas and views of WHKREC and WHDREC. */
 import { Type, type Static } from 'typebox';
 import type { WebhookDelivery, WebhookSubscription } from '../backend/copybooks/index.ts';
-import { EventType } from './event.ts';
+import { EventType, SubscribableEventType } from './event.ts';
 import { Timestamp } from './schemas/common.ts';
 
 export const SubscriptionId = Type.String({
@@ -18,7 +18,7 @@ export const DeliveryId = Type.String({
 export const Subscription = Type.Object({
   subscriptionId: SubscriptionId,
   url: Type.String(),
-  eventTypes: Type.Array(EventType),
+  eventTypes: Type.Array(SubscribableEventType),
   description: Type.Optional(Type.String()),
   status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
   disabledReason: Type.Optional(

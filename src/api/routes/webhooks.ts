@@ -16,7 +16,7 @@ import { cursorCodec, CursorParam } from '../cursor.ts';
 import { problem } from '../schemas/problem.ts';
 import { recordString } from '../../resources/schemas/record-field.ts';
 import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
-import { EventType } from '../../resources/event.ts';
+import { SubscribableEventType } from '../../resources/event.ts';
 import {
   CreatedSubscription,
   Delivery,
@@ -35,7 +35,7 @@ export const SubscriptionRequest = Type.Object(
       minLength: 1,
       description: 'Where to POST the events: https, a public address',
     }),
-    eventTypes: Type.Array(EventType, { minItems: 1, maxItems: 10, uniqueItems: true }),
+    eventTypes: Type.Array(SubscribableEventType, { minItems: 1, maxItems: 10, uniqueItems: true }),
     description: Type.Optional(recordString('WHKCRT', 'whkcDescription')),
   },
   {
