@@ -192,17 +192,14 @@ export async function saveRelay(tx: Tx, state: RelayState): Promise<void> {
   );
 }
 
-/** What fan-out to webhook subscriptions needs of a newly positioned event. */
+/** What fan-out to webhook subscriptions needs of a newly positioned event (who reads it, it asks in SQL). */
 export interface PositionedEvent {
   position: number;
   eventId: string;
   type: string;
-  resource: string;
-  ownerCustomerId: string | null;
-  createdBy: string | null;
 }
 
-const POSITIONED_COLUMNS = 'position, event_id, event_type, resource, owner_customer_id, created_by';
+const POSITIONED_COLUMNS = 'position, event_id, event_type';
 
 /**
  * The events after `lastPosition` (at most `max`, in position order): those the relay has not handed on yet.
@@ -231,9 +228,6 @@ export async function nextPositionedEvents(tx: Tx, lastPosition: number, max: nu
       position: Number(row['position']),
       eventId: String(row['event_id']),
       type: String(row['event_type']),
-      resource: String(row['resource']),
-      ownerCustomerId: row['owner_customer_id'] == null ? null : String(row['owner_customer_id']),
-      createdBy: row['created_by'] == null ? null : String(row['created_by']),
     }))
     .sort((a, b) => a.position - b.position);
 }
