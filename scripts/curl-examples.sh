@@ -100,6 +100,14 @@ EVENTS=$(curl -s "$BASE/v1/events?limit=3" -H "Authorization: Bearer $CLERK")
 echo "$EVENTS"
 show "GET /v1/events?limit=3&cursor=$(json "$EVENTS" nextCursor)"
 curl -s "$BASE/v1/events?limit=3&cursor=$(json "$EVENTS" nextCursor)" -H "Authorization: Bearer $CLERK"; echo
+show "GET /v1/events?type=OrderConfirmed,OrderCancelled&since=2026-01-01T00:00:00Z&limit=3 (types, since)"
+curl -s "$BASE/v1/events?type=OrderConfirmed,OrderCancelled&since=2026-01-01T00:00:00Z&limit=3" \
+  -H "Authorization: Bearer $CLERK"; echo
+show "GET /v1/events/$(json "$EVENTS" items.0.id) (one event, by the feed's rule)"
+curl -s "$BASE/v1/events/$(json "$EVENTS" items.0.id)" -H "Authorization: Bearer $CLERK"; echo
+echo
+echo "# GET /v1/event-types (public, no token): each type's description, data schema and example; the types:"
+curl -s "$BASE/v1/event-types" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).items.map(i=>i.type).join(" ")))'
 
 # Webhooks: a subscription to a local receiver. Nothing needs to listen there: a delivery that finds no
 # receiver stays pending and is tried again on the schedule.
@@ -164,6 +172,8 @@ SINCE=$(node -e 'console.log(new Date(Date.now() - 3600_000).toISOString())')
 show "POST /v1/webhook-subscriptions/$SUBSCRIPTION_ID/recover (the last hour's events again)"
 curl -s -X POST "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID/recover" -H "Authorization: Bearer $CLERK" \
   -H 'Content-Type: application/json' -d "{\"since\":\"$SINCE\"}"; echo
+show "POST /v1/webhook-subscriptions/$SUBSCRIPTION_ID/test (a WebhookTest to this subscription only)"
+curl -s -X POST "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID/test" -H "Authorization: Bearer $CLERK"; echo
 
 show "DELETE /v1/webhook-subscriptions/$SUBSCRIPTION_ID"
 curl -s -o /dev/null -w '%{http_code}\n' -X DELETE "$BASE/v1/webhook-subscriptions/$SUBSCRIPTION_ID" \

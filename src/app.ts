@@ -51,6 +51,7 @@ import { installRateLimits } from './api/protection/rate-limit.ts';
 import { installSecurityHeaders } from './api/protection/security-headers.ts';
 import { httpsOptions, installMutualTlsIdentity } from './api/protection/tls.ts';
 import { publicRoutes } from './api/routes/public.ts';
+import { eventTypeRoutes } from './api/routes/event-types.ts';
 import { docsRoutes } from './api/docs/routes.ts';
 import { docsRedirectUri } from './api/docs/scalar.ts';
 import { loadServices, type ServiceDefinition } from './api/services/definition.ts';
@@ -259,6 +260,7 @@ async function assemble(
     (await backendReady()) &&
     (declared.host?.available() ?? true);
   publicRoutes(typed, { ready, issuer, isClosing: () => closing });
+  eventTypeRoutes(typed);
   if (identity) {
     // Per user name, beside the per-address limit of the sign-in routes; shared through Redis like the rate limits.
     const loginThrottle = createLoginThrottle(

@@ -170,6 +170,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every event type: what it tells, the JSON Schema of its data, an example (no token needed) */
+        get: operations["listEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orders": {
         parameters: {
             query?: never;
@@ -414,6 +431,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events/{eventId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one event the caller may see (another is not found)
+         * @description Customers, agents and partners may call it, with scope `events:read`. Customers see only their own; agents see all; partners only their own; anything else answers 404 Not Found.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-subscriptions": {
         parameters: {
             query?: never;
@@ -580,6 +617,26 @@ export interface paths {
          * @description Agents and partners may call it, with scope `webhooks:write`. Each caller sees only their own; anything else answers 404 Not Found.
          */
         post: operations["recoverWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-subscriptions/{subscriptionId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a WebhookTest event to this subscription only, whatever types it names
+         * @description Agents and partners may call it, with scope `webhooks:write`. Each caller sees only their own; anything else answers 404 Not Found.
+         */
+        post: operations["sendWebhookTestEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -808,6 +865,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    WebhookSubscriptionDisabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * WebhookSubscriptionDisabled, to a subscription's URL
+         * @description Signed per Standard Webhooks (verify with the standardwebhooks package). Answer 2xx within 10 s once stored; anything else is tried again (Retry-After is honoured); 410 disables the subscription.
+         */
+        post: operations["webhookWebhookSubscriptionDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    WebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * WebhookTest, to a subscription's URL
+         * @description Signed per Standard Webhooks (verify with the standardwebhooks package). Answer 2xx within 10 s once stored; anything else is tried again (Retry-After is honoured); 410 disables the subscription.
+         */
+        post: operations["webhookWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -845,7 +942,7 @@ export interface components {
              */
             id: string;
             /** @description What happened, in the past tense */
-            type: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated";
+            type: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
             /**
              * @description The API collection of the resource, e.g. /v1/orders; source + "/" + subject is its path
              * @example /v1/orders
@@ -864,7 +961,7 @@ export interface components {
             correlationid: string;
             /** @description Position in commit order, zero-padded: text order is commit order */
             sequence: string;
-            /** @description The resource as GET on its path returns it to the receiver's role: an Order, Payment, LoanDecision or Customer */
+            /** @description The resource as GET on its path returns it to the receiver's role: an Order, Payment, LoanDecision or Customer; a Subscription for WebhookTest and WebhookSubscriptionDisabled */
             data: {
                 [key: string]: unknown;
             };
@@ -878,6 +975,83 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listEventTypes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed */
+                "x-request-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description What happened, in the past tense */
+                            type: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
+                            description: string;
+                            /** @description The JSON Schema of the event's `data`, as the OpenAPI `webhooks` section states it */
+                            dataSchema: {
+                                [key: string]: unknown;
+                            };
+                            /** @description An event of this type (a CloudEvent) */
+                            example: {
+                                [key: string]: unknown;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+            429: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Overloaded, or shutting down (Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listOrders: {
         parameters: {
             query?: {
@@ -5821,8 +5995,16 @@ export interface operations {
                 cursor?: string;
                 /** @description Deprecated: the former name of `cursor`, still read; its answers carry `Deprecation` */
                 after?: string;
-                /** @description What happened, in the past tense */
-                type?: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated";
+                /**
+                 * @description One event type, or several separated by commas; each one of OrderConfirmed, OrderRejected, OrderUpdated, OrderCancelled, PaymentCompleted, PaymentRejected, LoanApproved, LoanRejected, CustomerCreated, CustomerUpdated, WebhookSubscriptionDisabled, WebhookTest
+                 * @example OrderConfirmed,OrderCancelled
+                 */
+                type?: string;
+                /**
+                 * @description RFC 3339: only events that happened (`time`) at or after it; combines with `cursor`
+                 * @example 2026-11-28T09:00:00Z
+                 */
+                since?: string;
                 /** @description Page size 1–100 (default 20) */
                 limit?: string;
             };
@@ -6029,6 +6211,218 @@ export interface operations {
             };
         };
     };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed */
+                "x-request-id"?: string;
+            };
+            path: {
+                /** @description The event id (`id`, the webhook-id header) */
+                eventId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudEvent"];
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope or the role for this operation */
+            403: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another method than the path has (see Allow) */
+            405: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description The methods the path has */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A path segment is longer than the limit (see detail) */
+            414: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+            429: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request headers are larger than the limit (see detail) */
+            431: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The back-end program failed while processing the request */
+            502: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Overloaded or back-end busy (Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request took too long; retry with the same Idempotency-Key */
+            504: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listWebhookSubscriptions: {
         parameters: {
             query?: {
@@ -6063,7 +6457,7 @@ export interface operations {
                             /** @description Webhook subscription identifier */
                             subscriptionId: string;
                             url: string;
-                            eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
+                            eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                             description?: string;
                             status: "active" | "disabled";
                             /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
@@ -6275,7 +6669,7 @@ export interface operations {
                      * @description Where to POST the events: https, a public address
                      */
                     url: string;
-                    eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
+                    eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                     description?: string;
                 };
             };
@@ -6299,7 +6693,7 @@ export interface operations {
                         /** @description Webhook subscription identifier */
                         subscriptionId: string;
                         url: string;
-                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                         description?: string;
                         status: "active" | "disabled";
                         /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
@@ -6596,7 +6990,7 @@ export interface operations {
                         /** @description Webhook subscription identifier */
                         subscriptionId: string;
                         url: string;
-                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                         description?: string;
                         status: "active" | "disabled";
                         /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
@@ -7024,7 +7418,7 @@ export interface operations {
                      * @description A new endpoint: it passes the same outbound guard as at creation
                      */
                     url?: string;
-                    eventTypes?: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
+                    eventTypes?: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest")[];
                     description?: string | null;
                     /** @description disabled: nothing is delivered and pending deliveries are cancelled; active: events from now on are */
                     status?: "active" | "disabled";
@@ -7040,7 +7434,7 @@ export interface operations {
                      * @description A new endpoint: it passes the same outbound guard as at creation
                      */
                     url?: string;
-                    eventTypes?: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
+                    eventTypes?: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest")[];
                     description?: string | null;
                     /** @description disabled: nothing is delivered and pending deliveries are cancelled; active: events from now on are */
                     status?: "active" | "disabled";
@@ -7064,7 +7458,7 @@ export interface operations {
                         /** @description Webhook subscription identifier */
                         subscriptionId: string;
                         url: string;
-                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated")[];
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                         description?: string;
                         status: "active" | "disabled";
                         /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
@@ -7562,7 +7956,7 @@ export interface operations {
                 /** @description Only deliveries in this state */
                 state?: "pending" | "succeeded" | "failed" | "cancelled";
                 /** @description Only deliveries of this event type */
-                eventType?: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated";
+                eventType?: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
             };
             header?: {
                 /** @description Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed */
@@ -7598,7 +7992,7 @@ export interface operations {
                              */
                             eventId: string;
                             /** @description What happened, in the past tense */
-                            eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated";
+                            eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
                             /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled) */
                             state: "pending" | "succeeded" | "failed" | "cancelled";
                             attempts: number;
@@ -7837,7 +8231,7 @@ export interface operations {
                          */
                         eventId: string;
                         /** @description What happened, in the past tense */
-                        eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated";
+                        eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
                         /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled) */
                         state: "pending" | "succeeded" | "failed" | "cancelled";
                         attempts: number;
@@ -8314,7 +8708,7 @@ export interface operations {
                          */
                         eventId: string;
                         /** @description What happened, in the past tense */
-                        eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated";
+                        eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
                         /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled) */
                         state: "pending" | "succeeded" | "failed" | "cancelled";
                         attempts: number;
@@ -8726,6 +9120,260 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (Retry-After, RateLimit headers) */
+            429: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request headers are larger than the limit (see detail) */
+            431: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The back-end program failed while processing the request */
+            502: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Overloaded or back-end busy (Retry-After) */
+            503: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request took too long; retry with the same Idempotency-Key */
+            504: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed */
+                "x-request-id"?: string;
+            };
+            path: {
+                /** @description Webhook subscription identifier */
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Due now: follow it in the deliveries */
+            202: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description The created resource (201), or the operation to poll (202) */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Delivery identifier */
+                        deliveryId: string;
+                        /**
+                         * Format: uuid
+                         * @description The event, and the webhook-id header of every attempt
+                         */
+                        eventId: string;
+                        /** @description What happened, in the past tense */
+                        eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
+                        /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled) */
+                        state: "pending" | "succeeded" | "failed" | "cancelled";
+                        attempts: number;
+                        /** @description HTTP status of the last attempt; null when none answered */
+                        lastStatusCode: number | null;
+                        /** @description Why the last attempt failed, when it did */
+                        lastError: string | null;
+                        /** @description When it is tried next; null once succeeded or failed */
+                        nextAttemptAt: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description Invalid input */
+            400: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The token lacks the scope or the role for this operation */
+            403: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not visible to the caller */
+            404: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another method than the path has (see Allow) */
+            405: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description The methods the path has */
+                    allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The subscription is disabled */
+            409: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A path segment is longer than the limit (see detail) */
+            414: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10216,6 +10864,206 @@ export interface operations {
                         createdAt?: string;
                         /** Format: date-time */
                         updatedAt?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disable the subscription */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookWebhookSubscriptionDisabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse old ones */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "WebhookSubscriptionDisabled",
+                 *       "source": "/v1/webhook-subscriptions",
+                 *       "subject": "WHS-3C1F8A2B9D4E6F70",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "subscriptionId": "WHS-3C1F8A2B9D4E6F70",
+                 *         "url": "https://hooks.example.com/corebridge",
+                 *         "eventTypes": [
+                 *           "OrderConfirmed"
+                 *         ],
+                 *         "description": "Order notifications for the shop",
+                 *         "status": "disabled",
+                 *         "createdAt": "2026-11-28T09:00:00.000Z",
+                 *         "disabledReason": "ENDPOINT_GONE"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    specversion: "1.0";
+                    /**
+                     * Format: uuid
+                     * @description The same on every delivery of the event: deduplicate by it
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "WebhookSubscriptionDisabled";
+                    /**
+                     * @description The API collection of the resource, e.g. /v1/orders; source + "/" + subject is its path
+                     * @example /v1/orders
+                     */
+                    source: string;
+                    /**
+                     * @description The resource id
+                     * @example ORD-9D910462994C28C3
+                     */
+                    subject: string;
+                    /** Format: date-time */
+                    time: string;
+                    /** @constant */
+                    datacontenttype: "application/json";
+                    /** @description X-Request-ID of the request that made the change */
+                    correlationid: string;
+                    /** @description Position in commit order, zero-padded: text order is commit order */
+                    sequence: string;
+                    data: {
+                        /** @description Webhook subscription identifier */
+                        subscriptionId: string;
+                        url: string;
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
+                        description?: string;
+                        status: "active" | "disabled";
+                        /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
+                        disabledReason?: string;
+                        /** Format: date-time */
+                        createdAt: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: disable the subscription */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookWebhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every attempt; deduplicate by it */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse old ones */
+                "webhook-timestamp": string;
+                /** @description `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` with the subscription secret (Standard Webhooks) */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "specversion": "1.0",
+                 *       "id": "6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60",
+                 *       "type": "WebhookTest",
+                 *       "source": "/v1/webhook-subscriptions",
+                 *       "subject": "WHS-3C1F8A2B9D4E6F70",
+                 *       "time": "2026-11-28T09:30:00.000Z",
+                 *       "datacontenttype": "application/json",
+                 *       "correlationid": "0b9e5d2c-7a41-4f86-b3e0-c5d8a1f2e934",
+                 *       "sequence": "000000000000042",
+                 *       "data": {
+                 *         "subscriptionId": "WHS-3C1F8A2B9D4E6F70",
+                 *         "url": "https://hooks.example.com/corebridge",
+                 *         "eventTypes": [
+                 *           "OrderConfirmed",
+                 *           "WebhookSubscriptionDisabled"
+                 *         ],
+                 *         "description": "Order notifications for the shop",
+                 *         "status": "active",
+                 *         "createdAt": "2026-11-28T09:00:00.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    specversion: "1.0";
+                    /**
+                     * Format: uuid
+                     * @description The same on every delivery of the event: deduplicate by it
+                     */
+                    id: string;
+                    /** @constant */
+                    type: "WebhookTest";
+                    /**
+                     * @description The API collection of the resource, e.g. /v1/orders; source + "/" + subject is its path
+                     * @example /v1/orders
+                     */
+                    source: string;
+                    /**
+                     * @description The resource id
+                     * @example ORD-9D910462994C28C3
+                     */
+                    subject: string;
+                    /** Format: date-time */
+                    time: string;
+                    /** @constant */
+                    datacontenttype: "application/json";
+                    /** @description X-Request-ID of the request that made the change */
+                    correlationid: string;
+                    /** @description Position in commit order, zero-padded: text order is commit order */
+                    sequence: string;
+                    data: {
+                        /** @description Webhook subscription identifier */
+                        subscriptionId: string;
+                        url: string;
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
+                        description?: string;
+                        status: "active" | "disabled";
+                        /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
+                        disabledReason?: string;
+                        /** Format: date-time */
+                        createdAt: string;
                     };
                 };
             };

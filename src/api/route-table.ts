@@ -132,6 +132,20 @@ export const ROUTES = {
     idempotency: 'optional',
   },
   listEvents: { method: 'GET', url: '/v1/events', scope: 'events:read', roles: EVERYONE, ownership: 'caller-filtered' },
+  getEvent: {
+    method: 'GET',
+    url: '/v1/events/:eventId',
+    scope: 'events:read',
+    roles: EVERYONE,
+    ownership: 'backend-owner',
+  },
+  sendWebhookTestEvent: {
+    method: 'POST',
+    url: '/v1/webhook-subscriptions/:subscriptionId/test',
+    scope: 'webhooks:write',
+    roles: STAFF_OR_PARTNER,
+    ownership: 'backend-owner',
+  },
   createWebhookSubscription: {
     method: 'POST',
     url: '/v1/webhook-subscriptions',

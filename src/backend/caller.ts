@@ -92,50 +92,43 @@ export async function maySeePayment(
 }
 
 /**
- * Events: who may read an event is who may read its resource through the API. Staff read every event; a
- * customer the events of their own orders, payments, loans and customer record; a partner the events of the
- * orders it placed and of the customers it onboarded (never payments or loans, which partners cannot read).
- * Customers merely linked to a partner (partner_customers) are not in its audience: deciding that needs a
- * lookup, and this answer is synchronous (the webhook fan-out asks it per event). Likewise a payment's events
- * go to its payer only: the payee's customer reads a completed payment received through the API
- * (maySeePayment), not through the feed, since an event has one owner column. Narrower than the API, never wider.
+ * Who receives which event: one rule, for the feed, GET /v1/events/{id}, the webhook fan-out and every re-reading.
+ * An event is readable exactly when its resource is readable through the API by the reader at the time of
+ * reading: staff every order, payment, loan and customer event; a customer the events of their own orders,
+ * payments (as payer), loans and customer record; a partner the events of the orders it placed and of the
+ * customers it onboarded or is linked to (partner_customers), never payments or loans. Events about a webhook
+ * subscription (WebhookTest, WebhookSubscriptionDisabled) are its owner's alone, whatever the reader's role. The
+ * rule is written once, as SQL over the events row (store/events.ts, RESOURCE_EVENTS_OF), which the feed, the
+ * lookup by id and the fan-out all run.
  */
 export type EventAudience =
-  | { kind: 'all' }
-  | { kind: 'owner'; customerId: string }
-  | { kind: 'creator'; principal: string; resources: readonly ('order' | 'customer')[] }
+  | { kind: 'staff'; principal: string }
+  | { kind: 'customer'; principal: string; customerId: string }
+  | { kind: 'partner'; principal: string }
   | { kind: 'none' };
 
-/** Does the audience admit this event? (The feed asks the same in SQL: store/events.ts.) */
-export function audienceAdmits(
-  audience: EventAudience,
-  event: { resource: string; ownerCustomerId: string | null; createdBy: string | null },
-): boolean {
-  switch (audience.kind) {
-    case 'all':
-      return true;
-    case 'owner':
-      return event.ownerCustomerId === audience.customerId;
-    case 'creator':
-      return (
-        event.createdBy === audience.principal && (audience.resources as readonly string[]).includes(event.resource)
-      );
-    case 'none':
-      return false;
-  }
-}
+/** The kinds of resource whose events a partner may read (as it may read them through the API). */
+export const PARTNER_EVENT_RESOURCES = ['order', 'customer'] as const;
 
 /** Can the audience ever receive events about this kind of resource? (A subscription to others never fires.) */
 export function audienceReceives(audience: EventAudience, resource: string): boolean {
-  if (audience.kind === 'creator') return (audience.resources as readonly string[]).includes(resource);
+  if (audience.kind === 'partner') {
+    return resource === 'subscription' || (PARTNER_EVENT_RESOURCES as readonly string[]).includes(resource);
+  }
   return audience.kind !== 'none';
 }
 
 export function eventAudience(caller: Caller): EventAudience {
-  if (caller.role === 'AGENT') return { kind: 'all' };
-  if (caller.role === 'CUSTOMER')
-    return caller.customerId ? { kind: 'owner', customerId: caller.customerId } : { kind: 'none' };
-  if (caller.role === 'PARTNER')
-    return { kind: 'creator', principal: caller.principal, resources: ['order', 'customer'] };
-  return { kind: 'none' };
+  switch (caller.role) {
+    case 'AGENT':
+      return { kind: 'staff', principal: caller.principal };
+    case 'CUSTOMER':
+      return caller.customerId
+        ? { kind: 'customer', principal: caller.principal, customerId: caller.customerId }
+        : { kind: 'none' };
+    case 'PARTNER':
+      return { kind: 'partner', principal: caller.principal };
+    case 'SYSTEM':
+      return { kind: 'none' };
+  }
 }

@@ -5,6 +5,7 @@ import { customerFromRecord } from './customer.ts';
 import { loanForRole, loanFromRecord } from './loan.ts';
 import { orderForRole, orderFromRecord } from './order.ts';
 import { paymentForRole, paymentFromRecord } from './payment.ts';
+import { subscriptionFromRecord } from './webhook-subscription.ts';
 
 type RecordResources = {
   [N in ResourceRecordName]: { source: string; view(record: CopybookRecords[N], role: Role): object };
@@ -15,6 +16,8 @@ const RESOURCES: RecordResources = {
   PAYREC: { source: '/v1/payments', view: (r, role) => paymentForRole(paymentFromRecord(r), role) },
   LOANREC: { source: '/v1/loan-applications', view: (r, role) => loanForRole(loanFromRecord(r), role) },
   CUSREC: { source: '/v1/customers', view: (r, role) => customerFromRecord(r, role) },
+  // Its owner's alone, whatever the role: never the secret (WHKREC has none).
+  WHKREC: { source: '/v1/webhook-subscriptions', view: (r) => subscriptionFromRecord(r) },
 };
 
 /** The API collection a resource record belongs to (an event's `source`). */

@@ -2,6 +2,8 @@
  * Events as consumers receive them: CloudEvents 1.0 JSON envelopes (https://cloudevents.io) whose `data` is the
  * resource as the API shows it to the receiver's role; read from the back-end's event list (EVTLSTO and segments).
  */
+// First: by-record.ts reaches webhook-subscription.ts, which reads EventType as it loads.
+import { EventType } from './event-type.ts';
 import { Type } from 'typebox';
 import type { Role } from '../auth/roles.ts';
 import {
@@ -12,16 +14,10 @@ import {
 } from '../backend/copybooks/index.ts';
 import type { EventListResponse } from '../backend/copybooks/records.ts';
 import { MessageFormatError, segmentReader, type SegmentReader } from '../backend/message.ts';
-import { EVENT_TYPES } from '../backend/store/journal.ts';
 import { collectionOf, resourceView } from './by-record.ts';
 import { Timestamp } from './schemas/common.ts';
 
-export const EventType = Type.Union(
-  EVENT_TYPES.map((t) => Type.Literal(t)),
-  {
-    description: 'What happened, in the past tense',
-  },
-);
+export { EventType, SubscribableEventType } from './event-type.ts';
 
 export const CloudEventSchema = Type.Object(
   {
@@ -43,7 +39,7 @@ export const CloudEventSchema = Type.Object(
     data: Type.Record(Type.String(), Type.Unknown(), {
       description:
         "The resource as GET on its path returns it to the receiver's role: " +
-        'an Order, Payment, LoanDecision or Customer',
+        'an Order, Payment, LoanDecision or Customer; a Subscription for WebhookTest and WebhookSubscriptionDisabled',
     }),
   },
   { $id: 'CloudEvent', description: 'A CloudEvents 1.0 JSON envelope' },

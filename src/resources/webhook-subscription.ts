@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import type { WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription } from '../backend/copybooks/index.ts';
-import { EventType } from './event.ts';
+import { EventType, SubscribableEventType } from './event.ts';
 import { Timestamp } from './schemas/common.ts';
 
 export const SubscriptionId = Type.String({
@@ -21,7 +21,7 @@ export const DeliveryId = Type.String({
 export const Subscription = Type.Object({
   subscriptionId: SubscriptionId,
   url: Type.String(),
-  eventTypes: Type.Array(EventType),
+  eventTypes: Type.Array(SubscribableEventType),
   description: Type.Optional(Type.String()),
   status: Type.Union([Type.Literal('active'), Type.Literal('disabled')]),
   disabledReason: Type.Optional(

@@ -11,7 +11,7 @@ import { until } from '../../src/until.ts';
 
 const EVENT_TYPES =
   'OrderConfirmed, OrderRejected, OrderUpdated, OrderCancelled, PaymentCompleted, PaymentRejected, ' +
-  'LoanApproved, LoanRejected, CustomerCreated, CustomerUpdated';
+  'LoanApproved, LoanRejected, CustomerCreated, CustomerUpdated, WebhookSubscriptionDisabled';
 
 test('a value outside an enum or a range is one entry naming the allowed values', async (t) => {
   const h = await startApp(t);

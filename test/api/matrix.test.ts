@@ -20,6 +20,8 @@ interface Ids {
   operation: string;
   subscription: string;
   delivery: string;
+  /** The event of ada's order (getEvent only). */
+  event?: string;
 }
 interface Call {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -152,6 +154,14 @@ const CALLS: Record<OperationId, (ids: Ids, target: Target) => Call> = {
     method: 'GET',
     url: `/v1/events?limit=100${t === 'own' ? '' : `&cursor=${Buffer.from('e1:999999999').toString('base64url')}`}`,
   }),
+  getEvent: (ids, t) => ({
+    method: 'GET',
+    url: `/v1/events/${t === 'own' ? ids.event : '00000000-0000-4000-8000-000000000000'}`,
+  }),
+  sendWebhookTestEvent: (ids, t) => ({
+    method: 'POST',
+    url: `/v1/webhook-subscriptions/${t === 'own' ? ids.subscription : 'WHS-0000000000000000'}/test`,
+  }),
 };
 
 /**
@@ -179,6 +189,8 @@ const OWN: Record<OperationId, Record<Actor, number | 'role'>> = {
   listLoanApplications: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
   // a filter too: everyone reads the events of what they may see
   listEvents: { owner: 200, otherCustomer: 200, agent: 200, partner: 200 },
+  // the event of ada's order: the order's readers (ada placed it, so not the partner)
+  getEvent: { owner: 200, otherCustomer: 404, agent: 200, partner: 404 },
   getOperation: { owner: 200, otherCustomer: 404, agent: 200, partner: 'role' },
   // Subscriptions are the partner's here (acme-shop made it): an agent does not reach another principal's either.
   createWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 201, partner: 201 },
@@ -192,6 +204,7 @@ const OWN: Record<OperationId, Record<Actor, number | 'role'>> = {
   retryWebhookDelivery: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 202 },
   rotateWebhookSecret: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 200 },
   recoverWebhookSubscription: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 202 },
+  sendWebhookTestEvent: { owner: 'role', otherCustomer: 'role', agent: 404, partner: 202 },
 };
 
 /** A receiver that is not there (the discard port): deliveries fail and wait for their next attempt. */
@@ -311,6 +324,13 @@ async function eventually(h: TestApp, subject: string): Promise<void> {
   assert.fail(`no event about ${subject} in the feed after 10 s`);
 }
 
+/** The id of the first event about `subject`, once the relay has given it a position. */
+async function eventOf(h: TestApp, subject: string): Promise<string> {
+  await eventually(h, subject);
+  const feed = await h.request({ method: 'GET', url: '/v1/events?limit=100', as: 'clerk' });
+  return feed.json().items.find((e: { subject: string }) => e.subject === subject).id;
+}
+
 test('every route of the route table has a matrix row', () => {
   assert.deepEqual(Object.keys(CALLS).sort(), Object.keys(ROUTES).sort());
   assert.deepEqual(Object.keys(OWN).sort(), Object.keys(ROUTES).sort());
@@ -323,6 +343,7 @@ for (const operation of Object.keys(ROUTES) as OperationId[]) {
     const ids = webhooks ? await webhookFixtures(h, await fixtures(h)) : await fixtures(h);
     // The fixtures' events are in the feed once the relay has given them positions.
     if (operation === 'listEvents') await eventually(h, ids.loan);
+    if (operation === 'getEvent') ids.event = await eventOf(h, ids.order);
     for (const actor of Object.keys(ACTORS) as Actor[]) {
       const expected = OWN[operation][actor];
       for (const target of ['own', 'missing'] as Target[]) {

@@ -79,6 +79,8 @@ function sample(
       return { url: '/v1/loan-applications?customerId=1001' };
     case 'listEvents':
       return { url: '/v1/events' };
+    case 'getEvent':
+      return { url: '/v1/events/6f1c2a9e-4b7d-4e3a-9c5f-1d8b2e7a4c60' };
     case 'getOperation':
       return { url: `/v1/operations/${f.operationId}` };
     // webhook subscriptions are agents' and partners' (test/api/matrix.test.ts has their owners)
@@ -109,6 +111,8 @@ function sample(
         url: '/v1/webhook-subscriptions/WHS-0000000000000000/recover',
         body: { since: '2026-01-01T00:00:00Z' },
       };
+    case 'sendWebhookTestEvent':
+      return { url: '/v1/webhook-subscriptions/WHS-0000000000000000/test' };
   }
 }
 

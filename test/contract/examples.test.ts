@@ -221,6 +221,9 @@ const SUCCESS: Record<string, number> = {
   listLoanApplications: 200,
   getLoanApplication: 200,
   listEvents: 200,
+  getEvent: 200,
+  listEventTypes: 200,
+  sendWebhookTestEvent: 202,
   createWebhookSubscription: 201,
   listWebhookSubscriptions: 200,
   getWebhookSubscription: 200,
@@ -274,7 +277,8 @@ const HOOK_ENV = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOWED_CIDRS: '127.0.0.1
 /** The operation's example request, as the docs show it; `state` replaces what only exists once created. */
 function exampleCall(id: string, state: { params?: Record<string, string>; headers?: Record<string, string> } = {}) {
   const { path, method, operation } = operationsById.get(id)!;
-  const roles = id.startsWith('health') ? [] : ROUTES[id as keyof typeof ROUTES].roles;
+  // Public operations (health, the event types) name no role: sent without a token.
+  const roles = id in ROUTES ? ROUTES[id as keyof typeof ROUTES].roles : [];
   // The narrowest role allowed: an example naming data its demo user may not reach fails there first.
   const role = (['customer', 'partner', 'agent'] as const).find((r) => roles.includes(r));
   const call: Call = {
@@ -392,6 +396,22 @@ const STATE: Record<string, (h: TestApp) => Promise<Parameters<typeof exampleCal
   },
   async recoverWebhookSubscription(h) {
     return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
+  },
+  async sendWebhookTestEvent(h) {
+    return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };
+  },
+  // The example order's event, once in the feed of the one who placed it.
+  async getEvent(h) {
+    const orderId = (await sendExample(h, 'createOrder', again('order-for-event'))).json().orderId as string;
+    const reader = exampleCall('getEvent', { params: { eventId: '-' } }).as!;
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline) {
+      const feed = await h.request({ method: 'GET', url: '/v1/events?limit=100', as: reader, headers: {} });
+      const event = feed.json().items.find((e: { subject: string }) => e.subject === orderId);
+      if (event) return { params: { eventId: event.id } };
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.fail('no event of the example order within 10 s');
   },
   async listWebhookDeliveries(h) {
     return { params: { subscriptionId: (await sendExample(h, 'createWebhookSubscription')).json().subscriptionId } };

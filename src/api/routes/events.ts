@@ -1,77 +1,19 @@
 /**
- * /v1/events — the events feed (EVTLST): the CloudEvents the caller may see, in commit order, for consumers
- * that poll instead of receiving webhooks. Visibility is the back-end's (src/backend/caller.ts eventAudience);
- * `data` has the caller's role's field lists (src/resources/event.ts).
+ * /v1/events — the events feed (EVTLST) and one event (EVTINQ): the CloudEvents the caller may see, in commit
+ * order, for consumers that poll instead of receiving webhooks. Who reads which event is the back-end's one rule
+ * (src/backend/caller.ts, "Who receives which event"); `data` has the caller's role's field lists
+ * (src/resources/event.ts).
  */
 import { Type } from 'typebox';
-import { EVENT_TYPES } from '../../backend/store/journal.ts';
+import { ALL_EVENT_TYPES } from '../../backend/store/journal.ts';
 import type { MessageCatalog } from '../../backend/copybooks/index.ts';
-import { CloudEventSchema, EventType, exampleEvent, readEventList, toCloudEvent } from '../../resources/event.ts';
+import { CloudEventSchema, readEventList, toCloudEvent } from '../../resources/event.ts';
+import { EVENT_CATALOG } from '../../resources/event-catalog.ts';
 import { ApiError } from '../../errors.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
 import { deprecationHeaders } from '../plugins/deprecation.ts';
 import { pageLimit, pageSizeOf } from '../../resources/schemas/page.ts';
-import { Customer } from '../../resources/customer.ts';
-import { APPROVED_LOAN_EXAMPLE, LoanDecision, REJECTED_LOAN_EXAMPLE } from '../../resources/loan.ts';
-import { CONFIRMED_ORDER_EXAMPLE, Order, REJECTED_ORDER_EXAMPLE } from '../../resources/order.ts';
-import { COMPLETED_PAYMENT_EXAMPLE, Payment, REJECTED_PAYMENT_EXAMPLE } from '../../resources/payment.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
-
-/** The resource schema of each event type's `data` (as GET on its path answers). */
-const DATA_OF: Record<(typeof EVENT_TYPES)[number], object> = {
-  OrderConfirmed: Order,
-  OrderRejected: Order,
-  OrderUpdated: Order,
-  OrderCancelled: Order,
-  PaymentCompleted: Payment,
-  PaymentRejected: Payment,
-  LoanApproved: LoanDecision,
-  LoanRejected: LoanDecision,
-  CustomerCreated: Customer,
-  CustomerUpdated: Customer,
-};
-
-/** Each event type's example: a resource of that story (a PaymentCompleted carries no failure reason). */
-const customerExample = { customerId: '1001', name: 'Ada Lovelace', email: 'ada@example.com' };
-const orderExample = (data: Order, type: string) => exampleEvent(type, '/v1/orders', data.orderId, data);
-const EXAMPLE_OF: Record<(typeof EVENT_TYPES)[number], object> = {
-  OrderConfirmed: orderExample(CONFIRMED_ORDER_EXAMPLE, 'OrderConfirmed'),
-  OrderRejected: orderExample(REJECTED_ORDER_EXAMPLE, 'OrderRejected'),
-  OrderUpdated: orderExample(
-    { ...CONFIRMED_ORDER_EXAMPLE, quantity: 3, amount: 149.7, updatedAt: '2026-11-28T09:45:00.000Z' },
-    'OrderUpdated',
-  ),
-  OrderCancelled: orderExample(
-    { ...CONFIRMED_ORDER_EXAMPLE, status: 'CANCELLED', updatedAt: '2026-11-28T10:00:00.000Z' },
-    'OrderCancelled',
-  ),
-  PaymentCompleted: exampleEvent(
-    'PaymentCompleted',
-    '/v1/payments',
-    COMPLETED_PAYMENT_EXAMPLE.paymentId,
-    COMPLETED_PAYMENT_EXAMPLE,
-  ),
-  PaymentRejected: exampleEvent(
-    'PaymentRejected',
-    '/v1/payments',
-    REJECTED_PAYMENT_EXAMPLE.paymentId,
-    REJECTED_PAYMENT_EXAMPLE,
-  ),
-  LoanApproved: exampleEvent(
-    'LoanApproved',
-    '/v1/loan-applications',
-    APPROVED_LOAN_EXAMPLE.loanId,
-    APPROVED_LOAN_EXAMPLE,
-  ),
-  LoanRejected: exampleEvent(
-    'LoanRejected',
-    '/v1/loan-applications',
-    REJECTED_LOAN_EXAMPLE.loanId,
-    REJECTED_LOAN_EXAMPLE,
-  ),
-  CustomerCreated: exampleEvent('CustomerCreated', '/v1/customers', '1001', customerExample),
-  CustomerUpdated: exampleEvent('CustomerUpdated', '/v1/customers', '1001', customerExample),
-};
 
 const WEBHOOK_HEADERS = [
   { name: 'webhook-id', description: 'The event id: the same on every attempt; deduplicate by it' },
@@ -90,7 +32,7 @@ export function eventWebhooks(): Record<string, object> {
     Object.entries(CloudEventSchema).filter(([key]) => key !== '$id'),
   );
   return Object.fromEntries(
-    EVENT_TYPES.map((type) => [
+    EVENT_CATALOG.map(({ type, data, example }) => [
       type,
       {
         post: {
@@ -106,9 +48,9 @@ export function eventWebhooks(): Record<string, object> {
               'application/json': {
                 schema: {
                   ...envelope,
-                  properties: { ...envelope.properties, type: { const: type }, data: DATA_OF[type] },
+                  properties: { ...envelope.properties, type: { const: type }, data },
                 },
-                example: EXAMPLE_OF[type],
+                example,
               },
             },
           },
@@ -133,7 +75,19 @@ const FeedQuery = Type.Object(
     after: CursorParam('Deprecated: the former name of `cursor`, still read; its answers carry `Deprecation`', {
       deprecated: true,
     }),
-    type: Type.Optional(EventType),
+    type: Type.Optional(
+      Type.String({
+        description: `One event type, or several separated by commas; each one of ${ALL_EVENT_TYPES.join(', ')}`,
+        examples: ['OrderConfirmed,OrderCancelled'],
+      }),
+    ),
+    since: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'RFC 3339: only events that happened (`time`) at or after it; combines with `cursor`',
+        examples: ['2026-11-28T09:00:00Z'],
+      }),
+    ),
     limit: pageLimit('EVTLST', 'evtlMaxItems'),
   },
   { additionalProperties: false },
@@ -155,6 +109,39 @@ function startPosition(q: { cursor?: string; after?: string }): number {
   return q.after ? afterAlias.decode(q.after) : 0;
 }
 
+/** The `type` filter's names, each an event type: the first that is none is refused. */
+function typeFilter(raw: string | undefined): string[] {
+  const types = [...new Set((raw ?? '').split(',').filter(Boolean))];
+  const unknown = types.find((t) => !(ALL_EVENT_TYPES as readonly string[]).includes(t));
+  if (unknown !== undefined) {
+    throw new ApiError('VALIDATION_FAILED', `"${unknown}" is not an event type`, {
+      violations: [{ pointer: '/type', in: 'query', detail: `"${unknown}" is not an event type` }],
+    });
+  }
+  return types;
+}
+
+/**
+ * `since` as events store their time (UTC, milliseconds), rounded up: an event is kept when its time is at or
+ * after `since`, and one within the same millisecond but before it is not.
+ */
+function storedSince(raw: string | undefined): string {
+  if (!raw) return '';
+  const ms = Date.parse(raw);
+  if (Number.isNaN(ms)) {
+    throw new ApiError('VALIDATION_FAILED', 'since is no RFC 3339 time', {
+      violations: [{ pointer: '/since', in: 'query', detail: 'must be an RFC 3339 date-time' }],
+    });
+  }
+  const finer = /\.\d{3}(\d*)/.exec(raw)?.[1] ?? '';
+  return new Date(ms + (/[1-9]/.test(finer) ? 1 : 0)).toISOString();
+}
+
+const EventParams = Type.Object(
+  { eventId: Type.String({ format: 'uuid', description: 'The event id (`id`, the webhook-id header)' }) },
+  { additionalProperties: false },
+);
+
 export function eventRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog: MessageCatalog }): void {
   app.addSchema(CloudEventSchema);
   app.route({
@@ -166,9 +153,12 @@ export function eventRoutes(app: Api, { backend, catalog }: RouteDeps & { catalo
     },
     handler: async (req, reply) => {
       const q = req.query;
+      const types = typeFilter(q.type);
       const out = await backend.call('EVTLST', req, {
         evtlAfterPosition: startPosition(q),
-        evtlTypeFilter: q.type ?? '',
+        evtlSince: storedSince(q.since),
+        evtlTypeCount: types.length,
+        evtlTypes: types.map((t) => ({ evtlType: t })),
         evtlMaxItems: pageSizeOf(q.limit),
       });
       const list = readEventList(catalog, out.body, out.segments);
@@ -179,6 +169,21 @@ export function eventRoutes(app: Api, { backend, catalog }: RouteDeps & { catalo
         nextCursor: cursor.encode(list.lastPosition),
         hasMore: list.more,
       };
+    },
+  });
+
+  app.route({
+    ...fromTable('getEvent'),
+    schema: {
+      ...protectedErrors(['events'], 'getEvent', 'Read one event the caller may see (another is not found)'),
+      params: EventParams,
+      response: { 200: { description: 'Success', ...Type.Ref('CloudEvent') }, ...STANDARD_ERRORS },
+    },
+    handler: async (req) => {
+      const out = await backend.call('EVTINQ', req, { evtkEventId: req.params.eventId });
+      const [item] = readEventList(catalog, out.body, out.segments).items;
+      if (!item) throw new ApiError('NOT_FOUND', 'event not found');
+      return toCloudEvent(item, req.principal!.role);
     },
   });
 }

@@ -20,7 +20,7 @@ import { problem, ProblemSchema } from '../schemas/problem.ts';
 import { recordString } from '../../resources/schemas/record-field.ts';
 import { pageLimit, pageOf, pageSizeOf } from '../../resources/schemas/page.ts';
 import { Timestamp } from '../../resources/schemas/common.ts';
-import { EventType } from '../../resources/event.ts';
+import { EventType, SubscribableEventType } from '../../resources/event.ts';
 import {
   CreatedSubscription,
   Delivery,
@@ -42,7 +42,7 @@ export const SubscriptionRequest = Type.Object(
       minLength: 1,
       description: 'Where to POST the events: https, a public address',
     }),
-    eventTypes: Type.Array(EventType, { minItems: 1, maxItems: 10, uniqueItems: true }),
+    eventTypes: Type.Array(SubscribableEventType, { minItems: 1, maxItems: 10, uniqueItems: true }),
     description: Type.Optional(recordString('WHKCRT', 'whkcDescription')),
   },
   {
@@ -542,6 +542,30 @@ export function webhookRoutes(
         cut: r.whkoCut === 'Y',
         continueFrom: r.whkoContinueFrom || null,
       });
+    },
+  });
+
+  app.route({
+    ...fromTable('sendWebhookTestEvent'),
+    schema: {
+      ...protectedErrors(
+        tags,
+        'sendWebhookTestEvent',
+        'Send a WebhookTest event to this subscription only, whatever types it names',
+      ),
+      params: SubscriptionParams,
+      response: {
+        202: { description: 'Due now: follow it in the deliveries', ...Delivery },
+        ...STANDARD_ERRORS,
+        409: problem('The subscription is disabled'),
+      },
+    },
+    handler: async (req, reply) => {
+      const out = await backend.call('WHKTST', req, {
+        whkkSubscriptionId: req.params.subscriptionId,
+        whkkDeliveryId: '',
+      });
+      return reply.code(202).send(deliveryFromRecord(out.body));
     },
   });
 }

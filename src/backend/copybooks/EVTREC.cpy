@@ -4,7 +4,7 @@
        01  EVENT-RECORD.
            05  EVT-POSITION            PIC 9(15).
            05  EVT-EVENT-ID            PIC X(36).
-           05  EVT-EVENT-TYPE          PIC X(24).
+           05  EVT-EVENT-TYPE          PIC X(32).
            05  EVT-SUBJECT             PIC X(20).
            05  EVT-OCCURRED-AT         PIC X(24).
            05  EVT-CORRELATION-ID      PIC X(128).

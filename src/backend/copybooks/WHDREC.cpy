@@ -6,7 +6,7 @@
            05  WHD-DELIVERY-ID         PIC X(20).
            05  WHD-SUBSCRIPTION-ID     PIC X(20).
            05  WHD-EVENT-ID            PIC X(36).
-           05  WHD-EVENT-TYPE          PIC X(24).
+           05  WHD-EVENT-TYPE          PIC X(32).
            05  WHD-STATE               PIC X(10).
                88  WHD-PENDING                    VALUE 'pending'.
                88  WHD-SUCCEEDED                  VALUE 'succeeded'.

@@ -10,5 +10,5 @@
            05  WHKC-SECRET             PIC X(128).
            05  WHKC-EVENT-TYPE-COUNT   PIC 9(2).
            05  WHKC-EVENT-TYPES        OCCURS 10 TIMES.
-               10  WHKC-EVENT-TYPE     PIC X(24).
+               10  WHKC-EVENT-TYPE     PIC X(32).
            05  WHKC-MAX-SUBSCRIPTIONS  PIC 9(4).

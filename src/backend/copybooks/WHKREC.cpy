@@ -12,4 +12,4 @@
            05  WHK-CREATED-AT          PIC X(24).
            05  WHK-EVENT-TYPE-COUNT    PIC 9(2).
            05  WHK-EVENT-TYPES         OCCURS 10 TIMES.
-               10  WHK-EVENT-TYPE      PIC X(24).
+               10  WHK-EVENT-TYPE      PIC X(32).

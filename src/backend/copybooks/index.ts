@@ -36,6 +36,7 @@ export const TRANSACTIONS = {
   LNLST: { request: 'LOANLSTI', response: 'SEGLSTO' },
   EVTLST: { request: 'EVTLSTI', response: 'EVTLSTO' },
   EVTNXT: { request: 'EVTNXTI', response: 'EVTLSTO' },
+  EVTINQ: { request: 'EVTKEYI', response: 'EVTLSTO' },
   WHKCRT: { request: 'WHKCRTI', response: 'WHKREC' },
   WHKINQ: { request: 'WHKKEYI', response: 'WHKREC' },
   WHKLST: { request: 'WHKLSTI', response: 'SEGLSTO' },
@@ -48,6 +49,7 @@ export const TRANSACTIONS = {
   WHDINQ: { request: 'WHKKEYI', response: 'WHDREC' },
   WHALST: { request: 'WHALSTI', response: 'SEGLSTO' },
   WHKRCV: { request: 'WHKRCVI', response: 'WHKRCVO' },
+  WHKTST: { request: 'WHKKEYI', response: 'WHDREC' },
   OPSUBM: { request: 'OPSUBI', response: 'OPREC' },
   OPINQ: { request: 'OPKEYI', response: 'OPREC' },
   OPNXT: { request: 'OPNXTI', response: 'SEGLSTO' },
@@ -86,6 +88,7 @@ export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set([
   'LNINQ',
   'LNLST',
   'EVTLST',
+  'EVTINQ',
   'WHKINQ',
   'WHKLST',
   'WHDLST',
@@ -98,7 +101,7 @@ export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set([
 export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT', 'WHDDUE', 'OPNXT', 'OPDONE']);
 
 /** The resources' records: an event carries one (after its EVTREC), an operation's outcome one (after OPREC). */
-export const RESOURCE_RECORDS = ['ORDREC', 'PAYREC', 'LOANREC', 'CUSREC'] as const;
+export const RESOURCE_RECORDS = ['ORDREC', 'PAYREC', 'LOANREC', 'CUSREC', 'WHKREC'] as const;
 export type ResourceRecordName = (typeof RESOURCE_RECORDS)[number];
 /**
  * Transactions a caller may also have run later (Prefer: respond-async): their request and response records travel as

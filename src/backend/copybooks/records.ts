@@ -109,10 +109,19 @@ export interface CustomerUpdateRequest {
   };
 }
 
+/** EVENT-KEY */
+export interface EventKey {
+  evtkEventId: string;
+}
+
 /** EVENT-LIST-REQUEST */
 export interface EventListRequest {
   evtlAfterPosition?: number;
-  evtlTypeFilter: string;
+  evtlSince: string;
+  evtlTypeCount?: number;
+  evtlTypes: Array<{
+    evtlType: string;
+  }>;
   evtlMaxItems: number;
 }
 
@@ -526,6 +535,7 @@ export interface CopybookRecords {
   CUSKEYI: CustomerKey;
   CUSREC: CustomerRecord;
   CUSUPDI: CustomerUpdateRequest;
+  EVTKEYI: EventKey;
   EVTLSTI: EventListRequest;
   EVTLSTO: EventListResponse;
   EVTNXTI: EventRelayRequest;

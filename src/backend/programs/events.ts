@@ -1,12 +1,14 @@
 /**
- * EVTLST lists the events a caller may read (the events feed). EVTNXT is the event relay's turn (system caller
- * only); relayEventsProgram says its steps. Both answer EVTLSTO followed by the events as segments.
+ * EVTLST lists the events a caller may read (the events feed), EVTINQ answers one of them. EVTNXT is the event
+ * relay's turn (system caller only); relayEventsProgram says its steps. All answer EVTLSTO followed by the events as
+ * segments.
  */
 import { eventAudience } from '../caller.ts';
 import type { EventListResponse } from '../copybooks/records.ts';
 import { RC } from '../message.ts';
 import { fail, ok, text, type Program, type ProgramReply } from '../program.ts';
 import {
+  findReadableEvent,
   listEvents,
   lockRelay,
   markPublished,
@@ -16,6 +18,7 @@ import {
   unpublishedEvents,
   type StoredEvent,
 } from '../store/events.ts';
+import { ALL_EVENT_TYPES } from '../store/journal.ts';
 import { eventSegments } from './event-segments.ts';
 import { pageSize, turnSize } from './lists.ts';
 import { fanOutToSubscriptions } from './webhooks.ts';
@@ -38,13 +41,36 @@ function eventList(
   return { ...ok(list), segments: eventSegments(events) };
 }
 
+/** An ISO-8601 UTC timestamp as events store theirs (toISOString), so that text order is time order. */
+const STORED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 export const listEventsProgram: Program<'EVTLST'> = async (ctx, req) => {
   const after = Math.max(Math.trunc(req.evtlAfterPosition ?? 0) || 0, 0);
   const limit = pageSize(req.evtlMaxItems);
-  const type = text(req.evtlTypeFilter) || undefined;
-  const rows = await listEvents(ctx.tx, eventAudience(ctx.caller), { afterPosition: after, type, limit: limit + 1 });
+  const count = Math.max(Math.trunc(req.evtlTypeCount ?? 0) || 0, 0);
+  const types = [...new Set(req.evtlTypes.slice(0, count).map((t) => text(t.evtlType)))];
+  const unknown = types.find((t) => !(ALL_EVENT_TYPES as readonly string[]).includes(t));
+  if (unknown !== undefined)
+    return fail(RC.INVALID_INPUT, 'INVALID_EVENT_TYPE', `no event type is called "${unknown}"`);
+  const since = text(req.evtlSince);
+  if (since && !STORED_TIME.test(since)) {
+    return fail(RC.INVALID_INPUT, 'INVALID_SINCE', 'since must be a UTC time as YYYY-MM-DDTHH:MM:SS.sssZ');
+  }
+  const rows = await listEvents(ctx.tx, eventAudience(ctx.caller), {
+    afterPosition: after,
+    types,
+    since: since || undefined,
+    limit: limit + 1,
+  });
   const page = rows.slice(0, limit);
   return eventList(page, rows.length > limit, page.at(-1)?.position ?? after);
+};
+
+/** One event, by the feed's rule: one the caller may not read is "not found". */
+export const inquireEventProgram: Program<'EVTINQ'> = async (ctx, req) => {
+  const event = await findReadableEvent(ctx.tx, eventAudience(ctx.caller), text(req.evtkEventId));
+  if (!event) return fail(RC.NOT_FOUND, 'EVENT_NOT_FOUND', 'event not found');
+  return eventList([event], false, event.position);
 };
 
 /**

@@ -2,7 +2,8 @@ import type { TranCode } from '../copybooks/index.ts';
 import type { Program } from '../program.ts';
 import { balanceInquiry, listAccountsProgram } from './accounts.ts';
 import { addCustomer, inquireCustomer, updateCustomerProgram } from './customers.ts';
-import { listEventsProgram, relayEventsProgram } from './events.ts';
+import { inquireEventProgram, listEventsProgram, relayEventsProgram } from './events.ts';
+import { sendTestEventProgram } from './webhook-test.ts';
 import { applyForLoan, inquireLoan, listLoansProgram } from './loans.ts';
 import { claimOperationsProgram, completeOperationProgram, inquireOperation, submitOperation } from './operations.ts';
 import {
@@ -41,6 +42,7 @@ export const PROGRAMS: { [T in TranCode]: Program<T> } = {
   LNLST: listLoansProgram,
   EVTLST: listEventsProgram,
   EVTNXT: relayEventsProgram,
+  EVTINQ: inquireEventProgram,
   WHKCRT: createSubscription,
   WHKINQ: inquireSubscription,
   WHKLST: listSubscriptions,
@@ -53,6 +55,7 @@ export const PROGRAMS: { [T in TranCode]: Program<T> } = {
   WHDINQ: inquireDelivery,
   WHALST: listAttemptsProgram,
   WHKRCV: recoverSubscription,
+  WHKTST: sendTestEventProgram,
   OPSUBM: submitOperation,
   OPINQ: inquireOperation,
   OPNXT: claimOperationsProgram,

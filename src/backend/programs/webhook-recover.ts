@@ -2,60 +2,34 @@
  * WHKRCV: a subscription's events of a time window delivered again (recover, as Svix names it), for the owner of
  * the subscription: after an outage, or for events raised while it was disabled or before it existed.
  */
-import { audienceAdmits, eventAudience } from '../caller.ts';
 import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
 import { fail, ok, text } from '../program.ts';
 import type { Program } from '../program.ts';
-import { writeAudit } from '../store/journal.ts';
-import {
-  eventsInWindow,
-  findOwnSubscriptionForUpdate,
-  insertDueDelivery,
-  redueDeliveries,
-  type WindowEvent,
-} from '../store/webhooks.ts';
+import { eventsInWindowFor, type WindowEvent } from '../store/events.ts';
+import { ONE_SUBSCRIPTION_EVENTS, writeAudit } from '../store/journal.ts';
+import { findOwnSubscriptionForUpdate, insertDueDelivery, redueDeliveries } from '../store/webhooks.ts';
 
 /** Events one recover queues at most: its transaction stays short, and the answer says where to go on from. */
 export const MAX_RECOVER_EVENTS = 1000;
-/**
- * Events of the subscription's types one recover looks at at most, admitted or not: a partner's events are few
- * among everyone's, and the scan is bounded as the queueing is.
- */
-export const MAX_RECOVER_SCAN = 5 * MAX_RECOVER_EVENTS;
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
- * The events of a window to take in one call, and where the next call starts when the window is cut. A cut falls
- * between two instants, never inside one, so that going on from `continueFrom` queues none of them twice (only
- * an instant holding more events than one call takes is split, and is looked at again).
+ * The events of a window to take in one call (`rows`: the window's first events, one more than a call takes when
+ * there are more), and where the next call starts when the window is cut. A cut falls between two instants, never
+ * inside one, so that going on from `continueFrom` queues none of them twice (only an instant holding more events
+ * than one call takes is split, and is looked at again).
  */
 export function cutWindow(
   rows: readonly WindowEvent[],
-  admits: (e: WindowEvent) => boolean,
   maxEvents = MAX_RECOVER_EVENTS,
-  maxScan = MAX_RECOVER_SCAN,
 ): { taken: WindowEvent[]; continueFrom: string | null } {
-  const admitted: WindowEvent[] = [];
-  let instantStart = 0;
-  let admittedBeforeInstant = 0;
-  for (let i = 0; i < rows.length; i++) {
-    const e = rows[i]!;
-    if (i > 0 && e.occurredAt !== rows[i - 1]!.occurredAt) {
-      instantStart = i;
-      admittedBeforeInstant = admitted.length;
-    }
-    const admit = admits(e);
-    if (i === maxScan || (admit && admitted.length === maxEvents)) {
-      return {
-        taken: instantStart > 0 ? admitted.slice(0, admittedBeforeInstant) : admitted,
-        continueFrom: e.occurredAt,
-      };
-    }
-    if (admit) admitted.push(e);
-  }
-  return { taken: admitted, continueFrom: null };
+  if (rows.length <= maxEvents) return { taken: [...rows], continueFrom: null };
+  const next = rows[maxEvents]!;
+  let end = maxEvents;
+  while (end > 0 && rows[end - 1]!.occurredAt === next.occurredAt) end--;
+  return { taken: rows.slice(0, end > 0 ? end : maxEvents), continueFrom: next.occurredAt };
 }
 
 export const recoverSubscription: Program<'WHKRCV'> = async (ctx, req) => {
@@ -71,10 +45,13 @@ export const recoverSubscription: Program<'WHKRCV'> = async (ctx, req) => {
     const why = s.disabledReason ?? 'no reason';
     return fail(RC.CONFLICT, 'SUBSCRIPTION_DISABLED', `the subscription is disabled (${why}); enable it first`);
   }
-  // The fan-out's own rule (fanOutToSubscriptions): who the subscription's owner is decides what it receives.
-  const audience = eventAudience({ principal: s.ownerPrincipal, role: s.ownerRole, customerId: s.ownerCustomerId });
-  const rows = await eventsInWindow(ctx.tx, { types: s.eventTypes, since, until, limit: MAX_RECOVER_SCAN + 1 });
-  const { taken, continueFrom } = cutWindow(rows, (e) => audienceAdmits(audience, e));
+  const rows = await eventsInWindowFor(ctx.tx, s.subscriptionId, {
+    since,
+    until,
+    limit: MAX_RECOVER_EVENTS + 1,
+    except: ONE_SUBSCRIPTION_EVENTS,
+  });
+  const { taken, continueFrom } = cutWindow(rows);
   // Due a millisecond apart in the order raised, the last one now (all of them due at once): the dispatcher claims
   // the oldest due first, so they go out in that order whether they had a delivery (an older one) or get one now.
   const now = Date.parse(ctx.now);

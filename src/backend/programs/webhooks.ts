@@ -3,7 +3,7 @@
  * (WHDLST, WHDRTY) for the caller that owns them; WHDDUE, the dispatcher's turn, and what an attempt's outcome does
  * to its subscription; and fanOutToSubscriptions, which the relay's turn calls.
  */
-import { audienceAdmits, audienceReceives, eventAudience, type Caller } from '../caller.ts';
+import { audienceReceives, eventAudience, type Caller } from '../caller.ts';
 import { newId } from '../ids.ts';
 import type {
   DeliveryTurnRequest,
@@ -13,10 +13,9 @@ import type {
 } from '../copybooks/records.ts';
 import { RC, recordSegment, type Segment } from '../message.ts';
 import { fail, ok, text, type Program, type ProgramContext, type ProgramReply } from '../program.ts';
-import { eventsBySeq, type PositionedEvent } from '../store/events.ts';
-import { EVENT_RESOURCE, EVENT_TYPES, writeAudit, type EventType } from '../store/journal.ts';
+import { eventsBySeq, subscriptionsReading, type PositionedEvent } from '../store/events.ts';
+import { EVENT_RESOURCE, EVENT_TYPES, ONE_SUBSCRIPTION_EVENTS, writeAudit, type EventType } from '../store/journal.ts';
 import {
-  activeSubscriptions,
   cancelPendingDeliveries,
   claimDueDeliveries,
   clearFailing,
@@ -210,27 +209,28 @@ export const retryDelivery: Program<'WHDRTY'> = async (ctx, req) => {
 export const MAX_DELIVERIES_PER_TURN = 1000;
 
 /**
- * A delivery per newly positioned event and active subscription that wants its type and whose owner may read
- * it, in the relay's transaction, for the first events whose deliveries fit MAX_DELIVERIES_PER_TURN (the first
- * one whatever its count): returns how many events it took, all of whose deliveries it wrote, in event order.
+ * A delivery per newly positioned event and active subscription that names its type and whose owner may read it
+ * (the feed's rule, store/events.ts), in the relay's transaction, for the first events whose deliveries fit
+ * MAX_DELIVERIES_PER_TURN (the first one whatever its count): returns how many events it took, all of whose
+ * deliveries it wrote, in event order. A WebhookTest goes only to the subscription it was asked for (WHKTST).
  */
 export async function fanOutToSubscriptions(ctx: ProgramContext, events: readonly PositionedEvent[]): Promise<number> {
   if (events.length === 0) return 0;
-  const subscriptions = (await activeSubscriptions(ctx.tx)).map((s) => ({
-    s,
-    audience: eventAudience({ principal: s.ownerPrincipal, role: s.ownerRole, customerId: s.ownerCustomerId }),
-  }));
+  const readers = await subscriptionsReading(ctx.tx, {
+    fromPosition: events[0]!.position,
+    toPosition: events.at(-1)!.position,
+    except: ONE_SUBSCRIPTION_EVENTS,
+  });
+  const wantingOf = Map.groupBy(readers, (r) => r.eventId);
   const deliveries: Array<Parameters<typeof insertDelivery>[1]> = [];
   let taken = 0;
   for (const e of events) {
-    const wanting = subscriptions.filter(
-      ({ s, audience }) => s.eventTypes.includes(e.type) && audienceAdmits(audience, e),
-    );
+    const wanting = wantingOf.get(e.eventId) ?? [];
     if (taken > 0 && deliveries.length + wanting.length > MAX_DELIVERIES_PER_TURN) break;
-    for (const { s } of wanting) {
+    for (const { subscriptionId } of wanting) {
       deliveries.push({
         deliveryId: newId('WHD'),
-        subscriptionId: s.subscriptionId,
+        subscriptionId,
         eventId: e.eventId,
         eventType: e.type,
         at: ctx.now,

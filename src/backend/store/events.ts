@@ -38,43 +38,173 @@ function fromRow(row: Row): StoredEvent {
 
 const COLUMNS =
   'position, event_id, event_type, subject, occurred_at, correlation_id, owner_customer_id, record_name, record_json';
+/** COLUMNS of the events row `e`. */
+const E_COLUMNS = COLUMNS.split(', ')
+  .map((c) => `e.${c}`)
+  .join(', ');
+
+/** A piece of SQL and the values of its placeholders, in order. */
+interface Sql {
+  sql: string;
+  params: SqlValue[];
+}
+
+function sql(strings: TemplateStringsArray, ...parts: Sql[]): Sql {
+  let text = strings[0]!;
+  const params: SqlValue[] = [];
+  parts.forEach((part, i) => {
+    text += part.sql + strings[i + 1]!;
+    params.push(...part.params);
+  });
+  return { sql: text, params };
+}
+const value = (v: SqlValue): Sql => ({ sql: '?', params: [v] });
+const column = (name: string): Sql => ({ sql: name, params: [] });
+const anyOf = (parts: readonly Sql[]): Sql => ({
+  sql: `(${parts.map((p) => p.sql).join(' OR ')})`,
+  params: parts.flatMap((p) => p.params),
+});
+
+/** A reader of events in SQL: bound values (one caller) or a webhook_subscriptions row's columns (its owner). */
+interface SqlReader {
+  principal: Sql;
+  customerId: Sql;
+}
 
 /**
- * The SQL condition that keeps what an audience may read (src/backend/caller.ts); built per kind, so each uses its
- * index.
+ * Who receives which event (src/backend/caller.ts says it in words): the only place the rule is written. Per kind
+ * of reader, the events of resources it may read through the API; beside them, each reader's own subscriptions'
+ * events. Links are read as they are when the events are: a linked partner reads the customer's events, earlier
+ * ones too, while the link lasts.
  */
-function audienceFilter(audience: EventAudience): { sql: string; params: SqlValue[] } {
-  switch (audience.kind) {
-    case 'all':
-      return { sql: '', params: [] };
-    case 'owner':
-      return { sql: ' AND owner_customer_id = ?', params: [audience.customerId] };
-    case 'creator':
-      return {
-        sql: ` AND created_by = ? AND resource IN (${audience.resources.map(() => '?').join(', ')})`,
-        params: [audience.principal, ...audience.resources],
-      };
-    case 'none':
-      return { sql: ' AND 1 = 0', params: [] };
-  }
+const RESOURCE_EVENTS_OF: Record<'AGENT' | 'CUSTOMER' | 'PARTNER', (r: SqlReader) => Sql> = {
+  AGENT: () => sql`e.resource <> 'subscription'`,
+  CUSTOMER: (r) => sql`(e.resource <> 'subscription' AND e.owner_customer_id = ${r.customerId})`,
+  PARTNER: (r) =>
+    sql`((e.resource IN ('order', 'customer') AND e.created_by = ${r.principal}) OR (e.resource = 'customer' AND EXISTS (SELECT 1 FROM partner_customers pc WHERE pc.principal = ${r.principal} AND pc.customer_id = e.subject)))`,
+};
+const OWN_EVENTS_OF = (r: SqlReader): Sql => sql`(e.resource = 'subscription' AND e.created_by = ${r.principal})`;
+
+/** The condition on the events row `e` that keeps what one caller may read. */
+function readableBy(audience: EventAudience): Sql {
+  if (audience.kind === 'none') return sql`1 = 0`;
+  const reader = {
+    principal: value(audience.principal),
+    customerId: value(audience.kind === 'customer' ? audience.customerId : null),
+  };
+  const kind = audience.kind === 'staff' ? 'AGENT' : audience.kind === 'customer' ? 'CUSTOMER' : 'PARTNER';
+  return anyOf([RESOURCE_EVENTS_OF[kind](reader), OWN_EVENTS_OF(reader)]);
+}
+
+/** The same condition for the owner of the webhook_subscriptions row `s`, whatever its role. */
+function readableByOwnerOf(): Sql {
+  const owner = { principal: column('s.owner_principal'), customerId: column('s.owner_customer_id') };
+  const kinds = Object.entries(RESOURCE_EVENTS_OF).map(
+    ([role, rule]) => sql`(s.owner_role = ${value(role)} AND ${rule(owner)})`,
+  );
+  return anyOf([...kinds, OWN_EVENTS_OF(owner)]);
 }
 
 /** Positioned events after `afterPosition` that the audience may read, oldest first. */
 export async function listEvents(
   tx: Tx,
   audience: EventAudience,
-  query: { afterPosition: number; type?: string; limit: number },
+  query: { afterPosition: number; types?: readonly string[]; since?: string; limit: number },
 ): Promise<StoredEvent[]> {
-  const filter = audienceFilter(audience);
-  const typeSql = query.type ? ' AND event_type = ?' : '';
+  const filter = readableBy(audience);
+  const types = query.types ?? [];
+  const typeSql = types.length > 0 ? ` AND e.event_type IN (${types.map(() => '?').join(', ')})` : '';
+  const sinceSql = query.since ? ' AND e.occurred_at >= ?' : '';
   const rows = await tx.all(
-    `SELECT ${COLUMNS} FROM events WHERE position > ?${filter.sql}${typeSql} ORDER BY position LIMIT ?`,
+    `SELECT ${E_COLUMNS} FROM events e WHERE e.position > ? AND ${filter.sql}${typeSql}${sinceSql} ORDER BY e.position LIMIT ?`,
     query.afterPosition,
     ...filter.params,
-    ...(query.type ? [query.type] : []),
+    ...types,
+    ...(query.since ? [query.since] : []),
     query.limit,
   );
   return rows.map(fromRow);
+}
+
+/** A positioned event the audience may read, or none: another's is "not found". */
+export async function findReadableEvent(
+  tx: Tx,
+  audience: EventAudience,
+  eventId: string,
+): Promise<StoredEvent | undefined> {
+  const filter = readableBy(audience);
+  const row = await tx.get(
+    `SELECT ${E_COLUMNS} FROM events e WHERE e.event_id = ? AND e.position IS NOT NULL AND ${filter.sql}`,
+    eventId,
+    ...filter.params,
+  );
+  return row ? fromRow(row) : undefined;
+}
+
+/**
+ * The active subscriptions that name each event's type and whose owner may read it, for the positioned events
+ * from `fromPosition` through `toPosition`, in position order: the fan-out's answer, by the same rule as the feed.
+ * Events that go to one subscription only (`except`: WebhookTest) are left out.
+ */
+export async function subscriptionsReading(
+  tx: Tx,
+  range: { fromPosition: number; toPosition: number; except: readonly string[] },
+): Promise<Array<{ eventId: string; subscriptionId: string }>> {
+  const filter = readableByOwnerOf();
+  const except = range.except.length > 0 ? ` AND e.event_type NOT IN (${range.except.map(() => '?').join(', ')})` : '';
+  const rows = await tx.all(
+    `SELECT e.event_id, s.subscription_id FROM events e
+       JOIN webhook_subscriptions s ON s.status = 'active'
+        AND (',' || s.event_types || ',') LIKE ('%,' || e.event_type || ',%') AND ${filter.sql}
+     WHERE e.position >= ? AND e.position <= ?${except}
+     ORDER BY e.position, s.subscription_id`,
+    ...filter.params,
+    range.fromPosition,
+    range.toPosition,
+    ...range.except,
+  );
+  return rows.map((row) => ({ eventId: String(row['event_id']), subscriptionId: String(row['subscription_id']) }));
+}
+
+/** An event a recover queues: which, and when it was raised. */
+export interface WindowEvent {
+  position: number;
+  eventId: string;
+  type: string;
+  occurredAt: string;
+}
+
+/**
+ * The positioned events raised from `since` on and before `until` that a subscription would have been sent: of its
+ * types, and readable by its owner by the fan-out's rule (WebhookTest, sent to one subscription on request, never).
+ * In the order raised (by position within one instant), at most `limit`.
+ */
+export async function eventsInWindowFor(
+  tx: Tx,
+  subscriptionId: string,
+  query: { since: string; until: string; limit: number; except: readonly string[] },
+): Promise<WindowEvent[]> {
+  const filter = readableByOwnerOf();
+  const except = query.except.length > 0 ? ` AND e.event_type NOT IN (${query.except.map(() => '?').join(', ')})` : '';
+  const rows = await tx.all(
+    `SELECT e.position, e.event_id, e.event_type, e.occurred_at FROM events e
+       JOIN webhook_subscriptions s ON s.subscription_id = ?
+        AND (',' || s.event_types || ',') LIKE ('%,' || e.event_type || ',%') AND ${filter.sql}
+     WHERE e.occurred_at >= ? AND e.occurred_at < ? AND e.position IS NOT NULL${except}
+     ORDER BY e.occurred_at, e.position LIMIT ?`,
+    subscriptionId,
+    ...filter.params,
+    query.since,
+    query.until,
+    ...query.except,
+    query.limit,
+  );
+  return rows.map((row) => ({
+    position: Number(row['position']),
+    eventId: String(row['event_id']),
+    type: String(row['event_type']),
+    occurredAt: String(row['occurred_at']),
+  }));
 }
 
 export interface RelayState {
@@ -103,17 +233,14 @@ export async function saveRelay(tx: Tx, state: RelayState): Promise<void> {
   );
 }
 
-/** What fan-out to webhook subscriptions needs of a newly positioned event. */
+/** What fan-out to webhook subscriptions needs of a newly positioned event (who reads it, it asks in SQL). */
 export interface PositionedEvent {
   position: number;
   eventId: string;
   type: string;
-  resource: string;
-  ownerCustomerId: string | null;
-  createdBy: string | null;
 }
 
-const POSITIONED_COLUMNS = 'position, event_id, event_type, resource, owner_customer_id, created_by';
+const POSITIONED_COLUMNS = 'position, event_id, event_type';
 
 /**
  * The events after `lastPosition` (at most `max`, in position order): those the relay has not handed on yet.
@@ -142,9 +269,6 @@ export async function nextPositionedEvents(tx: Tx, lastPosition: number, max: nu
       position: Number(row['position']),
       eventId: String(row['event_id']),
       type: String(row['event_type']),
-      resource: String(row['resource']),
-      ownerCustomerId: row['owner_customer_id'] == null ? null : String(row['owner_customer_id']),
-      createdBy: row['created_by'] == null ? null : String(row['created_by']),
     }))
     .sort((a, b) => a.position - b.position);
 }

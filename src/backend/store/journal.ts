@@ -26,7 +26,10 @@ export async function writeAudit(ctx: AuditContext, entity: string, entityId: st
   );
 }
 
-/** Every kind of event the back-end raises: one past-tense fact per state change. */
+/**
+ * The kinds of event a subscription may name: one past-tense fact per state change. WebhookSubscriptionDisabled
+ * tells a subscription's owner that deliveries to it stopped (sent to the owner's other subscriptions that name it).
+ */
 export const EVENT_TYPES = [
   'OrderConfirmed',
   'OrderRejected',
@@ -38,11 +41,22 @@ export const EVENT_TYPES = [
   'LoanRejected',
   'CustomerCreated',
   'CustomerUpdated',
+  'WebhookSubscriptionDisabled',
 ] as const;
 
-export type EventType = (typeof EVENT_TYPES)[number];
+/**
+ * Every kind of event the back-end raises: those above, and WebhookTest, which its owner asks for and which goes
+ * to the one subscription it names only (no subscription names it, so it is no subscribable type).
+ */
+export const ALL_EVENT_TYPES = [...EVENT_TYPES, 'WebhookTest'] as const;
 
-export type EventResource = 'order' | 'payment' | 'loan' | 'customer';
+/** The event types the fan-out and a recover never send: each goes to the one subscription it was raised for. */
+export const ONE_SUBSCRIPTION_EVENTS: readonly EventType[] = ['WebhookTest'];
+
+export type EventType = (typeof ALL_EVENT_TYPES)[number];
+
+/** Events about a webhook subscription are addressed to its owner (created_by) only. */
+export type EventResource = 'order' | 'payment' | 'loan' | 'customer' | 'subscription';
 
 /** The kind of resource each event type is about. */
 export const EVENT_RESOURCE: Record<EventType, EventResource> = {
@@ -56,6 +70,8 @@ export const EVENT_RESOURCE: Record<EventType, EventResource> = {
   LoanRejected: 'loan',
   CustomerCreated: 'customer',
   CustomerUpdated: 'customer',
+  WebhookSubscriptionDisabled: 'subscription',
+  WebhookTest: 'subscription',
 };
 
 export interface NewEvent<N extends ResourceRecordName> {
@@ -82,7 +98,8 @@ const NEXT_EVENT_SEQ =
   "SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0), COALESCE((SELECT MAX(seq) FROM events), 0)) + 1 AS n";
 
 /**
- * Writes an event in the transaction of the change it tells of, under that transaction's correlation id and time.
+ * Writes an event in the transaction of the change it tells of, under that transaction's correlation id and time;
+ * answers its id.
  * Where transactions commit in the order they write (SQLite's one writer, Tx.commitsInInsertOrder), the event
  * takes its feed position here, so no later transaction gives it one; elsewhere the relay does, once it has
  * committed (store/events.ts, nextPositionedEvents).
@@ -90,9 +107,10 @@ const NEXT_EVENT_SEQ =
 export async function writeEvent<N extends ResourceRecordName>(
   ctx: { tx: Tx; correlationId: string; now: string },
   e: NewEvent<N>,
-): Promise<void> {
+): Promise<string> {
+  const eventId = newEventId();
   const values = [
-    newEventId(),
+    eventId,
     e.type,
     e.resource,
     e.subject,
@@ -111,4 +129,5 @@ export async function writeEvent<N extends ResourceRecordName>(
   } else {
     await ctx.tx.run(`INSERT INTO events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, ...values);
   }
+  return eventId;
 }

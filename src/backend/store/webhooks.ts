@@ -537,46 +537,6 @@ export async function listDeliveryAttempts(
     nextAttemptAt: row['next_attempt_at'] == null ? null : String(row['next_attempt_at']),
   }));
 }
-/** An event a recover looks at: what the audience rule (src/backend/caller.ts) asks, and its time. */
-export interface WindowEvent {
-  position: number;
-  eventId: string;
-  type: string;
-  resource: string;
-  ownerCustomerId: string | null;
-  createdBy: string | null;
-  occurredAt: string;
-}
-
-/**
- * Positioned events of these types raised from `since` on and before `until`, in the order they were raised (by
- * position within one instant), at most `limit`. Who may read them is asked after, by the fan-out's rule.
- */
-export async function eventsInWindow(
-  tx: Tx,
-  query: { types: readonly string[]; since: string; until: string; limit: number },
-): Promise<WindowEvent[]> {
-  if (query.types.length === 0) return [];
-  const rows = await tx.all(
-    `SELECT position, event_id, event_type, resource, owner_customer_id, created_by, occurred_at FROM events
-     WHERE occurred_at >= ? AND occurred_at < ? AND position IS NOT NULL AND event_type IN (${query.types.map(() => '?').join(', ')})
-     ORDER BY occurred_at, position LIMIT ?`,
-    query.since,
-    query.until,
-    ...query.types,
-    query.limit,
-  );
-  return rows.map((row) => ({
-    position: Number(row['position']),
-    eventId: String(row['event_id']),
-    type: String(row['event_type']),
-    resource: String(row['resource']),
-    ownerCustomerId: row['owner_customer_id'] == null ? null : String(row['owner_customer_id']),
-    createdBy: row['created_by'] == null ? null : String(row['created_by']),
-    occurredAt: String(row['occurred_at']),
-  }));
-}
-
 /**
  * Makes the subscription's deliveries of these events due at the time given for each, attempts kept, except one
  * being attempted right now (its lease runs): that one is on its way already, and a second send would only be a

@@ -1,0 +1,67 @@
+/**
+ * Events addressed to a webhook subscription's owner (WebhookTest, WebhookSubscriptionDisabled): their data is the
+ * subscription as the API shows it, never its secret, and only its owner reads them (store/events.ts). WHKTST
+ * raises a WebhookTest and delivers it to the one subscription named, whatever types that subscription names.
+ */
+import { newId } from '../ids.ts';
+import { RC } from '../message.ts';
+import { fail, ok, text, type Program, type ProgramContext } from '../program.ts';
+import { writeAudit, writeEvent } from '../store/journal.ts';
+import { findOwnSubscription, insertDelivery, type Subscription } from '../store/webhooks.ts';
+import { deliveryRecord, subscriptionRecord } from './webhooks.ts';
+
+/**
+ * Raises an event about `subscription` for its owner, in the caller's transaction (the change it tells of);
+ * the relay's fan-out sends it to the owner's active subscriptions that name its type. Answers the event id.
+ */
+export async function raiseSubscriptionEvent(
+  ctx: ProgramContext,
+  type: 'WebhookTest' | 'WebhookSubscriptionDisabled',
+  subscription: Subscription,
+): Promise<string> {
+  return writeEvent(ctx, {
+    type,
+    resource: 'subscription',
+    subject: subscription.subscriptionId,
+    ownerCustomerId: null,
+    createdBy: subscription.ownerPrincipal,
+    recordName: 'WHKREC',
+    record: subscriptionRecord(subscription),
+  });
+}
+
+/** A WebhookTest to the subscription named, due now: the delivery answers how it went (GET its deliveries). */
+export const sendTestEventProgram: Program<'WHKTST'> = async (ctx, req) => {
+  const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whkkSubscriptionId));
+  if (!s) return fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
+  if (s.status !== 'active') {
+    return fail(
+      RC.CONFLICT,
+      'SUBSCRIPTION_DISABLED',
+      `the subscription is disabled (${s.disabledReason ?? 'no reason'})`,
+    );
+  }
+  const eventId = await raiseSubscriptionEvent(ctx, 'WebhookTest', s);
+  const delivery = {
+    deliveryId: newId('WHD'),
+    subscriptionId: s.subscriptionId,
+    eventId,
+    eventType: 'WebhookTest',
+    at: ctx.now,
+  };
+  await insertDelivery(ctx.tx, delivery);
+  await writeAudit(ctx, 'webhook-subscription', s.subscriptionId, `test ${delivery.deliveryId}`);
+  return ok(
+    deliveryRecord({
+      ...delivery,
+      seq: 0,
+      state: 'pending',
+      attempts: 0,
+      lastStatus: null,
+      lastError: null,
+      nextAttemptAt: ctx.now,
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    }),
+  );
+};
