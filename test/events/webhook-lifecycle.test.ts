@@ -15,6 +15,7 @@ import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { until } from '../../src/until.ts';
 import { startReceiver } from '../helpers/webhook-receiver.ts';
+import { feedWhen, readFeed } from '../helpers/events.ts';
 
 async function subscribe(h: TestApp, as: string, url: string, eventTypes: string[]) {
   const res = await h.request({
@@ -35,6 +36,21 @@ function patch(h: TestApp, as: string, id: string, body: unknown, type = 'applic
     body,
     headers: { 'content-type': type },
   });
+}
+
+/** The owner's feed tells of an automatic disabling, with the subscription as the API shows it (never its secret). */
+async function disabledNotice(h: TestApp, as: string, id: string) {
+  const isNotice = (e: { type: string; subject: string }) =>
+    e.type === 'WebhookSubscriptionDisabled' && e.subject === id;
+  const events = await feedWhen(h, as, (e) => e.some(isNotice));
+  const notice = events.filter(isNotice);
+  assert.equal(notice.length, 1, 'told once');
+  assert.equal(notice[0]!.data['subscriptionId'], id);
+  assert.equal(notice[0]!.data['status'], 'disabled');
+  assert.equal('secret' in notice[0]!.data, false);
+  const others = await readFeed(h, 'acme-shop');
+  assert.equal(others.filter((e) => e.type === 'WebhookSubscriptionDisabled').length, 0, 'to its owner only');
+  return notice[0]!;
 }
 
 async function read(h: TestApp, as: string, id: string) {
@@ -143,6 +159,8 @@ test('disabled by its owner: pending deliveries are cancelled, retry is 409; ena
   assert.equal(cancelled!.nextAttemptAt, null);
   assert.equal(cancelled!.attempts, 1);
   assertProblem(await retry(h, 'clerk', sub.subscriptionId, cancelled!.deliveryId), 409, 'CONFLICT');
+  const told = (await readFeed(h, 'clerk')).filter((e) => e.type === 'WebhookSubscriptionDisabled');
+  assert.deepEqual(told, [], 'an owner who paused it is not told so');
 
   await order(h);
   await new Promise((r) => setTimeout(r, 500));
@@ -179,6 +197,7 @@ test('after a 410 nothing is left pending: that delivery failed, the others of t
   await until('two deliveries made', async () => (await deliveries(h, 'clerk', sub.subscriptionId)).length === 2);
   await until('disabled', async () => (await read(h, 'clerk', sub.subscriptionId)).status === 'disabled');
   assert.equal((await read(h, 'clerk', sub.subscriptionId)).disabledReason, 'ENDPOINT_GONE');
+  assert.equal((await disabledNotice(h, 'clerk', sub.subscriptionId)).data['disabledReason'], 'ENDPOINT_GONE');
   await new Promise((r) => setTimeout(r, 300));
   const [second, first] = await deliveries(h, 'clerk', sub.subscriptionId);
   assert.deepEqual(
@@ -206,6 +225,7 @@ test('a subscription failing for WEBHOOK_DISABLE_AFTER is disabled (ENDPOINT_FAI
   const elapsed = Date.now() - started;
   assert.ok(elapsed >= 2000, `not before it failed for 2 s (${elapsed} ms)`);
   assert.equal((await read(h, 'clerk', failing.subscriptionId)).disabledReason, 'ENDPOINT_FAILING');
+  assert.equal((await disabledNotice(h, 'clerk', failing.subscriptionId)).data['disabledReason'], 'ENDPOINT_FAILING');
   // An attempt that was in flight is recorded after the disabling: it is cancelled then, not left pending.
   await until('nothing pending', async () =>
     (await deliveries(h, 'clerk', failing.subscriptionId)).every((d) => d.state === 'cancelled'),

@@ -7,7 +7,7 @@ import { RC, recordSegment } from '../message.ts';
 import { fail, ok, text, type Program, type ProgramContext } from '../program.ts';
 import { findDelivery, findOwnSubscription, listDeliveryAttempts, type DeliveryAttempt } from '../store/webhooks.ts';
 import { pageSize, segmentPage } from './lists.ts';
-import { deliveryRecord } from './webhooks.ts';
+import { deliveryRecord } from './webhook-records.ts';
 
 function attemptRecord(a: DeliveryAttempt): WebhookDeliveryAttempt {
   return {

@@ -12,7 +12,8 @@ import {
   updateSubscription,
   type Subscription,
 } from '../store/webhooks.ts';
-import { eventTypesRefusal, subscriptionRecord } from './webhooks.ts';
+import { subscriptionRecord } from './webhook-records.ts';
+import { eventTypesRefusal } from './webhooks.ts';
 
 const STATUSES: ReadonlyArray<Subscription['status']> = ['active', 'disabled'];
 

@@ -5,30 +5,10 @@
  */
 import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
-import { fail, ok, text, type Program, type ProgramContext } from '../program.ts';
-import { writeAudit, writeEvent } from '../store/journal.ts';
-import { findOwnSubscription, insertDelivery, type Subscription } from '../store/webhooks.ts';
-import { deliveryRecord, subscriptionRecord } from './webhooks.ts';
-
-/**
- * Raises an event about `subscription` for its owner, in the caller's transaction (the change it tells of);
- * the relay's fan-out sends it to the owner's active subscriptions that name its type. Answers the event id.
- */
-export async function raiseSubscriptionEvent(
-  ctx: ProgramContext,
-  type: 'WebhookTest' | 'WebhookSubscriptionDisabled',
-  subscription: Subscription,
-): Promise<string> {
-  return writeEvent(ctx, {
-    type,
-    resource: 'subscription',
-    subject: subscription.subscriptionId,
-    ownerCustomerId: null,
-    createdBy: subscription.ownerPrincipal,
-    recordName: 'WHKREC',
-    record: subscriptionRecord(subscription),
-  });
-}
+import { fail, ok, text, type Program } from '../program.ts';
+import { writeAudit } from '../store/journal.ts';
+import { findOwnSubscription, insertDelivery } from '../store/webhooks.ts';
+import { deliveryRecord, raiseSubscriptionEvent } from './webhook-records.ts';
 
 /** A WebhookTest to the subscription named, due now: the delivery answers how it went (GET its deliveries). */
 export const sendTestEventProgram: Program<'WHKTST'> = async (ctx, req) => {

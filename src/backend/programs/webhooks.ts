@@ -38,41 +38,13 @@ import {
   type Subscription,
 } from '../store/webhooks.ts';
 import { eventSegments } from './event-segments.ts';
+import { deliveryRecord, raiseSubscriptionEvent, subscriptionRecord } from './webhook-records.ts';
 import { previousSecretInForce } from './webhook-secrets.ts';
 import { pageSize, segmentPage, turnSize } from './lists.ts';
 
 const MAX_EVENT_TYPES = 10;
 /** The sealed form the API gives (src/events/webhook-secrets.ts): this side never holds a plain secret or its key. */
 const SEALED_SECRET = /^v1\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]{40,}$/;
-
-export function subscriptionRecord(s: Subscription): WebhookSubscription {
-  return {
-    whkSubscriptionId: s.subscriptionId,
-    whkUrl: s.url,
-    whkDescription: s.description ?? '',
-    whkStatus: s.status,
-    whkDisabledReason: s.disabledReason ?? '',
-    whkCreatedAt: s.createdAt,
-    whkEventTypeCount: s.eventTypes.length,
-    whkEventTypes: s.eventTypes.map((t) => ({ whkEventType: t })),
-  };
-}
-
-export function deliveryRecord(d: Delivery): WebhookDelivery {
-  return {
-    whdDeliveryId: d.deliveryId,
-    whdSubscriptionId: d.subscriptionId,
-    whdEventId: d.eventId,
-    whdEventType: d.eventType,
-    whdState: d.state,
-    whdAttempts: d.attempts,
-    whdLastStatus: d.lastStatus ?? 0,
-    whdLastError: (d.lastError ?? '').slice(0, 120),
-    whdNextAttemptAt: d.nextAttemptAt ?? '',
-    whdCreatedAt: d.createdAt,
-    whdUpdatedAt: d.updatedAt,
-  };
-}
 
 function segmentList(segments: Segment[], count: number, nextSeq = 0): ProgramReply<SegmentListResponse> {
   return { ...ok<SegmentListResponse>({ seglNextSeq: nextSeq, seglItemCount: count }), segments };
@@ -311,6 +283,12 @@ async function afterAttempt(
   if (!reason) return;
   await disableSubscription(ctx.tx, subscriptionId, reason, ctx.now);
   await writeAudit(ctx, 'webhook-subscription', subscriptionId, `disabled ${reason}`);
+  // Told to its owner in the feed and to its other subscriptions that name the type, as Svix's endpoint.disabled.
+  await raiseSubscriptionEvent(ctx, 'WebhookSubscriptionDisabled', {
+    ...s,
+    status: 'disabled',
+    disabledReason: reason,
+  });
 }
 
 export const dispatcherTurn: Program<'WHDDUE'> = async (ctx, req) => {

@@ -262,15 +262,15 @@ export async function noteFailing(
   tx: Tx,
   subscriptionId: string,
   at: string,
-): Promise<{ status: Subscription['status']; failingSince: string } | undefined> {
+): Promise<(Subscription & { failingSince: string }) | undefined> {
   const row = await tx.get(
     `UPDATE webhook_subscriptions SET failing_since = COALESCE(failing_since, ?) WHERE subscription_id = ?
-     RETURNING status, failing_since`,
+     RETURNING *`,
     at,
     subscriptionId,
   );
   if (!row) return undefined;
-  return { status: String(row['status']) as Subscription['status'], failingSince: String(row['failing_since']) };
+  return { ...subscriptionFromRow(row), failingSince: String(row['failing_since']) };
 }
 
 export interface Delivery {
