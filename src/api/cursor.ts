@@ -10,7 +10,7 @@ import { ApiError } from '../errors.ts';
 export const CursorParam = (description: string, options: { deprecated?: true } = {}) =>
   Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,40}$', description, ...options }));
 
-export function cursorCodec(kind: 'o' | 'e' | 'd' | 'a' | 'p' | 'l' | 's', parameter: string) {
+export function cursorCodec(kind: 'o' | 'e' | 'd' | 'a' | 'p' | 'l' | 's' | 't', parameter: string) {
   const pattern = new RegExp(`^${kind}1:([0-9]{1,15})$`);
   return {
     encode: (position: number): string => Buffer.from(`${kind}1:${position}`).toString('base64url'),

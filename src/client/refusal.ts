@@ -80,6 +80,8 @@ export const REFUSAL_POINTERS: {
     INVALID_STATUS: '/status',
   },
   WHKRCV: { INVALID_WINDOW: '/since' },
+  WHKROT: { EXPIRE_IN_OUT_OF_RANGE: '/expireCurrentIn' },
+  EVTLST: { INVALID_EVENT_TYPE: '/type', INVALID_SINCE: '/since' },
 };
 
 /**

@@ -105,7 +105,7 @@ export const WEBHOOK_SETTINGS = section('Webhooks', {
     max: 64,
     description: 'attempts in flight at once per subscription',
   }),
-  // At most what one GET /v1/webhook-subscriptions answer lists (WHKLST, unpaged).
+  // At most what one GET /v1/webhook-subscriptions answer lists (WHKLST, one page).
   WEBHOOK_MAX_SUBSCRIPTIONS: integer({
     default: 25,
     min: 1,

@@ -179,6 +179,7 @@ const SubscriptionExists = {
 /** Deliveries' and attempts' positions (each list's own seq). */
 const cursor = cursorCodec('d', 'cursor');
 const subscriptionCursor = cursorCodec('s', 'cursor');
+const attemptCursor = cursorCodec('t', 'cursor');
 
 const RotateRequest = Type.Object(
   {
@@ -468,13 +469,13 @@ export function webhookRoutes(
         whalSubscriptionId: req.params.subscriptionId,
         whalDeliveryId: req.params.deliveryId,
         whalMaxItems: pageSizeOf(req.query.limit),
-        whalBeforeSeq: req.query.cursor ? cursor.decode(req.query.cursor) : 0,
+        whalBeforeSeq: req.query.cursor ? attemptCursor.decode(req.query.cursor) : 0,
       });
       const read = segmentReader(catalog, out.segments);
       const next = out.body.seglNextSeq;
       return {
         items: Array.from({ length: out.body.seglItemCount }, () => deliveryAttemptFromRecord(read('WHDAREC'))),
-        nextCursor: next > 0 ? cursor.encode(next) : null,
+        nextCursor: next > 0 ? attemptCursor.encode(next) : null,
       };
     },
   });

@@ -412,7 +412,7 @@ export async function claimDueDeliveries(
      SELECT d.delivery_id, d.subscription_id, s.url, s.secret, s.previous_secret, s.previous_secret_expires_at, s.owner_role, d.attempts, e.seq AS event_seq
      FROM due d
      JOIN webhook_subscriptions s ON s.subscription_id = d.subscription_id AND s.status = 'active'
-     JOIN events e ON e.event_id = d.event_id
+     JOIN events e ON e.event_id = d.event_id AND e.position IS NOT NULL
      LEFT JOIN busy b ON b.subscription_id = d.subscription_id
      WHERE d.n <= ? - COALESCE(b.n, 0)
      ORDER BY d.next_attempt_at, d.seq
