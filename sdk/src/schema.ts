@@ -7545,6 +7545,44 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Another subscription of the owner with this URL and these event types (reason SUBSCRIPTION_EXISTS) */
+            409: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description Seconds to wait before retrying */
+                    "retry-after"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": {
+                        /** @description URI reference identifying the problem type */
+                        type: string;
+                        title: string;
+                        status: number;
+                        detail?: string;
+                        /** @description The request path */
+                        instance: string;
+                        /** @description X-Request-ID of the request, for support and log search */
+                        requestId: string;
+                        code: "VALIDATION_FAILED" | "MALFORMED_REQUEST" | "IDEMPOTENCY_KEY_REQUIRED" | "UNAUTHENTICATED" | "INSUFFICIENT_SCOPE" | "FORBIDDEN" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "CONFLICT" | "IDEMPOTENCY_IN_PROGRESS" | "PRECONDITION_FAILED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "BUSINESS_RULE_VIOLATION" | "PRECONDITION_REQUIRED" | "RATE_LIMITED" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "BACKEND_PROGRAM_FAILED" | "BACKEND_UNAVAILABLE" | "BACKEND_BUSY" | "OVERLOADED" | "SERVICE_UNAVAILABLE" | "REQUEST_TIMEOUT" | "BACKEND_TIMEOUT";
+                        /** @description The back-end's reason code */
+                        reason?: string;
+                        errors?: {
+                            /** @description JSON pointer into the request part */
+                            pointer: string;
+                            in: "body" | "path" | "query" | "header";
+                            detail: string;
+                        }[];
+                        /** @description The existing subscription */
+                        subscriptionId?: string;
+                    };
+                };
+            };
             /** @description The body is larger than the limit (see detail) */
             413: {
                 headers: {

@@ -131,7 +131,19 @@ test('PATCH changes url, eventTypes and description by merge patch; the create c
   assertProblem(await patch(h, 'acme-shop', sub.subscriptionId, {}), 400, 'VALIDATION_FAILED');
   assertProblem(await patch(h, 'acme-shop', sub.subscriptionId, { secret: 'x' }), 400, 'VALIDATION_FAILED');
   assertProblem(await patch(h, 'acme-shop', sub.subscriptionId, { status: 'paused' }), 400, 'VALIDATION_FAILED');
+  // Made alike another of the owner's (in another order of types): every event would go twice, so it is refused.
+  const other = await subscribe(h, 'acme-shop', `${receiver.url}/other`, ['CustomerCreated', 'OrderConfirmed']);
+  const alike = assertProblem(
+    await patch(h, 'acme-shop', sub.subscriptionId, { url: `${receiver.url}/other` }),
+    409,
+    'CONFLICT',
+  );
+  assert.equal(alike['reason'], 'SUBSCRIPTION_EXISTS');
+  assert.equal(alike['subscriptionId'], other.subscriptionId);
   assert.deepEqual(await read(h, 'acme-shop', sub.subscriptionId), described.json(), 'nothing refused was kept');
+  // Naming its own URL and types again changes nothing and is no conflict.
+  const same = await patch(h, 'acme-shop', sub.subscriptionId, { url: `${receiver.url}/v2` });
+  assert.equal(same.statusCode, 200, same.body);
 
   // Another owner's subscription is not found, and stays as it was.
   assertProblem(await patch(h, 'clerk', sub.subscriptionId, { status: 'disabled' }), 404, 'NOT_FOUND');

@@ -163,9 +163,11 @@ const Recovered = Type.Object({
   }),
 });
 
+const SAME_AS = 'with this URL and these event types (reason SUBSCRIPTION_EXISTS)';
+
 /** A 409 for a subscription that exists: the problem, and the existing one's id as a member of its own. */
 const SubscriptionExists = {
-  description: 'The owner has a subscription with this URL and these event types (reason SUBSCRIPTION_EXISTS)',
+  description: `The owner has a subscription ${SAME_AS}`,
   content: {
     'application/problem+json': {
       schema: Type.Object({
@@ -343,14 +345,20 @@ export function webhookRoutes(
         body: SubscriptionPatch,
         // RFC 7396's media type first; plain JSON is taken too, with the same merge semantics.
         consumes: ['application/merge-patch+json', 'application/json'],
-        response: { 200: { description: 'Success', ...Subscription }, ...STANDARD_ERRORS },
+        response: {
+          200: { description: 'Success', ...Subscription },
+          ...STANDARD_ERRORS,
+          409: { ...SubscriptionExists, description: `Another subscription of the owner ${SAME_AS}` },
+        },
       },
       handler: async (req) => {
         if (req.body.url !== undefined) await assertEndpointAllowed(req.body.url, policy);
-        const out = await backend.call('WHKUPD', req, patchRecord(req.params.subscriptionId, req.body), {
-          whkuUrl: '/url',
-          whkuDescription: '/description',
-        });
+        const out = await backend
+          .call('WHKUPD', req, patchRecord(req.params.subscriptionId, req.body), {
+            whkuUrl: '/url',
+            whkuDescription: '/description',
+          })
+          .catch(withExistingId);
         return subscriptionFromRecord(out.body);
       },
     });

@@ -8,6 +8,8 @@ import { fail, ok, text, type Program } from '../program.ts';
 import { writeAudit } from '../store/journal.ts';
 import {
   cancelPendingDeliveries,
+  findOwnEqualSubscription,
+  lockOwnerSubscriptions,
   lockOwnSubscription,
   updateSubscription,
   type Subscription,
@@ -68,6 +70,18 @@ export const updateSubscriptionProgram: Program<'WHKUPD'> = async (ctx, req) => 
   }
   // The failures were another endpoint's.
   if (next.url !== current.url) next.failingSince = null;
+  if (next.url !== current.url || typesAction === 'S') {
+    // As a create: two subscriptions alike would deliver every event twice.
+    await lockOwnerSubscriptions(ctx.tx, current.ownerPrincipal);
+    const same = await findOwnEqualSubscription(ctx.tx, current.ownerPrincipal, next.url, next.eventTypes);
+    if (same && same.subscriptionId !== current.subscriptionId) {
+      return fail(
+        RC.CONFLICT,
+        'SUBSCRIPTION_EXISTS',
+        `subscription ${same.subscriptionId} already sends these event types to this URL`,
+      );
+    }
+  }
 
   await updateSubscription(ctx.tx, next);
   if (next.status === 'disabled' && current.status === 'active') {

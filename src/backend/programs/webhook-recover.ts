@@ -8,7 +8,7 @@ import { fail, ok, text } from '../program.ts';
 import type { Program } from '../program.ts';
 import { eventsInWindowFor, type WindowEvent } from '../store/events.ts';
 import { ONE_SUBSCRIPTION_EVENTS, writeAudit } from '../store/journal.ts';
-import { findOwnSubscriptionForUpdate, insertDueDelivery, redueDeliveries } from '../store/webhooks.ts';
+import { insertDueDelivery, lockOwnSubscription, redueDeliveries } from '../store/webhooks.ts';
 
 /** Events one recover queues at most: its transaction stays short, and the answer says where to go on from. */
 export const MAX_RECOVER_EVENTS = 1000;
@@ -39,7 +39,7 @@ export const recoverSubscription: Program<'WHKRCV'> = async (ctx, req) => {
     return fail(RC.INVALID_INPUT, 'INVALID_WINDOW', 'since and until must be ISO 8601 UTC times');
   }
   if (!(since < until)) return fail(RC.INVALID_INPUT, 'INVALID_WINDOW', `since must be before until (${until})`);
-  const s = await findOwnSubscriptionForUpdate(ctx.tx, ctx.caller.principal, text(req.whkrSubscriptionId));
+  const s = await lockOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whkrSubscriptionId));
   if (!s) return fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
   if (s.status !== 'active') {
     const why = s.disabledReason ?? 'no reason';

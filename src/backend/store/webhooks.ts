@@ -72,11 +72,19 @@ export async function findOwnSubscription(
 }
 
 /**
+ * The owner's lock, held to the end of the transaction: what a create or a change checks against the owner's other
+ * subscriptions (their count, an equal one) stays true until it commits.
+ */
+export async function lockOwnerSubscriptions(tx: Tx, owner: string): Promise<void> {
+  await tx.lockName(`webhook-subscriptions:${owner}`);
+}
+
+/**
  * How many subscriptions this owner keeps, disabled ones included, with the owner's lock held to the end of the
  * transaction: two creates at once count one after the other.
  */
 export async function countOwnSubscriptionsLocked(tx: Tx, owner: string): Promise<number> {
-  await tx.lockName(`webhook-subscriptions:${owner}`);
+  await lockOwnerSubscriptions(tx, owner);
   const row = await tx.get('SELECT COUNT(*) AS n FROM webhook_subscriptions WHERE owner_principal = ?', owner);
   return Number(row?.['n'] ?? 0);
 }
@@ -114,20 +122,6 @@ export async function findOwnEqualSubscription(
   );
   const wanted = [...eventTypes].sort().join(',');
   return rows.map(subscriptionFromRow).find((s) => [...s.eventTypes].sort().join(',') === wanted);
-}
-
-/** A subscription of this owner, locked to the end of the transaction: a disable and a recover wait for each other. */
-export async function findOwnSubscriptionForUpdate(
-  tx: Tx,
-  owner: string,
-  subscriptionId: string,
-): Promise<Subscription | undefined> {
-  const row = await tx.get(
-    `SELECT * FROM webhook_subscriptions WHERE subscription_id = ? AND owner_principal = ?${tx.forUpdate}`,
-    subscriptionId,
-    owner,
-  );
-  return row ? subscriptionFromRow(row) : undefined;
 }
 
 export async function activeSubscriptions(tx: Tx): Promise<Subscription[]> {
