@@ -5,12 +5,7 @@
  */
 import { audienceReceives, eventAudience, type Caller } from '../caller.ts';
 import { newId } from '../ids.ts';
-import type {
-  DeliveryTurnRequest,
-  SegmentListResponse,
-  WebhookDelivery,
-  WebhookSubscription,
-} from '../copybooks/records.ts';
+import type { DeliveryTurnRequest, SegmentListResponse } from '../copybooks/records.ts';
 import { RC, recordSegment, type Segment } from '../message.ts';
 import { fail, ok, text, type Program, type ProgramContext, type ProgramReply } from '../program.ts';
 import { eventsBySeq, subscriptionsReading, type PositionedEvent } from '../store/events.ts';
@@ -33,7 +28,6 @@ import {
   noteFailing,
   recordAttempt,
   rescheduleDelivery,
-  type Delivery,
   type DeliveryOutcome,
   type Subscription,
 } from '../store/webhooks.ts';

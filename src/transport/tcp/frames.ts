@@ -27,7 +27,8 @@ export type FrameKind = (typeof FRAME_KIND)[keyof typeof FRAME_KIND];
 const PREFIX = 4;
 const HEADER = PREFIX + 5;
 /**
- * Far above any message (a CBHDR and the largest record, a dispatcher turn's results, are some 120 KiB): a bigger length is a broken or hostile peer.
+ * Far above any message (a CBHDR and the largest record, a dispatcher turn's results, are some 120 KiB): a bigger
+ * length is a broken or hostile peer.
  */
 export const MAX_FRAME_BYTES = 1 << 20;
 
