@@ -17,7 +17,7 @@ import { MessageFormatError, segmentReader, type SegmentReader } from '../backen
 import { collectionOf, resourceView } from './by-record.ts';
 import { Timestamp } from './schemas/common.ts';
 
-export { EventType, openList, SubscribableEventType } from './event-type.ts';
+export { EventType, SubscribableEventType } from './event-type.ts';
 
 export const CloudEventSchema = Type.Object(
   {

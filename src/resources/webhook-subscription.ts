@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import type { WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription } from '../backend/copybooks/index.ts';
-import { EventType, openList, SubscribableEventType } from './event.ts';
+import { EventType, openList, SubscribableEventType } from './event-type.ts';
 import { Timestamp } from './schemas/common.ts';
 
 export const SubscriptionId = Type.String({
