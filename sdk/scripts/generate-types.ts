@@ -2,6 +2,7 @@
  * Generates the SDK's sources that follow the contract, from openapi/v1.json:
  * - src/schema.ts: the paths, operations and components as TypeScript types (openapi-typescript);
  * - src/operations.ts: which operations take an Idempotency-Key, so the client sends one on those only.
+ * Lists of values the contract declares open are open unions where the client reads them.
  * `npm run sdk:types` writes them; test/sdk/generated.test.ts fails when they are stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -9,10 +10,13 @@ import { fileURLToPath } from 'node:url';
 import openapiTS, {
   astToString,
   COMMENT_HEADER,
+  STRING,
+  tsIntersection,
   type OpenAPI3,
   type OperationObject,
   type ParameterObject,
 } from 'openapi-typescript';
+import ts from 'typescript';
 
 export const CONTRACT_FILE = fileURLToPath(new URL('../../openapi/v1.json', import.meta.url));
 export const SCHEMA_FILE = fileURLToPath(new URL('../src/schema.ts', import.meta.url));
@@ -54,8 +58,48 @@ function asSdkCallersSeeIt(contract: Contract): Contract {
       for (const p of headerParameters(operation)) if (p.name.toLowerCase() === IDEMPOTENCY_KEY) p.required = false;
     }
   }
+  withOpenListsRead(copy);
   return copy;
 }
+
+/** The contract's mark on a list of values that grows by design (src/contract/schema-diff.ts, OPEN_ENUM). */
+const OPEN_ENUM = 'x-open-enum';
+/** A member added to such a list where the client reads it; generated as `string & {}`. */
+const UNKNOWN_VALUE = 'x-sdk-unknown-value';
+
+type Json = Record<string, unknown>;
+const isJson = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Every open list under `value` gains the unknown-value member. */
+function openListsIn(value: unknown): void {
+  if (Array.isArray(value)) value.forEach(openListsIn);
+  if (!isJson(value)) return;
+  for (const child of Object.values(value)) openListsIn(child);
+  if (value[OPEN_ENUM] !== true) return;
+  const unknown = { type: 'string', [UNKNOWN_VALUE]: true };
+  if (Array.isArray(value.anyOf)) value.anyOf.push(unknown);
+  else if (Array.isArray(value.enum)) {
+    value.anyOf = [{ type: value.type, enum: value.enum }, unknown];
+    delete value.enum;
+    delete value.type;
+  }
+}
+
+/**
+ * Open lists where the client reads them (responses, webhooks, shared schemas) become `'A' | 'B' | (string & {})`:
+ * the compiler then asks for a branch for values a later version adds, and still suggests the known ones. Requests
+ * keep the closed list, which the server checks.
+ */
+function withOpenListsRead(contract: Contract): void {
+  for (const item of Object.values(contract.paths)) {
+    for (const method of METHODS) openListsIn(item?.[method]?.responses);
+  }
+  openListsIn(contract.webhooks);
+  openListsIn(contract.components?.schemas);
+}
+
+/** `string & {}`: any string, without absorbing the literals beside it in a union. */
+const OPEN_STRING = ts.factory.createParenthesizedType(tsIntersection([STRING, ts.factory.createTypeLiteralNode([])]));
 
 export function readContract(file = CONTRACT_FILE): Contract {
   return JSON.parse(readFileSync(file, 'utf8')) as Contract;
@@ -63,7 +107,10 @@ export function readContract(file = CONTRACT_FILE): Contract {
 
 /** The generated files' text, by path. */
 export async function generatedSources(contract: Contract = readContract()): Promise<Record<string, string>> {
-  const ast = await openapiTS(asSdkCallersSeeIt(contract), { silent: true });
+  const ast = await openapiTS(asSdkCallersSeeIt(contract), {
+    silent: true,
+    transform: (schema) => ((schema as Json)[UNKNOWN_VALUE] === true ? OPEN_STRING : undefined),
+  });
   const schema = [
     COMMENT_HEADER.trimEnd(),
     '// Generated from openapi/v1.json by `npm run sdk:types` (sdk/scripts/generate-types.ts). The Idempotency-Key',

@@ -941,8 +941,8 @@ export interface components {
              * @description The same on every delivery of the event: deduplicate by it
              */
             id: string;
-            /** @description What happened, in the past tense */
-            type: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
+            /** @description What happened, in the past tense. More values may be added: handle unknown ones */
+            type: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest" | (string & {});
             /**
              * @description The API collection of the resource, e.g. /v1/orders; source + "/" + subject is its path
              * @example /v1/orders
@@ -1001,8 +1001,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            /** @description What happened, in the past tense */
-                            type: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
+                            /** @description What happened, in the past tense. More values may be added: handle unknown ones */
+                            type: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest" | (string & {});
                             description: string;
                             /** @description The JSON Schema of the event's `data`, as the OpenAPI `webhooks` section states it */
                             dataSchema: {
@@ -6457,7 +6457,7 @@ export interface operations {
                             /** @description Webhook subscription identifier */
                             subscriptionId: string;
                             url: string;
-                            eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
+                            eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | (string & {}))[];
                             description?: string;
                             status: "active" | "disabled";
                             /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
@@ -6693,7 +6693,7 @@ export interface operations {
                         /** @description Webhook subscription identifier */
                         subscriptionId: string;
                         url: string;
-                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | (string & {}))[];
                         description?: string;
                         status: "active" | "disabled";
                         /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
@@ -6990,7 +6990,7 @@ export interface operations {
                         /** @description Webhook subscription identifier */
                         subscriptionId: string;
                         url: string;
-                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | (string & {}))[];
                         description?: string;
                         status: "active" | "disabled";
                         /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
@@ -7458,7 +7458,7 @@ export interface operations {
                         /** @description Webhook subscription identifier */
                         subscriptionId: string;
                         url: string;
-                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | (string & {}))[];
                         description?: string;
                         status: "active" | "disabled";
                         /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
@@ -8029,10 +8029,10 @@ export interface operations {
                              * @description The event, and the webhook-id header of every attempt
                              */
                             eventId: string;
-                            /** @description What happened, in the past tense */
-                            eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
-                            /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled) */
-                            state: "pending" | "succeeded" | "failed" | "cancelled";
+                            /** @description What happened, in the past tense. More values may be added: handle unknown ones */
+                            eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest" | (string & {});
+                            /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled). More values may be added: handle unknown ones */
+                            state: "pending" | "succeeded" | "failed" | "cancelled" | (string & {});
                             attempts: number;
                             /** @description HTTP status of the last attempt; null when none answered */
                             lastStatusCode: number | null;
@@ -8268,10 +8268,10 @@ export interface operations {
                          * @description The event, and the webhook-id header of every attempt
                          */
                         eventId: string;
-                        /** @description What happened, in the past tense */
-                        eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
-                        /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled) */
-                        state: "pending" | "succeeded" | "failed" | "cancelled";
+                        /** @description What happened, in the past tense. More values may be added: handle unknown ones */
+                        eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest" | (string & {});
+                        /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled). More values may be added: handle unknown ones */
+                        state: "pending" | "succeeded" | "failed" | "cancelled" | (string & {});
                         attempts: number;
                         /** @description HTTP status of the last attempt; null when none answered */
                         lastStatusCode: number | null;
@@ -8745,10 +8745,10 @@ export interface operations {
                          * @description The event, and the webhook-id header of every attempt
                          */
                         eventId: string;
-                        /** @description What happened, in the past tense */
-                        eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
-                        /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled) */
-                        state: "pending" | "succeeded" | "failed" | "cancelled";
+                        /** @description What happened, in the past tense. More values may be added: handle unknown ones */
+                        eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest" | (string & {});
+                        /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled). More values may be added: handle unknown ones */
+                        state: "pending" | "succeeded" | "failed" | "cancelled" | (string & {});
                         attempts: number;
                         /** @description HTTP status of the last attempt; null when none answered */
                         lastStatusCode: number | null;
@@ -9295,10 +9295,10 @@ export interface operations {
                          * @description The event, and the webhook-id header of every attempt
                          */
                         eventId: string;
-                        /** @description What happened, in the past tense */
-                        eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest";
-                        /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled) */
-                        state: "pending" | "succeeded" | "failed" | "cancelled";
+                        /** @description What happened, in the past tense. More values may be added: handle unknown ones */
+                        eventType: "OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest" | (string & {});
+                        /** @description cancelled: its subscription was disabled while it was pending (it may be retried once enabled). More values may be added: handle unknown ones */
+                        state: "pending" | "succeeded" | "failed" | "cancelled" | (string & {});
                         attempts: number;
                         /** @description HTTP status of the last attempt; null when none answered */
                         lastStatusCode: number | null;
@@ -10995,7 +10995,7 @@ export interface operations {
                         /** @description Webhook subscription identifier */
                         subscriptionId: string;
                         url: string;
-                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | (string & {}))[];
                         description?: string;
                         status: "active" | "disabled";
                         /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */
@@ -11095,7 +11095,7 @@ export interface operations {
                         /** @description Webhook subscription identifier */
                         subscriptionId: string;
                         url: string;
-                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
+                        eventTypes: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | (string & {}))[];
                         description?: string;
                         status: "active" | "disabled";
                         /** @description Why deliveries stopped: ENDPOINT_GONE (the endpoint answered 410), ENDPOINT_FAILING (it failed for WEBHOOK_DISABLE_AFTER, default 5 days), DISABLED_BY_OWNER */

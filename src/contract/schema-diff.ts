@@ -53,6 +53,13 @@ function shiftSeverity(direction: Direction, shift: Shift): Severity {
   return (direction === 'request') === (shift === 'tighter') ? 'breaking' : 'non-breaking';
 }
 
+/**
+ * The mark of a response list of values that grows by design (event types, delivery states): clients were told to
+ * handle values they do not know, so a new one breaks nobody. Only the base's mark counts: it is what clients read.
+ */
+export const OPEN_ENUM = 'x-open-enum';
+const isOpen = (schema: Schema) => schema[OPEN_ENUM] === true;
+
 const isObject = (value: unknown): value is Schema =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -141,7 +148,7 @@ export function compareSchema(
   compareAnnotations(report, direction, base, head);
   const baseLiterals = literalValues(cmp.base, base);
   const headLiterals = literalValues(cmp.head, head);
-  if (baseLiterals || headLiterals) compareLiterals(report, direction, baseLiterals, headLiterals);
+  if (baseLiterals || headLiterals) compareLiterals(report, direction, baseLiterals, headLiterals, isOpen(base));
   const literalUnion = (document: Schema, schema: Schema) =>
     Boolean(unionMembers(schema) && literalValues(document, schema));
   if (!literalUnion(cmp.base, base) && !literalUnion(cmp.head, head) && (unionMembers(base) || unionMembers(head))) {
@@ -168,6 +175,15 @@ function compareAnnotations(
     if (show(base[keyword]) !== show(head[keyword])) report('non-breaking', `${keyword} changed`);
   }
   if (base.deprecated !== true && head.deprecated === true) report('non-breaking', 'now deprecated');
+  // Its own line: values added in the same change are still judged by the base's (closed) promise.
+  if (!isOpen(base) && isOpen(head)) {
+    report(
+      'non-breaking',
+      direction === 'request'
+        ? 'list of values now open: later versions may accept more'
+        : 'list of values now open: later versions may return more, clients must handle unknown ones',
+    );
+  } else if (isOpen(base) && !isOpen(head)) report('non-breaking', 'list of values no longer open');
   if (show(base.default) !== show(head.default)) {
     // A request default is what the server assumes when the field is left out: clients that leave it out change
     // behaviour.
@@ -183,6 +199,7 @@ function compareLiterals(
   direction: Direction,
   base: unknown[] | undefined,
   head: unknown[] | undefined,
+  baseOpen: boolean,
 ): void {
   if (base && head) {
     const removed = base.filter((value) => !head.some((other) => show(other) === show(value)));
@@ -193,6 +210,7 @@ function compareLiterals(
     }
     for (const value of added) {
       if (direction === 'request') report('non-breaking', `value ${show(value)} is now accepted too`);
+      else if (baseOpen) report('non-breaking', `new value ${show(value)} may be returned (the list is open)`);
       else
         report(
           'breaking',
@@ -200,8 +218,10 @@ function compareLiterals(
         );
     }
   } else if (base) {
-    if (direction === 'request') report('non-breaking', `no longer limited to ${base.map(show).join(', ')}`);
-    else report('breaking', `no longer limited to ${base.map(show).join(', ')}: any value may be returned`);
+    const limited = `no longer limited to ${base.map(show).join(', ')}`;
+    if (direction === 'request') report('non-breaking', limited);
+    else if (baseOpen) report('non-breaking', `${limited} (the list was open)`);
+    else report('breaking', `${limited}: any value may be returned`);
   } else if (head) {
     if (direction === 'request')
       report('breaking', `now limited to ${head.map(show).join(', ')}: other values are refused`);

@@ -4,7 +4,7 @@
  */
 import { Type, type Static } from 'typebox';
 import type { WebhookDelivery, WebhookDeliveryAttempt, WebhookSubscription } from '../backend/copybooks/index.ts';
-import { EventType, SubscribableEventType } from './event-type.ts';
+import { EventType, openList, SubscribableEventType } from './event-type.ts';
 import { Timestamp } from './schemas/common.ts';
 
 export const SubscriptionId = Type.String({
@@ -50,7 +50,7 @@ export const Delivery = Type.Object({
   eventType: EventType,
   state: Type.Union(
     [Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed'), Type.Literal('cancelled')],
-    { description: 'cancelled: its subscription was disabled while it was pending (it may be retried once enabled)' },
+    openList('cancelled: its subscription was disabled while it was pending (it may be retried once enabled)'),
   ),
   attempts: Type.Integer({ minimum: 0 }),
   lastStatusCode: Type.Union([Type.Integer(), Type.Null()], {

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readCommittedContract } from '../../src/contract/document.ts';
 import { compareContracts, type ContractChange } from '../../src/contract/openapi-diff.ts';
+import { OPEN_ENUM } from '../../src/contract/schema-diff.ts';
 
 /** Documents are edited by hand below, through any path. */
 type Json = Record<string, any>;
@@ -97,6 +98,104 @@ test('breaking: a new value in a response enum, reported once where the shared s
   );
   assertBreaking(changes, '#/components/schemas/Problem (in responses): code', /new value "NEW_CODE" may be returned/);
   assert.equal(changes.length, 1, JSON.stringify(changes));
+});
+
+/** Every schema in `document` that bears the open mark, by JSON pointer. */
+function openLists(document: Json): string[] {
+  const found: string[] = [];
+  const visit = (value: unknown, pointer: string) => {
+    if (typeof value !== 'object' || value === null) return;
+    if ((value as Json)[OPEN_ENUM] === true) found.push(pointer);
+    for (const [key, child] of Object.entries(value)) visit(child, `${pointer}/${key.replaceAll('/', '~1')}`);
+  };
+  visit(document, '#');
+  return found;
+}
+
+const cloudEventType = (d: Json) => d.components.schemas.CloudEvent.properties.type;
+const deliveryState = (d: Json) =>
+  response(d, '/v1/webhook-subscriptions/{subscriptionId}/deliveries/{deliveryId}', 'get', '200').properties.state;
+
+test('the contract declares open the lists that grow by design, and keeps listing their values', () => {
+  const open = openLists(committed);
+  for (const pointer of [
+    '#/components/schemas/CloudEvent/properties/type',
+    '#/paths/~1v1~1event-types/get/responses/200/content/application~1json/schema/properties/items/items/properties/type',
+    '#/paths/~1v1~1webhook-subscriptions~1{subscriptionId}/get/responses/200/content/application~1json/schema/properties/eventTypes/items',
+    '#/paths/~1v1~1webhook-subscriptions~1{subscriptionId}~1deliveries~1{deliveryId}/get/responses/200/content/application~1json/schema/properties/eventType',
+    '#/paths/~1v1~1webhook-subscriptions~1{subscriptionId}~1deliveries~1{deliveryId}/get/responses/200/content/application~1json/schema/properties/state',
+    '#/webhooks/WebhookTest/post/requestBody/content/application~1json/schema/properties/data/properties/eventTypes/items',
+  ])
+    assert.ok(open.includes(pointer), `${pointer} is not declared open; open: ${JSON.stringify(open, null, 2)}`);
+  // Business states stay closed: a new order status is a breaking change.
+  assert.ok(!open.some((pointer) => pointer.includes('/v1~1orders')), JSON.stringify(open));
+  assert.ok(!open.some((pointer) => pointer.includes('Problem')), JSON.stringify(open));
+  assert.deepEqual(
+    cloudEventType(committed)
+      .anyOf.map((member: Json) => member.enum[0])
+      .slice(0, 2),
+    ['OrderConfirmed', 'OrderRejected'],
+  );
+  assert.match(deliveryState(committed).description, /More values may be added: handle unknown ones/);
+});
+
+test('not breaking: a new value in a response list the base declares open', () => {
+  const changes = changesAfter((d) => {
+    cloudEventType(d).anyOf.push({ type: 'string', enum: ['LoanDisbursed'] });
+    deliveryState(d).anyOf.push({ type: 'string', enum: ['expired'] });
+  });
+  assertNothingBreaks(
+    changes,
+    '#/components/schemas/CloudEvent (in responses): type',
+    /new value "LoanDisbursed" may be returned \(the list is open\)/,
+  );
+  assertNothingBreaks(
+    changes,
+    'GET /v1/webhook-subscriptions/{subscriptionId}/deliveries/{deliveryId} response 200 body: state',
+    /new value "expired" may be returned \(the list is open\)/,
+  );
+  // An open list may also stop listing its values: clients already handle any value.
+  assertNothingBreaks(
+    changesAfter((d) => {
+      const state = deliveryState(d);
+      delete state.anyOf;
+      state.type = 'string';
+    }),
+    'GET /v1/webhook-subscriptions/{subscriptionId}/deliveries/{deliveryId} response 200 body: state',
+    /no longer limited to "pending", .* \(the list was open\)/,
+  );
+});
+
+test('a list the base leaves closed: a head that declares it open does not excuse the values it adds', () => {
+  const base = structuredClone(committed);
+  delete cloudEventType(base)[OPEN_ENUM];
+  const head = structuredClone(committed);
+  cloudEventType(head).anyOf.push({ type: 'string', enum: ['LoanDisbursed'] });
+  const changes = compareContracts(base, head);
+  const location = '#/components/schemas/CloudEvent (in responses): type';
+  assertBreaking(changes, location, /new value "LoanDisbursed" may be returned: clients that handle only the listed/);
+  const declared = changes.find((c) => c.location === location && /list of values now open/.test(c.message));
+  assert.equal(declared?.severity, 'non-breaking', JSON.stringify(changes, null, 2));
+  assert.match(declared.message, /clients must handle unknown ones/);
+  // Declaring it open alone adds no value: not breaking.
+  assertNothingBreaks(compareContracts(base, committed), location, /list of values now open/);
+});
+
+test('an open list closed again, and open lists in requests: judged as before', () => {
+  assertNothingBreaks(
+    changesAfter((d) => delete cloudEventType(d)[OPEN_ENUM]),
+    '#/components/schemas/CloudEvent (in responses): type',
+    /list of values no longer open/,
+  );
+  // Requests: the mark promises nothing to senders; a value no longer accepted still breaks them.
+  assertBreaking(
+    changesAfter((d) => {
+      const state = parameter(d, '/v1/webhook-subscriptions/{subscriptionId}/deliveries', 'get', 'state').schema;
+      state.anyOf = state.anyOf.filter((member: Json) => member.enum[0] !== 'failed');
+    }),
+    'GET /v1/webhook-subscriptions/{subscriptionId}/deliveries query state',
+    /value "failed" is no longer accepted/,
+  );
 });
 
 test('breaking: a request field made required, a new required field, a removed accepted field', () => {
