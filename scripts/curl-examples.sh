@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One curl for every operation of the contract against a running server (npm start), with tokens from the
 # development issuer (npm run token, same DATA_DIR). Usage: bash scripts/curl-examples.sh [base-url]
-# The webhook calls need a server that lets a local receiver in (docs/events-webhooks-operations.md):
+# The webhook calls need a server that lets a local receiver in (docs/webhooks.md):
 #   WEBHOOK_ALLOW_HTTP=true WEBHOOK_ALLOWED_CIDRS=127.0.0.1/32 WEBHOOK_ALLOWED_PORTS=3000 npm start
 # Needs curl and Node (for the JSON fields and the random keys); no uuidgen.
 set -euo pipefail

@@ -2,7 +2,7 @@
  * Example webhook receiver: verifies each delivery's Standard Webhooks signature on the raw body, answers 204
  * once the event is kept, and prints one line per new event (a repeated delivery carries the same id).
  * Run: COREBRIDGE_WEBHOOK_SECRET=whsec_… npm run webhook:receiver (PORT, default 3000; subscribe it as
- * http://127.0.0.1:<PORT>/hooks, see docs/events-webhooks-operations.md).
+ * http://127.0.0.1:<PORT>/hooks, see docs/webhooks.md).
  */
 import { createServer } from 'node:http';
 import { Webhook } from 'standardwebhooks';

@@ -145,6 +145,8 @@ export const ROUTES = {
     scope: 'webhooks:write',
     roles: STAFF_OR_PARTNER,
     ownership: 'backend-owner',
+    // A retry after a lost answer gets the same test delivery, not a second one.
+    idempotency: 'optional',
   },
   createWebhookSubscription: {
     method: 'POST',
@@ -222,6 +224,8 @@ export const ROUTES = {
     scope: 'webhooks:write',
     roles: STAFF_OR_PARTNER,
     ownership: 'backend-owner',
+    // A retry after a lost answer does not queue the window a second time.
+    idempotency: 'optional',
   },
   getOperation: {
     method: 'GET',

@@ -1,5 +1,5 @@
 /**
- * A receiver on the developer's machine, as docs/events-webhooks-operations.md starts the server for one: its
+ * A receiver on the developer's machine, as docs/webhooks.md starts the server for one: its
  * address is let in, `localhost` is refused with an answer that says to name the address, and the example
  * receiver (examples/webhooks/receiver.ts) gets and verifies the events.
  */

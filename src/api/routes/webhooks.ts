@@ -68,7 +68,7 @@ export const SubscriptionPatch = Type.Object(
         description: 'A new endpoint: it passes the same outbound guard as at creation',
       }),
     ),
-    eventTypes: Type.Optional(Type.Array(EventType, { minItems: 1, maxItems: 10, uniqueItems: true })),
+    eventTypes: Type.Optional(Type.Array(SubscribableEventType, { minItems: 1, maxItems: 10, uniqueItems: true })),
     description: Type.Optional(Type.Union([recordString('WHKUPD', 'whkuDescription'), Type.Null()])),
     status: Type.Optional(
       Type.Union([Type.Literal('active'), Type.Literal('disabled')], {
