@@ -7418,7 +7418,7 @@ export interface operations {
                      * @description A new endpoint: it passes the same outbound guard as at creation
                      */
                     url?: string;
-                    eventTypes?: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest")[];
+                    eventTypes?: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                     description?: string | null;
                     /** @description disabled: nothing is delivered and pending deliveries are cancelled; active: events from now on are */
                     status?: "active" | "disabled";
@@ -7434,7 +7434,7 @@ export interface operations {
                      * @description A new endpoint: it passes the same outbound guard as at creation
                      */
                     url?: string;
-                    eventTypes?: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled" | "WebhookTest")[];
+                    eventTypes?: ("OrderConfirmed" | "OrderRejected" | "OrderUpdated" | "OrderCancelled" | "PaymentCompleted" | "PaymentRejected" | "LoanApproved" | "LoanRejected" | "CustomerCreated" | "CustomerUpdated" | "WebhookSubscriptionDisabled")[];
                     description?: string | null;
                     /** @description disabled: nothing is delivered and pending deliveries are cancelled; active: events from now on are */
                     status?: "active" | "disabled";
@@ -9008,6 +9008,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description The created resource (201), or the operation to poll (202) */
                     location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9038,6 +9040,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9053,6 +9057,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9068,6 +9074,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9083,6 +9091,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9098,6 +9108,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     /** @description The methods the path has */
                     allow?: string;
                     [name: string]: unknown;
@@ -9115,6 +9127,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
                     [name: string]: unknown;
@@ -9132,6 +9146,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9143,6 +9159,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9158,6 +9176,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9173,6 +9193,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
                     [name: string]: unknown;
@@ -9186,6 +9208,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9284,6 +9308,8 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description The created resource (201), or the operation to poll (202) */
                     location?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9322,6 +9348,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9337,6 +9365,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9352,6 +9382,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9367,6 +9399,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9382,6 +9416,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     /** @description The methods the path has */
                     allow?: string;
                     [name: string]: unknown;
@@ -9399,6 +9435,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
                     [name: string]: unknown;
@@ -9412,6 +9450,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -9427,6 +9467,8 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
                     [name: string]: unknown;
@@ -9440,6 +9482,8 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
