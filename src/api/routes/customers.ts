@@ -1,14 +1,13 @@
 /** /v1/customers: read, create, update (JSON merge patch) — CUSINQ/CUSADD/CUSUPD. */
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { Customer, customerFromRecord } from '../../resources/customer.ts';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
 import { problem } from '../schemas/problem.ts';
 import { CustomerId } from '../../resources/schemas/common.ts';
 import { recordString } from '../../resources/schemas/record-field.ts';
-import { JSON_POISONING_OPTIONS } from '../protection/limits.ts';
 import type { RecordPointers } from '../../client/refusal.ts';
 import type { CustomerUpdateRequest } from '../../backend/copybooks/index.ts';
+import { mergePatchRoutes, patchAction } from '../merge-patch.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 const BirthDate = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
@@ -111,25 +110,18 @@ const PATCH_POINTERS = customerPointers('cusu');
 
 const CustomerParams = Type.Object({ customerId: CustomerId }, { additionalProperties: false });
 
-/** Merge-patch member → [action, value]: K keep, S set, D delete. */
-function action(value: string | null | undefined): [string, string] {
-  if (value === undefined) return ['K', ''];
-  if (value === null) return ['D', ''];
-  return ['S', value];
-}
-
 function patchRecord(customerId: string, p: CustomerPatch): CustomerUpdateRequest {
-  const [cusuNameAction, cusuName] = action(p.name);
-  const [cusuEmailAction, cusuEmail] = action(p.email);
-  const [cusuPhoneAction, cusuPhone] = action(p.phone);
-  const [cusuBirthDateAction, cusuBirthDate] = action(p.dateOfBirth);
+  const [cusuNameAction, cusuName] = patchAction(p.name);
+  const [cusuEmailAction, cusuEmail] = patchAction(p.email);
+  const [cusuPhoneAction, cusuPhone] = patchAction(p.phone);
+  const [cusuBirthDateAction, cusuBirthDate] = patchAction(p.dateOfBirth);
   // An absent or removed address keeps (or deletes) it whole: its members are kept as they are.
   const a = p.address ?? {};
-  const [cusuAddrLine1Action, cusuAddrLine1] = action(a.line1);
-  const [cusuAddrLine2Action, cusuAddrLine2] = action(a.line2);
-  const [cusuAddrPostcodeAction, cusuAddrPostcode] = action(a.postalCode);
-  const [cusuAddrCityAction, cusuAddrCity] = action(a.city);
-  const [cusuAddrCountryAction, cusuAddrCountry] = action(a.country);
+  const [cusuAddrLine1Action, cusuAddrLine1] = patchAction(a.line1);
+  const [cusuAddrLine2Action, cusuAddrLine2] = patchAction(a.line2);
+  const [cusuAddrPostcodeAction, cusuAddrPostcode] = patchAction(a.postalCode);
+  const [cusuAddrCityAction, cusuAddrCity] = patchAction(a.city);
+  const [cusuAddrCountryAction, cusuAddrCountry] = patchAction(a.country);
   return {
     cusuCustomerId: customerId,
     cusuNameAction,
@@ -208,17 +200,8 @@ export function customerRoutes(app: Api, { backend }: RouteDeps): void {
     },
   });
 
-  // RFC 7396's media type is accepted on the merge-patch route only (its own encapsulated context).
-  void app.register(async (scope) => {
-    scope.addContentTypeParser(
-      'application/merge-patch+json',
-      { parseAs: 'string' },
-      scope.getDefaultJsonParser(
-        JSON_POISONING_OPTIONS.onProtoPoisoning,
-        JSON_POISONING_OPTIONS.onConstructorPoisoning,
-      ),
-    );
-    updateCustomerRoute(scope.withTypeProvider<TypeBoxTypeProvider>(), backend);
+  mergePatchRoutes(app, (scope) => {
+    updateCustomerRoute(scope, backend);
   });
 }
 

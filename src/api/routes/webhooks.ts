@@ -5,7 +5,6 @@
  * again when each delivery connects (src/events/webhooks.ts). The signing secret is made and sealed here: the
  * back-end stores only the sealed form, and the plain one is shown once, in the 201.
  */
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import type { MessageCatalog, WebhookUpdateRequest } from '../../backend/copybooks/index.ts';
 import { segmentReader } from '../../backend/message.ts';
@@ -14,7 +13,6 @@ import type { WebhookSettings } from '../../events/settings.ts';
 import { newWebhookSecret, type WebhookKeyring } from '../../events/webhook-secrets.ts';
 import { checkUrlResolved, type CompiledPolicy } from '../../outbound/url-guard.ts';
 import { ApiError } from '../../errors.ts';
-import { JSON_POISONING_OPTIONS } from '../protection/limits.ts';
 import { cursorCodec, CursorParam } from '../cursor.ts';
 import { problem, ProblemSchema } from '../schemas/problem.ts';
 import { recordString } from '../../resources/schemas/record-field.ts';
@@ -33,6 +31,7 @@ import {
   subscriptionFromRecord,
 } from '../../resources/webhook-subscription.ts';
 import { RotatedSecret, rotatedSecretFromRecord } from '../../resources/webhook-secret-rotation.ts';
+import { mergePatchRoutes, patchAction } from '../merge-patch.ts';
 import { fromTable, protectedErrors, STANDARD_ERRORS, type Api, type RouteDeps } from './common.ts';
 
 export const SubscriptionRequest = Type.Object(
@@ -82,17 +81,10 @@ export const SubscriptionPatch = Type.Object(
 );
 type SubscriptionPatch = Static<typeof SubscriptionPatch>;
 
-/** Merge-patch member → [action, value]: K keep, S set, D delete. */
-function action(value: string | null | undefined): [string, string] {
-  if (value === undefined) return ['K', ''];
-  if (value === null) return ['D', ''];
-  return ['S', value];
-}
-
 function patchRecord(subscriptionId: string, p: SubscriptionPatch): WebhookUpdateRequest {
-  const [whkuUrlAction, whkuUrl] = action(p.url);
-  const [whkuDescriptionAction, whkuDescription] = action(p.description);
-  const [whkuStatusAction, whkuStatus] = action(p.status);
+  const [whkuUrlAction, whkuUrl] = patchAction(p.url);
+  const [whkuDescriptionAction, whkuDescription] = patchAction(p.description);
+  const [whkuStatusAction, whkuStatus] = patchAction(p.status);
   return {
     whkuSubscriptionId: subscriptionId,
     whkuUrlAction,
@@ -323,17 +315,8 @@ export function webhookRoutes(
       ),
   });
 
-  // RFC 7396's media type is accepted on the merge-patch route only (its own encapsulated context).
-  void app.register(async (scope) => {
-    scope.addContentTypeParser(
-      'application/merge-patch+json',
-      { parseAs: 'string' },
-      scope.getDefaultJsonParser(
-        JSON_POISONING_OPTIONS.onProtoPoisoning,
-        JSON_POISONING_OPTIONS.onConstructorPoisoning,
-      ),
-    );
-    scope.withTypeProvider<TypeBoxTypeProvider>().route({
+  mergePatchRoutes(app, (scope) => {
+    scope.route({
       ...fromTable('updateWebhookSubscription'),
       schema: {
         ...protectedErrors(
