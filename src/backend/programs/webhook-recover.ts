@@ -8,7 +8,7 @@ import { fail, ok, text } from '../program.ts';
 import type { Program } from '../program.ts';
 import { eventsInWindowFor, type WindowEvent } from '../store/events.ts';
 import { ONE_SUBSCRIPTION_EVENTS, writeAudit } from '../store/journal.ts';
-import { insertDueDelivery, lockOwnSubscription, redueDeliveries } from '../store/webhooks.ts';
+import { insertDelivery, lockOwnSubscription, redueDeliveries } from '../store/webhooks.ts';
 
 /** Events one recover queues at most: its transaction stays short, and the answer says where to go on from. */
 export const MAX_RECOVER_EVENTS = 1000;
@@ -64,7 +64,7 @@ export const recoverSubscription: Program<'WHKRCV'> = async (ctx, req) => {
   );
   for (const { e, dueAt } of due) {
     if (had.has(e.eventId)) continue;
-    await insertDueDelivery(ctx.tx, {
+    await insertDelivery(ctx.tx, {
       deliveryId: newId('WHD'),
       subscriptionId: s.subscriptionId,
       eventId: e.eventId,

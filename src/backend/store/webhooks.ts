@@ -299,9 +299,10 @@ function deliveryFromRow(row: Row): Delivery {
   };
 }
 
+/** A new delivery, made at `at` and due then or at `dueAt` (none if the subscription has one of this event already). */
 export async function insertDelivery(
   tx: Tx,
-  d: { deliveryId: string; subscriptionId: string; eventId: string; eventType: string; at: string },
+  d: { deliveryId: string; subscriptionId: string; eventId: string; eventType: string; at: string; dueAt?: string },
 ): Promise<void> {
   await tx.run(
     `INSERT INTO webhook_deliveries (delivery_id, subscription_id, event_id, event_type, state, attempts, next_attempt_at, created_at, updated_at)
@@ -310,7 +311,7 @@ export async function insertDelivery(
     d.subscriptionId,
     d.eventId,
     d.eventType,
-    d.at,
+    d.dueAt ?? d.at,
     d.at,
     d.at,
   );
@@ -571,22 +572,4 @@ export async function redueDeliveries(
     for (const row of inFlight) had.add(String(row['event_id']));
   }
   return had;
-}
-
-/** A new delivery, made at `at` and due at `dueAt` (none if the subscription has one of this event already). */
-export async function insertDueDelivery(
-  tx: Tx,
-  d: { deliveryId: string; subscriptionId: string; eventId: string; eventType: string; at: string; dueAt: string },
-): Promise<void> {
-  await tx.run(
-    `INSERT INTO webhook_deliveries (delivery_id, subscription_id, event_id, event_type, state, attempts, next_attempt_at, created_at, updated_at)
-     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?, ?) ON CONFLICT (subscription_id, event_id) DO NOTHING`,
-    d.deliveryId,
-    d.subscriptionId,
-    d.eventId,
-    d.eventType,
-    d.dueAt,
-    d.at,
-    d.at,
-  );
 }
