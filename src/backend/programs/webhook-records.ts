@@ -8,6 +8,9 @@ import type { ProgramContext } from '../program.ts';
 import { writeEvent } from '../store/journal.ts';
 import type { Delivery, Subscription } from '../store/webhooks.ts';
 
+/** The sealed form the API gives (src/events/webhook-secrets.ts): this side never holds a plain secret or its key. */
+export const SEALED_SECRET = /^v1\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]{40,}$/;
+
 export function subscriptionRecord(s: Subscription): WebhookSubscription {
   return {
     whkSubscriptionId: s.subscriptionId,

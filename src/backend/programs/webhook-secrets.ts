@@ -8,9 +8,7 @@ import { RC } from '../message.ts';
 import { fail, ok, text, type Program } from '../program.ts';
 import { writeAudit } from '../store/journal.ts';
 import { findOwnSubscription, rotateSecret, type PreviousSecret } from '../store/webhooks.ts';
-
-/** The sealed form the API gives (src/events/webhook-secrets.ts), as WHKCRT takes it. */
-const SEALED_SECRET = /^v1\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]{40,}$/;
+import { SEALED_SECRET } from './webhook-records.ts';
 
 /** The previous secret a delivery is signed with too: only while its overlap lasts, blank after. */
 export function previousSecretInForce(previous: PreviousSecret | null, now: string): string {

@@ -32,13 +32,11 @@ import {
   type Subscription,
 } from '../store/webhooks.ts';
 import { eventSegments } from './event-segments.ts';
-import { deliveryRecord, raiseSubscriptionEvent, subscriptionRecord } from './webhook-records.ts';
+import { deliveryRecord, raiseSubscriptionEvent, SEALED_SECRET, subscriptionRecord } from './webhook-records.ts';
 import { previousSecretInForce } from './webhook-secrets.ts';
 import { pageSize, segmentPage, turnSize } from './lists.ts';
 
 const MAX_EVENT_TYPES = 10;
-/** The sealed form the API gives (src/events/webhook-secrets.ts): this side never holds a plain secret or its key. */
-const SEALED_SECRET = /^v1\.[A-Za-z0-9_-]{1,16}\.[A-Za-z0-9_-]{40,}$/;
 
 function segmentList(segments: Segment[], count: number, nextSeq = 0): ProgramReply<SegmentListResponse> {
   return { ...ok<SegmentListResponse>({ seglNextSeq: nextSeq, seglItemCount: count }), segments };
