@@ -117,7 +117,7 @@ test('PATCH changes url, eventTypes and description by merge patch; the create c
   assert.equal(notReceived['reason'], 'EVENT_TYPES_NOT_RECEIVED');
   assert.deepEqual(
     (notReceived['errors'] as Array<{ pointer: string }>).map((e) => e.pointer),
-    ['/eventTypes'],
+    ['/eventTypes/1'],
   );
   const guarded = assertProblem(
     await patch(h, 'acme-shop', sub.subscriptionId, { url: 'http://10.0.0.1:8080/hooks' }),

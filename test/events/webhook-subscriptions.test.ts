@@ -18,19 +18,20 @@ async function count(h: TestApp, as: string): Promise<number> {
   return (await h.request({ method: 'GET', url: '/v1/webhook-subscriptions', as })).json().items.length;
 }
 
-test('a partner may not subscribe to event types it never receives: 400 at /eventTypes naming them', async (t) => {
+test('a partner may not subscribe to event types it never receives: 400 at each such item of /eventTypes', async (t) => {
   const h = await startApp(t, LOCAL_RECEIVER);
   const refused = await subscribe(h, 'acme-shop', 'http://127.0.0.1:3000/hooks', [
+    'PaymentRejected',
     'OrderConfirmed',
     'PaymentCompleted',
   ]);
   const problem = assertProblem(refused, 400, 'VALIDATION_FAILED');
   assert.equal(problem['reason'], 'EVENT_TYPES_NOT_RECEIVED');
-  assert.deepEqual(
-    (problem['errors'] as Array<{ pointer: string; detail: string }>).map((e) => e.pointer),
-    ['/eventTypes'],
-  );
-  assert.equal(problem['detail'], 'a partner never receives PaymentCompleted');
+  assert.deepEqual(problem['errors'], [
+    { pointer: '/eventTypes/0', in: 'body', detail: 'is an event type this owner never receives' },
+    { pointer: '/eventTypes/2', in: 'body', detail: 'is an event type this owner never receives' },
+  ]);
+  assert.equal(problem['detail'], 'a partner never receives PaymentRejected, PaymentCompleted');
   assert.equal(await count(h, 'acme-shop'), 0, 'nothing stored');
 
   const ordersAndCustomers = ['OrderConfirmed', 'CustomerCreated'];

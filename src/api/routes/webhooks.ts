@@ -218,12 +218,27 @@ function utc(value: string, pointer: string): string {
   return new Date(ms).toISOString();
 }
 
-/** The back-end names the subscription that exists in its refusal; the answer gives it as a member of its own too. */
-function withExistingId(error: unknown): never {
-  const id =
-    error instanceof ApiError && error.reason === 'SUBSCRIPTION_EXISTS' && /WHS-[0-9A-F]{16}/.exec(error.message);
-  if (!id) throw error;
-  throw new ApiError(error.code, error.message, { reason: error.reason, extensions: { subscriptionId: id[0] } });
+/**
+ * A refused subscription (create or change) in the client's words. The back-end names in its text the subscription
+ * that exists, given as a member of its own too, and the event types the owner never receives, each placed at its
+ * item of `eventTypes`.
+ */
+function refusedSubscription(eventTypes: readonly string[] | undefined) {
+  return (error: unknown): never => {
+    if (!(error instanceof ApiError)) throw error;
+    const id = error.reason === 'SUBSCRIPTION_EXISTS' && /WHS-[0-9A-F]{16}/.exec(error.message);
+    if (id)
+      throw new ApiError(error.code, error.message, { reason: error.reason, extensions: { subscriptionId: id[0] } });
+    const never = error.reason === 'EVENT_TYPES_NOT_RECEIVED' && /never receives (.+)$/.exec(error.message);
+    if (!never || !eventTypes) throw error;
+    const named = new Set(never[1]!.split(', '));
+    const violations = eventTypes.flatMap((type, i) =>
+      named.has(type)
+        ? [{ pointer: `/eventTypes/${i}`, in: 'body' as const, detail: 'is an event type this owner never receives' }]
+        : [],
+    );
+    throw violations.length > 0 ? new ApiError(error.code, error.message, { reason: error.reason, violations }) : error;
+  };
 }
 
 export function webhookRoutes(
@@ -272,7 +287,7 @@ export function webhookRoutes(
           },
           { whkcUrl: '/url', whkcDescription: '/description' },
         )
-        .catch(withExistingId);
+        .catch(refusedSubscription(body.eventTypes));
       const created = { ...subscriptionFromRecord(out.body), secret };
       return reply.code(201).header('location', `/v1/webhook-subscriptions/${created.subscriptionId}`).send(created);
     },
@@ -341,7 +356,7 @@ export function webhookRoutes(
             whkuUrl: '/url',
             whkuDescription: '/description',
           })
-          .catch(withExistingId);
+          .catch(refusedSubscription(req.body.eventTypes));
         return subscriptionFromRecord(out.body);
       },
     });
