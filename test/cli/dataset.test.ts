@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { DuckDBInstance } from '@duckdb/node-api';
 
 const BIN = join(import.meta.dirname, '../../bin/corebridge.ts');
 
@@ -198,4 +199,47 @@ test('wrong command lines exit 2 with the reason', () => {
   const missing = run(['decode', at('account.cpy'), '--input', at('nope.dat')]);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /cannot read .*nope\.dat: no such file/);
+});
+
+test('--format parquet writes a file DuckDB reads as the same rows, with the decimals exact', async () => {
+  writeFileSync(at('in.jsonl'), jsonl);
+  assert.equal(run(['encode', at('account.cpy'), '-i', at('in.jsonl'), '-o', at('acc.v'), '--recfm', 'V']).code, 0);
+  const r = run([
+    'decode',
+    at('account.cpy'),
+    '-i',
+    at('acc.v'),
+    '--recfm',
+    'V',
+    '--format',
+    'parquet',
+    '-o',
+    at('acc.parquet'),
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(r.stdout, '');
+  const duck = await (await DuckDBInstance.create(':memory:')).connect();
+  try {
+    const sql = `SELECT accId, accName, CAST(accBalance AS VARCHAR) AS balance, accN,
+                        list_transform(accTxn, t -> CAST(t.txnAmt AS VARCHAR)) AS txns
+                 FROM read_parquet('${at('acc.parquet')}') ORDER BY accId`;
+    const rows = (await duck.runAndReadAll(sql)).getRowObjectsJson();
+    assert.deepEqual(rows, [
+      { accId: 1, accName: 'ADA', balance: '1250.75', accN: 0, txns: [] },
+      { accId: 2, accName: 'GRACE', balance: '-3.50', accN: 2, txns: ['10.00', '-0.01'] },
+      { accId: 3, accName: 'Müller', balance: '123456789.01', accN: 1, txns: ['99999.99'] },
+    ]);
+    const types = (await duck.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${at('acc.parquet')}')`))
+      .getRowObjectsJson()
+      .map((c) => `${c.column_name} ${c.column_type}`);
+    assert.deepEqual(types, [
+      'accId INTEGER',
+      'accName VARCHAR',
+      'accBalance DECIMAL(11,2)',
+      'accN INTEGER',
+      'accTxn STRUCT(txnAmt DECIMAL(7,2))[]',
+    ]);
+  } finally {
+    duck.closeSync();
+  }
 });
