@@ -64,7 +64,7 @@ module.exports = {
       severity: 'error',
       comment: 'The service uses the codec as any other project would: through @corebridge/records and its ./cli.',
       from: { pathNot: '^records/' },
-      to: { path: '^records/', pathNot: '^records/src/(index|cli)[.]ts$' },
+      to: { path: '^records/', pathNot: '^records/src/(index|cli|dataset/index)[.]ts$' },
     },
     {
       name: 'shared-below-all',

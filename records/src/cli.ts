@@ -62,7 +62,8 @@ ${COPYBOOK_OPTIONS}`;
 
 export const COPYBOOK_USAGE = copybookUsage();
 
-const OPTIONS = {
+/** The options that say how to compile a copybook, shared with `corebridge dataset`. */
+export const COMPILE_OPTIONS = {
   profile: { type: 'string' },
   encoding: { type: 'string' },
   'binary-sizes': { type: 'string' },
@@ -77,12 +78,16 @@ const OPTIONS = {
   record: { type: 'string' },
   mapping: { type: 'string' },
   'copybook-path': { type: 'string', multiple: true },
+  'currency-sign': { type: 'string' },
+  'decimal-point-is-comma': { type: 'boolean' },
+} as const;
+
+const OPTIONS = {
+  ...COMPILE_OPTIONS,
   binary: { type: 'boolean' },
   json: { type: 'boolean' },
   'json-schema': { type: 'boolean' },
   codegen: { type: 'boolean' },
-  'currency-sign': { type: 'string' },
-  'decimal-point-is-comma': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -126,52 +131,7 @@ export async function copybookCommand(argv: string[], io: Io, program = 'corebri
   if (file === undefined) throw new UsageError(`copybook ${action} needs a copybook file\n\n${usage}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
 
-  const options: CompileOptions & { record?: string } = { fileName: file };
-  const profile = oneOf('profile', values.profile, ['zos', 'gnucobol'] as const);
-  if (profile) options.profile = profile;
-  if (values.encoding !== undefined) {
-    const encoding = charsetNamed(values.encoding);
-    if (!encoding) throw new UsageError(`--encoding must be one of ${CHARSETS.join(', ')} (got "${values.encoding}")`);
-    options.encoding = encoding;
-  }
-  const binarySizes = oneOf('binary-sizes', values['binary-sizes'], ['ibm', 'gnucobol'] as const);
-  if (binarySizes) options.binarySizes = binarySizes;
-  const order = oneOf('comp5-byte-order', values['comp5-byte-order'], ['big', 'little'] as const);
-  if (order) options.comp5ByteOrder = order;
-  const floatFormat = oneOf('float-format', values['float-format'], ['hfp', 'ieee-big', 'ieee-little'] as const);
-  if (floatFormat) options.floatFormat = floatFormat;
-  const floatRounding = oneOf('float-rounding', values['float-rounding'], ['exact', 'nearest'] as const);
-  if (floatRounding) options.floatRounding = floatRounding;
-  const pointerSize = oneOf('pointer-size', values['pointer-size'], ['4', '8'] as const);
-  if (pointerSize) options.pointerSize = pointerSize === '4' ? 4 : 8;
-  const syncAlignment = oneOf('sync-alignment', values['sync-alignment'], ['ibm', 'gnucobol'] as const);
-  if (syncAlignment) options.syncAlignment = syncAlignment;
-  const zonedSign = oneOf('zoned-sign', values['zoned-sign'], ['ebcdic', 'ascii'] as const);
-  if (zonedSign) options.zonedSign = zonedSign;
-  const emptyNumeric = oneOf('empty-numeric', values['empty-numeric'], ['error', 'null', 'zero'] as const);
-  if (emptyNumeric) options.emptyNumeric = emptyNumeric;
-  const format = oneOf('format', values.format, ['fixed', 'free', 'auto'] as const);
-  if (format) options.format = format;
-  if (values.record) options.record = values.record;
-  options.copybookPath = [...(values['copybook-path'] ?? []), ...copybookPathFromEnv(process.env.COBCPY)];
-  if (values['currency-sign'] !== undefined) options.currencySign = values['currency-sign'];
-  if (values['decimal-point-is-comma']) options.decimalPointIsComma = true;
-  if (values.mapping) {
-    try {
-      options.mapping = JSON.parse(await readFile(values.mapping, 'utf8'));
-    } catch (e) {
-      throw new UsageError(`cannot read mapping ${values.mapping}: ${(e as Error).message}`, 1);
-    }
-  }
-
-  let source: string;
-  try {
-    source = await readFile(file, 'utf8');
-  } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
-    throw new UsageError(`cannot read ${file}: ${reason}`, 1);
-  }
-  const layout = compileCopybook(source, options);
+  const layout = await compileFromArgs(file, values);
 
   if (action === 'inspect') {
     if (values.json && values['json-schema']) throw new UsageError('choose one of --json and --json-schema');
@@ -217,6 +177,64 @@ export async function copybookCommand(argv: string[], io: Io, program = 'corebri
   }
   io.stdout.write(`${JSON.stringify(layout.decode(bytes), null, 2)}\n`);
   return 0;
+}
+
+/** The compile options the copybook commands share, as `parseArgs` gives them. */
+export type CompileArgs = Partial<
+  Record<Exclude<keyof typeof COMPILE_OPTIONS, 'copybook-path' | 'decimal-point-is-comma'>, string>
+> & {
+  'copybook-path'?: string[] | undefined;
+  'decimal-point-is-comma'?: boolean | undefined;
+};
+
+/** Reads and compiles the copybook `file` with the options of the command line; errors are `UsageError`s. */
+export async function compileFromArgs(file: string, values: CompileArgs): Promise<CompiledLayout> {
+  const options: CompileOptions & { record?: string } = { fileName: file };
+  const profile = oneOf('profile', values.profile, ['zos', 'gnucobol'] as const);
+  if (profile) options.profile = profile;
+  if (values.encoding !== undefined) {
+    const encoding = charsetNamed(values.encoding);
+    if (!encoding) throw new UsageError(`--encoding must be one of ${CHARSETS.join(', ')} (got "${values.encoding}")`);
+    options.encoding = encoding;
+  }
+  const binarySizes = oneOf('binary-sizes', values['binary-sizes'], ['ibm', 'gnucobol'] as const);
+  if (binarySizes) options.binarySizes = binarySizes;
+  const order = oneOf('comp5-byte-order', values['comp5-byte-order'], ['big', 'little'] as const);
+  if (order) options.comp5ByteOrder = order;
+  const floatFormat = oneOf('float-format', values['float-format'], ['hfp', 'ieee-big', 'ieee-little'] as const);
+  if (floatFormat) options.floatFormat = floatFormat;
+  const floatRounding = oneOf('float-rounding', values['float-rounding'], ['exact', 'nearest'] as const);
+  if (floatRounding) options.floatRounding = floatRounding;
+  const pointerSize = oneOf('pointer-size', values['pointer-size'], ['4', '8'] as const);
+  if (pointerSize) options.pointerSize = pointerSize === '4' ? 4 : 8;
+  const syncAlignment = oneOf('sync-alignment', values['sync-alignment'], ['ibm', 'gnucobol'] as const);
+  if (syncAlignment) options.syncAlignment = syncAlignment;
+  const zonedSign = oneOf('zoned-sign', values['zoned-sign'], ['ebcdic', 'ascii'] as const);
+  if (zonedSign) options.zonedSign = zonedSign;
+  const emptyNumeric = oneOf('empty-numeric', values['empty-numeric'], ['error', 'null', 'zero'] as const);
+  if (emptyNumeric) options.emptyNumeric = emptyNumeric;
+  const format = oneOf('format', values.format, ['fixed', 'free', 'auto'] as const);
+  if (format) options.format = format;
+  if (values.record) options.record = values.record;
+  options.copybookPath = [...(values['copybook-path'] ?? []), ...copybookPathFromEnv(process.env.COBCPY)];
+  if (values['currency-sign'] !== undefined) options.currencySign = values['currency-sign'];
+  if (values['decimal-point-is-comma']) options.decimalPointIsComma = true;
+  if (values.mapping) {
+    try {
+      options.mapping = JSON.parse(await readFile(values.mapping, 'utf8'));
+    } catch (e) {
+      throw new UsageError(`cannot read mapping ${values.mapping}: ${(e as Error).message}`, 1);
+    }
+  }
+
+  let source: string;
+  try {
+    source = await readFile(file, 'utf8');
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
+    throw new UsageError(`cannot read ${file}: ${reason}`, 1);
+  }
+  return compileCopybook(source, options);
 }
 
 function layoutJson(layout: CompiledLayout) {

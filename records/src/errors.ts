@@ -1,7 +1,12 @@
 /** Typed errors of the record translation layer: each names where the problem is. */
 
 export type RecordErrorCode =
-  'COPYBOOK_SYNTAX' | 'COPYBOOK_UNSUPPORTED' | 'ENCODE_INVALID_VALUE' | 'DECODE_INVALID_DATA' | 'MAPPING_INVALID';
+  | 'COPYBOOK_SYNTAX'
+  | 'COPYBOOK_UNSUPPORTED'
+  | 'ENCODE_INVALID_VALUE'
+  | 'DECODE_INVALID_DATA'
+  | 'MAPPING_INVALID'
+  | 'DATASET_INVALID';
 
 export abstract class RecordError extends Error {
   abstract readonly code: RecordErrorCode;

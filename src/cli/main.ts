@@ -2,6 +2,7 @@
 import { ConfigError } from '../config.ts';
 import { BACKEND_USAGE, backendCommand } from './backend.ts';
 import { CERTS_USAGE, certsCommand } from './certs.ts';
+import { DATASET_USAGE, datasetCommand } from './dataset.ts';
 import {
   COPYBOOK_OPTIONS,
   COPYBOOK_USAGE,
@@ -21,6 +22,8 @@ Commands:
   copybook types   FILE.cpy                            TypeScript interface of the record's JSON form
   copybook encode  FILE.cpy [--binary]                 JSON on stdin → record (lowercase hex, or raw with --binary)
   copybook decode  FILE.cpy [--binary]                 record (hex, or raw with --binary) on stdin → JSON
+  dataset decode   LAYOUT.cpy [--input FILE]           a file of records (F, FB, V, VB) → JSON Lines (dataset --help)
+  dataset encode   LAYOUT.cpy --output FILE            JSON Lines → a file of records, byte for byte
   services check   DIR                                 check the service files in DIR as startup does (SERVICES_DIR)
   backend serve                                        run the back-end as a service over mutual TLS (BACKEND_LISTEN)
   certs [--force]                                      make a development CA and certificates in DATA_DIR/certs
@@ -34,6 +37,7 @@ ${COPYBOOK_OPTIONS}`;
 /** Each command's own usage, for `corebridge <command> --help`. */
 const COMMAND_USAGE: Record<string, string | undefined> = {
   copybook: COPYBOOK_USAGE,
+  dataset: DATASET_USAGE,
   services: SERVICES_USAGE,
   backend: BACKEND_USAGE,
   certs: CERTS_USAGE,
@@ -54,6 +58,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       return 0;
     }
     if (command === 'copybook') return await copybookCommand(rest, io);
+    if (command === 'dataset') return await datasetCommand(rest, io);
     if (command === 'services') return await servicesCommand(rest, io);
     if (command === 'backend') return await backendCommand(rest, io);
     if (command === 'certs') return await certsCommand(rest, io);

@@ -1,0 +1,262 @@
+/**
+ * `corebridge dataset decode|encode|verify`: a file of records (a mainframe data set in F, FB, V or VB format)
+ * to JSON Lines, CSV or Parquet and back, as a stream, against a copybook.
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { rename, stat, unlink } from 'node:fs/promises';
+import { once } from 'node:events';
+import { basename, dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { CompiledLayout } from '@corebridge/records';
+import { COMPILE_OPTIONS, COPYBOOK_OPTIONS, compileFromArgs } from '@corebridge/records/cli';
+import {
+  decodeDataset,
+  encodeBatches,
+  isVariable,
+  readJsonLines,
+  RECORD_FORMATS,
+  toJsonLines,
+  type DatasetError,
+  type FramingOptions,
+  type OnError,
+  type RecordFormat,
+} from '@corebridge/records/dataset';
+import { progressOn } from './dataset/progress.ts';
+import { UsageError, type Io } from './usage.ts';
+
+export const DATASET_USAGE = `usage: corebridge dataset decode LAYOUT.cpy [--input FILE] [--output FILE] [--format jsonl]
+       corebridge dataset encode LAYOUT.cpy [--input FILE.jsonl] --output FILE
+Standard input and output when --input or --output is left out.
+
+Record format:
+  --recfm F|FB|V|VB             F/FB: records of one length; V: each after a 4-byte RDW; VB: blocks after a BDW (default F)
+  --lrecl N                     F/FB: the record length (default: the layout's); V/VB: the longest record with its RDW
+  --blksize N                   VB encode: the longest block with its BDW (default 32760)
+  --rdw big|little              byte order of RDW and BDW lengths (default big, as z/OS writes them)
+Decode:
+  --format jsonl                one JSON record per line (default)
+  --on-error fail|skip|null     a record that does not decode: stop with its number, offset and field (default);
+                                leave it out; or write null in its place. skip and null report each to --errors FILE
+  --errors FILE                 JSON Lines report of the bad records ({record, offset, field, reason})
+  --skip N  --limit N           pass over the first N records; stop after N records
+  --quiet                       no progress bar and no summary on stderr
+Copybook (as for corebridge copybook; --copybook-format is its --format):
+${COPYBOOK_OPTIONS.replace('  --format fixed|free|auto', '  --copybook-format fixed|free|auto')}`;
+
+const { format: _sourceFormat, ...COMPILE } = COMPILE_OPTIONS;
+const OPTIONS = {
+  ...COMPILE,
+  'copybook-format': { type: 'string' },
+  input: { type: 'string', short: 'i' },
+  output: { type: 'string', short: 'o' },
+  recfm: { type: 'string' },
+  lrecl: { type: 'string' },
+  blksize: { type: 'string' },
+  rdw: { type: 'string' },
+  format: { type: 'string' },
+  'on-error': { type: 'string' },
+  errors: { type: 'string' },
+  skip: { type: 'string' },
+  limit: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parse>['values'];
+
+function parse(argv: string[]) {
+  return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+}
+
+function oneOf<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  const upper = name === 'recfm' ? value.toUpperCase() : value;
+  if (!(allowed as readonly string[]).includes(upper)) {
+    throw new UsageError(`--${name} must be one of ${allowed.join(', ')} (got "${value}")`);
+  }
+  return upper as T;
+}
+
+function count(name: string, value: string | undefined, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`--${name} must be a whole number of at least ${min} (got "${value}")`);
+  }
+  return Number(value);
+}
+
+/** The record format from the options; F's length defaults to the layout's longest record. */
+function framingFrom(values: Values, layout: CompiledLayout): FramingOptions {
+  const recfm: RecordFormat = oneOf('recfm', values.recfm, RECORD_FORMATS) ?? 'F';
+  const lrecl = count('lrecl', values.lrecl, isVariable(recfm) ? 5 : 1);
+  const blksize = count('blksize', values.blksize, 9);
+  if (blksize !== undefined && recfm !== 'VB') throw new UsageError('--blksize applies to --recfm VB only');
+  const rdw = oneOf('rdw', values.rdw, ['big', 'little'] as const);
+  if (rdw !== undefined && !isVariable(recfm)) throw new UsageError('--rdw applies to --recfm V and VB only');
+  if (!isVariable(recfm) && lrecl !== undefined && lrecl < layout.maxLength && layout.minLength === layout.maxLength) {
+    throw new UsageError(`--lrecl ${lrecl} is shorter than the layout's ${layout.maxLength}-byte record`);
+  }
+  return { recfm, lrecl: isVariable(recfm) ? lrecl : (lrecl ?? layout.maxLength), blksize, rdw };
+}
+
+/** Reads the source, counting its bytes for the progress bar. */
+async function* counted(source: AsyncIterable<Uint8Array>, seen: { bytes: number }): AsyncGenerator<Uint8Array> {
+  for await (const chunk of source) {
+    seen.bytes += chunk.length;
+    yield chunk;
+  }
+}
+
+interface Output {
+  write(chunk: string | Uint8Array): Promise<void>;
+  /** Makes the output final: a file appears under its name only when everything was written. */
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+/** A file written beside its final name and renamed at the end, so a failed run never leaves a partial file. */
+async function openOutput(path: string | undefined, stdout: NodeJS.WritableStream): Promise<Output> {
+  const write = async (stream: NodeJS.WritableStream, chunk: string | Uint8Array) => {
+    if (!stream.write(chunk)) await once(stream, 'drain');
+  };
+  if (path === undefined) {
+    return { write: (chunk) => write(stdout, chunk), commit: async () => {}, abort: async () => {} };
+  }
+  const partial = join(dirname(path), `.${basename(path)}.${process.pid}.partial`);
+  const stream = createWriteStream(partial);
+  await once(stream, 'open');
+  const close = async () => {
+    stream.end();
+    await once(stream, 'close');
+  };
+  return {
+    write: (chunk) => write(stream, chunk),
+    commit: async () => {
+      await close();
+      await rename(partial, path);
+    },
+    abort: async () => {
+      stream.destroy();
+      await unlink(partial).catch(() => {});
+    },
+  };
+}
+
+async function inputOf(values: Values, io: Io): Promise<{ source: AsyncIterable<Uint8Array>; size?: number }> {
+  if (values.input === undefined || values.input === '-') return { source: io.stdin as AsyncIterable<Uint8Array> };
+  let size: number;
+  try {
+    size = (await stat(values.input)).size;
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
+    throw new UsageError(`cannot read ${values.input}: ${reason}`, 1);
+  }
+  // large reads: the per-chunk work (a batch of records, one write) is then spread over many records
+  return { source: createReadStream(values.input, { highWaterMark: 1 << 20 }), size };
+}
+
+async function decode(layout: CompiledLayout, values: Values, io: Io): Promise<void> {
+  const framing = framingFrom(values, layout);
+  const onError: OnError = oneOf('on-error', values['on-error'], ['fail', 'skip', 'null'] as const) ?? 'fail';
+  const format = oneOf('format', values.format, ['jsonl'] as const) ?? 'jsonl';
+  if (values.errors !== undefined && onError === 'fail') {
+    throw new UsageError('--errors needs --on-error skip or null (fail stops at the first bad record)');
+  }
+  const { source, size } = await inputOf(values, io);
+  const seen = { bytes: 0 };
+  const progress = progressOn(io.stderr, size, values.quiet === true);
+  const output = await openOutput(values.output, io.stdout);
+  const report = values.errors === undefined ? undefined : await openOutput(values.errors, io.stdout);
+  let written = 0;
+  const bad: DatasetError[] = [];
+  try {
+    const batches = decodeDataset(counted(source, seen), layout, {
+      framing,
+      onError,
+      skip: count('skip', values.skip, 0),
+      limit: count('limit', values.limit, 1),
+    });
+    for await (const batch of batches) {
+      const rows: Array<Record<string, unknown> | null> = [];
+      let errors = '';
+      for (const record of batch) {
+        if (record.error !== undefined) {
+          bad.push(record.error);
+          errors += `${JSON.stringify(record.error)}\n`;
+          if (onError === 'skip') continue;
+        }
+        rows.push(record.value);
+      }
+      if (format === 'jsonl' && rows.length > 0) await output.write(toJsonLines(rows));
+      if (report !== undefined && errors !== '') await report.write(errors);
+      written += rows.length;
+      progress.update(seen.bytes, written);
+    }
+    await output.commit();
+    await report?.commit();
+  } catch (e) {
+    await output.abort();
+    await report?.abort();
+    throw e;
+  } finally {
+    progress.stop();
+  }
+  if (values.quiet !== true) {
+    const badText = bad.length === 0 ? '' : `; ${bad.length} bad (${onError === 'skip' ? 'left out' : 'null'})`;
+    io.stderr.write(`decoded ${written} records${badText}\n`);
+    if (bad.length > 0 && report === undefined) {
+      for (const e of bad.slice(0, 10)) io.stderr.write(`  ${e.message}\n`);
+      if (bad.length > 10) io.stderr.write(`  … and ${bad.length - 10} more (--errors FILE lists them all)\n`);
+    }
+  }
+}
+
+async function encode(layout: CompiledLayout, values: Values, io: Io): Promise<void> {
+  const framing = framingFrom(values, layout);
+  if (values.output === undefined && (io.stdout as { isTTY?: boolean }).isTTY === true) {
+    throw new UsageError('encode writes binary records: give --output FILE or redirect standard output');
+  }
+  const { source } = await inputOf(values, io);
+  const output = await openOutput(values.output, io.stdout);
+  let records = 0;
+  try {
+    const lines = readJsonLines(source);
+    async function* countedLines() {
+      for await (const batch of lines) {
+        records += batch.length;
+        yield batch;
+      }
+    }
+    for await (const chunk of encodeBatches(countedLines(), layout, { framing })) await output.write(chunk);
+    await output.commit();
+  } catch (e) {
+    await output.abort();
+    throw e;
+  }
+  if (values.quiet !== true) io.stderr.write(`encoded ${records} records\n`);
+}
+
+export async function datasetCommand(argv: string[], io: Io): Promise<number> {
+  let parsed;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    throw new UsageError(`${(e as Error).message}\n\n${DATASET_USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(DATASET_USAGE);
+    return 0;
+  }
+  const [action, file, ...extra] = positionals;
+  if (action !== 'decode' && action !== 'encode') {
+    const got = action === undefined ? '' : ` (got "${action}")`;
+    throw new UsageError(`dataset needs decode or encode${got}\n\n${DATASET_USAGE}`);
+  }
+  if (file === undefined) throw new UsageError(`dataset ${action} needs a copybook file\n\n${DATASET_USAGE}`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  const layout = await compileFromArgs(file, { ...values, format: values['copybook-format'] });
+  if (action === 'decode') await decode(layout, values, io);
+  else await encode(layout, values, io);
+  return 0;
+}
