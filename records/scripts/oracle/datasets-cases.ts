@@ -60,6 +60,22 @@ const VARIABLE = fixed(
   '      10 VR-BIN   PIC 9(4) COMP.',
 );
 
+/** A table with items after it: under cobc -fodoslide they move up with the count, as IBM lays them out. */
+const VARIABLE_MIDDLE = fixed(
+  '01 VM-REC.',
+  '   05 VM-ID       PIC X(5).',
+  '   05 VM-N        PIC S9(3) COMP-3.',
+  '   05 VM-LINE OCCURS 0 TO 4 TIMES DEPENDING ON VM-N.',
+  '      10 VM-SKU   PIC X(4).',
+  '      10 VM-QTY   PIC S9(5) COMP.',
+  '      10 VM-PRICE PIC S9(5)V99 COMP-3.',
+  '   05 VM-TOTAL    PIC S9(7)V99.',
+  '   05 VM-TAIL.',
+  '      10 VM-NOTE  PIC X(6).',
+  "      10 FILLER   PIC X(2) VALUE '<>'.",
+  '      10 VM-CODE  PIC 9(3) COMP.',
+);
+
 // ── seeded values ────────────────────────────────────────────────────────────
 
 /** mulberry32: the same seed gives the same records on every run. */
@@ -149,10 +165,12 @@ function records(
     }
     return undefined;
   })(layout.root);
-  // every count from 0 to the maximum comes round, in an order that mixes long and short records
-  return Array.from({ length: n }, (_, i) =>
-    recordValues(layout.root, rnd, alphabet, odoMax === undefined ? 0 : (i * 5) % (odoMax + 1)),
-  );
+  // every count from 0 to the maximum comes round, in an order that mixes long and short records: a step
+  // prime to the number of counts
+  const counts = (odoMax ?? 0) + 1;
+  const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+  const step = [5, 3, 7, 1].find((k) => gcd(k, counts) === 1)!;
+  return Array.from({ length: n }, (_, i) => recordValues(layout.root, rnd, alphabet, (i * step) % counts));
 }
 
 export const DATASET_CASES: DatasetCase[] = [
@@ -195,6 +213,17 @@ export const DATASET_CASES: DatasetCase[] = [
     recfm: 'V',
     varseq: 2,
     records: records(VARIABLE, GNUCOBOL, 3404, 16, ASCII_PRINTABLE),
+  },
+  {
+    name: 'variable-odo-not-last',
+    description:
+      'V: a table of 0 to 4 elements (COMP-3 counter) followed by a zoned item and a group with FILLER; cobc -fodoslide lays the record out at its count, as IBM does, so the items after the table move up',
+    copybook: VARIABLE_MIDDLE,
+    options: GNUCOBOL,
+    recfm: 'V',
+    varseq: 0,
+    flags: ['-fodoslide'],
+    records: records(VARIABLE_MIDDLE, GNUCOBOL, 3406, 15, ASCII_PRINTABLE),
   },
   {
     name: 'variable-zos',

@@ -106,6 +106,15 @@ export function datasetProgram(spec: DatasetProgramSpec): string {
   if (spec.variable !== (odo !== undefined))
     throw new Error('a variable-length case needs one OCCURS … DEPENDING ON table, a fixed one none');
   const counter = odo?.occurs?.dependingOn?.toUpperCase();
+  // items after the table (cobc -fodoslide) move with the count
+  const sliding = [...walk(layout.root)].some((i) => i.afterOdo !== undefined);
+  if (sliding) {
+    if (spec.ebcdicDisplay) throw new Error('the EBCDIC mask is laid out at the maximum: no items after the table');
+    if (odo === undefined || !(layout.root.children ?? []).includes(odo))
+      throw new Error('items after a table: the table must be an item of the 01 record');
+    for (const item of layout.root.children ?? [])
+      if (item.cobolName === 'FILLER') throw new Error('items after a table: FILLER cannot be INITIALIZEd by name');
+  }
   const max = layout.maxLength;
 
   const out: string[] = [];
@@ -167,26 +176,26 @@ export function datasetProgram(spec: DatasetProgramSpec): string {
   line(`${INDENT}OPEN OUTPUT ${OWN}FILE`);
   for (const [r, values] of spec.records.entries()) {
     line(`      * record ${r + 1}`);
-    for (const l of wrap(['INITIALIZE', rec, 'WITH', 'FILLER', 'ALL', 'TO', 'VALUE', 'THEN', 'TO', 'DEFAULT'])) line(l);
-    if (odo !== undefined && counter !== undefined) {
-      // every element starts from its VALUEs and defaults, as in our encoder's template
-      line(`${INDENT}MOVE ${odo.occurs!.max} TO ${counter}`);
-      for (let i = 1; i <= odo.occurs!.max; i++)
-        for (const l of wrap([
-          'INITIALIZE',
-          ...ref(odo, [i]),
-          'WITH',
-          'FILLER',
-          'ALL',
-          'TO',
-          'VALUE',
-          'THEN',
-          'TO',
-          'DEFAULT',
-        ]))
-          line(l);
-    }
     const leaves = leavesOf(layout.root, values);
+    const initialize = (words: string[]) =>
+      wrap(['INITIALIZE', ...words, 'WITH', 'FILLER', 'ALL', 'TO', 'VALUE', 'THEN', 'TO', 'DEFAULT']).forEach(line);
+    if (sliding && odo !== undefined && counter !== undefined) {
+      // -fodoslide: the count first, so that each item is initialised where the count puts it
+      const count = leaves.find((l) => l.item.cobolName === counter)?.value;
+      line(`${INDENT}MOVE ${String(count)} TO ${counter}`);
+      for (const item of layout.root.children ?? []) {
+        if (item.cobolName === counter) continue;
+        if (item === odo) for (let i = 1; i <= Number(count); i++) initialize(ref(odo, [i]));
+        else initialize([item.cobolName]);
+      }
+    } else {
+      initialize([rec]);
+      if (odo !== undefined && counter !== undefined) {
+        // every element starts from its VALUEs and defaults, as in our encoder's template
+        line(`${INDENT}MOVE ${odo.occurs!.max} TO ${counter}`);
+        for (let i = 1; i <= odo.occurs!.max; i++) initialize(ref(odo, [i]));
+      }
+    }
     for (const leaf of leaves) {
       if (leaf.item.cobolName === counter) continue;
       for (const l of wrap(['MOVE', cobolLiteral(leaf.value, leaf.item), 'TO', ...ref(leaf.item, leaf.subscripts)]))
