@@ -35,6 +35,8 @@ Record format:
   --lrecl N                     F/FB: the record length (default: the layout's); V/VB: the longest record with its RDW
   --blksize N                   VB encode: the longest block with its BDW (default 32760)
   --rdw big|little              byte order of RDW and BDW lengths (default big, as z/OS writes them)
+  --rdw-adjust N                added to each RDW's length: 0 when it counts its own 4 bytes (z/OS, default),
+                                4 when it counts the data only (GnuCOBOL's variable files)
 Decode:
   --format jsonl|parquet        one JSON record per line (default), or Parquet: groups as structs, OCCURS as lists,
                                 decimals as DECIMAL(p,s), integers as INT32/INT64 (needs --output or a redirect)
@@ -56,6 +58,7 @@ const OPTIONS = {
   lrecl: { type: 'string' },
   blksize: { type: 'string' },
   rdw: { type: 'string' },
+  'rdw-adjust': { type: 'string' },
   format: { type: 'string' },
   'on-error': { type: 'string' },
   errors: { type: 'string' },
@@ -96,10 +99,16 @@ function framingFrom(values: Values, layout: CompiledLayout): FramingOptions {
   if (blksize !== undefined && recfm !== 'VB') throw new UsageError('--blksize applies to --recfm VB only');
   const rdw = oneOf('rdw', values.rdw, ['big', 'little'] as const);
   if (rdw !== undefined && !isVariable(recfm)) throw new UsageError('--rdw applies to --recfm V and VB only');
+  const adjust = values['rdw-adjust'];
+  if (adjust !== undefined && !isVariable(recfm)) throw new UsageError('--rdw-adjust applies to --recfm V and VB only');
+  if (adjust !== undefined && !/^-?\d{1,5}$/.test(adjust)) {
+    throw new UsageError(`--rdw-adjust must be a whole number, such as 4 (got "${adjust}")`);
+  }
   if (!isVariable(recfm) && lrecl !== undefined && lrecl < layout.maxLength && layout.minLength === layout.maxLength) {
     throw new UsageError(`--lrecl ${lrecl} is shorter than the layout's ${layout.maxLength}-byte record`);
   }
-  return { recfm, lrecl: isVariable(recfm) ? lrecl : (lrecl ?? layout.maxLength), blksize, rdw };
+  const rdwAdjust = adjust === undefined ? undefined : Number(adjust);
+  return { recfm, lrecl: isVariable(recfm) ? lrecl : (lrecl ?? layout.maxLength), blksize, rdw, rdwAdjust };
 }
 
 /** Reads the source, counting its bytes for the progress bar. */
