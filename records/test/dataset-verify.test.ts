@@ -185,3 +185,19 @@ test('records longer than the layout: the length that divides the file and lines
   assert.equal(hint?.confidence, 'certain', formatVerifyReport(report));
   assert.equal(report.hints[0], hint);
 });
+
+test('a bad record in the middle: the records before it match, and what that may mean', async () => {
+  const bytes = file({ recfm: 'F', lrecl: LENGTH }, records(12));
+  bytes[4 * LENGTH + 2] = 0x00;
+  const report = await verify(bytes, { recfm: 'F', lrecl: LENGTH });
+  assert.equal(report.records, 4);
+  assert.equal(report.failure?.record, 5);
+  assert.equal(report.failure?.offset, 180);
+  assert.equal(report.failure?.field, 'CUST-ID');
+  assert.match(report.failure!.reason, /invalid digit 0x00 in a zoned decimal, at byte 182/);
+  assert.deepEqual(
+    report.hints.map((h) => [h.confidence, h.flags]),
+    [['possible', []]],
+  );
+  assert.match(report.hints[0]!.reason, /^the 4 records before byte 180 match: record 5 holds data the layout/);
+});

@@ -214,8 +214,8 @@ class Hinter {
     const encoding = await this.#encodingHint(records);
     if (encoding !== undefined) hints.push(encoding);
     if (hints.length === 0) {
-      const truncated = this.#truncatedHint();
-      if (truncated !== undefined) hints.push(truncated);
+      const later = this.#laterHint();
+      if (later !== undefined) hints.push(later);
     }
     return hints.sort((a, b) => RANK[a.confidence] - RANK[b.confidence]);
   }
@@ -321,7 +321,7 @@ class Hinter {
     const found: { lrecl: number; p: number; n: number; encoding: Charset | undefined }[] = [];
     for (let lrecl = Math.max(min, 1); lrecl <= max; lrecl++) {
       if (size % lrecl !== 0 || lrecl === current.lrecl) continue;
-      const trial = this.#trial({ recfm: current.recfm, lrecl });
+      const trial = this.#trial({ recfm: current.recfm, lrecl }, lrecl * TRIAL_RECORDS);
       if (!trial.framed || trial.records.length === 0) continue;
       const result = await this.#decodes(trial);
       if (result === undefined || (result.text !== undefined && result.text < 0.8)) continue;
@@ -331,6 +331,8 @@ class Hinter {
     // a multiple of the record length aligns as well as the length itself: take the shortest that does
     const top = Math.max(...found.map((f) => f.p));
     const best = found.find((f) => f.p >= top - 0.02)!;
+    // no better aligned than the length checked (a multiple of it only skips records): not a hint
+    if (best.p < base + 0.05) return [];
     const n = best.n;
     let confidence: HintConfidence = 'possible';
     if (n >= 4 && best.p >= 0.3 && best.p - base >= 0.2) confidence = this.#complete ? 'certain' : 'likely';
@@ -367,22 +369,26 @@ class Hinter {
     return { kind: 'encoding', confidence, reason, flags: ['--encoding', score.charset] };
   }
 
-  /** The records decode, but the last is cut short: a transfer that stopped early? */
-  #truncatedHint(): VerifyHint | undefined {
+  /** The file matches up to a record after the first: what the fault there may mean. */
+  #laterHint(): VerifyHint | undefined {
     const f = this.#failure;
-    if (isVariable(this.#options.framing.recfm) || f.field !== undefined || !f.reason.startsWith('the file ends')) {
-      return undefined;
+    const before = f.record - 1;
+    if (before < 1) return undefined;
+    const match = `the ${before} record${before === 1 ? '' : 's'} before byte ${f.offset} match`;
+    let reason: string;
+    if (f.reason.startsWith('the file ends')) {
+      reason = `${match} and ${this.#size - f.offset} bytes are left over: the file may be cut short (an interrupted transfer?)`;
+    } else if (f.field !== undefined) {
+      reason = `${match}: record ${f.record} holds data the layout does not describe there (bad data, or a record of another type?); dataset decode --on-error skip --errors FILE lists every such record`;
+    } else {
+      reason = `${match}, then the headers stop chaining: the file may be damaged there, or two files joined`;
     }
-    const rest = this.#size - f.offset;
-    return {
-      kind: 'file',
-      confidence: 'possible',
-      reason: `the ${f.record - 1} records before byte ${f.offset} decode and ${rest} bytes are left over: the file may be cut short (an interrupted transfer?)`,
-      flags: [],
-    };
+    return { kind: 'file', confidence: 'possible', reason, flags: [] };
   }
 
-  #trial(framing: FramingOptions): Trial {
+  /** Frames the sample, or its first `bytes`, in `framing`. */
+  #trial(framing: FramingOptions, bytes = Infinity): Trial {
+    const part = bytes < this.#sample.length ? this.#sample.subarray(0, bytes) : this.#sample;
     let reader: RecordReader;
     try {
       reader = new RecordReader(framing);
@@ -390,8 +396,8 @@ class Hinter {
       return { framing, records: [], framed: false };
     }
     try {
-      const records = reader.push(this.#sample);
-      if (this.#complete) reader.end();
+      const records = reader.push(part);
+      if (this.#complete && part === this.#sample) reader.end();
       return { framing, records, framed: true };
     } catch (e) {
       asDatasetError(e);
