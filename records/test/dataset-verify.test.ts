@@ -3,6 +3,7 @@
  * that say what would match, on files the library's own writer frames.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { test } from 'node:test';
 import { compileCopybook, type Charset } from '../src/index.ts';
 import {
@@ -200,4 +201,39 @@ test('a bad record in the middle: the records before it match, and what that may
     [['possible', []]],
   );
   assert.match(report.hints[0]!.reason, /^the 4 records before byte 180 match: record 5 holds data the layout/);
+});
+
+const NOTES = [
+  '       01  NOTE-REC.',
+  '           05  NOTE-ID    PIC X(8).',
+  '           05  NOTE-TEXT  PIC X(32).',
+].join('\n');
+const NOTE_TEXT = Array.from(
+  { length: 12 },
+  (_, i) => `N${String(i).padStart(7, '0')}${`Delivery note ${i}, gate B`.padEnd(32)}`,
+).join('');
+
+test('EBCDIC text (iconv made it) read as ASCII: text decodes either way, so the file matches with a hint', async () => {
+  const ebcdic = execFileSync('iconv', ['-f', 'ASCII', '-t', 'IBM037'], { input: NOTE_TEXT });
+  assert.equal(ebcdic.length, 12 * 40);
+  const notes = (encoding: Charset) => compileCopybook(NOTES, { encoding });
+  const report = await verifyDataset(opener(ebcdic), notes('ascii'), {
+    framing: { recfm: 'F', lrecl: 40 },
+    compile: notes,
+  });
+  assert.equal(report.matches, true);
+  assert.equal(report.records, 12);
+  assert.equal(report.hints.length, 1, formatVerifyReport(report));
+  assert.equal(report.hints[0]!.confidence, 'likely');
+  assert.deepEqual(report.hints[0]!.flags, ['--encoding', 'cp037']);
+  assert.match(
+    formatVerifyReport(report),
+    /^OK: 12 records, 480 bytes, F lrecl 40\nbut its text reads better in another code page:\n {2}likely: --encoding cp037: /,
+  );
+  // and the same text in ASCII, read as ASCII: nothing to say
+  const plain = await verifyDataset(opener(Buffer.from(NOTE_TEXT)), notes('ascii'), {
+    framing: { recfm: 'F', lrecl: 40 },
+    compile: notes,
+  });
+  assert.deepEqual([plain.matches, plain.hints], [true, []]);
 });

@@ -33,7 +33,10 @@ export interface VerifyReport {
   failure?: DatasetError;
   /** Bytes from the failing record's offset to the end of the file. */
   rest?: number;
-  /** What would make the file match, surest first; empty when it matches. */
+  /**
+   * What would make the file match, surest first. For a file that matches, only a code page its text fields read
+   * clearly better in (text decodes whatever its code page).
+   */
   hints: VerifyHint[];
 }
 
@@ -98,8 +101,12 @@ export async function verifyDataset(
       failure = asDatasetError(e);
     }
   }
-  if (failure === undefined) return { matches: true, framing, records, bytes, hints: [] };
   const sample = concat(kept, keptBytes);
+  if (failure === undefined) {
+    // text-only layouts decode any bytes: a file can match and still be in another code page
+    const hints = await new Hinter(layout, options, sample, bytes, undefined).codePageHints();
+    return { matches: true, framing, records, bytes, hints };
+  }
   const hints = await new Hinter(layout, options, sample, bytes, failure).hints();
   return { matches: false, framing, records: failure.record - 1, bytes, failure, rest: bytes - failure.offset, hints };
 }
@@ -176,14 +183,20 @@ class Hinter {
   readonly #options: VerifyOptions;
   readonly #sample: Uint8Array;
   readonly #size: number;
-  readonly #failure: DatasetError;
+  readonly #failure: DatasetError | undefined;
   /** The sample holds the whole file. */
   readonly #complete: boolean;
   readonly #fields: { offset: number; length: number }[];
   readonly #decoders = new Map<Charset, VerifyLayout | null>();
   readonly #current: Charset | undefined;
 
-  constructor(layout: VerifyLayout, options: VerifyOptions, sample: Uint8Array, size: number, failure: DatasetError) {
+  constructor(
+    layout: VerifyLayout,
+    options: VerifyOptions,
+    sample: Uint8Array,
+    size: number,
+    failure: DatasetError | undefined,
+  ) {
     this.#layout = layout;
     this.#options = options;
     this.#sample = sample;
@@ -221,6 +234,12 @@ class Hinter {
   }
 
   #bestTrial: Trial | undefined;
+
+  /** For a file that matches: a code page its text fields read clearly better in. */
+  async codePageHints(): Promise<VerifyHint[]> {
+    const hint = await this.#encodingHint(this.#trial(this.#options.framing).records);
+    return hint?.confidence === 'likely' ? [hint] : [];
+  }
 
   /** V, VB (either byte order) and F at the layout's length, other than the format checked. */
   async #formatHints(): Promise<VerifyHint[]> {
@@ -372,6 +391,7 @@ class Hinter {
   /** The file matches up to a record after the first: what the fault there may mean. */
   #laterHint(): VerifyHint | undefined {
     const f = this.#failure;
+    if (f === undefined) return undefined;
     const before = f.record - 1;
     if (before < 1) return undefined;
     const match = `the ${before} record${before === 1 ? '' : 's'} before byte ${f.offset} match`;
@@ -550,7 +570,12 @@ function textFields(root: LayoutItem, minLength: number): { offset: number; leng
 /** The report in a few lines, for the command line. */
 export function formatVerifyReport(report: VerifyReport): string {
   const format = describeFraming(report.framing);
-  if (report.matches) return `OK: ${report.records} records, ${report.bytes} bytes, ${format}\n`;
+  const ok = `OK: ${report.records} records, ${report.bytes} bytes, ${format}\n`;
+  if (report.matches && report.hints.length === 0) return ok;
+  if (report.matches) {
+    const hints = report.hints.map((h) => `  ${h.confidence}: ${h.flags.join(' ')}: ${h.reason}\n`);
+    return `${ok}but its text reads better in another code page:\n${hints.join('')}`;
+  }
   const f = report.failure!;
   const field = f.field === undefined ? '' : `, ${f.field}`;
   const lines = [
