@@ -13,10 +13,12 @@ import { COMPILE_OPTIONS, COPYBOOK_OPTIONS, compileFromArgs } from '@corebridge/
 import {
   decodeDataset,
   encodeBatches,
+  formatVerifyReport,
   isVariable,
   readJsonLines,
   RECORD_FORMATS,
   toJsonLines,
+  verifyDataset,
   type DatasetError,
   type FramingOptions,
   type OnError,
@@ -28,6 +30,7 @@ import { UsageError, type Io } from './usage.ts';
 
 export const DATASET_USAGE = `usage: corebridge dataset decode LAYOUT.cpy [--input FILE] [--output FILE] [--format jsonl|parquet]
        corebridge dataset encode LAYOUT.cpy [--input FILE.jsonl] --output FILE
+       corebridge dataset verify LAYOUT.cpy [--input FILE]   does the file match? exit 0 if so, else 1 and hints
 Standard input and output when --input or --output is left out.
 
 Record format:
@@ -289,6 +292,18 @@ async function encode(layout: CompiledLayout, values: Values, io: Io): Promise<v
   if (values.quiet !== true) io.stderr.write(`encoded ${records} records\n`);
 }
 
+/** Checks the whole file against the layout: exit 0 when it matches, 1 (with hints) when it does not. */
+async function verify(layout: CompiledLayout, file: string, values: Values, io: Io): Promise<number> {
+  const framing = framingFrom(values, layout);
+  const { source } = await inputOf(values, io);
+  const report = await verifyDataset(() => source, layout, {
+    framing,
+    compile: (encoding) => compileFromArgs(file, { ...values, format: values['copybook-format'], encoding }),
+  });
+  io.stdout.write(formatVerifyReport(report));
+  return report.matches ? 0 : 1;
+}
+
 export async function datasetCommand(argv: string[], io: Io): Promise<number> {
   let parsed;
   try {
@@ -302,13 +317,14 @@ export async function datasetCommand(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   const [action, file, ...extra] = positionals;
-  if (action !== 'decode' && action !== 'encode') {
+  if (action !== 'decode' && action !== 'encode' && action !== 'verify') {
     const got = action === undefined ? '' : ` (got "${action}")`;
-    throw new UsageError(`dataset needs decode or encode${got}\n\n${DATASET_USAGE}`);
+    throw new UsageError(`dataset needs decode, encode or verify${got}\n\n${DATASET_USAGE}`);
   }
   if (file === undefined) throw new UsageError(`dataset ${action} needs a copybook file\n\n${DATASET_USAGE}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   const layout = await compileFromArgs(file, { ...values, format: values['copybook-format'] });
+  if (action === 'verify') return verify(layout, file, values, io);
   if (action === 'decode') await decode(layout, values, io);
   else await encode(layout, values, io);
   return 0;

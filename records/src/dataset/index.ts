@@ -23,3 +23,13 @@ export {
 } from './decode.ts';
 export { encodeBatches, encodeDataset, type EncodeOptions, type RecordEncoder, type SourceValue } from './encode.ts';
 export { readJsonLines, toJsonLines } from './jsonl.ts';
+export {
+  describeFraming,
+  formatVerifyReport,
+  verifyDataset,
+  type HintConfidence,
+  type VerifyHint,
+  type VerifyLayout,
+  type VerifyOptions,
+  type VerifyReport,
+} from './verify.ts';
