@@ -129,8 +129,16 @@ interface Output {
   abort(): Promise<void>;
 }
 
-/** Where a file is written before it is renamed to its name: beside it, so the rename is atomic. */
-function partialPath(path: string): string {
+/**
+ * Where a file is written before it is renamed to its name: beside it, so the rename is atomic. A target that is
+ * not a regular file (/dev/null, a pipe) is written as it is: renaming over it would replace the device.
+ */
+async function stagingPath(path: string): Promise<string | undefined> {
+  const target = await stat(path).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return undefined;
+    throw new UsageError(`cannot write ${path}: ${e.message}`, 1);
+  });
+  if (target !== undefined && !target.isFile()) return undefined;
   return join(dirname(path), `.${basename(path)}.${process.pid}.partial`);
 }
 
@@ -142,8 +150,8 @@ async function openOutput(path: string | undefined, stdout: NodeJS.WritableStrea
   if (path === undefined) {
     return { write: (chunk) => write(stdout, chunk), commit: async () => {}, abort: async () => {} };
   }
-  const partial = partialPath(path);
-  const stream = createWriteStream(partial);
+  const partial = await stagingPath(path);
+  const stream = createWriteStream(partial ?? path);
   await once(stream, 'open');
   const close = async () => {
     stream.end();
@@ -153,11 +161,11 @@ async function openOutput(path: string | undefined, stdout: NodeJS.WritableStrea
     write: (chunk) => write(stream, chunk),
     commit: async () => {
       await close();
-      await rename(partial, path);
+      if (partial !== undefined) await rename(partial, path);
     },
     abort: async () => {
       stream.destroy();
-      await unlink(partial).catch(() => {});
+      if (partial !== undefined) await unlink(partial).catch(() => {});
     },
   };
 }
@@ -188,14 +196,18 @@ async function openRows(format: OutputFormat, layout: CompiledLayout, values: Va
       throw new UsageError('Parquet is binary: give --output FILE or redirect standard output');
     }
     const path = values.output;
-    const sink = await openParquet(path === undefined ? (io.stdout as Writable) : partialPath(path), layout);
+    const partial = path === undefined ? undefined : await stagingPath(path);
+    const sink = await openParquet(path === undefined ? (io.stdout as Writable) : (partial ?? path), layout);
     return {
       write: (rows) => sink.write(rows),
       commit: async () => {
         await sink.close();
-        if (path !== undefined) await rename(partialPath(path), path);
+        if (path !== undefined && partial !== undefined) await rename(partial, path);
       },
-      abort: () => sink.abort(),
+      abort: async () => {
+        await sink.abort();
+        if (partial !== undefined) await unlink(partial).catch(() => {});
+      },
     };
   }
   const output = await openOutput(values.output, io.stdout);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -111,6 +111,9 @@ test('a bad record stops decode; --on-error skip or null goes on and reports eac
     /^corebridge: record 2 at byte 37 \(ACC-BALANCE\): .+, at byte 55 \(byte 18 of the record\)\n$/,
   );
   assert.equal(existsSync(at('out.jsonl')), false, 'no output file after a failure');
+  const parquet = run(['decode', at('account.cpy'), '-i', at('broken.f'), '--format', 'parquet', '-o', at('out.pq')]);
+  assert.equal(parquet.code, 1);
+  assert.equal(existsSync(at('out.pq')), false, 'no Parquet file after a failure');
   assert.deepEqual(
     readdirSync(dir).filter((f) => f.includes('partial')),
     [],
@@ -189,7 +192,7 @@ test('wrong command lines exit 2 with the reason', () => {
     [['decode', at('account.cpy'), '--lrecl', '0'], /--lrecl must be a whole number of at least 1/],
     [['decode', at('account.cpy'), '--rdw', 'little'], /--rdw applies to --recfm V and VB only/],
     [['decode', at('account.cpy'), '--errors', at('e.jsonl')], /--errors needs --on-error skip or null/],
-    [['frobnicate', at('account.cpy')], /dataset needs decode or encode \(got "frobnicate"\)/],
+    [['frobnicate', at('account.cpy')], /dataset needs decode, encode or verify \(got "frobnicate"\)/],
     [['decode'], /dataset decode needs a copybook file/],
   ] as const) {
     const r = run([...args]);
@@ -242,4 +245,17 @@ test('--format parquet writes a file DuckDB reads as the same rows, with the dec
   } finally {
     duck.closeSync();
   }
+});
+
+test('an output that is not a regular file (/dev/null) is written as it is, never replaced', () => {
+  writeFileSync(at('in.jsonl'), jsonl);
+  assert.equal(run(['encode', at('account.cpy'), '-i', at('in.jsonl'), '-o', at('acc.f')]).code, 0);
+  for (const format of ['jsonl', 'parquet']) {
+    const r = run(['decode', at('account.cpy'), '-i', at('acc.f'), '--format', format, '-o', '/dev/null', '-q']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(statSync('/dev/null').isCharacterDevice(), `/dev/null is still the device after ${format}`);
+  }
+  const e = run(['encode', at('account.cpy'), '-i', at('in.jsonl'), '-o', '/dev/null']);
+  assert.equal(e.code, 0, e.stderr);
+  assert.ok(statSync('/dev/null').isCharacterDevice());
 });

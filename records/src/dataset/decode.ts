@@ -49,6 +49,21 @@ export function recordError(record: RawRecord, e: unknown, headerLength: number)
   throw e;
 }
 
+const FIXED_SLOT: RecordDecodeOptions = { trailing: 'ignore' };
+
+/**
+ * One record's JSON, or the error naming its number, offset and field. An F record may be longer than the layout
+ * says (a wider LRECL, or OCCURS DEPENDING ON below its maximum); a V record's length is the record's own, so
+ * anything past its end is an error.
+ */
+export function decodeRawRecord(decoder: RecordDecoder, record: RawRecord, variable: boolean): Record<string, unknown> {
+  try {
+    return decoder.decode(record.bytes, variable ? undefined : FIXED_SLOT);
+  } catch (e) {
+    throw recordError(record, e, variable ? 4 : 0);
+  }
+}
+
 /**
  * Decodes records one batch per chunk of the source, so a caller that writes each batch before asking for the
  * next keeps memory flat. With `onError: 'skip'` the bad records still come, with `value: null` and their error,
@@ -62,10 +77,7 @@ export async function* decodeDataset(
   const { framing } = options;
   const onError = options.onError ?? 'fail';
   const reader = new RecordReader(framing, options.start);
-  const headerLength = isVariable(framing.recfm) ? 4 : 0;
-  // an F record may be longer than the layout says (a wider LRECL, or OCCURS DEPENDING ON below its maximum);
-  // a V record's length is the record's own, so anything past its end is an error
-  const recordOptions: RecordDecodeOptions | undefined = isVariable(framing.recfm) ? undefined : { trailing: 'ignore' };
+  const variable = isVariable(framing.recfm);
   let toSkip = options.skip ?? 0;
   let left = options.limit ?? Infinity;
   if (left <= 0) return;
@@ -78,15 +90,10 @@ export async function* decodeDataset(
         continue;
       }
       try {
-        batch.push({
-          number: record.number,
-          offset: record.offset,
-          value: decoder.decode(record.bytes, recordOptions),
-        });
+        batch.push({ number: record.number, offset: record.offset, value: decodeRawRecord(decoder, record, variable) });
       } catch (e) {
-        const error = recordError(record, e, headerLength);
-        if (onError === 'fail') throw error;
-        batch.push({ number: record.number, offset: record.offset, value: null, error });
+        if (!(e instanceof DatasetError) || onError === 'fail') throw e;
+        batch.push({ number: record.number, offset: record.offset, value: null, error: e });
       }
       if (--left === 0) break;
     }

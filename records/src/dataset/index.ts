@@ -15,6 +15,7 @@ export {
 } from './framing.ts';
 export {
   decodeDataset,
+  decodeRawRecord,
   recordError,
   type DecodedRecord,
   type DecodeOptions,

@@ -5,7 +5,7 @@
  */
 import { CHARSETS, charTable } from '../charsets.ts';
 import type { Charset, LayoutItem } from '../types.ts';
-import { recordError, type RecordDecoder } from './decode.ts';
+import { decodeRawRecord, type RecordDecoder } from './decode.ts';
 import { DatasetError } from './errors.ts';
 import { isVariable, RecordReader, type FramingOptions, type RawRecord } from './framing.ts';
 
@@ -70,8 +70,7 @@ export async function verifyDataset(
   const framing = options.framing;
   const limit = options.sampleBytes ?? DEFAULT_SAMPLE;
   const reader = new RecordReader(framing);
-  const header = isVariable(framing.recfm) ? 4 : 0;
-  const prefix = layout.minLength === layout.maxLength ? layout.maxLength : Infinity;
+  const variable = isVariable(framing.recfm);
   const kept: Uint8Array[] = [];
   let keptBytes = 0;
   let bytes = 0;
@@ -87,7 +86,7 @@ export async function verifyDataset(
     if (failure !== undefined) continue;
     try {
       for (const record of reader.push(chunk)) {
-        decodeOne(layout, record, prefix, header);
+        decodeRawRecord(layout, record, variable);
         records++;
       }
     } catch (e) {
@@ -114,15 +113,6 @@ export async function verifyDataset(
 function asDatasetError(e: unknown): DatasetError {
   if (e instanceof DatasetError) return e;
   throw e;
-}
-
-function decodeOne(layout: RecordDecoder, record: RawRecord, prefix: number, header: number): void {
-  const bytes = record.bytes.length > prefix ? record.bytes.subarray(0, prefix) : record.bytes;
-  try {
-    layout.decode(bytes);
-  } catch (e) {
-    throw recordError(record, e, header);
-  }
 }
 
 function concat(parts: Uint8Array[], length: number): Uint8Array {
@@ -442,11 +432,10 @@ class Hinter {
   }
 
   #decode(records: RawRecord[], decoder: RecordDecoder, header: number): Decoded {
-    const prefix = decoder.minLength === decoder.maxLength ? decoder.maxLength : Infinity;
     let ok = 0;
     for (const record of records) {
       try {
-        decodeOne(decoder, record, prefix, header);
+        decodeRawRecord(decoder, record, header > 0);
       } catch (e) {
         return { ok, error: asDatasetError(e) };
       }

@@ -2,7 +2,7 @@
  * Parquet output of decoded records: the Parquet schema follows the layout (groups as structs, OCCURS as lists,
  * decimals as DECIMAL), and rows are written one row group at a time, so memory holds one row group, never the file.
  */
-import { open, rm, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import { numberToPlainString, type CompiledLayout, type LayoutItem } from '@corebridge/records';
@@ -15,7 +15,7 @@ export interface ParquetSink {
   write(rows: readonly (Record<string, unknown> | null)[]): Promise<void>;
   /** Writes the last row group and the footer, and closes the file (a stream is left open: stdout stays usable). */
   close(): Promise<void>;
-  /** Closes the output after a failure; a file is removed, as a Parquet file without its footer is unreadable. */
+  /** Closes the output after a failure; the caller removes the file, unreadable without its footer. */
   abort(): Promise<void>;
   /** Rows written so far. */
   readonly rows: number;
@@ -327,10 +327,7 @@ export async function openParquet(
       if (finished) return;
       closed = true;
       finished = true;
-      if (handle && typeof target === 'string') {
-        await handle.close();
-        await rm(target, { force: true });
-      }
+      await handle?.close();
     },
   };
 }
