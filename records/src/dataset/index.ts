@@ -23,3 +23,4 @@ export {
 } from './decode.ts';
 export { encodeBatches, encodeDataset, type EncodeOptions, type RecordEncoder, type SourceValue } from './encode.ts';
 export { readJsonLines, toJsonLines } from './jsonl.ts';
+export { csvCell, csvHeader, csvTable, toCsvRows, type CsvTable } from './csv.ts';
