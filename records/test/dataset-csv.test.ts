@@ -99,7 +99,7 @@ test('a file decoded to CSV reads back, through Python csv, as the JSON values',
   const table = csvTable(layout);
   let csv = table.header;
   const decoded: Array<Record<string, unknown>> = [];
-  for await (const batch of decodeDataset([file], layout, { framing: { recfm: 'V' } })) {
+  for await (const batch of decodeDataset(asAsync([file]), layout, { framing: { recfm: 'V' } })) {
     const values = batch.map((r) => r.value);
     decoded.push(...(values as Array<Record<string, unknown>>));
     csv += toCsvRows(table, values);
@@ -124,7 +124,7 @@ test('null: a null field is an empty cell, a record that did not decode a row of
   bad[42] = 0x39; // ORD-N 9: beyond the table's 3
   const table = csvTable(layout);
   const got: Array<Record<string, unknown> | null> = [];
-  for await (const batch of decodeDataset([Buffer.concat([bytes, bad])], layout, {
+  for await (const batch of decodeDataset(asAsync([Buffer.concat([bytes, bad])]), layout, {
     framing: { recfm: 'F', lrecl: bytes.length },
     onError: 'null',
   })) {
@@ -195,4 +195,8 @@ async function collect<T>(source: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const x of source) out.push(x);
   return out;
+}
+
+async function* asAsync<T>(items: Iterable<T>): AsyncGenerator<T> {
+  yield* items;
 }
