@@ -271,3 +271,16 @@ test('segments files: one-line errors naming the key', () => {
   );
   assert.throws(() => compileSegments(COPYBOOK, { ...SPEC, segments: { ...SPEC.segments, Z: 'ZED-REC' } }), /ZED-REC/);
 });
+
+test('an EBCDIC file: the segment id is read in the layout code page (cp1140: C is X"C3")', () => {
+  const ebcdic = compileSegments(COPYBOOK, SPEC);
+  const name = [0xc1, 0xd5, 0xd5, 0xc1, ...Array<number>(6).fill(0x40)];
+  const bytes = Buffer.from([0xc3, 0xf0, 0xf0, 0xf0, 0xf1, ...name]);
+  assert.deepEqual(ebcdic.decode(bytes), { customerRec: { custSegId: 'C', custId: 1, custName: 'ANNA' } });
+  assert.deepEqual(Buffer.from(ebcdic.encode(ebcdic.decode(bytes))), bytes);
+  // an ASCII C in an EBCDIC file is another letter, and no segment's id
+  assert.throws(
+    () => ebcdic.decode(Buffer.from([0x43, ...bytes.subarray(1)])),
+    /segment id "ä" is not in the segments file/,
+  );
+});
