@@ -245,5 +245,13 @@ export interface RecordLayout {
   maxLength: number;
   root: LayoutItem;
   encode(json: unknown): Buffer;
-  decode(bytes: Uint8Array): Record<string, unknown>;
+  decode(bytes: Uint8Array, options?: RecordDecodeOptions): Record<string, unknown>;
+}
+
+export interface RecordDecodeOptions {
+  /**
+   * Bytes past the record's end: `error` (default), or `ignore` for records stored in longer slots, as in a
+   * fixed-length file whose records OCCURS DEPENDING ON makes shorter than its LRECL.
+   */
+  trailing?: 'error' | 'ignore';
 }

@@ -6,6 +6,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
+import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type { CompiledLayout } from '@corebridge/records';
 import { COMPILE_OPTIONS, COPYBOOK_OPTIONS, compileFromArgs } from '@corebridge/records/cli';
@@ -21,10 +22,11 @@ import {
   type OnError,
   type RecordFormat,
 } from '@corebridge/records/dataset';
+import { openParquet } from './dataset/parquet.ts';
 import { progressOn } from './dataset/progress.ts';
 import { UsageError, type Io } from './usage.ts';
 
-export const DATASET_USAGE = `usage: corebridge dataset decode LAYOUT.cpy [--input FILE] [--output FILE] [--format jsonl]
+export const DATASET_USAGE = `usage: corebridge dataset decode LAYOUT.cpy [--input FILE] [--output FILE] [--format jsonl|parquet]
        corebridge dataset encode LAYOUT.cpy [--input FILE.jsonl] --output FILE
 Standard input and output when --input or --output is left out.
 
@@ -34,7 +36,8 @@ Record format:
   --blksize N                   VB encode: the longest block with its BDW (default 32760)
   --rdw big|little              byte order of RDW and BDW lengths (default big, as z/OS writes them)
 Decode:
-  --format jsonl                one JSON record per line (default)
+  --format jsonl|parquet        one JSON record per line (default), or Parquet: groups as structs, OCCURS as lists,
+                                decimals as DECIMAL(p,s), integers as INT32/INT64 (needs --output or a redirect)
   --on-error fail|skip|null     a record that does not decode: stop with its number, offset and field (default);
                                 leave it out; or write null in its place. skip and null report each to --errors FILE
   --errors FILE                 JSON Lines report of the bad records ({record, offset, field, reason})
@@ -114,6 +117,11 @@ interface Output {
   abort(): Promise<void>;
 }
 
+/** Where a file is written before it is renamed to its name: beside it, so the rename is atomic. */
+function partialPath(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.partial`);
+}
+
 /** A file written beside its final name and renamed at the end, so a failed run never leaves a partial file. */
 async function openOutput(path: string | undefined, stdout: NodeJS.WritableStream): Promise<Output> {
   const write = async (stream: NodeJS.WritableStream, chunk: string | Uint8Array) => {
@@ -122,7 +130,7 @@ async function openOutput(path: string | undefined, stdout: NodeJS.WritableStrea
   if (path === undefined) {
     return { write: (chunk) => write(stdout, chunk), commit: async () => {}, abort: async () => {} };
   }
-  const partial = join(dirname(path), `.${basename(path)}.${process.pid}.partial`);
+  const partial = partialPath(path);
   const stream = createWriteStream(partial);
   await once(stream, 'open');
   const close = async () => {
@@ -155,17 +163,53 @@ async function inputOf(values: Values, io: Io): Promise<{ source: AsyncIterable<
   return { source: createReadStream(values.input, { highWaterMark: 1 << 20 }), size };
 }
 
+/** Where decoded rows go, in the format asked for. */
+interface RowSink {
+  write(rows: Array<Record<string, unknown> | null>): Promise<void>;
+  commit(): Promise<void>;
+  abort(): Promise<void>;
+}
+
+async function openRows(format: OutputFormat, layout: CompiledLayout, values: Values, io: Io): Promise<RowSink> {
+  if (format === 'parquet') {
+    if (values.output === undefined && (io.stdout as { isTTY?: boolean }).isTTY === true) {
+      throw new UsageError('Parquet is binary: give --output FILE or redirect standard output');
+    }
+    const path = values.output;
+    const sink = await openParquet(path === undefined ? (io.stdout as Writable) : partialPath(path), layout);
+    return {
+      write: (rows) => sink.write(rows),
+      commit: async () => {
+        await sink.close();
+        if (path !== undefined) await rename(partialPath(path), path);
+      },
+      abort: () => sink.abort(),
+    };
+  }
+  const output = await openOutput(values.output, io.stdout);
+  return {
+    write: async (rows) => {
+      if (rows.length > 0) await output.write(toJsonLines(rows));
+    },
+    commit: () => output.commit(),
+    abort: () => output.abort(),
+  };
+}
+
+const OUTPUT_FORMATS = ['jsonl', 'parquet'] as const;
+type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
 async function decode(layout: CompiledLayout, values: Values, io: Io): Promise<void> {
   const framing = framingFrom(values, layout);
   const onError: OnError = oneOf('on-error', values['on-error'], ['fail', 'skip', 'null'] as const) ?? 'fail';
-  const format = oneOf('format', values.format, ['jsonl'] as const) ?? 'jsonl';
+  const format = oneOf('format', values.format, OUTPUT_FORMATS) ?? 'jsonl';
   if (values.errors !== undefined && onError === 'fail') {
     throw new UsageError('--errors needs --on-error skip or null (fail stops at the first bad record)');
   }
   const { source, size } = await inputOf(values, io);
   const seen = { bytes: 0 };
   const progress = progressOn(io.stderr, size, values.quiet === true);
-  const output = await openOutput(values.output, io.stdout);
+  const output = await openRows(format, layout, values, io);
   const report = values.errors === undefined ? undefined : await openOutput(values.errors, io.stdout);
   let written = 0;
   const bad: DatasetError[] = [];
@@ -187,7 +231,7 @@ async function decode(layout: CompiledLayout, values: Values, io: Io): Promise<v
         }
         rows.push(record.value);
       }
-      if (format === 'jsonl' && rows.length > 0) await output.write(toJsonLines(rows));
+      await output.write(rows);
       if (report !== undefined && errors !== '') await report.write(errors);
       written += rows.length;
       progress.update(seen.bytes, written);

@@ -1,6 +1,6 @@
 /** Compiles a layout into specialised encode and decode functions, and keeps their source for reading. */
 import type { BuiltLayout } from '../layout.ts';
-import type { PlatformProfile } from '../types.ts';
+import type { RecordDecodeOptions, PlatformProfile } from '../types.ts';
 import { block, render, type Code } from './code.ts';
 import { decodeBody } from './decode.ts';
 import { encodeBody } from './encode.ts';
@@ -8,7 +8,7 @@ import { Generator } from './generator.ts';
 import { runtimeOf } from './runtime.ts';
 
 export type EncodeFn = (json: unknown) => Buffer;
-export type DecodeFn = (bytes: Uint8Array) => Record<string, unknown>;
+export type DecodeFn = (bytes: Uint8Array, options?: RecordDecodeOptions) => Record<string, unknown>;
 
 export interface CompiledCodec {
   encode: EncodeFn;
@@ -20,7 +20,12 @@ export interface CompiledCodec {
 export function compileCodec(built: BuiltLayout, template: Buffer, profile: PlatformProfile): CompiledCodec {
   const g = new Generator(profile);
   const encode = block('function encode(json)', encodeBody(g, built, template));
-  const decode = block('function decode(bytes)', decodeBody(g, built));
+  // bytes past the record's end (an F record longer than its OCCURS DEPENDING ON counts make it) are an error
+  // unless the caller says to ignore them
+  const decode = block('function decode(bytes, options)', [
+    "const ignoreTrailing = options !== undefined && options.trailing === 'ignore';",
+    ...decodeBody(g, built),
+  ]);
   const length = built.minLength === built.maxLength ? built.maxLength : `${built.minLength} to ${built.maxLength}`;
   const code: Code = [
     '"use strict";',

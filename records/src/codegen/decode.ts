@@ -226,13 +226,14 @@ function complexDecodeBody(g: Generator, built: BuiltLayout): Code {
     `const counts = ${counts};`,
     `const length = odoLength(counts);`,
     ...throwIf(
-      'b.length !== length',
+      'b.length < length || (b.length > length && !ignoreTrailing)',
       decodeError(
         'Math.min(b.length, length)',
         lit(root.name),
         text('the record is ', length, ` bytes; the counts in ${names} make it `, js('length')),
       ),
     ),
+    'if (b.length > length) b = b.subarray(0, length);',
     'b = odoSlideOut(b, counts);',
   );
   const body: Code = [...decoded.pre, ...withExpr('return ', decoded.expr, ';')];
@@ -283,7 +284,7 @@ export function decodeBody(g: Generator, built: BuiltLayout): Code {
         ),
       ),
       ...throwIf(
-        'b.length > length',
+        'b.length > length && !ignoreTrailing',
         decodeError(
           'length',
           lit(root.name),
@@ -294,7 +295,7 @@ export function decodeBody(g: Generator, built: BuiltLayout): Code {
   } else {
     code.push(
       ...throwIf(
-        `b.length > ${maxLength}`,
+        `b.length > ${maxLength} && !ignoreTrailing`,
         decodeError(
           String(maxLength),
           lit(root.name),

@@ -1,10 +1,11 @@
 import { RecordDecodeError } from '../errors.ts';
+import type { RecordDecodeOptions } from '../types.ts';
 import { DatasetError } from './errors.ts';
-import { RecordReader, type FramingOptions, type RawRecord } from './framing.ts';
+import { isVariable, RecordReader, type FramingOptions, type RawRecord } from './framing.ts';
 
 /** What turns one record's bytes into JSON: a compiled layout, or a choice of layouts by segment. */
 export interface RecordDecoder {
-  decode(bytes: Uint8Array): Record<string, unknown>;
+  decode(bytes: Uint8Array, options?: RecordDecodeOptions): Record<string, unknown>;
   readonly minLength: number;
   readonly maxLength: number;
 }
@@ -61,9 +62,10 @@ export async function* decodeDataset(
   const { framing } = options;
   const onError = options.onError ?? 'fail';
   const reader = new RecordReader(framing, options.start);
-  const headerLength = framing.recfm === 'V' || framing.recfm === 'VB' ? 4 : 0;
-  // a record longer than a fixed layout (an F file with a wider LRECL) is decoded by its first bytes
-  const prefix = decoder.minLength === decoder.maxLength ? decoder.maxLength : Infinity;
+  const headerLength = isVariable(framing.recfm) ? 4 : 0;
+  // an F record may be longer than the layout says (a wider LRECL, or OCCURS DEPENDING ON below its maximum);
+  // a V record's length is the record's own, so anything past its end is an error
+  const recordOptions: RecordDecodeOptions | undefined = isVariable(framing.recfm) ? undefined : { trailing: 'ignore' };
   let toSkip = options.skip ?? 0;
   let left = options.limit ?? Infinity;
   if (left <= 0) return;
@@ -75,9 +77,12 @@ export async function* decodeDataset(
         toSkip--;
         continue;
       }
-      const bytes = record.bytes.length > prefix ? record.bytes.subarray(0, prefix) : record.bytes;
       try {
-        batch.push({ number: record.number, offset: record.offset, value: decoder.decode(bytes) });
+        batch.push({
+          number: record.number,
+          offset: record.offset,
+          value: decoder.decode(record.bytes, recordOptions),
+        });
       } catch (e) {
         const error = recordError(record, e, headerLength);
         if (onError === 'fail') throw error;
