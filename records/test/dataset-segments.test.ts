@@ -284,3 +284,14 @@ test('an EBCDIC file: the segment id is read in the layout code page (cp1140: C 
     /segment id "ä" is not in the segments file/,
   );
 });
+
+test('an FB file of 21-byte slots: each segment decodes from the start of its slot, and encodes back', async () => {
+  const flat = FLAT.slice(0, 3);
+  const fb = Buffer.concat(await collectChunks(encodeDataset(flat, layout, { framing: { recfm: 'FB', lrecl: 21 } })));
+  assert.equal(fb.length, 63);
+  const back = await collect(decodeDataset(asAsync([fb]), layout, { framing: { recfm: 'FB', lrecl: 21 } }));
+  assert.deepEqual(
+    back.map((r) => r.value),
+    flat,
+  );
+});

@@ -9,7 +9,7 @@ import { charTable, UNMAPPED } from '../charsets.ts';
 import { RecordDecodeError, RecordEncodeError, RecordError } from '../errors.ts';
 import { compileCopybook, layoutItems, type CompiledLayout } from '../index.ts';
 import { jsonNameOf } from '../layout.ts';
-import type { CompileOptions, LayoutItem } from '../types.ts';
+import type { CompileOptions, LayoutItem, RecordDecodeOptions } from '../types.ts';
 import type { DecodedRecord, OnError, RecordDecoder } from './decode.ts';
 import type { RecordEncoder, SourceValue } from './encode.ts';
 import { DatasetError } from './errors.ts';
@@ -218,14 +218,10 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
     return segment;
   }
 
-  decode(bytes: Uint8Array): Record<string, unknown> {
+  /** `options.trailing: 'ignore'` (decodeDataset gives it for F/FB) lets a short segment sit in a longer slot. */
+  decode(bytes: Uint8Array, options?: RecordDecodeOptions): Record<string, unknown> {
     const { layout, key } = this.segmentOf(bytes);
-    // a fixed-length segment in a file of longer records (FB of the longest) is its first bytes
-    const own =
-      layout.minLength === layout.maxLength && bytes.length > layout.maxLength
-        ? bytes.subarray(0, layout.maxLength)
-        : bytes;
-    return { [key]: layout.decode(own) };
+    return { [key]: layout.decode(bytes, options) };
   }
 
   /** The flat form back to bytes: the one key names the record; the bytes' segment id must name it too. */
