@@ -14,6 +14,7 @@ import {
   csvTable,
   decodeDataset,
   encodeBatches,
+  formatVerifyReport,
   isVariable,
   nestSegments,
   readJsonLines,
@@ -22,6 +23,7 @@ import {
   toCsvRows,
   toJsonLines,
   unnestSegments,
+  verifyDataset,
   type DatasetError,
   type FramingOptions,
   type OnError,
@@ -34,6 +36,7 @@ import { UsageError, type Io } from './usage.ts';
 
 export const DATASET_USAGE = `usage: corebridge dataset decode LAYOUT.cpy [--input FILE] [--output FILE] [--format jsonl|csv|parquet]
        corebridge dataset encode LAYOUT.cpy [--input FILE.jsonl] --output FILE
+       corebridge dataset verify LAYOUT.cpy [--input FILE]   does the file match? exit 0 if so, else 1 and hints
 Standard input and output when --input or --output is left out.
 
 Record format:
@@ -41,6 +44,8 @@ Record format:
   --lrecl N                     F/FB: the record length (default: the layout's); V/VB: the longest record with its RDW
   --blksize N                   VB encode: the longest block with its BDW (default 32760)
   --rdw big|little              byte order of RDW and BDW lengths (default big, as z/OS writes them)
+  --rdw-adjust N                added to each RDW's length: 0 when it counts its own 4 bytes (z/OS, default),
+                                4 when it counts the data only (GnuCOBOL's variable files)
 Decode:
   --format jsonl|parquet        one JSON record per line (default), or Parquet: groups as structs, OCCURS as lists,
                                 decimals as DECIMAL(p,s), integers as INT32/INT64 (needs --output or a redirect)
@@ -67,6 +72,7 @@ const OPTIONS = {
   lrecl: { type: 'string' },
   blksize: { type: 'string' },
   rdw: { type: 'string' },
+  'rdw-adjust': { type: 'string' },
   format: { type: 'string' },
   'on-error': { type: 'string' },
   errors: { type: 'string' },
@@ -108,10 +114,16 @@ function framingFrom(values: Values, layout: CompiledLayout | SegmentedLayout): 
   if (blksize !== undefined && recfm !== 'VB') throw new UsageError('--blksize applies to --recfm VB only');
   const rdw = oneOf('rdw', values.rdw, ['big', 'little'] as const);
   if (rdw !== undefined && !isVariable(recfm)) throw new UsageError('--rdw applies to --recfm V and VB only');
+  const adjust = values['rdw-adjust'];
+  if (adjust !== undefined && !isVariable(recfm)) throw new UsageError('--rdw-adjust applies to --recfm V and VB only');
+  if (adjust !== undefined && !/^-?\d{1,5}$/.test(adjust)) {
+    throw new UsageError(`--rdw-adjust must be a whole number, such as 4 (got "${adjust}")`);
+  }
   if (!isVariable(recfm) && lrecl !== undefined && lrecl < layout.maxLength && layout.minLength === layout.maxLength) {
     throw new UsageError(`--lrecl ${lrecl} is shorter than the layout's ${layout.maxLength}-byte record`);
   }
-  return { recfm, lrecl: isVariable(recfm) ? lrecl : (lrecl ?? layout.maxLength), blksize, rdw };
+  const rdwAdjust = adjust === undefined ? undefined : Number(adjust);
+  return { recfm, lrecl: isVariable(recfm) ? lrecl : (lrecl ?? layout.maxLength), blksize, rdw, rdwAdjust };
 }
 
 /** Reads the source, counting its bytes for the progress bar. */
@@ -325,6 +337,18 @@ async function encode(layout: CompiledLayout | SegmentedLayout, values: Values, 
   if (values.quiet !== true) io.stderr.write(`encoded ${records} records\n`);
 }
 
+/** Checks the whole file against the layout: exit 0 when it matches, 1 (with hints) when it does not. */
+async function verify(layout: CompiledLayout, file: string, values: Values, io: Io): Promise<number> {
+  const framing = framingFrom(values, layout);
+  const { source } = await inputOf(values, io);
+  const report = await verifyDataset(() => source, layout, {
+    framing,
+    compile: (encoding) => compileFromArgs(file, { ...values, format: values['copybook-format'], encoding }),
+  });
+  io.stdout.write(formatVerifyReport(report));
+  return report.matches ? 0 : 1;
+}
+
 export async function datasetCommand(argv: string[], io: Io): Promise<number> {
   let parsed;
   try {
@@ -338,18 +362,20 @@ export async function datasetCommand(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   const [action, file, ...extra] = positionals;
-  if (action !== 'decode' && action !== 'encode') {
+  if (action !== 'decode' && action !== 'encode' && action !== 'verify') {
     const got = action === undefined ? '' : ` (got "${action}")`;
-    throw new UsageError(`dataset needs decode or encode${got}\n\n${DATASET_USAGE}`);
+    throw new UsageError(`dataset needs decode, encode or verify${got}\n\n${DATASET_USAGE}`);
   }
   if (file === undefined) throw new UsageError(`dataset ${action} needs a copybook file\n\n${DATASET_USAGE}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  if (action === 'verify' && values.segments !== undefined) throw new UsageError('verify takes one record layout');
   const layout =
     values.segments === undefined
       ? await compileFromArgs(file, { ...values, format: values['copybook-format'] })
       : await segmentsFromArgs(values.segments, values, (record) =>
           compileFromArgs(file, { ...values, format: values['copybook-format'], record }),
         );
+  if (action === 'verify' && !(layout instanceof SegmentedLayout)) return verify(layout, file, values, io);
   if (action === 'decode') await decode(layout, values, io);
   else await encode(layout, values, io);
   return 0;

@@ -16,6 +16,7 @@ import { charTable } from '../../src/charsets.ts';
 import { compileCopybook } from '../../src/index.ts';
 import { CASES } from './cases.ts';
 import { cobolProgram, ebcdicTableProgram, HEX_MARK } from './cobol.ts';
+import { generateDatasets } from './datasets.ts';
 import { includesReader } from './includes.ts';
 import type { EbcdicTableFixture, OracleCase, OracleFixture } from './fixture.ts';
 
@@ -217,6 +218,9 @@ function main(): void {
       problems.push(...found);
       console.log(`${found.length === 0 ? 'ok  ' : 'DIFF'} ${c.name} (${fixture.vectors.length} vectors)`);
     }
+    const datasets = generateDatasets(work, version, only);
+    failures.push(...datasets.failures);
+    problems.push(...datasets.problems);
     if (only === undefined) {
       const table = generateEbcdicTable(work, version);
       writeFileSync(join(outDir, `${table.name}.json`), `${JSON.stringify(table, null, 2)}\n`);

@@ -20,6 +20,11 @@ export interface FramingOptions {
   blksize?: number | undefined;
   /** Byte order of the RDW and BDW lengths: big-endian as z/OS writes them, or little as some tools do. */
   rdw?: 'big' | 'little' | undefined;
+  /**
+   * Added to an RDW's length to give the bytes from the RDW's start: 0 as z/OS counts (the RDW counts itself),
+   * 4 for writers whose length is the data's alone (GnuCOBOL's variable sequential files, Cobrix's default).
+   */
+  rdwAdjust?: number | undefined;
 }
 
 /** One record of a file: its 1-based number, where it starts (its RDW for V/VB) and its bytes without headers. */
@@ -32,6 +37,8 @@ export interface RawRecord {
 export const DEFAULT_BLKSIZE = 32760;
 const HEADER = 4;
 const MAX_SHORT_LENGTH = 0xffff;
+/** The longest block a 2-byte BDW describes; z/OS's limit on disk is 32760. */
+const MAX_SHORT_BLOCK = 0x7fff;
 const EMPTY = new Uint8Array(0);
 
 export function isVariable(recfm: RecordFormat): boolean {
@@ -50,7 +57,10 @@ export class RecordReader {
   readonly #recfm: RecordFormat;
   readonly #lrecl: number | undefined;
   readonly #little: boolean;
+  readonly #adjust: number;
   #rest: Uint8Array = EMPTY;
+  /** A header that was not one: thrown once the records before it have been handed out. */
+  #failed: DatasetError | undefined;
   #restOffset: number;
   #number: number;
   /** `VB`: the file offset where the current block ends, or -1 before the first block. */
@@ -60,6 +70,7 @@ export class RecordReader {
     this.#recfm = framing.recfm;
     this.#lrecl = framing.lrecl;
     this.#little = framing.rdw === 'little';
+    this.#adjust = framing.rdwAdjust ?? 0;
     this.#number = start.number;
     this.#restOffset = start.offset;
     if (!isVariable(this.#recfm) && !(Number.isInteger(this.#lrecl) && this.#lrecl! > 0)) {
@@ -72,12 +83,23 @@ export class RecordReader {
     return this.#restOffset + this.#rest.length;
   }
 
-  /** The records that the bytes so far complete. */
+  /**
+   * The records that the bytes so far complete. A bad header ends the file: the records before it still come,
+   * and the error is thrown by the next `push` or `end`, so what comes out never depends on how the bytes were cut.
+   */
   push(chunk: Uint8Array): RawRecord[] {
+    if (this.#failed) throw this.#failed;
     const buf = this.#rest.length === 0 ? chunk : concat(this.#rest, chunk);
     const base = this.#restOffset;
     const out: RawRecord[] = [];
-    const pos = isVariable(this.#recfm) ? this.#variable(buf, base, out) : this.#fixed(buf, base, out);
+    let pos: number;
+    try {
+      pos = isVariable(this.#recfm) ? this.#variable(buf, base, out) : this.#fixed(buf, base, out);
+    } catch (e) {
+      if (!(e instanceof DatasetError)) throw e;
+      this.#failed = e;
+      return out;
+    }
     // a copy, so the caller's chunk is not kept alive (or changed under us) by a few trailing bytes
     this.#rest = pos === buf.length ? EMPTY : buf.slice(pos);
     this.#restOffset = base + pos;
@@ -86,6 +108,7 @@ export class RecordReader {
 
   /** Ends the stream: a partial record or block left over is an error that says how much is missing. */
   end(): void {
+    if (this.#failed) throw this.#failed;
     const left = this.#rest.length;
     const at = { record: this.#number, offset: this.#restOffset };
     if (this.#recfm === 'VB' && this.#blockEnd > this.#restOffset) {
@@ -102,7 +125,7 @@ export class RecordReader {
       );
     }
     if (left < HEADER) throw new DatasetError(at, `the file ends inside a ${HEADER}-byte RDW (${left} bytes left)`);
-    const length = this.#length(this.#rest, 0);
+    const length = this.#length(this.#rest, 0) + this.#adjust;
     throw new DatasetError(at, `the file ends inside the record: its RDW says ${length} bytes, ${left} are left`);
   }
 
@@ -150,7 +173,7 @@ export class RecordReader {
     if (buf[pos + 2] !== 0 || buf[pos + 3] !== 0) {
       throw new DatasetError(at, `RDW x'${word}': its bytes 3 and 4 are not zero, so it is not a record header`);
     }
-    const length = this.#length(buf, pos);
+    const length = this.#length(buf, pos) + this.#adjust;
     if (length < HEADER) {
       throw new DatasetError(at, `RDW x'${word}' gives a length of ${length}, less than the RDW's own 4 bytes`);
     }
@@ -186,6 +209,7 @@ export class RecordWriter {
   readonly #lrecl: number | undefined;
   readonly #blksize: number;
   readonly #little: boolean;
+  readonly #adjust: number;
   #out: Buffer = Buffer.allocUnsafe(1 << 16);
   #length = 0;
   /** `VB`: where the open block's BDW is in `#out`, or -1. */
@@ -198,11 +222,17 @@ export class RecordWriter {
     this.#lrecl = framing.lrecl;
     this.#blksize = framing.blksize ?? DEFAULT_BLKSIZE;
     this.#little = framing.rdw === 'little';
+    this.#adjust = framing.rdwAdjust ?? 0;
     if (!isVariable(this.#recfm) && !(Number.isInteger(this.#lrecl) && this.#lrecl! > 0)) {
       throw new RangeError(`record format ${this.#recfm} needs a record length (lrecl) of at least 1`);
     }
+    if (!Number.isSafeInteger(this.#adjust)) throw new RangeError(`rdwAdjust ${this.#adjust} is not a whole number`);
     if (this.#recfm === 'VB' && !(this.#blksize > 2 * HEADER && this.#blksize <= 0x7fffffff)) {
       throw new RangeError(`blksize ${this.#blksize} cannot hold a BDW, an RDW and a byte`);
+    }
+    // the extended BDW of longer blocks is z/OS's, big-endian; a little-endian file has none
+    if (this.#recfm === 'VB' && this.#little && this.#blksize > MAX_SHORT_BLOCK) {
+      throw new RangeError(`blksize ${this.#blksize}: little-endian blocks hold at most ${MAX_SHORT_BLOCK} bytes`);
     }
   }
 
@@ -219,8 +249,11 @@ export class RecordWriter {
       this.#length += lrecl;
     } else {
       const length = n + HEADER;
-      const max = Math.min(this.#lrecl ?? MAX_SHORT_LENGTH, MAX_SHORT_LENGTH);
+      const max = Math.min(this.#lrecl ?? Infinity, MAX_SHORT_LENGTH + this.#adjust);
       if (length > max) throw new DatasetError(at, `the record with its RDW is ${length} bytes, more than ${max}`);
+      if (length - this.#adjust < 0) {
+        throw new DatasetError(at, `the record with its RDW is ${length} bytes, less than rdwAdjust ${this.#adjust}`);
+      }
       if (this.#recfm === 'VB') {
         if (length + HEADER > this.#blksize) {
           throw new DatasetError(
@@ -236,7 +269,7 @@ export class RecordWriter {
         }
       }
       this.#reserve(length);
-      this.#header(this.#length, length);
+      this.#header(this.#length, length - this.#adjust);
       this.#out.set(record, this.#length + HEADER);
       this.#length += length;
     }
@@ -263,7 +296,7 @@ export class RecordWriter {
 
   #closeBlock(): void {
     const length = this.#length - this.#blockStart;
-    if (length > 0x7fff) {
+    if (length > MAX_SHORT_BLOCK) {
       // the extended BDW: a 31-bit length with the high bit set
       this.#out.writeUInt32BE((0x80000000 | length) >>> 0, this.#blockStart);
     } else {

@@ -34,3 +34,13 @@ export {
   type Segment,
   type SegmentsSpec,
 } from './segments.ts';
+export {
+  describeFraming,
+  formatVerifyReport,
+  verifyDataset,
+  type HintConfidence,
+  type VerifyHint,
+  type VerifyLayout,
+  type VerifyOptions,
+  type VerifyReport,
+} from './verify.ts';

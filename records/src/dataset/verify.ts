@@ -1,0 +1,593 @@
+/**
+ * Does a file match its layout and record format? `verifyDataset` reads the whole file once, as decode would, and
+ * says where it stops matching; when it does not match, it tries what would (another record format, RDW byte
+ * order, record length or code page) on the first part of the file and says how sure each hint is.
+ */
+import { CHARSETS, charTable } from '../charsets.ts';
+import type { Charset, LayoutItem } from '../types.ts';
+import { recordError, type RecordDecoder } from './decode.ts';
+import { DatasetError } from './errors.ts';
+import { isVariable, RecordReader, type FramingOptions, type RawRecord } from './framing.ts';
+
+export type HintConfidence = 'certain' | 'likely' | 'possible';
+
+export interface VerifyHint {
+  /** What the hint is about: the record format, the record length, the code page, or the file itself. */
+  kind: 'format' | 'length' | 'encoding' | 'file';
+  confidence: HintConfidence;
+  /** Why, in words a user understands. */
+  reason: string;
+  /** The command-line flags that would make the file match; empty when no flag would. */
+  flags: string[];
+}
+
+export interface VerifyReport {
+  matches: boolean;
+  /** The record format checked. */
+  framing: FramingOptions;
+  /** Records that decode, before the first that does not (all of them when the file matches). */
+  records: number;
+  /** Bytes in the file. */
+  bytes: number;
+  /** The first record that does not match: its number, offset, field and why. */
+  failure?: DatasetError;
+  /** Bytes from the failing record's offset to the end of the file. */
+  rest?: number;
+  /**
+   * What would make the file match, surest first. For a file that matches, only a code page its text fields read
+   * clearly better in (text decodes whatever its code page).
+   */
+  hints: VerifyHint[];
+}
+
+/** A layout as verify uses it: decode and lengths; text fields and code page when it is a compiled layout. */
+export type VerifyLayout = RecordDecoder & { root?: LayoutItem; profile?: { charset: Charset } };
+
+export interface VerifyOptions {
+  framing: FramingOptions;
+  /** The layout compiled with another code page, to try code pages; without it verify only ranks them. */
+  compile?: ((encoding: Charset) => VerifyLayout | Promise<VerifyLayout>) | undefined;
+  /** Bytes at the start of the file kept for the hints (default 1 MiB). */
+  sampleBytes?: number | undefined;
+}
+
+const DEFAULT_SAMPLE = 1 << 20;
+/** Records of one trial decoded at most: enough to tell, few enough to try many lengths. */
+const TRIAL_RECORDS = 500;
+/** Bytes of text scored per code page. */
+const TEXT_BYTES = 1 << 16;
+const RANK: Record<HintConfidence, number> = { certain: 0, likely: 1, possible: 2 };
+
+/**
+ * Checks the whole file `open()` gives against `layout` in the record format of `options.framing`. Memory stays
+ * flat: the file is read once as a stream, keeping only its first `sampleBytes` for the hints.
+ */
+export async function verifyDataset(
+  open: () => AsyncIterable<Uint8Array>,
+  layout: VerifyLayout,
+  options: VerifyOptions,
+): Promise<VerifyReport> {
+  const framing = options.framing;
+  const limit = options.sampleBytes ?? DEFAULT_SAMPLE;
+  const reader = new RecordReader(framing);
+  const header = isVariable(framing.recfm) ? 4 : 0;
+  const prefix = layout.minLength === layout.maxLength ? layout.maxLength : Infinity;
+  const kept: Uint8Array[] = [];
+  let keptBytes = 0;
+  let bytes = 0;
+  let records = 0;
+  let failure: DatasetError | undefined;
+  for await (const chunk of open()) {
+    bytes += chunk.length;
+    if (keptBytes < limit) {
+      const part = chunk.subarray(0, limit - keptBytes);
+      kept.push(part.slice());
+      keptBytes += part.length;
+    }
+    if (failure !== undefined) continue;
+    try {
+      for (const record of reader.push(chunk)) {
+        decodeOne(layout, record, prefix, header);
+        records++;
+      }
+    } catch (e) {
+      failure = asDatasetError(e);
+    }
+  }
+  if (failure === undefined) {
+    try {
+      reader.end();
+    } catch (e) {
+      failure = asDatasetError(e);
+    }
+  }
+  const sample = concat(kept, keptBytes);
+  if (failure === undefined) {
+    // text-only layouts decode any bytes: a file can match and still be in another code page
+    const hints = await new Hinter(layout, options, sample, bytes, undefined).codePageHints();
+    return { matches: true, framing, records, bytes, hints };
+  }
+  const hints = await new Hinter(layout, options, sample, bytes, failure).hints();
+  return { matches: false, framing, records: failure.record - 1, bytes, failure, rest: bytes - failure.offset, hints };
+}
+
+function asDatasetError(e: unknown): DatasetError {
+  if (e instanceof DatasetError) return e;
+  throw e;
+}
+
+function decodeOne(layout: RecordDecoder, record: RawRecord, prefix: number, header: number): void {
+  const bytes = record.bytes.length > prefix ? record.bytes.subarray(0, prefix) : record.bytes;
+  try {
+    layout.decode(bytes);
+  } catch (e) {
+    throw recordError(record, e, header);
+  }
+}
+
+function concat(parts: Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** The record format in words: `F lrecl 80`, `V with little-endian RDWs`. */
+export function describeFraming(framing: FramingOptions): string {
+  if (!isVariable(framing.recfm)) return `${framing.recfm} lrecl ${framing.lrecl}`;
+  const order = framing.rdw === 'little' ? 'little-endian' : 'big-endian';
+  const lrecl = framing.lrecl === undefined ? '' : ` lrecl ${framing.lrecl}`;
+  return `${framing.recfm}${lrecl}, ${order} ${framing.recfm === 'VB' ? 'BDWs and RDWs' : 'RDWs'}`;
+}
+
+function framingFlags(framing: FramingOptions, current: FramingOptions): string[] {
+  const flags = ['--recfm', framing.recfm];
+  if (isVariable(framing.recfm)) {
+    if (framing.rdw === 'little') flags.push('--rdw', 'little');
+  } else if (framing.lrecl !== undefined && (framing.lrecl !== current.lrecl || isVariable(current.recfm))) {
+    flags.push('--lrecl', String(framing.lrecl));
+  }
+  return flags;
+}
+
+/** A record format tried on the sample: its records (up to the first framing fault) and whether it held. */
+interface Trial {
+  framing: FramingOptions;
+  records: RawRecord[];
+  /** The framing held over the whole sample (and ended exactly, when the sample is the whole file). */
+  framed: boolean;
+}
+
+interface Decoded {
+  /** Records decoded before the first failure. */
+  ok: number;
+  error: DatasetError | undefined;
+}
+
+interface CodePageScore {
+  charset: Charset;
+  score: number;
+  current: number;
+  /** Other code pages that score as well. */
+  ties: Charset[];
+}
+
+/** Code pages preferred among those that decode the text alike, most common first. */
+const PREFERRED: readonly Charset[] = ['ascii', 'latin1', 'cp037', 'cp1140', 'cp500', 'cp1047', 'cp273', 'cp285'];
+
+class Hinter {
+  readonly #layout: VerifyLayout;
+  readonly #options: VerifyOptions;
+  readonly #sample: Uint8Array;
+  readonly #size: number;
+  readonly #failure: DatasetError | undefined;
+  /** The sample holds the whole file. */
+  readonly #complete: boolean;
+  readonly #fields: { offset: number; length: number }[];
+  readonly #decoders = new Map<Charset, VerifyLayout | null>();
+  readonly #current: Charset | undefined;
+
+  constructor(
+    layout: VerifyLayout,
+    options: VerifyOptions,
+    sample: Uint8Array,
+    size: number,
+    failure: DatasetError | undefined,
+  ) {
+    this.#layout = layout;
+    this.#options = options;
+    this.#sample = sample;
+    this.#size = size;
+    this.#failure = failure;
+    this.#complete = sample.length === size;
+    this.#fields = layout.root === undefined ? [] : textFields(layout.root, layout.minLength);
+    this.#current = layout.profile?.charset;
+  }
+
+  async hints(): Promise<VerifyHint[]> {
+    const framing = this.#options.framing;
+    const hints: VerifyHint[] = [];
+    const format = await this.#formatHints();
+    hints.push(...format);
+    const current = this.#trial(framing);
+    if (!isVariable(framing.recfm) && !format.some((h) => h.confidence !== 'possible')) {
+      const text = await this.#textFileHint();
+      if (text !== undefined) hints.push(text.hint);
+      // the record length is right when the records decode in another code page: that hint says so
+      const otherCodePage =
+        current.framed && current.records.length > 0 && (await this.#decodes(current)) !== undefined;
+      if (text?.fixed !== true && !otherCodePage) hints.push(...(await this.#lengthHints()));
+    }
+    // the code page is judged on records framed as the file is: by the current format when it holds
+    const best = format.length > 0 ? this.#bestTrial : undefined;
+    const records = current.framed ? current.records : (best?.records ?? current.records);
+    const encoding = await this.#encodingHint(records);
+    if (encoding !== undefined) hints.push(encoding);
+    if (hints.length === 0) {
+      const later = this.#laterHint();
+      if (later !== undefined) hints.push(later);
+    }
+    return hints.sort((a, b) => RANK[a.confidence] - RANK[b.confidence]);
+  }
+
+  #bestTrial: Trial | undefined;
+
+  /** For a file that matches: a code page its text fields read clearly better in. */
+  async codePageHints(): Promise<VerifyHint[]> {
+    const hint = await this.#encodingHint(this.#trial(this.#options.framing).records);
+    return hint?.confidence === 'likely' ? [hint] : [];
+  }
+
+  /** V, VB (either byte order) and F at the layout's length, other than the format checked. */
+  async #formatHints(): Promise<VerifyHint[]> {
+    const current = this.#options.framing;
+    const length = this.#layout.maxLength;
+    const candidates: FramingOptions[] = [
+      { recfm: 'V', rdw: 'big' },
+      { recfm: 'V', rdw: 'little' },
+      { recfm: 'VB', rdw: 'big' },
+      { recfm: 'VB', rdw: 'little' },
+    ];
+    if (this.#layout.minLength === length) candidates.push({ recfm: 'F', lrecl: length });
+    const found: { hint: VerifyHint; trial: Trial; records: number }[] = [];
+    for (const framing of candidates) {
+      if (sameFraming(framing, current)) continue;
+      const fixed = !isVariable(framing.recfm);
+      if (fixed && this.#size % length !== 0) continue;
+      const trial = this.#trial(framing);
+      if (!trial.framed || trial.records.length === 0) continue;
+      const fits = trial.records.every(
+        (r) => r.bytes.length >= this.#layout.minLength && r.bytes.length <= this.#layout.maxLength,
+      );
+      // a fixed layout in a V file: every record its length or longer (decode reads its first bytes)
+      if (!fixed && !fits && trial.records.some((r) => r.bytes.length < this.#layout.minLength)) continue;
+      const result = await this.#decodes(trial);
+      if (result === undefined) continue;
+      const n = trial.records.length;
+      const textOk = result.text === undefined || result.text >= 0.8;
+      if (fixed && !textOk) continue;
+      let confidence: HintConfidence = this.#complete ? 'certain' : n >= 4 ? 'likely' : 'possible';
+      if (!fits || (fixed && result.text === undefined && confidence === 'certain')) confidence = 'likely';
+      if (fixed && n < 4) confidence = 'possible';
+      const where = this.#complete ? 'the whole file' : `the first ${this.#sample.length} bytes`;
+      let reason: string;
+      if (fixed) {
+        reason = `the file's ${this.#size} bytes are ${this.#size / length} records of ${length} bytes, and the ${n} records in ${where} decode`;
+      } else {
+        const order = framing.rdw === 'little' ? 'little-endian' : 'big-endian';
+        const headers = framing.recfm === 'VB' ? 'records (RDW) in blocks (BDW)' : 'records (RDW)';
+        reason = `${where} reads as ${framing.recfm}: ${n} ${headers} with ${order} lengths, that end exactly where the next begins, and decode`;
+        if (!fits) reason += ` (some records are longer than the layout's ${this.#layout.maxLength} bytes)`;
+      }
+      const flags = framingFlags(framing, current);
+      if (result.encoding !== undefined) {
+        flags.push('--encoding', result.encoding);
+        reason += ` with code page ${result.encoding}`;
+      }
+      found.push({ hint: { kind: 'format', confidence, reason, flags }, trial, records: n });
+    }
+    found.sort((a, b) => RANK[a.hint.confidence] - RANK[b.hint.confidence] || b.records - a.records);
+    this.#bestTrial = found[0]?.trial;
+    return found.slice(0, 2).map((f) => f.hint);
+  }
+
+  /**
+   * Lines of text: a file transferred in text mode (converted to ASCII, a line end after each record). Lines of
+   * one length read as F with that length; lines of different lengths (trailing spaces cut) cannot.
+   */
+  async #textFileHint(): Promise<{ hint: VerifyHint; fixed: boolean } | undefined> {
+    const s = this.#sample;
+    const ends: number[] = [];
+    for (let i = 0; i < s.length && ends.length < 1000; i++) if (s[i] === 0x0a) ends.push(i);
+    if (ends.length < 2) return undefined;
+    let printable = 0;
+    const scanned = Math.min(s.length, ends[ends.length - 1]! + 1);
+    for (let i = 0; i < scanned; i++) {
+      const b = s[i]!;
+      if ((b >= 0x20 && b < 0x7f) || b === 0x0a || b === 0x0d) printable++;
+    }
+    const crlf = ends.every((e) => e > 0 && s[e - 1] === 0x0d);
+    const lengths = ends.map((e, i) => e + 1 - (i === 0 ? 0 : ends[i - 1]! + 1));
+    const min = Math.min(...lengths);
+    const max = Math.max(...lengths);
+    // line ends at one period are telling even with some binary fields; lines of any length need text throughout
+    if (printable / scanned < (min === max ? 0.8 : 0.95)) return undefined;
+    const term = crlf ? 'CR LF' : 'LF';
+    const intro = `this looks like a text file with line ends (${term}), not a binary data set: was it transferred in text mode?`;
+    if (min === max && max >= this.#layout.maxLength) {
+      const trial = this.#trial({ recfm: 'F', lrecl: max });
+      const result = trial.framed ? await this.#decodes(trial) : undefined;
+      const flags = ['--lrecl', String(max)];
+      if (result?.encoding !== undefined) flags.push('--encoding', result.encoding);
+      const reason = `${intro} Every line is ${max} bytes with its ${term}: transfer it in binary, or read it with ${flags.join(' ')}`;
+      const confidence: HintConfidence = result !== undefined ? 'likely' : 'possible';
+      return { hint: { kind: 'file', confidence, reason, flags }, fixed: true };
+    }
+    const reason = `${intro} Its lines are ${min} to ${max} bytes long, so no record length reads it: transfer it again in binary`;
+    return { hint: { kind: 'file', confidence: 'likely', reason, flags: [] }, fixed: false };
+  }
+
+  /** F: a record length that divides the file and makes its first records decode, best aligned first. */
+  async #lengthHints(): Promise<VerifyHint[]> {
+    const current = this.#options.framing;
+    const size = this.#size;
+    const min = this.#layout.minLength;
+    const max = Math.min(size, Math.max(this.#layout.maxLength * 4, 256), 32760);
+    const base = periodicity(this.#sample, current.lrecl ?? this.#layout.maxLength);
+    const found: { lrecl: number; p: number; n: number; encoding: Charset | undefined }[] = [];
+    for (let lrecl = Math.max(min, 1); lrecl <= max; lrecl++) {
+      if (size % lrecl !== 0 || lrecl === current.lrecl) continue;
+      const trial = this.#trial({ recfm: current.recfm, lrecl }, lrecl * TRIAL_RECORDS);
+      if (!trial.framed || trial.records.length === 0) continue;
+      const result = await this.#decodes(trial);
+      if (result === undefined || (result.text !== undefined && result.text < 0.8)) continue;
+      found.push({ lrecl, p: periodicity(this.#sample, lrecl), n: trial.records.length, encoding: result.encoding });
+    }
+    if (found.length === 0) return [];
+    // a multiple of the record length aligns as well as the length itself: take the shortest that does
+    const top = Math.max(...found.map((f) => f.p));
+    const best = found.find((f) => f.p >= top - 0.02)!;
+    // no better aligned than the length checked (a multiple of it only skips records): not a hint
+    if (best.p < base + 0.05) return [];
+    const n = best.n;
+    let confidence: HintConfidence = 'possible';
+    if (n >= 4 && best.p >= 0.3 && best.p - base >= 0.2) confidence = this.#complete ? 'certain' : 'likely';
+    const near = best.lrecl - this.#layout.maxLength;
+    const records = size / best.lrecl;
+    let reason = `${best.lrecl}-byte records divide the file's ${size} bytes (${records} records)`;
+    reason += `, the first ${Math.min(n, TRIAL_RECORDS)} decode`;
+    if (best.p > base)
+      reason += `, and the bytes repeat with that period (${pct(best.p)} vs ${pct(base)} at ${current.lrecl})`;
+    if (near > 0 && near <= 2)
+      reason += `; ${near} byte${near > 1 ? 's' : ''} more than the layout: a line end after each record?`;
+    else if (near > 0) reason += `; the layout describes the first ${this.#layout.maxLength} bytes of each`;
+    const flags = ['--lrecl', String(best.lrecl)];
+    if (best.encoding !== undefined) flags.push('--encoding', best.encoding);
+    return [{ kind: 'length', confidence, reason, flags }];
+  }
+
+  /** Text fields that read as text in another code page and not in this one. */
+  async #encodingHint(records: RawRecord[]): Promise<VerifyHint | undefined> {
+    const score = this.#codePages(records);
+    if (score === undefined || this.#current === undefined || score.charset === this.#current) return undefined;
+    const margin = score.score - score.current;
+    if (margin < 0.1) return undefined;
+    const decoder = await this.#decoder(score.charset);
+    const header = isVariable(this.#options.framing.recfm) ? 4 : 0;
+    const decodes = decoder !== undefined && this.#decode(records, decoder, header).error === undefined;
+    let confidence: HintConfidence = 'possible';
+    if (margin >= 0.25 && score.score >= 0.9 && (decodes || this.#options.compile === undefined)) confidence = 'likely';
+    const alike =
+      score.ties.length === 0 ? '' : ` (as do ${score.ties.slice(0, 4).join(', ')}${score.ties.length > 4 ? '…' : ''})`;
+    let reason = `the text fields read as ${pct(score.score)} printable text in ${score.charset}${alike}, against ${pct(score.current)} in ${this.#current}`;
+    if (decoder !== undefined)
+      reason += decodes ? ', and the records decode with it' : ', but the records still do not decode';
+    return { kind: 'encoding', confidence, reason, flags: ['--encoding', score.charset] };
+  }
+
+  /** The file matches up to a record after the first: what the fault there may mean. */
+  #laterHint(): VerifyHint | undefined {
+    const f = this.#failure;
+    if (f === undefined) return undefined;
+    const before = f.record - 1;
+    if (before < 1) return undefined;
+    const match = `the ${before} record${before === 1 ? '' : 's'} before byte ${f.offset} match`;
+    let reason: string;
+    if (f.reason.startsWith('the file ends')) {
+      reason = `${match} and ${this.#size - f.offset} bytes are left over: the file may be cut short (an interrupted transfer?)`;
+    } else if (f.field !== undefined) {
+      reason = `${match}: record ${f.record} holds data the layout does not describe there (bad data, or a record of another type?); dataset decode --on-error skip --errors FILE lists every such record`;
+    } else {
+      reason = `${match}, then the headers stop chaining: the file may be damaged there, or two files joined`;
+    }
+    return { kind: 'file', confidence: 'possible', reason, flags: [] };
+  }
+
+  /** Frames the sample, or its first `bytes`, in `framing`. */
+  #trial(framing: FramingOptions, bytes = Infinity): Trial {
+    const part = bytes < this.#sample.length ? this.#sample.subarray(0, bytes) : this.#sample;
+    let reader: RecordReader;
+    try {
+      reader = new RecordReader(framing);
+    } catch {
+      return { framing, records: [], framed: false };
+    }
+    try {
+      const records = reader.push(part);
+      if (this.#complete && part === this.#sample) reader.end();
+      return { framing, records, framed: true };
+    } catch (e) {
+      asDatasetError(e);
+      return { framing, records: [], framed: false };
+    }
+  }
+
+  /**
+   * Whether the trial's first records decode with this code page, or else with the code page their text reads
+   * best in; with the share of printable text in their text fields.
+   */
+  async #decodes(trial: Trial): Promise<{ encoding: Charset | undefined; text: number | undefined } | undefined> {
+    const header = isVariable(trial.framing.recfm) ? 4 : 0;
+    const records = trial.records.slice(0, TRIAL_RECORDS);
+    const text = this.#current === undefined ? undefined : this.#textScore(records, this.#current);
+    if (this.#decode(records, this.#layout, header).error === undefined) return { encoding: undefined, text };
+    const best = this.#codePages(records);
+    if (best === undefined || best.charset === this.#current) return undefined;
+    const decoder = await this.#decoder(best.charset);
+    if (decoder === undefined || this.#decode(records, decoder, header).error !== undefined) return undefined;
+    return { encoding: best.charset, text: best.score };
+  }
+
+  #decode(records: RawRecord[], decoder: RecordDecoder, header: number): Decoded {
+    const prefix = decoder.minLength === decoder.maxLength ? decoder.maxLength : Infinity;
+    let ok = 0;
+    for (const record of records) {
+      try {
+        decodeOne(decoder, record, prefix, header);
+      } catch (e) {
+        return { ok, error: asDatasetError(e) };
+      }
+      ok++;
+    }
+    return { ok, error: undefined };
+  }
+
+  async #decoder(charset: Charset): Promise<VerifyLayout | undefined> {
+    if (this.#options.compile === undefined) return undefined;
+    if (!this.#decoders.has(charset)) {
+      let decoder: VerifyLayout | null = null;
+      try {
+        decoder = await this.#options.compile(charset);
+      } catch {
+        // a code page the layout cannot use (zoned decimal needs its digits): not a candidate
+      }
+      this.#decoders.set(charset, decoder);
+    }
+    return this.#decoders.get(charset) ?? undefined;
+  }
+
+  /** The code page the records' text fields read best in, against the current one. */
+  #codePages(records: RawRecord[]): CodePageScore | undefined {
+    if (this.#fields.length === 0 || this.#current === undefined || records.length === 0) return undefined;
+    const scores = CHARSETS.map((charset) => ({ charset, score: this.#textScore(records, charset)! }));
+    const top = Math.max(...scores.map((s) => s.score));
+    const current = scores.find((s) => s.charset === this.#current)!.score;
+    const alike = scores.filter((s) => s.score >= top - 0.005).map((s) => s.charset);
+    if (alike.includes(this.#current)) return { charset: this.#current, score: current, current, ties: [] };
+    const charset = PREFERRED.find((c) => alike.includes(c)) ?? alike[0]!;
+    return { charset, score: top, current, ties: alike.filter((c) => c !== charset) };
+  }
+
+  /** The share of the text fields' bytes that read as printable text in `charset`. */
+  #textScore(records: RawRecord[], charset: Charset): number | undefined {
+    if (this.#fields.length === 0) return undefined;
+    const weights = printableWeights(charset);
+    let total = 0;
+    let good = 0;
+    for (const record of records) {
+      for (const f of this.#fields) {
+        const end = Math.min(f.offset + f.length, record.bytes.length);
+        for (let i = f.offset; i < end; i++) good += weights[record.bytes[i]!]!;
+        total += Math.max(0, end - f.offset);
+      }
+      if (total >= TEXT_BYTES) break;
+    }
+    return total === 0 ? undefined : good / total;
+  }
+}
+
+function sameFraming(a: FramingOptions, b: FramingOptions): boolean {
+  if (isVariable(a.recfm) !== isVariable(b.recfm)) return false;
+  if (!isVariable(a.recfm)) return a.lrecl === b.lrecl;
+  return a.recfm === b.recfm && (a.rdw ?? 'big') === (b.rdw ?? 'big');
+}
+
+function pct(share: number): string {
+  return `${Math.round(share * 100)}%`;
+}
+
+/** Share of bytes equal to the byte `period` further: high when records of that length line up their fields. */
+function periodicity(sample: Uint8Array, period: number): number {
+  const end = Math.min(sample.length, TEXT_BYTES) - period;
+  if (end <= 0) return 0;
+  let same = 0;
+  for (let i = 0; i < end; i++) if (sample[i] === sample[i + period]) same++;
+  return same / end;
+}
+
+const WEIGHTS = new Map<Charset, Float32Array>();
+
+/** Per byte: 1 for printable ASCII, ½ for another letter (é, Ä, Cyrillic), 0 for controls and the unmapped. */
+function printableWeights(charset: Charset): Float32Array {
+  let weights = WEIGHTS.get(charset);
+  if (weights === undefined) {
+    const table = charTable(charset);
+    weights = new Float32Array(256);
+    for (let b = 0; b < 256; b++) {
+      const ch = table.decode[b]!;
+      const code = ch.charCodeAt(0);
+      weights[b] = code >= 0x20 && code < 0x7f ? 1 : /\p{L}/u.test(ch) ? 0.5 : 0;
+    }
+    WEIGHTS.set(charset, weights);
+  }
+  return weights;
+}
+
+/**
+ * The alphanumeric DISPLAY fields at fixed places in every record: not behind a table that varies, not in a
+ * REDEFINES view (which may hold anything), within the shortest record.
+ */
+function textFields(root: LayoutItem, minLength: number): { offset: number; length: number }[] {
+  const out: { offset: number; length: number }[] = [];
+  const walk = (item: LayoutItem, hidden: boolean) => {
+    const children = item.children ?? [];
+    const redefined = new Set(children.map((c) => c.redefines).filter((r) => r !== undefined));
+    for (const child of children) {
+      const skip =
+        hidden ||
+        child.redefines !== undefined ||
+        redefined.has(child.cobolName) ||
+        child.afterOdo !== undefined ||
+        child.renames !== undefined;
+      if (child.children !== undefined && child.children.length > 0) walk(child, skip);
+      else if (
+        !skip &&
+        (child.kind === 'alphanumeric' || child.kind === 'alphabetic') &&
+        child.usage === 'display' &&
+        child.offset + child.length <= minLength
+      ) {
+        out.push({ offset: child.offset, length: child.length });
+      }
+    }
+  };
+  walk(root, false);
+  return out;
+}
+
+/** The report in a few lines, for the command line. */
+export function formatVerifyReport(report: VerifyReport): string {
+  const format = describeFraming(report.framing);
+  const ok = `OK: ${report.records} records, ${report.bytes} bytes, ${format}\n`;
+  if (report.matches && report.hints.length === 0) return ok;
+  if (report.matches) {
+    const hints = report.hints.map((h) => `  ${h.confidence}: ${h.flags.join(' ')}: ${h.reason}\n`);
+    return `${ok}but its text reads better in another code page:\n${hints.join('')}`;
+  }
+  const f = report.failure!;
+  const field = f.field === undefined ? '' : `, ${f.field}`;
+  const lines = [
+    `does not match at record ${f.record} (byte ${f.offset}${field}): ${f.reason}`,
+    `  read as ${format}: ${report.records} ${report.records === 1 ? 'record matches' : 'records match'} before it; ${report.rest} of the file's ${report.bytes} bytes are from there on`,
+  ];
+  if (report.hints.length === 0)
+    lines.push('no hint: no other record format, length or code page reads the start of the file');
+  else lines.push('hints:');
+  for (const h of report.hints) {
+    const flags = h.flags.length === 0 ? '' : `${h.flags.join(' ')}: `;
+    lines.push(`  ${h.confidence}: ${flags}${h.reason}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,123 @@
+/**
+ * `corebridge dataset verify`: the report on stdout and the exit code a script can test, run in-process with
+ * the streams a user would see.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { test } from 'node:test';
+import { compileCopybook } from '@corebridge/records';
+import { RecordWriter, type FramingOptions } from '@corebridge/records/dataset';
+import { main } from '../../src/cli/main.ts';
+
+const COPYBOOK = [
+  '       01  ITEM-REC.',
+  '           05  ITEM-SKU     PIC X(10).',
+  '           05  ITEM-QTY     PIC 9(5).',
+  '           05  ITEM-PRICE   PIC S9(5)V99 COMP-3.',
+  '           05  ITEM-TEXT    PIC X(30).',
+].join('\n');
+const LENGTH = 49;
+
+const dir = mkdtempSync(join(tmpdir(), 'corebridge-verify-'));
+const cpy = join(dir, 'item.cpy');
+writeFileSync(cpy, COPYBOOK);
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+function dataset(name: string, framing: FramingOptions, n: number, encoding?: 'ascii'): string {
+  const layout = compileCopybook(COPYBOOK, encoding === undefined ? {} : { encoding });
+  const writer = new RecordWriter(framing);
+  for (let i = 0; i < n; i++) {
+    writer.write(layout.encode({ itemSku: `SKU-${i}`, itemQty: i, itemPrice: '9.99', itemText: `ITEM NUMBER ${i}` }));
+  }
+  const path = join(dir, name);
+  writeFileSync(path, writer.end());
+  return path;
+}
+
+/** A stream that keeps what is written to it, as a terminal would show it. */
+function sink() {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      chunks.push(chunk);
+      done();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+async function run(args: string[], stdin: Uint8Array = new Uint8Array(0)) {
+  const stdout = sink();
+  const stderr = sink();
+  const code = await main(['dataset', 'verify', ...args], {
+    stdin: Readable.from([stdin]),
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+  });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+test('a file that matches: exit 0 and its record count, size and format', async () => {
+  const file = dataset('items.dat', { recfm: 'F', lrecl: LENGTH }, 30);
+  const r = await run([cpy, '--input', file]);
+  assert.deepEqual(r, { code: 0, stdout: `OK: 30 records, ${30 * LENGTH} bytes, F lrecl 49\n`, stderr: '' });
+});
+
+test('a V file checked as F: exit 1, where it stops matching and the flags that would match', async () => {
+  const file = dataset('items.v', { recfm: 'V' }, 25);
+  const r = await run([cpy, '--input', file]);
+  assert.equal(r.code, 1, r.stderr);
+  const lines = r.stdout.split('\n');
+  assert.match(lines[0]!, /^does not match at record 1 \(byte 0/);
+  assert.equal(
+    lines[1],
+    `  read as F lrecl 49: 0 records match before it; ${25 * 53} of the file's ${25 * 53} bytes are from there on`,
+  );
+  assert.equal(lines[2], 'hints:');
+  assert.match(lines[3]!, /^ {2}certain: --recfm V: the whole file reads as V: 25 records/);
+  // the flags the hint gives make it match
+  assert.equal((await run([cpy, '--input', file, '--recfm', 'V'])).code, 0);
+});
+
+test('an ASCII file read as EBCDIC, from standard input: the hint is --encoding ascii, and it works', async () => {
+  const file = dataset('items.ascii', { recfm: 'F', lrecl: LENGTH }, 10, 'ascii');
+  const r = await run([cpy], readFileSync(file));
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stdout, /\n {2}likely: --encoding ascii: the text fields read as 100% printable text in ascii/);
+  assert.equal((await run([cpy, '--input', file, '--encoding', 'ascii'])).code, 0);
+});
+
+test('a file cut short: the record, its offset and the bytes left', async () => {
+  const whole = dataset('items.cut', { recfm: 'F', lrecl: LENGTH }, 8);
+  writeFileSync(whole, readFileSync(whole).subarray(0, 7 * LENGTH + 20));
+  const r = await run([cpy, '--input', whole]);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /^does not match at record 8 \(byte 343\): the file ends 20 bytes into a 49-byte record/);
+  assert.match(r.stdout, /7 records match before it; 20 of the file's 363 bytes are from there on/);
+});
+
+test('usage errors: a missing file, a bad option', async () => {
+  const missing = await run([cpy, '--input', join(dir, 'nothing.dat')]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /cannot read .*nothing\.dat: no such file/);
+  const bad = await run([cpy, '--recfm', 'U']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--recfm must be one of F, FB, V, VB/);
+});
+
+test('the usage names verify', async () => {
+  const out = sink();
+  const code = await main(['dataset', '--help'], {
+    stdin: Readable.from([]),
+    stdout: out.stream,
+    stderr: sink().stream,
+  });
+  assert.equal(code, 0);
+  assert.match(
+    out.text(),
+    /corebridge dataset verify LAYOUT\.cpy \[--input FILE\] +does the file match\? exit 0 if so, else 1/,
+  );
+});
