@@ -11,13 +11,18 @@ import { parseArgs } from 'node:util';
 import type { CompiledLayout } from '@corebridge/records';
 import { COMPILE_OPTIONS, COPYBOOK_OPTIONS, compileFromArgs } from '@corebridge/records/cli';
 import {
+  csvTable,
   decodeDataset,
   encodeBatches,
   formatVerifyReport,
   isVariable,
+  nestSegments,
   readJsonLines,
   RECORD_FORMATS,
+  SegmentedLayout,
+  toCsvRows,
   toJsonLines,
+  unnestSegments,
   verifyDataset,
   type DatasetError,
   type FramingOptions,
@@ -26,9 +31,10 @@ import {
 } from '@corebridge/records/dataset';
 import { openParquet } from './dataset/parquet.ts';
 import { progressOn } from './dataset/progress.ts';
+import { segmentsFromArgs } from './dataset/segments.ts';
 import { UsageError, type Io } from './usage.ts';
 
-export const DATASET_USAGE = `usage: corebridge dataset decode LAYOUT.cpy [--input FILE] [--output FILE] [--format jsonl|parquet]
+export const DATASET_USAGE = `usage: corebridge dataset decode LAYOUT.cpy [--input FILE] [--output FILE] [--format jsonl|csv|parquet]
        corebridge dataset encode LAYOUT.cpy [--input FILE.jsonl] --output FILE
        corebridge dataset verify LAYOUT.cpy [--input FILE]   does the file match? exit 0 if so, else 1 and hints
 Standard input and output when --input or --output is left out.
@@ -43,11 +49,16 @@ Record format:
 Decode:
   --format jsonl|parquet        one JSON record per line (default), or Parquet: groups as structs, OCCURS as lists,
                                 decimals as DECIMAL(p,s), integers as INT32/INT64 (needs --output or a redirect)
+  --format csv                  RFC 4180 CSV: a header of flattened names (group_field, table_1 … table_max), a line a record
   --on-error fail|skip|null     a record that does not decode: stop with its number, offset and field (default);
                                 leave it out; or write null in its place. skip and null report each to --errors FILE
   --errors FILE                 JSON Lines report of the bad records ({record, offset, field, reason})
   --skip N  --limit N           pass over the first N records; stop after N records
   --quiet                       no progress bar and no summary on stderr
+Multi-segment files (decode and encode):
+  --segments FILE.json          {"field": "SEG-ID", "segments": {"C": "CUSTOMER-REC", "A": "ACCOUNT-REC"}}: the 01 record each
+                                segment id names; a record is {"customerRec": {…}}. "children": {"ACCOUNT-REC": "CUSTOMER-REC"}
+                                nests each child record in an array under the last record of its parent
 Copybook (as for corebridge copybook; --copybook-format is its --format):
 ${COPYBOOK_OPTIONS.replace('  --format fixed|free|auto', '  --copybook-format fixed|free|auto')}`;
 
@@ -67,6 +78,7 @@ const OPTIONS = {
   errors: { type: 'string' },
   skip: { type: 'string' },
   limit: { type: 'string' },
+  segments: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -95,7 +107,7 @@ function count(name: string, value: string | undefined, min: number): number | u
 }
 
 /** The record format from the options; F's length defaults to the layout's longest record. */
-function framingFrom(values: Values, layout: CompiledLayout): FramingOptions {
+function framingFrom(values: Values, layout: CompiledLayout | SegmentedLayout): FramingOptions {
   const recfm: RecordFormat = oneOf('recfm', values.recfm, RECORD_FORMATS) ?? 'F';
   const lrecl = count('lrecl', values.lrecl, isVariable(recfm) ? 5 : 1);
   const blksize = count('blksize', values.blksize, 9);
@@ -190,8 +202,16 @@ interface RowSink {
   abort(): Promise<void>;
 }
 
-async function openRows(format: OutputFormat, layout: CompiledLayout, values: Values, io: Io): Promise<RowSink> {
+async function openRows(
+  format: OutputFormat,
+  layout: CompiledLayout | SegmentedLayout,
+  values: Values,
+  io: Io,
+): Promise<RowSink> {
   if (format === 'parquet') {
+    if (layout instanceof SegmentedLayout) {
+      throw new UsageError('--format parquet takes one record layout; with --segments, use jsonl or csv');
+    }
     if (values.output === undefined && (io.stdout as { isTTY?: boolean }).isTTY === true) {
       throw new UsageError('Parquet is binary: give --output FILE or redirect standard output');
     }
@@ -210,6 +230,23 @@ async function openRows(format: OutputFormat, layout: CompiledLayout, values: Va
       },
     };
   }
+  if (format === 'csv') {
+    let table;
+    try {
+      table = csvTable(layout);
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    const output = await openOutput(values.output, io.stdout);
+    await output.write(table.header);
+    return {
+      write: async (rows) => {
+        if (rows.length > 0) await output.write(toCsvRows(table, rows));
+      },
+      commit: () => output.commit(),
+      abort: () => output.abort(),
+    };
+  }
   const output = await openOutput(values.output, io.stdout);
   return {
     write: async (rows) => {
@@ -220,13 +257,17 @@ async function openRows(format: OutputFormat, layout: CompiledLayout, values: Va
   };
 }
 
-const OUTPUT_FORMATS = ['jsonl', 'parquet'] as const;
+const OUTPUT_FORMATS = ['jsonl', 'csv', 'parquet'] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-async function decode(layout: CompiledLayout, values: Values, io: Io): Promise<void> {
+async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, io: Io): Promise<void> {
   const framing = framingFrom(values, layout);
   const onError: OnError = oneOf('on-error', values['on-error'], ['fail', 'skip', 'null'] as const) ?? 'fail';
   const format = oneOf('format', values.format, OUTPUT_FORMATS) ?? 'jsonl';
+  const nested = layout instanceof SegmentedLayout && layout.nested;
+  if (format === 'csv' && nested) {
+    throw new UsageError('--format csv takes flat records: a segments file without "children"');
+  }
   if (values.errors !== undefined && onError === 'fail') {
     throw new UsageError('--errors needs --on-error skip or null (fail stops at the first bad record)');
   }
@@ -238,12 +279,13 @@ async function decode(layout: CompiledLayout, values: Values, io: Io): Promise<v
   let written = 0;
   const bad: DatasetError[] = [];
   try {
-    const batches = decodeDataset(counted(source, seen), layout, {
+    let batches = decodeDataset(counted(source, seen), layout, {
       framing,
       onError,
       skip: count('skip', values.skip, 0),
       limit: count('limit', values.limit, 1),
     });
+    if (nested) batches = nestSegments(batches, layout, { onError });
     for await (const batch of batches) {
       const rows: Array<Record<string, unknown> | null> = [];
       let errors = '';
@@ -279,7 +321,7 @@ async function decode(layout: CompiledLayout, values: Values, io: Io): Promise<v
   }
 }
 
-async function encode(layout: CompiledLayout, values: Values, io: Io): Promise<void> {
+async function encode(layout: CompiledLayout | SegmentedLayout, values: Values, io: Io): Promise<void> {
   const framing = framingFrom(values, layout);
   if (values.output === undefined && (io.stdout as { isTTY?: boolean }).isTTY === true) {
     throw new UsageError('encode writes binary records: give --output FILE or redirect standard output');
@@ -288,7 +330,10 @@ async function encode(layout: CompiledLayout, values: Values, io: Io): Promise<v
   const output = await openOutput(values.output, io.stdout);
   let records = 0;
   try {
-    const lines = readJsonLines(source);
+    const lines =
+      layout instanceof SegmentedLayout && layout.nested
+        ? unnestSegments(readJsonLines(source), layout)
+        : readJsonLines(source);
     async function* countedLines() {
       for await (const batch of lines) {
         records += batch.length;
@@ -335,8 +380,14 @@ export async function datasetCommand(argv: string[], io: Io): Promise<number> {
   }
   if (file === undefined) throw new UsageError(`dataset ${action} needs a copybook file\n\n${DATASET_USAGE}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
-  const layout = await compileFromArgs(file, { ...values, format: values['copybook-format'] });
-  if (action === 'verify') return verify(layout, file, values, io);
+  if (action === 'verify' && values.segments !== undefined) throw new UsageError('verify takes one record layout');
+  const layout =
+    values.segments === undefined
+      ? await compileFromArgs(file, { ...values, format: values['copybook-format'] })
+      : await segmentsFromArgs(values.segments, values, (record) =>
+          compileFromArgs(file, { ...values, format: values['copybook-format'], record }),
+        );
+  if (action === 'verify' && !(layout instanceof SegmentedLayout)) return verify(layout, file, values, io);
   if (action === 'decode') await decode(layout, values, io);
   else await encode(layout, values, io);
   return 0;

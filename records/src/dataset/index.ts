@@ -24,6 +24,17 @@ export {
 } from './decode.ts';
 export { encodeBatches, encodeDataset, type EncodeOptions, type RecordEncoder, type SourceValue } from './encode.ts';
 export { readJsonLines, toJsonLines } from './jsonl.ts';
+export { csvCell, csvHeader, csvTable, toCsvRows, type CsvTable } from './csv.ts';
+export {
+  compileSegments,
+  nestSegments,
+  parseSegments,
+  SegmentedLayout,
+  SegmentsError,
+  unnestSegments,
+  type Segment,
+  type SegmentsSpec,
+} from './segments.ts';
 export {
   describeFraming,
   formatVerifyReport,

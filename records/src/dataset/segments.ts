@@ -1,0 +1,376 @@
+/**
+ * Multi-segment files: each record's type is the value of a segment-id field at the same place in every record,
+ * and names the 01 record of the copybook that lays it out. A segments file says which, and which record nests
+ * under which: `{"field": "SEG-ID", "segments": {"C": "CUSTOMER-REC", "A": "ACCOUNT-REC"},
+ * "children": {"ACCOUNT-REC": "CUSTOMER-REC"}}`. The field is found by its COBOL name in the first record named,
+ * at the same offset and length in every record, and compared as its text, trimmed.
+ */
+import { charTable, UNMAPPED } from '../charsets.ts';
+import { RecordDecodeError, RecordEncodeError, RecordError } from '../errors.ts';
+import { compileCopybook, layoutItems, type CompiledLayout } from '../index.ts';
+import { jsonNameOf } from '../layout.ts';
+import type { CompileOptions, LayoutItem, RecordDecodeOptions } from '../types.ts';
+import type { DecodedRecord, OnError, RecordDecoder } from './decode.ts';
+import type { RecordEncoder, SourceValue } from './encode.ts';
+import { DatasetError } from './errors.ts';
+
+/** The segments file: the segment-id field's COBOL name, id → 01 record, and child record → parent record. */
+export interface SegmentsSpec {
+  field: string;
+  segments: Record<string, string>;
+  children?: Record<string, string> | undefined;
+}
+
+/** A segments file that does not fit its copybook: names the key at fault (`segments.C`, `children.X`). */
+export class SegmentsError extends RecordError {
+  readonly code = 'MAPPING_INVALID' as const;
+  readonly key: string;
+  readonly reason: string;
+
+  constructor(key: string, reason: string) {
+    super(`segments "${key}": ${reason}`);
+    this.name = 'SegmentsError';
+    this.key = key;
+    this.reason = reason;
+  }
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Checks the shape of a parsed segments file (what it names is checked against the copybook later). */
+export function parseSegments(json: unknown): SegmentsSpec {
+  if (!isObject(json))
+    throw new SegmentsError('(file)', 'a segments file is a JSON object {field, segments, children}');
+  for (const key of Object.keys(json)) {
+    if (!['field', 'segments', 'children'].includes(key)) {
+      throw new SegmentsError(key, 'not a key of a segments file (field, segments, children)');
+    }
+  }
+  const { field, segments, children } = json;
+  if (typeof field !== 'string' || field.trim() === '') {
+    throw new SegmentsError('field', 'the COBOL name of the segment-id field, a string');
+  }
+  if (!isObject(segments) || Object.keys(segments).length === 0) {
+    throw new SegmentsError('segments', 'an object of segment-id value → COBOL name of its 01 record, not empty');
+  }
+  const bySegment: Record<string, string> = {};
+  for (const [id, record] of Object.entries(segments)) {
+    if (typeof record !== 'string' || record.trim() === '') {
+      throw new SegmentsError(`segments.${id}`, 'the COBOL name of a 01 record, a string');
+    }
+    if (id.trim() === '') throw new SegmentsError(`segments.${id}`, 'a segment id is not blank');
+    if (id.trim() in bySegment) throw new SegmentsError(`segments.${id}`, `the id "${id.trim()}" is given twice`);
+    bySegment[id.trim()] = record.trim().toUpperCase();
+  }
+  if (children === undefined) return { field: field.trim().toUpperCase(), segments: bySegment };
+  if (!isObject(children)) throw new SegmentsError('children', 'an object of child record → parent record');
+  const records = new Set(Object.values(bySegment));
+  const parents: Record<string, string> = {};
+  for (const [child, parent] of Object.entries(children)) {
+    const key = `children.${child}`;
+    if (typeof parent !== 'string') throw new SegmentsError(key, 'the COBOL name of the parent record, a string');
+    const c = child.trim().toUpperCase();
+    const p = parent.trim().toUpperCase();
+    if (!records.has(c)) throw new SegmentsError(key, `${child} is not a record named in "segments"`);
+    if (!records.has(p)) throw new SegmentsError(key, `the parent ${parent} is not a record named in "segments"`);
+    parents[c] = p;
+  }
+  for (const start of Object.keys(parents)) {
+    const seen = new Set<string>([start]);
+    for (let p = parents[start]; p !== undefined; p = parents[p]) {
+      if (seen.has(p)) throw new SegmentsError(`children.${start}`, `a cycle: ${[...seen, p].join(' → ')}`);
+      seen.add(p);
+    }
+  }
+  return { field: field.trim().toUpperCase(), segments: bySegment, children: parents };
+}
+
+/** One kind of record of the file. */
+export interface Segment {
+  /** COBOL name of its 01 record. */
+  readonly record: string;
+  /** Its key in the JSON: the record's JSON name (`CUSTOMER-REC` → `customerRec`). */
+  readonly key: string;
+  readonly layout: CompiledLayout;
+  /** The segment ids that name it; encode checks the record's id is one of them. */
+  readonly ids: readonly string[];
+  /** With `children`: the segment it nests under. */
+  readonly parent: Segment | undefined;
+}
+
+function inTable(item: LayoutItem, root: LayoutItem): boolean {
+  const path = (at: LayoutItem): LayoutItem[] | undefined => {
+    if (at === item) return [at];
+    for (const c of at.children ?? []) {
+      const p = path(c);
+      if (p) return [at, ...p];
+    }
+    return undefined;
+  };
+  return (path(root) ?? []).some((i) => i.occurs !== undefined);
+}
+
+/**
+ * Decodes and encodes the records of a multi-segment file. A record decodes to `{"customerRec": {…fields}}`,
+ * keyed by the JSON name of its 01 record, as Cobrix shows each segment as a field named by its segment
+ * (its other segments null): the key says the type, never clashes with a field, and flattens into CSV columns.
+ */
+export class SegmentedLayout implements RecordDecoder, RecordEncoder {
+  /** The segment-id field, as found in the first record named: its COBOL name and bytes. */
+  readonly field: { readonly name: string; readonly offset: number; readonly length: number };
+  readonly segments: readonly Segment[];
+  /** Whether the spec nests child segments under their parents (`nestSegments`). */
+  readonly nested: boolean;
+  readonly minLength: number;
+  readonly maxLength: number;
+  /** A group of every segment's record under its key, for the CSV columns of the flat form. */
+  readonly root: LayoutItem;
+  readonly #byId = new Map<string, Segment>();
+  readonly #byKey = new Map<string, Segment>();
+  readonly #text: readonly string[];
+
+  /** `layouts`: each record the spec names, compiled (`compileCopybook` with its `record` option). */
+  constructor(spec: SegmentsSpec, layouts: ReadonlyMap<string, CompiledLayout>) {
+    const records = [...new Set(Object.values(spec.segments))];
+    const segments = new Map<string, Segment & { parent: Segment | undefined }>();
+    for (const record of records) {
+      const layout = layouts.get(record);
+      if (layout === undefined) throw new SegmentsError('segments', `no compiled layout for ${record}`);
+      const ids = Object.keys(spec.segments).filter((id) => spec.segments[id] === record);
+      const segment = { record, key: jsonNameOf(record), layout, ids, parent: undefined };
+      segments.set(record, segment);
+      this.#byKey.set(segment.key, segment);
+      for (const id of ids) this.#byId.set(id, segment);
+    }
+    for (const [child, parent] of Object.entries(spec.children ?? {})) {
+      const p = segments.get(parent)!;
+      segments.get(child)!.parent = p;
+      const clash = (p.layout.root.children ?? []).find((c) => c.jsonPath?.replace(/\[\]$/, '') === jsonNameOf(child));
+      if (clash) {
+        throw new SegmentsError(`children.${child}`, `${parent} has a field ${clash.cobolName} of the same JSON name`);
+      }
+    }
+    this.segments = [...segments.values()];
+    this.nested = Object.keys(spec.children ?? {}).length > 0;
+    const first = this.segments[0]!.layout;
+    const item = [...layoutItems(first.root)].find((i) => i.cobolName === spec.field && i.level !== 66);
+    if (item === undefined) throw new SegmentsError('field', `${first.name} has no item ${spec.field}`);
+    if (item.kind === 'group' || item.usage !== 'display' || (item.kind === 'numeric' && item.signed === true)) {
+      throw new SegmentsError(
+        'field',
+        `${spec.field} must be text or an unsigned DISPLAY number (it is compared as text)`,
+      );
+    }
+    if (inTable(item, first.root) || item.afterOdo !== undefined) {
+      throw new SegmentsError('field', `${spec.field} is in a table or behind one; its place must be fixed`);
+    }
+    this.field = { name: spec.field, offset: item.offset, length: item.length };
+    for (const s of this.segments) {
+      if (s.layout.minLength < item.offset + item.length) {
+        throw new SegmentsError(
+          'field',
+          `${s.record} is shorter than ${spec.field}'s bytes ${item.offset}–${item.offset + item.length - 1}`,
+        );
+      }
+    }
+    this.#text = charTable(first.profile.charset).decode;
+    this.minLength = Math.min(...this.segments.map((s) => s.layout.minLength));
+    this.maxLength = Math.max(...this.segments.map((s) => s.layout.maxLength));
+    this.root = {
+      ...first.root,
+      cobolName: '',
+      children: this.segments.map((s) => ({ ...s.layout.root, jsonPath: s.key })),
+    };
+  }
+
+  /** The segment-id field's text in a record, trimmed. */
+  idOf(bytes: Uint8Array): string {
+    const { offset, length, name } = this.field;
+    if (bytes.length < offset + length) {
+      throw new RecordDecodeError(
+        0,
+        name,
+        `the record is ${bytes.length} bytes; the segment id is at ${offset}–${offset + length - 1}`,
+      );
+    }
+    let text = '';
+    for (let i = offset; i < offset + length; i++) {
+      const c = this.#text[bytes[i]!]!;
+      text += c === UNMAPPED ? `\\x${bytes[i]!.toString(16).padStart(2, '0')}` : c;
+    }
+    return text.trim();
+  }
+
+  /** The segment a record's id names; an unknown id is a decode error naming the field and the value. */
+  segmentOf(bytes: Uint8Array): Segment {
+    const id = this.idOf(bytes);
+    const segment = this.#byId.get(id);
+    if (segment === undefined) {
+      const known = [...this.#byId.keys()].map((k) => `"${k}"`).join(', ');
+      throw new RecordDecodeError(
+        this.field.offset,
+        this.field.name,
+        `segment id "${id}" is not in the segments file (${known})`,
+      );
+    }
+    return segment;
+  }
+
+  /** `options.trailing: 'ignore'` (decodeDataset gives it for F/FB) lets a short segment sit in a longer slot. */
+  decode(bytes: Uint8Array, options?: RecordDecodeOptions): Record<string, unknown> {
+    const { layout, key } = this.segmentOf(bytes);
+    return { [key]: layout.decode(bytes, options) };
+  }
+
+  /** The flat form back to bytes: the one key names the record; the bytes' segment id must name it too. */
+  encode(json: unknown): Uint8Array {
+    if (!isObject(json)) throw new RecordEncodeError('', 'a segment record is an object with one key, its record');
+    const keys = Object.keys(json);
+    const segment = keys.length === 1 ? this.#byKey.get(keys[0]!) : undefined;
+    if (segment === undefined) {
+      const names = [...this.#byKey.keys()].join(', ');
+      throw new RecordEncodeError(
+        '',
+        `a segment record has exactly one key of ${names} (got ${keys.join(', ') || 'none'})`,
+      );
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = segment.layout.encode(json[segment.key]);
+    } catch (e) {
+      throw e instanceof RecordEncodeError ? e.under(segment.key) : e;
+    }
+    const id = this.idOf(bytes);
+    if (this.#byId.get(id) !== segment) {
+      throw new RecordEncodeError(
+        segment.key,
+        `its segment id ${this.field.name} is "${id}", which does not name ${segment.record} (${segment.ids.map((i) => `"${i}"`).join(', ')} do)`,
+      );
+    }
+    return bytes;
+  }
+
+  /** The segment of a flat value (`{"customerRec": {…}}`), or undefined. */
+  segmentKeyed(value: Record<string, unknown>): Segment | undefined {
+    const keys = Object.keys(value);
+    return keys.length === 1 ? this.#byKey.get(keys[0]!) : undefined;
+  }
+}
+
+/** Compiles each 01 record a segments file names from one copybook's text. */
+export function compileSegments(source: string, spec: unknown, options: CompileOptions = {}): SegmentedLayout {
+  const parsed = parseSegments(spec);
+  const layouts = new Map<string, CompiledLayout>();
+  for (const record of new Set(Object.values(parsed.segments))) {
+    layouts.set(record, compileCopybook(source, { ...options, record }));
+  }
+  return new SegmentedLayout(parsed, layouts);
+}
+
+/**
+ * Nests child segments under their parents, as Cobrix's `segment-children`: each child record goes, as an
+ * element of an array under its record's key, into the last record of its parent segment; a record of a root
+ * segment (one without a parent) is emitted, with its family, when the next root record or the end comes. So
+ * memory holds one root's family. A child with no parent before it is a bad record; a record that did not
+ * decode (`value` null) passes through at once.
+ */
+export async function* nestSegments(
+  source: AsyncIterable<DecodedRecord[]>,
+  layout: SegmentedLayout,
+  options: { onError?: OnError | undefined } = {},
+): AsyncGenerator<DecodedRecord[], void, undefined> {
+  const onError = options.onError ?? 'fail';
+  let family: DecodedRecord | undefined;
+  // the open records from the family's root down: where the next child may attach
+  const open: Array<{ segment: Segment; fields: Record<string, unknown> }> = [];
+  for await (const batch of source) {
+    const out: DecodedRecord[] = [];
+    for (const record of batch) {
+      if (record.value === null) {
+        out.push(record);
+        continue;
+      }
+      const segment = layout.segmentKeyed(record.value)!;
+      const fields = record.value[segment.key] as Record<string, unknown>;
+      if (segment.parent === undefined) {
+        if (family !== undefined) out.push(family);
+        family = record;
+        open.length = 0;
+        open.push({ segment, fields });
+        continue;
+      }
+      let at = open.length - 1;
+      while (at >= 0 && open[at]!.segment !== segment.parent) at--;
+      if (at < 0) {
+        const error = new DatasetError(
+          { record: record.number, offset: record.offset, field: layout.field.name },
+          `a ${segment.record} record with no ${segment.parent.record} record before it`,
+        );
+        if (onError === 'fail') throw error;
+        out.push({ number: record.number, offset: record.offset, value: null, error });
+        continue;
+      }
+      const parent = open[at]!.fields;
+      const list = (parent[segment.key] ??= []) as unknown[];
+      list.push(fields);
+      open.length = at + 1;
+      open.push({ segment, fields });
+    }
+    if (out.length > 0) yield out;
+  }
+  if (family !== undefined) yield [family];
+}
+
+/**
+ * The nested form back to the flat one, for encode: each root record, then its children depth first, a child
+ * segment's array after another's in the order of the object's keys. The bytes are the file's when each
+ * record's children came grouped by segment (as a hierarchical file holds them).
+ */
+export async function* unnestSegments(
+  source: AsyncIterable<SourceValue[]>,
+  layout: SegmentedLayout,
+): AsyncGenerator<SourceValue[], void, undefined> {
+  const childrenOf = new Map<Segment, Segment[]>();
+  for (const s of layout.segments) {
+    if (s.parent !== undefined) childrenOf.set(s.parent, [...(childrenOf.get(s.parent) ?? []), s]);
+  }
+  const flatten = (segment: Segment, fields: unknown, line: number | undefined, out: SourceValue[], path: string) => {
+    if (!isObject(fields)) {
+      throw new DatasetError({ record: 0, offset: 0, line, field: path }, `a ${segment.record} record is an object`);
+    }
+    const own: Record<string, unknown> = { ...fields };
+    const kids: Array<[Segment, unknown[]]> = [];
+    for (const child of childrenOf.get(segment) ?? []) {
+      const list = own[child.key];
+      if (list === undefined) continue;
+      delete own[child.key];
+      if (!Array.isArray(list)) {
+        throw new DatasetError(
+          { record: 0, offset: 0, line, field: `${path}.${child.key}` },
+          'child records are an array',
+        );
+      }
+      kids.push([child, list]);
+    }
+    // children follow in the order their arrays come in the object, as decode wrote them
+    kids.sort((a, b) => Object.keys(fields).indexOf(a[0].key) - Object.keys(fields).indexOf(b[0].key));
+    out.push({ value: { [segment.key]: own }, line });
+    for (const [child, list] of kids) {
+      list.forEach((c, i) => flatten(child, c, line, out, `${path}.${child.key}[${i}]`));
+    }
+  };
+  for await (const batch of source) {
+    const out: SourceValue[] = [];
+    for (const { value, line } of batch) {
+      const segment = isObject(value) ? layout.segmentKeyed(value) : undefined;
+      if (segment === undefined) {
+        out.push({ value, line }); // the encoder says what is wrong with it
+        continue;
+      }
+      flatten(segment, (value as Record<string, unknown>)[segment.key], line, out, segment.key);
+    }
+    if (out.length > 0) yield out;
+  }
+}
