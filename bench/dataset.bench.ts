@@ -10,10 +10,12 @@
  *   - the CLI as a user runs it, standard output to /dev/null: `node bin/corebridge.ts dataset decode LAYOUT.cpy
  *     --input FILE --encoding cp037 --quiet > /dev/null` (process start and copybook compile included), then with
  *     `--threads 1` and `--threads 2` when the CLI has that flag (the row says so when it has not);
- *   - in-process: decodeDataset + toJsonLines written to /dev/null, and a hand-written decoder (Buffer reads, a
- *     cp037 → Latin-1 table from iconv, packed-decimal arithmetic, the JSON text built by hand) over the same
- *     1 MiB chunks to the same sink; before any timing it must give the codec's JSON Lines for the first 1000
- *     records, and a CLI encode of the codec's JSON Lines must give the file back byte for byte;
+ *   - in-process: decodeDataset + toJsonLines written to /dev/null, and two decoders written by hand for the one
+ *     record (Buffer reads, a cp037 → Latin-1 table from iconv, zoned and packed digits) over the same 1 MiB
+ *     chunks to the same sink: one builds each line as a string from numbers, the other writes the line's UTF-8
+ *     bytes straight from the digits and characters; before any timing both must give the codec's JSON Lines for
+ *     the first 1000 records, and a CLI encode of the codec's JSON Lines must give the file back byte for byte;
+ *     the output goes to standard output, since `--output` renames a partial file over its target;
  *   - encode: the CLI (`dataset encode … --input FILE.jsonl > /dev/null`) and encodeBatches(readJsonLines(…)).
  * Rounds interleave every measurement of both records (reversed order every other round); it prints min, median
  * and max over BENCH_ROUNDS of MB/s by wall time and by CPU time (user + system: /usr/bin/time for a process,
