@@ -23,3 +23,14 @@ export {
 } from './decode.ts';
 export { encodeBatches, encodeDataset, type EncodeOptions, type RecordEncoder, type SourceValue } from './encode.ts';
 export { readJsonLines, toJsonLines } from './jsonl.ts';
+export {
+  bdwLength,
+  blockRecords,
+  filePart,
+  parseSplit,
+  rdwLength,
+  SYNC_DEPTH,
+  syncAt,
+  type FilePart,
+  type ReadAt,
+} from './split.ts';
