@@ -22,6 +22,7 @@ import {
   type RecordFormat,
 } from '@corebridge/records/dataset';
 import { progressOn } from './dataset/progress.ts';
+import { decodeInWorkers, noBytes, openPart, threadsFrom } from './dataset/parallel.ts';
 import { UsageError, type Io } from './usage.ts';
 
 export const DATASET_USAGE = `usage: corebridge dataset decode LAYOUT.cpy [--input FILE] [--output FILE] [--format jsonl]
@@ -39,6 +40,11 @@ Decode:
                                 leave it out; or write null in its place. skip and null report each to --errors FILE
   --errors FILE                 JSON Lines report of the bad records ({record, offset, field, reason})
   --skip N  --limit N           pass over the first N records; stop after N records
+  --threads N                   decode to jsonl in N worker threads, output in order (default: the cores, for a
+                                file of 16 MB or more; 1: in-process)
+  --split k/n                   the k-th of n parts of the file (F/FB: records evenly; V/VB: the records or blocks
+                                whose header starts in the k-th n-th of its bytes; V/VB record numbers count from 1
+                                in the part); the n parts' outputs together are the whole file's
   --quiet                       no progress bar and no summary on stderr
 Copybook (as for corebridge copybook; --copybook-format is its --format):
 ${COPYBOOK_OPTIONS.replace('  --format fixed|free|auto', '  --copybook-format fixed|free|auto')}`;
@@ -58,6 +64,8 @@ const OPTIONS = {
   errors: { type: 'string' },
   skip: { type: 'string' },
   limit: { type: 'string' },
+  threads: { type: 'string' },
+  split: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -155,14 +163,16 @@ async function inputOf(values: Values, io: Io): Promise<{ source: AsyncIterable<
   return { source: createReadStream(values.input, { highWaterMark: 1 << 20 }), size };
 }
 
-async function decode(layout: CompiledLayout, values: Values, io: Io): Promise<void> {
+async function decode(layout: CompiledLayout, values: Values, io: Io, file: string): Promise<void> {
   const framing = framingFrom(values, layout);
   const onError: OnError = oneOf('on-error', values['on-error'], ['fail', 'skip', 'null'] as const) ?? 'fail';
   const format = oneOf('format', values.format, ['jsonl'] as const) ?? 'jsonl';
   if (values.errors !== undefined && onError === 'fail') {
     throw new UsageError('--errors needs --on-error skip or null (fail stops at the first bad record)');
   }
-  const { source, size } = await inputOf(values, io);
+  const part = await openPart(values.input, values.split, framing);
+  const { source, size } = part ?? (await inputOf(values, io));
+  const threads = threadsFrom(values.threads, size);
   const seen = { bytes: 0 };
   const progress = progressOn(io.stderr, size, values.quiet === true);
   const output = await openOutput(values.output, io.stdout);
@@ -170,11 +180,31 @@ async function decode(layout: CompiledLayout, values: Values, io: Io): Promise<v
   let written = 0;
   const bad: DatasetError[] = [];
   try {
-    const batches = decodeDataset(counted(source, seen), layout, {
+    const parallel = threads > 1 && format === 'jsonl';
+    const inWorkers = decodeInWorkers(counted(source, seen), {
+      file,
+      compile: { ...values, format: values['copybook-format'] },
+      framing,
+      onError,
+      threads,
+      skip: count('skip', values.skip, 0),
+      limit: count('limit', values.limit, 1),
+      start: part?.start,
+    });
+    for await (const texts of parallel ? inWorkers : []) {
+      bad.push(...texts.errors);
+      await output.write(texts.text);
+      const errors = texts.errors.map((e) => `${JSON.stringify(e)}\n`).join('');
+      if (report !== undefined && errors !== '') await report.write(errors);
+      written += texts.rows;
+      progress.update(seen.bytes, written);
+    }
+    const batches = decodeDataset(parallel ? noBytes() : counted(source, seen), layout, {
       framing,
       onError,
       skip: count('skip', values.skip, 0),
       limit: count('limit', values.limit, 1),
+      start: part?.start,
     });
     for await (const batch of batches) {
       const rows: Array<Record<string, unknown> | null> = [];
@@ -255,8 +285,11 @@ export async function datasetCommand(argv: string[], io: Io): Promise<number> {
   }
   if (file === undefined) throw new UsageError(`dataset ${action} needs a copybook file\n\n${DATASET_USAGE}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  if (action === 'encode' && (values.threads ?? values.split) !== undefined) {
+    throw new UsageError('--threads and --split apply to decode only');
+  }
   const layout = await compileFromArgs(file, { ...values, format: values['copybook-format'] });
-  if (action === 'decode') await decode(layout, values, io);
+  if (action === 'decode') await decode(layout, values, io, file);
   else await encode(layout, values, io);
   return 0;
 }
