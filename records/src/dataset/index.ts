@@ -45,3 +45,14 @@ export {
   type VerifyOptions,
   type VerifyReport,
 } from './verify.ts';
+export {
+  bdwLength,
+  blockRecords,
+  filePart,
+  parseSplit,
+  rdwLength,
+  SYNC_DEPTH,
+  syncAt,
+  type FilePart,
+  type ReadAt,
+} from './split.ts';

@@ -1,0 +1,58 @@
+/**
+ * A decode worker (see parallel.ts): compiles the copybook as the main thread did (a layout's codec is generated
+ * code, which cannot be sent), then turns each batch of records into JSON Lines with `decodeDataset`, so that a
+ * record decodes, fails or is skipped exactly as on one thread.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { compileFromArgs } from '@corebridge/records/cli';
+import { DatasetError, decodeDataset, toJsonLines } from '@corebridge/records/dataset';
+import type { Job, JobResult, PlainError, WorkerSetup } from './parallel.ts';
+
+const setup = workerData as WorkerSetup;
+const port = parentPort!;
+const layout = compileFromArgs(setup.file, setup.compile);
+const encoder = new TextEncoder();
+
+async function* only(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  yield bytes;
+}
+
+async function run(job: Job): Promise<JobResult> {
+  const bytes = new Uint8Array(job.buffer, 0, job.length);
+  // each record's JSON at once, so that its object dies young and the collector has little to move
+  let text = '';
+  let rows = 0;
+  const errors: PlainError[] = [];
+  try {
+    const batches = decodeDataset(only(bytes), await layout, {
+      framing: setup.framing,
+      onError: setup.onError,
+      skip: job.skip,
+      limit: job.limit,
+      start: job.start,
+    });
+    for await (const batch of batches) {
+      for (const record of batch) {
+        if (record.error !== undefined) {
+          errors.push(record.error.toJSON());
+          if (setup.onError === 'skip') continue;
+        }
+        text += toJsonLines([record.value]);
+        rows++;
+      }
+    }
+  } catch (e) {
+    if (e instanceof DatasetError) return { ok: false, error: e.toJSON() };
+    return { ok: false, message: (e as Error).message, stack: (e as Error).stack };
+  }
+  return { ok: true, text: encoder.encode(text), rows, errors };
+}
+
+// one batch at a time, answered in the order asked
+let last: Promise<void> = Promise.resolve();
+port.on('message', (job: Job) => {
+  last = last.then(async () => {
+    const result = await run(job);
+    port.postMessage(result, result.ok ? [result.text.buffer as ArrayBuffer] : []);
+  });
+});

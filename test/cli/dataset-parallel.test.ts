@@ -1,0 +1,209 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { compileCopybook } from '@corebridge/records';
+import { RecordWriter, type FramingOptions } from '@corebridge/records/dataset';
+
+const BIN = join(import.meta.dirname, '../../bin/corebridge.ts');
+
+/** Runs the real command in a child process, as a user would. */
+function run(args: string[]) {
+  const r = spawnSync(process.execPath, [BIN, 'dataset', ...args], { maxBuffer: 1 << 30 });
+  return { code: r.status, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8') };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'corebridge-dataset-parallel-'));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+const at = (name: string) => join(dir, name);
+
+const COPYBOOK = [
+  '       01  TXN.',
+  '           05  TX-ID       PIC 9(8).',
+  '           05  TX-NAME     PIC X(30).',
+  '           05  TX-AMOUNT   PIC S9(11)V99 COMP-3.',
+  '           05  TX-FEE      PIC S9(5)V99 COMP-3.',
+  '           05  TX-N        PIC 9.',
+  '           05  TX-ITEM     PIC X(6) OCCURS 0 TO 9 DEPENDING ON TX-N.',
+].join('\n');
+writeFileSync(at('txn.cpy'), COPYBOOK);
+const layout = compileCopybook(COPYBOOK);
+
+/** Records whose TX-FEE has an invalid sign nibble: spread over several batches of about a megabyte. */
+const BAD = [7, 9001, 9002, 17777, 25000];
+const COUNT = 30000;
+
+function writeFile(name: string, framing: FramingOptions, bad: readonly number[] = [], count = COUNT): string {
+  // the same file for every test that asks for it by name
+  if (existsSync(at(name))) return at(name);
+  const writer = new RecordWriter(framing);
+  const parts: Uint8Array[] = [];
+  const fixed = framing.recfm === 'F' || framing.recfm === 'FB';
+  for (let i = 1; i <= count; i++) {
+    const n = fixed ? 9 : i % 10;
+    const bytes = layout.encode({
+      txId: i,
+      txName: `customer ${i}`,
+      txAmount: `${i * 37}.${String(i % 100).padStart(2, '0')}`,
+      txFee: '-1.50',
+      txN: n,
+      txItem: Array.from({ length: n }, (_, j) => `IT${j}`),
+    });
+    if (bad.includes(i)) bytes[8 + 30 + 7 + 3] = 0x10;
+    writer.write(bytes);
+    parts.push(writer.take());
+  }
+  parts.push(writer.end());
+  writeFileSync(at(name), Buffer.concat(parts));
+  return at(name);
+}
+
+const FORMATS: Array<{ recfm: string; framing: FramingOptions }> = [
+  { recfm: 'F', framing: { recfm: 'F', lrecl: layout.maxLength } },
+  { recfm: 'V', framing: { recfm: 'V' } },
+  { recfm: 'VB', framing: { recfm: 'VB', blksize: 27998 } },
+];
+
+/** Decodes with 1 and with 2 threads, each to its own files; gives both runs and their outputs. */
+function both(input: string, args: string[]) {
+  return [1, 2].map((threads) => {
+    const out = at(`out-${threads}.jsonl`);
+    const errors = at(`errors-${threads}.jsonl`);
+    rmSync(out, { force: true });
+    rmSync(errors, { force: true });
+    const withErrors = args.includes('--on-error') && !args.includes('fail') ? ['--errors', errors] : [];
+    const r = run([
+      'decode',
+      at('txn.cpy'),
+      '--input',
+      input,
+      '--output',
+      out,
+      '--threads',
+      String(threads),
+      ...withErrors,
+      ...args,
+    ]);
+    return {
+      ...r,
+      output: existsSync(out) ? readFileSync(out, 'utf8') : undefined,
+      errors: existsSync(errors) ? readFileSync(errors, 'utf8') : undefined,
+    };
+  });
+}
+
+for (const { recfm, framing } of FORMATS) {
+  test(`${recfm}: two threads write the same JSON Lines as one, in the file's order`, () => {
+    const input = writeFile(`good.${recfm}`, framing);
+    const [one, two] = both(input, ['--recfm', recfm]);
+    assert.equal(one!.code, 0, one!.stderr);
+    assert.equal(two!.code, 0, two!.stderr);
+    const lines = one!.output!.split('\n');
+    assert.equal(lines.length, COUNT + 1);
+    assert.deepEqual(JSON.parse(lines[COUNT - 1]!).txId, COUNT);
+    assert.equal(two!.output, one!.output);
+    assert.equal(two!.stderr, one!.stderr);
+    assert.equal(one!.stderr, `decoded ${COUNT} records\n`);
+  });
+}
+
+for (const { recfm, framing } of FORMATS) {
+  for (const onError of ['skip', 'null']) {
+    test(`${recfm}: with --on-error ${onError}, two threads write the same records and report the same bad ones in order`, () => {
+      const input = writeFile(`bad.${recfm}`, framing, BAD);
+      const [one, two] = both(input, ['--recfm', recfm, '--on-error', onError]);
+      assert.equal(one!.code, 0, one!.stderr);
+      assert.equal(two!.output, one!.output);
+      assert.equal(two!.errors, one!.errors);
+      assert.equal(two!.stderr, one!.stderr);
+      const reported = one!
+        .errors!.trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { record: number; field: string });
+      assert.deepEqual(
+        reported.map((e) => e.record),
+        BAD,
+      );
+      assert.ok(reported.every((e) => e.field === 'TX-FEE'));
+      const rows = one!.output!.trim().split('\n');
+      assert.equal(rows.length, onError === 'skip' ? COUNT - BAD.length : COUNT);
+    });
+  }
+
+  test(`${recfm}: with --on-error fail, two threads stop at the same first bad record as one`, () => {
+    const input = writeFile(`bad-from-9001.${recfm}`, framing, BAD.slice(1));
+    const [one, two] = both(input, ['--recfm', recfm]);
+    assert.notEqual(one!.code, 0);
+    assert.equal(two!.code, one!.code);
+    assert.match(one!.stderr, /record 9001 at byte \d+ \(TX-FEE\)/);
+    assert.equal(two!.stderr, one!.stderr);
+    assert.equal(two!.output, undefined);
+  });
+
+  test(`${recfm}: --skip and --limit across batches give the same records with two threads`, () => {
+    const input = writeFile(`good.${recfm}`, framing);
+    const [one, two] = both(input, ['--recfm', recfm, '--skip', '8000', '--limit', '12345']);
+    assert.equal(two!.code, 0, two!.stderr);
+    assert.equal(two!.output, one!.output);
+    const rows = one!.output!.trim().split('\n');
+    assert.equal(rows.length, 12345);
+    assert.equal(JSON.parse(rows[0]!).txId, 8001);
+  });
+}
+
+test('V: a broken RDW after the first megabyte stops two threads with the error one thread gives', () => {
+  const input = writeFile('broken.V', { recfm: 'V' });
+  const bytes = readFileSync(input);
+  // the RDW of the first record at or after 2,000,000 bytes: found by walking the RDWs
+  let pos = 0;
+  while (pos < 2_000_000) pos += bytes.readUInt16BE(pos);
+  bytes[pos + 2] = 0x40;
+  writeFileSync(input, bytes);
+  const [one, two] = both(input, ['--recfm', 'V']);
+  assert.notEqual(one!.code, 0);
+  assert.match(one!.stderr, new RegExp(`at byte ${pos}: RDW x'[0-9a-f]{4}40`));
+  assert.equal(two!.code, one!.code);
+  assert.equal(two!.stderr, one!.stderr);
+});
+
+for (const { recfm, framing } of FORMATS) {
+  test(`${recfm}: --split k/n parts, decoded one after another, are the decoded file, with 1 and 2 threads`, () => {
+    const input = writeFile(`split.${recfm}`, framing, [], 3000);
+    const whole = run(['decode', at('txn.cpy'), '--input', input, '--recfm', recfm, '--quiet']);
+    assert.equal(whole.code, 0, whole.stderr);
+    for (const [threads, counts] of [['1', [2, 7]] as const, ['2', [3]] as const]) {
+      for (const n of counts) {
+        let joined = '';
+        for (let k = 1; k <= n; k++) {
+          const part = run([
+            'decode',
+            at('txn.cpy'),
+            '--input',
+            input,
+            '--recfm',
+            recfm,
+            '--split',
+            `${k}/${n}`,
+            '--threads',
+            threads,
+            '--quiet',
+          ]);
+          assert.equal(part.code, 0, part.stderr);
+          assert.ok(part.stdout.length < whole.stdout.length);
+          joined += part.stdout;
+        }
+        assert.equal(joined, whole.stdout, `${n} parts, ${threads} threads`);
+      }
+    }
+  });
+}
+
+test('--split and --threads refuse what they cannot do', () => {
+  const input = writeFile('small.F', { recfm: 'F', lrecl: layout.maxLength }, [], 10);
+  assert.match(run(['decode', at('txn.cpy'), '--input', input, '--split', '3/2']).stderr, /--split must be k\/n/);
+  assert.match(run(['decode', at('txn.cpy'), '--split', '1/2']).stderr, /--split needs --input FILE/);
+  assert.match(run(['decode', at('txn.cpy'), '--input', input, '--threads', '0']).stderr, /--threads must be/);
+  assert.match(run(['encode', at('txn.cpy'), '--output', at('x'), '--threads', '2']).stderr, /apply to decode only/);
+});
