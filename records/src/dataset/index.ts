@@ -23,3 +23,4 @@ export {
 } from './decode.ts';
 export { encodeBatches, encodeDataset, type EncodeOptions, type RecordEncoder, type SourceValue } from './encode.ts';
 export { readJsonLines, toJsonLines } from './jsonl.ts';
+export { decodeDatasetJsonLines, type JsonLinesBatch, type JsonTextDecoder } from './jsonl-fast.ts';
