@@ -19,6 +19,7 @@ import {
   jsonTextRight,
   jsonUint,
   jsonValue,
+  jsonZoned,
   jsonZonedDecimal,
   NOT_FAST,
   packedInteger,
@@ -132,6 +133,8 @@ function writeField(g: Generator, w: Body, f: Node, at: string): void {
       const args = `b, ${at}, ${at} + ${s.digits - 1}, ${s.digit[0]}, ${s.signed ? 0 : 256}`;
       if (s.asString) {
         w.emit(`p = jsonZonedDecimal(out, p, ${args}, ${s.scale}, ${name});`, 'if (p < 0) throw NOT_FAST;');
+      } else if (s.scale <= 6) {
+        w.emit(`p = jsonZoned(out, p, ${args}, ${s.scale}, ${name});`, 'if (p < 0) throw NOT_FAST;');
       } else {
         w.emit(`n = zonedInteger(${args}, ${name});`, 'if (n !== n) throw NOT_FAST;');
         writeScaled(w, s.scale);
@@ -315,6 +318,7 @@ export function compileJsonText(
     jsonTextRight,
     jsonUint,
     jsonValue,
+    jsonZoned,
     jsonZonedDecimal,
     packedInteger,
     zonedInteger,

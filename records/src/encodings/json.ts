@@ -134,23 +134,46 @@ export function jsonScaled(out: Uint8Array, p: number, n: number, scale: number)
     n = -n;
   }
   if (scale === 0) return jsonUint(out, p, n);
+  if (n > 0x7fffffff) return jsonScaledWide(out, p, n, scale);
+  // int32 arithmetic: every digit, the point among them, then the trailing zeros (and a bare point) taken back
+  let m = n | 0;
+  let k = 1;
+  while (k < 10 && m >= POW10[k]!) k++;
+  const end = p + (k > scale ? k - scale : 1) + scale;
+  let i = end;
+  for (const point = end - scale; i > point; i--) {
+    const q = (m / 10) | 0;
+    out[i] = 48 + m - q * 10;
+    m = q;
+  }
+  out[i--] = 0x2e;
+  for (; i >= p; i--) {
+    const q = (m / 10) | 0;
+    out[i] = 48 + m - q * 10;
+    m = q;
+  }
+  let last = end;
+  while (out[last] === 48) last--;
+  if (out[last] === 0x2e) last--;
+  return last + 1;
+}
+
+/** jsonScaled of a magnitude beyond int32. */
+function jsonScaledWide(out: Uint8Array, p: number, n: number, scale: number): number {
   const divisor = POW10[scale]!;
   const whole = Math.floor(n / divisor);
-  let fraction = n - whole * divisor;
+  let fraction = (n - whole * divisor) | 0;
   p = jsonUint(out, p, whole);
   if (fraction === 0) return p;
-  out[p++] = 0x2e;
-  let digits = scale;
-  while (fraction % 10 === 0) {
-    fraction /= 10;
-    digits--;
-  }
-  for (let i = p + digits - 1; i >= p; i--) {
+  out[p] = 0x2e;
+  let end = p + scale;
+  for (let i = end; i > p; i--) {
     const q = (fraction / 10) | 0;
     out[i] = 48 + fraction - q * 10;
     fraction = q;
   }
-  return p + digits;
+  while (out[end] === 48) end--;
+  return end + 1;
 }
 
 /** ASCII text (JSON.stringify of a number) at `p`. */
@@ -314,4 +337,54 @@ export function jsonPackedDecimal(
   if (digit !== digit) return -1;
   d[count - 1] = digit;
   return jsonDecimalDigits(out, p, count, LAST_SIGN[x]! < 0, scale);
+}
+
+/**
+ * A zoned field, unsigned or with a trailing overpunched sign, scale ≤ 6, as JSON.stringify prints decode's
+ * number for it, its digits copied from the bytes: no leading zeros, no trailing fractional zeros, `0` for a
+ * negative zero. -1 for bytes decode refuses.
+ */
+export function jsonZoned(
+  out: Uint8Array,
+  p: number,
+  b: Uint8Array,
+  off: number,
+  last: number,
+  zero: number,
+  unsigned: number,
+  scale: number,
+  s: ZonedSpec,
+): number {
+  const x = b[last]! | unsigned;
+  const lastDigit = s.lastDigit[x]!;
+  if (lastDigit !== lastDigit) return -1;
+  const start = p;
+  if (s.lastSign[x]! < 0) out[p++] = 0x2d;
+  // the byte of the first fractional digit; before `off` when P scaling puts zeros after the point
+  const point = last + 1 - scale;
+  let i = off;
+  while (i < point && i < last && b[i] === zero) i++;
+  if (i >= point) out[p++] = 48;
+  for (; i < point; i++) {
+    const d = i === last ? lastDigit : b[i]! - zero;
+    if (d < 0 || d > 9) return -1;
+    out[p++] = 48 + d;
+  }
+  if (scale > 0) {
+    const dot = p;
+    out[p++] = 0x2e;
+    for (let z = point; z < off; z++) out[p++] = 48;
+    for (i = point > off ? point : off; i <= last; i++) {
+      const d = i === last ? lastDigit : b[i]! - zero;
+      if (d < 0 || d > 9) return -1;
+      out[p++] = 48 + d;
+    }
+    while (out[p - 1] === 48) p--;
+    if (p - 1 === dot) p--;
+  }
+  if (p - start === 2 && out[start] === 0x2d && out[start + 1] === 48) {
+    out[start] = 48;
+    return start + 1;
+  }
+  return p;
 }
