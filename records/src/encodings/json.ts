@@ -62,7 +62,24 @@ export function jsonText(
   fast: Uint8Array,
   rare: Array<Uint8Array | null>,
 ): number {
+  // trailing spaces four at a time, where the field is as long
+  const spaces = space * 0x01010101;
+  while (end - off >= 4 && (b[end - 1]! | (b[end - 2]! << 8) | (b[end - 3]! << 16) | (b[end - 4]! << 24)) === spaces)
+    end -= 4;
   while (end > off && b[end - 1] === space) end--;
+  return jsonTextBytes(out, p, b, off, end, fast, rare);
+}
+
+/** Bytes `off` to `end` of text as a JSON string. */
+function jsonTextBytes(
+  out: Uint8Array,
+  p: number,
+  b: Uint8Array,
+  off: number,
+  end: number,
+  fast: Uint8Array,
+  rare: Array<Uint8Array | null>,
+): number {
   out[p++] = 0x22;
   for (let i = off; i < end; i++) {
     const c = fast[b[i]!]!;
@@ -85,7 +102,7 @@ export function jsonTextRight(
   rare: Array<Uint8Array | null>,
 ): number {
   while (off < end && b[off] === space) off++;
-  return jsonText(out, p, b, off, end, -1, fast, rare);
+  return jsonTextBytes(out, p, b, off, end, fast, rare);
 }
 
 /** `count` bytes of `bytes` (a key, punctuation) at `p`. */
