@@ -3,6 +3,7 @@
  * (`compileCopybook(text, { profile: 'zos' })`, then `layout.encode(json)` and `layout.decode(bytes)`).
  */
 import { compileCodec } from './codegen/compile.ts';
+import { compileJsonText, jsonLengthBound, type DecodeJsonFn } from './codegen/json-text.ts';
 import { expandCopybook, type SourcePlace } from './copy.ts';
 import { applyEmptyNumeric } from './empty.ts';
 import { CopybookError } from './errors.ts';
@@ -38,6 +39,14 @@ export interface CompiledLayout extends RecordLayout {
   jsonSchema(options?: { annotate?: boolean }): JsonSchema;
   /** The JavaScript of the generated encoder and decoder, for reading (`corebridge copybook inspect --codegen`). */
   codecSource(): string;
+  /**
+   * Writes the record's JSON, the bytes of `JSON.stringify(decode(bytes))` in UTF-8, into `out` from `at`, and
+   * returns where it ends; throws decode's error for bytes decode refuses. `out` needs `jsonMaxLength` bytes
+   * from `at` (a RangeError otherwise). Its code is generated at the first call.
+   */
+  decodeJson(bytes: Uint8Array, out: Buffer, at: number): number;
+  /** The most bytes `decodeJson` writes for one record. */
+  readonly jsonMaxLength: number;
 }
 
 const layoutNodes = new WeakMap<RecordLayout, Node>();
@@ -79,6 +88,8 @@ export function compileCopybook(source: string, options: CompileOptions & { reco
   }
   const { encode, decode, source: codecSource } = codec;
   const root = toItem(built.root, expanded.place);
+  const jsonOf = built;
+  let decodeJson: DecodeJsonFn | undefined;
   const layout: CompiledLayout = {
     name: built.root.name,
     profile,
@@ -89,6 +100,10 @@ export function compileCopybook(source: string, options: CompileOptions & { reco
     decode,
     jsonSchema: (opts) => schemaOf(built.root, opts?.annotate === true),
     codecSource: () => codecSource,
+    // the slow path calls the layout's decode by its property, as a caller who wraps it expects
+    decodeJson: (bytes, out, at) =>
+      (decodeJson ??= compileJsonText(jsonOf, profile, (b) => layout.decode(b)).decodeJson)(bytes, out, at),
+    jsonMaxLength: jsonLengthBound(built.root),
   };
   layoutNodes.set(layout, built.root);
   return layout;

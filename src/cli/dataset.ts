@@ -13,6 +13,7 @@ import { COMPILE_OPTIONS, COPYBOOK_OPTIONS, compileFromArgs } from '@corebridge/
 import {
   csvTable,
   decodeDataset,
+  decodeDatasetJsonLines,
   encodeBatches,
   formatVerifyReport,
   isVariable,
@@ -310,6 +311,15 @@ async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, 
         await output.writeText(done.text);
         if (report !== undefined && done.errors.length > 0) await report.write(errorLines(done.errors));
         written += done.rows;
+        progress.update(seen.bytes, written);
+      }
+    } else if (format === 'jsonl' && !nested) {
+      // each record's JSON written straight into bytes, without the object in between
+      for await (const batch of decodeDatasetJsonLines(counted(source, seen), layout, decodeOptions)) {
+        bad.push(...batch.errors);
+        if (batch.count > 0) await output.writeText(batch.lines);
+        if (report !== undefined && batch.errors.length > 0) await report.write(errorLines(batch.errors));
+        written += batch.count;
         progress.update(seen.bytes, written);
       }
     } else {

@@ -56,3 +56,4 @@ export {
   type FilePart,
   type ReadAt,
 } from './split.ts';
+export { decodeDatasetJsonLines, type JsonLinesBatch, type JsonTextDecoder } from './jsonl-fast.ts';

@@ -1,17 +1,16 @@
 /**
  * A decode worker (see parallel.ts): compiles the copybook as the main thread did (a layout's codec is generated
- * code, which cannot be sent), then turns each batch of records into JSON Lines with `decodeDataset`, so that a
- * record decodes, fails or is skipped exactly as on one thread.
+ * code, which cannot be sent), then turns each batch of records into JSON Lines with `decodeDatasetJsonLines`, so
+ * that a record decodes, fails or is skipped exactly as on one thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { compileFromArgs } from '@corebridge/records/cli';
-import { DatasetError, decodeDataset, toJsonLines } from '@corebridge/records/dataset';
+import { DatasetError, decodeDatasetJsonLines } from '@corebridge/records/dataset';
 import type { Job, JobResult, PlainError, WorkerSetup } from './parallel.ts';
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
 const layout = compileFromArgs(setup.file, setup.compile);
-const encoder = new TextEncoder();
 
 async function* only(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
   yield bytes;
@@ -19,12 +18,11 @@ async function* only(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 
 async function run(job: Job): Promise<JobResult> {
   const bytes = new Uint8Array(job.buffer, 0, job.length);
-  // each record's JSON at once, so that its object dies young and the collector has little to move
-  let text = '';
+  const parts: Buffer[] = [];
   let rows = 0;
   const errors: PlainError[] = [];
   try {
-    const batches = decodeDataset(only(bytes), await layout, {
+    const batches = decodeDatasetJsonLines(only(bytes), await layout, {
       framing: setup.framing,
       onError: setup.onError,
       skip: job.skip,
@@ -32,20 +30,16 @@ async function run(job: Job): Promise<JobResult> {
       start: job.start,
     });
     for await (const batch of batches) {
-      for (const record of batch) {
-        if (record.error !== undefined) {
-          errors.push(record.error.toJSON());
-          if (setup.onError === 'skip') continue;
-        }
-        text += toJsonLines([record.value]);
-        rows++;
-      }
+      for (const e of batch.errors) errors.push(e.toJSON());
+      parts.push(batch.lines);
+      rows += batch.count;
     }
   } catch (e) {
     if (e instanceof DatasetError) return { ok: false, error: e.toJSON() };
     return { ok: false, message: (e as Error).message, stack: (e as Error).stack };
   }
-  return { ok: true, text: encoder.encode(text), rows, errors };
+  // a buffer of its own, so it can be transferred rather than copied
+  return { ok: true, text: new Uint8Array(Buffer.concat(parts)), rows, errors };
 }
 
 // one batch at a time, answered in the order asked
