@@ -10,12 +10,12 @@
  *   - the CLI as a user runs it, standard output to /dev/null: `node bin/corebridge.ts dataset decode LAYOUT.cpy
  *     --input FILE --encoding cp037 --quiet > /dev/null` (process start and copybook compile included), then with
  *     `--threads 1` and `--threads 2` when the CLI has that flag (the row says so when it has not);
- *   - in-process: decodeDataset + toJsonLines written to /dev/null, and two decoders written by hand for the one
+ *   - in-process: decodeDatasetJsonLines (the CLI's path: each record's JSON written as bytes) and decodeDataset +
+ *     toJsonLines (JSON values, then text) written to /dev/null, and two decoders written by hand for the one
  *     record (Buffer reads, a cp037 → Latin-1 table from iconv, zoned and packed digits) over the same 1 MiB
  *     chunks to the same sink: one builds each line as a string from numbers, the other writes the line's UTF-8
  *     bytes straight from the digits and characters; before any timing both must give the codec's JSON Lines for
  *     the first 1000 records, and a CLI encode of the codec's JSON Lines must give the file back byte for byte;
- *     the output goes to standard output, since `--output` renames a partial file over its target;
  *   - encode: the CLI (`dataset encode … --input FILE.jsonl > /dev/null`) and encodeBatches(readJsonLines(…)).
  * Rounds interleave every measurement of both records (reversed order every other round); it prints min, median
  * and max over BENCH_ROUNDS of MB/s by wall time and by CPU time (user + system: /usr/bin/time for a process,
@@ -51,6 +51,7 @@ import { fileURLToPath } from 'node:url';
 import { compileCopybook, type CompiledLayout } from '@corebridge/records';
 import {
   decodeDataset,
+  decodeDatasetJsonLines,
   encodeBatches,
   readJsonLines,
   RecordWriter,
@@ -710,6 +711,14 @@ async function libraryDecode(p: Prepared, end?: number): Promise<void> {
   }
 }
 
+/** The library's JSON Lines path, as the CLI's one thread runs it: each record's JSON written as bytes. */
+async function libraryJsonLines(p: Prepared): Promise<void> {
+  const source = createReadStream(p.file, { highWaterMark: 1 << 20 });
+  for await (const batch of decodeDatasetJsonLines(source, p.layout, { framing: p.framing })) {
+    writeSync(devNull, batch.lines);
+  }
+}
+
 async function handDecode(p: Prepared, end?: number): Promise<void> {
   const lrecl = p.layout.maxLength;
   let rest: Buffer | undefined;
@@ -825,6 +834,7 @@ try {
           decodeRow('CLI decode --threads 2', '≥ 1.7 × --threads 1', ['--threads', '2']),
         ]
       : []),
+    { label: 'library decodeDatasetJsonLines', goal: '', measure: (p) => timed(() => libraryJsonLines(p)) },
     { label: 'library decodeDataset + toJsonLines', goal: '', measure: (p) => timed(() => libraryDecode(p)) },
     { label: 'hand-written, JSON text as strings', goal: '', measure: (p) => timed(() => handDecode(p)) },
     { label: 'hand-written, JSON text as bytes', goal: '', measure: (p) => timed(() => handBytesDecode(p)) },

@@ -420,7 +420,7 @@ export async function datasetCommand(argv: string[], io: Io): Promise<number> {
   }
   if (file === undefined) throw new UsageError(`dataset ${action} needs a copybook file\n\n${DATASET_USAGE}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
-  if (action === 'encode' && (values.threads ?? values.split) !== undefined) {
+  if (action !== 'decode' && (values.threads ?? values.split) !== undefined) {
     throw new UsageError('--threads and --split apply to decode only');
   }
   if (action === 'verify' && values.segments !== undefined) throw new UsageError('verify takes one record layout');
