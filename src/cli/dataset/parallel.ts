@@ -7,7 +7,6 @@
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CompileArgs } from '@corebridge/records/cli';
 import {
@@ -236,21 +235,16 @@ export async function* decodeInWorkers(
   }
 }
 
-/** Below this, starting workers costs more than they save, so the default decodes such a file in-process. */
-const WORKTHWHILE_BYTES = 16 << 20;
-
 /**
- * `--threads N`: N workers, or in-process for 1. Left out: as many as the machine has cores, for a file large
- * enough to gain from them (standard input of unknown size is decoded in-process).
+ * `--threads N`: N workers, or in-process for 1, the default: on the machines measured so far, workers beside the
+ * reading thread cost more CPU and memory than they saved (bench/README.md has the figures).
  */
-export function threadsFrom(text: string | undefined, size: number | undefined): number {
-  if (text !== undefined) {
-    if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 256) {
-      throw new UsageError(`--threads must be a whole number from 1 to 256 (got "${text}")`);
-    }
-    return Number(text);
+export function threadsFrom(text: string | undefined): number {
+  if (text === undefined) return 1;
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 256) {
+    throw new UsageError(`--threads must be a whole number from 1 to 256 (got "${text}")`);
   }
-  return size !== undefined && size >= WORKTHWHILE_BYTES ? availableParallelism() : 1;
+  return Number(text);
 }
 
 /** An empty source. */

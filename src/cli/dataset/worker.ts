@@ -38,8 +38,10 @@ async function run(job: Job): Promise<JobResult> {
     if (e instanceof DatasetError) return { ok: false, error: e.toJSON() };
     return { ok: false, message: (e as Error).message, stack: (e as Error).stack };
   }
-  // a buffer of its own, so it can be transferred rather than copied
-  return { ok: true, text: new Uint8Array(Buffer.concat(parts)), rows, errors };
+  // one chunk makes one batch, a view of a slab of its own (not Buffer's shared pool): the slab is transferred,
+  // not copied, as nothing else holds it once the batch is done
+  const text = parts.length === 1 ? parts[0]! : new Uint8Array(Buffer.concat(parts));
+  return { ok: true, text, rows, errors };
 }
 
 // one batch at a time, answered in the order asked
