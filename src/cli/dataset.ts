@@ -164,9 +164,11 @@ async function stagingPath(path: string): Promise<string | undefined> {
 
 /** A file written beside its final name and renamed at the end, so a failed run never leaves a partial file. */
 async function openOutput(path: string | undefined, stdout: NodeJS.WritableStream): Promise<Output> {
-  const write = async (stream: NodeJS.WritableStream, chunk: string | Uint8Array) => {
-    if (!stream.write(chunk)) await once(stream, 'drain');
-  };
+  // until the bytes are handed to the system, so the caller may reuse its buffer (decodeDatasetJsonLines does)
+  const write = (stream: NodeJS.WritableStream, chunk: string | Uint8Array) =>
+    new Promise<void>((resolve, reject) => {
+      stream.write(chunk, (e) => (e ? reject(e) : resolve()));
+    });
   if (path === undefined) {
     return { write: (chunk) => write(stdout, chunk), commit: async () => {}, abort: async () => {} };
   }

@@ -28,7 +28,9 @@ const SLAB = 1 << 22;
  * `decodeDataset` written straight to JSON Lines: one batch of lines per chunk of the source, the same records,
  * `skip`, `limit` and `onError` (`fail` throws the first bad record's error; `skip` leaves it out, `null` writes
  * `null`; both report it in `errors`). Each line is the bytes of `JSON.stringify(decoder.decode(bytes))`.
- * A batch's bytes stay as they are after it is handed out: the caller may write it while the next is decoded.
+ * A batch's bytes are valid until the next batch is asked for, as the next is written over them: write them, and
+ * wait for the write, first (or copy them). Reusing one buffer keeps memory flat: fresh buffers per chunk would
+ * pile up until the collector noticed them.
  */
 export async function* decodeDatasetJsonLines(
   source: AsyncIterable<Uint8Array>,
@@ -65,7 +67,8 @@ export async function* decodeDatasetJsonLines(
   if (left <= 0) return;
   for await (const chunk of source) {
     const records = reader.push(chunk);
-    start = p;
+    p = 0;
+    start = 0;
     let count = 0;
     const errors: DatasetError[] = [];
     for (const record of records) {

@@ -18,7 +18,7 @@ async function* only(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 
 async function run(job: Job): Promise<JobResult> {
   const bytes = new Uint8Array(job.buffer, 0, job.length);
-  const parts: Buffer[] = [];
+  const parts: Uint8Array[] = [];
   let rows = 0;
   const errors: PlainError[] = [];
   try {
@@ -31,15 +31,14 @@ async function run(job: Job): Promise<JobResult> {
     });
     for await (const batch of batches) {
       for (const e of batch.errors) errors.push(e.toJSON());
-      parts.push(batch.lines);
+      // a copy of its own: the next batch would be written over it, and it is transferred, not copied again
+      parts.push(new Uint8Array(batch.lines));
       rows += batch.count;
     }
   } catch (e) {
     if (e instanceof DatasetError) return { ok: false, error: e.toJSON() };
     return { ok: false, message: (e as Error).message, stack: (e as Error).stack };
   }
-  // one chunk makes one batch, a view of a slab of its own (not Buffer's shared pool): the slab is transferred,
-  // not copied, as nothing else holds it once the batch is done
   const text = parts.length === 1 ? parts[0]! : new Uint8Array(Buffer.concat(parts));
   return { ok: true, text, rows, errors };
 }
