@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { compileCopybook, type Charset } from '../src/index.ts';
 import {
@@ -236,4 +237,20 @@ test('EBCDIC text (iconv made it) read as ASCII: text decodes either way, so the
     compile: notes,
   });
   assert.deepEqual([plain.matches, plain.hints], [true, []]);
+});
+
+test("a V file as GnuCOBOL writes it (lengths of the data alone), read as z/OS's: the hint is --rdw-adjust 4", async () => {
+  const dir = new URL('./fixtures/datasets/', import.meta.url);
+  const fixture = JSON.parse(readFileSync(new URL('variable-gnucobol.json', dir), 'utf8'));
+  const bytes = readFileSync(new URL('variable-gnucobol.dat', dir));
+  const gnucobol = compileCopybook(fixture.copybook.join('\n'), fixture.options);
+  const report = await verifyDataset(opener(bytes), gnucobol, { framing: { recfm: 'V' } });
+  assert.equal(report.matches, false);
+  const hint = hintWith(report, ['--recfm', 'V', '--rdw-adjust', '4']);
+  assert.ok(hint, formatVerifyReport(report));
+  assert.equal(hint.confidence, 'certain');
+  assert.match(hint.reason, /lengths that count the data only \(as GnuCOBOL writes them\)/);
+  const adjusted = await verifyDataset(opener(bytes), gnucobol, { framing: { recfm: 'V', rdwAdjust: 4 } });
+  assert.equal(adjusted.matches, true);
+  assert.equal(adjusted.records, fixture.records.length);
 });

@@ -130,13 +130,15 @@ export function describeFraming(framing: FramingOptions): string {
   if (!isVariable(framing.recfm)) return `${framing.recfm} lrecl ${framing.lrecl}`;
   const order = framing.rdw === 'little' ? 'little-endian' : 'big-endian';
   const lrecl = framing.lrecl === undefined ? '' : ` lrecl ${framing.lrecl}`;
-  return `${framing.recfm}${lrecl}, ${order} ${framing.recfm === 'VB' ? 'BDWs and RDWs' : 'RDWs'}`;
+  const adjust = framing.rdwAdjust ? `, RDW lengths ${framing.rdwAdjust > 0 ? '+' : ''}${framing.rdwAdjust}` : '';
+  return `${framing.recfm}${lrecl}, ${order} ${framing.recfm === 'VB' ? 'BDWs and RDWs' : 'RDWs'}${adjust}`;
 }
 
 function framingFlags(framing: FramingOptions, current: FramingOptions): string[] {
   const flags = ['--recfm', framing.recfm];
   if (isVariable(framing.recfm)) {
     if (framing.rdw === 'little') flags.push('--rdw', 'little');
+    if (framing.rdwAdjust) flags.push('--rdw-adjust', String(framing.rdwAdjust));
   } else if (framing.lrecl !== undefined && (framing.lrecl !== current.lrecl || isVariable(current.recfm))) {
     flags.push('--lrecl', String(framing.lrecl));
   }
@@ -240,6 +242,9 @@ class Hinter {
       { recfm: 'V', rdw: 'little' },
       { recfm: 'VB', rdw: 'big' },
       { recfm: 'VB', rdw: 'little' },
+      // lengths of the data alone, as GnuCOBOL writes its variable files
+      { recfm: 'V', rdw: 'big', rdwAdjust: 4 },
+      { recfm: 'V', rdw: 'little', rdwAdjust: 4 },
     ];
     if (this.#layout.minLength === length) candidates.push({ recfm: 'F', lrecl: length });
     const found: { hint: VerifyHint; trial: Trial; records: number }[] = [];
@@ -269,7 +274,8 @@ class Hinter {
       } else {
         const order = framing.rdw === 'little' ? 'little-endian' : 'big-endian';
         const headers = framing.recfm === 'VB' ? 'records (RDW) in blocks (BDW)' : 'records (RDW)';
-        reason = `${where} reads as ${framing.recfm}: ${n} ${headers} with ${order} lengths, that end exactly where the next begins, and decode`;
+        const counting = framing.rdwAdjust ? ' that count the data only (as GnuCOBOL writes them)' : '';
+        reason = `${where} reads as ${framing.recfm}: ${n} ${headers} with ${order} lengths${counting}, that end exactly where the next begins, and decode`;
         if (!fits) reason += ` (some records are longer than the layout's ${this.#layout.maxLength} bytes)`;
       }
       const flags = framingFlags(framing, current);
@@ -491,7 +497,7 @@ class Hinter {
 function sameFraming(a: FramingOptions, b: FramingOptions): boolean {
   if (isVariable(a.recfm) !== isVariable(b.recfm)) return false;
   if (!isVariable(a.recfm)) return a.lrecl === b.lrecl;
-  return a.recfm === b.recfm && (a.rdw ?? 'big') === (b.rdw ?? 'big');
+  return a.recfm === b.recfm && (a.rdw ?? 'big') === (b.rdw ?? 'big') && (a.rdwAdjust ?? 0) === (b.rdwAdjust ?? 0);
 }
 
 function pct(share: number): string {
