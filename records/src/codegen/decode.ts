@@ -28,7 +28,7 @@ import { latin1Translation, unicodeTranslation } from '../encodings/text.ts';
 type Counts = ReadonlyMap<Node, string>;
 
 /** The runtime function that reads each encoding in general. */
-const GET = {
+export const GET = {
   text: 'getText',
   mixed: 'getMixed',
   dbcs: 'getDbcs',

@@ -26,6 +26,7 @@ import {
   zonedInteger,
 } from '../encodings/json.ts';
 import { block, lit, offsetBy, offsetJs, RECORD_START, render, type Code, type Offset } from './code.ts';
+import { GET } from './decode.ts';
 import { decodeEmptyJs } from './empty.ts';
 import { Generator } from './generator.ts';
 import { runtimeOf } from './runtime.ts';
@@ -34,21 +35,6 @@ export type DecodeJsonFn = (bytes: Uint8Array, out: Buffer, at: number) => numbe
 
 /** A layout the fast path does not follow (views chosen by a discriminator, complex ODO, keys out of order). */
 class NotGenerated extends Error {}
-
-/** The runtime getter of each encoding, as decode names them, for fields read through decode's readers. */
-const GET = {
-  text: 'getText',
-  mixed: 'getMixed',
-  dbcs: 'getDbcs',
-  zoned: 'getZoned',
-  packed: 'getPacked',
-  binary: 'getBinary',
-  national: 'getNational',
-  nationalDecimal: 'getNationalDecimal',
-  float: 'getFloat',
-  edited: 'getEdited',
-  scaled: 'getScaled',
-} as const;
 
 /** Up to this many constant bytes are written as assignments, longer runs by a copy. */
 const INLINE_BYTES = 24;
