@@ -236,8 +236,8 @@ export async function* decodeInWorkers(
 }
 
 /**
- * `--threads N`: N workers, or in-process for 1, the default: on the machines measured so far, workers beside the
- * reading thread cost more CPU and memory than they saved (bench/README.md has the figures).
+ * `--threads N`: N workers, or in-process for 1, the default, as workers beside the reading thread have cost
+ * more CPU and memory than they saved (bench/README.md).
  */
 export function threadsFrom(text: string | undefined): number {
   if (text === undefined) return 1;
