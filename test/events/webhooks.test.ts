@@ -131,8 +131,10 @@ test('a Retry-After shorter than the schedule does not hasten the next attempt',
     first = (await deliveries(h, 'clerk', sub.subscriptionId))[0];
     return first?.attempts === 1;
   });
+  // nextAttemptAt is set when the answer comes, updatedAt a few milliseconds later when it is stored, so the
+  // difference may fall just short of the schedule's lowest 2.4 s; it stays far above Retry-After's 1 s.
   const wait = Date.parse(first.nextAttemptAt) - Date.parse(first.updatedAt);
-  assert.ok(wait >= 2400, `the schedule's 3 s (±20 %) stands over Retry-After: 1 (${wait} ms)`);
+  assert.ok(wait >= 2000, `the schedule's 3 s (±20 %) stands over Retry-After: 1 (${wait} ms)`);
   assert.equal(first.state, 'pending');
 });
 

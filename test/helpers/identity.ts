@@ -32,21 +32,30 @@ export async function startIdentityServer(
   env: Record<string, string> = {},
   prepare?: (dataDir: string) => Record<string, string>,
 ): Promise<IdentityServer> {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const credentials = testCredentials();
-  const h = await startApp(
-    t,
-    { PORT: String(port), AUTH_ISSUER: `${origin}/oauth`, ...env },
-    {
-      beforeBuild(dataDir) {
-        const file = credentialsFile(dataDir);
-        mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-        writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
-        return prepare?.(dataDir);
+  // The issuer names the port, so the port is chosen before the app is built; a connection the app opens meanwhile
+  // may take that port from the same ephemeral range, and then another port is tried.
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const credentials = testCredentials();
+    const h = await startApp(
+      t,
+      { PORT: String(port), AUTH_ISSUER: `${origin}/oauth`, ...env },
+      {
+        beforeBuild(dataDir) {
+          const file = credentialsFile(dataDir);
+          mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+          writeFileSync(file, JSON.stringify(credentials), { mode: 0o600 });
+          return prepare?.(dataDir);
+        },
       },
-    },
-  );
-  await h.app.listen({ port, host: '127.0.0.1' });
-  return { ...h, origin, issuer: `${origin}/oauth`, credentials };
+    );
+    try {
+      await h.app.listen({ port, host: '127.0.0.1' });
+      return { ...h, origin, issuer: `${origin}/oauth`, credentials };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) throw error;
+      await h.app.close();
+    }
+  }
 }
