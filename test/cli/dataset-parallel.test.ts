@@ -166,6 +166,16 @@ test('V: a broken RDW after the first megabyte stops two threads with the error 
   assert.match(one!.stderr, new RegExp(`at byte ${pos}: RDW x'[0-9a-f]{4}40`));
   assert.equal(two!.code, one!.code);
   assert.equal(two!.stderr, one!.stderr);
+  // to standard output, the records before the broken RDW are written, the same with two threads as with one
+  const [out1, out2] = [1, 2].map((threads) =>
+    run(['decode', at('txn.cpy'), '--input', input, '--recfm', 'V', '--threads', String(threads), '--quiet']),
+  );
+  const lines = out1!.stdout.trim().split('\n');
+  assert.ok(lines.length > 1000, `${lines.length} lines before the broken RDW`);
+  assert.equal(JSON.parse(lines.at(-1)!).txId, lines.length);
+  assert.equal(out2!.stdout, out1!.stdout);
+  assert.equal(out2!.stderr, out1!.stderr);
+  assert.equal(out2!.code, out1!.code);
 });
 
 for (const { recfm, framing } of FORMATS) {

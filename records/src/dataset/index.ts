@@ -56,4 +56,4 @@ export {
   type FilePart,
   type ReadAt,
 } from './split.ts';
-export { decodeDatasetJsonLines, type JsonLinesBatch, type JsonTextDecoder } from './jsonl-fast.ts';
+export { decodeDatasetJsonLines, JsonLinesDecoder, type JsonLinesBatch, type JsonTextDecoder } from './jsonl-fast.ts';

@@ -30,10 +30,14 @@ export interface WorkerSetup {
   onError: OnError;
 }
 
-/** A batch: the bytes of whole records (or blocks), where they start in the file, and what to skip or stop at. */
+/**
+ * A batch: whole records (or blocks) at the start of `input`, where they start in the file, what to skip or stop
+ * at, and a buffer to write the JSON Lines into. Both buffers come back with the answer, to be lent again.
+ */
 export interface Job {
-  buffer: ArrayBuffer;
+  input: ArrayBuffer;
   length: number;
+  output: ArrayBuffer | undefined;
   start: { number: number; offset: number };
   skip: number;
   limit: number | undefined;
@@ -42,12 +46,22 @@ export interface Job {
 export type PlainError = { record: number; offset: number; field?: string; reason: string };
 
 export type JobResult =
-  | { ok: true; text: Uint8Array; rows: number; errors: PlainError[] }
+  | {
+      ok: true;
+      input: ArrayBuffer;
+      /** The JSON Lines, from its first byte. */
+      output: ArrayBuffer;
+      length: number;
+      rows: number;
+      errors: PlainError[];
+      /** A broken record header or a partial record after the lines: reported once they are written. */
+      fault?: PlainError;
+    }
   | { ok: false; error: PlainError }
   | { ok: false; message: string; stack?: string | undefined };
 
 export interface DecodedText {
-  /** The batch's JSON Lines, UTF-8. */
+  /** The batch's JSON Lines, UTF-8; valid until the next batch is asked for. */
   text: Uint8Array;
   /** Lines in `text`. */
   rows: number;
@@ -93,7 +107,7 @@ class Decoder {
   run(job: Job): Promise<JobResult> {
     if (this.#failed !== undefined) return Promise.reject(this.#failed);
     const answer = new Promise<JobResult>((resolve, reject) => this.#waiting.push({ resolve, reject }));
-    this.#worker.postMessage(job, [job.buffer]);
+    this.#worker.postMessage(job, job.output === undefined ? [job.input] : [job.input, job.output]);
     return answer;
   }
 
@@ -144,20 +158,33 @@ function walk(
   return { next, records, broken: false };
 }
 
-function concat(parts: Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
+/**
+ * Buffers lent to the workers and given back with their answers, so that a steady decode allocates none: fresh
+ * megabyte buffers per batch would wake the collector in every thread long before memory is short.
+ */
+class Pool {
+  readonly #free: ArrayBuffer[] = [];
+
+  /** A free buffer of at least `size` bytes, or a new one. */
+  take(size: number): Uint8Array {
+    const i = this.#free.findIndex((b) => b.byteLength >= size);
+    return new Uint8Array(i < 0 ? new ArrayBuffer(size) : this.#free.splice(i, 1)[0]!);
   }
-  return out;
+
+  /** The free buffer to write into, if any (the worker makes one when not). */
+  any(): ArrayBuffer | undefined {
+    return this.#free.pop();
+  }
+
+  give(buffer: ArrayBuffer): void {
+    this.#free.push(buffer);
+  }
 }
 
 /**
  * Decodes `source` (the file from `options.start`, or from its first byte) to JSON Lines in `options.threads`
  * workers, one result per batch, in the file's order. Errors are those of `decodeDataset` on one thread: the
- * first bad record stops it under `fail`, framing errors always do.
+ * first bad record stops it under `fail`, framing errors always do, after the lines of the records before them.
  */
 export async function* decodeInWorkers(
   source: AsyncIterable<Uint8Array>,
@@ -166,30 +193,44 @@ export async function* decodeInWorkers(
   const { file, compile, framing, onError } = options;
   const batchBytes = options.batchBytes ?? BATCH_BYTES;
   const decoders = Array.from({ length: options.threads }, () => new Decoder({ file, compile, framing, onError }));
+  const inputs = new Pool();
+  const outputs = new Pool();
   const queue: Array<{ answer: Promise<JobResult>; broken: boolean }> = [];
   let turn = 0;
   let toSkip = options.skip ?? 0;
   let left = options.limit ?? Infinity;
   let number = options.start?.number ?? 1;
   let offset = options.start?.offset ?? 0;
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
 
-  /** `whole`: the batch must reach a worker even if all its records are skipped (it ends in a fault to report). */
-  const send = (buf: Uint8Array, records: number, whole: boolean, broken: boolean): void => {
+  /**
+   * Sends the first `length` bytes of `buf`, `records` records. `whole`: the batch must reach a worker even if
+   * all its records are skipped (it ends in a fault to report).
+   */
+  const send = (buf: Uint8Array, length: number, records: number, whole: boolean, broken: boolean): void => {
     const skip = Math.min(toSkip, records);
     toSkip -= skip;
-    if (skip === records && !whole) return;
+    if (skip === records && !whole) {
+      inputs.give(buf.buffer as ArrayBuffer);
+      return;
+    }
     const limit = left === Infinity ? undefined : left;
     left -= records - skip;
-    const job: Job = { buffer: buf.buffer as ArrayBuffer, length: buf.length, start: { number, offset }, skip, limit };
+    const job: Job = {
+      input: buf.buffer as ArrayBuffer,
+      length,
+      output: outputs.any(),
+      start: { number, offset },
+      skip,
+      limit,
+    };
     const answer = decoders[turn++ % decoders.length]!.run(job);
     // answered in order below; until then a rejection is not unhandled
     answer.catch(() => {});
     queue.push({ answer, broken });
   };
 
-  async function take(): Promise<DecodedText> {
+  /** The next batch's lines, or the error that ends the decode; its buffers go back to the pools once used. */
+  async function* take(): AsyncGenerator<DecodedText, void, undefined> {
     const { answer, broken } = queue.shift()!;
     const result = await answer;
     if (!result.ok) {
@@ -198,38 +239,56 @@ export async function* decodeInWorkers(
       if (result.stack !== undefined) e.stack = result.stack;
       throw e;
     }
-    if (broken) throw new Error('a record header that the reader accepted was taken for a broken one');
-    return { text: result.text, rows: result.rows, errors: result.errors.map(datasetError) };
+    inputs.give(result.input);
+    if (broken && result.fault === undefined) {
+      throw new Error('a record header that the reader accepted was taken for a broken one');
+    }
+    if (result.rows > 0 || result.errors.length > 0) {
+      const text = new Uint8Array(result.output, 0, result.length);
+      yield { text, rows: result.rows, errors: result.errors.map(datasetError) };
+    }
+    // the consumer asked for the next batch: it is done with this one's bytes
+    outputs.give(result.output);
+    if (result.fault !== undefined) throw datasetError(result.fault);
   }
 
   try {
     if (left <= 0) return;
-    let stopped = false;
+    let buf = inputs.take(batchBytes);
+    let used = 0;
     for await (const chunk of source) {
-      pending.push(chunk);
-      pendingBytes += chunk.length;
-      if (pendingBytes < batchBytes) continue;
-      // a buffer of its own, so that the batch can be handed over without copying it again
-      const buf = concat(pending, pendingBytes);
-      const cut = walk(buf, offset, offset, framing);
-      const used = cut.broken ? buf.length : cut.next - offset;
-      const rest = buf.slice(used);
-      if (used > 0) send(buf.subarray(0, used), cut.records, cut.broken, cut.broken);
-      number += cut.records;
-      offset += used;
-      pending = rest.length > 0 ? [rest] : [];
-      pendingBytes = rest.length;
-      stopped = cut.broken || left <= 0;
-      while (queue.length >= IN_FLIGHT * decoders.length || (stopped && queue.length > 0)) yield await take();
-      if (stopped) return;
+      let at = 0;
+      while (at < chunk.length) {
+        const n = Math.min(buf.length - used, chunk.length - at);
+        buf.set(chunk.subarray(at, at + n), used);
+        used += n;
+        at += n;
+        if (used < buf.length) break;
+        const cut = walk(buf.subarray(0, used), offset, offset, framing);
+        const length = cut.broken ? used : cut.next - offset;
+        // a record or block longer than the buffer: a larger one, until it holds it
+        const next = inputs.take(length === 0 ? buf.length * 2 : batchBytes);
+        next.set(buf.subarray(length, used));
+        if (length === 0) {
+          inputs.give(buf.buffer as ArrayBuffer);
+        } else {
+          send(buf, length, cut.records, cut.broken, cut.broken);
+          number += cut.records;
+          offset += length;
+        }
+        buf = next;
+        used -= length;
+        const stopped = cut.broken || left <= 0;
+        while (queue.length >= IN_FLIGHT * decoders.length || (stopped && queue.length > 0)) yield* take();
+        if (stopped) return;
+      }
     }
-    if (pendingBytes > 0) {
+    if (used > 0) {
       // the last records, and any partial one at the end, which the worker's reader reports
-      const buf = concat(pending, pendingBytes);
-      const cut = walk(buf, offset, offset, framing);
-      send(buf, cut.records, true, false);
+      const cut = walk(buf.subarray(0, used), offset, offset, framing);
+      send(buf, used, cut.records, true, false);
     }
-    while (queue.length > 0) yield await take();
+    while (queue.length > 0) yield* take();
   } finally {
     await Promise.all(decoders.map((d) => d.stop()));
   }
