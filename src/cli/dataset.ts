@@ -56,7 +56,8 @@ Decode:
                                 leave it out; or write null in its place. skip and null report each to --errors FILE
   --errors FILE                 JSON Lines report of the bad records ({record, offset, field, reason})
   --skip N  --limit N           pass over the first N records; stop after N records
-  --threads N                   decode to jsonl in N worker threads, output in order (default 1: in-process)
+  --threads N                   decode to jsonl in N worker threads, output in order (default: one per core for
+                                a file of 32 MB or more, else 1: in-process)
   --split k/n                   the k-th of n parts of the file (F/FB: records evenly; V/VB: the records or blocks
                                 whose header starts in the k-th n-th of its bytes; V/VB record numbers count from 1
                                 in the part); the n parts' outputs together are the whole file's
@@ -288,7 +289,7 @@ async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, 
   }
   const part = await openPart(values.input, values.split, framing);
   const { source, size } = part ?? (await inputOf(values, io));
-  const threads = threadsFrom(values.threads);
+  const threads = threadsFrom(values.threads, size);
   const seen = { bytes: 0 };
   const progress = progressOn(io.stderr, size, values.quiet === true);
   const output = await openRows(format, layout, values, io);

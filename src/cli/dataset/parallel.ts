@@ -7,6 +7,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { CompileArgs } from '@corebridge/records/cli';
 import {
@@ -97,7 +98,7 @@ class Decoder {
       workerData: setup,
       // V8's default young generation lets each worker's heap grow to hundreds of MB on garbage alone; a batch
       // needs a few MB, so this keeps the process near the memory of an in-process decode
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 48 },
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
     });
     this.#worker.on('message', (result: JobResult) => this.#waiting.shift()?.resolve(result));
     this.#worker.on('error', (e) => this.#fail(e));
@@ -294,12 +295,15 @@ export async function* decodeInWorkers(
   }
 }
 
+/** Below this many bytes, starting workers (each compiles the copybook) costs more than they save. */
+const THREADS_FROM_BYTES = 32 << 20;
+
 /**
- * `--threads N`: N workers, or in-process for 1, the default, as workers beside the reading thread have cost
- * more CPU and memory than they saved (bench/README.md).
+ * `--threads N`: N workers, or in-process for 1. Left out: one worker per core for a file of at least
+ * `THREADS_FROM_BYTES`, else in-process (also for standard input, whose size is not known).
  */
-export function threadsFrom(text: string | undefined): number {
-  if (text === undefined) return 1;
+export function threadsFrom(text: string | undefined, size: number | undefined): number {
+  if (text === undefined) return size !== undefined && size >= THREADS_FROM_BYTES ? availableParallelism() : 1;
   if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 256) {
     throw new UsageError(`--threads must be a whole number from 1 to 256 (got "${text}")`);
   }
