@@ -3,13 +3,6 @@
  * process, serving API instances over TCP with TLS 1.3 and mutual TLS (src/transport/tcp/server.ts).
  * Settings from the environment, as for `npm start` (docs/operations.md, "The back-end as its own service").
  */
-import { effectiveConfig } from '../logging/effective-config.ts';
-import { loadMessageCatalog } from '../backend/copybooks/index.ts';
-import { processEnv } from '../config.ts';
-import { loadServingConfig } from '../production.ts';
-import { createLogger } from '../logger.ts';
-import { openEmbeddedBackend, readTlsFiles } from '../transport/open.ts';
-import { serveBackend } from '../transport/tcp/server.ts';
 import { UsageError, type Io } from './usage.ts';
 
 export const BACKEND_USAGE = `usage: corebridge backend serve
@@ -18,6 +11,14 @@ export const BACKEND_USAGE = `usage: corebridge backend serve
 
 export async function backendCommand(args: string[], _io: Io): Promise<number> {
   if (args.length !== 1 || args[0] !== 'serve') throw new UsageError(BACKEND_USAGE);
+  // the back-end's modules only when it is served, not for --help; in the order a static import would load them
+  const { effectiveConfig } = await import('../logging/effective-config.ts');
+  const { loadMessageCatalog } = await import('../backend/copybooks/index.ts');
+  const { processEnv } = await import('../config.ts');
+  const { loadServingConfig } = await import('../production.ts');
+  const { createLogger } = await import('../logger.ts');
+  const { openEmbeddedBackend, readTlsFiles } = await import('../transport/open.ts');
+  const { serveBackend } = await import('../transport/tcp/server.ts');
   const config = loadServingConfig(processEnv(), 'backend');
   const settings = config.backendService;
   const tls = readTlsFiles(settings.tls);

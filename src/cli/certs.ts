@@ -6,9 +6,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadConfig, processEnv } from '../config.ts';
-import { devPkiFiles } from '../tls/dev-files.ts';
-import { createDevelopmentPki, loadCertificateAuthority } from '../tls/dev-pki.ts';
+import type { devPkiFiles } from '../tls/dev-files.ts';
 import { UsageError, type Io } from './usage.ts';
 
 export const CERTS_USAGE = `usage: corebridge certs [--force] [--days N]
@@ -25,6 +23,7 @@ function writeOwnerOnly(file: string, content: string): void {
 export async function writeDevelopmentPki(files: ReturnType<typeof devPkiFiles>, days?: number): Promise<void> {
   mkdirSync(files.dir, { recursive: true, mode: 0o700 });
   chmodSync(files.dir, 0o700);
+  const { createDevelopmentPki } = await import('../tls/dev-pki.ts');
   const pki = await createDevelopmentPki(days ? { days } : {});
   writeOwnerOnly(files.caCert, pki.ca.cert);
   writeOwnerOnly(files.caKey, pki.ca.key);
@@ -55,6 +54,10 @@ export async function certsCommand(args: string[], io: Io): Promise<number> {
   const days = values.days === undefined ? undefined : Number(values.days);
   if (days !== undefined && (!Number.isInteger(days) || days < 1 || days > 3650))
     throw new UsageError(`--days must be a whole number from 1 to 3650\n${CERTS_USAGE}`);
+  // the configuration and the PKI's modules (an X.509 library among them) only past the arguments, not for --help
+  const { loadConfig, processEnv } = await import('../config.ts');
+  const { devPkiFiles } = await import('../tls/dev-files.ts');
+  const { loadCertificateAuthority } = await import('../tls/dev-pki.ts');
   const files = devPkiFiles(loadConfig(processEnv()).dataDir);
 
   if (values.issue !== undefined) {

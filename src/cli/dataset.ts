@@ -30,7 +30,6 @@ import {
   type OnError,
   type RecordFormat,
 } from '@corebridge/records/dataset';
-import { openParquet } from './dataset/parquet.ts';
 import { progressOn } from './dataset/progress.ts';
 import { segmentsFromArgs } from './dataset/segments.ts';
 import { decodeInWorkers, openPart, threadsFrom } from './dataset/parallel.ts';
@@ -41,6 +40,9 @@ export const DATASET_USAGE = `usage: corebridge dataset decode LAYOUT.cpy [--inp
        corebridge dataset verify LAYOUT.cpy [--input FILE]   does the file match? exit 0 if so, else 1 and hints
 Standard input and output when --input or --output is left out.
 
+Progress:
+  --quiet                       no progress bar and no summary on stderr
+
 Record format:
   --recfm F|FB|V|VB             F/FB: records of one length; V: each after a 4-byte RDW; VB: blocks after a BDW (default F)
   --lrecl N                     F/FB: the record length (default: the layout's); V/VB: the longest record with its RDW
@@ -48,10 +50,13 @@ Record format:
   --rdw big|little              byte order of RDW and BDW lengths (default big, as z/OS writes them)
   --rdw-adjust N                added to each RDW's length: 0 when it counts its own 4 bytes (z/OS, default),
                                 4 when it counts the data only (GnuCOBOL's variable files)
+
 Decode:
-  --format jsonl|parquet        one JSON record per line (default), or Parquet: groups as structs, OCCURS as lists,
-                                decimals as DECIMAL(p,s), integers as INT32/INT64 (needs --output or a redirect)
-  --format csv                  RFC 4180 CSV: a header of flattened names (group_field, table_1 … table_max), a line a record
+  --format jsonl|csv|parquet    jsonl: one JSON record per line (default)
+                                csv: RFC 4180, a header of flattened names (group_field, table_1 … table_max), then
+                                  a line a record
+                                parquet: groups as structs, OCCURS as lists, decimals as DECIMAL(p,s), integers as
+                                  INT32/INT64 (binary: needs --output or a redirect)
   --on-error fail|skip|null     a record that does not decode: stop with its number, offset and field (default);
                                 leave it out; or write null in its place. skip and null report each to --errors FILE
   --errors FILE                 JSON Lines report of the bad records ({record, offset, field, reason})
@@ -61,13 +66,14 @@ Decode:
   --split k/n                   the k-th of n parts of the file (F/FB: records evenly; V/VB: the records or blocks
                                 whose header starts in the k-th n-th of its bytes; V/VB record numbers count from 1
                                 in the part); the n parts' outputs together are the whole file's
-  --quiet                       no progress bar and no summary on stderr
+
 Multi-segment files (decode and encode):
   --segments FILE.json          {"field": "SEG-ID", "segments": {"C": "CUSTOMER-REC", "A": "ACCOUNT-REC"}}: the 01 record each
                                 segment id names; a record is {"customerRec": {…}}. "children": {"ACCOUNT-REC": "CUSTOMER-REC"}
                                 nests each child record in an array under the last record of its parent
+
 Copybook (as for corebridge copybook; --copybook-format is its --format):
-${COPYBOOK_OPTIONS.replace('  --format fixed|free|auto', '  --copybook-format fixed|free|auto')}`;
+${COPYBOOK_OPTIONS.replace('  --format fixed|free|auto      ', '  --copybook-format fixed|free|auto   ')}`;
 
 const { format: _sourceFormat, ...COMPILE } = COMPILE_OPTIONS;
 const OPTIONS = {
@@ -230,6 +236,8 @@ async function openRows(
     }
     const path = values.output;
     const partial = path === undefined ? undefined : await stagingPath(path);
+    // the Parquet writer is loaded for this format only
+    const { openParquet } = await import('./dataset/parquet.ts');
     const sink = await openParquet(path === undefined ? (io.stdout as Writable) : (partial ?? path), layout);
     return {
       write: (rows) => sink.write(rows),

@@ -1,5 +1,4 @@
 /** `corebridge services check DIR`: loads service files as startup would, without starting anything. */
-import { loadServices, ServiceFileError } from '../api/services/definition.ts';
 import { UsageError, type Io } from './usage.ts';
 
 export const SERVICES_USAGE = `usage: corebridge services check DIR
@@ -8,6 +7,8 @@ export const SERVICES_USAGE = `usage: corebridge services check DIR
 export async function servicesCommand(args: string[], io: Io): Promise<number> {
   const [sub, dir, ...extra] = args;
   if (sub !== 'check' || dir === undefined || extra.length > 0) throw new UsageError(SERVICES_USAGE);
+  // the service definitions' modules (a JSON Schema validator among them) only when they are checked, not for --help
+  const { loadServices, ServiceFileError } = await import('../api/services/definition.ts');
   try {
     for (const s of loadServices(dir)) {
       io.stdout.write(

@@ -1,5 +1,8 @@
 /** The progress of a conversion on stderr: bytes, records per second and time left, only on a terminal. */
-import { SingleBar } from 'cli-progress';
+import { createRequire } from 'node:module';
+import type * as CliProgress from 'cli-progress';
+
+const require = createRequire(import.meta.url);
 
 export interface Progress {
   /** Bytes read so far and records done so far. */
@@ -18,6 +21,8 @@ export function progressOn(stream: NodeJS.WritableStream, total: number | undefi
   if (quiet || (stream as { isTTY?: boolean }).isTTY !== true) return QUIET;
   const started = Date.now();
   const known = total !== undefined && total > 0;
+  // the bar's library only where a bar is drawn: a pipe or --quiet never loads it
+  const { SingleBar } = require('cli-progress') as typeof CliProgress;
   const bar = new SingleBar({
     stream: stream as NodeJS.WriteStream,
     format: known
