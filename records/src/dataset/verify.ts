@@ -647,6 +647,7 @@ class Hinter {
     const variant = new Uint8Array(256);
     for (let b = 0; b < 256; b++) variant[b] = tables.some((t) => t[b] !== tables[0]![b]) ? 1 : 0;
     const space = charTable(current).space;
+    const here = family.indexOf(current);
     const sums = new Float64Array(family.length);
     const examples: (string[] | undefined)[] = family.map(() => undefined);
     let words = 0;
@@ -668,11 +669,11 @@ class Hinter {
               for (let j = start; j < i; j++) text += t[bytes[j]!]!;
               return text;
             });
-            texts.forEach((text, k) => (sums[k]! += wordScore(text)));
-            const here = family.indexOf(current);
-            texts.forEach((text, k) => {
-              if (examples[k] === undefined && wordScore(text) >= 0.9 && wordScore(texts[here]!) <= 0.1)
-                examples[k] = [text, texts[here]!];
+            const scores = texts.map(wordScore);
+            scores.forEach((score, k) => {
+              sums[k]! += score;
+              if (examples[k] === undefined && score >= 0.9 && scores[here]! <= 0.1)
+                examples[k] = [texts[k]!, texts[here]!];
             });
           }
           start = i + 1;
