@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { compileCopybook, type Charset } from '../src/index.ts';
 import {
+  compileSegments,
   formatVerifyReport,
   RecordWriter,
   verifyDataset,
@@ -253,4 +254,206 @@ test("a V file as GnuCOBOL writes it (lengths of the data alone), read as z/OS's
   const adjusted = await verifyDataset(opener(bytes), gnucobol, { framing: { recfm: 'V', rdwAdjust: 4 } });
   assert.equal(adjusted.matches, true);
   assert.equal(adjusted.records, fixture.records.length);
+});
+
+/** Records of `LENGTH` bytes, each with a line end after it (the docs' `many-nl.fb`). */
+function withLineEnds(recs: Uint8Array[]): Buffer {
+  return Buffer.concat(recs.map((r) => Buffer.concat([r, Buffer.from('\n')])));
+}
+
+test('identical records with a line end after each: the shortest length, and not certain since its multiples fit', async () => {
+  // 999 × 46 bytes: 138 (3 records) and others divide the file as well, and decode
+  const one = records(1)[0]!;
+  const bytes = withLineEnds(Array.from({ length: 999 }, () => one));
+  const report = await verify(bytes, { recfm: 'F', lrecl: LENGTH });
+  assert.equal(report.matches, false);
+  const lengths = report.hints.filter((h) => h.kind === 'length');
+  assert.equal(lengths.length, 1, formatVerifyReport(report));
+  assert.deepEqual(lengths[0]!.flags, ['--lrecl', '46']);
+  assert.equal(lengths[0]!.confidence, 'likely');
+  assert.match(lengths[0]!.reason, /every record is the same, so 138, 414, 1242-byte records read it as well/);
+});
+
+test('records that repeat every three, with a line end after each: 46, not 138, and not certain', async () => {
+  const three = records(3);
+  const bytes = withLineEnds(Array.from({ length: 999 }, (_, i) => three[i % 3]!));
+  const report = await verify(bytes, { recfm: 'F', lrecl: LENGTH });
+  const hint = report.hints.find((h) => h.kind === 'length');
+  assert.deepEqual(hint?.flags, ['--lrecl', '46'], formatVerifyReport(report));
+  assert.equal(hint?.confidence, 'likely');
+  assert.match(hint!.reason, /the records repeat every 3, so 138, 414, 1242-byte records read it as well/);
+});
+
+test('varied records with a line end after each: certain, the record length and no other', async () => {
+  const bytes = withLineEnds(records(999));
+  const report = await verify(bytes, { recfm: 'F', lrecl: LENGTH });
+  const hint = report.hints.find((h) => h.kind === 'length');
+  assert.deepEqual(hint?.flags, ['--lrecl', '46'], formatVerifyReport(report));
+  assert.equal(hint?.confidence, 'certain');
+  assert.doesNotMatch(hint!.reason, /as well/);
+  assert.equal((await verify(bytes, { recfm: 'F', lrecl: 46 })).matches, true);
+});
+
+const ADDRESSES = [
+  '       01  ADDR-REC.',
+  '           05  ADDR-ID      PIC 9(6).',
+  '           05  ADDR-NAME    PIC X(24).',
+  '           05  ADDR-STREET  PIC X(24).',
+  '           05  ADDR-CITY    PIC X(16).',
+].join('\n');
+const addresses = (encoding: Charset) => compileCopybook(ADDRESSES, { encoding });
+
+const GERMAN = [
+  ['Bäckerei Schön GmbH', 'Hauptstraße 12', 'München'],
+  ['Müller & Söhne KG', 'Königsallee 3', 'Düsseldorf'],
+  ['Jürgen Weiß', 'Große Bleiche 7', 'Mainz'],
+  ['Gärtnerei Fröhlich', 'Schloßstraße 44', 'Würzburg'],
+  ['Hans Groß', 'Lübecker Straße 9', 'Lübeck'],
+  ['STRASSENBAU SÜD AG', 'ÄUSSERE RINGSTRASSE 2', 'NÜRNBERG'],
+  ['Anna Fuchs', 'Bahnhofstraße 8', 'Göttingen'],
+  ['Peter Schäfer', 'Gartenweg 15', 'Gießen'],
+];
+const FRENCH = [
+  ['Boulangerie Lefèvre', '12 rue de la Paix', 'Besançon'],
+  ['Hélène Dupré', "3 place de l'Église", 'Nîmes'],
+  ['Café du Marché', '8 bd Sébastopol', 'Orléans'],
+  ['François Garçon', '5 allée des Pêcheurs', 'Sète'],
+  ['Crèmerie Noël', '22 rue Émile Zola', 'Sceaux'],
+  ['Pâtisserie Côté', '14 avenue Foch', 'Genève'],
+];
+const ENGLISH = [
+  ['ANNA SMITH', 'ANNA@EXAMPLE.COM', 'LONDON'],
+  ['ACME CORP #12', 'PO BOX 44', 'BOSTON'],
+  ['B. JONES & SONS', 'INFO@JONES.CO.UK', 'DALLAS'],
+  ["PETER O'HARA", 'SALES@OHARA.COM', 'CHICAGO'],
+];
+
+/** Address records as text, converted by glibc iconv to `iconvName` (the judge of what each code page holds). */
+function addressFile(rows: string[][], iconvName: string, n = 24): Buffer {
+  const text = Array.from({ length: n }, (_, i) => {
+    const [name, street, city] = rows[i % rows.length]!;
+    return `${String(i + 1).padStart(6, '0')}${name!.padEnd(24)}${street!.padEnd(24)}${city!.padEnd(16)}`;
+  }).join('');
+  const bytes = execFileSync('iconv', ['-f', 'UTF-8', '-t', iconvName], { input: text });
+  assert.equal(bytes.length, n * 70);
+  return bytes;
+}
+
+function verifyAddresses(bytes: Uint8Array, encoding: Charset) {
+  return verifyDataset(opener(bytes), addresses(encoding), { framing: { recfm: 'F', lrecl: 70 }, compile: addresses });
+}
+
+test('German text in cp273 read as cp1140: it matches, but the words read as words in cp273', async () => {
+  const bytes = addressFile(GERMAN, 'IBM273');
+  const report = await verifyAddresses(bytes, 'cp1140');
+  assert.equal(report.matches, true);
+  assert.equal(report.hints.length, 1, formatVerifyReport(report));
+  const hint = report.hints[0]!;
+  assert.deepEqual(hint.flags, ['--encoding', 'cp273']);
+  assert.equal(hint.confidence, 'likely');
+  assert.match(hint.reason, /read as words in cp273 \(as do cp1141\): 100% of \d+, against \d+% in cp1140/);
+  assert.match(hint.reason, /\("Bäckerei", not "B\{ckerei"\); the records decode with it$/);
+  assert.match(formatVerifyReport(report), /^OK: 24 records, 1680 bytes, F lrecl 70\nbut its text reads better/);
+  // the hint's code page gives the text iconv gives, and then verify has nothing to say
+  const decoded = addresses('cp273').decode(bytes.subarray(70, 140));
+  const judge = execFileSync('iconv', ['-f', 'IBM273', '-t', 'UTF-8'], { input: bytes.subarray(70, 140) }).toString();
+  assert.equal(decoded.addrName, judge.slice(6, 30).trimEnd());
+  assert.equal(decoded.addrName, 'Müller & Söhne KG');
+  const right = await verifyAddresses(bytes, 'cp273');
+  assert.deepEqual([right.matches, right.hints], [true, []]);
+});
+
+test('German text read as cp037 or cp500: the same hint; French text in cp297 read as cp1140: cp297', async () => {
+  const german = addressFile(GERMAN, 'IBM273');
+  for (const wrong of ['cp037', 'cp500'] as const) {
+    const report = await verifyAddresses(german, wrong);
+    assert.deepEqual(report.hints[0]?.flags, ['--encoding', 'cp273'], formatVerifyReport(report));
+  }
+  const french = addressFile(FRENCH, 'IBM297');
+  const report = await verifyAddresses(french, 'cp1140');
+  assert.equal(report.matches, true);
+  assert.deepEqual(report.hints[0]?.flags, ['--encoding', 'cp297'], formatVerifyReport(report));
+  assert.equal(report.hints[0]?.confidence, 'likely');
+  // Italian cp280 gives letters at the same bytes (é → à): a tie, named
+  assert.match(report.hints[0]!.reason, /\(as do cp1147, cp280, cp1144\)/);
+  assert.deepEqual((await verifyAddresses(french, 'cp297')).hints, []);
+});
+
+test('English text with @ and # in cp037: no hint in cp1140; read as cp273, the @ in the addresses says cp037', async () => {
+  const english = addressFile(ENGLISH, 'IBM037');
+  assert.deepEqual((await verifyAddresses(english, 'cp1140')).hints, []);
+  assert.deepEqual((await verifyAddresses(english, 'cp037')).hints, []);
+  const report = await verifyAddresses(english, 'cp273');
+  assert.equal(report.matches, true);
+  assert.deepEqual(report.hints[0]?.flags, ['--encoding', 'cp037'], formatVerifyReport(report));
+  assert.match(report.hints[0]!.reason, /\("ANNA@EXAMPLE\.COM", not "ANNA§EXAMPLE\.COM"\)/);
+});
+
+test('the progress callback: the bytes read and records checked, to the end of the file', async () => {
+  const bytes = file({ recfm: 'F', lrecl: LENGTH }, records(20));
+  const seen: [number, number][] = [];
+  await verifyDataset(opener(bytes), layout, {
+    framing: { recfm: 'F', lrecl: LENGTH },
+    onProgress: (b, r) => seen.push([b, r]),
+  });
+  assert.equal(seen.length, 9);
+  assert.deepEqual(seen[0], [100, 2]);
+  assert.deepEqual(seen.at(-1), [900, 20]);
+});
+
+const SEGMENTS = [
+  '       01  CUSTOMER-REC.',
+  '           05  CUST-SEG-ID  PIC X.',
+  '           05  CUST-ID      PIC 9(4).',
+  '           05  CUST-NAME    PIC X(10).',
+  '       01  ACCOUNT-REC.',
+  '           05  ACCT-SEG-ID  PIC X.',
+  '           05  ACCT-NO      PIC X(6).',
+  '           05  ACCT-BAL     PIC S9(7)V99 COMP-3.',
+].join('\n');
+const SPEC = { field: 'CUST-SEG-ID', segments: { C: 'CUSTOMER-REC', A: 'ACCOUNT-REC' } };
+
+test('a multi-segment V file: each record checked with its segment, and the unknown segment ids listed', async () => {
+  const segmented = (encoding: Charset = 'cp1140') => compileSegments(SEGMENTS, SPEC, { encoding });
+  const layout = segmented();
+  const recs: Uint8Array[] = [];
+  for (let i = 0; i < 6; i++) {
+    recs.push(layout.encode({ customerRec: { custSegId: 'C', custId: i, custName: `CUST ${i}` } }));
+    recs.push(layout.encode({ accountRec: { acctSegId: 'A', acctNo: `AC${i}`, acctBal: '12.50' } }));
+  }
+  const good = file({ recfm: 'V' }, recs);
+  const ok = await verifyDataset(opener(good), layout, { framing: { recfm: 'V' }, compile: segmented });
+  assert.deepEqual([ok.matches, ok.records, ok.unknownSegments, ok.hints], [true, 12, [], []]);
+  assert.equal(formatVerifyReport(ok), `OK: 12 records, ${good.length} bytes, V, big-endian RDWs\n`);
+
+  // records 4 and 9 have ids X and Z, record 11 X again; an account's bad packed decimal is not an unknown id
+  const ebcdic = (ch: string) => execFileSync('iconv', ['-f', 'ASCII', '-t', 'IBM1140'], { input: ch })[0]!;
+  const bad = recs.map((r) => Buffer.from(r));
+  bad[3]![0] = ebcdic('X');
+  bad[8]![0] = ebcdic('Z');
+  bad[10]![0] = ebcdic('X');
+  const bytes = file({ recfm: 'V' }, bad);
+  const report = await verifyDataset(opener(bytes), layout, { framing: { recfm: 'V' }, compile: segmented });
+  assert.equal(report.matches, false);
+  assert.equal(report.failure?.record, 4);
+  assert.equal(report.failure?.field, 'CUST-SEG-ID');
+  const offset4 = bad.slice(0, 3).reduce((n, r) => n + r.length + 4, 0);
+  const offset9 = bad.slice(0, 8).reduce((n, r) => n + r.length + 4, 0);
+  assert.equal(report.failure?.offset, offset4);
+  assert.deepEqual(report.unknownSegments, [
+    { id: 'X', record: 4, offset: offset4, count: 2 },
+    { id: 'Z', record: 9, offset: offset9, count: 1 },
+  ]);
+  const text = formatVerifyReport(report);
+  assert.match(
+    text,
+    /^does not match at record 4 \(byte \d+, CUST-SEG-ID\): segment id "X" is not in the segments file/,
+  );
+  assert.match(
+    text,
+    new RegExp(
+      `\\n {2}segment ids not in the segments file: "X" at record 4 \\(byte ${offset4}\\), 2 records; "Z" at record 9 \\(byte ${offset9}\\), 1 record\\n`,
+    ),
+  );
+  assert.match(text, /possible: record 4 has a segment id the segments file does not name: add it to "segments"/);
 });

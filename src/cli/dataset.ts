@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import type { CompiledLayout } from '@corebridge/records';
+import type { Charset, CompiledLayout } from '@corebridge/records';
 import { COMPILE_OPTIONS, COPYBOOK_OPTIONS, compileFromArgs } from '@corebridge/records/cli';
 import {
   csvTable,
@@ -67,7 +67,7 @@ Decode:
                                 whose header starts in the k-th n-th of its bytes; V/VB record numbers count from 1
                                 in the part); the n parts' outputs together are the whole file's
 
-Multi-segment files (decode and encode):
+Multi-segment files (decode, encode and verify):
   --segments FILE.json          {"field": "SEG-ID", "segments": {"C": "CUSTOMER-REC", "A": "ACCOUNT-REC"}}: the 01 record each
                                 segment id names; a record is {"customerRec": {…}}. "children": {"ACCOUNT-REC": "CUSTOMER-REC"}
                                 nests each child record in an array under the last record of its parent
@@ -399,14 +399,30 @@ async function encode(layout: CompiledLayout | SegmentedLayout, values: Values, 
   if (values.quiet !== true) io.stderr.write(`encoded ${records} records\n`);
 }
 
-/** Checks the whole file against the layout: exit 0 when it matches, 1 (with hints) when it does not. */
-async function verify(layout: CompiledLayout, file: string, values: Values, io: Io): Promise<number> {
+/**
+ * Checks the whole file against the layout (with --segments, each record against its segment's): exit 0 when it
+ * matches, 1 (with hints) when it does not.
+ */
+async function verify(layout: CompiledLayout | SegmentedLayout, file: string, values: Values, io: Io): Promise<number> {
   const framing = framingFrom(values, layout);
-  const { source } = await inputOf(values, io);
-  const report = await verifyDataset(() => source, layout, {
-    framing,
-    compile: (encoding) => compileFromArgs(file, { ...values, format: values['copybook-format'], encoding }),
-  });
+  const { source, size } = await inputOf(values, io);
+  const options = { ...values, format: values['copybook-format'] };
+  const segments = values.segments;
+  const compile = (encoding: Charset) =>
+    segments === undefined
+      ? compileFromArgs(file, { ...options, encoding })
+      : segmentsFromArgs(segments, values, (record) => compileFromArgs(file, { ...options, encoding, record }));
+  const progress = progressOn(io.stderr, size, values.quiet === true);
+  let report;
+  try {
+    report = await verifyDataset(() => source, layout, {
+      framing,
+      compile,
+      onProgress: (bytes, records) => progress.update(bytes, records),
+    });
+  } finally {
+    progress.stop();
+  }
   io.stdout.write(formatVerifyReport(report));
   return report.matches ? 0 : 1;
 }
@@ -433,14 +449,13 @@ export async function datasetCommand(argv: string[], io: Io): Promise<number> {
   if (action !== 'decode' && (values.threads ?? values.split) !== undefined) {
     throw new UsageError('--threads and --split apply to decode only');
   }
-  if (action === 'verify' && values.segments !== undefined) throw new UsageError('verify takes one record layout');
   const layout =
     values.segments === undefined
       ? await compileFromArgs(file, { ...values, format: values['copybook-format'] })
       : await segmentsFromArgs(values.segments, values, (record) =>
           compileFromArgs(file, { ...values, format: values['copybook-format'], record }),
         );
-  if (action === 'verify' && !(layout instanceof SegmentedLayout)) return verify(layout, file, values, io);
+  if (action === 'verify') return verify(layout, file, values, io);
   if (action === 'decode') await decode(layout, values, io, file);
   else await encode(layout, values, io);
   return 0;

@@ -3,6 +3,7 @@
  * the streams a user would see.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -49,9 +50,10 @@ function sink() {
   return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
-async function run(args: string[], stdin: Uint8Array = new Uint8Array(0)) {
+async function run(args: string[], stdin: Uint8Array = new Uint8Array(0), tty = false) {
   const stdout = sink();
   const stderr = sink();
+  if (tty) Object.assign(stderr.stream, { isTTY: true, columns: 120 });
   const code = await main(['dataset', 'verify', ...args], {
     stdin: Readable.from([stdin]),
     stdout: stdout.stream,
@@ -120,4 +122,93 @@ test('the usage names verify', async () => {
     out.text(),
     /corebridge dataset verify LAYOUT\.cpy \[--input FILE\] +does the file match\? exit 0 if so, else 1/,
   );
+});
+
+test('on a terminal, a progress bar on stderr (bytes, records per second), cleared at the end; none with --quiet', async () => {
+  const file = dataset('items.bar', { recfm: 'F', lrecl: LENGTH }, 40);
+  const r = await run([cpy, '--input', file], undefined, true);
+  assert.equal(r.code, 0);
+  assert.equal(r.stdout, `OK: 40 records, ${40 * LENGTH} bytes, F lrecl 49\n`);
+  assert.match(r.stderr, /\d+% \| 0\.0 MB of 0\.0 MB \| \d+ records\/s \| ETA/);
+  const quiet = await run([cpy, '--input', file, '--quiet'], undefined, true);
+  assert.deepEqual([quiet.code, quiet.stderr], [0, '']);
+});
+
+test('German text in cp273 read as cp1140: OK, but the hint --encoding cp273 (iconv made the file)', async () => {
+  const notes = join(dir, 'notes.cpy');
+  writeFileSync(
+    notes,
+    ['       01  NOTE-REC.', '           05  NOTE-ID    PIC 9(4).', '           05  NOTE-TEXT  PIC X(36).'].join('\n'),
+  );
+  const lines = [
+    'Lieferung nach München',
+    'Größe 42, Farbe grün',
+    'Übergabe an Frau Schäfer',
+    'Straße gesperrt, Rückruf',
+  ];
+  const text = Array.from({ length: 12 }, (_, i) => `${String(i).padStart(4, '0')}${lines[i % 4]!.padEnd(36)}`).join(
+    '',
+  );
+  const path = join(dir, 'notes.273');
+  writeFileSync(path, execFileSync('iconv', ['-f', 'UTF-8', '-t', 'IBM273'], { input: text }));
+  const r = await run([notes, '--input', path]);
+  assert.equal(r.code, 0, r.stderr);
+  const lines2 = r.stdout.split('\n');
+  assert.equal(lines2[0], 'OK: 12 records, 480 bytes, F lrecl 40');
+  assert.equal(lines2[1], 'but its text reads better in another code page:');
+  assert.match(
+    lines2[2]!,
+    /^ {2}likely: --encoding cp273: the words of the text fields .* in cp273 \(as do cp1141[,)]/,
+  );
+  assert.match(lines2[2]!, /\("München", not "M}nchen"\)/);
+  const right = await run([notes, '--input', path, '--encoding', 'cp273']);
+  assert.deepEqual([right.code, right.stdout], [0, 'OK: 12 records, 480 bytes, F lrecl 40\n']);
+});
+
+test('--segments: each record checked with its segment; unknown segment ids named with record and offset', async () => {
+  const seg = join(dir, 'seg.cpy');
+  writeFileSync(
+    seg,
+    [
+      '       01  CUSTOMER-REC.',
+      '           05  CUST-SEG-ID  PIC X.',
+      '           05  CUST-ID      PIC 9(4).',
+      '           05  CUST-NAME    PIC X(10).',
+      '       01  ACCOUNT-REC.',
+      '           05  ACCT-SEG-ID  PIC X.',
+      '           05  ACCT-NO      PIC X(6).',
+      '           05  ACCT-BAL     PIC S9(7)V99 COMP-3.',
+    ].join('\n'),
+  );
+  const spec = join(dir, 'seg.json');
+  writeFileSync(spec, JSON.stringify({ field: 'CUST-SEG-ID', segments: { C: 'CUSTOMER-REC', A: 'ACCOUNT-REC' } }));
+  const customer = compileCopybook(readFileSync(seg, 'utf8'), { record: 'CUSTOMER-REC' });
+  const account = compileCopybook(readFileSync(seg, 'utf8'), { record: 'ACCOUNT-REC' });
+  const writer = new RecordWriter({ recfm: 'V' });
+  for (let i = 0; i < 5; i++) {
+    writer.write(customer.encode({ custSegId: i === 3 ? 'Q' : 'C', custId: i, custName: `CUST ${i}` }));
+    writer.write(account.encode({ acctSegId: 'A', acctNo: `AC${i}`, acctBal: '1.25' }));
+  }
+  const path = join(dir, 'seg.v');
+  writeFileSync(path, writer.end());
+  // customers are 19 bytes with their RDW, accounts 16: record 7 (the fourth customer) starts at 3 × 35
+  const r = await run([seg, '--input', path, '--recfm', 'V', '--segments', spec]);
+  assert.equal(r.code, 1, r.stderr);
+  const lines = r.stdout.split('\n');
+  assert.match(
+    lines[0]!,
+    /^does not match at record 7 \(byte 105, CUST-SEG-ID\): segment id "Q" is not in the segments file \("C", "A"\)/,
+  );
+  assert.equal(
+    lines[1],
+    "  read as V, big-endian RDWs: 6 records match before it; 70 of the file's 175 bytes are from there on",
+  );
+  assert.equal(lines[2], '  segment ids not in the segments file: "Q" at record 7 (byte 105), 1 record');
+  assert.match(r.stdout, /possible: record 7 has a segment id the segments file does not name/);
+  writeFileSync(
+    spec,
+    JSON.stringify({ field: 'CUST-SEG-ID', segments: { C: 'CUSTOMER-REC', Q: 'CUSTOMER-REC', A: 'ACCOUNT-REC' } }),
+  );
+  const ok = await run([seg, '--input', path, '--recfm', 'V', '--segments', spec]);
+  assert.deepEqual([ok.code, ok.stdout], [0, 'OK: 10 records, 175 bytes, V, big-endian RDWs\n']);
 });

@@ -8,6 +8,7 @@ import type { Charset, LayoutItem } from '../types.ts';
 import { decodeRawRecord, type RecordDecoder } from './decode.ts';
 import { DatasetError } from './errors.ts';
 import { isVariable, RecordReader, type FramingOptions, type RawRecord } from './framing.ts';
+import { SegmentedLayout, type Segment } from './segments.ts';
 
 export type HintConfidence = 'certain' | 'likely' | 'possible';
 
@@ -34,10 +35,23 @@ export interface VerifyReport {
   /** Bytes from the failing record's offset to the end of the file. */
   rest?: number;
   /**
+   * A multi-segment layout: the segment ids the segments file does not name, each with the first record that has
+   * it (number and offset) and how many records have it, in the order met. Records are framed on past the first
+   * failure to find them all (up to the first framing fault).
+   */
+  unknownSegments?: UnknownSegment[];
+  /**
    * What would make the file match, surest first. For a file that matches, only a code page its text fields read
    * clearly better in (text decodes whatever its code page).
    */
   hints: VerifyHint[];
+}
+
+export interface UnknownSegment {
+  id: string;
+  record: number;
+  offset: number;
+  count: number;
 }
 
 /** A layout as verify uses it: decode and lengths; text fields and code page when it is a compiled layout. */
@@ -49,7 +63,12 @@ export interface VerifyOptions {
   compile?: ((encoding: Charset) => VerifyLayout | Promise<VerifyLayout>) | undefined;
   /** Bytes at the start of the file kept for the hints (default 1 MiB). */
   sampleBytes?: number | undefined;
+  /** Called after each chunk read with the bytes read and the records checked so far (a progress bar). */
+  onProgress?: ((bytes: number, records: number) => void) | undefined;
 }
+
+/** Distinct unknown segment ids listed at most. */
+const UNKNOWN_IDS = 20;
 
 const DEFAULT_SAMPLE = 1 << 20;
 /** Records of one trial decoded at most: enough to tell, few enough to try many lengths. */
@@ -76,6 +95,28 @@ export async function verifyDataset(
   let bytes = 0;
   let records = 0;
   let failure: DatasetError | undefined;
+  const segmented = layout instanceof SegmentedLayout ? layout : undefined;
+  const unknown = new Map<string, UnknownSegment>();
+  // with segments, records are framed on past a failure to list every unknown segment id
+  let framed = true;
+  const unknownId = (record: RawRecord): boolean => {
+    let id: string;
+    try {
+      segmented!.segmentOf(record.bytes);
+      return false;
+    } catch {
+      try {
+        id = segmented!.idOf(record.bytes);
+      } catch {
+        return false;
+      }
+    }
+    const seen = unknown.get(id);
+    if (seen !== undefined) seen.count++;
+    else if (unknown.size < UNKNOWN_IDS)
+      unknown.set(id, { id, record: record.number, offset: record.offset, count: 1 });
+    return true;
+  };
   for await (const chunk of open()) {
     bytes += chunk.length;
     if (keptBytes < limit) {
@@ -83,31 +124,44 @@ export async function verifyDataset(
       kept.push(part.slice());
       keptBytes += part.length;
     }
-    if (failure !== undefined) continue;
-    try {
-      for (const record of reader.push(chunk)) {
-        decodeRawRecord(layout, record, variable);
-        records++;
+    if (failure === undefined || (segmented !== undefined && framed)) {
+      try {
+        for (const record of reader.push(chunk)) {
+          if (segmented !== undefined && unknownId(record) && failure !== undefined) continue;
+          if (failure !== undefined) continue;
+          try {
+            decodeRawRecord(layout, record, variable);
+            records++;
+          } catch (e) {
+            failure = asDatasetError(e);
+            if (segmented === undefined) break;
+          }
+        }
+      } catch (e) {
+        const error = asDatasetError(e);
+        failure ??= error;
+        framed = false;
       }
-    } catch (e) {
-      failure = asDatasetError(e);
     }
+    options.onProgress?.(bytes, records);
   }
-  if (failure === undefined) {
+  if (framed) {
     try {
       reader.end();
     } catch (e) {
-      failure = asDatasetError(e);
+      failure ??= asDatasetError(e);
     }
   }
   const sample = concat(kept, keptBytes);
+  const unknownSegments = segmented === undefined ? {} : { unknownSegments: [...unknown.values()] };
   if (failure === undefined) {
     // text-only layouts decode any bytes: a file can match and still be in another code page
     const hints = await new Hinter(layout, options, sample, bytes, undefined).codePageHints();
-    return { matches: true, framing, records, bytes, hints };
+    return { matches: true, framing, records, bytes, hints, ...unknownSegments };
   }
   const hints = await new Hinter(layout, options, sample, bytes, failure).hints();
-  return { matches: false, framing, records: failure.record - 1, bytes, failure, rest: bytes - failure.offset, hints };
+  const rest = bytes - failure.offset;
+  return { matches: false, framing, records: failure.record - 1, bytes, failure, rest, hints, ...unknownSegments };
 }
 
 function asDatasetError(e: unknown): DatasetError {
@@ -167,8 +221,37 @@ interface CodePageScore {
   ties: Charset[];
 }
 
-/** Code pages preferred among those that decode the text alike, most common first. */
-const PREFERRED: readonly Charset[] = ['ascii', 'latin1', 'cp037', 'cp1140', 'cp500', 'cp1047', 'cp273', 'cp285'];
+/** Code pages preferred among those that decode the text alike, most common first (the older of a pair first). */
+const PREFERRED: readonly Charset[] = [
+  'ascii',
+  'latin1',
+  'cp037',
+  'cp1140',
+  'cp500',
+  'cp1148',
+  'cp1047',
+  'cp273',
+  'cp1141',
+  'cp297',
+  'cp1147',
+  'cp285',
+  'cp1146',
+  'cp280',
+  'cp1144',
+  'cp284',
+  'cp1145',
+  'cp277',
+  'cp1142',
+  'cp278',
+  'cp1143',
+  'cp871',
+  'cp1149',
+];
+
+interface TextField {
+  offset: number;
+  length: number;
+}
 
 class Hinter {
   readonly #layout: VerifyLayout;
@@ -178,7 +261,9 @@ class Hinter {
   readonly #failure: DatasetError | undefined;
   /** The sample holds the whole file. */
   readonly #complete: boolean;
-  readonly #fields: { offset: number; length: number }[];
+  readonly #fields: TextField[];
+  /** Per segment of a multi-segment layout: its text fields. */
+  readonly #segmentFields = new Map<Segment, TextField[]>();
   readonly #decoders = new Map<Charset, VerifyLayout | null>();
   readonly #current: Charset | undefined;
 
@@ -195,8 +280,14 @@ class Hinter {
     this.#size = size;
     this.#failure = failure;
     this.#complete = sample.length === size;
-    this.#fields = layout.root === undefined ? [] : textFields(layout.root, layout.minLength);
-    this.#current = layout.profile?.charset;
+    if (layout instanceof SegmentedLayout) {
+      // a record whose segment id is unknown (perhaps read in the wrong code page) still has the id's text
+      this.#fields = [{ offset: layout.field.offset, length: layout.field.length }];
+      this.#current = layout.segments[0]?.layout.profile?.charset;
+    } else {
+      this.#fields = layout.root === undefined ? [] : textFields(layout.root, layout.minLength);
+      this.#current = layout.profile?.charset;
+    }
   }
 
   async hints(): Promise<VerifyHint[]> {
@@ -216,7 +307,7 @@ class Hinter {
     // the code page is judged on records framed as the file is: by the current format when it holds
     const best = format.length > 0 ? this.#bestTrial : undefined;
     const records = current.framed ? current.records : (best?.records ?? current.records);
-    const encoding = await this.#encodingHint(records);
+    const encoding = (await this.#encodingHint(records)) ?? (await this.#wordHint(records));
     if (encoding !== undefined) hints.push(encoding);
     if (hints.length === 0) {
       const later = this.#laterHint();
@@ -229,8 +320,11 @@ class Hinter {
 
   /** For a file that matches: a code page its text fields read clearly better in. */
   async codePageHints(): Promise<VerifyHint[]> {
-    const hint = await this.#encodingHint(this.#trial(this.#options.framing).records);
-    return hint?.confidence === 'likely' ? [hint] : [];
+    const records = this.#trial(this.#options.framing).records;
+    const hint = await this.#encodingHint(records);
+    if (hint?.confidence === 'likely') return [hint];
+    const words = await this.#wordHint(records);
+    return words === undefined ? [] : [words];
   }
 
   /** V, VB (either byte order) and F at the layout's length, other than the format checked. */
@@ -343,26 +437,61 @@ class Hinter {
       found.push({ lrecl, p: periodicity(this.#sample, lrecl), n: trial.records.length, encoding: result.encoding });
     }
     if (found.length === 0) return [];
-    // a multiple of the record length aligns as well as the length itself: take the shortest that does
     const top = Math.max(...found.map((f) => f.p));
-    const best = found.find((f) => f.p >= top - 0.02)!;
+    const aligned = found.find((f) => f.p >= top - 0.02)!;
+    // a multiple of the record length also divides the file and decodes (its first record): take the shortest
+    // length the best aligned is a multiple of, when its own records decode and line up better than the length checked
+    const best = found.find((f) => aligned.lrecl % f.lrecl === 0 && f.p >= base + 0.05) ?? aligned;
     // no better aligned than the length checked (a multiple of it only skips records): not a hint
     if (best.p < base + 0.05) return [];
     const n = best.n;
+    const others = this.#otherLengths(best.lrecl, found);
     let confidence: HintConfidence = 'possible';
-    if (n >= 4 && best.p >= 0.3 && best.p - base >= 0.2) confidence = this.#complete ? 'certain' : 'likely';
+    if (n >= 4 && best.p >= 0.3 && best.p - base >= 0.2) {
+      confidence = this.#complete && others.lengths.length === 0 ? 'certain' : 'likely';
+    }
     const near = best.lrecl - this.#layout.maxLength;
     const records = size / best.lrecl;
     let reason = `${best.lrecl}-byte records divide the file's ${size} bytes (${records} records)`;
     reason += `, the first ${Math.min(n, TRIAL_RECORDS)} decode`;
     if (best.p > base)
       reason += `, and the bytes repeat with that period (${pct(best.p)} vs ${pct(base)} at ${current.lrecl})`;
+    if (others.lengths.length > 0) reason += `; ${others.why}`;
     if (near > 0 && near <= 2)
       reason += `; ${near} byte${near > 1 ? 's' : ''} more than the layout: a line end after each record?`;
     else if (near > 0) reason += `; the layout describes the first ${this.#layout.maxLength} bytes of each`;
     const flags = ['--lrecl', String(best.lrecl)];
     if (best.encoding !== undefined) flags.push('--encoding', best.encoding);
     return [{ kind: 'length', confidence, reason, flags }];
+  }
+
+  /**
+   * Other record lengths that read the file as well as `lrecl`: its multiples when the records repeat (every
+   * record alike, or a cycle of a few), so the bytes cannot tell one record from several; and lengths that are
+   * not its multiples but decode and line up as well.
+   */
+  #otherLengths(lrecl: number, found: readonly { lrecl: number; p: number }[]): { lengths: number[]; why: string } {
+    const size = this.#size;
+    const slots = Math.min(Math.floor(this.#sample.length / lrecl), TRIAL_RECORDS);
+    const cycle = recordCycle(this.#sample, lrecl, slots);
+    const p = found.find((f) => f.lrecl === lrecl)!.p;
+    const unrelated = found.filter((f) => f.lrecl % lrecl !== 0 && f.p >= p - 0.02).map((f) => f.lrecl);
+    const multiples: number[] = [];
+    if (cycle !== undefined) {
+      for (let k = cycle; multiples.length < 3 && k * lrecl <= size && k <= 100_000; k += cycle) {
+        if (k > 1 && size % (k * lrecl) === 0) multiples.push(k * lrecl);
+      }
+    }
+    const lengths = [...multiples, ...unrelated];
+    if (lengths.length === 0) return { lengths, why: '' };
+    const list = (ls: number[]) => ls.join(', ');
+    const parts: string[] = [];
+    if (multiples.length > 0) {
+      const alike = cycle === 1 ? 'every record is the same' : `the records repeat every ${cycle}`;
+      parts.push(`${alike}, so ${list(multiples)}-byte records read it as well (the shortest is taken)`);
+    }
+    if (unrelated.length > 0) parts.push(`${list(unrelated)}-byte records decode and line up as well`);
+    return { lengths, why: parts.join('; ') };
   }
 
   /** Text fields that read as text in another code page and not in this one. */
@@ -389,6 +518,15 @@ class Hinter {
     const f = this.#failure;
     if (f === undefined) return undefined;
     const before = f.record - 1;
+    const layout = this.#layout;
+    if (
+      layout instanceof SegmentedLayout &&
+      f.field === layout.field.name &&
+      / is not in the segments file/.test(f.reason)
+    ) {
+      const reason = `record ${f.record} has a segment id the segments file does not name: add it to "segments" with the 01 record that lays it out, or leave such records out with dataset decode --on-error skip --errors FILE`;
+      return { kind: 'file', confidence: 'possible', reason, flags: [] };
+    }
     if (before < 1) return undefined;
     const match = `the ${before} record${before === 1 ? '' : 's'} before byte ${f.offset} match`;
     let reason: string;
@@ -466,7 +604,8 @@ class Hinter {
 
   /** The code page the records' text fields read best in, against the current one. */
   #codePages(records: RawRecord[]): CodePageScore | undefined {
-    if (this.#fields.length === 0 || this.#current === undefined || records.length === 0) return undefined;
+    if (this.#current === undefined || records.length === 0 || this.#textScore(records, this.#current) === undefined)
+      return undefined;
     const scores = CHARSETS.map((charset) => ({ charset, score: this.#textScore(records, charset)! }));
     const top = Math.max(...scores.map((s) => s.score));
     const current = scores.find((s) => s.charset === this.#current)!.score;
@@ -476,14 +615,105 @@ class Hinter {
     return { charset, score: top, current, ties: alike.filter((c) => c !== charset) };
   }
 
+  /** The text fields of a record: its segment's, for a multi-segment layout. */
+  #fieldsOf(record: RawRecord): readonly TextField[] {
+    const layout = this.#layout;
+    if (!(layout instanceof SegmentedLayout)) return this.#fields;
+    let segment: Segment;
+    try {
+      segment = layout.segmentOf(record.bytes);
+    } catch {
+      return this.#fields;
+    }
+    let fields = this.#segmentFields.get(segment);
+    if (fields === undefined) {
+      fields = textFields(segment.layout.root, segment.layout.minLength);
+      this.#segmentFields.set(segment, fields);
+    }
+    return fields;
+  }
+
+  /**
+   * Text that decodes alike in the code pages that share its letters, digits and space (cp037, cp273, cp297…)
+   * differs in its accented letters and symbols: the code page whose words read as words, where this one puts
+   * symbols inside them (cp273's `MÜNCHEN` is `M!NCHEN` in cp1140).
+   */
+  async #wordHint(records: RawRecord[]): Promise<VerifyHint | undefined> {
+    const current = this.#current;
+    if (current === undefined || records.length === 0) return undefined;
+    const family = siblings(current);
+    if (family.length < 2) return undefined;
+    const tables = family.map((c) => charTable(c).decode);
+    const variant = new Uint8Array(256);
+    for (let b = 0; b < 256; b++) variant[b] = tables.some((t) => t[b] !== tables[0]![b]) ? 1 : 0;
+    const space = charTable(current).space;
+    const here = family.indexOf(current);
+    const sums = new Float64Array(family.length);
+    const examples: (string[] | undefined)[] = family.map(() => undefined);
+    let words = 0;
+    let scanned = 0;
+    for (const record of records) {
+      const bytes = record.bytes;
+      for (const f of this.#fieldsOf(record)) {
+        const end = Math.min(f.offset + f.length, bytes.length);
+        scanned += Math.max(0, end - f.offset);
+        let start = f.offset;
+        for (let i = f.offset; i <= end; i++) {
+          if (i < end && bytes[i] !== space) continue;
+          let differs = false;
+          for (let j = start; j < i && !differs; j++) differs = variant[bytes[j]!] === 1;
+          if (differs) {
+            words++;
+            const texts = tables.map((t) => {
+              let text = '';
+              for (let j = start; j < i; j++) text += t[bytes[j]!]!;
+              return text;
+            });
+            const scores = texts.map(wordScore);
+            scores.forEach((score, k) => {
+              sums[k]! += score;
+              if (examples[k] === undefined && score >= 0.9 && scores[here]! <= 0.1)
+                examples[k] = [texts[k]!, texts[here]!];
+            });
+          }
+          start = i + 1;
+        }
+      }
+      if (scanned >= TEXT_BYTES * 4 || words >= 5000) break;
+    }
+    if (words < 3) return undefined;
+    const scores = family.map((charset, k) => ({ charset, score: sums[k]! / words, example: examples[k] }));
+    const top = Math.max(...scores.map((x) => x.score));
+    const alike = scores.filter((x) => x.score >= top - 0.02);
+    if (alike.some((x) => x.charset === current)) return undefined;
+    const rank = (c: Charset) => (PREFERRED.includes(c) ? PREFERRED.indexOf(c) : PREFERRED.length);
+    alike.sort((a, b) => b.score - a.score || rank(a.charset) - rank(b.charset));
+    const best = alike[0]!;
+    const mine = scores.find((x) => x.charset === current)!.score;
+    const margin = best.score - mine;
+    if (margin < 0.3) return undefined;
+    const decoder = await this.#decoder(best.charset);
+    const header = isVariable(this.#options.framing.recfm) ? 4 : 0;
+    const decodes = decoder !== undefined && this.#decode(records, decoder, header).error === undefined;
+    let confidence: HintConfidence = 'possible';
+    if (words >= 10 && margin >= 0.5 && best.score >= 0.8 && (decodes || this.#options.compile === undefined))
+      confidence = 'likely';
+    const ties = alike.slice(1).map((x) => x.charset);
+    const also = ties.length === 0 ? '' : ` (as do ${ties.slice(0, 4).join(', ')}${ties.length > 4 ? '…' : ''})`;
+    let reason = `the words of the text fields with accented letters or symbols read as words in ${best.charset}${also}: ${pct(best.score)} of ${words}, against ${pct(mine)} in ${current}`;
+    if (best.example !== undefined) reason += ` (${quote(best.example[0]!)}, not ${quote(best.example[1]!)})`;
+    if (decoder !== undefined)
+      reason += decodes ? '; the records decode with it' : '; but the records do not decode with it';
+    return { kind: 'encoding', confidence, reason, flags: ['--encoding', best.charset] };
+  }
+
   /** The share of the text fields' bytes that read as printable text in `charset`. */
   #textScore(records: RawRecord[], charset: Charset): number | undefined {
-    if (this.#fields.length === 0) return undefined;
     const weights = printableWeights(charset);
     let total = 0;
     let good = 0;
     for (const record of records) {
-      for (const f of this.#fields) {
+      for (const f of this.#fieldsOf(record)) {
         const end = Math.min(f.offset + f.length, record.bytes.length);
         for (let i = f.offset; i < end; i++) good += weights[record.bytes[i]!]!;
         total += Math.max(0, end - f.offset);
@@ -511,6 +741,90 @@ function periodicity(sample: Uint8Array, period: number): number {
   let same = 0;
   for (let i = 0; i < end; i++) if (sample[i] === sample[i + period]) same++;
   return same / end;
+}
+
+/**
+ * The fewest records after which the first `slots` records of `length` bytes repeat byte for byte (1: all the
+ * same), when they repeat at least twice over; undefined when they do not.
+ */
+function recordCycle(sample: Uint8Array, length: number, slots: number): number | undefined {
+  const same = (a: number, b: number) => {
+    for (let i = 0; i < length; i++) if (sample[a * length + i] !== sample[b * length + i]) return false;
+    return true;
+  };
+  for (let k = 1; 2 * k <= slots && k <= 16; k++) {
+    let all = true;
+    for (let i = 0; i + k < slots && all; i++) all = same(i, i + k);
+    if (all) return k;
+  }
+  return undefined;
+}
+
+/** The single-byte code pages with the bytes of `charset` for A–Z, a–z, 0–9 and space (itself among them). */
+function siblings(charset: Charset): Charset[] {
+  const mine = charTable(charset);
+  if (mine.dbcs !== undefined) return [charset];
+  const shared = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 '].map((ch) => [
+    mine.encode[ch.charCodeAt(0)]!,
+    ch,
+  ]);
+  return CHARSETS.filter((c) => {
+    const table = charTable(c);
+    return (
+      table.ebcdic === mine.ebcdic &&
+      table.dbcs === undefined &&
+      shared.every(([b, ch]) => table.decode[b as number] === ch)
+    );
+  });
+}
+
+const EDGE = /^[.,;:!?'"()\-/&*+%#<>=_$€£¥]+|[.,;:!?'"()\-/&*+%#<>=_$€£¥]+$/gu;
+const WORD = /^[\p{L}\p{N}]+(?:[.,'\-/&+_][\p{L}\p{N}]+)*$/u;
+const EMAIL = /^[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)*\.\p{L}{2,}$/u;
+
+/**
+ * How plausible a blank-separated word is as text: 1 for a word of letters and digits (joined by - ' . / &), an
+ * amount or an e-mail address, in punctuation; 0 with a symbol or a control inside it (`M!NCHEN`, `CAF{`).
+ * Letters outside Latin-1, and a letter of the other case inside a word, count a little less, so that of two
+ * code pages that both give letters the more usual reading wins.
+ */
+function wordScore(text: string): number {
+  const core = text.replace(EDGE, '');
+  if (core === '') return 1;
+  if (EMAIL.test(core)) return 1;
+  if (!WORD.test(core)) return 0;
+  let score = 1;
+  const chars = [...core];
+  let ascii = false;
+  let other = false;
+  for (const ch of chars) {
+    if (/[A-Za-z]/.test(ch)) ascii = true;
+    else if (ch > '\u024f' && /\p{L}/u.test(ch)) other = true;
+  }
+  chars.forEach((ch, i) => {
+    const code = ch.codePointAt(0)!;
+    if (code < 0x80 || !/\p{L}/u.test(ch)) return;
+    if (code > 0xff) score = Math.min(score, code <= 0x24f ? 0.9 : ascii && other ? 0.5 : 0.9);
+    const before = chars[i - 1];
+    const after = chars[i + 1];
+    const inWord = before !== undefined && after !== undefined && isLetter(before) && isLetter(after);
+    if (inWord && isUpper(before) === isUpper(after)) {
+      if (isUpper(ch) !== isUpper(before)) score = Math.min(score, 0.8);
+    }
+  });
+  return score;
+}
+
+function isLetter(ch: string): boolean {
+  return /\p{L}/u.test(ch);
+}
+
+function isUpper(ch: string): boolean {
+  return ch !== ch.toLowerCase();
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text);
 }
 
 const WEIGHTS = new Map<Charset, Float32Array>();
@@ -577,6 +891,14 @@ export function formatVerifyReport(report: VerifyReport): string {
     `does not match at record ${f.record} (byte ${f.offset}${field}): ${f.reason}`,
     `  read as ${format}: ${report.records} ${report.records === 1 ? 'record matches' : 'records match'} before it; ${report.rest} of the file's ${report.bytes} bytes are from there on`,
   ];
+  const unknown = report.unknownSegments ?? [];
+  if (unknown.length > 0) {
+    const ids = unknown.map(
+      (u) =>
+        `${JSON.stringify(u.id)} at record ${u.record} (byte ${u.offset}), ${u.count} record${u.count === 1 ? '' : 's'}`,
+    );
+    lines.push(`  segment ids not in the segments file: ${ids.join('; ')}`);
+  }
   if (report.hints.length === 0)
     lines.push('no hint: no other record format, length or code page reads the start of the file');
   else lines.push('hints:');
