@@ -404,3 +404,37 @@ test('view targets that do not fit: one-line errors', () => {
     /no record named NO-REC/,
   );
 });
+
+test('encode writes the segment id a JSON leaves out when one id names its segment, and only then', async () => {
+  const views = compileSegments(VIEWS, VIEW_SPEC, { profile: 'gnucobol' });
+  const bare = [
+    { custBody: { segHdr: { segKey: 1 }, custBody: { custName: 'ANNA', custAge: 42 } } },
+    { acctBody: { segHdr: { segKey: 1 }, acctBody: { acctBal: -12.34, acctType: 'SAVE' } } },
+  ];
+  const bytes = Buffer.concat(await collectChunks(encodeDataset(bare, views, { framing: { recfm: 'V' } })));
+  assert.deepEqual(bytes, VIEW_FILE.subarray(0, 21 + 21));
+  // the 01-record file: ACCOUNT-REC's id item is ACCT-SEG-ID, at the segment id's bytes
+  const flat = Buffer.concat(
+    await collectChunks(
+      encodeDataset([{ accountRec: { acctNo: 'ACC001', acctBal: 123.45 } }], layout, { framing: { recfm: 'V' } }),
+    ),
+  );
+  assert.deepEqual(flat, account('ACC001', [0x00, 0x00, 0x12, 0x34, 0x5c]));
+  // an id given, even blank, is the JSON's to say; two ids of one segment leave the choice to the JSON
+  await assert.rejects(
+    collectChunks(
+      encodeDataset([{ accountRec: { acctSegId: '', acctNo: 'ACC001', acctBal: 1 } }], layout, {
+        framing: { recfm: 'V' },
+      }),
+    ),
+    /its segment id CUST-SEG-ID is "", which does not name ACCOUNT-REC/,
+  );
+  const twice = compileSegments(COPYBOOK, {
+    field: 'CUST-SEG-ID',
+    segments: { C: 'CUSTOMER-REC', A: 'ACCOUNT-REC', B: 'ACCOUNT-REC' },
+  });
+  assert.throws(
+    () => twice.encode({ accountRec: { acctNo: 'X', acctBal: 1 } }),
+    /is "", which does not name ACCOUNT-REC \("A", "B" do\)/,
+  );
+});

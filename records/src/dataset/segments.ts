@@ -148,6 +148,8 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
   readonly #byId = new Map<string, Segment>();
   readonly #byKey = new Map<string, Segment>();
   readonly #text: readonly string[];
+  /** Per segment: where its JSON holds the id, and the id's bytes when one id names it (written when left out). */
+  readonly #idFill = new Map<Segment, { path: string[] | undefined; bytes: Uint8Array | undefined }>();
 
   /**
    * `layouts`: what each segment the spec names is laid out by (`segmentLayouts`): a 01 record compiled with
@@ -211,7 +213,31 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
         );
       }
     }
-    this.#text = charTable(first.profile.charset).decode;
+    const table = charTable(first.profile.charset);
+    this.#text = table.decode;
+    for (const s of this.segments) {
+      const at = [...layoutItems(s.layout.root)].find(
+        (i) => i.offset === item.offset && i.length === item.length && i.children === undefined && i.jsonPath !== null,
+      );
+      const id = s.ids.length === 1 ? s.ids[0]! : undefined;
+      const text =
+        id === undefined
+          ? undefined
+          : item.kind === 'numeric'
+            ? id.padStart(item.length, '0')
+            : id.padEnd(item.length, ' ');
+      const codes =
+        text === undefined || text.length !== item.length
+          ? undefined
+          : [...text].map((c) => table.encode[c.codePointAt(0)!]);
+      this.#idFill.set(s, {
+        path: at?.jsonPath?.split('.'),
+        bytes:
+          codes === undefined || codes.some((b) => b === undefined || b < 0)
+            ? undefined
+            : Uint8Array.from(codes as number[]),
+      });
+    }
     this.minLength = Math.min(...this.segments.map((s) => s.layout.minLength));
     this.maxLength = Math.max(...this.segments.map((s) => s.layout.maxLength));
     this.root = {
@@ -260,7 +286,10 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
     return { [key]: layout.decode(bytes, options) };
   }
 
-  /** The flat form back to bytes: the one key names the record; the bytes' segment id must name it too. */
+  /**
+   * The flat form back to bytes: the one key names the segment; the bytes' segment id must name it too. A JSON
+   * that leaves the id out gets the segment's id when only one names it.
+   */
   encode(json: unknown): Uint8Array {
     if (!isObject(json)) throw new RecordEncodeError('', 'a segment record is an object with one key, its record');
     const keys = Object.keys(json);
@@ -278,7 +307,13 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
     } catch (e) {
       throw e instanceof RecordEncodeError ? e.under(segment.key) : e;
     }
-    const id = this.idOf(bytes);
+    let id = this.idOf(bytes);
+    const fill = this.#idFill.get(segment)!;
+    if (id === '' && fill.bytes !== undefined && !this.#givesId(json[segment.key], fill.path)) {
+      // the JSON leaves the id out: the segment's key says it, as a discriminator's view says its value
+      bytes.set(fill.bytes, this.field.offset);
+      id = this.idOf(bytes);
+    }
     if (this.#byId.get(id) !== segment) {
       throw new RecordEncodeError(
         segment.key,
@@ -286,6 +321,13 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
       );
     }
     return bytes;
+  }
+
+  /** Whether a segment's JSON holds a value for the id field (at `path`; none when the mapping leaves it out). */
+  #givesId(fields: unknown, path: string[] | undefined): boolean {
+    let v = fields;
+    for (const k of path ?? []) v = isObject(v) ? v[k] : undefined;
+    return path !== undefined && v !== undefined;
   }
 
   /** The segment of a flat value (`{"customerRec": {…}}`), or undefined. */
