@@ -187,8 +187,15 @@ export type CompileArgs = Partial<
   'decimal-point-is-comma'?: boolean | undefined;
 };
 
-/** Reads and compiles the copybook `file` with the options of the command line; errors are `UsageError`s. */
-export async function compileFromArgs(file: string, values: CompileArgs): Promise<CompiledLayout> {
+/**
+ * Reads and compiles the copybook `file` with the options of the command line; errors are `UsageError`s.
+ * `extra.redefines` adds views to show to the mapping's (a segment that is a REDEFINES view).
+ */
+export async function compileFromArgs(
+  file: string,
+  values: CompileArgs,
+  extra: { redefines?: Record<string, string> | undefined } = {},
+): Promise<CompiledLayout> {
   const options: CompileOptions & { record?: string } = { fileName: file };
   const profile = oneOf('profile', values.profile, ['zos', 'gnucobol'] as const);
   if (profile) options.profile = profile;
@@ -226,6 +233,8 @@ export async function compileFromArgs(file: string, values: CompileArgs): Promis
       throw new UsageError(`cannot read mapping ${values.mapping}: ${(e as Error).message}`, 1);
     }
   }
+  if (extra.redefines)
+    options.mapping = { ...options.mapping, redefines: { ...options.mapping?.redefines, ...extra.redefines } };
 
   let source: string;
   try {

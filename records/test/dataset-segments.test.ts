@@ -295,3 +295,146 @@ test('an FB file of 21-byte slots: each segment decodes from the start of its sl
     flat,
   );
 });
+
+// A common header, then the body each segment type redefines (an IMS or VSAM extract, Cobrix's
+// redefine-segment-id-map); a second 01 record shows that a view of one of several records is named VIEW OF RECORD.
+const VIEWS = fixed(
+  '01 SEG-REC.',
+  '   05 SEG-HDR.',
+  '      10 SEG-ID PIC X.',
+  '      10 SEG-KEY PIC 9(4).',
+  '   05 SEG-BODY PIC X(12).',
+  '   05 CUST-BODY REDEFINES SEG-BODY.',
+  '      10 CUST-NAME PIC X(10).',
+  '      10 CUST-AGE PIC 99.',
+  '   05 ACCT-BODY REDEFINES SEG-BODY.',
+  '      10 ACCT-BAL PIC S9(9)V99 COMP-3.',
+  '      10 ACCT-TYPE PIC X(6).',
+  '01 TRAILER-REC.',
+  '   05 TRL-ID PIC X.',
+  '   05 TRL-COUNT PIC 9(4).',
+);
+const VIEW_SPEC = {
+  field: 'SEG-ID',
+  segments: { C: 'CUST-BODY OF SEG-REC', A: 'ACCT-BODY of seg-rec', T: 'TRAILER-REC' },
+};
+const VIEW_FILE = Buffer.concat([
+  rdw(Buffer.from('C0001ANNA      42', 'latin1')),
+  rdw(Buffer.concat([text('A0001', 5), Buffer.from([0, 0, 0, 1, 0x23, 0x4d]), text('SAVE', 6)])),
+  rdw(Buffer.from('C0002BOB       07', 'latin1')),
+  rdw(Buffer.from('T0003', 'latin1')),
+]);
+const VIEW_FLAT = [
+  { custBody: { segHdr: { segId: 'C', segKey: 1 }, custBody: { custName: 'ANNA', custAge: 42 } } },
+  { acctBody: { segHdr: { segId: 'A', segKey: 1 }, acctBody: { acctBal: -12.34, acctType: 'SAVE' } } },
+  { custBody: { segHdr: { segId: 'C', segKey: 2 }, custBody: { custName: 'BOB', custAge: 7 } } },
+  { trailerRec: { trlId: 'T', trlCount: 3 } },
+];
+
+test('segments that are REDEFINES views: the header and the chosen view only; encode gives the same bytes', async () => {
+  const views = compileSegments(VIEWS, VIEW_SPEC, { profile: 'gnucobol' });
+  assert.deepEqual(
+    views.segments.map((s) => [s.record, s.key, s.view?.record, s.layout.maxLength]),
+    [
+      ['CUST-BODY OF SEG-REC', 'custBody', 'SEG-REC', 17],
+      ['ACCT-BODY OF SEG-REC', 'acctBody', 'SEG-REC', 17],
+      ['TRAILER-REC', 'trailerRec', undefined, 5],
+    ],
+  );
+  const records = await collect(decodeDataset(asAsync(chunks(VIEW_FILE)), views, { framing: { recfm: 'V' } }));
+  assert.deepEqual(
+    records.map((r) => r.value),
+    VIEW_FLAT,
+  );
+  const bytes = Buffer.concat(await collectChunks(encodeDataset(VIEW_FLAT, views, { framing: { recfm: 'V' } })));
+  assert.deepEqual(bytes, VIEW_FILE);
+  // a view's key with another view inside is refused by the id it writes, never written as the wrong segment
+  const crossed = [{ custBody: { segHdr: { segId: 'A', segKey: 1 }, acctBody: { acctBal: 1, acctType: 'X' } } }];
+  await assert.rejects(
+    collectChunks(encodeDataset(crossed, views, { framing: { recfm: 'V' } })),
+    /its segment id SEG-ID is "A", which does not name CUST-BODY OF SEG-REC \("C" do\)/,
+  );
+  assert.deepEqual(csvTable(views).columns.slice(0, 4), [
+    'custBody_segHdr_segId',
+    'custBody_segHdr_segKey',
+    'custBody_custBody_custName',
+    'custBody_custBody_custAge',
+  ]);
+});
+
+test('views nest as records do, and a one-record copybook names its views unqualified', async () => {
+  const one = VIEWS.split('\n').slice(0, 11).join('\n');
+  const spec = {
+    field: 'SEG-ID',
+    segments: { C: 'CUST-BODY', A: 'ACCT-BODY' },
+    children: { 'ACCT-BODY': 'CUST-BODY' },
+  };
+  const views = compileSegments(one, spec, { profile: 'gnucobol' });
+  const file = VIEW_FILE.subarray(0, VIEW_FILE.length - 9);
+  const nested = await collect(nestSegments(decodeDataset(asAsync([file]), views, { framing: { recfm: 'V' } }), views));
+  assert.deepEqual(
+    nested.map((r) => r.value),
+    [
+      { custBody: { ...VIEW_FLAT[0]!.custBody, acctBody: [VIEW_FLAT[1]!.acctBody] } },
+      { custBody: VIEW_FLAT[2]!.custBody },
+    ],
+  );
+  const lines = asAsync([nested.map((r, i) => ({ value: JSON.parse(JSON.stringify(r.value)), line: i + 1 }))]);
+  const bytes = Buffer.concat(
+    await collectChunks(encodeBatches(unnestSegments(lines, views), views, { framing: { recfm: 'V' } })),
+  );
+  assert.deepEqual(bytes, file);
+});
+
+test('view targets that do not fit: one-line errors', () => {
+  const bad: Array<[Record<string, string>, RegExp]> = [
+    [{ C: 'CUST-BODY' }, /^segments "segments.C": no record named CUST-BODY .*"VIEW OF RECORD"/],
+    [{ C: 'CUST-NAME OF SEG-REC' }, /^segments "segments.C": CUST-NAME OF SEG-REC is neither a 01 record nor an item/],
+    [{ C: 'NOPE OF SEG-REC' }, /^segments "segments.C": SEG-REC has no item NOPE/],
+  ];
+  for (const [segments, message] of bad) {
+    assert.throws(
+      () => compileSegments(VIEWS, { field: 'SEG-ID', segments }),
+      (e: unknown) => e instanceof SegmentsError && message.test(e.message),
+      JSON.stringify(segments),
+    );
+  }
+  assert.throws(
+    () => compileSegments(VIEWS, { field: 'SEG-ID', segments: { C: 'CUST-BODY OF NO-REC' } }),
+    /no record named NO-REC/,
+  );
+});
+
+test('encode writes the segment id a JSON leaves out when one id names its segment, and only then', async () => {
+  const views = compileSegments(VIEWS, VIEW_SPEC, { profile: 'gnucobol' });
+  const bare = [
+    { custBody: { segHdr: { segKey: 1 }, custBody: { custName: 'ANNA', custAge: 42 } } },
+    { acctBody: { segHdr: { segKey: 1 }, acctBody: { acctBal: -12.34, acctType: 'SAVE' } } },
+  ];
+  const bytes = Buffer.concat(await collectChunks(encodeDataset(bare, views, { framing: { recfm: 'V' } })));
+  assert.deepEqual(bytes, VIEW_FILE.subarray(0, 21 + 21));
+  // the 01-record file: ACCOUNT-REC's id item is ACCT-SEG-ID, at the segment id's bytes
+  const flat = Buffer.concat(
+    await collectChunks(
+      encodeDataset([{ accountRec: { acctNo: 'ACC001', acctBal: 123.45 } }], layout, { framing: { recfm: 'V' } }),
+    ),
+  );
+  assert.deepEqual(flat, account('ACC001', [0x00, 0x00, 0x12, 0x34, 0x5c]));
+  // an id given, even blank, is the JSON's to say; two ids of one segment leave the choice to the JSON
+  await assert.rejects(
+    collectChunks(
+      encodeDataset([{ accountRec: { acctSegId: '', acctNo: 'ACC001', acctBal: 1 } }], layout, {
+        framing: { recfm: 'V' },
+      }),
+    ),
+    /its segment id CUST-SEG-ID is "", which does not name ACCOUNT-REC/,
+  );
+  const twice = compileSegments(COPYBOOK, {
+    field: 'CUST-SEG-ID',
+    segments: { C: 'CUSTOMER-REC', A: 'ACCOUNT-REC', B: 'ACCOUNT-REC' },
+  });
+  assert.throws(
+    () => twice.encode({ accountRec: { acctNo: 'X', acctBal: 1 } }),
+    /is "", which does not name ACCOUNT-REC \("A", "B" do\)/,
+  );
+});

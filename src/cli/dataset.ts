@@ -68,9 +68,11 @@ Decode:
                                 in the part); the n parts' outputs together are the whole file's
 
 Multi-segment files (decode, encode and verify):
-  --segments FILE.json          {"field": "SEG-ID", "segments": {"C": "CUSTOMER-REC", "A": "ACCOUNT-REC"}}: the 01 record each
-                                segment id names; a record is {"customerRec": {…}}. "children": {"ACCOUNT-REC": "CUSTOMER-REC"}
-                                nests each child record in an array under the last record of its parent
+  --segments FILE.json          {"field": "SEG-ID", "segments": {"C": "CUSTOMER-REC", "A": "ACCOUNT-REC"}}: the 01 record, or
+                                REDEFINES view ("VIEW" or "VIEW OF RECORD"), each segment id names; a record is
+                                {"customerRec": {…}}, a view's {"view": {header…, "view": {…}}}. "children":
+                                {"ACCOUNT-REC": "CUSTOMER-REC"} nests each child in an array under the last record of its
+                                parent. Parquet: a segment_id column and a struct column per segment
 
 Copybook (as for corebridge copybook; --copybook-format is its --format):
 ${COPYBOOK_OPTIONS.replace('  --format fixed|free|auto      ', '  --copybook-format fixed|free|auto   ')}`;
@@ -228,9 +230,6 @@ async function openRows(
   io: Io,
 ): Promise<RowSink> {
   if (format === 'parquet') {
-    if (layout instanceof SegmentedLayout) {
-      throw new UsageError('--format parquet takes one record layout; with --segments, use jsonl or csv');
-    }
     if (values.output === undefined && (io.stdout as { isTTY?: boolean }).isTTY === true) {
       throw new UsageError('Parquet is binary: give --output FILE or redirect standard output');
     }
@@ -411,7 +410,9 @@ async function verify(layout: CompiledLayout | SegmentedLayout, file: string, va
   const compile = (encoding: Charset) =>
     segments === undefined
       ? compileFromArgs(file, { ...options, encoding })
-      : segmentsFromArgs(segments, values, (record) => compileFromArgs(file, { ...options, encoding, record }));
+      : segmentsFromArgs(segments, values, ({ record, redefines }) =>
+          compileFromArgs(file, { ...options, encoding, record }, { redefines }),
+        );
   const progress = progressOn(io.stderr, size, values.quiet === true);
   let report;
   try {
@@ -452,8 +453,8 @@ export async function datasetCommand(argv: string[], io: Io): Promise<number> {
   const layout =
     values.segments === undefined
       ? await compileFromArgs(file, { ...values, format: values['copybook-format'] })
-      : await segmentsFromArgs(values.segments, values, (record) =>
-          compileFromArgs(file, { ...values, format: values['copybook-format'], record }),
+      : await segmentsFromArgs(values.segments, values, ({ record, redefines }) =>
+          compileFromArgs(file, { ...values, format: values['copybook-format'], record }, { redefines }),
         );
   if (action === 'verify') return verify(layout, file, values, io);
   if (action === 'decode') await decode(layout, values, io, file);

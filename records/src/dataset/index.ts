@@ -29,10 +29,14 @@ export {
   compileSegments,
   nestSegments,
   parseSegments,
+  resolveSegments,
   SegmentedLayout,
   SegmentsError,
   unnestSegments,
+  withViews,
   type Segment,
+  type SegmentCompile,
+  type SegmentLayout,
   type SegmentsSpec,
 } from './segments.ts';
 export {

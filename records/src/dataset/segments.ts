@@ -1,20 +1,24 @@
 /**
  * Multi-segment files: each record's type is the value of a segment-id field at the same place in every record,
- * and names the 01 record of the copybook that lays it out. A segments file says which, and which record nests
- * under which: `{"field": "SEG-ID", "segments": {"C": "CUSTOMER-REC", "A": "ACCOUNT-REC"},
- * "children": {"ACCOUNT-REC": "CUSTOMER-REC"}}`. The field is found by its COBOL name in the first record named,
+ * and names what lays it out: a 01 record of the copybook, or a REDEFINES view of one (a common header, then
+ * the body each segment redefines), shown alone as a discriminator shows its view. A segments file says which,
+ * and which segment nests under which: `{"field": "SEG-ID", "segments": {"C": "CUSTOMER-REC", "A": "ACCOUNT-REC"},
+ * "children": {"ACCOUNT-REC": "CUSTOMER-REC"}}`. The field is found by its COBOL name in the first segment named,
  * at the same offset and length in every record, and compared as its text, trimmed.
  */
 import { charTable, UNMAPPED } from '../charsets.ts';
-import { RecordDecodeError, RecordEncodeError, RecordError } from '../errors.ts';
+import { CopybookError, RecordDecodeError, RecordEncodeError, RecordError } from '../errors.ts';
 import { compileCopybook, layoutItems, type CompiledLayout } from '../index.ts';
 import { jsonNameOf } from '../layout.ts';
-import type { CompileOptions, LayoutItem, RecordDecodeOptions } from '../types.ts';
+import type { CompileOptions, FieldMapping, LayoutItem, RecordDecodeOptions } from '../types.ts';
 import type { DecodedRecord, OnError, RecordDecoder } from './decode.ts';
 import type { RecordEncoder, SourceValue } from './encode.ts';
 import { DatasetError } from './errors.ts';
 
-/** The segments file: the segment-id field's COBOL name, id → 01 record, and child record → parent record. */
+/**
+ * The segments file: the segment-id field's COBOL name, id → 01 record or REDEFINES view (`VIEW`, or
+ * `VIEW OF RECORD` when the copybook has several 01 records), and child segment → parent segment.
+ */
 export interface SegmentsSpec {
   field: string;
   segments: Record<string, string>;
@@ -39,6 +43,15 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** A COBOL name as the segments file may write it: any case, `OF` (or `IN`) between qualifiers. */
+function cobolName(text: string): string {
+  return text
+    .trim()
+    .toUpperCase()
+    .split(/\s+(?:OF|IN)\s+/)
+    .join(' OF ');
+}
+
 /** Checks the shape of a parsed segments file (what it names is checked against the copybook later). */
 export function parseSegments(json: unknown): SegmentsSpec {
   if (!isObject(json))
@@ -53,16 +66,19 @@ export function parseSegments(json: unknown): SegmentsSpec {
     throw new SegmentsError('field', 'the COBOL name of the segment-id field, a string');
   }
   if (!isObject(segments) || Object.keys(segments).length === 0) {
-    throw new SegmentsError('segments', 'an object of segment-id value → COBOL name of its 01 record, not empty');
+    throw new SegmentsError(
+      'segments',
+      'an object of segment-id value → COBOL name of its 01 record or REDEFINES view, not empty',
+    );
   }
   const bySegment: Record<string, string> = {};
   for (const [id, record] of Object.entries(segments)) {
     if (typeof record !== 'string' || record.trim() === '') {
-      throw new SegmentsError(`segments.${id}`, 'the COBOL name of a 01 record, a string');
+      throw new SegmentsError(`segments.${id}`, 'the COBOL name of a 01 record or a REDEFINES view, a string');
     }
     if (id.trim() === '') throw new SegmentsError(`segments.${id}`, 'a segment id is not blank');
     if (id.trim() in bySegment) throw new SegmentsError(`segments.${id}`, `the id "${id.trim()}" is given twice`);
-    bySegment[id.trim()] = record.trim().toUpperCase();
+    bySegment[id.trim()] = cobolName(record);
   }
   if (children === undefined) return { field: field.trim().toUpperCase(), segments: bySegment };
   if (!isObject(children)) throw new SegmentsError('children', 'an object of child record → parent record');
@@ -71,8 +87,8 @@ export function parseSegments(json: unknown): SegmentsSpec {
   for (const [child, parent] of Object.entries(children)) {
     const key = `children.${child}`;
     if (typeof parent !== 'string') throw new SegmentsError(key, 'the COBOL name of the parent record, a string');
-    const c = child.trim().toUpperCase();
-    const p = parent.trim().toUpperCase();
+    const c = cobolName(child);
+    const p = cobolName(parent);
     if (!records.has(c)) throw new SegmentsError(key, `${child} is not a record named in "segments"`);
     if (!records.has(p)) throw new SegmentsError(key, `the parent ${parent} is not a record named in "segments"`);
     parents[c] = p;
@@ -89,9 +105,11 @@ export function parseSegments(json: unknown): SegmentsSpec {
 
 /** One kind of record of the file. */
 export interface Segment {
-  /** COBOL name of its 01 record. */
+  /** What the segments file names: a 01 record, or a REDEFINES view (`VIEW` or `VIEW OF RECORD`). */
   readonly record: string;
-  /** Its key in the JSON: the record's JSON name (`CUSTOMER-REC` → `customerRec`). */
+  /** For a view: the COBOL name of its 01 record (whose other views its JSON leaves out). */
+  readonly view?: { readonly record: string; readonly base: string } | undefined;
+  /** Its key in the JSON: the JSON name of its record or view (`CUSTOMER-REC` → `customerRec`). */
   readonly key: string;
   readonly layout: CompiledLayout;
   /** The segment ids that name it; encode checks the record's id is one of them. */
@@ -130,24 +148,44 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
   readonly #byId = new Map<string, Segment>();
   readonly #byKey = new Map<string, Segment>();
   readonly #text: readonly string[];
+  /** Per segment: where its JSON holds the id, and the id's bytes when one id names it (written when left out). */
+  readonly #idFill = new Map<Segment, { path: string[] | undefined; bytes: Uint8Array | undefined }>();
 
-  /** `layouts`: each record the spec names, compiled (`compileCopybook` with its `record` option). */
-  constructor(spec: SegmentsSpec, layouts: ReadonlyMap<string, CompiledLayout>) {
+  /**
+   * `layouts`: what each segment the spec names is laid out by (`segmentLayouts`): a 01 record compiled with
+   * the `record` option, or a view's record compiled with a mapping that shows that view.
+   */
+  constructor(spec: SegmentsSpec, layouts: ReadonlyMap<string, SegmentLayout | CompiledLayout>) {
     const records = [...new Set(Object.values(spec.segments))];
     const segments = new Map<string, Segment & { parent: Segment | undefined }>();
     for (const record of records) {
-      const layout = layouts.get(record);
-      if (layout === undefined) throw new SegmentsError('segments', `no compiled layout for ${record}`);
+      const given = layouts.get(record);
+      if (given === undefined) throw new SegmentsError('segments', `no compiled layout for ${record}`);
+      const { layout, view } = 'layout' in given ? given : { layout: given, view: undefined };
       const ids = Object.keys(spec.segments).filter((id) => spec.segments[id] === record);
-      const segment = { record, key: jsonNameOf(record), layout, ids, parent: undefined };
+      const key = view === undefined ? jsonNameOf(record) : view.key;
+      const clash = this.#byKey.get(key);
+      if (clash !== undefined) {
+        const at = `segments.${ids[0]}`;
+        throw new SegmentsError(at, `${record} and ${clash.record} both have the JSON name "${key}"`);
+      }
+      const segment = {
+        record,
+        view: view && { record: view.record, base: view.base },
+        key,
+        layout,
+        ids,
+        parent: undefined,
+      };
       segments.set(record, segment);
       this.#byKey.set(segment.key, segment);
       for (const id of ids) this.#byId.set(id, segment);
     }
     for (const [child, parent] of Object.entries(spec.children ?? {})) {
       const p = segments.get(parent)!;
-      segments.get(child)!.parent = p;
-      const clash = (p.layout.root.children ?? []).find((c) => c.jsonPath?.replace(/\[\]$/, '') === jsonNameOf(child));
+      const c = segments.get(child)!;
+      c.parent = p;
+      const clash = (p.layout.root.children ?? []).find((f) => f.jsonPath?.replace(/\[\]$/, '') === c.key);
       if (clash) {
         throw new SegmentsError(`children.${child}`, `${parent} has a field ${clash.cobolName} of the same JSON name`);
       }
@@ -175,7 +213,31 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
         );
       }
     }
-    this.#text = charTable(first.profile.charset).decode;
+    const table = charTable(first.profile.charset);
+    this.#text = table.decode;
+    for (const s of this.segments) {
+      const at = [...layoutItems(s.layout.root)].find(
+        (i) => i.offset === item.offset && i.length === item.length && i.children === undefined && i.jsonPath !== null,
+      );
+      const id = s.ids.length === 1 ? s.ids[0]! : undefined;
+      const text =
+        id === undefined
+          ? undefined
+          : item.kind === 'numeric'
+            ? id.padStart(item.length, '0')
+            : id.padEnd(item.length, ' ');
+      const codes =
+        text === undefined || text.length !== item.length
+          ? undefined
+          : [...text].map((c) => table.encode[c.codePointAt(0)!]);
+      this.#idFill.set(s, {
+        path: at?.jsonPath?.split('.'),
+        bytes:
+          codes === undefined || codes.some((b) => b === undefined || b < 0)
+            ? undefined
+            : Uint8Array.from(codes as number[]),
+      });
+    }
     this.minLength = Math.min(...this.segments.map((s) => s.layout.minLength));
     this.maxLength = Math.max(...this.segments.map((s) => s.layout.maxLength));
     this.root = {
@@ -224,7 +286,10 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
     return { [key]: layout.decode(bytes, options) };
   }
 
-  /** The flat form back to bytes: the one key names the record; the bytes' segment id must name it too. */
+  /**
+   * The flat form back to bytes: the one key names the segment; the bytes' segment id must name it too. A JSON
+   * that leaves the id out gets the segment's id when only one names it.
+   */
   encode(json: unknown): Uint8Array {
     if (!isObject(json)) throw new RecordEncodeError('', 'a segment record is an object with one key, its record');
     const keys = Object.keys(json);
@@ -242,7 +307,13 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
     } catch (e) {
       throw e instanceof RecordEncodeError ? e.under(segment.key) : e;
     }
-    const id = this.idOf(bytes);
+    let id = this.idOf(bytes);
+    const fill = this.#idFill.get(segment)!;
+    if (id === '' && fill.bytes !== undefined && !this.#givesId(json[segment.key], fill.path)) {
+      // the JSON leaves the id out: the segment's key says it, as a discriminator's view says its value
+      bytes.set(fill.bytes, this.field.offset);
+      id = this.idOf(bytes);
+    }
     if (this.#byId.get(id) !== segment) {
       throw new RecordEncodeError(
         segment.key,
@@ -252,6 +323,13 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
     return bytes;
   }
 
+  /** Whether a segment's JSON holds a value for the id field (at `path`; none when the mapping leaves it out). */
+  #givesId(fields: unknown, path: string[] | undefined): boolean {
+    let v = fields;
+    for (const k of path ?? []) v = isObject(v) ? v[k] : undefined;
+    return path !== undefined && v !== undefined;
+  }
+
   /** The segment of a flat value (`{"customerRec": {…}}`), or undefined. */
   segmentKeyed(value: Record<string, unknown>): Segment | undefined {
     const keys = Object.keys(value);
@@ -259,13 +337,161 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
   }
 }
 
-/** Compiles each 01 record a segments file names from one copybook's text. */
+/** What lays out a segment that is a REDEFINES view: its record, compiled to show that view, and its JSON key. */
+export interface SegmentLayout {
+  layout: CompiledLayout;
+  view?: { record: string; base: string; key: string } | undefined;
+}
+
+/** A compile the resolution asks for: a 01 record (undefined: the copybook's one record), with views to show. */
+export interface SegmentCompile {
+  record: string | undefined;
+  /** Added to the mapping's `redefines`: the redefined item's qualified COBOL name → the view to show. */
+  redefines?: Record<string, string>;
+}
+
+/** The parent of each item of a layout, for qualified names. */
+function parents(root: LayoutItem): Map<LayoutItem, LayoutItem> {
+  const out = new Map<LayoutItem, LayoutItem>();
+  for (const item of layoutItems(root)) for (const c of item.children ?? []) out.set(c, item);
+  return out;
+}
+
+/** The item `NAME OF Q1 OF Q2` names in a layout, as a mapping resolves it (qualifiers are ancestors, in order). */
+function itemNamed(
+  root: LayoutItem,
+  qualified: string,
+  key: string,
+): { item: LayoutItem; up: Map<LayoutItem, LayoutItem> } {
+  const [name, ...qualifiers] = qualified.split(' OF ');
+  const up = parents(root);
+  const found = [...layoutItems(root)].filter((item) => {
+    if (item.cobolName !== name || item.level === 66) return false;
+    let q = 0;
+    for (let p = up.get(item); p !== undefined && q < qualifiers.length; p = up.get(p))
+      if (p.cobolName === qualifiers[q]) q++;
+    return q === qualifiers.length;
+  });
+  if (found.length === 0) throw new SegmentsError(key, `${root.cobolName} has no item ${qualified}`);
+  if (found.length > 1) throw new SegmentsError(key, `${qualified} names ${found.length} items; qualify it with OF`);
+  return { item: found[0]!, up };
+}
+
+/** The name that finds exactly this item in its record: its name OF each of its groups, up to the record. */
+function qualifiedName(item: LayoutItem, up: Map<LayoutItem, LayoutItem>): string {
+  const names = [item.cobolName];
+  for (let p = up.get(item); p !== undefined; p = up.get(p)) names.push(p.cobolName);
+  return names.join(' OF ');
+}
+
+/**
+ * Resolves what each segment names, asking for the compiles it needs (a generator, so that one resolution serves a
+ * synchronous compile and the CLI's asynchronous one): a 01 record by its name; else a REDEFINES view in the
+ * record after its last `OF`, or in the copybook's one record; the view's record is then compiled again with
+ * that view shown, so its JSON holds the header and that view only.
+ */
+export function* segmentLayouts(
+  spec: SegmentsSpec,
+): Generator<SegmentCompile, Map<string, SegmentLayout>, CompiledLayout> {
+  const out = new Map<string, SegmentLayout>();
+  for (const target of new Set(Object.values(spec.segments))) {
+    const key = `segments.${Object.keys(spec.segments).find((id) => spec.segments[id] === target)}`;
+    const parts = target.split(' OF ');
+    let record: CompiledLayout;
+    let viewName = target;
+    if (parts.length > 1) {
+      record = yield { record: parts.at(-1) };
+      viewName = parts.slice(0, -1).join(' OF ');
+    } else {
+      try {
+        out.set(target, { layout: yield { record: target } });
+        continue;
+      } catch (e) {
+        if (!(e instanceof CopybookError) || !e.reason.startsWith('no record named')) throw e;
+        // not a 01 record: a view of the copybook's one record, if it has one
+        try {
+          record = yield { record: undefined };
+        } catch (several) {
+          if (!(several instanceof CopybookError) || !several.reason.includes('several records')) throw several;
+          throw new SegmentsError(
+            key,
+            `${e.reason}; a REDEFINES view of one of several records is named "VIEW OF RECORD"`,
+          );
+        }
+      }
+    }
+    const { item, up } = itemNamed(record.root, viewName, key);
+    const siblings = up.get(item)?.children ?? [];
+    const base = item.redefines === undefined ? item : siblings.find((s) => s.cobolName === item.redefines);
+    if (base === undefined || (base === item && !siblings.some((s) => s.redefines === item.cobolName))) {
+      throw new SegmentsError(key, `${target} is neither a 01 record nor an item that REDEFINES or is redefined`);
+    }
+    const baseName = qualifiedName(base, up);
+    const layout = yield { record: record.name, redefines: { [baseName]: qualifiedName(item, up) } };
+    const shown = [...layoutItems(layout.root)].find(
+      (i) => i.offset === item.offset && i.cobolName === item.cobolName && i.jsonPath !== null && i.line === item.line,
+    );
+    if (shown === undefined) throw new SegmentsError(key, `${target} is left out of JSON by the mapping`);
+    const viewKey = shown.jsonPath!.split('.').at(-1)!.replace(/\[\]$/, '');
+    out.set(target, { layout, view: { record: record.name, base: base.cobolName, key: viewKey } });
+  }
+  return out;
+}
+
+/** Runs the resolution with a synchronous compile; a compile's error is given back to it, as thrown. */
+function resolveSync(spec: SegmentsSpec, compile: (c: SegmentCompile) => CompiledLayout): Map<string, SegmentLayout> {
+  const steps = segmentLayouts(spec);
+  let next = steps.next();
+  while (!next.done) {
+    let layout: CompiledLayout;
+    try {
+      layout = compile(next.value);
+    } catch (e) {
+      next = steps.throw(e);
+      continue;
+    }
+    next = steps.next(layout);
+  }
+  return next.value;
+}
+
+/** Runs the resolution with an asynchronous compile (the CLI's, which reads the copybook and the mapping). */
+export async function resolveSegments(
+  spec: SegmentsSpec,
+  compile: (c: SegmentCompile) => Promise<CompiledLayout>,
+): Promise<Map<string, SegmentLayout>> {
+  const steps = segmentLayouts(spec);
+  let next = steps.next();
+  while (!next.done) {
+    let layout: CompiledLayout;
+    try {
+      layout = await compile(next.value);
+    } catch (e) {
+      next = steps.throw(e);
+      continue;
+    }
+    next = steps.next(layout);
+  }
+  return next.value;
+}
+
+/** The mapping with the views a segment shows added to its `redefines`. */
+export function withViews(mapping: FieldMapping | undefined, redefines: Record<string, string> | undefined) {
+  if (redefines === undefined) return mapping;
+  return { ...mapping, redefines: { ...mapping?.redefines, ...redefines } };
+}
+
+/** Compiles what each segment of a segments file names (01 records, REDEFINES views) from one copybook's text. */
 export function compileSegments(source: string, spec: unknown, options: CompileOptions = {}): SegmentedLayout {
   const parsed = parseSegments(spec);
-  const layouts = new Map<string, CompiledLayout>();
-  for (const record of new Set(Object.values(parsed.segments))) {
-    layouts.set(record, compileCopybook(source, { ...options, record }));
-  }
+  const layouts = resolveSync(parsed, ({ record, redefines }) => {
+    const mapping = withViews(options.mapping, redefines);
+    return compileCopybook(source, {
+      ...options,
+      ...(record === undefined ? {} : { record }),
+      ...(mapping === undefined ? {} : { mapping }),
+    });
+  });
   return new SegmentedLayout(parsed, layouts);
 }
 

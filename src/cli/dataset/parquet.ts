@@ -1,11 +1,14 @@
 /**
  * Parquet output of decoded records: the Parquet schema follows the layout (groups as structs, OCCURS as lists,
  * decimals as DECIMAL), and rows are written one row group at a time, so memory holds one row group, never the file.
+ * A multi-segment file is one Parquet file, as Cobrix writes it: the segment id, then a struct column per segment,
+ * null in the rows of the other segments (with children, each child segment a list in its parent's struct).
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { numberToPlainString, type CompiledLayout, type LayoutItem } from '@corebridge/records';
+import { layoutItems, numberToPlainString, type CompiledLayout, type LayoutItem } from '@corebridge/records';
+import { SegmentedLayout, type Segment } from '@corebridge/records/dataset';
 import { ByteWriter, ParquetWriter } from 'hyparquet-writer';
 
 type SchemaElement = ParquetWriter['schema'][number];
@@ -213,10 +216,91 @@ function defaultRowGroupSize(columns: Column[]): number {
   return Math.min(100_000, Math.max(1_000, Math.floor(500_000 / valuesPerRow(columns))));
 }
 
+/** The column of the segment id in a multi-segment file's Parquet. */
+export const SEGMENT_ID_COLUMN = 'segment_id';
+
+/** Child segments in a parent's list: a guess of how many, for the size of a row group only. */
+const CHILDREN_PER_PARENT = 8;
+
+/**
+ * The item a segment's struct column is made from: its record (or view's record) under its key, and, when the
+ * segments nest, each child segment's as a list under its key.
+ */
+function segmentItem(segment: Segment, all: readonly Segment[], nested: boolean): LayoutItem {
+  const children = nested ? all.filter((s) => s.parent === segment) : [];
+  const root = segment.layout.root;
+  return {
+    ...root,
+    jsonPath: segment.key,
+    children: [
+      ...(root.children ?? []),
+      ...children.map((c) => ({
+        ...segmentItem(c, all, nested),
+        jsonPath: `${segment.key}.${c.key}[]`,
+        occurs: { min: 0, max: CHILDREN_PER_PARENT },
+      })),
+    ],
+  };
+}
+
+/**
+ * The segment id of a decoded row, as the file holds it (trimmed): the one id of its segment, else the id
+ * field's value in the row's JSON.
+ */
+function segmentIdOf(layout: SegmentedLayout): (row: Record<string, unknown>) => string | null {
+  const byKey = new Map<string, (fields: Record<string, unknown>) => string | null>();
+  for (const s of layout.segments) {
+    if (s.ids.length === 1) {
+      const id = s.ids[0]!;
+      byKey.set(s.key, () => id);
+      continue;
+    }
+    const item = [...layoutItems(s.layout.root)].find(
+      (i) => i.cobolName === layout.field.name && i.offset === layout.field.offset && i.jsonPath !== null,
+    );
+    const path = item?.jsonPath?.split('.') ?? [];
+    byKey.set(s.key, (fields) => {
+      let v: unknown = fields;
+      for (const k of path) v = (v as Record<string, unknown> | undefined)?.[k];
+      if (typeof v === 'string') return v.trim();
+      if (typeof v === 'number') return String(v).padStart(layout.field.length, '0');
+      return null;
+    });
+  }
+  return (row) => {
+    const key = Object.keys(row).find((k) => byKey.has(k));
+    return key === undefined ? null : byKey.get(key)!(row[key] as Record<string, unknown>);
+  };
+}
+
+/** The columns of a layout's rows; for a multi-segment file, the segment id and a struct per (root) segment. */
+function columnsOfLayout(layout: CompiledLayout | SegmentedLayout): Column[] {
+  if (!(layout instanceof SegmentedLayout)) return columnsOf(layout.root);
+  const roots = layout.segments.filter((s) => !layout.nested || s.parent === undefined);
+  const id: Column = {
+    key: SEGMENT_ID_COLUMN,
+    path: SEGMENT_ID_COLUMN,
+    list: false,
+    occurs: 1,
+    leaf: { name: '', type: 'BYTE_ARRAY', converted_type: 'UTF8' },
+    convert: (v) => v,
+    converts: false,
+  };
+  const clash = roots.find((s) => s.key === SEGMENT_ID_COLUMN);
+  if (clash)
+    throw new Error(`parquet: the segment ${clash.record} has the JSON name of the column ${SEGMENT_ID_COLUMN}`);
+  const group: LayoutItem = {
+    ...layout.root,
+    children: roots.map((s) => segmentItem(s, layout.segments, layout.nested)),
+  };
+  return [id, ...columnsOf(group)];
+}
+
 /** The Parquet schema the layout's decoded records are written with (root first, as the file's footer holds it). */
-export function parquetSchema(layout: CompiledLayout): SchemaElement[] {
-  const columns = columnsOf(layout.root);
-  return [{ name: layout.name, num_children: columns.length }, ...columns.flatMap(elementsOf)];
+export function parquetSchema(layout: CompiledLayout | SegmentedLayout): SchemaElement[] {
+  const columns = columnsOfLayout(layout);
+  const name = layout instanceof SegmentedLayout ? 'segments' : layout.name;
+  return [{ name, num_children: columns.length }, ...columns.flatMap(elementsOf)];
 }
 
 /**
@@ -251,11 +335,11 @@ class OutputWriter extends ByteWriter {
  */
 export async function openParquet(
   target: string | Writable,
-  layout: CompiledLayout,
+  layout: CompiledLayout | SegmentedLayout,
   options: ParquetOptions = {},
 ): Promise<ParquetSink> {
-  const columns = columnsOf(layout.root);
-  if (columns.length === 0) throw new Error(`parquet: the record ${layout.name} has no field to write`);
+  const columns = columnsOfLayout(layout);
+  if (columns.length === 0) throw new Error(`parquet: the record ${layout.root.cobolName} has no field to write`);
   const schema = parquetSchema(layout);
   const rowGroupSize = options.rowGroupSize ?? defaultRowGroupSize(columns);
   if (!Number.isInteger(rowGroupSize) || rowGroupSize < 1) throw new RangeError('parquet: rowGroupSize must be ≥ 1');
@@ -279,8 +363,16 @@ export async function openParquet(
     end = async () => {};
   }
 
+  let rowOf = (row: Record<string, unknown>, i: number): unknown => converters[i]!(row[columns[i]!.key]);
   const writer = new ParquetWriter({ writer: new OutputWriter(out, end), schema, createdBy: 'corebridge' });
   const converters = columns.map(converterOf);
+  if (layout instanceof SegmentedLayout) {
+    // the segment id column takes the whole row, of which one key is the segment's
+    const idOf = segmentIdOf(layout);
+    const rowConverters = converters.map((c, i) => (row: Record<string, unknown>) => c(row[columns[i]!.key]));
+    rowConverters[0] = idOf;
+    rowOf = (row, i) => rowConverters[i]!(row);
+  }
   let pending: unknown[][] = columns.map(() => []);
   let buffered = 0;
   let rows = 0;
@@ -309,7 +401,7 @@ export async function openParquet(
       if (closed) throw new Error('parquet: write after close');
       for (const row of batch) {
         for (let i = 0; i < columns.length; i++) {
-          pending[i]!.push(row === null ? null : converters[i]!(row[columns[i]!.key]));
+          pending[i]!.push(row === null ? null : rowOf(row, i));
         }
         buffered++;
         rows++;

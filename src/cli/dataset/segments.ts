@@ -1,14 +1,23 @@
-/** `--segments FILE.json` of `corebridge dataset`: the segments file read, checked and compiled record by record. */
+/** `--segments FILE.json` of `corebridge dataset`: the segments file read, checked and compiled segment by segment. */
 import { readFile } from 'node:fs/promises';
 import type { CompiledLayout } from '@corebridge/records';
-import { parseSegments, SegmentedLayout, SegmentsError } from '@corebridge/records/dataset';
+import {
+  parseSegments,
+  resolveSegments,
+  SegmentedLayout,
+  SegmentsError,
+  type SegmentCompile,
+} from '@corebridge/records/dataset';
 import { UsageError } from '../usage.ts';
 
-/** `compile` compiles one 01 record of the copybook with the command's options. */
+/**
+ * `compile` compiles a 01 record of the copybook (undefined: its one record) with the command's options, showing
+ * the views in `redefines` (a segment that is a REDEFINES view).
+ */
 export async function segmentsFromArgs(
   path: string,
   values: { record?: string | undefined },
-  compile: (record: string) => Promise<CompiledLayout>,
+  compile: (c: SegmentCompile) => Promise<CompiledLayout>,
 ): Promise<SegmentedLayout> {
   if (values.record !== undefined) throw new UsageError('--segments names the records; leave out --record');
   let json: unknown;
@@ -20,9 +29,7 @@ export async function segmentsFromArgs(
   }
   try {
     const spec = parseSegments(json);
-    const layouts = new Map<string, CompiledLayout>();
-    for (const record of new Set(Object.values(spec.segments))) layouts.set(record, await compile(record));
-    return new SegmentedLayout(spec, layouts);
+    return new SegmentedLayout(spec, await resolveSegments(spec, compile));
   } catch (e) {
     if (e instanceof SegmentsError) throw new UsageError(`${path}: ${e.message}`, 1);
     throw e;
