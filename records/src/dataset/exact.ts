@@ -4,7 +4,8 @@
  * copybook name can produce, and written back by encode. A record that encodes back to its own bytes gets no key.
  */
 import { RecordDecodeError, RecordEncodeError } from '../errors.ts';
-import type { RecordDecodeOptions } from '../types.ts';
+import { layoutItems } from '../index.ts';
+import type { LayoutItem, RecordDecodeOptions } from '../types.ts';
 import type { RecordDecoder } from './decode.ts';
 import type { RecordEncoder } from './encode.ts';
 import { SegmentedLayout } from './segments.ts';
@@ -71,7 +72,7 @@ export function byteRanges(file: Uint8Array, encoded: Uint8Array, slot: boolean)
       continue;
     }
     let last = i;
-    for (let j = i + 1; j < n && j - last <= MERGE_GAP; j++) if (!same(j)) last = j;
+    for (let j = i + 1; j < n && j - last <= MERGE_GAP + 1; j++) if (!same(j)) last = j;
     const end = last + 1;
     const was = Buffer.alloc(end - i);
     if (i < e) again.copy(was, 0, i, Math.min(end, e));
@@ -81,10 +82,24 @@ export function byteRanges(file: Uint8Array, encoded: Uint8Array, slot: boolean)
   return ranges;
 }
 
+/** A decode error for a value that does not encode: at its item (its COBOL name) when one has that JSON path. */
+function unencodable(layout: Layout, e: RecordEncodeError): RecordDecodeError {
+  const reason = `its value does not encode back: ${e.reason}`;
+  const root = (layout as { root?: LayoutItem }).root;
+  const path = e.path.replace(/\[\d+\]/g, '[]');
+  const items = root === undefined ? [] : [...layoutItems(root)];
+  const item = items.find((i) => i.jsonPath === path || i.jsonPath === `${path}[]`);
+  if (item === undefined) return new RecordDecodeError(0, e.path, reason);
+  // an element of a table, or an item behind one, is elsewhere than the item's first offset
+  const placed = !e.path.includes('[') && item.afterOdo === undefined;
+  return new RecordDecodeError(placed ? item.offset : 0, item.cobolName, reason);
+}
+
 /**
  * A decoder whose records carry, under `@bytes`, the bytes that encoding their JSON with the same layout would
  * not give back: each record is decoded, encoded again and compared. It has no `decodeJson`, so JSON Lines are
- * written from its objects. A record whose fields do not encode back to at most its own length is a bad record.
+ * written from its objects. A record whose value does not encode (a byte above x'7F' in an ASCII field), or
+ * encodes to more bytes than it has, is a bad record: no line could give its bytes back.
  */
 export function exactDecoder(layout: Layout): RecordDecoder {
   return {
@@ -97,7 +112,7 @@ export function exactDecoder(layout: Layout): RecordDecoder {
         again = layout.encode(value);
       } catch (e) {
         if (!(e instanceof RecordEncodeError)) throw e;
-        throw new RecordDecodeError(0, e.path, `its value does not encode back: ${e.reason}`);
+        throw unencodable(layout, e);
       }
       const ranges = byteRanges(bytes, again, options?.trailing === 'ignore');
       if (ranges !== undefined) fieldsOf(layout, value)![BYTES_KEY] = ranges;
