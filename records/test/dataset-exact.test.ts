@@ -12,6 +12,7 @@ import { describe, test } from 'node:test';
 import { compileCopybook, layoutItems } from '../src/index.ts';
 import {
   BYTES_KEY,
+  compileSegments,
   DatasetError,
   decodeDataset,
   decodeDatasetJsonLines,
@@ -19,7 +20,10 @@ import {
   encodeDataset,
   exactDecoder,
   exactEncoder,
+  nestSegments,
   readJsonLines,
+  toJsonLines,
+  unnestSegments,
   type ByteRange,
   type FramingOptions,
 } from '../src/dataset/index.ts';
@@ -165,3 +169,44 @@ for (const f of fixtures) {
     });
   });
 }
+
+test('segments: @bytes is in each record’s object, so nested children carry their own and the file comes back', async () => {
+  const copybook = [
+    '       01 CUST-REC.',
+    '          05 SEG-ID PIC X.',
+    '          05 FILLER PIC X(3).',
+    '          05 C-NAME PIC X(4).',
+    '       01 ACCT-REC.',
+    '          05 SEG-ID2 PIC X.',
+    '          05 A-AMT PIC S9(5) COMP-3.',
+    '          05 FILLER PIC X(4).',
+  ].join('\n');
+  const spec = { field: 'SEG-ID', segments: { C: 'CUST-REC', A: 'ACCT-REC' }, children: { 'ACCT-REC': 'CUST-REC' } };
+  const layout = compileSegments(copybook, spec, { profile: 'gnucobol' });
+  const file = Buffer.concat([
+    Buffer.from('C\x00\x01\x02ADA ', 'latin1'),
+    Buffer.from('A'),
+    Buffer.from('12345f', 'hex'),
+    Buffer.from('wxyz'),
+    Buffer.from('C   BOB '),
+  ]);
+  const framing: FramingOptions = { recfm: 'F', lrecl: 8 };
+  const rows: unknown[] = [];
+  for await (const batch of nestSegments(decodeDataset(chunks(file, 5), exactDecoder(layout), { framing }), layout)) {
+    for (const r of batch) rows.push(r.value);
+  }
+  assert.deepEqual(rows, [
+    {
+      custRec: {
+        segId: 'C',
+        cName: 'ADA',
+        '@bytes': [[1, '000102', '202020']],
+        acctRec: [{ segId2: 'A', aAmt: 12345, '@bytes': [[3, '5f7778797a', '5c20202020']] }],
+      },
+    },
+    { custRec: { segId: 'C', cName: 'BOB' } },
+  ]);
+  const lines = readJsonLines(text(toJsonLines(rows)));
+  const again = await collect(encodeBatches(unnestSegments(lines, layout), exactEncoder(layout), { framing }));
+  assert.equal(again.toString('hex'), file.toString('hex'));
+});
