@@ -10,7 +10,7 @@ import type { RecordDecoder } from './decode.ts';
 import type { RecordEncoder } from './encode.ts';
 import { SegmentedLayout } from './segments.ts';
 
-/** The key of the bytes a record's fields do not reproduce: `'@' is in no COBOL name or JSON name of a mapping. */
+/** The key of the bytes a record's fields do not reproduce: '@' is in no COBOL name, nor in a mapping's JSON names. */
 export const BYTES_KEY = '@bytes';
 
 /**
@@ -114,6 +114,7 @@ export function exactDecoder(layout: Layout): RecordDecoder {
         if (!(e instanceof RecordEncodeError)) throw e;
         throw unencodable(layout, e);
       }
+      // F slots are read with trailing bytes ignored, and written padded with x'00'
       const ranges = byteRanges(bytes, again, options?.trailing === 'ignore');
       if (ranges !== undefined) fieldsOf(layout, value)![BYTES_KEY] = ranges;
       return value;
