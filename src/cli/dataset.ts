@@ -15,6 +15,8 @@ import {
   decodeDataset,
   decodeDatasetJsonLines,
   encodeBatches,
+  exactDecoder,
+  exactEncoder,
   formatVerifyReport,
   isVariable,
   nestSegments,
@@ -66,6 +68,13 @@ Decode:
   --split k/n                   the k-th of n parts of the file (F/FB: records evenly; V/VB: the records or blocks
                                 whose header starts in the k-th n-th of its bytes; V/VB record numbers count from 1
                                 in the part); the n parts' outputs together are the whole file's
+  --keep-bytes                  each line also keeps, under "@bytes", the bytes its fields do not say (FILLER content,
+                                another sign nibble, slack past the record in an F slot), so that encode gives the file
+                                back byte for byte; a line whose record re-encodes as it is has no "@bytes" (jsonl only)
+
+Encode:
+  a line's "@bytes" ([[offset, "hex", "was"], …]) is written over its record: what encode writes is the JSON's
+  bytes, then, where they are still "was", the file's
 
 Multi-segment files (decode, encode and verify):
   --segments FILE.json          {"field": "SEG-ID", "segments": {"C": "CUSTOMER-REC", "A": "ACCOUNT-REC"}}: the 01 record, or
@@ -96,6 +105,7 @@ const OPTIONS = {
   segments: { type: 'string' },
   threads: { type: 'string' },
   split: { type: 'string' },
+  'keep-bytes': { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -294,9 +304,17 @@ async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, 
   if (values.errors !== undefined && onError === 'fail') {
     throw new UsageError('--errors needs --on-error skip or null (fail stops at the first bad record)');
   }
+  const keep = values['keep-bytes'] === true;
+  if (keep && format !== 'jsonl') {
+    throw new UsageError(`--keep-bytes writes JSON Lines: encode reads those, not ${format}`);
+  }
+  if (keep && values.threads !== undefined && values.threads !== '1') {
+    throw new UsageError('--keep-bytes decodes in one thread: leave out --threads');
+  }
+  const decoder = keep ? exactDecoder(layout) : layout;
   const part = await openPart(values.input, values.split, framing);
   const { source, size } = part ?? (await inputOf(values, io));
-  const threads = threadsFrom(values.threads, size);
+  const threads = keep ? 1 : threadsFrom(values.threads, size);
   const seen = { bytes: 0 };
   const progress = progressOn(io.stderr, size, values.quiet === true);
   const output = await openRows(format, layout, values, io);
@@ -324,7 +342,7 @@ async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, 
       }
     } else if (format === 'jsonl' && !nested) {
       // each record's JSON written straight into bytes, without the object in between
-      for await (const batch of decodeDatasetJsonLines(counted(source, seen), layout, decodeOptions)) {
+      for await (const batch of decodeDatasetJsonLines(counted(source, seen), decoder, decodeOptions)) {
         bad.push(...batch.errors);
         if (batch.count > 0) await output.writeText(batch.lines);
         if (report !== undefined && batch.errors.length > 0) await report.write(errorLines(batch.errors));
@@ -332,7 +350,7 @@ async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, 
         progress.update(seen.bytes, written);
       }
     } else {
-      let batches = decodeDataset(counted(source, seen), layout, decodeOptions);
+      let batches = decodeDataset(counted(source, seen), decoder, decodeOptions);
       if (nested) batches = nestSegments(batches, layout, { onError });
       for await (const batch of batches) {
         const rows: Array<Record<string, unknown> | null> = [];
@@ -389,7 +407,11 @@ async function encode(layout: CompiledLayout | SegmentedLayout, values: Values, 
         yield batch;
       }
     }
-    for await (const chunk of encodeBatches(countedLines(), layout, { framing })) await output.write(chunk);
+    // a line's "@bytes" (from decode --keep-bytes) is written over its record whenever it is there
+    const { lrecl } = framing;
+    const maxLength = isVariable(framing.recfm) && lrecl !== undefined ? lrecl - 4 : lrecl;
+    const encoder = exactEncoder(layout, { maxLength });
+    for await (const chunk of encodeBatches(countedLines(), encoder, { framing })) await output.write(chunk);
     await output.commit();
   } catch (e) {
     await output.abort();
@@ -449,6 +471,9 @@ export async function datasetCommand(argv: string[], io: Io): Promise<number> {
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   if (action !== 'decode' && (values.threads ?? values.split) !== undefined) {
     throw new UsageError('--threads and --split apply to decode only');
+  }
+  if (action !== 'decode' && values['keep-bytes'] !== undefined) {
+    throw new UsageError('--keep-bytes applies to decode; encode writes a line\'s "@bytes" whenever it has one');
   }
   const layout =
     values.segments === undefined

@@ -4,7 +4,7 @@
  * GnuCOBOL's EBCDIC alphabet, C/D zoned signs, binary 2/4/8 bytes big-endian). The records' values are
  * seeded random values of every item, written as decode returns them.
  */
-import { compileCopybook, type LayoutItem } from '../../src/index.ts';
+import { compileCopybook, layoutItems, type LayoutItem } from '../../src/index.ts';
 import type { DatasetCase } from './datasets-fixture.ts';
 import type { OracleOptions } from './fixture.ts';
 
@@ -74,6 +74,19 @@ const VARIABLE_MIDDLE = fixed(
   '      10 VM-NOTE  PIC X(6).',
   "      10 FILLER   PIC X(2) VALUE '<>'.",
   '      10 VM-CODE  PIC 9(3) COMP.',
+);
+
+/** FILLER the JSON has no key for, a signed COMP-3 and an unsigned one: the record of the `@bytes` case. */
+const FILLER_BYTES = fixed(
+  '01 XB-REC.',
+  '   05 XB-ID       PIC X(6).',
+  '   05 FILLER      PIC X(4).',
+  '   05 XB-AMT      PIC S9(7)V99 COMP-3.',
+  '   05 XB-NAME     PIC X(10).',
+  "   05 FILLER      PIC X(6) VALUE '<>'.",
+  '   05 XB-QTY      PIC S9(5).',
+  '   05 XB-UPK      PIC 9(5) COMP-3.',
+  '   05 XB-FLAG     PIC X.',
 );
 
 // ── seeded values ────────────────────────────────────────────────────────────
@@ -173,6 +186,43 @@ function records(
   return Array.from({ length: n }, (_, i) => recordValues(layout.root, rnd, alphabet, (i * step) % counts));
 }
 
+/**
+ * Bytes a program leaves in records that their JSON cannot say, over the values: binary bytes in the first
+ * FILLER, text in the one with a VALUE, and in XB-AMT the sign nibble F for a positive amount (encode writes C)
+ * or D for a zero (negative zero; encode writes C). Some records keep what encode writes, to show the key absent.
+ */
+function fillerBytes(
+  seed: number,
+  n: number,
+): { records: Array<Record<string, unknown>>; overwrite: Array<Array<[number, string]>> } {
+  const values = records(FILLER_BYTES, GNUCOBOL, seed, n, ASCII_PRINTABLE);
+  values[1]!.xbAmt = 0;
+  const layout = compileCopybook(FILLER_BYTES.join('\n'), GNUCOBOL);
+  const items = [...layoutItems(layout.root)];
+  const fillers = items.filter((i) => i.cobolName === 'FILLER');
+  const amt = items.find((i) => i.cobolName === 'XB-AMT')!;
+  const rnd = prng(seed + 1);
+  const hex = (bytes: number[]) => Buffer.from(bytes).toString('hex');
+  const overwrite = values.map((v, r): Array<[number, string]> => {
+    const out: Array<[number, string]> = [];
+    if (r % 4 !== 3) {
+      const f = fillers[0]!;
+      out.push([f.offset, hex(Array.from({ length: f.length }, () => Math.floor(rnd() * 256)))]);
+    }
+    const signAt = amt.offset + amt.length - 1;
+    const last = Buffer.from(layout.encode(v))[signAt]!;
+    if (v.xbAmt === 0) out.push([signAt, hex([(last & 0xf0) | 0x0d])]);
+    else if (r % 2 === 0 && (last & 0x0f) === 0x0c) out.push([signAt, hex([(last & 0xf0) | 0x0f])]);
+    if (r % 3 !== 2) {
+      const f = fillers[1]!;
+      const text = Array.from({ length: f.length }, () => 0x21 + Math.floor(rnd() * 0x5e));
+      out.push([f.offset, hex(text)]);
+    }
+    return out.sort((a, b) => a[0] - b[0]);
+  });
+  return { records: values, overwrite };
+}
+
 export const DATASET_CASES: DatasetCase[] = [
   {
     name: 'fixed-gnucobol',
@@ -236,5 +286,14 @@ export const DATASET_CASES: DatasetCase[] = [
     flags: ZOS_FLAGS,
     ebcdic: true,
     records: records(VARIABLE, ZOS, 3405, 16, EBCDIC_SAFE),
+  },
+  {
+    name: 'fixed-filler-bytes',
+    description:
+      'F: 12 records whose FILLER holds what the program MOVEd over it (binary bytes; text where the FILLER has a VALUE) and whose signed COMP-3 amount has the sign nibble F (positive) or D on a zero, where encode writes C; GnuCOBOL layout (ASCII). Encode gives these bytes back only from the JSON that decode with @bytes wrote',
+    copybook: FILLER_BYTES,
+    options: GNUCOBOL,
+    recfm: 'F',
+    ...fillerBytes(3407, 12),
   },
 ];

@@ -24,6 +24,8 @@ export interface DatasetProgramSpec {
   variable: boolean;
   /** Translate the DISPLAY bytes to EBCDIC with GnuCOBOL's EBCDIC alphabet before each WRITE. */
   ebcdicDisplay: boolean;
+  /** Per record, bytes MOVEd over the record after its values: `[offset, hex]`. */
+  overwrite?: Array<Array<[number, string]>> | undefined;
 }
 
 function wrap(tokens: string[]): string[] {
@@ -200,6 +202,12 @@ export function datasetProgram(spec: DatasetProgramSpec): string {
       if (leaf.item.cobolName === counter) continue;
       for (const l of wrap(['MOVE', cobolLiteral(leaf.value, leaf.item), 'TO', ...ref(leaf.item, leaf.subscripts)]))
         line(l);
+    }
+    // bytes the JSON cannot say (FILLER content, another sign nibble), over the whole record by position
+    for (const [offset, hex] of spec.overwrite?.[r] ?? []) {
+      if (!/^(?:[0-9a-f]{2})+$/.test(hex) || offset < 0 || offset + hex.length / 2 > layout.minLength)
+        throw new Error(`record ${r + 1}: cannot overwrite ${hex} at ${offset}`);
+      line(`${INDENT}MOVE X'${hex.toUpperCase()}' TO ${rec} (${offset + 1}:${hex.length / 2})`);
     }
     if (counter !== undefined) {
       const count = leaves.find((l) => l.item.cobolName === counter)?.value;

@@ -46,6 +46,12 @@ export interface DatasetFixture {
   lengths: number[];
   /** The records, as decode returns them; the program MOVEd them and DISPLAYed each item, which agreed. */
   records: Array<Record<string, unknown>>;
+  /**
+   * Bytes the program MOVEd over each record after its values (`[offset, hex]`, by reference modification): what
+   * the JSON cannot say, such as FILLER content or a sign nibble encode does not write. Such fixtures are in
+   * test/fixtures/datasets/exact/: their records encode back to these bytes only through `@bytes`.
+   */
+  overwritten?: Array<Array<[number, string]>>;
 }
 
 /** One case as written in datasets-cases.ts. */
@@ -62,4 +68,6 @@ export interface DatasetCase {
   /** Translate DISPLAY bytes to EBCDIC (GnuCOBOL's EBCDIC alphabet) before each WRITE. */
   ebcdic?: boolean;
   records: Array<Record<string, unknown>>;
+  /** Per record, bytes MOVEd over it after its values: `[offset, hex]` (see DatasetFixture.overwritten). */
+  overwrite?: Array<Array<[number, string]>>;
 }

@@ -19,6 +19,8 @@ import type { DatasetCase, DatasetFixture } from './datasets-fixture.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const DATASETS_DIR = join(root, 'test/fixtures/datasets');
+/** Cases whose records hold bytes their JSON cannot say (`overwrite`): they come back only through `@bytes`. */
+export const EXACT_DATASETS_DIR = join(DATASETS_DIR, 'exact');
 
 /** GnuCOBOL's header length counts the data only; an IBM RDW counts its own 4 bytes too. */
 const GNUCOBOL_RDW_ADJUSTMENT = 4;
@@ -79,6 +81,7 @@ function generateDataset(c: DatasetCase, work: string, version: string): { fixtu
     records: c.records,
     variable: c.recfm === 'V',
     ebcdicDisplay: c.ebcdic === true,
+    overwrite: c.overwrite,
   });
   const src = join(dir, 'dataset.cob');
   // eslint-disable-next-line no-control-regex -- the range is Latin-1 whole, NUL included
@@ -146,8 +149,19 @@ function generateDataset(c: DatasetCase, work: string, version: string): { fixtu
     file: { name: `${c.name}.dat`, bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') },
     lengths,
     records: c.records,
+    ...(c.overwrite === undefined ? {} : { overwritten: overwrittenBytes(c.overwrite, parts) }),
   };
   return { fixture: JSON.parse(JSON.stringify(fixture)) as DatasetFixture, data };
+}
+
+/** The file's bytes where the program overwrote each record (after any translation to EBCDIC). */
+function overwrittenBytes(overwrite: Array<Array<[number, string]>>, parts: Buffer[]): Array<Array<[number, string]>> {
+  return parts.map((part, r) =>
+    (overwrite[r] ?? []).map(([offset, hex]): [number, string] => [
+      offset,
+      part.toString('hex', offset, offset + hex.length / 2),
+    ]),
+  );
 }
 
 /** The GnuCOBOL file header of one record, for a fixture's V framing (records shorter than 64 KiB). */
@@ -178,7 +192,9 @@ export function checkDatasetFixture(f: DatasetFixture, data: Buffer): string[] {
       problems.push(`${f.name} record ${i + 1}: decode throws ${String(e)}`);
     }
     try {
-      const encoded = layout.encode(values);
+      // bytes the program overwrote are the file's own: the codec must agree on every other byte
+      const encoded = Buffer.from(layout.encode(values));
+      for (const [offset, hex] of f.overwritten?.[i] ?? []) encoded.write(hex, offset, 'hex');
       if (!encoded.equals(bytes))
         problems.push(
           `${f.name} record ${i + 1}: encode\n    cobc  ${bytes.toString('hex')}\n    codec ${encoded.toString('hex')}`,
@@ -211,8 +227,10 @@ export function generateDatasets(
       continue;
     }
     const { fixture, data } = generated;
-    writeFileSync(join(DATASETS_DIR, fixture.file.name), data);
-    writeFileSync(join(DATASETS_DIR, `${c.name}.json`), `${JSON.stringify(fixture, null, 2)}\n`);
+    const into = c.overwrite === undefined ? DATASETS_DIR : EXACT_DATASETS_DIR;
+    mkdirSync(into, { recursive: true });
+    writeFileSync(join(into, fixture.file.name), data);
+    writeFileSync(join(into, `${c.name}.json`), `${JSON.stringify(fixture, null, 2)}\n`);
     records += fixture.records.length;
     const found = checkDatasetFixture(fixture, data);
     problems.push(...found);

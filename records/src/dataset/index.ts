@@ -61,3 +61,11 @@ export {
   type ReadAt,
 } from './split.ts';
 export { decodeDatasetJsonLines, JsonLinesDecoder, type JsonLinesBatch, type JsonTextDecoder } from './jsonl-fast.ts';
+export {
+  BYTES_KEY,
+  byteRanges,
+  exactDecoder,
+  exactEncoder,
+  type ByteRange,
+  type ExactEncoderOptions,
+} from './exact.ts';
