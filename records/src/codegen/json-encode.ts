@@ -6,9 +6,9 @@
  * that line, which give the result or the error. What it accepts, it writes exactly as `encode` would.
  */
 import type { BuiltLayout, Node } from '../layout.ts';
-import { POW10 } from '../decimal.ts';
-import { putZonedScaled, type ZonedSpec } from '../encodings/zoned.ts';
-import { putPackedScaled, type PackedSpec } from '../encodings/packed.ts';
+import type { ZonedSpec } from '../encodings/zoned.ts';
+import type { PackedSpec } from '../encodings/packed.ts';
+import type { NumberSpec } from '../encodings/numeric.ts';
 import type { TextSpec } from '../encodings/text.ts';
 import type { PlatformProfile } from '../types.ts';
 import { block, offsetBy, offsetJs, render, RECORD_START, type Code, type Offset } from './code.ts';
@@ -40,12 +40,6 @@ const BACKSLASH = 0x5c;
 function ws(src: Buffer, p: number): number {
   for (let c = src[p]; c === SPACE || c === TAB || c === CR; c = src[++p]);
   return p;
-}
-
-/** Whether the quoted key `key` (its bytes with both quotes) is at `p`. */
-function keyAt(src: Buffer, p: number, key: Uint8Array): boolean {
-  for (let i = 0; i < key.length; i++) if (src[p + i] !== key[i]) return false;
-  return true;
 }
 
 /** After a key: whitespace, a colon, whitespace; where the value starts, or -1. */
@@ -127,63 +121,47 @@ function textJson(src: Buffer, p: number, buf: Buffer, off: number, s: TextSpec)
   return p;
 }
 
-/** The last number `scanNumber` read: its digits as an integer, how many follow the point, its sign. */
-let numDigits = 0;
-let numFraction = 0;
+/** The number `scanNumber` read last: its first digit, the end of its last, the zeros the scale adds, its sign. */
+let numStart = 0;
+let numLast = 0;
+let numZeros = 0;
 let numNegative = false;
-let numEnd = 0;
 
 /**
- * A JSON number of at most 15 digits, without exponent, at `p`: where it ends, its parts in the variables
- * above; -1 for anything else (the caller takes the general path).
+ * Reads the JSON number at `p` for a field of `s.digits` digits and `s.scale` decimals: where it ends, or -1 for
+ * a number this path does not take — one with an exponent, more decimals than the scale, or more than
+ * min(digits, 15) digits at the scale, which `checkedScaled` takes by its other steps — and for text that is
+ * not a number. The value × 10^scale is then the digits from numStart to numLast (past a point) and numZeros
+ * zeros: exactly what `checkedScaled` makes of the number JSON.parse reads, as both are exact below 10^15.
  */
-function scanNumber(src: Buffer, p: number): number {
+function scanNumber(src: Buffer, p: number, s: NumberSpec): number {
   let c = src[p]!;
   const negative = c === 0x2d;
   if (negative) c = src[++p]!;
-  let num = 0;
-  let count = 0;
-  if (c === 0x30) {
-    c = src[++p]!;
-    if (c >= 0x30 && c <= 0x39) return -1;
-  } else if (c >= 0x31 && c <= 0x39) {
-    do {
-      num = num * 10 + (c - 0x30);
-      count++;
-      c = src[++p]!;
-    } while (c >= 0x30 && c <= 0x39);
-  } else {
-    return -1;
-  }
-  let fraction = 0;
+  const intStart = p;
+  if (c === 0x30) c = src[++p]!;
+  else if (c >= 0x31 && c <= 0x39)
+    do c = src[++p]!;
+    while (c >= 0x30 && c <= 0x39);
+  else return -1;
+  const intEnd = p;
+  let fracStart = p;
   if (c === 0x2e) {
-    c = src[++p]!;
-    if (!(c >= 0x30 && c <= 0x39)) return -1;
-    do {
-      num = num * 10 + (c - 0x30);
-      fraction++;
-      count++;
-      c = src[++p]!;
-    } while (c >= 0x30 && c <= 0x39);
+    fracStart = ++p;
+    c = src[p]!;
+    while (c >= 0x30 && c <= 0x39) c = src[++p]!;
+    if (p === fracStart) return -1;
   }
-  if (c === 0x65 || c === 0x45 || count > 15) return -1;
-  numDigits = num;
-  numFraction = fraction;
+  // an exponent, or a digit after a leading zero
+  if (c === 0x65 || c === 0x45 || (c >= 0x30 && c <= 0x39)) return -1;
+  const intLength = intEnd - intStart === 1 && src[intStart] === 0x30 ? 0 : intEnd - intStart;
+  const fracLength = p - fracStart;
+  if (fracLength > s.scale || intLength + s.scale > Math.min(s.digits, 15)) return -1;
+  numStart = intStart;
+  numLast = p - 1;
+  numZeros = s.scale - fracLength;
   numNegative = negative;
-  numEnd = p;
   return p;
-}
-
-/**
- * The value × 10^scale of the number at `p`, as `checkedScaled` gives it for the number JSON.parse reads there
- * (both exact below 10^15); NaN when the number is not one that path takes.
- */
-function scaledAt(src: Buffer, p: number, s: PackedSpec): number {
-  if (scanNumber(src, p) < 0 || numFraction > s.scale || s.scale >= POW10.length) return NaN;
-  const n = numDigits * POW10[s.scale - numFraction]!;
-  if (n >= POW10[Math.min(s.digits, 15)]!) return NaN;
-  if (!numNegative || n === 0) return n;
-  return s.signed ? -n : NaN;
 }
 
 type Put = (buf: Buffer, off: number, spec: unknown, v: unknown, path: string) => void;
@@ -244,18 +222,68 @@ function valueJson(
   return q;
 }
 
+/**
+ * A zoned decimal (not BLANK WHEN ZERO) from the number's digits, right to left; any other value by
+ * `valueJson`. A negative value into an unsigned field is an error, which the slow path names.
+ */
 function zonedJson(src: Buffer, p: number, buf: Buffer, off: number, s: ZonedSpec, put: Put, nullByte: number) {
-  const n = scaledAt(src, p, s);
-  if (n !== n) return valueJson(src, p, buf, off, s, put, nullByte, s.length);
-  putZonedScaled(buf, off, s, n);
-  return numEnd;
+  const end = s.blankWhenZero ? -1 : scanNumber(src, p, s);
+  if (end < 0) return valueJson(src, p, buf, off, s, put, nullByte, s.length);
+  const first = s.separate && s.leading ? off + 1 : off;
+  const digit = s.digit;
+  let zeros = numZeros;
+  let q = numLast;
+  let any = 0;
+  for (let i = first + s.digits - 1; i >= first; i--) {
+    let d = 0;
+    if (zeros > 0) zeros--;
+    else if (q >= numStart) {
+      let c = src[q--]!;
+      if (c === 0x2e) c = src[q--]!;
+      any |= d = c - 0x30;
+    }
+    buf[i] = digit[d]!;
+  }
+  const negative = numNegative && any !== 0;
+  if (negative && !s.signed) return valueJson(src, p, buf, off, s, put, nullByte, s.length);
+  if (s.separate) buf[s.leading ? off : off + s.digits] = negative ? s.table.minus : s.table.plus;
+  else if (s.signed) {
+    const at = s.leading ? off : off + s.digits - 1;
+    const d = s.digitOf[buf[at]!]!;
+    buf[at] = negative ? s.neg[d]! : s.pos[d]!;
+  }
+  return end;
 }
 
+/** A packed decimal from the number's digits, right to left; any other value by `valueJson`. */
 function packedJson(src: Buffer, p: number, buf: Buffer, off: number, s: PackedSpec, put: Put, nullByte: number) {
-  const n = scaledAt(src, p, s);
-  if (n !== n) return valueJson(src, p, buf, off, s, put, nullByte, s.length);
-  putPackedScaled(buf, off, s, n);
-  return numEnd;
+  const end = scanNumber(src, p, s);
+  if (end < 0) return valueJson(src, p, buf, off, s, put, nullByte, s.length);
+  let zeros = numZeros;
+  let q = numLast;
+  let any = 0;
+  let high = true;
+  let byte = 0;
+  for (let i = off + s.length - 1; i >= off;) {
+    let d = 0;
+    if (zeros > 0) zeros--;
+    else if (q >= numStart) {
+      let c = src[q--]!;
+      if (c === 0x2e) c = src[q--]!;
+      any |= d = c - 0x30;
+    }
+    if (high) {
+      buf[i--] = (d << 4) | byte;
+      high = false;
+    } else {
+      byte = d;
+      high = true;
+    }
+  }
+  const negative = numNegative && any !== 0;
+  if (negative && !s.signed) return valueJson(src, p, buf, off, s, put, nullByte, s.length);
+  buf[off + s.length - 1] = (buf[off + s.length - 1]! & 0xf0) | (!s.signed ? 0x0f : negative ? 0x0d : 0x0c);
+  return end;
 }
 
 // ── the generator ──
@@ -275,17 +303,12 @@ function supported(built: BuiltLayout): boolean {
 
 interface Ctx {
   g: Generator;
-  keyBytes: Map<string, string>;
 }
 
-/** The constant naming a key's bytes as the line writes it: `"key"`. */
-function keyConstant(c: Ctx, key: string): string {
-  let name = c.keyBytes.get(key);
-  if (name === undefined) {
-    name = c.g.constant('key', Buffer.from(JSON.stringify(key)), `the bytes of ${JSON.stringify(key)}`);
-    c.keyBytes.set(key, name);
-  }
-  return name;
+/** The test that the quoted key `key` is at `p`, a byte at a time (as the line writes it: `"key"`). */
+function keyTest(key: string): { test: string; length: number } {
+  const bytes = Buffer.from(JSON.stringify(key));
+  return { test: [...bytes].map((b, i) => `src[p + ${i}] === ${b}`).join(' && '), length: bytes.length };
 }
 
 /** Statements reading the object at `p` into the members of group `n`; `p` after its `}`. */
@@ -299,10 +322,10 @@ function members(c: Ctx, n: Node, at: Offset, origin: number): Code {
   ];
   for (const f of n.children) {
     if (f.key === null) continue;
-    const key = keyConstant(c, f.key);
+    const key = keyTest(f.key);
     code.push(
-      ...block(`if (${more} && keyAt(src, p, ${key}))`, [
-        `p = colon(src, p + ${key}.length);`,
+      ...block(`if (${more} && ${key.test})`, [
+        `p = colon(src, p + ${key.length});`,
         'if (p < 0) return -1;',
         ...value(c, f, offsetBy(at, f.offset - origin), f.offset),
         'p = ws(src, p);',
@@ -340,10 +363,7 @@ function element(c: Ctx, f: Node, at: Offset, origin: number): Code {
 function table(c: Ctx, f: Node, at: Offset): Code {
   const fn = c.g.id('elementJson');
   c.g.functions.push(
-    ...block(`function ${fn}(src, p, buf, at)`, [
-      ...element(c, f, { base: 'at', delta: 0 }, f.offset),
-      'return p;',
-    ]),
+    ...block(`function ${fn}(src, p, buf, at)`, [...element(c, f, { base: 'at', delta: 0 }, f.offset), 'return p;']),
   );
   const i = c.g.id('i');
   return [
@@ -374,7 +394,7 @@ export function compileJsonLineEncoder(
 ): JsonLineEncoder | null {
   if (!supported(built) || built.minLength !== built.maxLength) return null;
   const g = new Generator(profile);
-  const c: Ctx = { g, keyBytes: new Map() };
+  const c: Ctx = { g };
   const body: Code = ['T.copy(buf, 0);', ...members(c, built.root, RECORD_START, 0), 'return ws(src, p);'];
   const code: Code = [
     '"use strict";',
@@ -386,7 +406,6 @@ export function compileJsonLineEncoder(
   const runtime = {
     ...runtimeOf(built.root, g.constants, template),
     ws,
-    keyAt,
     colon,
     textJson,
     zonedJson,
