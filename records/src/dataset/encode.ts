@@ -1,18 +1,14 @@
 import { RecordEncodeError } from '../errors.ts';
 import { DatasetError } from './errors.ts';
 import { RecordWriter, type FramingOptions } from './framing.ts';
-import { BLANK, parseLine, readJsonLines, takeJsonLinesSource } from './jsonl.ts';
+import { BLANK, parseLine, readJsonLines, takeJsonLinesSource, type SourceValue } from './jsonl.ts';
+
+export type { SourceValue } from './jsonl.ts';
 import { jsonLineEncoderOf, type JsonLineEncoder } from '../codegen/json-encode.ts';
 
 /** What turns one JSON value into a record's bytes: a compiled layout. */
 export interface RecordEncoder {
   encode(json: unknown): Uint8Array;
-}
-
-/** A value to encode and, when it came from a file, the line it was on (for the error). */
-export interface SourceValue {
-  value: unknown;
-  line?: number | undefined;
 }
 
 export interface EncodeOptions {

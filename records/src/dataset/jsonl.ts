@@ -1,6 +1,11 @@
 import { StringDecoder } from 'node:string_decoder';
 import { DatasetError } from './errors.ts';
-import type { SourceValue } from './encode.ts';
+
+/** A value to encode and, when it came from a file, the line it was on (for the error). */
+export interface SourceValue {
+  value: unknown;
+  line?: number | undefined;
+}
 
 /**
  * Parses JSON Lines (one JSON value per line, UTF-8; blank lines and a `\r` before the newline are allowed), one
