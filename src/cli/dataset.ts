@@ -15,6 +15,7 @@ import {
   decodeDataset,
   decodeDatasetJsonLines,
   encodeBatches,
+  encodeJsonLines,
   formatVerifyReport,
   isVariable,
   nestSegments,
@@ -371,17 +372,22 @@ async function encode(layout: CompiledLayout | SegmentedLayout, values: Values, 
   const output = await openOutput(values.output, io.stdout);
   let records = 0;
   try {
-    const lines =
-      layout instanceof SegmentedLayout && layout.nested
-        ? unnestSegments(readJsonLines(source), layout)
-        : readJsonLines(source);
-    async function* countedLines() {
-      for await (const batch of lines) {
-        records += batch.length;
-        yield batch;
+    if (layout instanceof SegmentedLayout && layout.nested) {
+      const lines = unnestSegments(readJsonLines(source), layout);
+      async function* countedLines() {
+        for await (const batch of lines) {
+          records += batch.length;
+          yield batch;
+        }
+      }
+      for await (const chunk of encodeBatches(countedLines(), layout, { framing })) await output.write(chunk);
+    } else {
+      // a compiled layout reads lines in its key order straight into records
+      for await (const batch of encodeJsonLines(source, layout, { framing })) {
+        records += batch.records;
+        if (batch.bytes.length > 0) await output.write(batch.bytes);
       }
     }
-    for await (const chunk of encodeBatches(countedLines(), layout, { framing })) await output.write(chunk);
     await output.commit();
   } catch (e) {
     await output.abort();
