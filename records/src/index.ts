@@ -3,6 +3,7 @@
  * (`compileCopybook(text, { profile: 'zos' })`, then `layout.encode(json)` and `layout.decode(bytes)`).
  */
 import { compileCodec } from './codegen/compile.ts';
+import { registerJsonLineEncoder } from './codegen/json-encode.ts';
 import { compileJsonText, jsonLengthBound, type DecodeJsonFn } from './codegen/json-text.ts';
 import { expandCopybook, type SourcePlace } from './copy.ts';
 import { applyEmptyNumeric } from './empty.ts';
@@ -106,6 +107,7 @@ export function compileCopybook(source: string, options: CompileOptions & { reco
     jsonMaxLength: jsonLengthBound(built.root),
   };
   layoutNodes.set(layout, built.root);
+  registerJsonLineEncoder(layout, built, template, profile);
   return layout;
 }
 

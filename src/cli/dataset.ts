@@ -15,6 +15,7 @@ import {
   decodeDataset,
   decodeDatasetJsonLines,
   encodeBatches,
+  encodeJsonLines,
   exactDecoder,
   exactEncoder,
   formatVerifyReport,
@@ -397,21 +398,26 @@ async function encode(layout: CompiledLayout | SegmentedLayout, values: Values, 
   const output = await openOutput(values.output, io.stdout);
   let records = 0;
   try {
-    const lines =
-      layout instanceof SegmentedLayout && layout.nested
-        ? unnestSegments(readJsonLines(source), layout)
-        : readJsonLines(source);
-    async function* countedLines() {
-      for await (const batch of lines) {
-        records += batch.length;
-        yield batch;
-      }
-    }
     // a line's "@bytes" (from decode --keep-bytes) is written over its record whenever it is there
     const { lrecl } = framing;
     const maxLength = isVariable(framing.recfm) && lrecl !== undefined ? lrecl - 4 : lrecl;
-    const encoder = exactEncoder(layout, { maxLength });
-    for await (const chunk of encodeBatches(countedLines(), encoder, { framing })) await output.write(chunk);
+    const exact = exactEncoder(layout, { maxLength });
+    if (layout instanceof SegmentedLayout && layout.nested) {
+      const lines = unnestSegments(readJsonLines(source), layout);
+      async function* countedLines() {
+        for await (const batch of lines) {
+          records += batch.length;
+          yield batch;
+        }
+      }
+      for await (const chunk of encodeBatches(countedLines(), exact, { framing })) await output.write(chunk);
+    } else {
+      // a compiled layout reads lines in its key order straight into records
+      for await (const batch of encodeJsonLines(source, layout, { framing, fallback: exact })) {
+        records += batch.records;
+        if (batch.bytes.length > 0) await output.write(batch.bytes);
+      }
+    }
     await output.commit();
   } catch (e) {
     await output.abort();

@@ -22,7 +22,16 @@ export {
   type OnError,
   type RecordDecoder,
 } from './decode.ts';
-export { encodeBatches, encodeDataset, type EncodeOptions, type RecordEncoder, type SourceValue } from './encode.ts';
+export {
+  encodeBatches,
+  encodeDataset,
+  encodeJsonLines,
+  type EncodedBatch,
+  type EncodeOptions,
+  type JsonLinesEncodeOptions,
+  type RecordEncoder,
+  type SourceValue,
+} from './encode.ts';
 export { readJsonLines, toJsonLines } from './jsonl.ts';
 export { csvCell, csvHeader, csvTable, toCsvRows, type CsvTable } from './csv.ts';
 export {

@@ -8,7 +8,11 @@ export interface PackedSpec extends NumberSpec {
 }
 
 export function putPacked(buf: Buffer, off: number, s: PackedSpec, v: unknown, path: string): void {
-  const n = checkedScaled(s, v, path);
+  putPackedScaled(buf, off, s, checkedScaled(s, v, path));
+}
+
+/** Writes a value already scaled and checked against the picture (`checkedScaled`'s result). */
+export function putPackedScaled(buf: Buffer, off: number, s: PackedSpec, n: number | bigint): void {
   const sign = !s.signed ? 0x0f : n < 0 ? 0x0d : 0x0c;
   const last = off + s.length - 1;
   if (typeof n === 'number') {

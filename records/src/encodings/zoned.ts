@@ -112,7 +112,11 @@ function writeDigits(buf: Buffer, end: number, count: number, n: number | bigint
 }
 
 export function putZoned(buf: Buffer, off: number, s: ZonedSpec, v: unknown, path: string): void {
-  const n = checkedScaled(s, v, path);
+  putZonedScaled(buf, off, s, checkedScaled(s, v, path));
+}
+
+/** Writes a value already scaled and checked against the picture (`checkedScaled`'s result). */
+export function putZonedScaled(buf: Buffer, off: number, s: ZonedSpec, n: number | bigint): void {
   const negative = n < 0;
   if (s.blankWhenZero && (n === 0 || n === 0n)) {
     buf.fill(s.table.space, off, off + s.length);
