@@ -33,6 +33,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     summary: [
       'dataset decode   LAYOUT.cpy [--input FILE]           a file of records (F, FB, V, VB) → JSON Lines (dataset --help)',
       'dataset encode   LAYOUT.cpy --output FILE            JSON Lines → a file of records, byte for byte',
+      'dataset verify   LAYOUT.cpy [--input FILE]           does the file match the layout? if not, hints that would',
     ],
     load: async () => {
       const m = await import('./dataset.ts');
