@@ -334,7 +334,20 @@ async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, 
     // workers compile the copybook themselves and write JSON Lines; segments and other formats stay here
     if (threads > 1 && format === 'jsonl' && !(layout instanceof SegmentedLayout)) {
       const compile = { ...values, format: values['copybook-format'] };
-      for await (const done of decodeInWorkers(counted(source, seen), { file, compile, threads, ...decodeOptions })) {
+      // a file is read straight into the batches' buffers (its stream, opened already, is not used)
+      const path = values.input === undefined || values.input === '-' ? undefined : values.input;
+      const input =
+        path === undefined
+          ? undefined
+          : {
+              path,
+              start: part?.start.offset ?? 0,
+              end: part === undefined ? Infinity : part.start.offset + part.size,
+            };
+      if (input !== undefined) (source as { destroy?: () => void }).destroy?.();
+      const onRead = (n: number) => (seen.bytes += n);
+      const parallel = { file, compile, threads, input, onRead, ...decodeOptions };
+      for await (const done of decodeInWorkers(source, parallel)) {
         bad.push(...done.errors);
         await output.writeText(done.text);
         if (report !== undefined && done.errors.length > 0) await report.write(errorLines(done.errors));

@@ -77,6 +77,17 @@ export interface ParallelOptions extends WorkerSetup {
   start?: { number: number; offset: number } | undefined;
   /** About how many bytes a batch holds. */
   batchBytes?: number | undefined;
+  /** A file to read in place of `source`, straight into the batches' buffers. */
+  input?: FileRange | undefined;
+  /** Told the bytes of each read, for progress. */
+  onRead?: ((bytes: number) => void) | undefined;
+}
+
+/** Bytes `start` to `end` (exclusive) of the file at `path`. */
+export interface FileRange {
+  path: string;
+  start: number;
+  end: number;
 }
 
 const IN_FLIGHT = 2;
@@ -182,6 +193,52 @@ class Pool {
   }
 }
 
+/** Reads into a buffer from `at` to its end, or less; 0 at the end of the input. */
+interface Fill {
+  read(buf: Uint8Array, at: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The chunks of a stream, copied into the buffers given. */
+function streamFill(source: AsyncIterable<Uint8Array>): Fill {
+  const chunks = source[Symbol.asyncIterator]();
+  let chunk: Uint8Array = new Uint8Array(0);
+  let taken = 0;
+  return {
+    async read(buf, at) {
+      while (taken === chunk.length) {
+        const next = await chunks.next();
+        if (next.done === true) return 0;
+        chunk = next.value;
+        taken = 0;
+      }
+      const n = Math.min(buf.length - at, chunk.length - taken);
+      buf.set(chunk.subarray(taken, taken + n), at);
+      taken += n;
+      return n;
+    },
+    async close() {
+      await chunks.return?.();
+    },
+  };
+}
+
+/** A byte range of a file read straight into the buffers given: no chunk of its own to allocate and copy. */
+async function fileFill(file: FileRange): Promise<Fill> {
+  const handle = await open(file.path, 'r');
+  let position = file.start;
+  return {
+    async read(buf, at) {
+      const length = Math.min(buf.length - at, file.end - position);
+      if (length <= 0) return 0;
+      const { bytesRead } = await handle.read(buf, at, length, position);
+      position += bytesRead;
+      return bytesRead;
+    },
+    close: () => handle.close(),
+  };
+}
+
 /**
  * Decodes `source` (the file from `options.start`, or from its first byte) to JSON Lines in `options.threads`
  * workers, one result per batch, in the file's order. Errors are those of `decodeDataset` on one thread: the
@@ -255,20 +312,20 @@ export async function* decodeInWorkers(
 
   try {
     if (left <= 0) return;
-    let buf = inputs.take(batchBytes);
-    let used = 0;
-    for await (const chunk of source) {
-      let at = 0;
-      while (at < chunk.length) {
-        const n = Math.min(buf.length - used, chunk.length - at);
-        buf.set(chunk.subarray(at, at + n), used);
+    const fill = options.input === undefined ? streamFill(source) : await fileFill(options.input);
+    try {
+      let buf = inputs.take(batchBytes);
+      let used = 0;
+      for (;;) {
+        const n = await fill.read(buf, used);
+        if (n === 0) break;
         used += n;
-        at += n;
-        if (used < buf.length) break;
+        options.onRead?.(n);
+        if (used < buf.length) continue;
         const cut = walk(buf.subarray(0, used), offset, offset, framing);
         const length = cut.broken ? used : cut.next - offset;
         // a record or block longer than the buffer: a larger one, until it holds it
-        const next = inputs.take(length === 0 ? buf.length * 2 : batchBytes);
+        const next = inputs.take(length === 0 ? buf.length * 2 : Math.max(batchBytes, used - length));
         next.set(buf.subarray(length, used));
         if (length === 0) {
           inputs.give(buf.buffer as ArrayBuffer);
@@ -283,11 +340,13 @@ export async function* decodeInWorkers(
         while (queue.length >= IN_FLIGHT * decoders.length || (stopped && queue.length > 0)) yield* take();
         if (stopped) return;
       }
-    }
-    if (used > 0) {
-      // the last records, and any partial one at the end, which the worker's reader reports
-      const cut = walk(buf.subarray(0, used), offset, offset, framing);
-      send(buf, used, cut.records, true, false);
+      if (used > 0) {
+        // the last records, and any partial one at the end, which the worker's reader reports
+        const cut = walk(buf.subarray(0, used), offset, offset, framing);
+        send(buf, used, cut.records, true, false);
+      }
+    } finally {
+      await fill.close();
     }
     while (queue.length > 0) yield* take();
   } finally {
