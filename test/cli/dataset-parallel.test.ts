@@ -217,3 +217,33 @@ test('--split and --threads refuse what they cannot do', () => {
   assert.match(run(['decode', at('txn.cpy'), '--input', input, '--threads', '0']).stderr, /--threads must be/);
   assert.match(run(['encode', at('txn.cpy'), '--output', at('x'), '--threads', '2']).stderr, /apply to decode only/);
 });
+
+test('records longer than a batch, then longer ones: each batch buffer grows to hold what is left, the lines are those of one thread', async () => {
+  const { decodeInWorkers } = await import('../../src/cli/dataset/parallel.ts');
+  const framing: FramingOptions = { recfm: 'V' };
+  const writer = new RecordWriter(framing);
+  // V records of 59 to 104 bytes, cut into batches of 40: a batch grows until it holds a record and the start of
+  // the next, which may be longer than a batch
+  const counts = [0, 5, 9, 2, 9, 9, 1];
+  const parts: Uint8Array[] = [];
+  counts.forEach((n, i) => {
+    const txItem = Array.from({ length: n }, (_, j) => `IT${j}`);
+    writer.write(layout.encode({ txId: i + 1, txName: `r${i + 1}`, txAmount: '1.00', txFee: '0', txN: n, txItem }));
+    parts.push(writer.take());
+  });
+  parts.push(writer.end());
+  const file = at('growing.V');
+  writeFileSync(file, Buffer.concat(parts));
+  const expected = run(['decode', at('txn.cpy'), '--input', file, '--recfm', 'V', '--threads', '1', '--quiet']);
+  assert.equal(expected.code, 0, expected.stderr);
+  for (const input of [undefined, { path: file, start: 0, end: Infinity }]) {
+    let text = '';
+    const source = (async function* () {
+      yield readFileSync(file);
+    })();
+    const options = { file: at('txn.cpy'), compile: {}, framing, onError: 'fail' as const, threads: 2, batchBytes: 40 };
+    for await (const done of decodeInWorkers(source, { ...options, input }))
+      text += Buffer.from(done.text).toString('utf8');
+    assert.equal(text, expected.stdout, input === undefined ? 'from a stream' : 'from the file');
+  }
+});
