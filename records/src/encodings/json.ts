@@ -6,6 +6,7 @@
  */
 import { UNMAPPED, type CharTable } from '../charsets.ts';
 import { POW10 } from '../decimal.ts';
+import { LAST_DIGIT, LAST_SIGN, PAIR } from './packed.ts';
 import type { ZonedSpec } from './zoned.ts';
 
 /** Thrown inside `decodeJson` when its fast path stops; never leaves it. */
@@ -241,19 +242,6 @@ export function zonedInteger(
   return (num * 10 + s.lastDigit[x]!) * s.lastSign[x]!;
 }
 
-/** A byte of two digit nibbles → their value 0–99; NaN for a byte with a nibble that is not a digit. */
-const PAIR = Float64Array.from({ length: 256 }, (_, x) =>
-  x >> 4 > 9 || (x & 15) > 9 ? NaN : (x >> 4) * 10 + (x & 15),
-);
-/** The last byte of a packed field: its digit, NaN for a bad digit or sign; 256–511 for unsigned fields. */
-const LAST_DIGIT = Float64Array.from({ length: 512 }, (_, i) => {
-  const digit = (i & 0xff) >> 4;
-  const sign = i & 0x0f;
-  const negative = sign === 0x0d || sign === 0x0b;
-  return digit > 9 || sign < 0x0a || (negative && i >= 256) ? NaN : digit;
-});
-const LAST_SIGN = Float64Array.from({ length: 512 }, (_, i) => ((i & 0x0f) === 0x0d || (i & 0x0f) === 0x0b ? -1 : 1));
-
 /**
  * A packed field of at most 15 digits: the signed integer of its digits, NaN for bytes decode refuses.
  * `firstLimit` is 0x10 where an even digit count leaves the first nibble unused (it must be 0), else 0x100.
@@ -268,6 +256,12 @@ export function packedInteger(b: Uint8Array, off: number, last: number, unsigned
 
 /** Digits of a wide decimal, read before they are written. */
 let digitScratch = new Uint8Array(64);
+
+/** `digitScratch`, with room for `count` digits. */
+function scratchFor(count: number): Uint8Array {
+  if (count > digitScratch.length) digitScratch = new Uint8Array(count * 2);
+  return digitScratch;
+}
 
 /**
  * `count` digits in `digitScratch`, negative or not, over 10^scale, as the JSON string decode returns for a
@@ -314,8 +308,7 @@ export function jsonZonedDecimal(
   s: ZonedSpec,
 ): number {
   const count = last - off + 1;
-  if (count > digitScratch.length) digitScratch = new Uint8Array(count * 2);
-  const d = digitScratch;
+  const d = scratchFor(count);
   for (let i = off; i < last; i++) {
     const digit = b[i]! - zero;
     if (digit < 0 || digit > 9) return -1;
@@ -341,8 +334,7 @@ export function jsonPackedDecimal(
 ): number {
   if (b[off]! >= firstLimit) return -1;
   const count = (last - off) * 2 + 1;
-  if (count > digitScratch.length) digitScratch = new Uint8Array(count * 2);
-  const d = digitScratch;
+  const d = scratchFor(count);
   for (let i = off, k = 0; i < last; i++, k += 2) {
     const x = b[i]!;
     if (x >> 4 > 9 || (x & 15) > 9) return -1;

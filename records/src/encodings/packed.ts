@@ -93,7 +93,7 @@ export function getPackedNumber(b: Buffer, off: number, s: PackedSpec, field: st
 }
 
 /** A byte of two digit nibbles → their value 0–99; NaN for a byte with a nibble that is not a digit. */
-const PAIR = Float64Array.from({ length: 256 }, (_, x) =>
+export const PAIR = Float64Array.from({ length: 256 }, (_, x) =>
   x >> 4 > 9 || (x & 15) > 9 ? NaN : (x >> 4) * 10 + (x & 15),
 );
 
@@ -101,13 +101,15 @@ const PAIR = Float64Array.from({ length: 256 }, (_, x) =>
  * The last byte of a packed field: its digit (NaN for a bad digit or sign) and its sign (-1 or 1). Bytes
  * 0–255 for signed fields, 256–511 for unsigned ones (where a negative sign is an error, so NaN).
  */
-const LAST_DIGIT = Float64Array.from({ length: 512 }, (_, i) => {
+export const LAST_DIGIT = Float64Array.from({ length: 512 }, (_, i) => {
   const digit = (i & 0xff) >> 4;
   const sign = i & 0x0f;
   const negative = sign === 0x0d || sign === 0x0b;
   return digit > 9 || sign < 0x0a || (negative && i >= 256) ? NaN : digit;
 });
-const LAST_SIGN = Float64Array.from({ length: 512 }, (_, i) => ((i & 0x0f) === 0x0d || (i & 0x0f) === 0x0b ? -1 : 1));
+export const LAST_SIGN = Float64Array.from({ length: 512 }, (_, i) =>
+  (i & 0x0f) === 0x0d || (i & 0x0f) === 0x0b ? -1 : 1,
+);
 
 /**
  * getPackedNumber with the spec's numbers as arguments: the generated decoder passes them as literals. Kept
