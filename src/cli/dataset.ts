@@ -2,7 +2,7 @@
  * `corebridge dataset decode|encode|verify`: a file of records (a mainframe data set in F, FB, V or VB format)
  * to JSON Lines, CSV or Parquet and back, as a stream, against a copybook.
  */
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { once } from 'node:events';
 import { basename, dirname, join } from 'node:path';
@@ -35,7 +35,7 @@ import {
 } from '@corebridge/records/dataset';
 import { progressOn } from './dataset/progress.ts';
 import { segmentsFromArgs } from './dataset/segments.ts';
-import { decodeInWorkers, openPart, threadsFrom } from './dataset/parallel.ts';
+import { decodeInWorkers, noBytes, openPart, readRange, threadsFrom, type FileRange } from './dataset/parallel.ts';
 import { UsageError, type Io } from './usage.ts';
 
 export const DATASET_USAGE = `usage: corebridge dataset decode LAYOUT.cpy [--input FILE] [--output FILE] [--format jsonl|csv|parquet]
@@ -64,8 +64,8 @@ Decode:
                                 leave it out; or write null in its place. skip and null report each to --errors FILE
   --errors FILE                 JSON Lines report of the bad records ({record, offset, field, reason})
   --skip N  --limit N           pass over the first N records; stop after N records
-  --threads N                   decode to jsonl in N worker threads, output in order (default: one per core for
-                                a file of 32 MB or more, else 1: in-process)
+  --threads N                   decode to jsonl in N threads (this one and N-1 workers), output in order (default:
+                                one per core for a file of 32 MB or more, else 1)
   --split k/n                   the k-th of n parts of the file (F/FB: records evenly; V/VB: the records or blocks
                                 whose header starts in the k-th n-th of its bytes; V/VB record numbers count from 1
                                 in the part); the n parts' outputs together are the whole file's
@@ -212,8 +212,23 @@ async function openOutput(path: string | undefined, stdout: NodeJS.WritableStrea
   };
 }
 
-async function inputOf(values: Values, io: Io): Promise<{ source: AsyncIterable<Uint8Array>; size?: number }> {
-  if (values.input === undefined || values.input === '-') return { source: io.stdin as AsyncIterable<Uint8Array> };
+/** The input: a file's byte range (its size known), or standard input; opened when read. */
+interface Input {
+  file?: FileRange | undefined;
+  size?: number | undefined;
+  /** Its bytes, in chunks of about `chunk` bytes when it is a file. */
+  open(chunk: number): AsyncIterable<Uint8Array>;
+}
+
+/**
+ * Chunks read at once: large where each record is written as bytes, so the per-chunk work is spread over many
+ * records; smaller where each becomes an object first (CSV, Parquet), so a chunk's objects stay few.
+ */
+const BIG_CHUNK = 1 << 20;
+const ROWS_CHUNK = 1 << 18;
+
+async function inputOf(values: Values, io: Io): Promise<Input> {
+  if (values.input === undefined || values.input === '-') return { open: () => io.stdin as AsyncIterable<Uint8Array> };
   let size: number;
   try {
     size = (await stat(values.input)).size;
@@ -221,8 +236,8 @@ async function inputOf(values: Values, io: Io): Promise<{ source: AsyncIterable<
     const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
     throw new UsageError(`cannot read ${values.input}: ${reason}`, 1);
   }
-  // large reads: the per-chunk work (a batch of records, one write) is then spread over many records
-  return { source: createReadStream(values.input, { highWaterMark: 1 << 20 }), size };
+  const file = { path: values.input, start: 0, end: size };
+  return { file, size, open: (chunk) => readRange(file, chunk) };
 }
 
 /** Where decoded rows go, in the format asked for. */
@@ -309,13 +324,14 @@ async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, 
   if (keep && format !== 'jsonl') {
     throw new UsageError(`--keep-bytes writes JSON Lines: encode reads those, not ${format}`);
   }
-  if (keep && values.threads !== undefined && values.threads !== '1') {
-    throw new UsageError('--keep-bytes decodes in one thread: leave out --threads');
-  }
   const decoder = keep ? exactDecoder(layout) : layout;
   const part = await openPart(values.input, values.split, framing);
-  const { source, size } = part ?? (await inputOf(values, io));
-  const threads = keep ? 1 : threadsFrom(values.threads, size);
+  const input: Input =
+    part === undefined
+      ? await inputOf(values, io)
+      : { file: part.file, size: part.file.end - part.file.start, open: (chunk) => readRange(part.file, chunk) };
+  const { size } = input;
+  const threads = threadsFrom(values.threads, size);
   const seen = { bytes: 0 };
   const progress = progressOn(io.stderr, size, values.quiet === true);
   const output = await openRows(format, layout, values, io);
@@ -328,26 +344,17 @@ async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, 
       onError,
       skip: count('skip', values.skip, 0),
       limit: count('limit', values.limit, 1),
-      start: part?.start,
+      start: part === undefined ? undefined : { number: part.number, offset: part.file.start },
     };
     const errorLines = (errors: readonly DatasetError[]) => errors.map((e) => `${JSON.stringify(e)}\n`).join('');
     // workers compile the copybook themselves and write JSON Lines; segments and other formats stay here
     if (threads > 1 && format === 'jsonl' && !(layout instanceof SegmentedLayout)) {
       const compile = { ...values, format: values['copybook-format'] };
-      // a file is read straight into the batches' buffers (its stream, opened already, is not used)
-      const path = values.input === undefined || values.input === '-' ? undefined : values.input;
-      const input =
-        path === undefined
-          ? undefined
-          : {
-              path,
-              start: part?.start.offset ?? 0,
-              end: part === undefined ? Infinity : part.start.offset + part.size,
-            };
-      if (input !== undefined) (source as { destroy?: () => void }).destroy?.();
+      // a file is read straight into the batches' buffers
+      const source = input.file === undefined ? input.open(BIG_CHUNK) : noBytes();
       const onRead = (n: number) => (seen.bytes += n);
-      const parallel = { file, compile, threads, input, onRead, ...decodeOptions };
-      for await (const done of decodeInWorkers(source, parallel)) {
+      const parallel = { file, compile, keepBytes: keep, decoder, threads, onRead, ...decodeOptions };
+      for await (const done of decodeInWorkers(source, { ...parallel, input: input.file })) {
         bad.push(...done.errors);
         await output.writeText(done.text);
         if (report !== undefined && done.errors.length > 0) await report.write(errorLines(done.errors));
@@ -356,7 +363,8 @@ async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, 
       }
     } else if (format === 'jsonl' && !nested) {
       // each record's JSON written straight into bytes, without the object in between
-      for await (const batch of decodeDatasetJsonLines(counted(source, seen), decoder, decodeOptions)) {
+      const source = counted(input.open(BIG_CHUNK), seen);
+      for await (const batch of decodeDatasetJsonLines(source, decoder, decodeOptions)) {
         bad.push(...batch.errors);
         if (batch.count > 0) await output.writeText(batch.lines);
         if (report !== undefined && batch.errors.length > 0) await report.write(errorLines(batch.errors));
@@ -364,7 +372,7 @@ async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, 
         progress.update(seen.bytes, written);
       }
     } else {
-      let batches = decodeDataset(counted(source, seen), decoder, decodeOptions);
+      let batches = decodeDataset(counted(input.open(ROWS_CHUNK), seen), decoder, decodeOptions);
       if (nested) batches = nestSegments(batches, layout, { onError });
       for await (const batch of batches) {
         const rows: Array<Record<string, unknown> | null> = [];
@@ -407,7 +415,7 @@ async function encode(layout: CompiledLayout | SegmentedLayout, values: Values, 
   if (values.output === undefined && (io.stdout as { isTTY?: boolean }).isTTY === true) {
     throw new UsageError('encode writes binary records: give --output FILE or redirect standard output');
   }
-  const { source } = await inputOf(values, io);
+  const source = (await inputOf(values, io)).open(BIG_CHUNK);
   const output = await openOutput(values.output, io.stdout);
   let records = 0;
   try {
@@ -445,7 +453,7 @@ async function encode(layout: CompiledLayout | SegmentedLayout, values: Values, 
  */
 async function verify(layout: CompiledLayout | SegmentedLayout, file: string, values: Values, io: Io): Promise<number> {
   const framing = framingFrom(values, layout);
-  const { source, size } = await inputOf(values, io);
+  const input = await inputOf(values, io);
   const options = { ...values, format: values['copybook-format'] };
   const segments = values.segments;
   const compile = (encoding: Charset) =>
@@ -454,10 +462,10 @@ async function verify(layout: CompiledLayout | SegmentedLayout, file: string, va
       : segmentsFromArgs(segments, values, ({ record, redefines }) =>
           compileFromArgs(file, { ...options, encoding, record }, { redefines }),
         );
-  const progress = progressOn(io.stderr, size, values.quiet === true);
+  const progress = progressOn(io.stderr, input.size, values.quiet === true);
   let report;
   try {
-    report = await verifyDataset(() => source, layout, {
+    report = await verifyDataset(() => input.open(BIG_CHUNK), layout, {
       framing,
       compile,
       onProgress: (bytes, records) => progress.update(bytes, records),

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { compileCopybook } from '@corebridge/records';
+import { compileFromArgs } from '@corebridge/records/cli';
 import { RecordWriter, type FramingOptions } from '@corebridge/records/dataset';
 
 const BIN = join(import.meta.dirname, '../../bin/corebridge.ts');
@@ -94,10 +95,50 @@ function both(input: string, args: string[]) {
   });
 }
 
+/**
+ * The same decode in two workers only, this thread reading, cutting and taking the answers in order: the path
+ * batches take once workers are ready, which a small file decoded by the CLI may finish before.
+ */
+async function inWorkers(
+  input: string,
+  framing: FramingOptions,
+  extra: { onError?: 'fail' | 'skip' | 'null'; skip?: number; limit?: number } = {},
+) {
+  const { decodeInWorkers, noBytes } = await import('../../src/cli/dataset/parallel.ts');
+  const decoder = await compileFromArgs(at('txn.cpy'), {});
+  const options = {
+    file: at('txn.cpy'),
+    compile: {},
+    keepBytes: false,
+    decoder,
+    framing,
+    onError: extra.onError ?? 'fail',
+    skip: extra.skip,
+    limit: extra.limit,
+    threads: 2,
+    decodeHere: false,
+    batchBytes: 64 << 10,
+    input: { path: input, start: 0, end: Infinity },
+  };
+  let output = '';
+  let errors = '';
+  let error: string | undefined;
+  try {
+    for await (const done of decodeInWorkers(noBytes(), options)) {
+      output += Buffer.from(done.text).toString('utf8');
+      errors += done.errors.map((e) => `${JSON.stringify(e)}\n`).join('');
+    }
+  } catch (e) {
+    error = (e as Error).message;
+  }
+  return { output, errors, error };
+}
+
 for (const { recfm, framing } of FORMATS) {
-  test(`${recfm}: two threads write the same JSON Lines as one, in the file's order`, () => {
+  test(`${recfm}: two threads write the same JSON Lines as one, in the file's order`, async () => {
     const input = writeFile(`good.${recfm}`, framing);
     const [one, two] = both(input, ['--recfm', recfm]);
+    assert.deepEqual(await inWorkers(input, framing), { output: one!.output, errors: '', error: undefined });
     assert.equal(one!.code, 0, one!.stderr);
     assert.equal(two!.code, 0, two!.stderr);
     const lines = one!.output!.split('\n');
@@ -111,9 +152,11 @@ for (const { recfm, framing } of FORMATS) {
 
 for (const { recfm, framing } of FORMATS) {
   for (const onError of ['skip', 'null']) {
-    test(`${recfm}: with --on-error ${onError}, two threads write the same records and report the same bad ones in order`, () => {
+    test(`${recfm}: with --on-error ${onError}, two threads write the same records and report the same bad ones in order`, async () => {
       const input = writeFile(`bad.${recfm}`, framing, BAD);
       const [one, two] = both(input, ['--recfm', recfm, '--on-error', onError]);
+      const workers = await inWorkers(input, framing, { onError: onError as 'skip' | 'null' });
+      assert.deepEqual(workers, { output: one!.output, errors: one!.errors, error: undefined });
       assert.equal(one!.code, 0, one!.stderr);
       assert.equal(two!.output, one!.output);
       assert.equal(two!.errors, one!.errors);
@@ -132,9 +175,15 @@ for (const { recfm, framing } of FORMATS) {
     });
   }
 
-  test(`${recfm}: with --on-error fail, two threads stop at the same first bad record as one`, () => {
+  test(`${recfm}: with --on-error fail, two threads stop at the same first bad record as one`, async () => {
     const input = writeFile(`bad-from-9001.${recfm}`, framing, BAD.slice(1));
     const [one, two] = both(input, ['--recfm', recfm]);
+    const workers = await inWorkers(input, framing);
+    assert.match(workers.error!, /record 9001 at byte \d+ \(TX-FEE\)/);
+    assert.ok(one!.stderr.includes(workers.error!), one!.stderr);
+    // the lines of the batches before the bad record's, as on one thread
+    const ids = workers.output.trim().split('\n').map((l) => (JSON.parse(l) as { txId: number }).txId);
+    assert.ok(ids.length > 0 && ids.length < 9001 && ids.every((id, i) => id === i + 1), `${ids.length} lines`);
     assert.notEqual(one!.code, 0);
     assert.equal(two!.code, one!.code);
     assert.match(one!.stderr, /record 9001 at byte \d+ \(TX-FEE\)/);
@@ -142,9 +191,10 @@ for (const { recfm, framing } of FORMATS) {
     assert.equal(two!.output, undefined);
   });
 
-  test(`${recfm}: --skip and --limit across batches give the same records with two threads`, () => {
+  test(`${recfm}: --skip and --limit across batches give the same records with two threads`, async () => {
     const input = writeFile(`good.${recfm}`, framing);
     const [one, two] = both(input, ['--recfm', recfm, '--skip', '8000', '--limit', '12345']);
+    assert.equal((await inWorkers(input, framing, { skip: 8000, limit: 12345 })).output, one!.output);
     assert.equal(two!.code, 0, two!.stderr);
     assert.equal(two!.output, one!.output);
     const rows = one!.output!.trim().split('\n');
@@ -153,7 +203,7 @@ for (const { recfm, framing } of FORMATS) {
   });
 }
 
-test('V: a broken RDW after the first megabyte stops two threads with the error one thread gives', () => {
+test('V: a broken RDW after the first megabyte stops two threads with the error one thread gives', async () => {
   const input = writeFile('broken.V', { recfm: 'V' });
   const bytes = readFileSync(input);
   // the RDW of the first record at or after 2,000,000 bytes: found by walking the RDWs
@@ -176,6 +226,9 @@ test('V: a broken RDW after the first megabyte stops two threads with the error 
   assert.equal(out2!.stdout, out1!.stdout);
   assert.equal(out2!.stderr, out1!.stderr);
   assert.equal(out2!.code, out1!.code);
+  const workers = await inWorkers(input, { recfm: 'V' });
+  assert.equal(workers.output, out1!.stdout);
+  assert.ok(out1!.stderr.includes(workers.error!), out1!.stderr);
 });
 
 for (const { recfm, framing } of FORMATS) {
@@ -236,14 +289,22 @@ test('records longer than a batch, then longer ones: each batch buffer grows to 
   writeFileSync(file, Buffer.concat(parts));
   const expected = run(['decode', at('txn.cpy'), '--input', file, '--recfm', 'V', '--threads', '1', '--quiet']);
   assert.equal(expected.code, 0, expected.stderr);
+  const decoder = await compileFromArgs(at('txn.cpy'), {});
+  const setup = { file: at('txn.cpy'), compile: {}, keepBytes: false, decoder, framing, onError: 'fail' as const };
   for (const input of [undefined, { path: file, start: 0, end: Infinity }]) {
-    let text = '';
-    const source = (async function* () {
-      yield readFileSync(file);
-    })();
-    const options = { file: at('txn.cpy'), compile: {}, framing, onError: 'fail' as const, threads: 2, batchBytes: 40 };
-    for await (const done of decodeInWorkers(source, { ...options, input }))
-      text += Buffer.from(done.text).toString('utf8');
-    assert.equal(text, expected.stdout, input === undefined ? 'from a stream' : 'from the file');
+    // in workers only, and in this thread and two workers
+    for (const [threads, decodeHere] of [
+      [2, false],
+      [3, true],
+    ] as const) {
+      let text = '';
+      const source = (async function* () {
+        yield readFileSync(file);
+      })();
+      const options = { ...setup, threads, decodeHere, batchBytes: 40, input };
+      for await (const done of decodeInWorkers(source, options)) text += Buffer.from(done.text).toString('utf8');
+      const how = `${input === undefined ? 'from a stream' : 'from the file'}, ${threads} threads, here: ${decodeHere}`;
+      assert.equal(text, expected.stdout, how);
+    }
   }
 });

@@ -1,15 +1,15 @@
 /**
- * Decode to JSON Lines in worker threads. This thread only reads the file and cuts it into batches of whole
- * records (whole blocks for VB) by following the record headers, which is cheap; each worker compiles the same
- * copybook, decodes its batches with `decodeDataset` and sends back their JSON Lines as bytes. Batches go round
- * robin and come back in order; at most `IN_FLIGHT` per worker are out at once, so memory stays a few batches
- * whatever the file's size, and a slow output slows the reading.
+ * Decode to JSON Lines in several threads: this one and `threads - 1` workers. This thread reads the file and cuts
+ * it into batches of whole records (whole blocks for VB) by following the record headers, which is cheap. A batch
+ * goes to a worker that has fewer than `IN_FLIGHT` out, else this thread decodes it itself, so no core waits for
+ * another while there is work; until a worker has compiled the copybook, this thread decodes everything. Answers
+ * are taken in the file's order; at most a few batches per thread are out at once, so memory stays flat whatever
+ * the file's size, and a slow output slows the reading.
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { CompileArgs } from '@corebridge/records/cli';
 import {
   bdwLength,
   blockRecords,
@@ -19,47 +19,10 @@ import {
   parseSplit,
   rdwLength,
   type FramingOptions,
-  type OnError,
+  type JsonTextDecoder,
 } from '@corebridge/records/dataset';
 import { UsageError } from '../usage.ts';
-
-/** What a worker needs to decode like this thread would: the copybook and how to compile it, and the options. */
-export interface WorkerSetup {
-  file: string;
-  compile: CompileArgs;
-  framing: FramingOptions;
-  onError: OnError;
-}
-
-/**
- * A batch: whole records (or blocks) at the start of `input`, where they start in the file, what to skip or stop
- * at, and a buffer to write the JSON Lines into. Both buffers come back with the answer, to be lent again.
- */
-export interface Job {
-  input: ArrayBuffer;
-  length: number;
-  output: ArrayBuffer | undefined;
-  start: { number: number; offset: number };
-  skip: number;
-  limit: number | undefined;
-}
-
-export type PlainError = { record: number; offset: number; field?: string; reason: string };
-
-export type JobResult =
-  | {
-      ok: true;
-      input: ArrayBuffer;
-      /** The JSON Lines, from its first byte. */
-      output: ArrayBuffer;
-      length: number;
-      rows: number;
-      errors: PlainError[];
-      /** A broken record header or a partial record after the lines: reported once they are written. */
-      fault?: PlainError;
-    }
-  | { ok: false; error: PlainError }
-  | { ok: false; message: string; stack?: string | undefined };
+import { decodeBatch, type Job, type JobResult, type PlainError, type WorkerSetup } from './batch.ts';
 
 export interface DecodedText {
   /** The batch's JSON Lines, UTF-8; valid until the next batch is asked for. */
@@ -71,7 +34,12 @@ export interface DecodedText {
 }
 
 export interface ParallelOptions extends WorkerSetup {
+  /** Threads that decode, this one included: `threads - 1` workers. */
   threads: number;
+  /** This thread's decoder (the layout the workers compile again), for the batches it decodes itself. */
+  decoder: JsonTextDecoder;
+  /** false: this thread only reads, cuts and writes; every batch goes to a worker. */
+  decodeHere?: boolean | undefined;
   skip?: number | undefined;
   limit?: number | undefined;
   start?: { number: number; offset: number } | undefined;
@@ -91,6 +59,8 @@ export interface FileRange {
 }
 
 const IN_FLIGHT = 2;
+/** Batches out (or done and waiting for an earlier one) per thread, before this thread waits for the first. */
+const QUEUED = 4;
 const BATCH_BYTES = 1 << 20;
 const HEADER = 4;
 
@@ -103,6 +73,8 @@ class Decoder {
   readonly #worker: Worker;
   readonly #waiting: Array<{ resolve: (r: JobResult) => void; reject: (e: unknown) => void }> = [];
   #failed: unknown;
+  /** Whether the worker has compiled the copybook: until then its batches would wait. */
+  ready = false;
 
   constructor(setup: WorkerSetup) {
     this.#worker = new Worker(new URL('./worker.ts', import.meta.url), {
@@ -111,9 +83,17 @@ class Decoder {
       // needs a few MB, so this keeps the process near the memory of an in-process decode
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
     });
-    this.#worker.on('message', (result: JobResult) => this.#waiting.shift()?.resolve(result));
+    this.#worker.on('message', (result: JobResult | 'ready') => {
+      if (result === 'ready') this.ready = true;
+      else this.#waiting.shift()?.resolve(result);
+    });
     this.#worker.on('error', (e) => this.#fail(e));
     this.#worker.on('exit', (code) => this.#fail(new Error(`a decode worker stopped (exit code ${code})`)));
+  }
+
+  /** Batches sent and not answered yet. */
+  get pending(): number {
+    return this.#waiting.length;
   }
 
   run(job: Job): Promise<JobResult> {
@@ -136,8 +116,8 @@ class Decoder {
 
 /**
  * Follows the headers through `buf` (which starts at file offset `base`) from `next`, over whole records (V),
- * blocks (VB) or records (F). `broken` when a header is one the reader would refuse: the batch holding it then
- * goes to a worker as it is, whose reader reports it exactly as a single thread would.
+ * blocks (VB) or records (F). `broken` when a header is one the reader would refuse: the batch holding it is then
+ * decoded as it is, and its reader reports it exactly as a single thread would.
  */
 function walk(
   buf: Uint8Array,
@@ -241,28 +221,43 @@ async function fileFill(file: FileRange): Promise<Fill> {
 
 /**
  * Decodes `source` (the file from `options.start`, or from its first byte) to JSON Lines in `options.threads`
- * workers, one result per batch, in the file's order. Errors are those of `decodeDataset` on one thread: the
+ * threads, one result per batch, in the file's order. Errors are those of `decodeDataset` on one thread: the
  * first bad record stops it under `fail`, framing errors always do, after the lines of the records before them.
  */
 export async function* decodeInWorkers(
   source: AsyncIterable<Uint8Array>,
   options: ParallelOptions,
 ): AsyncGenerator<DecodedText, void, undefined> {
-  const { file, compile, framing, onError } = options;
+  const { file, compile, keepBytes, framing, onError } = options;
+  const decodeHere = options.decodeHere ?? true;
   const batchBytes = options.batchBytes ?? BATCH_BYTES;
-  const decoders = Array.from({ length: options.threads }, () => new Decoder({ file, compile, framing, onError }));
+  const setup: WorkerSetup = { file, compile, keepBytes, framing, onError };
+  const count = decodeHere ? options.threads - 1 : options.threads;
+  const workers = Array.from({ length: count }, () => new Decoder(setup));
   const inputs = new Pool();
   const outputs = new Pool();
-  const queue: Array<{ answer: Promise<JobResult>; broken: boolean }> = [];
-  let turn = 0;
+  const queue: Array<{ answer: Promise<JobResult>; broken: boolean; done: boolean }> = [];
   let toSkip = options.skip ?? 0;
   let left = options.limit ?? Infinity;
   let number = options.start?.number ?? 1;
   let offset = options.start?.offset ?? 0;
 
+  /** The worker with the fewest batches out, if it can take one more now. */
+  const free = (): Decoder | undefined => {
+    let best: Decoder | undefined;
+    for (const w of workers) {
+      if ((w.ready || !decodeHere) && w.pending < IN_FLIGHT && (best === undefined || w.pending < best.pending)) {
+        best = w;
+      }
+    }
+    return best;
+  };
+  /** Whether this thread must wait for the first answer before it reads on. */
+  const full = (): boolean => queue.length >= QUEUED * options.threads || (!decodeHere && free() === undefined);
+
   /**
-   * Sends the first `length` bytes of `buf`, `records` records. `whole`: the batch must reach a worker even if
-   * all its records are skipped (it ends in a fault to report).
+   * Decodes the first `length` bytes of `buf`, `records` records, in a worker or here. `whole`: the batch must be
+   * decoded even if all its records are skipped (it ends in a fault to report).
    */
   const send = (buf: Uint8Array, length: number, records: number, whole: boolean, broken: boolean): void => {
     const skip = Math.min(toSkip, records);
@@ -281,10 +276,16 @@ export async function* decodeInWorkers(
       skip,
       limit,
     };
-    const answer = decoders[turn++ % decoders.length]!.run(job);
+    const worker = free();
+    const answer =
+      worker === undefined ? Promise.resolve(decodeBatch(job, options.decoder, setup)) : worker.run(job);
+    const entry = { answer, broken, done: false };
     // answered in order below; until then a rejection is not unhandled
-    answer.catch(() => {});
-    queue.push({ answer, broken });
+    answer.then(
+      () => (entry.done = true),
+      () => (entry.done = true),
+    );
+    queue.push(entry);
   };
 
   /** The next batch's lines, or the error that ends the decode; its buffers go back to the pools once used. */
@@ -337,7 +338,8 @@ export async function* decodeInWorkers(
         buf = next;
         used -= length;
         const stopped = cut.broken || left <= 0;
-        while (queue.length >= IN_FLIGHT * decoders.length || (stopped && queue.length > 0)) yield* take();
+        // answers already in are written at once; the first is waited for only when too many are out
+        while (queue.length > 0 && (queue[0]!.done || stopped || full())) yield* take();
         if (stopped) return;
       }
       if (used > 0) {
@@ -350,16 +352,16 @@ export async function* decodeInWorkers(
     }
     while (queue.length > 0) yield* take();
   } finally {
-    await Promise.all(decoders.map((d) => d.stop()));
+    await Promise.all(workers.map((w) => w.stop()));
   }
 }
 
-/** Below this many bytes, starting workers (each compiles the copybook) costs more than they save. */
+/** Below this many bytes, starting workers (each loads the codec, compiles the copybook) costs more than they save. */
 const THREADS_FROM_BYTES = 32 << 20;
 
 /**
- * `--threads N`: N workers, or in-process for 1. Left out: one worker per core for a file of at least
- * `THREADS_FROM_BYTES`, else in-process (also for standard input, whose size is not known).
+ * `--threads N`: N threads decode, this one and N-1 workers. Left out: one per core for a file of at least
+ * `THREADS_FROM_BYTES`, else this one alone (also for standard input, whose size is not known).
  */
 export function threadsFrom(text: string | undefined, size: number | undefined): number {
   if (text === undefined) return size !== undefined && size >= THREADS_FROM_BYTES ? availableParallelism() : 1;
@@ -372,12 +374,12 @@ export function threadsFrom(text: string | undefined, size: number | undefined):
 /** An empty source. */
 export async function* noBytes(): AsyncGenerator<Uint8Array> {}
 
-/** `--split k/n`: the bytes of part k of the file, where they start, and the number of their first record. */
+/** `--split k/n`: the bytes of part k of the file, and the number of their first record. */
 export async function openPart(
   input: string | undefined,
   split: string | undefined,
   framing: FramingOptions,
-): Promise<{ source: AsyncIterable<Uint8Array>; size: number; start: { number: number; offset: number } } | undefined> {
+): Promise<{ file: FileRange; number: number } | undefined> {
   if (split === undefined) return undefined;
   const kn = parseSplit(split);
   if (kn === undefined) throw new UsageError(`--split must be k/n with 1 ≤ k ≤ n (got "${split}")`);
@@ -403,9 +405,11 @@ export async function openPart(
   } finally {
     await handle.close();
   }
-  const source =
-    part.end > part.start
-      ? createReadStream(input, { start: part.start, end: part.end - 1, highWaterMark: 1 << 20 })
-      : noBytes();
-  return { source, size: part.end - part.start, start: { number: part.number, offset: part.start } };
+  return { file: { path: input, start: part.start, end: part.end }, number: part.number };
+}
+
+/** A stream of the bytes of `file`, in chunks of `chunk` bytes. */
+export function readRange(file: FileRange, chunk: number): AsyncIterable<Uint8Array> {
+  if (file.end <= file.start) return noBytes();
+  return createReadStream(file.path, { start: file.start, end: file.end - 1, highWaterMark: chunk });
 }
