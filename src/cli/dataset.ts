@@ -243,7 +243,7 @@ async function inputOf(values: Values, io: Io): Promise<Input> {
 /** Where decoded rows go, in the format asked for. */
 interface RowSink {
   write(rows: Array<Record<string, unknown> | null>): Promise<void>;
-  /** JSON Lines already made (by worker threads); only a JSON Lines sink takes it. */
+  /** Lines already made in the sink's format (by threads); a Parquet sink takes none. */
   writeText(text: string | Uint8Array): Promise<void>;
   commit(): Promise<void>;
   abort(): Promise<void>;
@@ -287,7 +287,7 @@ async function openRows(
     const output = await openOutput(values.output, io.stdout);
     await output.write(table.header);
     return {
-      writeText: () => Promise.reject(new Error('only a JSON Lines output takes text')),
+      writeText: (text) => output.write(text),
       write: async (rows) => {
         if (rows.length > 0) await output.write(toCsvRows(table, rows));
       },
@@ -347,13 +347,14 @@ async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, 
       start: part === undefined ? undefined : { number: part.number, offset: part.file.start },
     };
     const errorLines = (errors: readonly DatasetError[]) => errors.map((e) => `${JSON.stringify(e)}\n`).join('');
-    // workers compile the copybook themselves and write JSON Lines; segments and other formats stay here
-    if (threads > 1 && format === 'jsonl' && !(layout instanceof SegmentedLayout)) {
+    // workers compile the copybook themselves and write JSON Lines or CSV; segments and Parquet stay here
+    if (threads > 1 && format !== 'parquet' && !(layout instanceof SegmentedLayout)) {
       const compile = { ...values, format: values['copybook-format'] };
       // a file is read straight into the batches' buffers
       const source = input.file === undefined ? input.open(BIG_CHUNK) : noBytes();
       const onRead = (n: number) => (seen.bytes += n);
-      const parallel = { file, compile, keepBytes: keep, decoder, threads, onRead, ...decodeOptions };
+      const table = format === 'csv' ? csvTable(layout) : undefined;
+      const parallel = { file, compile, keepBytes: keep, format, decoder, table, threads, onRead, ...decodeOptions };
       for await (const done of decodeInWorkers(source, { ...parallel, input: input.file })) {
         bad.push(...done.errors);
         await output.writeText(done.text);

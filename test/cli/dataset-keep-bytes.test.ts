@@ -134,10 +134,10 @@ test('--keep-bytes in worker threads: the same lines as one thread', async () =>
   const { decodeInWorkers, noBytes } = await import('../../src/cli/dataset/parallel.ts');
   const decoder = exactDecoder(await compileFromArgs(at('item.cpy'), {}));
   const framing = { recfm: 'F' as const, lrecl: 15 };
-  const options = { file: at('item.cpy'), compile: {}, keepBytes: true, decoder, framing, onError: 'fail' as const };
+  const options = { file: at('item.cpy'), compile: {}, keepBytes: true, format: 'jsonl' as const, decoder, framing };
   const input = { path: at('item.dat'), start: 0, end: Infinity };
   let text = '';
-  const workersOnly = { ...options, threads: 2, decodeHere: false, batchBytes: 15, input };
+  const workersOnly = { ...options, onError: 'fail' as const, threads: 2, decodeHere: false, batchBytes: 15, input };
   for await (const done of decodeInWorkers(noBytes(), workersOnly)) {
     text += Buffer.from(done.text).toString('utf8');
   }

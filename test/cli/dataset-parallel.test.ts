@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { compileCopybook } from '@corebridge/records';
 import { compileFromArgs } from '@corebridge/records/cli';
-import { RecordWriter, type FramingOptions } from '@corebridge/records/dataset';
+import { csvTable, RecordWriter, type FramingOptions } from '@corebridge/records/dataset';
 
 const BIN = join(import.meta.dirname, '../../bin/corebridge.ts');
 
@@ -102,15 +102,18 @@ function both(input: string, args: string[]) {
 async function inWorkers(
   input: string,
   framing: FramingOptions,
-  extra: { onError?: 'fail' | 'skip' | 'null'; skip?: number; limit?: number } = {},
+  extra: { onError?: 'fail' | 'skip' | 'null'; skip?: number; limit?: number; format?: 'csv' } = {},
 ) {
   const { decodeInWorkers, noBytes } = await import('../../src/cli/dataset/parallel.ts');
   const decoder = await compileFromArgs(at('txn.cpy'), {});
+  const format: 'jsonl' | 'csv' = extra.format ?? 'jsonl';
   const options = {
     file: at('txn.cpy'),
     compile: {},
     keepBytes: false,
+    format,
     decoder,
+    table: format === 'csv' ? csvTable(decoder) : undefined,
     framing,
     onError: extra.onError ?? 'fail',
     skip: extra.skip,
@@ -203,6 +206,24 @@ for (const { recfm, framing } of FORMATS) {
   });
 }
 
+for (const { recfm, framing } of FORMATS) {
+  test(`${recfm}: CSV in two threads is the CSV of one, bad records reported in order`, async () => {
+    const input = writeFile(`bad.${recfm}`, framing, BAD);
+    const [one, two] = both(input, ['--recfm', recfm, '--format', 'csv', '--on-error', 'null']);
+    assert.equal(one!.code, 0, one!.stderr);
+    const lines = one!.output!.split('\r\n');
+    assert.equal(lines[0], csvTable(layout).header.trimEnd());
+    assert.equal(lines.length, COUNT + 2, 'the header, a row a record, then the last CRLF');
+    assert.match(lines[1]!, /^1,customer 1,/);
+    assert.equal(lines[BAD[0]!], ','.repeat(csvTable(layout).columns.length - 1), 'a bad record: empty cells');
+    assert.equal(two!.output, one!.output);
+    assert.equal(two!.errors, one!.errors);
+    const workers = await inWorkers(input, framing, { format: 'csv', onError: 'null' });
+    assert.equal(csvTable(layout).header + workers.output, one!.output);
+    assert.equal(workers.errors, one!.errors);
+  });
+}
+
 test('V: a broken RDW after the first megabyte stops two threads with the error one thread gives', async () => {
   const input = writeFile('broken.V', { recfm: 'V' });
   const bytes = readFileSync(input);
@@ -290,7 +311,7 @@ test('records longer than a batch, then longer ones: each batch buffer grows to 
   const expected = run(['decode', at('txn.cpy'), '--input', file, '--recfm', 'V', '--threads', '1', '--quiet']);
   assert.equal(expected.code, 0, expected.stderr);
   const decoder = await compileFromArgs(at('txn.cpy'), {});
-  const setup = { file: at('txn.cpy'), compile: {}, keepBytes: false, decoder, framing, onError: 'fail' as const };
+  const setup = { file: at('txn.cpy'), compile: {}, keepBytes: false, format: 'jsonl' as const, decoder, framing };
   for (const input of [undefined, { path: file, start: 0, end: Infinity }]) {
     // in workers only, and in this thread and two workers
     for (const [threads, decodeHere] of [
@@ -301,7 +322,7 @@ test('records longer than a batch, then longer ones: each batch buffer grows to 
       const source = (async function* () {
         yield readFileSync(file);
       })();
-      const options = { ...setup, threads, decodeHere, batchBytes: 40, input };
+      const options = { ...setup, onError: 'fail' as const, threads, decodeHere, batchBytes: 40, input };
       for await (const done of decodeInWorkers(source, options)) text += Buffer.from(done.text).toString('utf8');
       const how = `${input === undefined ? 'from a stream' : 'from the file'}, ${threads} threads, here: ${decodeHere}`;
       assert.equal(text, expected.stdout, how);

@@ -65,6 +65,59 @@ export function decodeRawRecord(decoder: RecordDecoder, record: RawRecord, varia
 }
 
 /**
+ * The synchronous core of `decodeDataset`: chunks in, each chunk's records out (a worker thread decodes its batch
+ * of records with one).
+ */
+export class DatasetDecoder {
+  readonly #decoder: RecordDecoder;
+  readonly #onError: OnError;
+  readonly #reader: RecordReader;
+  readonly #variable: boolean;
+  #toSkip: number;
+  #left: number;
+
+  constructor(decoder: RecordDecoder, options: DecodeOptions) {
+    this.#decoder = decoder;
+    this.#onError = options.onError ?? 'fail';
+    this.#reader = new RecordReader(options.framing, options.start);
+    this.#variable = isVariable(options.framing.recfm);
+    this.#toSkip = options.skip ?? 0;
+    this.#left = options.limit ?? Infinity;
+  }
+
+  /** Whether the limit is reached: nothing more will be decoded. */
+  get done(): boolean {
+    return this.#left <= 0;
+  }
+
+  /** The records that `chunk` completes, after those skipped and up to the limit. */
+  push(chunk: Uint8Array): DecodedRecord[] {
+    const batch: DecodedRecord[] = [];
+    if (this.#left <= 0) return batch;
+    for (const record of this.#reader.push(chunk)) {
+      if (this.#toSkip > 0) {
+        this.#toSkip--;
+        continue;
+      }
+      const { number, offset } = record;
+      try {
+        batch.push({ number, offset, value: decodeRawRecord(this.#decoder, record, this.#variable) });
+      } catch (e) {
+        if (!(e instanceof DatasetError) || this.#onError === 'fail') throw e;
+        batch.push({ number, offset, value: null, error: e });
+      }
+      if (--this.#left === 0) break;
+    }
+    return batch;
+  }
+
+  /** Ends the input: a partial record left over is an error (see `RecordReader.end`). */
+  end(): void {
+    if (this.#left > 0) this.#reader.end();
+  }
+}
+
+/**
  * Decodes records one batch per chunk of the source, so a caller that writes each batch before asking for the
  * next keeps memory flat. With `onError: 'skip'` the bad records still come, with `value: null` and their error,
  * for the caller's report; it leaves them out of its output.
@@ -74,31 +127,12 @@ export async function* decodeDataset(
   decoder: RecordDecoder,
   options: DecodeOptions,
 ): AsyncGenerator<DecodedRecord[], void, undefined> {
-  const { framing } = options;
-  const onError = options.onError ?? 'fail';
-  const reader = new RecordReader(framing, options.start);
-  const variable = isVariable(framing.recfm);
-  let toSkip = options.skip ?? 0;
-  let left = options.limit ?? Infinity;
-  if (left <= 0) return;
+  const records = new DatasetDecoder(decoder, options);
+  if (records.done) return;
   for await (const chunk of source) {
-    const records = reader.push(chunk);
-    const batch: DecodedRecord[] = [];
-    for (const record of records) {
-      if (toSkip > 0) {
-        toSkip--;
-        continue;
-      }
-      try {
-        batch.push({ number: record.number, offset: record.offset, value: decodeRawRecord(decoder, record, variable) });
-      } catch (e) {
-        if (!(e instanceof DatasetError) || onError === 'fail') throw e;
-        batch.push({ number: record.number, offset: record.offset, value: null, error: e });
-      }
-      if (--left === 0) break;
-    }
+    const batch = records.push(chunk);
     if (batch.length > 0) yield batch;
-    if (left === 0) return;
+    if (records.done) return;
   }
-  reader.end();
+  records.end();
 }

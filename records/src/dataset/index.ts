@@ -14,6 +14,7 @@ export {
   type RecordFormat,
 } from './framing.ts';
 export {
+  DatasetDecoder,
   decodeDataset,
   decodeRawRecord,
   recordError,

@@ -1,6 +1,6 @@
 /**
- * Decode to JSON Lines in several threads: this one and `threads - 1` workers. This thread reads the file and cuts
- * it into batches of whole records (whole blocks for VB) by following the record headers, which is cheap. A batch
+ * Decode to JSON Lines or CSV in several threads: this one and `threads - 1` workers. This thread reads the file
+ * and cuts it into batches of whole records (whole blocks for VB) by following the record headers, which is cheap. A batch
  * goes to a worker that has fewer than `IN_FLIGHT` out, else this thread decodes it itself, so no core waits for
  * another while there is work; until a worker has compiled the copybook, this thread decodes everything. Answers
  * are taken in the file's order; at most a few batches per thread are out at once, so memory stays flat whatever
@@ -18,6 +18,7 @@ import {
   isVariable,
   parseSplit,
   rdwLength,
+  type CsvTable,
   type FramingOptions,
   type JsonTextDecoder,
 } from '@corebridge/records/dataset';
@@ -25,7 +26,7 @@ import { UsageError } from '../usage.ts';
 import { decodeBatch, type Job, type JobResult, type PlainError, type WorkerSetup } from './batch.ts';
 
 export interface DecodedText {
-  /** The batch's JSON Lines, UTF-8; valid until the next batch is asked for. */
+  /** The batch's JSON Lines or CSV rows, UTF-8; valid until the next batch is asked for. */
   text: Uint8Array;
   /** Lines in `text`. */
   rows: number;
@@ -38,6 +39,8 @@ export interface ParallelOptions extends WorkerSetup {
   threads: number;
   /** This thread's decoder (the layout the workers compile again), for the batches it decodes itself. */
   decoder: JsonTextDecoder;
+  /** Its CSV columns, when `format` is `csv`. */
+  table?: CsvTable | undefined;
   /** false: this thread only reads, cuts and writes; every batch goes to a worker. */
   decodeHere?: boolean | undefined;
   skip?: number | undefined;
@@ -220,7 +223,7 @@ async function fileFill(file: FileRange): Promise<Fill> {
 }
 
 /**
- * Decodes `source` (the file from `options.start`, or from its first byte) to JSON Lines in `options.threads`
+ * Decodes `source` (the file from `options.start`, or from its first byte) to text in `options.threads`
  * threads, one result per batch, in the file's order. Errors are those of `decodeDataset` on one thread: the
  * first bad record stops it under `fail`, framing errors always do, after the lines of the records before them.
  */
@@ -228,10 +231,11 @@ export async function* decodeInWorkers(
   source: AsyncIterable<Uint8Array>,
   options: ParallelOptions,
 ): AsyncGenerator<DecodedText, void, undefined> {
-  const { file, compile, keepBytes, framing, onError } = options;
+  const { file, compile, keepBytes, format, framing, onError } = options;
   const decodeHere = options.decodeHere ?? true;
   const batchBytes = options.batchBytes ?? BATCH_BYTES;
-  const setup: WorkerSetup = { file, compile, keepBytes, framing, onError };
+  const setup: WorkerSetup = { file, compile, keepBytes, format, framing, onError };
+  const here = { framing, onError, table: options.table };
   const count = decodeHere ? options.threads - 1 : options.threads;
   const workers = Array.from({ length: count }, () => new Decoder(setup));
   const inputs = new Pool();
@@ -278,7 +282,7 @@ export async function* decodeInWorkers(
     };
     const worker = free();
     const answer =
-      worker === undefined ? Promise.resolve(decodeBatch(job, options.decoder, setup)) : worker.run(job);
+      worker === undefined ? Promise.resolve(decodeBatch(job, options.decoder, here)) : worker.run(job);
     const entry = { answer, broken, done: false };
     // answered in order below; until then a rejection is not unhandled
     answer.then(

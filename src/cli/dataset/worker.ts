@@ -1,19 +1,21 @@
 /**
  * A decode worker (see parallel.ts): compiles the copybook as the main thread did (a layout's codec is generated
- * code, which cannot be sent), says it is ready, then writes each batch's JSON Lines into the buffer the batch
- * brought.
+ * code, which cannot be sent), says it is ready, then writes each batch's JSON Lines or CSV rows into the buffer
+ * the batch brought.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { compileFromArgs } from '@corebridge/records/cli';
-import { exactDecoder, type JsonTextDecoder } from '@corebridge/records/dataset';
+import { csvTable, exactDecoder, type JsonTextDecoder } from '@corebridge/records/dataset';
 import { decodeBatch, type Job, type WorkerSetup } from './batch.ts';
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
-const layout = compileFromArgs(setup.file, setup.compile);
-const decoder: Promise<JsonTextDecoder> = layout.then((l) => (setup.keepBytes ? exactDecoder(l) : l));
+const ready = compileFromArgs(setup.file, setup.compile).then((layout) => ({
+  decoder: (setup.keepBytes ? exactDecoder(layout) : layout) as JsonTextDecoder,
+  table: setup.format === 'csv' ? csvTable(layout) : undefined,
+}));
 // a compile error is the first job's answer, as a decode error would be
-decoder.then(
+ready.then(
   () => port.postMessage('ready'),
   () => {},
 );
@@ -22,7 +24,8 @@ decoder.then(
 let last: Promise<void> = Promise.resolve();
 port.on('message', (job: Job) => {
   last = last.then(async () => {
-    const result = decodeBatch(job, await decoder, setup);
+    const { decoder, table } = await ready;
+    const result = decodeBatch(job, decoder, { ...setup, table });
     port.postMessage(result, result.ok ? [result.input, result.output] : []);
   });
 });
