@@ -179,7 +179,7 @@ test("a segment's copybook that does not fit: an error under its key", () => {
     [
       { C: { copybook: 'customer.cpy' }, A: { copybook: 'cpy/account.cpy' } },
       { 'cpy/account.cpy': fixed('01 CUSTOMER-REC.', '   05 SEG-ID PIC X.', '   05 CUST-ID PIC 9(4).') },
-      /^segments "segments.A": CUSTOMER-REC is the segment of "C" too, laid out otherwise/,
+      /^segments "segments.A": the segment of "C" is named CUSTOMER-REC too: children and the JSON could not tell them apart \(cpy\/account.cpy\)$/,
     ],
   ];
   for (const [segments, more, message] of bad) {

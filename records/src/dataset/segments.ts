@@ -250,7 +250,7 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
       if (clash !== undefined) {
         const what =
           clash.record === record
-            ? `${record} is the segment of "${clash.ids[0]}" too, laid out otherwise: two segments cannot share a name`
+            ? `the segment of "${clash.ids[0]}" is named ${record} too: children and the JSON could not tell them apart`
             : `${record} and ${clash.record} both have the JSON name "${key}"`;
         throw new SegmentsError(at, `${what}${file === undefined ? '' : ` (${file.copybook})`}`);
       }
