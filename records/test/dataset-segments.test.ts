@@ -270,6 +270,16 @@ test('segments files: one-line errors naming the key', () => {
     /NOTE-REC has no item CUST-ID/,
   );
   assert.throws(() => compileSegments(COPYBOOK, { ...SPEC, segments: { ...SPEC.segments, Z: 'ZED-REC' } }), /ZED-REC/);
+  // a record with an item of the field's name at other bytes would be told apart by bytes it does not read as its id
+  const moved = `${COPYBOOK}\n${fixed('01 MOVED-REC.', '   05 FILLER PIC X.', '   05 CUST-SEG-ID PIC X.')}`;
+  assert.throws(
+    () => compileSegments(moved, { field: 'CUST-SEG-ID', segments: { C: 'CUSTOMER-REC', M: 'MOVED-REC' } }),
+    /^SegmentsError: segments "segments.M": CUST-SEG-ID is at bytes 1–1 of MOVED-REC, not at bytes 0–0 as in CUSTOMER-REC$/,
+  );
+  assert.throws(
+    () => compileSegments(COPYBOOK, { field: 'CUST-NAME', segments: { C: 'CUSTOMER-REC', A: 'ACCOUNT-REC' } }),
+    /^SegmentsError: segments "segments.A": ACCOUNT-REC is shorter than CUST-NAME's bytes 5–14$/,
+  );
 });
 
 test('an EBCDIC file: the segment id is read in the layout code page (cp1140: C is X"C3")', () => {

@@ -79,7 +79,9 @@ Encode:
 
 Multi-segment files (decode, encode and verify):
   --segments FILE.json          {"field": "SEG-ID", "segments": {"C": "CUSTOMER-REC", "A": "ACCOUNT-REC"}}: the 01 record, or
-                                REDEFINES view ("VIEW" or "VIEW OF RECORD"), each segment id names; a record is
+                                REDEFINES view ("VIEW" or "VIEW OF RECORD"), each segment id names, or its own copybook
+                                {"copybook": "account.cpy", "record": …, "view": …} (beside FILE.json; LAYOUT.cpy may
+                                then be left out when every segment names one); a record is
                                 {"customerRec": {…}}, a view's {"view": {header…, "view": {…}}}. "children":
                                 {"ACCOUNT-REC": "CUSTOMER-REC"} nests each child in an array under the last record of its
                                 parent. Parquet: a segment_id column and a struct column per segment
@@ -452,16 +454,21 @@ async function encode(layout: CompiledLayout | SegmentedLayout, values: Values, 
  * Checks the whole file against the layout (with --segments, each record against its segment's): exit 0 when it
  * matches, 1 (with hints) when it does not.
  */
-async function verify(layout: CompiledLayout | SegmentedLayout, file: string, values: Values, io: Io): Promise<number> {
+async function verify(
+  layout: CompiledLayout | SegmentedLayout,
+  file: string | undefined,
+  values: Values,
+  io: Io,
+): Promise<number> {
   const framing = framingFrom(values, layout);
   const input = await inputOf(values, io);
   const options = { ...values, format: values['copybook-format'] };
   const segments = values.segments;
   const compile = (encoding: Charset) =>
     segments === undefined
-      ? compileFromArgs(file, { ...options, encoding })
-      : segmentsFromArgs(segments, values, ({ record, redefines }) =>
-          compileFromArgs(file, { ...options, encoding, record }, { redefines }),
+      ? compileFromArgs(file!, { ...options, encoding })
+      : segmentsFromArgs(segments, file, values, ({ copybook, record, redefines }) =>
+          compileFromArgs(copybook, { ...options, encoding, record }, { redefines }),
         );
   const progress = progressOn(io.stderr, input.size, values.quiet === true);
   let report;
@@ -495,7 +502,10 @@ export async function datasetCommand(argv: string[], io: Io): Promise<number> {
     const got = action === undefined ? '' : ` (got "${action}")`;
     throw new UsageError(`dataset needs decode, encode or verify${got}\n\n${DATASET_USAGE}`);
   }
-  if (file === undefined) throw new UsageError(`dataset ${action} needs a copybook file\n\n${DATASET_USAGE}`);
+  // --segments may name every segment's own copybook file
+  if (file === undefined && values.segments === undefined) {
+    throw new UsageError(`dataset ${action} needs a copybook file\n\n${DATASET_USAGE}`);
+  }
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   if (action !== 'decode' && (values.threads ?? values.split) !== undefined) {
     throw new UsageError('--threads and --split apply to decode only');
@@ -505,12 +515,13 @@ export async function datasetCommand(argv: string[], io: Io): Promise<number> {
   }
   const layout =
     values.segments === undefined
-      ? await compileFromArgs(file, { ...values, format: values['copybook-format'] })
-      : await segmentsFromArgs(values.segments, values, ({ record, redefines }) =>
-          compileFromArgs(file, { ...values, format: values['copybook-format'], record }, { redefines }),
+      ? await compileFromArgs(file!, { ...values, format: values['copybook-format'] })
+      : await segmentsFromArgs(values.segments, file, values, ({ copybook, record, redefines }) =>
+          compileFromArgs(copybook, { ...values, format: values['copybook-format'], record }, { redefines }),
         );
   if (action === 'verify') return verify(layout, file, values, io);
-  if (action === 'decode') await decode(layout, values, io, file);
+  // without a copybook every segment has its own, and segmented files decode in-process, not in workers
+  if (action === 'decode') await decode(layout, values, io, file ?? '');
   else await encode(layout, values, io);
   return 0;
 }

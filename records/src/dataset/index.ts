@@ -40,13 +40,16 @@ export {
   nestSegments,
   parseSegments,
   resolveSegments,
+  segmentKey,
   SegmentedLayout,
   SegmentsError,
   unnestSegments,
   withViews,
   type Segment,
   type SegmentCompile,
+  type SegmentFile,
   type SegmentLayout,
+  type SegmentsCompileOptions,
   type SegmentsSpec,
 } from './segments.ts';
 export {

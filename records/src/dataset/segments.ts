@@ -1,10 +1,11 @@
 /**
  * Multi-segment files: each record's type is the value of a segment-id field at the same place in every record,
  * and names what lays it out: a 01 record of the copybook, or a REDEFINES view of one (a common header, then
- * the body each segment redefines), shown alone as a discriminator shows its view. A segments file says which,
- * and which segment nests under which: `{"field": "SEG-ID", "segments": {"C": "CUSTOMER-REC", "A": "ACCOUNT-REC"},
- * "children": {"ACCOUNT-REC": "CUSTOMER-REC"}}`. The field is found by its COBOL name in the first segment named,
- * at the same offset and length in every record, and compared as its text, trimmed.
+ * the body each segment redefines), shown alone as a discriminator shows its view; or a 01 record (or view) of a
+ * copybook file of its own, as teams that keep one copybook per record type have. A segments file says which,
+ * and which segment nests under which: `{"field": "SEG-ID", "segments": {"C": "CUSTOMER-REC", "A": {"copybook":
+ * "account.cpy"}}, "children": {"ACCOUNT-REC": "CUSTOMER-REC"}}`. The field is found by its COBOL name in the
+ * first segment named, at the same offset and length in every record, and compared as its text, trimmed.
  */
 import { charTable, UNMAPPED } from '../charsets.ts';
 import { CopybookError, RecordDecodeError, RecordEncodeError, RecordError } from '../errors.ts';
@@ -16,12 +17,26 @@ import type { RecordEncoder, SourceValue } from './encode.ts';
 import { DatasetError } from './errors.ts';
 
 /**
- * The segments file: the segment-id field's COBOL name, id → 01 record or REDEFINES view (`VIEW`, or
- * `VIEW OF RECORD` when the copybook has several 01 records), and child segment → parent segment.
+ * A segment laid out by a copybook file of its own: its one 01 record, or `record`; or a REDEFINES `view` in
+ * that record. It is compiled with the options the command's copybook is compiled with.
+ */
+export interface SegmentFile {
+  /** The copybook file, as the segments file gives it (the CLI reads it relative to the segments file). */
+  copybook: string;
+  /** The 01 record, when the file has several. */
+  record?: string | undefined;
+  /** A REDEFINES view of the record: its COBOL name, qualified with `OF` its groups when it must be. */
+  view?: string | undefined;
+}
+
+/**
+ * The segments file: the segment-id field's COBOL name, id → 01 record or REDEFINES view of the command's
+ * copybook (`VIEW`, or `VIEW OF RECORD` when the copybook has several 01 records) or a `SegmentFile`, and child
+ * segment → parent segment (a segment of a file is named by its `view`, else its `record`, else the file's record).
  */
 export interface SegmentsSpec {
   field: string;
-  segments: Record<string, string>;
+  segments: Record<string, string | SegmentFile>;
   children?: Record<string, string> | undefined;
 }
 
@@ -52,7 +67,41 @@ function cobolName(text: string): string {
     .join(' OF ');
 }
 
-/** Checks the shape of a parsed segments file (what it names is checked against the copybook later). */
+/** The name children use for a segment of a copybook file, when its record is known before it is compiled. */
+function fileName(file: SegmentFile): string | undefined {
+  if (file.view === undefined) return file.record;
+  return file.record === undefined ? file.view : `${file.view} OF ${file.record}`;
+}
+
+/** A segment's value in the segments file: a COBOL name, or `{"copybook": FILE, "record"?: NAME, "view"?: NAME}`. */
+function segmentValue(value: unknown, key: string): string | SegmentFile {
+  if (typeof value === 'string' && value.trim() !== '') return cobolName(value);
+  const shape =
+    'the COBOL name of a 01 record or a REDEFINES view, or {"copybook": FILE, "record": NAME, "view": NAME}';
+  if (!isObject(value)) throw new SegmentsError(key, shape);
+  for (const k of Object.keys(value)) {
+    if (!['copybook', 'record', 'view'].includes(k)) {
+      throw new SegmentsError(key, `"${k}" is not a key of a segment's copybook (copybook, record, view)`);
+    }
+  }
+  const { copybook, record, view } = value;
+  if (typeof copybook !== 'string' || copybook.trim() === '') {
+    throw new SegmentsError(key, '"copybook" is the copybook file that lays out the segment, a string');
+  }
+  const file: SegmentFile = { copybook: copybook.trim() };
+  for (const [name, v] of [
+    ['record', record],
+    ['view', view],
+  ] as const) {
+    if (v === undefined) continue;
+    if (typeof v !== 'string' || v.trim() === '') throw new SegmentsError(key, `"${name}" is a COBOL name, a string`);
+    file[name] = cobolName(v);
+  }
+  if (file.record?.includes(' OF ')) throw new SegmentsError(key, '"record" names a 01 record, unqualified');
+  return file;
+}
+
+/** Checks the shape of a parsed segments file (what it names is checked against the copybooks later). */
 export function parseSegments(json: unknown): SegmentsSpec {
   if (!isObject(json))
     throw new SegmentsError('(file)', 'a segments file is a JSON object {field, segments, children}');
@@ -68,29 +117,33 @@ export function parseSegments(json: unknown): SegmentsSpec {
   if (!isObject(segments) || Object.keys(segments).length === 0) {
     throw new SegmentsError(
       'segments',
-      'an object of segment-id value → COBOL name of its 01 record or REDEFINES view, not empty',
+      'an object of segment-id value → COBOL name of its 01 record or REDEFINES view, or its copybook, not empty',
     );
   }
-  const bySegment: Record<string, string> = {};
+  const bySegment: Record<string, string | SegmentFile> = {};
   for (const [id, record] of Object.entries(segments)) {
-    if (typeof record !== 'string' || record.trim() === '') {
-      throw new SegmentsError(`segments.${id}`, 'the COBOL name of a 01 record or a REDEFINES view, a string');
-    }
+    const value = segmentValue(record, `segments.${id}`);
     if (id.trim() === '') throw new SegmentsError(`segments.${id}`, 'a segment id is not blank');
     if (id.trim() in bySegment) throw new SegmentsError(`segments.${id}`, `the id "${id.trim()}" is given twice`);
-    bySegment[id.trim()] = cobolName(record);
+    bySegment[id.trim()] = value;
   }
   if (children === undefined) return { field: field.trim().toUpperCase(), segments: bySegment };
   if (!isObject(children)) throw new SegmentsError('children', 'an object of child record → parent record');
-  const records = new Set(Object.values(bySegment));
+  const named = Object.values(bySegment).map((v) => (typeof v === 'string' ? v : fileName(v)));
+  // a file's one record is known once it is compiled: the SegmentedLayout checks children then
+  const records = named.includes(undefined) ? undefined : new Set(named);
   const parents: Record<string, string> = {};
   for (const [child, parent] of Object.entries(children)) {
     const key = `children.${child}`;
     if (typeof parent !== 'string') throw new SegmentsError(key, 'the COBOL name of the parent record, a string');
     const c = cobolName(child);
     const p = cobolName(parent);
-    if (!records.has(c)) throw new SegmentsError(key, `${child} is not a record named in "segments"`);
-    if (!records.has(p)) throw new SegmentsError(key, `the parent ${parent} is not a record named in "segments"`);
+    if (records !== undefined && !records.has(c)) {
+      throw new SegmentsError(key, `${child} is not a record named in "segments"`);
+    }
+    if (records !== undefined && !records.has(p)) {
+      throw new SegmentsError(key, `the parent ${parent} is not a record named in "segments"`);
+    }
     parents[c] = p;
   }
   for (const start of Object.keys(parents)) {
@@ -103,10 +156,37 @@ export function parseSegments(json: unknown): SegmentsSpec {
   return { field: field.trim().toUpperCase(), segments: bySegment, children: parents };
 }
 
+/**
+ * The layouts a segments file needs, each with the ids that name it, in the order first named. `key` is what
+ * `segmentLayouts` keys its layout by: a COBOL name as the file gives it, or a copybook file with its record
+ * and view.
+ */
+function targetsOf(spec: SegmentsSpec): Array<{ key: string; value: string | SegmentFile; ids: string[] }> {
+  const out = new Map<string, { key: string; value: string | SegmentFile; ids: string[] }>();
+  for (const [id, value] of Object.entries(spec.segments)) {
+    const key = segmentKey(value);
+    const target = out.get(key) ?? { key, value, ids: [] };
+    target.ids.push(id);
+    out.set(key, target);
+  }
+  return [...out.values()];
+}
+
+/** The key of a segment's layout in the map `segmentLayouts` gives: its COBOL name, or its file's. */
+export function segmentKey(value: string | SegmentFile): string {
+  if (typeof value === 'string') return value;
+  return `{"copybook": ${JSON.stringify(value.copybook)}, "record": ${JSON.stringify(value.record ?? null)}, "view": ${JSON.stringify(value.view ?? null)}}`;
+}
+
 /** One kind of record of the file. */
 export interface Segment {
-  /** What the segments file names: a 01 record, or a REDEFINES view (`VIEW` or `VIEW OF RECORD`). */
+  /**
+   * What the segments file names: a 01 record, or a REDEFINES view (`VIEW` or `VIEW OF RECORD`); for a segment of
+   * a copybook file, its view, else its record (its `view OF record` when the file gives both).
+   */
   readonly record: string;
+  /** For a segment of a copybook file of its own: the file, as the segments file gives it. */
+  readonly copybook?: string | undefined;
   /** For a view: the COBOL name of its 01 record (whose other views its JSON leaves out). */
   readonly view?: { readonly record: string; readonly base: string } | undefined;
   /** Its key in the JSON: the JSON name of its record or view (`CUSTOMER-REC` → `customerRec`). */
@@ -152,25 +232,31 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
   readonly #idFill = new Map<Segment, { path: string[] | undefined; bytes: Uint8Array | undefined }>();
 
   /**
-   * `layouts`: what each segment the spec names is laid out by (`segmentLayouts`): a 01 record compiled with
-   * the `record` option, or a view's record compiled with a mapping that shows that view.
+   * `layouts`: what each segment the spec names is laid out by (`segmentLayouts`), by `segmentKey`: a 01 record
+   * compiled with the `record` option, or a view's record compiled with a mapping that shows that view.
    */
   constructor(spec: SegmentsSpec, layouts: ReadonlyMap<string, SegmentLayout | CompiledLayout>) {
-    const records = [...new Set(Object.values(spec.segments))];
     const segments = new Map<string, Segment & { parent: Segment | undefined }>();
-    for (const record of records) {
-      const given = layouts.get(record);
-      if (given === undefined) throw new SegmentsError('segments', `no compiled layout for ${record}`);
+    for (const target of targetsOf(spec)) {
+      const given = layouts.get(target.key);
+      if (given === undefined) throw new SegmentsError('segments', `no compiled layout for ${target.key}`);
       const { layout, view } = 'layout' in given ? given : { layout: given, view: undefined };
-      const ids = Object.keys(spec.segments).filter((id) => spec.segments[id] === record);
-      const key = view === undefined ? jsonNameOf(record) : view.key;
-      const clash = this.#byKey.get(key);
+      const { ids } = target;
+      const file = typeof target.value === 'string' ? undefined : target.value;
+      const record = file === undefined ? (target.value as string) : (fileName(file) ?? layout.name);
+      const key = view === undefined ? jsonNameOf(file === undefined ? record : layout.name) : view.key;
+      const at = `segments.${ids[0]}`;
+      const clash = this.#byKey.get(key) ?? segments.get(record);
       if (clash !== undefined) {
-        const at = `segments.${ids[0]}`;
-        throw new SegmentsError(at, `${record} and ${clash.record} both have the JSON name "${key}"`);
+        const what =
+          clash.record === record
+            ? `the segment of "${clash.ids[0]}" is named ${record} too: children and the JSON could not tell them apart`
+            : `${record} and ${clash.record} both have the JSON name "${key}"`;
+        throw new SegmentsError(at, `${what}${file === undefined ? '' : ` (${file.copybook})`}`);
       }
       const segment = {
         record,
+        copybook: file?.copybook,
         view: view && { record: view.record, base: view.base },
         key,
         layout,
@@ -182,8 +268,13 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
       for (const id of ids) this.#byId.set(id, segment);
     }
     for (const [child, parent] of Object.entries(spec.children ?? {})) {
-      const p = segments.get(parent)!;
-      const c = segments.get(child)!;
+      const p = segments.get(parent);
+      const c = segments.get(child);
+      // parseSegments checks these names, unless a copybook file's record was known only once compiled
+      if (c === undefined) throw new SegmentsError(`children.${child}`, `${child} is not a record named in "segments"`);
+      if (p === undefined) {
+        throw new SegmentsError(`children.${child}`, `the parent ${parent} is not a record named in "segments"`);
+      }
       c.parent = p;
       const clash = (p.layout.root.children ?? []).find((f) => f.jsonPath?.replace(/\[\]$/, '') === c.key);
       if (clash) {
@@ -194,7 +285,13 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
     this.nested = Object.keys(spec.children ?? {}).length > 0;
     const first = this.segments[0]!.layout;
     const item = [...layoutItems(first.root)].find((i) => i.cobolName === spec.field && i.level !== 66);
-    if (item === undefined) throw new SegmentsError('field', `${first.name} has no item ${spec.field}`);
+    if (item === undefined) {
+      const file = this.segments[0]!.copybook;
+      throw new SegmentsError(
+        'field',
+        `${first.name}${file === undefined ? '' : ` (${file})`} has no item ${spec.field}`,
+      );
+    }
     if (item.kind === 'group' || item.usage !== 'display' || (item.kind === 'numeric' && item.signed === true)) {
       throw new SegmentsError(
         'field',
@@ -205,11 +302,20 @@ export class SegmentedLayout implements RecordDecoder, RecordEncoder {
       throw new SegmentsError('field', `${spec.field} is in a table or behind one; its place must be fixed`);
     }
     this.field = { name: spec.field, offset: item.offset, length: item.length };
+    const bytes = (i: LayoutItem) => `bytes ${i.offset}–${i.offset + i.length - 1}`;
     for (const s of this.segments) {
+      const where = `${s.record}${s.copybook === undefined ? '' : ` (${s.copybook})`}`;
       if (s.layout.minLength < item.offset + item.length) {
+        throw new SegmentsError(`segments.${s.ids[0]}`, `${where} is shorter than ${spec.field}'s ${bytes(item)}`);
+      }
+      // an item of the field's name elsewhere in a segment would read another id than the one compared
+      const named = [...layoutItems(s.layout.root)].filter(
+        (i) => i.cobolName === spec.field && i.level !== 66 && !inTable(i, s.layout.root),
+      );
+      if (named.length > 0 && !named.some((i) => i.offset === item.offset && i.length === item.length)) {
         throw new SegmentsError(
-          'field',
-          `${s.record} is shorter than ${spec.field}'s bytes ${item.offset}–${item.offset + item.length - 1}`,
+          `segments.${s.ids[0]}`,
+          `${spec.field} is at ${bytes(named[0]!)} of ${where}, not at ${bytes(item)} as in ${first.name}`,
         );
       }
     }
@@ -343,9 +449,14 @@ export interface SegmentLayout {
   view?: { record: string; base: string; key: string } | undefined;
 }
 
-/** A compile the resolution asks for: a 01 record (undefined: the copybook's one record), with views to show. */
+/**
+ * A compile the resolution asks for: a 01 record (undefined: the copybook's one record) of the command's copybook
+ * or of `copybook`, with views to show.
+ */
 export interface SegmentCompile {
   record: string | undefined;
+  /** A segment's copybook file, as the segments file gives it; undefined: the command's copybook. */
+  copybook?: string | undefined;
   /** Added to the mapping's `redefines`: the redefined item's qualified COBOL name → the view to show. */
   redefines?: Record<string, string>;
 }
@@ -388,14 +499,19 @@ function qualifiedName(item: LayoutItem, up: Map<LayoutItem, LayoutItem>): strin
  * Resolves what each segment names, asking for the compiles it needs (a generator, so that one resolution serves a
  * synchronous compile and the CLI's asynchronous one): a 01 record by its name; else a REDEFINES view in the
  * record after its last `OF`, or in the copybook's one record; the view's record is then compiled again with
- * that view shown, so its JSON holds the header and that view only.
+ * that view shown, so its JSON holds the header and that view only. A segment of a copybook file is its record
+ * (or the file's one record), or a view in it. The map is keyed by `segmentKey`.
  */
 export function* segmentLayouts(
   spec: SegmentsSpec,
 ): Generator<SegmentCompile, Map<string, SegmentLayout>, CompiledLayout> {
   const out = new Map<string, SegmentLayout>();
-  for (const target of new Set(Object.values(spec.segments))) {
-    const key = `segments.${Object.keys(spec.segments).find((id) => spec.segments[id] === target)}`;
+  for (const { key: at, value: target, ids } of targetsOf(spec)) {
+    const key = `segments.${ids[0]}`;
+    if (typeof target !== 'string') {
+      out.set(at, yield* fileLayout(target, key));
+      continue;
+    }
     const parts = target.split(' OF ');
     let record: CompiledLayout;
     let viewName = target;
@@ -420,22 +536,63 @@ export function* segmentLayouts(
         }
       }
     }
-    const { item, up } = itemNamed(record.root, viewName, key);
-    const siblings = up.get(item)?.children ?? [];
-    const base = item.redefines === undefined ? item : siblings.find((s) => s.cobolName === item.redefines);
-    if (base === undefined || (base === item && !siblings.some((s) => s.redefines === item.cobolName))) {
-      throw new SegmentsError(key, `${target} is neither a 01 record nor an item that REDEFINES or is redefined`);
-    }
-    const baseName = qualifiedName(base, up);
-    const layout = yield { record: record.name, redefines: { [baseName]: qualifiedName(item, up) } };
-    const shown = [...layoutItems(layout.root)].find(
-      (i) => i.offset === item.offset && i.cobolName === item.cobolName && i.jsonPath !== null && i.line === item.line,
-    );
-    if (shown === undefined) throw new SegmentsError(key, `${target} is left out of JSON by the mapping`);
-    const viewKey = shown.jsonPath!.split('.').at(-1)!.replace(/\[\]$/, '');
-    out.set(target, { layout, view: { record: record.name, base: base.cobolName, key: viewKey } });
+    out.set(at, yield* viewLayout(record, viewName, target, key, undefined));
   }
   return out;
+}
+
+/**
+ * A segment of a copybook file: its record, or a view in it. What goes wrong there (the file is not read, does
+ * not compile, has no such record) is the segment's error, under its key.
+ */
+function* fileLayout(file: SegmentFile, key: string): Generator<SegmentCompile, SegmentLayout, CompiledLayout> {
+  const { copybook, view } = file;
+  let record: CompiledLayout;
+  try {
+    record = yield { record: file.record, copybook };
+  } catch (e) {
+    if (e instanceof SegmentsError || !(e instanceof Error)) throw e;
+    if (e instanceof CopybookError && e.reason.startsWith('no record named')) {
+      throw new SegmentsError(key, `${copybook} has ${e.reason}`);
+    }
+    if (e instanceof CopybookError && e.reason.includes('several records')) {
+      const names = /\(([^)]*)\)/.exec(e.reason)?.[1] ?? '';
+      throw new SegmentsError(key, `${copybook} declares several records (${names}): name one with "record"`);
+    }
+    throw new SegmentsError(key, `copybook ${copybook}: ${e.message}`);
+  }
+  if (view === undefined) return { layout: record };
+  try {
+    return yield* viewLayout(record, view, `${view} in ${copybook}`, key, copybook);
+  } catch (e) {
+    if (e instanceof SegmentsError || !(e instanceof Error)) throw e;
+    throw new SegmentsError(key, `copybook ${copybook}: ${e.message}`);
+  }
+}
+
+/** A REDEFINES view of a compiled record: the record compiled again, showing that view. */
+function* viewLayout(
+  record: CompiledLayout,
+  viewName: string,
+  target: string,
+  key: string,
+  copybook: string | undefined,
+): Generator<SegmentCompile, SegmentLayout, CompiledLayout> {
+  const { item, up } = itemNamed(record.root, viewName, key);
+  const siblings = up.get(item)?.children ?? [];
+  const base = item.redefines === undefined ? item : siblings.find((s) => s.cobolName === item.redefines);
+  if (base === undefined || (base === item && !siblings.some((s) => s.redefines === item.cobolName))) {
+    throw new SegmentsError(key, `${target} is neither a 01 record nor an item that REDEFINES or is redefined`);
+  }
+  const baseName = qualifiedName(base, up);
+  const redefines = { [baseName]: qualifiedName(item, up) };
+  const layout = yield { record: record.name, redefines, ...(copybook === undefined ? {} : { copybook }) };
+  const shown = [...layoutItems(layout.root)].find(
+    (i) => i.offset === item.offset && i.cobolName === item.cobolName && i.jsonPath !== null && i.line === item.line,
+  );
+  if (shown === undefined) throw new SegmentsError(key, `${target} is left out of JSON by the mapping`);
+  const viewKey = shown.jsonPath!.split('.').at(-1)!.replace(/\[\]$/, '');
+  return { layout, view: { record: record.name, base: base.cobolName, key: viewKey } };
 }
 
 /** Runs the resolution with a synchronous compile; a compile's error is given back to it, as thrown. */
@@ -481,13 +638,34 @@ export function withViews(mapping: FieldMapping | undefined, redefines: Record<s
   return { ...mapping, redefines: { ...mapping?.redefines, ...redefines } };
 }
 
-/** Compiles what each segment of a segments file names (01 records, REDEFINES views) from one copybook's text. */
-export function compileSegments(source: string, spec: unknown, options: CompileOptions = {}): SegmentedLayout {
+/** `compileSegments`' options: the compile options, and the text of each copybook file a segment names. */
+export interface SegmentsCompileOptions extends CompileOptions {
+  /** A segment's copybook (`{"copybook": "account.cpy"}`) → its text. */
+  copybooks?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * Compiles what each segment of a segments file names (01 records, REDEFINES views) from one copybook's text, and
+ * the copybook files segments name from `options.copybooks`. `source` may be undefined when every segment names
+ * its copybook file.
+ */
+export function compileSegments(
+  source: string | undefined,
+  spec: unknown,
+  options: SegmentsCompileOptions = {},
+): SegmentedLayout {
   const parsed = parseSegments(spec);
-  const layouts = resolveSync(parsed, ({ record, redefines }) => {
-    const mapping = withViews(options.mapping, redefines);
-    return compileCopybook(source, {
-      ...options,
+  const { copybooks, ...compileOptions } = options;
+  const layouts = resolveSync(parsed, ({ record, redefines, copybook }) => {
+    const mapping = withViews(compileOptions.mapping, redefines);
+    const text = copybook === undefined ? source : copybooks?.[copybook];
+    if (text === undefined) {
+      if (copybook !== undefined) throw new Error('its text is not in the copybooks option');
+      throw new SegmentsError('segments', 'a segment names a record of the copybook, and no copybook text is given');
+    }
+    return compileCopybook(text, {
+      ...compileOptions,
+      ...(copybook === undefined ? {} : { fileName: copybook }),
       ...(record === undefined ? {} : { record }),
       ...(mapping === undefined ? {} : { mapping }),
     });

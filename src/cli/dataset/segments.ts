@@ -1,5 +1,6 @@
 /** `--segments FILE.json` of `corebridge dataset`: the segments file read, checked and compiled segment by segment. */
 import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join } from 'node:path';
 import type { CompiledLayout } from '@corebridge/records';
 import {
   parseSegments,
@@ -11,13 +12,16 @@ import {
 import { UsageError } from '../usage.ts';
 
 /**
- * `compile` compiles a 01 record of the copybook (undefined: its one record) with the command's options, showing
- * the views in `redefines` (a segment that is a REDEFINES view).
+ * `compile` compiles a 01 record (undefined: its one record) of `copybook` with the command's options, showing
+ * the views in `redefines` (a segment that is a REDEFINES view). `copybook` is the command's copybook (`main`),
+ * or a segment's own file, joined to the segments file's folder (so errors name it as the user named that
+ * folder). `main` may be undefined when every segment names its own copybook file.
  */
 export async function segmentsFromArgs(
   path: string,
+  main: string | undefined,
   values: { record?: string | undefined },
-  compile: (c: SegmentCompile) => Promise<CompiledLayout>,
+  compile: (c: SegmentCompile & { copybook: string }) => Promise<CompiledLayout>,
 ): Promise<SegmentedLayout> {
   if (values.record !== undefined) throw new UsageError('--segments names the records; leave out --record');
   let json: unknown;
@@ -29,7 +33,21 @@ export async function segmentsFromArgs(
   }
   try {
     const spec = parseSegments(json);
-    return new SegmentedLayout(spec, await resolveSegments(spec, compile));
+    const byName = Object.keys(spec.segments).find((id) => typeof spec.segments[id] === 'string');
+    if (main === undefined && byName !== undefined) {
+      throw new SegmentsError(
+        `segments.${byName}`,
+        'names a record of the command\'s copybook, and none is given: give it, or name this segment\'s own {"copybook": FILE}',
+      );
+    }
+    const folder = dirname(path);
+    const layouts = await resolveSegments(spec, (c) =>
+      compile({
+        ...c,
+        copybook: c.copybook === undefined ? main! : isAbsolute(c.copybook) ? c.copybook : join(folder, c.copybook),
+      }),
+    );
+    return new SegmentedLayout(spec, layouts);
   } catch (e) {
     if (e instanceof SegmentsError) throw new UsageError(`${path}: ${e.message}`, 1);
     throw e;
