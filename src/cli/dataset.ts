@@ -9,7 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type { Charset, CompiledLayout } from '@corebridge/records';
-import { COMPILE_OPTIONS, COPYBOOK_OPTIONS, compileFromArgs } from '@corebridge/records/cli';
+import { COMPILE_OPTIONS, COPYBOOK_OPTIONS } from '@corebridge/records/cli';
 import {
   csvTable,
   decodeDataset,
@@ -34,7 +34,7 @@ import {
   type RecordFormat,
 } from '@corebridge/records/dataset';
 import { progressOn } from './dataset/progress.ts';
-import { segmentsFromArgs } from './dataset/segments.ts';
+import { layoutFromArgs } from './dataset/segments.ts';
 import { decodeInWorkers, noBytes, openPart, readRange, threadsFrom, type FileRange } from './dataset/parallel.ts';
 import { UsageError, type Io } from './usage.ts';
 
@@ -311,7 +311,12 @@ async function openRows(
 const OUTPUT_FORMATS = ['jsonl', 'csv', 'parquet'] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
-async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, io: Io, file: string): Promise<void> {
+async function decode(
+  layout: CompiledLayout | SegmentedLayout,
+  values: Values,
+  io: Io,
+  file: string | undefined,
+): Promise<void> {
   const framing = framingFrom(values, layout);
   const onError: OnError = oneOf('on-error', values['on-error'], ['fail', 'skip', 'null'] as const) ?? 'fail';
   const format = oneOf('format', values.format, OUTPUT_FORMATS) ?? 'jsonl';
@@ -349,15 +354,14 @@ async function decode(layout: CompiledLayout | SegmentedLayout, values: Values, 
       start: part === undefined ? undefined : { number: part.number, offset: part.file.start },
     };
     const errorLines = (errors: readonly DatasetError[]) => errors.map((e) => `${JSON.stringify(e)}\n`).join('');
-    // workers compile the copybook themselves and write JSON Lines or CSV; segments and Parquet stay here
-    if (threads > 1 && format !== 'parquet' && !(layout instanceof SegmentedLayout)) {
-      const compile = { ...values, format: values['copybook-format'] };
+    // workers compile the layout themselves and write JSON Lines or CSV; Parquet and nested segments stay here
+    if (threads > 1 && format !== 'parquet' && !nested) {
       // a file is read straight into the batches' buffers
       const source = input.file === undefined ? input.open(BIG_CHUNK) : noBytes();
       const onRead = (n: number) => (seen.bytes += n);
       const table = format === 'csv' ? csvTable(layout) : undefined;
-      const parallel = { file, compile, keepBytes: keep, format, decoder, table, threads, onRead, ...decodeOptions };
-      for await (const done of decodeInWorkers(source, { ...parallel, input: input.file })) {
+      const setup = { file, args: values, keepBytes: keep, format, decoder, table, ...decodeOptions };
+      for await (const done of decodeInWorkers(source, { ...setup, threads, onRead, input: input.file })) {
         bad.push(...done.errors);
         await output.writeText(done.text);
         if (report !== undefined && done.errors.length > 0) await report.write(errorLines(done.errors));
@@ -462,14 +466,7 @@ async function verify(
 ): Promise<number> {
   const framing = framingFrom(values, layout);
   const input = await inputOf(values, io);
-  const options = { ...values, format: values['copybook-format'] };
-  const segments = values.segments;
-  const compile = (encoding: Charset) =>
-    segments === undefined
-      ? compileFromArgs(file!, { ...options, encoding })
-      : segmentsFromArgs(segments, file, values, ({ copybook, record, redefines }) =>
-          compileFromArgs(copybook, { ...options, encoding, record }, { redefines }),
-        );
+  const compile = (encoding: Charset) => layoutFromArgs(file, values, encoding);
   const progress = progressOn(io.stderr, input.size, values.quiet === true);
   let report;
   try {
@@ -513,15 +510,9 @@ export async function datasetCommand(argv: string[], io: Io): Promise<number> {
   if (action !== 'decode' && values['keep-bytes'] !== undefined) {
     throw new UsageError('--keep-bytes applies to decode; encode writes a line\'s "@bytes" whenever it has one');
   }
-  const layout =
-    values.segments === undefined
-      ? await compileFromArgs(file!, { ...values, format: values['copybook-format'] })
-      : await segmentsFromArgs(values.segments, file, values, ({ copybook, record, redefines }) =>
-          compileFromArgs(copybook, { ...values, format: values['copybook-format'], record }, { redefines }),
-        );
+  const layout = await layoutFromArgs(file, values);
   if (action === 'verify') return verify(layout, file, values, io);
-  // without a copybook every segment has its own, and segmented files decode in-process, not in workers
-  if (action === 'decode') await decode(layout, values, io, file ?? '');
+  if (action === 'decode') await decode(layout, values, io, file);
   else await encode(layout, values, io);
   return 0;
 }

@@ -109,7 +109,7 @@ async function inWorkers(
   const format: 'jsonl' | 'csv' = extra.format ?? 'jsonl';
   const options = {
     file: at('txn.cpy'),
-    compile: {},
+    args: {},
     keepBytes: false,
     format,
     decoder,
@@ -311,7 +311,7 @@ test('records longer than a batch, then longer ones: each batch buffer grows to 
   const expected = run(['decode', at('txn.cpy'), '--input', file, '--recfm', 'V', '--threads', '1', '--quiet']);
   assert.equal(expected.code, 0, expected.stderr);
   const decoder = await compileFromArgs(at('txn.cpy'), {});
-  const setup = { file: at('txn.cpy'), compile: {}, keepBytes: false, format: 'jsonl' as const, decoder, framing };
+  const setup = { file: at('txn.cpy'), args: {}, keepBytes: false, format: 'jsonl' as const, decoder, framing };
   for (const input of [undefined, { path: file, start: 0, end: Infinity }]) {
     // in workers only, and in this thread and two workers
     for (const [threads, decodeHere] of [
@@ -327,5 +327,74 @@ test('records longer than a batch, then longer ones: each batch buffer grows to 
       const how = `${input === undefined ? 'from a stream' : 'from the file'}, ${threads} threads, here: ${decodeHere}`;
       assert.equal(text, expected.stdout, how);
     }
+  }
+});
+
+test('--segments, one with a copybook file of its own: JSON Lines and CSV in workers are those of one thread', async () => {
+  const { decodeInWorkers, noBytes } = await import('../../src/cli/dataset/parallel.ts');
+  const { layoutFromArgs } = await import('../../src/cli/dataset/segments.ts');
+  writeFileSync(at('customer.cpy'), '       01 CUSTOMER-REC.\n          05 SEG-ID PIC X.\n          05 NAME PIC X(20).\n');
+  writeFileSync(
+    at('account.cpy'),
+    '       01 ACCOUNT-REC.\n          05 SEG-ID PIC X.\n          05 ACCT-NO PIC 9(6).\n' +
+      '          05 BALANCE PIC S9(7)V99 COMP-3.\n',
+  );
+  writeFileSync(
+    at('bank.json'),
+    JSON.stringify({ field: 'SEG-ID', segments: { C: 'CUSTOMER-REC', A: { copybook: 'account.cpy' } } }),
+  );
+  const args = { segments: at('bank.json'), profile: 'gnucobol' };
+  const layout = await layoutFromArgs(at('customer.cpy'), args);
+  const writer = new RecordWriter({ recfm: 'V' });
+  const parts: Uint8Array[] = [];
+  for (let i = 1; i <= 6000; i++) {
+    const record =
+      i % 3 === 1
+        ? { customerRec: { segId: 'C', name: `customer ${i}` } }
+        : { accountRec: { segId: 'A', acctNo: i, balance: `${i}.${String(i % 100).padStart(2, '0')}` } };
+    writer.write(layout.encode(record));
+    parts.push(writer.take());
+  }
+  parts.push(writer.end());
+  writeFileSync(at('bank.v'), Buffer.concat(parts));
+  for (const format of ['jsonl', 'csv'] as const) {
+    const one = run([
+      'decode',
+      at('customer.cpy'),
+      '--segments',
+      at('bank.json'),
+      '--input',
+      at('bank.v'),
+      '--recfm',
+      'V',
+      '--profile',
+      'gnucobol',
+      '--format',
+      format,
+      '--threads',
+      '1',
+      '--quiet',
+    ]);
+    assert.equal(one.code, 0, one.stderr);
+    const lines = one.stdout.trim().split(/\r?\n/);
+    assert.equal(lines.length, format === 'csv' ? 6001 : 6000);
+    const table = format === 'csv' ? csvTable(layout) : undefined;
+    const options = {
+      file: at('customer.cpy'),
+      args,
+      keepBytes: false,
+      format,
+      decoder: layout,
+      table,
+      framing: { recfm: 'V' as const },
+      onError: 'fail' as const,
+      threads: 2,
+      decodeHere: false,
+      batchBytes: 4096,
+      input: { path: at('bank.v'), start: 0, end: Infinity },
+    };
+    let text = table?.header ?? '';
+    for await (const done of decodeInWorkers(noBytes(), options)) text += Buffer.from(done.text).toString('utf8');
+    assert.equal(text, one.stdout, format);
   }
 });

@@ -2,7 +2,6 @@
  * One batch of whole records decoded to JSON Lines or CSV rows, the same way in a worker thread and in the thread
  * that reads the file: a decoder per batch, so a record decodes, fails or is skipped exactly as on one thread.
  */
-import type { CompileArgs } from '@corebridge/records/cli';
 import {
   DatasetDecoder,
   DatasetError,
@@ -13,11 +12,13 @@ import {
   type JsonTextDecoder,
   type OnError,
 } from '@corebridge/records/dataset';
+import type { LayoutArgs } from './segments.ts';
 
-/** What a worker needs to decode like the reading thread would: the copybook and how to compile it, and the options. */
+/** What a worker needs to decode like the reading thread would: the layout's options, and the decode's. */
 export interface WorkerSetup {
-  file: string;
-  compile: CompileArgs;
+  /** The copybook (none when every segment names its own). */
+  file: string | undefined;
+  args: LayoutArgs;
   /** `--keep-bytes`: each line carries the bytes its fields do not say. */
   keepBytes: boolean;
   /** The text each batch becomes. */

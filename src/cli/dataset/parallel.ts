@@ -1,10 +1,10 @@
 /**
  * Decode to JSON Lines or CSV in several threads: this one and `threads - 1` workers. This thread reads the file
- * and cuts it into batches of whole records (whole blocks for VB) by following the record headers, which is cheap. A batch
- * goes to a worker that has fewer than `IN_FLIGHT` out, else this thread decodes it itself, so no core waits for
- * another while there is work; until a worker has compiled the copybook, this thread decodes everything. Answers
- * are taken in the file's order; at most a few batches per thread are out at once, so memory stays flat whatever
- * the file's size, and a slow output slows the reading.
+ * and cuts it into batches of whole records (whole blocks for VB) by following the record headers, which is
+ * cheap. A batch goes to a worker that has fewer than `IN_FLIGHT` out, else this thread decodes it itself, so no
+ * core waits for another while there is work; until a worker has compiled the layout, this thread decodes
+ * everything. Answers are taken in the file's order; at most a few batches per thread are out at once, so memory
+ * stays flat whatever the file's size, and a slow output slows the reading.
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -231,10 +231,10 @@ export async function* decodeInWorkers(
   source: AsyncIterable<Uint8Array>,
   options: ParallelOptions,
 ): AsyncGenerator<DecodedText, void, undefined> {
-  const { file, compile, keepBytes, format, framing, onError } = options;
+  const { file, args, keepBytes, format, framing, onError } = options;
   const decodeHere = options.decodeHere ?? true;
   const batchBytes = options.batchBytes ?? BATCH_BYTES;
-  const setup: WorkerSetup = { file, compile, keepBytes, format, framing, onError };
+  const setup: WorkerSetup = { file, args, keepBytes, format, framing, onError };
   const here = { framing, onError, table: options.table };
   const count = decodeHere ? options.threads - 1 : options.threads;
   const workers = Array.from({ length: count }, () => new Decoder(setup));

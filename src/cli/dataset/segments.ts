@@ -1,7 +1,8 @@
 /** `--segments FILE.json` of `corebridge dataset`: the segments file read, checked and compiled segment by segment. */
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join } from 'node:path';
-import type { CompiledLayout } from '@corebridge/records';
+import type { Charset, CompiledLayout } from '@corebridge/records';
+import { compileFromArgs, type CompileArgs } from '@corebridge/records/cli';
 import {
   parseSegments,
   resolveSegments,
@@ -52,4 +53,32 @@ export async function segmentsFromArgs(
     if (e instanceof SegmentsError) throw new UsageError(`${path}: ${e.message}`, 1);
     throw e;
   }
+}
+
+/** The command-line options a layout is compiled with (`--copybook-format` is the copybook's `--format`). */
+export type LayoutArgs = Omit<CompileArgs, 'format'> & {
+  'copybook-format'?: string | undefined;
+  segments?: string | undefined;
+  record?: string | undefined;
+};
+
+/**
+ * What a dataset command reads records with: the copybook `file`, or, with `--segments`, each segment's layout
+ * (`file` may then be undefined when every segment names its own copybook). `encoding` replaces `--encoding`.
+ * A worker thread compiles its own from the same options.
+ */
+export function layoutFromArgs(
+  file: string | undefined,
+  values: LayoutArgs,
+  encoding?: Charset,
+): Promise<CompiledLayout | SegmentedLayout> {
+  const options = {
+    ...values,
+    format: values['copybook-format'],
+    ...(encoding === undefined ? {} : { encoding }),
+  };
+  if (values.segments === undefined) return compileFromArgs(file!, options);
+  return segmentsFromArgs(values.segments, file, values, ({ copybook, record, redefines }) =>
+    compileFromArgs(copybook, { ...options, record }, { redefines }),
+  );
 }

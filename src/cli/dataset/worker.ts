@@ -1,16 +1,16 @@
 /**
- * A decode worker (see parallel.ts): compiles the copybook as the main thread did (a layout's codec is generated
+ * A decode worker (see parallel.ts): compiles the layout as the main thread did (a layout's codec is generated
  * code, which cannot be sent), says it is ready, then writes each batch's JSON Lines or CSV rows into the buffer
  * the batch brought.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { compileFromArgs } from '@corebridge/records/cli';
 import { csvTable, exactDecoder, type JsonTextDecoder } from '@corebridge/records/dataset';
 import { decodeBatch, type Job, type WorkerSetup } from './batch.ts';
+import { layoutFromArgs } from './segments.ts';
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
-const ready = compileFromArgs(setup.file, setup.compile).then((layout) => ({
+const ready = layoutFromArgs(setup.file, setup.args).then((layout) => ({
   decoder: (setup.keepBytes ? exactDecoder(layout) : layout) as JsonTextDecoder,
   table: setup.format === 'csv' ? csvTable(layout) : undefined,
 }));
