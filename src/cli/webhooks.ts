@@ -28,9 +28,8 @@ export interface ReencryptCounts {
  */
 export async function reencryptWebhookSecrets(store: BackendStore, keyring: WebhookKeyring): Promise<ReencryptCounts> {
   // the store's and the keyring's modules only when secrets are sealed, not for --help
-  const { previousSubscriptionSecrets, replacePreviousSecret, replaceSecret, subscriptionSecrets } = await import(
-    '../backend/store/webhooks.ts'
-  );
+  const { previousSubscriptionSecrets, replacePreviousSecret, replaceSecret, subscriptionSecrets } =
+    await import('../backend/store/webhooks.ts');
   const { isPlainWebhookSecret, WebhookKeyring, WebhookSecretError } = await import('../events/webhook-secrets.ts');
   return store.transaction(async (tx) => {
     const counts: ReencryptCounts = { sealed: 0, reencrypted: 0, current: 0 };
