@@ -562,3 +562,17 @@ test('a multi-segment V file: each record checked with its segment, and the unkn
   );
   assert.match(text, /possible: record 4 has a segment id the segments file does not name: add it to "segments"/);
 });
+
+test('a V file of German text read as F in ascii: the format hint takes cp273, the first of the pages alike, and says so', async () => {
+  const bytes = addressFile(GERMAN, 'IBM273');
+  const recs = Array.from({ length: 24 }, (_, i) => bytes.subarray(i * 70, i * 70 + 70));
+  const report = await verifyAddresses(file({ recfm: 'V' }, recs), 'ascii');
+  assert.equal(report.matches, false);
+  const format = hintWith(report, ['--recfm', 'V', '--encoding', 'cp273']);
+  assert.equal(format?.confidence, 'certain', formatVerifyReport(report));
+  assert.match(
+    format!.reason,
+    /with code page cp273 \(or another that reads its text alike: see the code-page hint\)$/,
+  );
+  assert.deepEqual(report.hints.find((h) => h.kind === 'encoding')?.encodings, ['cp273', 'cp1141']);
+});

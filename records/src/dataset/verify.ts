@@ -416,6 +416,7 @@ class Hinter {
       if (result.encoding !== undefined) {
         flags.push('--encoding', result.encoding);
         reason += ` with code page ${result.encoding}`;
+        if ((result.alike ?? 1) > 1) reason += ` (or another that reads its text alike: see the code-page hint)`;
       }
       found.push({ hint: { kind: 'format', confidence, reason, flags }, trial, records: n });
     }
@@ -544,25 +545,7 @@ class Hinter {
     if (score === undefined || this.#current === undefined || score.charset === this.#current) return undefined;
     if (score.score - score.current < 0.1) return undefined;
     const table = charTable(score.charset);
-    let ranked: Charset[];
-    let words: { ranking: WordRanking; top: WordScore } | undefined;
-    if (!table.ebcdic || table.dbcs !== undefined) {
-      // ascii and latin1 agree on every byte ascii maps: naming ascii claims nothing latin1 would read otherwise
-      ranked = [score.charset];
-    } else {
-      const ranking = this.#rankWords(records, score.charset);
-      if (ranking !== undefined && ranking.words >= 3) {
-        const tied = tiedWords(ranking);
-        ranked = tied.map((x) => x.charset);
-        words = { ranking, top: tied[0]! };
-      } else {
-        // no word the family's pages read differently: every page that reads the text as well
-        const family = siblings(score.charset);
-        ranked = [score.charset, ...score.ties]
-          .filter((c) => family.includes(c))
-          .sort((a, b) => commonness(a) - commonness(b));
-      }
-    }
+    const { ranked, words } = this.#ranked(records, score);
     const { decoding, tried } = await this.#decoding(records, ranked);
     const candidates = decoding.length > 0 ? decoding : ranked.slice(0, 1);
     const decodes = decoding.length > 0;
@@ -592,6 +575,29 @@ class Hinter {
     }
     if (tie) return this.#tieHint(records, candidates, confidence, reason);
     return { kind: 'encoding', confidence, reason, flags: ['--encoding', best] };
+  }
+
+  /**
+   * The code pages that read the text as well as `score`'s best, surest first: the EBCDIC pages that share its
+   * letters ranked by their words with national letters; with no such word, every page that prints it as well.
+   */
+  #ranked(
+    records: RawRecord[],
+    score: CodePageScore,
+  ): { ranked: Charset[]; words?: { ranking: WordRanking; top: WordScore } } {
+    const table = charTable(score.charset);
+    // ascii and latin1 agree on every byte ascii maps: naming ascii claims nothing latin1 would read otherwise
+    if (!table.ebcdic || table.dbcs !== undefined) return { ranked: [score.charset] };
+    const ranking = this.#rankWords(records, score.charset);
+    if (ranking !== undefined && ranking.words >= 3) {
+      const tied = tiedWords(ranking);
+      return { ranked: tied.map((x) => x.charset), words: { ranking, top: tied[0]! } };
+    }
+    const family = siblings(score.charset);
+    const ranked = [score.charset, ...score.ties]
+      .filter((c) => family.includes(c))
+      .sort((a, b) => commonness(a) - commonness(b));
+    return { ranked };
   }
 
   /** The file matches up to a record after the first: what the fault there may mean. */
@@ -644,16 +650,22 @@ class Hinter {
    * Whether the trial's first records decode with this code page, or else with the code page their text reads
    * best in; with the share of printable text in their text fields.
    */
-  async #decodes(trial: Trial): Promise<{ encoding: Charset | undefined; text: number | undefined } | undefined> {
+  async #decodes(
+    trial: Trial,
+  ): Promise<{ encoding: Charset | undefined; text: number | undefined; alike?: number } | undefined> {
     const header = isVariable(trial.framing.recfm) ? 4 : 0;
     const records = trial.records.slice(0, TRIAL_RECORDS);
     const text = this.#current === undefined ? undefined : this.#textScore(records, this.#current);
     if (this.#decode(records, this.#layout, header).error === undefined) return { encoding: undefined, text };
     const best = this.#codePages(records);
     if (best === undefined || best.charset === this.#current) return undefined;
-    const decoder = await this.#decoder(best.charset);
-    if (decoder === undefined || this.#decode(records, decoder, header).error !== undefined) return undefined;
-    return { encoding: best.charset, text: best.score };
+    const { ranked } = this.#ranked(records, best);
+    for (const charset of ranked) {
+      const decoder = await this.#decoder(charset);
+      if (decoder === undefined || this.#decode(records, decoder, header).error !== undefined) continue;
+      return { encoding: charset, text: this.#textScore(records, charset), alike: ranked.length };
+    }
+    return undefined;
   }
 
   #decode(records: RawRecord[], decoder: RecordDecoder, header: number): Decoded {
