@@ -576,3 +576,14 @@ test('a V file of German text read as F in ascii: the format hint takes cp273, t
   );
   assert.deepEqual(report.hints.find((h) => h.kind === 'encoding')?.encodings, ['cp273', 'cp1141']);
 });
+
+test('German records longer than the layout read in ascii: the length hint takes cp273 and says others read alike', async () => {
+  const bytes = addressFile(GERMAN, 'IBM273');
+  const padded = Array.from({ length: 24 }, (_, i) =>
+    Buffer.concat([bytes.subarray(i * 70, i * 70 + 70), Buffer.alloc(6, 0x40)]),
+  );
+  const report = await verifyAddresses(Buffer.concat(padded), 'ascii');
+  const length = hintWith(report, ['--lrecl', '76', '--encoding', 'cp273']);
+  assert.ok(length, formatVerifyReport(report));
+  assert.match(length.reason, /; code page cp273, or another that reads its text alike: see the code-page hint$/);
+});

@@ -468,14 +468,15 @@ class Hinter {
     const min = this.#layout.minLength;
     const max = Math.min(size, Math.max(this.#layout.maxLength * 4, 256), 32760);
     const base = periodicity(this.#sample, current.lrecl ?? this.#layout.maxLength);
-    const found: { lrecl: number; p: number; n: number; encoding: Charset | undefined }[] = [];
+    const found: { lrecl: number; p: number; n: number; encoding: Charset | undefined; alike: number }[] = [];
     for (let lrecl = Math.max(min, 1); lrecl <= max; lrecl++) {
       if (size % lrecl !== 0 || lrecl === current.lrecl) continue;
       const trial = this.#trial({ recfm: current.recfm, lrecl }, lrecl * TRIAL_RECORDS);
       if (!trial.framed || trial.records.length === 0) continue;
       const result = await this.#decodes(trial);
       if (result === undefined || (result.text !== undefined && result.text < 0.8)) continue;
-      found.push({ lrecl, p: periodicity(this.#sample, lrecl), n: trial.records.length, encoding: result.encoding });
+      const { encoding, alike = 1 } = result;
+      found.push({ lrecl, p: periodicity(this.#sample, lrecl), n: trial.records.length, encoding, alike });
     }
     if (found.length === 0) return [];
     const top = Math.max(...found.map((f) => f.p));
@@ -502,7 +503,11 @@ class Hinter {
       reason += `; ${near} byte${near > 1 ? 's' : ''} more than the layout: a line end after each record?`;
     else if (near > 0) reason += `; the layout describes the first ${this.#layout.maxLength} bytes of each`;
     const flags = ['--lrecl', String(best.lrecl)];
-    if (best.encoding !== undefined) flags.push('--encoding', best.encoding);
+    if (best.encoding !== undefined) {
+      flags.push('--encoding', best.encoding);
+      if (best.alike > 1)
+        reason += `; code page ${best.encoding}, or another that reads its text alike: see the code-page hint`;
+    }
     return [{ kind: 'length', confidence, reason, flags }];
   }
 
