@@ -587,3 +587,18 @@ test('German records longer than the layout read in ascii: the length hint takes
   assert.ok(length, formatVerifyReport(report));
   assert.match(length.reason, /; code page cp273, or another that reads its text alike: see the code-page hint$/);
 });
+
+test('German text with € in cp1141: the euro tells it from cp273 (¤ there), so the hint names cp1141 alone', async () => {
+  const prices = GERMAN.map(([name, street, city], i) => [name!, street!, `${city!.slice(0, 10)} ${i + 5} €`]);
+  const bytes = addressFile(prices, 'IBM1141');
+  const report = await verifyAddresses(bytes, 'cp1140');
+  assert.equal(report.hints.length, 1, formatVerifyReport(report));
+  const hint = report.hints[0]!;
+  assert.deepEqual([hint.flags, hint.encodings], [['--encoding', 'cp1141'], undefined]);
+  assert.equal(hint.confidence, 'likely');
+  assert.match(
+    hint.reason,
+    /read as words in cp1141: 100% of \d+, against \d+% in cp1140 \("Bäckerei", not "B\{ckerei"\); the records decode with it$/,
+  );
+  assert.match(formatVerifyReport(report), /\n {2}likely: --encoding cp1141: the words/);
+});

@@ -266,6 +266,7 @@ const NAMED = 5;
 
 /** Code pages for `--encoding`, as the report prints them: `cp277, cp1142 or cp278`, `cp037, cp1140…(47)`. */
 function listEncodings(charsets: readonly Charset[]): string {
+  if (charsets.length === 1) return charsets[0]!;
   if (charsets.length <= NAMED) return `${charsets.slice(0, -1).join(', ')} or ${charsets.at(-1)!}`;
   return `${charsets.slice(0, NAMED).join(', ')}… (${charsets.length} code pages)`;
 }
@@ -576,7 +577,7 @@ class Hinter {
       const share = `${pct(words.top.score)} of ${words.ranking.words}`;
       reason += tie
         ? `; their words with national letters or symbols read as words in each (${share})`
-        : `; its words with national letters or symbols read as words (${share}), as in no other page with its letters`;
+        : `; its words with national letters or symbols read as words (${share})`;
     }
     if (tie) return this.#tieHint(records, candidates, confidence, reason);
     return { kind: 'encoding', confidence, reason, flags: ['--encoding', best] };
