@@ -215,7 +215,7 @@ const NOTE_TEXT = Array.from(
   (_, i) => `N${String(i).padStart(7, '0')}${`Delivery note ${i}, gate B`.padEnd(32)}`,
 ).join('');
 
-test('EBCDIC text (iconv made it) read as ASCII: text decodes either way, so the file matches with a hint', async () => {
+test('EBCDIC text (iconv made it) read as ASCII: the file matches, with a hint naming the EBCDIC pages it cannot choose among', async () => {
   const ebcdic = execFileSync('iconv', ['-f', 'ASCII', '-t', 'IBM037'], { input: NOTE_TEXT });
   assert.equal(ebcdic.length, 12 * 40);
   const notes = (encoding: Charset) => compileCopybook(NOTES, { encoding });
@@ -226,11 +226,21 @@ test('EBCDIC text (iconv made it) read as ASCII: text decodes either way, so the
   assert.equal(report.matches, true);
   assert.equal(report.records, 12);
   assert.equal(report.hints.length, 1, formatVerifyReport(report));
-  assert.equal(report.hints[0]!.confidence, 'likely');
-  assert.deepEqual(report.hints[0]!.flags, ['--encoding', 'cp037']);
+  const hint = report.hints[0]!;
+  assert.equal(hint.confidence, 'likely');
+  // plain letters and digits: every EBCDIC page with the same letters reads it alike, so no flag is claimed
+  assert.deepEqual(hint.flags, []);
+  assert.deepEqual(hint.encodings?.slice(0, 5), ['cp037', 'cp1140', 'cp500', 'cp1148', 'cp1047']);
+  assert.ok(hint.encodings!.includes('cp273') && hint.encodings!.includes('cp277'));
   assert.match(
     formatVerifyReport(report),
-    /^OK: 12 records, 480 bytes, F lrecl 40\nbut its text reads better in another code page:\n {2}likely: --encoding cp037: /,
+    new RegExp(
+      `^OK: 12 records, 480 bytes, F lrecl 40\\nbut its text reads better in another code page:\\n {2}likely: --encoding cp037, cp1140, cp500, cp1148, cp1047… \\(${hint.encodings!.length} code pages\\): `,
+    ),
+  );
+  assert.match(
+    hint.reason,
+    /they differ only in letters and symbols this text does not use, so it cannot tell which one wrote it/,
   );
   // and the same text in ASCII, read as ASCII: nothing to say
   const plain = await verifyDataset(opener(Buffer.from(NOTE_TEXT)), notes('ascii'), {
@@ -343,17 +353,25 @@ function verifyAddresses(bytes: Uint8Array, encoding: Charset) {
   return verifyDataset(opener(bytes), addresses(encoding), { framing: { recfm: 'F', lrecl: 70 }, compile: addresses });
 }
 
-test('German text in cp273 read as cp1140: it matches, but the words read as words in cp273', async () => {
+test('German text in cp273 read as cp1140: it matches, the words read as words in cp273 first, or its euro twin', async () => {
   const bytes = addressFile(GERMAN, 'IBM273');
   const report = await verifyAddresses(bytes, 'cp1140');
   assert.equal(report.matches, true);
   assert.equal(report.hints.length, 1, formatVerifyReport(report));
   const hint = report.hints[0]!;
-  assert.deepEqual(hint.flags, ['--encoding', 'cp273']);
+  // cp1141 is cp273 with € for ¤: text without either reads the same in both, so neither is claimed
+  assert.deepEqual(hint.flags, []);
+  assert.deepEqual(hint.encodings, ['cp273', 'cp1141']);
   assert.equal(hint.confidence, 'likely');
-  assert.match(hint.reason, /read as words in cp273 \(as do cp1141\): 100% of \d+, against \d+% in cp1140/);
-  assert.match(hint.reason, /\("Bäckerei", not "B\{ckerei"\); the records decode with it$/);
-  assert.match(formatVerifyReport(report), /^OK: 24 records, 1680 bytes, F lrecl 70\nbut its text reads better/);
+  assert.match(hint.reason, /read as words in both code pages: 100% of \d+, against \d+% in cp1140/);
+  assert.match(
+    hint.reason,
+    /\("Bäckerei", not "B\{ckerei"\); the records decode with them; they differ only in letters/,
+  );
+  assert.match(
+    formatVerifyReport(report),
+    /^OK: 24 records, 1680 bytes, F lrecl 70\nbut its text reads better in another code page:\n {2}likely: --encoding cp273 or cp1141: the words/,
+  );
   // the hint's code page gives the text iconv gives, and then verify has nothing to say
   const decoded = addresses('cp273').decode(bytes.subarray(70, 140));
   const judge = execFileSync('iconv', ['-f', 'IBM273', '-t', 'UTF-8'], { input: bytes.subarray(70, 140) }).toString();
@@ -363,30 +381,117 @@ test('German text in cp273 read as cp1140: it matches, but the words read as wor
   assert.deepEqual([right.matches, right.hints], [true, []]);
 });
 
-test('German text read as cp037 or cp500: the same hint; French text in cp297 read as cp1140: cp297', async () => {
+test('German text read as cp037 or cp500: the same hint; French text in cp297 read as cp1140: cp297 first', async () => {
   const german = addressFile(GERMAN, 'IBM273');
   for (const wrong of ['cp037', 'cp500'] as const) {
     const report = await verifyAddresses(german, wrong);
-    assert.deepEqual(report.hints[0]?.flags, ['--encoding', 'cp273'], formatVerifyReport(report));
+    assert.deepEqual(report.hints[0]?.encodings, ['cp273', 'cp1141'], formatVerifyReport(report));
   }
   const french = addressFile(FRENCH, 'IBM297');
   const report = await verifyAddresses(french, 'cp1140');
   assert.equal(report.matches, true);
-  assert.deepEqual(report.hints[0]?.flags, ['--encoding', 'cp297'], formatVerifyReport(report));
-  assert.equal(report.hints[0]?.confidence, 'likely');
-  // Italian cp280 gives letters at the same bytes (é → à): a tie, named
-  assert.match(report.hints[0]!.reason, /\(as do cp1147, cp280, cp1144\)/);
+  const hint = report.hints[0]!;
+  assert.equal(hint.confidence, 'likely', formatVerifyReport(report));
+  // Italian cp280 gives letters at the same bytes (é → à): a tie, named, with the readings that differ
+  assert.deepEqual(hint.encodings, ['cp297', 'cp1147', 'cp280', 'cp1144']);
+  assert.match(
+    hint.reason,
+    /they read its national letters differently \("Hélène" in cp297, "Hàlène" in cp280\), and the text cannot tell/,
+  );
   assert.deepEqual((await verifyAddresses(french, 'cp297')).hints, []);
 });
 
-test('English text with @ and # in cp037: no hint in cp1140; read as cp273, the @ in the addresses says cp037', async () => {
+test('English text with @ and # in cp037: no hint in cp1140; read as cp273, the @ rules cp273 out, not the pages with a letter there', async () => {
   const english = addressFile(ENGLISH, 'IBM037');
   assert.deepEqual((await verifyAddresses(english, 'cp1140')).hints, []);
   assert.deepEqual((await verifyAddresses(english, 'cp037')).hints, []);
   const report = await verifyAddresses(english, 'cp273');
   assert.equal(report.matches, true);
-  assert.deepEqual(report.hints[0]?.flags, ['--encoding', 'cp037'], formatVerifyReport(report));
-  assert.match(report.hints[0]!.reason, /\("ANNA@EXAMPLE\.COM", not "ANNA§EXAMPLE\.COM"\)/);
+  const hint = report.hints[0]!;
+  assert.deepEqual(hint.flags, [], formatVerifyReport(report));
+  assert.deepEqual(hint.encodings?.slice(0, 3), ['cp037', 'cp1140', 'cp500']);
+  assert.ok(!hint.encodings!.includes('cp273') && !hint.encodings!.includes('cp1141'));
+  assert.match(hint.reason, /\("ANNA@EXAMPLE\.COM", not "ANNA§EXAMPLE\.COM"\)/);
+  // Danish cp277 has Ø where cp037 has @: a word either way, so it is named, with its reading
+  assert.match(hint.reason, /differently \("ANNA@EXAMPLE\.COM" in cp037, "ANNAØEXAMPLE\.COM" in cp277/);
+});
+
+const DANISH = [
+  ['Søren Kierkegaard', 'Nørregade 12', 'København'],
+  ['Bæk & Sønner ApS', 'Åboulevarden 3', 'Århus'],
+  ['Jørgen Æbelø', 'Fælledvej 7', 'Ålborg'],
+  ['Mette Frølund', 'Østergade 44', 'Odense'],
+  ['Blåbær Grønt', 'Strandvejen 9', 'Hellerup'],
+  ['ØSTERBRO BAGERI', 'ÆBLEHAVEN 2', 'KØGE'],
+];
+
+test('Danish text in cp277 read as cp1140: not cp273 (Ø is § there), cp277 first, the Nordic pages named alike', async () => {
+  const bytes = addressFile(DANISH, 'IBM277');
+  const report = await verifyAddresses(bytes, 'cp1140');
+  assert.equal(report.matches, true);
+  assert.equal(report.hints.length, 1, formatVerifyReport(report));
+  const hint = report.hints[0]!;
+  assert.deepEqual(hint.flags, []);
+  // Swedish cp278 puts ä ö å Ä Ö Å at the bytes of æ ø å Æ Ø Å: its words are words too
+  assert.deepEqual(hint.encodings?.slice(0, 4), ['cp277', 'cp1142', 'cp278', 'cp1143'], formatVerifyReport(report));
+  for (const out of ['cp273', 'cp1141', 'cp280', 'cp1026'] as const) assert.ok(!hint.encodings!.includes(out), out);
+  assert.match(hint.reason, /differently \("Søren" in cp277, "Sören" in cp278/);
+  assert.match(
+    formatVerifyReport(report),
+    /\n {2}likely: --encoding cp277, cp1142, cp278, cp1143, \S+… \(\d+ code pages\): /,
+  );
+  // the first reading is iconv's
+  const judge = execFileSync('iconv', ['-f', 'IBM277', '-t', 'UTF-8'], { input: bytes.subarray(0, 70) }).toString();
+  assert.equal(addresses('cp277').decode(bytes.subarray(0, 70)).addrName, judge.slice(6, 30).trimEnd());
+  assert.deepEqual((await verifyAddresses(bytes, 'cp277')).hints, []);
+});
+
+test('Danish words in lower case only (æ ø å): the German page reads them as words too, so the hint names both and claims neither', async () => {
+  const lower = DANISH.slice(0, 5).map((row) => row.map((text) => text.replace(/[ÆØÅ]/g, 'E').replace(/&/g, 'og')));
+  const report = await verifyAddresses(addressFile(lower, 'IBM277'), 'cp1140');
+  const hint = report.hints[0]!;
+  assert.deepEqual(hint.flags, [], formatVerifyReport(report));
+  assert.ok(hint.encodings!.includes('cp273') && hint.encodings!.includes('cp277'), formatVerifyReport(report));
+  assert.match(hint.reason, /"Søren" in cp277/);
+  assert.match(
+    hint.reason,
+    /the text cannot tell which is right: use the code page of the system that wrote the file$/,
+  );
+});
+
+test('EBCDIC records read as ascii do not match: German text ranks cp273 first, plain text names the pages alike', async () => {
+  const german = await verifyAddresses(addressFile(GERMAN, 'IBM273'), 'ascii');
+  assert.equal(german.matches, false);
+  const hint = german.hints.find((h) => h.kind === 'encoding');
+  assert.deepEqual(hint?.encodings, ['cp273', 'cp1141'], formatVerifyReport(german));
+  assert.match(
+    hint!.reason,
+    /^the text fields read as \d+% printable text in both code pages, against \d+% in ascii, and the records decode with them; their words with national letters or symbols read as words in each \(100% of \d+\)/,
+  );
+  const plain = await verifyAddresses(
+    addressFile(
+      ENGLISH.map((row) => row.map((text) => text.replace(/[^A-Z0-9 ]/g, ' '))),
+      'IBM037',
+    ),
+    'ascii',
+  );
+  assert.equal(plain.matches, false);
+  const tie = plain.hints.find((h) => h.kind === 'encoding')!;
+  assert.deepEqual(tie.flags, []);
+  assert.deepEqual(tie.encodings?.slice(0, 8), [
+    'cp037',
+    'cp1140',
+    'cp500',
+    'cp1148',
+    'cp1047',
+    'cp273',
+    'cp1141',
+    'cp297',
+  ]);
+  assert.match(
+    tie.reason,
+    /they differ only in letters and symbols this text does not use, so it cannot tell which one wrote it/,
+  );
 });
 
 test('the progress callback: the bytes read and records checked, to the end of the file', async () => {
@@ -456,4 +561,44 @@ test('a multi-segment V file: each record checked with its segment, and the unkn
     ),
   );
   assert.match(text, /possible: record 4 has a segment id the segments file does not name: add it to "segments"/);
+});
+
+test('a V file of German text read as F in ascii: the format hint takes cp273, the first of the pages alike, and says so', async () => {
+  const bytes = addressFile(GERMAN, 'IBM273');
+  const recs = Array.from({ length: 24 }, (_, i) => bytes.subarray(i * 70, i * 70 + 70));
+  const report = await verifyAddresses(file({ recfm: 'V' }, recs), 'ascii');
+  assert.equal(report.matches, false);
+  const format = hintWith(report, ['--recfm', 'V', '--encoding', 'cp273']);
+  assert.equal(format?.confidence, 'certain', formatVerifyReport(report));
+  assert.match(
+    format!.reason,
+    /with code page cp273 \(or another that reads its text alike: see the code-page hint\)$/,
+  );
+  assert.deepEqual(report.hints.find((h) => h.kind === 'encoding')?.encodings, ['cp273', 'cp1141']);
+});
+
+test('German records longer than the layout read in ascii: the length hint takes cp273 and says others read alike', async () => {
+  const bytes = addressFile(GERMAN, 'IBM273');
+  const padded = Array.from({ length: 24 }, (_, i) =>
+    Buffer.concat([bytes.subarray(i * 70, i * 70 + 70), Buffer.alloc(6, 0x40)]),
+  );
+  const report = await verifyAddresses(Buffer.concat(padded), 'ascii');
+  const length = hintWith(report, ['--lrecl', '76', '--encoding', 'cp273']);
+  assert.ok(length, formatVerifyReport(report));
+  assert.match(length.reason, /; code page cp273, or another that reads its text alike: see the code-page hint$/);
+});
+
+test('German text with € in cp1141: the euro tells it from cp273 (¤ there), so the hint names cp1141 alone', async () => {
+  const prices = GERMAN.map(([name, street, city], i) => [name!, street!, `${city!.slice(0, 10)} ${i + 5} €`]);
+  const bytes = addressFile(prices, 'IBM1141');
+  const report = await verifyAddresses(bytes, 'cp1140');
+  assert.equal(report.hints.length, 1, formatVerifyReport(report));
+  const hint = report.hints[0]!;
+  assert.deepEqual([hint.flags, hint.encodings], [['--encoding', 'cp1141'], undefined]);
+  assert.equal(hint.confidence, 'likely');
+  assert.match(
+    hint.reason,
+    /read as words in cp1141: 100% of \d+, against \d+% in cp1140 \("Bäckerei", not "B\{ckerei"\); the records decode with it$/,
+  );
+  assert.match(formatVerifyReport(report), /\n {2}likely: --encoding cp1141: the words/);
 });

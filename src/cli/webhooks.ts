@@ -4,19 +4,8 @@
  * the store and the key both are, in one transaction, so no plain secret crosses the transport and the back-end
  * never needs the key; run again, it changes nothing.
  */
-import { openBackendStore } from '../backend/store/open.ts';
-import { redactedDatabaseUrl } from '../backend/store/postgres-store.ts';
 import type { BackendStore } from '../backend/store/tx.ts';
-import {
-  previousSubscriptionSecrets,
-  replacePreviousSecret,
-  replaceSecret,
-  subscriptionSecrets,
-} from '../backend/store/webhooks.ts';
-import { loadConfig, processEnv } from '../config.ts';
-import { isPlainWebhookSecret, webhookKeyring, WebhookKeyring, WebhookSecretError } from '../events/webhook-secrets.ts';
-import { createLogger } from '../logger.ts';
-import { storeLocation } from '../transport/open.ts';
+import type { WebhookKeyring } from '../events/webhook-secrets.ts';
 import { UsageError, type Io } from './usage.ts';
 
 export const WEBHOOKS_USAGE = `usage: corebridge webhooks reencrypt
@@ -38,6 +27,10 @@ export interface ReencryptCounts {
  * transaction: a secret no key opens changes nothing at all.
  */
 export async function reencryptWebhookSecrets(store: BackendStore, keyring: WebhookKeyring): Promise<ReencryptCounts> {
+  // the store's and the keyring's modules only when secrets are sealed, not for --help
+  const { previousSubscriptionSecrets, replacePreviousSecret, replaceSecret, subscriptionSecrets } =
+    await import('../backend/store/webhooks.ts');
+  const { isPlainWebhookSecret, WebhookKeyring, WebhookSecretError } = await import('../events/webhook-secrets.ts');
   return store.transaction(async (tx) => {
     const counts: ReencryptCounts = { sealed: 0, reencrypted: 0, current: 0 };
     const reseal = async (rows: Array<{ subscriptionId: string; secret: string }>, replace: typeof replaceSecret) => {
@@ -67,6 +60,13 @@ export async function reencryptWebhookSecrets(store: BackendStore, keyring: Webh
 
 export async function webhooksCommand(args: string[], io: Io): Promise<number> {
   if (args.length !== 1 || args[0] !== 'reencrypt') throw new UsageError(WEBHOOKS_USAGE);
+  // in the order a static import would load them
+  const { openBackendStore } = await import('../backend/store/open.ts');
+  const { redactedDatabaseUrl } = await import('../backend/store/postgres-store.ts');
+  const { loadConfig, processEnv } = await import('../config.ts');
+  const { webhookKeyring } = await import('../events/webhook-secrets.ts');
+  const { createLogger } = await import('../logger.ts');
+  const { storeLocation } = await import('../transport/open.ts');
   const config = loadConfig(processEnv());
   const keyring = webhookKeyring(config.webhooks, config.dataDir);
   const location = storeLocation(config);

@@ -134,7 +134,7 @@ test('on a terminal, a progress bar on stderr (bytes, records per second), clear
   assert.deepEqual([quiet.code, quiet.stderr], [0, '']);
 });
 
-test('German text in cp273 read as cp1140: OK, but the hint --encoding cp273 (iconv made the file)', async () => {
+test('German text in cp273 read as cp1140: OK, but a hint naming cp273 first among the pages it cannot tell apart (iconv made the file)', async () => {
   const notes = join(dir, 'notes.cpy');
   writeFileSync(
     notes,
@@ -156,11 +156,13 @@ test('German text in cp273 read as cp1140: OK, but the hint --encoding cp273 (ic
   const lines2 = r.stdout.split('\n');
   assert.equal(lines2[0], 'OK: 12 records, 480 bytes, F lrecl 40');
   assert.equal(lines2[1], 'but its text reads better in another code page:');
+  // Italian cp280 reads ü as è, Danish cp1142 as å: letters too, so named, with their readings, and none claimed
   assert.match(
     lines2[2]!,
-    /^ {2}likely: --encoding cp273: the words of the text fields .* in cp273 \(as do cp1141[,)]/,
+    /^ {2}likely: --encoding cp273, cp1141, [^:]+… \(\d+ code pages\): the words of the text fields /,
   );
   assert.match(lines2[2]!, /\("München", not "M}nchen"\)/);
+  assert.match(lines2[2]!, /they read its national letters differently \("München" in cp273, "Mènchen" in cp280/);
   const right = await run([notes, '--input', path, '--encoding', 'cp273']);
   assert.deepEqual([right.code, right.stdout], [0, 'OK: 12 records, 480 bytes, F lrecl 40\n']);
 });
@@ -211,4 +213,23 @@ test('--segments: each record checked with its segment; unknown segment ids name
   );
   const ok = await run([seg, '--input', path, '--recfm', 'V', '--segments', spec]);
   assert.deepEqual([ok.code, ok.stdout], [0, 'OK: 10 records, 175 bytes, V, big-endian RDWs\n']);
+});
+
+test('EBCDIC records of plain text read as ascii: exit 1, and a hint naming the pages that read it alike, none claimed', async () => {
+  const path = dataset('items.037', { recfm: 'F', lrecl: LENGTH }, 10);
+  // the text is what iconv makes of it in cp037 (and in cp1140, the layout's default)
+  const first = readFileSync(path).subarray(0, LENGTH);
+  const judge = execFileSync('iconv', ['-f', 'ASCII', '-t', 'IBM037'], { input: `${'SKU-0'.padEnd(10)}00000` });
+  assert.deepEqual(first.subarray(0, 15), judge);
+  assert.equal((await run([cpy, '--input', path])).code, 0);
+  const r = await run([cpy, '--input', path, '--encoding', 'ascii']);
+  assert.equal(r.code, 1, r.stderr);
+  const lines = r.stdout.split('\n');
+  assert.match(lines[0]!, /^does not match at record 1 \(byte 0, ITEM-QTY\): invalid digit 0xf0 in a zoned decimal/);
+  assert.equal(lines[2], 'hints:');
+  assert.match(
+    lines[3]!,
+    /^ {2}possible: --encoding cp037, cp1140, cp500, cp1148, cp1047… \(\d+ code pages\): the text fields read as \d+% printable text in each of the \d+ code pages, against \d+% in ascii, and the records decode with them; they differ only in letters and symbols this text does not use, so it cannot tell which one wrote it: use the code page of the system that wrote the file$/,
+  );
+  assert.equal((await run([cpy, '--input', path, '--encoding', 'cp037'])).code, 0);
 });

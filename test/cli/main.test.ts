@@ -66,7 +66,14 @@ test('--format parquet loads the Parquet writer', () => {
   assert.ok(parquet.modules.some((url) => url.includes('/node_modules/hyparquet-writer/')));
 });
 
-for (const args of [['--help'], ['copybook', 'inspect', CPY], ['hash-password', '--help'], ['backend', '--help']]) {
+for (const args of [
+  ['--help'],
+  ['copybook', 'inspect', CPY],
+  ['hash-password', '--help'],
+  ['backend', '--help'],
+  ['webhooks', '--help'],
+  ['webhooks', 'reencrypt', '--help'],
+]) {
   test(`corebridge ${args.join(' ').replace(CPY, 'FILE.cpy')} loads none of the service`, () => {
     const r = traced(args);
     assert.equal(r.code, 0, r.stderr);

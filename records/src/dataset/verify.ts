@@ -18,8 +18,13 @@ export interface VerifyHint {
   confidence: HintConfidence;
   /** Why, in words a user understands. */
   reason: string;
-  /** The command-line flags that would make the file match; empty when no flag would. */
+  /** The command-line flags that would make the file match; empty when no flag would, or when code pages tie. */
   flags: string[];
+  /**
+   * A code-page hint that cannot choose: the code pages that read the text equally well, most common first (each
+   * is `--encoding` with it). `flags` is then empty.
+   */
+  encodings?: Charset[];
 }
 
 export interface VerifyReport {
@@ -246,7 +251,43 @@ const PREFERRED: readonly Charset[] = [
   'cp1143',
   'cp871',
   'cp1149',
+  'cp1026',
+  'cp1155',
 ];
+
+/** A stable order for any code pages: the preferred first, then the rest as the codec lists them. */
+function commonness(charset: Charset): number {
+  const i = PREFERRED.indexOf(charset);
+  return i >= 0 ? i : PREFERRED.length + CHARSETS.indexOf(charset);
+}
+
+/** Code pages named in a tie before the rest are counted. */
+const NAMED = 5;
+
+/** Code pages for `--encoding`, as the report prints them: `cp277, cp1142 or cp278`, `cp037, cp1140…(47)`. */
+function listEncodings(charsets: readonly Charset[]): string {
+  if (charsets.length === 1) return charsets[0]!;
+  if (charsets.length <= NAMED) return `${charsets.slice(0, -1).join(', ')} or ${charsets.at(-1)!}`;
+  return `${charsets.slice(0, NAMED).join(', ')}… (${charsets.length} code pages)`;
+}
+
+/** The code pages of a tie in a reason (the hint's flags name them). */
+function eachOf(n: number): string {
+  return n === 2 ? 'both code pages' : `each of the ${n} code pages`;
+}
+
+/** A page's words scored: the share that read as words, and a word it reads where the page compared does not. */
+interface WordScore {
+  charset: Charset;
+  score: number;
+  example: [string, string] | undefined;
+}
+
+interface WordRanking {
+  /** Words scanned that hold a byte the family's code pages read differently. */
+  words: number;
+  scores: WordScore[];
+}
 
 interface TextField {
   offset: number;
@@ -376,6 +417,7 @@ class Hinter {
       if (result.encoding !== undefined) {
         flags.push('--encoding', result.encoding);
         reason += ` with code page ${result.encoding}`;
+        if ((result.alike ?? 1) > 1) reason += ` (or another that reads its text alike: see the code-page hint)`;
       }
       found.push({ hint: { kind: 'format', confidence, reason, flags }, trial, records: n });
     }
@@ -427,14 +469,15 @@ class Hinter {
     const min = this.#layout.minLength;
     const max = Math.min(size, Math.max(this.#layout.maxLength * 4, 256), 32760);
     const base = periodicity(this.#sample, current.lrecl ?? this.#layout.maxLength);
-    const found: { lrecl: number; p: number; n: number; encoding: Charset | undefined }[] = [];
+    const found: { lrecl: number; p: number; n: number; encoding: Charset | undefined; alike: number }[] = [];
     for (let lrecl = Math.max(min, 1); lrecl <= max; lrecl++) {
       if (size % lrecl !== 0 || lrecl === current.lrecl) continue;
       const trial = this.#trial({ recfm: current.recfm, lrecl }, lrecl * TRIAL_RECORDS);
       if (!trial.framed || trial.records.length === 0) continue;
       const result = await this.#decodes(trial);
       if (result === undefined || (result.text !== undefined && result.text < 0.8)) continue;
-      found.push({ lrecl, p: periodicity(this.#sample, lrecl), n: trial.records.length, encoding: result.encoding });
+      const { encoding, alike = 1 } = result;
+      found.push({ lrecl, p: periodicity(this.#sample, lrecl), n: trial.records.length, encoding, alike });
     }
     if (found.length === 0) return [];
     const top = Math.max(...found.map((f) => f.p));
@@ -461,7 +504,11 @@ class Hinter {
       reason += `; ${near} byte${near > 1 ? 's' : ''} more than the layout: a line end after each record?`;
     else if (near > 0) reason += `; the layout describes the first ${this.#layout.maxLength} bytes of each`;
     const flags = ['--lrecl', String(best.lrecl)];
-    if (best.encoding !== undefined) flags.push('--encoding', best.encoding);
+    if (best.encoding !== undefined) {
+      flags.push('--encoding', best.encoding);
+      if (best.alike > 1)
+        reason += `; code page ${best.encoding}, or another that reads its text alike: see the code-page hint`;
+    }
     return [{ kind: 'length', confidence, reason, flags }];
   }
 
@@ -494,23 +541,69 @@ class Hinter {
     return { lengths, why: parts.join('; ') };
   }
 
-  /** Text fields that read as text in another code page and not in this one. */
+  /**
+   * Text fields that read as text in another code page and not in this one. Among EBCDIC pages that put their
+   * letters at the same bytes, the words with national letters rank them; when they cannot, the hint names them
+   * all and says it cannot choose.
+   */
   async #encodingHint(records: RawRecord[]): Promise<VerifyHint | undefined> {
     const score = this.#codePages(records);
     if (score === undefined || this.#current === undefined || score.charset === this.#current) return undefined;
-    const margin = score.score - score.current;
+    if (score.score - score.current < 0.1) return undefined;
+    const table = charTable(score.charset);
+    const { ranked, words } = this.#ranked(records, score);
+    const { decoding, tried } = await this.#decoding(records, ranked);
+    const candidates = decoding.length > 0 ? decoding : ranked.slice(0, 1);
+    const decodes = decoding.length > 0;
+    const best = candidates[0]!;
+    const text = this.#textScore(records, best)!;
+    const margin = text - score.current;
     if (margin < 0.1) return undefined;
-    const decoder = await this.#decoder(score.charset);
-    const header = isVariable(this.#options.framing.recfm) ? 4 : 0;
-    const decodes = decoder !== undefined && this.#decode(records, decoder, header).error === undefined;
     let confidence: HintConfidence = 'possible';
-    if (margin >= 0.25 && score.score >= 0.9 && (decodes || this.#options.compile === undefined)) confidence = 'likely';
+    if (margin >= 0.25 && text >= 0.9 && (decodes || this.#options.compile === undefined)) confidence = 'likely';
+    const tie = candidates.length > 1;
+    // pages of the family are ranked above; the others that print as well are named as before
+    const family = table.ebcdic ? siblings(best) : [];
+    const ties = score.ties.filter((c) => !family.includes(c));
     const alike =
-      score.ties.length === 0 ? '' : ` (as do ${score.ties.slice(0, 4).join(', ')}${score.ties.length > 4 ? '…' : ''})`;
-    let reason = `the text fields read as ${pct(score.score)} printable text in ${score.charset}${alike}, against ${pct(score.current)} in ${this.#current}`;
-    if (decoder !== undefined)
-      reason += decodes ? ', and the records decode with it' : ', but the records still do not decode';
-    return { kind: 'encoding', confidence, reason, flags: ['--encoding', score.charset] };
+      tie || ties.length === 0 ? '' : ` (as do ${ties.slice(0, 4).join(', ')}${ties.length > 4 ? '…' : ''})`;
+    const where = tie ? eachOf(candidates.length) : best;
+    let reason = `the text fields read as ${pct(text)} printable text in ${where}${alike}, against ${pct(score.current)} in ${this.#current}`;
+    if (tried) {
+      const them = tie ? 'them' : 'it';
+      reason += decodes ? `, and the records decode with ${them}` : ', but the records still do not decode';
+    }
+    if (words !== undefined) {
+      const share = `${pct(words.top.score)} of ${words.ranking.words}`;
+      reason += tie
+        ? `; their words with national letters or symbols read as words in each (${share})`
+        : `; its words with national letters or symbols read as words (${share})`;
+    }
+    if (tie) return this.#tieHint(records, candidates, confidence, reason);
+    return { kind: 'encoding', confidence, reason, flags: ['--encoding', best] };
+  }
+
+  /**
+   * The code pages that read the text as well as `score`'s best, surest first: the EBCDIC pages that share its
+   * letters ranked by their words with national letters; with no such word, every page that prints it as well.
+   */
+  #ranked(
+    records: RawRecord[],
+    score: CodePageScore,
+  ): { ranked: Charset[]; words?: { ranking: WordRanking; top: WordScore } } {
+    const table = charTable(score.charset);
+    // ascii and latin1 agree on every byte ascii maps: naming ascii claims nothing latin1 would read otherwise
+    if (!table.ebcdic || table.dbcs !== undefined) return { ranked: [score.charset] };
+    const ranking = this.#rankWords(records, score.charset);
+    if (ranking !== undefined && ranking.words >= 3) {
+      const tied = tiedWords(ranking);
+      return { ranked: tied.map((x) => x.charset), words: { ranking, top: tied[0]! } };
+    }
+    const family = siblings(score.charset);
+    const ranked = [score.charset, ...score.ties]
+      .filter((c) => family.includes(c))
+      .sort((a, b) => commonness(a) - commonness(b));
+    return { ranked };
   }
 
   /** The file matches up to a record after the first: what the fault there may mean. */
@@ -563,16 +656,22 @@ class Hinter {
    * Whether the trial's first records decode with this code page, or else with the code page their text reads
    * best in; with the share of printable text in their text fields.
    */
-  async #decodes(trial: Trial): Promise<{ encoding: Charset | undefined; text: number | undefined } | undefined> {
+  async #decodes(
+    trial: Trial,
+  ): Promise<{ encoding: Charset | undefined; text: number | undefined; alike?: number } | undefined> {
     const header = isVariable(trial.framing.recfm) ? 4 : 0;
     const records = trial.records.slice(0, TRIAL_RECORDS);
     const text = this.#current === undefined ? undefined : this.#textScore(records, this.#current);
     if (this.#decode(records, this.#layout, header).error === undefined) return { encoding: undefined, text };
     const best = this.#codePages(records);
     if (best === undefined || best.charset === this.#current) return undefined;
-    const decoder = await this.#decoder(best.charset);
-    if (decoder === undefined || this.#decode(records, decoder, header).error !== undefined) return undefined;
-    return { encoding: best.charset, text: best.score };
+    const { ranked } = this.#ranked(records, best);
+    for (const charset of ranked) {
+      const decoder = await this.#decoder(charset);
+      if (decoder === undefined || this.#decode(records, decoder, header).error !== undefined) continue;
+      return { encoding: charset, text: this.#textScore(records, charset), alike: ranked.length };
+    }
+    return undefined;
   }
 
   #decode(records: RawRecord[], decoder: RecordDecoder, header: number): Decoded {
@@ -636,22 +735,89 @@ class Hinter {
   /**
    * Text that decodes alike in the code pages that share its letters, digits and space (cp037, cp273, cp297…)
    * differs in its accented letters and symbols: the code page whose words read as words, where this one puts
-   * symbols inside them (cp273's `MÜNCHEN` is `M!NCHEN` in cp1140).
+   * symbols inside them (cp273's `MÜNCHEN` is `M!NCHEN` in cp1140). Pages that read them as words alike (cp277
+   * and cp278 put Danish and Swedish letters at the same bytes) are named together.
    */
   async #wordHint(records: RawRecord[]): Promise<VerifyHint | undefined> {
     const current = this.#current;
     if (current === undefined || records.length === 0) return undefined;
-    const family = siblings(current);
-    if (family.length < 2) return undefined;
-    const tables = family.map((c) => charTable(c).decode);
-    const variant = new Uint8Array(256);
-    for (let b = 0; b < 256; b++) variant[b] = tables.some((t) => t[b] !== tables[0]![b]) ? 1 : 0;
-    const space = charTable(current).space;
-    const here = family.indexOf(current);
-    const sums = new Float64Array(family.length);
-    const examples: (string[] | undefined)[] = family.map(() => undefined);
-    let words = 0;
+    const ranking = this.#rankWords(records, current);
+    if (ranking === undefined || ranking.words < 3) return undefined;
+    const alike = tiedWords(ranking);
+    if (alike.some((x) => x.charset === current)) return undefined;
+    const mine = ranking.scores.find((x) => x.charset === current)!.score;
+    const margin = alike[0]!.score - mine;
+    if (margin < 0.3) return undefined;
+    const { decoding, tried } = await this.#decoding(
+      records,
+      alike.map((x) => x.charset),
+    );
+    const decodes = decoding.length > 0;
+    const candidates = decodes ? alike.filter((x) => decoding.includes(x.charset)) : alike.slice(0, 1);
+    const best = candidates[0]!;
+    let confidence: HintConfidence = 'possible';
+    const words = ranking.words;
+    if (words >= 10 && margin >= 0.5 && best.score >= 0.8 && (decodes || this.#options.compile === undefined))
+      confidence = 'likely';
+    const tie = candidates.length > 1;
+    const where = tie ? eachOf(candidates.length) : best.charset;
+    let reason = `the words of the text fields with accented letters or symbols read as words in ${where}: ${pct(best.score)} of ${words}, against ${pct(mine)} in ${current}`;
+    const example = candidates.find((x) => x.example !== undefined)?.example;
+    if (example !== undefined) reason += ` (${quote(example[0])}, not ${quote(example[1])})`;
+    if (tried) {
+      const them = tie ? 'them' : 'it';
+      reason += decodes ? `; the records decode with ${them}` : '; but the records do not decode with it';
+    }
+    if (tie)
+      return this.#tieHint(
+        records,
+        candidates.map((x) => x.charset),
+        confidence,
+        reason,
+      );
+    return { kind: 'encoding', confidence, reason, flags: ['--encoding', best.charset] };
+  }
+
+  /**
+   * Code pages the text cannot choose among: named, most common first, with the readings that tell them apart
+   * when the text has them, so that whoever knows the data can choose.
+   */
+  #tieHint(records: RawRecord[], charsets: Charset[], confidence: HintConfidence, reason: string): VerifyHint {
+    const readings = this.#readings(records, charsets);
+    if (readings === undefined) {
+      reason += `; they differ only in letters and symbols this text does not use, so it cannot tell which one wrote it`;
+    } else {
+      const shown = readings.map(([c, text]) => `${quote(text)} in ${c}`).join(', ');
+      reason += `; they read its national letters differently (${shown}), and the text cannot tell which is right`;
+    }
+    reason += `: use the code page of the system that wrote the file`;
+    return { kind: 'encoding', confidence, reason, flags: [], encodings: charsets };
+  }
+
+  /** The code pages among `charsets` the layout compiles with and the records decode with; tried: compile was given. */
+  async #decoding(records: RawRecord[], charsets: Charset[]): Promise<{ decoding: Charset[]; tried: boolean }> {
+    if (this.#options.compile === undefined) return { decoding: charsets, tried: false };
+    const header = isVariable(this.#options.framing.recfm) ? 4 : 0;
+    const decoding: Charset[] = [];
+    for (const charset of charsets) {
+      const decoder = await this.#decoder(charset);
+      if (decoder !== undefined && this.#decode(records, decoder, header).error === undefined) decoding.push(charset);
+    }
+    return { decoding, tried: true };
+  }
+
+  /**
+   * Each blank-separated word of the text fields that holds a byte for which `variant` is 1, with its bytes, until
+   * `visit` returns true or enough text is read.
+   */
+  #eachWord(
+    records: RawRecord[],
+    space: number,
+    variant: Uint8Array,
+    visit: (bytes: Uint8Array, start: number, end: number) => boolean | void,
+  ): void {
     let scanned = 0;
+    let words = 0;
     for (const record of records) {
       const bytes = record.bytes;
       for (const f of this.#fieldsOf(record)) {
@@ -664,47 +830,62 @@ class Hinter {
           for (let j = start; j < i && !differs; j++) differs = variant[bytes[j]!] === 1;
           if (differs) {
             words++;
-            const texts = tables.map((t) => {
-              let text = '';
-              for (let j = start; j < i; j++) text += t[bytes[j]!]!;
-              return text;
-            });
-            const scores = texts.map(wordScore);
-            scores.forEach((score, k) => {
-              sums[k]! += score;
-              if (examples[k] === undefined && score >= 0.9 && scores[here]! <= 0.1)
-                examples[k] = [texts[k]!, texts[here]!];
-            });
+            if (visit(bytes, start, i) === true) return;
           }
           start = i + 1;
         }
       }
-      if (scanned >= TEXT_BYTES * 4 || words >= 5000) break;
+      if (scanned >= TEXT_BYTES * 4 || words >= 5000) return;
     }
-    if (words < 3) return undefined;
-    const scores = family.map((charset, k) => ({ charset, score: sums[k]! / words, example: examples[k] }));
-    const top = Math.max(...scores.map((x) => x.score));
-    const alike = scores.filter((x) => x.score >= top - 0.02);
-    if (alike.some((x) => x.charset === current)) return undefined;
-    const rank = (c: Charset) => (PREFERRED.includes(c) ? PREFERRED.indexOf(c) : PREFERRED.length);
-    alike.sort((a, b) => b.score - a.score || rank(a.charset) - rank(b.charset));
-    const best = alike[0]!;
-    const mine = scores.find((x) => x.charset === current)!.score;
-    const margin = best.score - mine;
-    if (margin < 0.3) return undefined;
-    const decoder = await this.#decoder(best.charset);
-    const header = isVariable(this.#options.framing.recfm) ? 4 : 0;
-    const decodes = decoder !== undefined && this.#decode(records, decoder, header).error === undefined;
-    let confidence: HintConfidence = 'possible';
-    if (words >= 10 && margin >= 0.5 && best.score >= 0.8 && (decodes || this.#options.compile === undefined))
-      confidence = 'likely';
-    const ties = alike.slice(1).map((x) => x.charset);
-    const also = ties.length === 0 ? '' : ` (as do ${ties.slice(0, 4).join(', ')}${ties.length > 4 ? '…' : ''})`;
-    let reason = `the words of the text fields with accented letters or symbols read as words in ${best.charset}${also}: ${pct(best.score)} of ${words}, against ${pct(mine)} in ${current}`;
-    if (best.example !== undefined) reason += ` (${quote(best.example[0]!)}, not ${quote(best.example[1]!)})`;
-    if (decoder !== undefined)
-      reason += decodes ? '; the records decode with it' : '; but the records do not decode with it';
-    return { kind: 'encoding', confidence, reason, flags: ['--encoding', best.charset] };
+  }
+
+  /**
+   * How the words that hold a byte the code pages sharing `base`'s letters read differently read in each of them
+   * (the share that read as words); undefined when no other page shares them.
+   */
+  #rankWords(records: RawRecord[], base: Charset): WordRanking | undefined {
+    const family = siblings(base);
+    if (family.length < 2) return undefined;
+    const tables = family.map((c) => charTable(c).decode);
+    const here = family.indexOf(base);
+    const sums = new Float64Array(family.length);
+    const examples: ([string, string] | undefined)[] = family.map(() => undefined);
+    let words = 0;
+    this.#eachWord(records, charTable(base).space, variantBytes(tables), (bytes, start, end) => {
+      words++;
+      const texts = tables.map((t) => decodeWord(t, bytes, start, end));
+      const scores = texts.map(wordScore);
+      scores.forEach((score, k) => {
+        sums[k]! += score;
+        if (examples[k] === undefined && score >= 0.9 && scores[here]! <= 0.1) examples[k] = [texts[k]!, texts[here]!];
+      });
+    });
+    const scores = family.map((charset, k) => ({
+      charset,
+      score: words === 0 ? 0 : sums[k]! / words,
+      example: examples[k],
+    }));
+    return { words, scores };
+  }
+
+  /**
+   * The first word the code pages read differently, as each distinct reading (up to four, in the pages' order);
+   * undefined when they read the text alike.
+   */
+  #readings(records: RawRecord[], charsets: Charset[]): [Charset, string][] | undefined {
+    const tables = charsets.map((c) => charTable(c).decode);
+    let found: [Charset, string][] | undefined;
+    this.#eachWord(records, charTable(charsets[0]!).space, variantBytes(tables), (bytes, start, end) => {
+      const seen = new Set<string>();
+      found = [];
+      charsets.forEach((c, k) => {
+        const text = decodeWord(tables[k]!, bytes, start, end);
+        if (!seen.has(text) && found!.length < 4) found!.push([c, text]);
+        seen.add(text);
+      });
+      return true;
+    });
+    return found;
   }
 
   /** The share of the text fields' bytes that read as printable text in `charset`. */
@@ -776,6 +957,30 @@ function siblings(charset: Charset): Charset[] {
       shared.every(([b, ch]) => table.decode[b as number] === ch)
     );
   });
+}
+
+/** 1 for each byte some of these code pages read differently. */
+function variantBytes(tables: readonly (readonly string[])[]): Uint8Array {
+  const variant = new Uint8Array(256);
+  for (let b = 0; b < 256; b++) variant[b] = tables.some((t) => t[b] !== tables[0]![b]) ? 1 : 0;
+  return variant;
+}
+
+function decodeWord(table: readonly string[], bytes: Uint8Array, start: number, end: number): string {
+  let text = '';
+  for (let j = start; j < end; j++) text += table[bytes[j]!]!;
+  return text;
+}
+
+/**
+ * The code pages whose words read as well as the best's, best first, then most common first: within less than two
+ * words' worth (a word one page reads as a word and another with a symbol in it tells them apart).
+ */
+function tiedWords(ranking: WordRanking): WordScore[] {
+  const top = Math.max(...ranking.scores.map((x) => x.score));
+  return ranking.scores
+    .filter((x) => (top - x.score) * ranking.words < 1.5)
+    .sort((a, b) => b.score - a.score || commonness(a.charset) - commonness(b.charset));
 }
 
 const EDGE = /^[.,;:!?'"()\-/&*+%#<>=_$€£¥]+|[.,;:!?'"()\-/&*+%#<>=_$€£¥]+$/gu;
@@ -882,7 +1087,7 @@ export function formatVerifyReport(report: VerifyReport): string {
   const ok = `OK: ${report.records} records, ${report.bytes} bytes, ${format}\n`;
   if (report.matches && report.hints.length === 0) return ok;
   if (report.matches) {
-    const hints = report.hints.map((h) => `  ${h.confidence}: ${h.flags.join(' ')}: ${h.reason}\n`);
+    const hints = report.hints.map((h) => `  ${h.confidence}: ${hintFlags(h)}${h.reason}\n`);
     return `${ok}but its text reads better in another code page:\n${hints.join('')}`;
   }
   const f = report.failure!;
@@ -902,9 +1107,12 @@ export function formatVerifyReport(report: VerifyReport): string {
   if (report.hints.length === 0)
     lines.push('no hint: no other record format, length or code page reads the start of the file');
   else lines.push('hints:');
-  for (const h of report.hints) {
-    const flags = h.flags.length === 0 ? '' : `${h.flags.join(' ')}: `;
-    lines.push(`  ${h.confidence}: ${flags}${h.reason}`);
-  }
+  for (const h of report.hints) lines.push(`  ${h.confidence}: ${hintFlags(h)}${h.reason}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** A hint's flags before its reason: `--recfm V: `; the code pages of a tie, `--encoding cp277, cp278 or cp1142: `. */
+function hintFlags(hint: VerifyHint): string {
+  if (hint.encodings !== undefined && hint.encodings.length > 0) return `--encoding ${listEncodings(hint.encodings)}: `;
+  return hint.flags.length === 0 ? '' : `${hint.flags.join(' ')}: `;
 }
