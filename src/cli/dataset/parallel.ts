@@ -83,8 +83,9 @@ class Decoder {
     this.#worker = new Worker(new URL('./worker.ts', import.meta.url), {
       workerData: setup,
       // V8's default young generation lets each worker's heap grow to hundreds of MB on garbage alone; a batch
-      // needs a few MB, so this keeps the process near the memory of an in-process decode
-      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
+      // needs a few MB, so this keeps the process near the memory of an in-process decode; CSV makes an
+      // object a record, which a young generation this small would collect several times a batch
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: setup.format === 'csv' ? 48 : 16 },
     });
     this.#worker.on('message', (result: JobResult | 'ready') => {
       if (result === 'ready') this.ready = true;
