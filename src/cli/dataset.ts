@@ -35,7 +35,7 @@ import {
 } from '@corebridge/records/dataset';
 import { progressOn } from './dataset/progress.ts';
 import { layoutFromArgs } from './dataset/segments.ts';
-import { decodeInWorkers, noBytes, openPart, readRange, threadsFrom, type FileRange } from './dataset/parallel.ts';
+import { decodeInThreads, noBytes, openPart, readRange, threadsFrom, type FileRange } from './dataset/parallel.ts';
 import { UsageError, type Io } from './usage.ts';
 
 export const DATASET_USAGE = `usage: corebridge dataset decode LAYOUT.cpy [--input FILE] [--output FILE] [--format jsonl|csv|parquet]
@@ -361,7 +361,7 @@ async function decode(
       const onRead = (n: number) => (seen.bytes += n);
       const table = format === 'csv' ? csvTable(layout) : undefined;
       const setup = { file, args: values, keepBytes: keep, format, decoder, table, ...decodeOptions };
-      for await (const done of decodeInWorkers(source, { ...setup, threads, onRead, input: input.file })) {
+      for await (const done of decodeInThreads(source, { ...setup, threads, onRead, input: input.file })) {
         bad.push(...done.errors);
         await output.writeText(done.text);
         if (report !== undefined && done.errors.length > 0) await report.write(errorLines(done.errors));

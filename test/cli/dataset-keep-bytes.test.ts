@@ -131,14 +131,14 @@ test('--keep-bytes in worker threads: the same lines as one thread', async () =>
   assert.equal(two.code, 0, two.stderr);
   assert.equal(two.stdout, one.stdout);
   // a small file is decoded before a worker is ready: workers alone, one record a batch, take the same path
-  const { decodeInWorkers, noBytes } = await import('../../src/cli/dataset/parallel.ts');
+  const { decodeInThreads, noBytes } = await import('../../src/cli/dataset/parallel.ts');
   const decoder = exactDecoder(await compileFromArgs(at('item.cpy'), {}));
   const framing = { recfm: 'F' as const, lrecl: 15 };
   const options = { file: at('item.cpy'), args: {}, keepBytes: true, format: 'jsonl' as const, decoder, framing };
   const input = { path: at('item.dat'), start: 0, end: Infinity };
   let text = '';
   const workersOnly = { ...options, onError: 'fail' as const, threads: 2, decodeHere: false, batchBytes: 15, input };
-  for await (const done of decodeInWorkers(noBytes(), workersOnly)) {
+  for await (const done of decodeInThreads(noBytes(), workersOnly)) {
     text += Buffer.from(done.text).toString('utf8');
   }
   assert.equal(text, one.stdout);

@@ -104,7 +104,7 @@ async function inWorkers(
   framing: FramingOptions,
   extra: { onError?: 'fail' | 'skip' | 'null'; skip?: number; limit?: number; format?: 'csv' } = {},
 ) {
-  const { decodeInWorkers, noBytes } = await import('../../src/cli/dataset/parallel.ts');
+  const { decodeInThreads, noBytes } = await import('../../src/cli/dataset/parallel.ts');
   const decoder = await compileFromArgs(at('txn.cpy'), {});
   const format: 'jsonl' | 'csv' = extra.format ?? 'jsonl';
   const options = {
@@ -127,7 +127,7 @@ async function inWorkers(
   let errors = '';
   let error: string | undefined;
   try {
-    for await (const done of decodeInWorkers(noBytes(), options)) {
+    for await (const done of decodeInThreads(noBytes(), options)) {
       output += Buffer.from(done.text).toString('utf8');
       errors += done.errors.map((e) => `${JSON.stringify(e)}\n`).join('');
     }
@@ -293,7 +293,7 @@ test('--split and --threads refuse what they cannot do', () => {
 });
 
 test('records longer than a batch, then longer ones: each batch buffer grows to hold what is left, the lines are those of one thread', async () => {
-  const { decodeInWorkers } = await import('../../src/cli/dataset/parallel.ts');
+  const { decodeInThreads } = await import('../../src/cli/dataset/parallel.ts');
   const framing: FramingOptions = { recfm: 'V' };
   const writer = new RecordWriter(framing);
   // V records of 59 to 104 bytes, cut into batches of 40: a batch grows until it holds a record and the start of
@@ -323,7 +323,7 @@ test('records longer than a batch, then longer ones: each batch buffer grows to 
         yield readFileSync(file);
       })();
       const options = { ...setup, onError: 'fail' as const, threads, decodeHere, batchBytes: 40, input };
-      for await (const done of decodeInWorkers(source, options)) text += Buffer.from(done.text).toString('utf8');
+      for await (const done of decodeInThreads(source, options)) text += Buffer.from(done.text).toString('utf8');
       const how = `${input === undefined ? 'from a stream' : 'from the file'}, ${threads} threads, here: ${decodeHere}`;
       assert.equal(text, expected.stdout, how);
     }
@@ -331,7 +331,7 @@ test('records longer than a batch, then longer ones: each batch buffer grows to 
 });
 
 test('--segments, one with a copybook file of its own: JSON Lines and CSV in workers are those of one thread', async () => {
-  const { decodeInWorkers, noBytes } = await import('../../src/cli/dataset/parallel.ts');
+  const { decodeInThreads, noBytes } = await import('../../src/cli/dataset/parallel.ts');
   const { layoutFromArgs } = await import('../../src/cli/dataset/segments.ts');
   writeFileSync(at('customer.cpy'), '       01 CUSTOMER-REC.\n          05 SEG-ID PIC X.\n          05 NAME PIC X(20).\n');
   writeFileSync(
@@ -394,7 +394,7 @@ test('--segments, one with a copybook file of its own: JSON Lines and CSV in wor
       input: { path: at('bank.v'), start: 0, end: Infinity },
     };
     let text = table?.header ?? '';
-    for await (const done of decodeInWorkers(noBytes(), options)) text += Buffer.from(done.text).toString('utf8');
+    for await (const done of decodeInThreads(noBytes(), options)) text += Buffer.from(done.text).toString('utf8');
     assert.equal(text, one.stdout, format);
   }
 });

@@ -76,7 +76,7 @@ class Decoder {
   readonly #worker: Worker;
   readonly #waiting: Array<{ resolve: (r: JobResult) => void; reject: (e: unknown) => void }> = [];
   #failed: unknown;
-  /** Whether the worker has compiled the copybook: until then its batches would wait. */
+  /** Whether the worker has compiled the layout: until then its batches would wait. */
   ready = false;
 
   constructor(setup: WorkerSetup) {
@@ -228,7 +228,7 @@ async function fileFill(file: FileRange): Promise<Fill> {
  * threads, one result per batch, in the file's order. Errors are those of `decodeDataset` on one thread: the
  * first bad record stops it under `fail`, framing errors always do, after the lines of the records before them.
  */
-export async function* decodeInWorkers(
+export async function* decodeInThreads(
   source: AsyncIterable<Uint8Array>,
   options: ParallelOptions,
 ): AsyncGenerator<DecodedText, void, undefined> {
