@@ -64,8 +64,8 @@ Decode:
                                 leave it out; or write null in its place. skip and null report each to --errors FILE
   --errors FILE                 JSON Lines report of the bad records ({record, offset, field, reason})
   --skip N  --limit N           pass over the first N records; stop after N records
-  --threads N                   decode to jsonl in N threads (this one and N-1 workers), output in order (default:
-                                one per core for a file of 32 MB or more, else 1)
+  --threads N                   decode in N threads (this one and N-1 workers; jsonl and csv), output in order
+                                (default: one per core for a file of 32 MB or more, else 1)
   --split k/n                   the k-th of n parts of the file (F/FB: records evenly; V/VB: the records or blocks
                                 whose header starts in the k-th n-th of its bytes; V/VB record numbers count from 1
                                 in the part); the n parts' outputs together are the whole file's
