@@ -185,7 +185,10 @@ for (const { recfm, framing } of FORMATS) {
     assert.match(workers.error!, /record 9001 at byte \d+ \(TX-FEE\)/);
     assert.ok(one!.stderr.includes(workers.error!), one!.stderr);
     // the lines of the batches before the bad record's, as on one thread
-    const ids = workers.output.trim().split('\n').map((l) => (JSON.parse(l) as { txId: number }).txId);
+    const ids = workers.output
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { txId: number }).txId);
     assert.ok(ids.length > 0 && ids.length < 9001 && ids.every((id, i) => id === i + 1), `${ids.length} lines`);
     assert.notEqual(one!.code, 0);
     assert.equal(two!.code, one!.code);
@@ -333,7 +336,10 @@ test('records longer than a batch, then longer ones: each batch buffer grows to 
 test('--segments, one with a copybook file of its own: JSON Lines and CSV in workers are those of one thread', async () => {
   const { decodeInThreads, noBytes } = await import('../../src/cli/dataset/parallel.ts');
   const { layoutFromArgs } = await import('../../src/cli/dataset/segments.ts');
-  writeFileSync(at('customer.cpy'), '       01 CUSTOMER-REC.\n          05 SEG-ID PIC X.\n          05 NAME PIC X(20).\n');
+  writeFileSync(
+    at('customer.cpy'),
+    '       01 CUSTOMER-REC.\n          05 SEG-ID PIC X.\n          05 NAME PIC X(20).\n',
+  );
   writeFileSync(
     at('account.cpy'),
     '       01 ACCOUNT-REC.\n          05 SEG-ID PIC X.\n          05 ACCT-NO PIC 9(6).\n' +

@@ -29,7 +29,7 @@ export interface WorkerSetup {
 
 /**
  * A batch: whole records (or blocks) at the start of `input`, where they start in the file, what to skip or stop
- * at, and a buffer to write the JSON Lines into. Both buffers come back with the answer, to be lent again.
+ * at, and a buffer to write its text into. Both buffers come back with the answer, to be lent again.
  */
 export interface Job {
   input: ArrayBuffer;
@@ -46,7 +46,7 @@ export type JobResult =
   | {
       ok: true;
       input: ArrayBuffer;
-      /** The JSON Lines, from its first byte. */
+      /** The JSON Lines or CSV rows, from its first byte. */
       output: ArrayBuffer;
       length: number;
       rows: number;

@@ -282,8 +282,7 @@ export async function* decodeInThreads(
       limit,
     };
     const worker = free();
-    const answer =
-      worker === undefined ? Promise.resolve(decodeBatch(job, options.decoder, here)) : worker.run(job);
+    const answer = worker === undefined ? Promise.resolve(decodeBatch(job, options.decoder, here)) : worker.run(job);
     const entry = { answer, broken, done: false };
     // answered in order below; until then a rejection is not unhandled
     answer.then(
