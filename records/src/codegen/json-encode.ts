@@ -126,6 +126,25 @@ let numStart = 0;
 let numLast = 0;
 let numZeros = 0;
 let numNegative = false;
+/** The digits `nextDigit` gave, OR-ed: 0 when the value is zero. */
+let numAny = 0;
+
+/**
+ * The next digit of the number `scanNumber` read from `src`, right to left: the zeros its scale adds, then its
+ * own digits (past the point), then 0 once they are taken.
+ */
+function nextDigit(src: Buffer): number {
+  if (numZeros > 0) {
+    numZeros--;
+    return 0;
+  }
+  if (numLast < numStart) return 0;
+  let c = src[numLast--]!;
+  if (c === 0x2e) c = src[numLast--]!;
+  const d = c - 0x30;
+  numAny |= d;
+  return d;
+}
 
 /**
  * Reads the JSON number at `p` for a field of `s.digits` digits and `s.scale` decimals: where it ends, or -1 for
@@ -231,20 +250,9 @@ function zonedJson(src: Buffer, p: number, buf: Buffer, off: number, s: ZonedSpe
   if (end < 0) return valueJson(src, p, buf, off, s, put, nullByte, s.length);
   const first = s.separate && s.leading ? off + 1 : off;
   const digit = s.digit;
-  let zeros = numZeros;
-  let q = numLast;
-  let any = 0;
-  for (let i = first + s.digits - 1; i >= first; i--) {
-    let d = 0;
-    if (zeros > 0) zeros--;
-    else if (q >= numStart) {
-      let c = src[q--]!;
-      if (c === 0x2e) c = src[q--]!;
-      any |= d = c - 0x30;
-    }
-    buf[i] = digit[d]!;
-  }
-  const negative = numNegative && any !== 0;
+  numAny = 0;
+  for (let i = first + s.digits - 1; i >= first; i--) buf[i] = digit[nextDigit(src)]!;
+  const negative = numNegative && numAny !== 0;
   if (negative && !s.signed) return valueJson(src, p, buf, off, s, put, nullByte, s.length);
   if (s.separate) buf[s.leading ? off : off + s.digits] = negative ? s.table.minus : s.table.plus;
   else if (s.signed) {
@@ -259,28 +267,15 @@ function zonedJson(src: Buffer, p: number, buf: Buffer, off: number, s: ZonedSpe
 function packedJson(src: Buffer, p: number, buf: Buffer, off: number, s: PackedSpec, put: Put, nullByte: number) {
   const end = scanNumber(src, p, s);
   if (end < 0) return valueJson(src, p, buf, off, s, put, nullByte, s.length);
-  let zeros = numZeros;
-  let q = numLast;
-  let any = 0;
-  let high = true;
-  let byte = 0;
-  for (let i = off + s.length - 1; i >= off;) {
-    let d = 0;
-    if (zeros > 0) zeros--;
-    else if (q >= numStart) {
-      let c = src[q--]!;
-      if (c === 0x2e) c = src[q--]!;
-      any |= d = c - 0x30;
-    }
-    if (high) {
-      buf[i--] = (d << 4) | byte;
-      high = false;
-    } else {
-      byte = d;
-      high = true;
-    }
+  numAny = 0;
+  // the last byte: a digit and the sign nibble, set below; each byte before it: two digits
+  let i = off + s.length - 1;
+  buf[i] = nextDigit(src) << 4;
+  while (--i >= off) {
+    const low = nextDigit(src);
+    buf[i] = (nextDigit(src) << 4) | low;
   }
-  const negative = numNegative && any !== 0;
+  const negative = numNegative && numAny !== 0;
   if (negative && !s.signed) return valueJson(src, p, buf, off, s, put, nullByte, s.length);
   buf[off + s.length - 1] = (buf[off + s.length - 1]! & 0xf0) | (!s.signed ? 0x0f : negative ? 0x0d : 0x0c);
   return end;
