@@ -2,9 +2,9 @@ import { RecordEncodeError } from '../errors.ts';
 import { DatasetError } from './errors.ts';
 import { RecordWriter, type FramingOptions } from './framing.ts';
 import { BLANK, parseLine, readJsonLines, takeJsonLinesSource, type SourceValue } from './jsonl.ts';
+import { jsonLineEncoderOf, type JsonLineEncoder } from '../codegen/json-encode.ts';
 
 export type { SourceValue } from './jsonl.ts';
-import { jsonLineEncoderOf, type JsonLineEncoder } from '../codegen/json-encode.ts';
 
 /** What turns one JSON value into a record's bytes: a compiled layout. */
 export interface RecordEncoder {
