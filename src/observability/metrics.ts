@@ -2,6 +2,7 @@
  * The API's Prometheus metrics (prom-client), one registry per app, named by the OpenTelemetry semantic
  * conventions; every label value comes from a closed set the service owns, never from the caller.
  */
+import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 import { collectDefaultMetrics, Counter, Registry, type Metric } from 'prom-client';
 import type { TranCode } from '../backend/copybooks/index.ts';
 
@@ -69,6 +70,10 @@ export class CountingHistogram {
     this.name = name;
     this.help = help;
     this.bounds = bounds;
+    this.registerIn(registry);
+  }
+
+  registerIn(registry: Registry): void {
     // prom-client's Metric is a class this collector cannot extend; registries only call get() and reset()
     // eslint-disable-next-line no-restricted-syntax -- the comment above says why
     registry.registerMetric(this as unknown as Metric);
@@ -119,9 +124,46 @@ export class CountingHistogram {
   }
 }
 
+const GC_METRIC = 'nodejs_gc_duration_seconds';
+const GC_KINDS: Record<number, string> = {
+  [perfConstants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [perfConstants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [perfConstants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [perfConstants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
+};
+let processGc: CountingHistogram | null = null;
+
+/**
+ * The main thread's collections, process-wide (every registry shows the same): one observer that counts each
+ * entry. prom-client's own histogram of the same name records only the first entry of each batch its observer
+ * receives, and V8 often reports several collections in one batch.
+ */
+function gcHistogram(registry: Registry): void {
+  registry.removeSingleMetric(GC_METRIC);
+  if (!processGc) {
+    const histogram = new CountingHistogram(
+      GC_METRIC,
+      'Garbage collection duration by kind, one of major, minor, incremental or weakcb.',
+      [0.001, 0.01, 0.1, 1, 2, 5],
+      new Registry(),
+    );
+    const byKind = new Map(
+      Object.entries(GC_KINDS).map(([code, kind]) => [Number(code), histogram.seriesOf({ kind })]),
+    );
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        byKind.get((entry as { detail?: { kind?: number } }).detail?.kind ?? -1)?.observe(entry.duration / 1000);
+      }
+    }).observe({ entryTypes: ['gc'] });
+    processGc = histogram;
+  }
+  processGc.registerIn(registry);
+}
+
 export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
+  gcHistogram(registry);
 
   const requests = new CountingHistogram(
     'http_server_request_duration_seconds',

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import test from 'node:test';
 import { startApp } from '../helpers/app.ts';
-import { routeTemplate } from '../../src/observability/metrics.ts';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { createMetrics, routeTemplate } from '../../src/observability/metrics.ts';
 import { parsePrometheusText, total } from './prometheus-text.ts';
 
 test('route templates are rendered as OpenAPI writes them', () => {
@@ -209,4 +210,30 @@ test('an operation run later counts its transaction and business outcome as a ca
     }),
     1,
   );
+});
+
+test('nodejs_gc_duration_seconds counts every collection of the main thread, also those V8 reports together', async () => {
+  const seen: number[] = [];
+  const watcher = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) seen.push(entry.duration);
+  });
+  watcher.observe({ entryTypes: ['gc'] });
+  const metrics = createMetrics();
+  const count = async () =>
+    total(parsePrometheusText(await metrics.registry.metrics()), 'nodejs_gc_duration_seconds_count');
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const before = await count();
+  seen.length = 0;
+  // Short-lived garbage: young-generation collections, many of them close together.
+  let kept = 0;
+  for (let round = 0; round < 200; round++) {
+    const garbage = Array.from({ length: 20_000 }, (_, i) => ({ i, text: `item ${i}` }));
+    kept += garbage.length;
+  }
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const counted = await count();
+  watcher.disconnect();
+  assert.ok(kept > 0);
+  assert.ok(seen.length >= 5, `collections seen: ${seen.length}`);
+  assert.equal(counted - before, seen.length, 'one observation per collection');
 });
