@@ -16,7 +16,7 @@ import { openDevIssuer, type DevIssuer } from './auth/dev-issuer.ts';
 import { discoverJwksUri, EXTERNAL_ALGORITHMS } from './auth/external-issuer.ts';
 import { createTokenVerifier } from './auth/verifier.ts';
 import { openConfiguredIdempotencyStore } from './api/idempotency/open.ts';
-import { purgeInChunks } from './api/idempotency/store.ts';
+import { purgeInChunks, type IdempotencyStore } from './api/idempotency/store.ts';
 import { closeRedis, connectRedis } from './api/redis.ts';
 import { openApiOptions } from './api/openapi.ts';
 import { exactMultipleOf } from './api/schemas/exact-multiple-of.ts';
@@ -85,7 +85,11 @@ export interface AppDeps {
   observability?: Observability;
 }
 
-export type App = FastifyInstance & { devIssuer: DevIssuer };
+export type App = FastifyInstance & {
+  devIssuer: DevIssuer;
+  /** The keys in flight and answers to replay (tests forget them to play a restart). */
+  idempotencyStore: IdempotencyStore;
+};
 
 export async function buildApp(config: Config, deps: AppDeps = {}): Promise<App> {
   const logger = deps.logger ?? createLogger(config);
@@ -350,11 +354,14 @@ async function assemble(
   });
   // Tests and tools sign with the embedded provider's key; with an external issuer there is none to sign with
   // (configurable: the tests under production mode put their external issuer's signer here).
-  return Object.defineProperty(app, 'devIssuer', {
-    configurable: true,
-    get: () => {
-      if (!issuer) throw new Error('no development issuer: tokens come from AUTH_EXTERNAL_ISSUER');
-      return issuer;
+  return Object.defineProperties(app, {
+    devIssuer: {
+      configurable: true,
+      get: () => {
+        if (!issuer) throw new Error('no development issuer: tokens come from AUTH_EXTERNAL_ISSUER');
+        return issuer;
+      },
     },
+    idempotencyStore: { value: idempotencyStore },
   }) as App;
 }

@@ -78,18 +78,14 @@ export class SqliteDatabase {
   private readonly statements = new Map<string, StatementSync>();
   private readonly queries = new Map<string, RowQuery>();
   private inTransaction = false;
-  /** The open transaction of this event-loop turn, if any (inTurnTransaction). */
-  private turn: 'read' | 'write' | null = null;
+  /** Whether a read transaction of this event-loop turn is open (inTurnReadTransaction). */
+  private turnOpen = false;
 
   /**
    * `readOnly`: a reader of a store another connection owns (and has created, migrated, put in WAL mode).
-   * `synchronous`: FULL (default) fsyncs every commit; NORMAL may lose the newest commits on power loss.
    * `ownerOnly`: the file (0600) and a directory it creates (0700) for the owner alone, for secrets.
    */
-  constructor(
-    file: string,
-    options: { readOnly?: boolean; synchronous?: 'FULL' | 'NORMAL'; ownerOnly?: boolean } = {},
-  ) {
+  constructor(file: string, options: { readOnly?: boolean; ownerOnly?: boolean } = {}) {
     if (options.readOnly) {
       this.db = new DatabaseSync(file, { timeout: 5000, readOnly: true });
       return;
@@ -103,7 +99,8 @@ export class SqliteDatabase {
     }
     this.db = new DatabaseSync(file, { timeout: 5000 });
     this.db.exec('PRAGMA journal_mode = WAL');
-    this.db.exec(`PRAGMA synchronous = ${options.synchronous ?? 'FULL'}`);
+    // Every commit is on disk before it is acknowledged.
+    this.db.exec('PRAGMA synchronous = FULL');
     this.db.exec('PRAGMA foreign_keys = ON');
     // Savepoint and statement journals in memory: on disk, the original of every page a request changes
     // would be written to a temporary file, once per savepoint.
@@ -179,27 +176,25 @@ export class SqliteDatabase {
   }
 
   /**
-   * Joins the transaction of this event-loop turn, opening it if there is none: everything in one turn
-   * shares one BEGIN/COMMIT — one snapshot and one pair of WAL read-lock system calls for readers, one
-   * commit for writers. It commits at the end of the turn, or earlier with endTurnTransaction().
+   * Joins the read transaction of this event-loop turn, opening it if there is none: every read in one turn
+   * shares one BEGIN/COMMIT, so one snapshot and one pair of WAL read-lock system calls. It ends with the turn,
+   * or earlier with endTurnTransaction().
    */
-  inTurnTransaction<T>(work: (db: this) => T, options: { readOnly?: boolean } = {}): T {
-    if (this.turn === null) {
+  inTurnReadTransaction<T>(work: (db: this) => T): T {
+    if (!this.turnOpen) {
       if (this.inTransaction) throw new Error('nested transaction');
-      this.statement(options.readOnly ? 'BEGIN' : 'BEGIN IMMEDIATE').run();
-      this.turn = options.readOnly ? 'read' : 'write';
+      this.statement('BEGIN').run();
+      this.turnOpen = true;
       this.inTransaction = true;
       setImmediate(() => this.endTurnTransaction());
-    } else if (this.turn === 'read' && !options.readOnly) {
-      throw new Error('a write in a read-only transaction');
     }
     return work(this);
   }
 
-  /** Commits the transaction of this turn, if any: the next read sees every commit made until now. */
+  /** Ends the read transaction of this turn, if any: the next read sees every commit made until now. */
   endTurnTransaction(): void {
-    if (this.turn === null) return;
-    this.turn = null;
+    if (!this.turnOpen) return;
+    this.turnOpen = false;
     this.inTransaction = false;
     if (this.db.isOpen && this.db.isTransaction) this.statement('COMMIT').run();
   }

@@ -8,4 +8,6 @@ export const IDEMPOTENCY_KEY_OPERATIONS: Readonly<Record<string, 'required' | 'o
   'POST /v1/loan-applications': 'optional',
   'POST /v1/orders': 'optional',
   'POST /v1/payments': 'required',
+  'POST /v1/webhook-subscriptions/{subscriptionId}/recover': 'optional',
+  'POST /v1/webhook-subscriptions/{subscriptionId}/test': 'optional',
 };

@@ -8966,6 +8966,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description Client-chosen key of one intended operation; retries reuse it
+                 * @example retry-7d1e2f60
+                 */
+                "idempotency-key"?: string;
                 /** @description Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed */
                 "x-request-id"?: string;
             };
@@ -9118,7 +9123,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The subscription is disabled (reason SUBSCRIPTION_DISABLED): enable it first */
+            /** @description The subscription is disabled (reason SUBSCRIPTION_DISABLED): enable it first; or the same Idempotency-Key is still in flight */
             409: {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
@@ -9169,6 +9174,23 @@ export interface operations {
             };
             /** @description The body is not of a media type the operation takes */
             415: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The same Idempotency-Key was used with a different request */
+            422: {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
@@ -9286,6 +9308,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description Client-chosen key of one intended operation; retries reuse it
+                 * @example retry-7d1e2f60
+                 */
+                "idempotency-key"?: string;
                 /** @description Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed */
                 "x-request-id"?: string;
             };
@@ -9426,7 +9453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The subscription is disabled */
+            /** @description The subscription is disabled; or the same Idempotency-Key is still in flight */
             409: {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
@@ -9450,6 +9477,23 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    "idempotent-replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The same Idempotency-Key was used with a different request */
+            422: {
+                headers: {
+                    /** @description The request id: the one sent, or the one made for this request (on every answer) */
+                    "x-request-id"?: string;
+                    /** @description IETF RateLimit: the quota left in the current window (draft-ietf-httpapi-ratelimit-headers) */
+                    ratelimit?: string;
+                    /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
+                    "ratelimit-policy"?: string;
                     /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;

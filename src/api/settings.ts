@@ -48,6 +48,13 @@ export const IDEMPOTENCY_SETTINGS = section('Idempotency', {
     max: 600_000,
     description: 'how long a key in flight answers 409 before a retry may run it again',
   }),
+  IDEMPOTENCY_CACHE_MB: integer({
+    default: 64,
+    min: 1,
+    max: 65_536,
+    description:
+      'memory for answers to replay, per instance without REDIS_URL; beyond it the oldest go, and the back-end answers their retries',
+  }),
   IDEMPOTENCY_REDIS_PREFIX: text({
     default: 'corebridge:idempotency:',
     pattern: /^[A-Za-z0-9:._-]{1,100}$/,
@@ -67,10 +74,12 @@ export interface IdempotencySettings {
   /** How long a key and its response are kept. */
   ttlSeconds: number;
   /**
-   * How long an in-flight key answers 409 before its holder is presumed crashed and a retry may run
+   * How long an in-flight key answers 409 before its holder is presumed hung or gone and a retry may run
    * it again (safe: the back-end finds an effect already committed under the key).
    */
   leaseMs: number;
+  /** Bytes of records an instance keeps in memory without REDIS_URL (IDEMPOTENCY_CACHE_MB). */
+  maxBytes: number;
   /** Prefix of the records' Redis keys when REDIS_URL is set (IDEMPOTENCY_REDIS_PREFIX). */
   redisPrefix: string;
 }
@@ -95,6 +104,7 @@ export function loadIdempotencySettings(env: Env): IdempotencySettings {
   return {
     ttlSeconds: read(env, IDEMPOTENCY_SETTINGS, 'IDEMPOTENCY_TTL_SECONDS'),
     leaseMs: read(env, IDEMPOTENCY_SETTINGS, 'IDEMPOTENCY_LEASE_MS'),
+    maxBytes: read(env, IDEMPOTENCY_SETTINGS, 'IDEMPOTENCY_CACHE_MB') * 1024 * 1024,
     redisPrefix: read(env, IDEMPOTENCY_SETTINGS, 'IDEMPOTENCY_REDIS_PREFIX'),
   };
 }

@@ -1,6 +1,7 @@
 /**
- * Loads the demo data into the back-end's store the configuration names and forgets stored idempotency records, whose
- * responses would no longer match: what `npm run seed` does, and the tests' explicit load under production mode.
+ * Loads the demo data into the back-end's store the configuration names and forgets the idempotency records shared
+ * in Redis, whose responses would no longer match: what `npm run seed` does, and the tests' explicit load under
+ * production mode.
  */
 import { openConfiguredIdempotencyStore } from '../api/idempotency/open.ts';
 import { closeRedis, connectRedis } from '../api/redis.ts';
@@ -40,14 +41,17 @@ export async function loadDemoData(config: Config): Promise<string> {
   } finally {
     await store.close();
   }
+  // Shared records live in Redis; without it each API instance keeps its own in memory, gone with its process.
   const redisUrl = config.protection.rateLimit.redisUrl;
-  const redis = redisUrl ? await connectRedis(redisUrl, { warn: () => {} }) : null;
-  try {
-    const idempotency = openConfiguredIdempotencyStore(config, redis);
-    await idempotency.clear();
-    idempotency.close();
-  } finally {
-    if (redis) await closeRedis(redis);
+  if (redisUrl) {
+    const redis = await connectRedis(redisUrl, { warn: () => {} });
+    try {
+      const idempotency = openConfiguredIdempotencyStore(config, redis);
+      await idempotency.clear();
+      idempotency.close();
+    } finally {
+      await closeRedis(redis);
+    }
   }
   return where;
 }

@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test, type TestContext } from 'node:test';
 import { LoanDecision } from '../../src/resources/loan.ts';
 import { assertProblem, assertShape } from '../helpers/assert-shape.ts';
@@ -234,13 +232,8 @@ for (const mode of MODES) {
       const body = { customerId: '1001', amount: 5000, installments: 36 };
       const first = await apply(h, body, 'ada', { 'idempotency-key': 'loan-old' });
       assert.equal(first.statusCode, 201);
-      // The API's 24 h record expires (here: is purged); the loan row keeps the key.
-      const forget = async () => {
-        await new Promise((resolve) => setImmediate(resolve));
-        const db = new DatabaseSync(join(h.dataDir, 'api.sqlite'));
-        db.prepare('DELETE FROM idempotency_records').run();
-        db.close();
-      };
+      // The API's record expires (here: is forgotten); the loan row keeps the key.
+      const forget = () => h.app.idempotencyStore.clear();
       await forget();
       const otherAmount = await apply(h, { ...body, amount: 6000 }, 'ada', { 'idempotency-key': 'loan-old' });
       assertProblem(otherAmount, 422, 'IDEMPOTENCY_KEY_REUSED');

@@ -1,25 +1,20 @@
 /**
- * The back-end's own idempotency of orders, once the API's idempotency record is gone (it expires after
- * 24 h): a key reused with another request is refused, never answered with the earlier order.
+ * The back-end's own idempotency of orders, once the API's idempotency record is gone (expired, dropped from its
+ * memory, or lost in a restart): a key reused with another request is refused, never answered with the earlier order.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { assertProblem } from '../helpers/assert-shape.ts';
 import { startApp, type TestApp } from '../helpers/app.ts';
 import { queryStore } from '../helpers/backend-store.ts';
 
-/** As the API's purge does once a record has expired (after the turn in which the API stores its answer). */
+/** As a restart of the API, or the expiry of its record, makes it forget a key. */
 async function forgetApiIdempotency(h: TestApp): Promise<void> {
-  await new Promise((resolve) => setImmediate(resolve));
-  const db = new DatabaseSync(join(h.dataDir, 'api.sqlite'), { timeout: 5000 });
-  db.prepare('DELETE FROM idempotency_records').run();
-  db.close();
+  await h.app.idempotencyStore.clear();
 }
 
 test('an order key reused after the API record expired: another request is 422, the same one finds the order', async (t) => {
-  // One instance: the API's idempotency records are its embedded SQLite file, which the test clears.
+  // One instance: the API's idempotency records are in its memory, which the test clears.
   const h = await startApp(t, {}, { singleInstance: true });
   const send = (body: Record<string, unknown>) =>
     h.request({ method: 'POST', url: '/v1/orders', as: 'ada', body, headers: { 'idempotency-key': 'order-key-1' } });

@@ -1,14 +1,13 @@
-/** The idempotency store: Redis, shared by every API instance, when REDIS_URL is set; else SQLite under DATA_DIR. */
-import { join } from 'node:path';
+/** The idempotency store: Redis, shared by every API instance, when REDIS_URL is set; else this process's memory. */
 import type { Redis } from 'ioredis';
 import type { IdempotencySettings } from '../settings.ts';
 import { openRedisIdempotencyStore } from './redis-store.ts';
 import { openIdempotencyStore, type IdempotencyStore } from './store.ts';
 
 export function openConfiguredIdempotencyStore(
-  config: { dataDir: string; idempotency: IdempotencySettings },
+  config: { idempotency: IdempotencySettings },
   redis: Redis | null,
 ): IdempotencyStore {
   if (redis) return openRedisIdempotencyStore(redis, { ...config.idempotency, prefix: config.idempotency.redisPrefix });
-  return openIdempotencyStore(join(config.dataDir, 'api.sqlite'), config.idempotency);
+  return openIdempotencyStore(config.idempotency);
 }

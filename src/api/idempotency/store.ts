@@ -1,13 +1,10 @@
 /**
- * The API layer's idempotency records in their own SQLite file: they replay responses and detect key misuse;
- * exactly-once of the business effect is the back-end's job (the key travels in the record header).
+ * The API layer's idempotency records, in this process's memory: the keys in flight here and a bounded cache of
+ * answers to replay. Nothing here is needed for correctness after a crash or an eviction: the back-end keeps each
+ * key with its effect, in the same transaction, and answers a retry with the original (or 422 for another request).
  */
-import { fileURLToPath } from 'node:url';
-import { SqliteDatabase } from '../../sqlite.ts';
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
-
-/** Rows deleted per purge statement. */
+/** Records dropped per purge call. */
 export const PURGE_CHUNK = 500;
 
 /** Purges expired records chunk by chunk, letting requests run between chunks; resolves with the count. */
@@ -35,17 +32,17 @@ export type BeginResult =
   | { outcome: 'in-flight' };
 
 /**
- * Embedded (SQLite, this file: answers at once) or shared by every API instance (Redis, ./redis-store.ts:
- * answers with promises).
+ * Embedded (this process's memory, this file: answers at once) or shared by every API instance (Redis,
+ * ./redis-store.ts: answers with promises).
  */
 export interface IdempotencyStore {
   begin(caller: string, key: string, requestHash: string): BeginResult | Promise<BeginResult>;
   complete(caller: string, key: string, response: StoredResponse): void | Promise<void>;
   /** Forgets an in-flight key whose request failed without a result to replay. */
   release(caller: string, key: string): void | Promise<void>;
-  /** Deletes at most `maxRows` expired records (a bounded statement: the event loop is never held long). */
+  /** Drops at most `maxRows` expired records (bounded: the event loop is never held long). */
   purgeExpired(maxRows?: number): number | Promise<number>;
-  /** Forgets every record (demo data reload). */
+  /** Forgets every record (demo data reload, or a test that plays a restart). */
   clear(): void | Promise<void>;
   close(): void;
 }
@@ -57,94 +54,112 @@ export interface EmbeddedIdempotencyStore extends IdempotencyStore {
   release(caller: string, key: string): void;
   purgeExpired(maxRows?: number): number;
   clear(): void;
+  /** Records held, and the bytes their answers take (an estimate: strings as two bytes a character). */
+  size(): { records: number; bytes: number };
 }
 
-export function openIdempotencyStore(
-  file: string,
-  options: { ttlSeconds: number; leaseMs: number; now?: () => number },
-): EmbeddedIdempotencyStore {
-  const store = new SqliteDatabase(file, { synchronous: 'NORMAL' });
-  store.migrate(MIGRATIONS_DIR);
-  const now = options.now ?? Date.now;
-  const sql = (text: string) => store.statement(text);
+interface Entry {
+  requestHash: string;
+  lockedUntil: number;
+  expiresAt: number;
+  response: StoredResponse | null;
+  bytes: number;
+}
 
-  // One transaction per event-loop turn: a commit per write would cost each payment two WAL appends on the API's
-  // thread. Losing the newest records in a crash is harmless: the back-end keeps the key and finds the original.
-  const write = <T>(work: () => T): T => store.inTurnTransaction(work);
+/** What a record costs besides its answer: the Map slot, the entry object, the key and hash strings. */
+const ENTRY_BYTES = 256;
+
+function responseBytes(r: StoredResponse): number {
+  let n = 2 * (r.body.length + r.contentType.length);
+  for (const name in r.headers) n += 2 * (name.length + r.headers[name]!.length);
+  return n;
+}
+
+export function openIdempotencyStore(options: {
+  ttlSeconds: number;
+  leaseMs: number;
+  /** Bytes of records kept; beyond it the oldest answers are dropped (a retry of theirs reaches the back-end). */
+  maxBytes: number;
+  now?: () => number;
+}): EmbeddedIdempotencyStore {
+  const now = options.now ?? Date.now;
+  const ttlMs = options.ttlSeconds * 1000;
+  // Every record is (re)inserted with the same TTL, so the Map's order is the order of expiry: the oldest first.
+  const records = new Map<string, Entry>();
+  let bytes = 0;
+
+  // A key is 1–64 characters of [A-Za-z0-9._:-], never a NUL: the caller after one cannot make another's id.
+  const idOf = (caller: string, key: string) => `${key}\u0000${caller}`;
+  const drop = (id: string, entry: Entry) => {
+    records.delete(id);
+    bytes -= entry.bytes;
+  };
+  // Answers go oldest first; keys in flight stay (their requests are running, and are few).
+  const evict = () => {
+    for (const [id, entry] of records) {
+      if (bytes <= options.maxBytes) return;
+      if (entry.response) drop(id, entry);
+    }
+  };
 
   return {
     begin(caller, key, requestHash) {
       const t = now();
-      return write((): BeginResult => {
-        // The usual case, a new key: one statement.
-        const fresh = sql(
-          `INSERT INTO idempotency_records (caller, idempotency_key, request_hash, state, locked_until, expires_at, created_at)
-           VALUES (?, ?, ?, 'IN_FLIGHT', ?, ?, ?) ON CONFLICT (caller, idempotency_key) DO NOTHING`,
-        ).run(caller, key, requestHash, t + options.leaseMs, t + options.ttlSeconds * 1000, t);
-        if (Number(fresh.changes) === 1) return { outcome: 'execute' };
-        const row = sql('SELECT * FROM idempotency_records WHERE caller = ? AND idempotency_key = ?').get(caller, key)!;
-        if (Number(row['expires_at']) <= t) {
-          sql(
-            `UPDATE idempotency_records SET request_hash = ?, state = 'IN_FLIGHT', status_code = NULL, content_type = NULL,
-               response_headers = NULL, response_body = NULL, locked_until = ?, expires_at = ?, created_at = ?
-             WHERE caller = ? AND idempotency_key = ?`,
-          ).run(requestHash, t + options.leaseMs, t + options.ttlSeconds * 1000, t, caller, key);
-          return { outcome: 'execute' };
-        }
-        if (row['request_hash'] !== requestHash) return { outcome: 'mismatch' };
-        if (row['state'] === 'DONE') {
-          return {
-            outcome: 'replay',
-            response: {
-              statusCode: Number(row['status_code']),
-              contentType: String(row['content_type']),
-              headers: JSON.parse(String(row['response_headers'] ?? '{}')) as Record<string, string>,
-              body: String(row['response_body'] ?? ''),
-            },
-          };
-        }
-        if (Number(row['locked_until']) > t) return { outcome: 'in-flight' };
-        // The holder's lease ran out (it crashed or hung): take over. The back-end finds any effect
-        // the first attempt committed under the same key, so re-executing cannot duplicate it.
-        sql('UPDATE idempotency_records SET locked_until = ? WHERE caller = ? AND idempotency_key = ?').run(
-          t + options.leaseMs,
-          caller,
-          key,
-        );
+      const id = idOf(caller, key);
+      const entry = records.get(id);
+      if (entry && entry.expiresAt > t) {
+        if (entry.requestHash !== requestHash) return { outcome: 'mismatch' };
+        if (entry.response) return { outcome: 'replay', response: entry.response };
+        if (entry.lockedUntil > t) return { outcome: 'in-flight' };
+        // The holder's lease ran out (it hung): take over. The back-end finds any effect the first attempt
+        // committed under the same key, so running again cannot duplicate it.
+        entry.lockedUntil = t + options.leaseMs;
         return { outcome: 'execute' };
+      }
+      if (entry) drop(id, entry);
+      records.set(id, {
+        requestHash,
+        lockedUntil: t + options.leaseMs,
+        expiresAt: t + ttlMs,
+        response: null,
+        bytes: ENTRY_BYTES,
       });
+      bytes += ENTRY_BYTES;
+      evict();
+      return { outcome: 'execute' };
     },
     complete(caller, key, response) {
-      write(() =>
-        sql(
-          `UPDATE idempotency_records SET state = 'DONE', status_code = ?, content_type = ?, response_headers = ?, response_body = ?
-         WHERE caller = ? AND idempotency_key = ?`,
-        ).run(response.statusCode, response.contentType, JSON.stringify(response.headers), response.body, caller, key),
-      );
+      const entry = records.get(idOf(caller, key));
+      if (!entry || entry.response) return;
+      entry.response = response;
+      const added = responseBytes(response);
+      entry.bytes += added;
+      bytes += added;
+      evict();
     },
     release(caller, key) {
-      write(() =>
-        sql("DELETE FROM idempotency_records WHERE caller = ? AND idempotency_key = ? AND state = 'IN_FLIGHT'").run(
-          caller,
-          key,
-        ),
-      );
+      const id = idOf(caller, key);
+      const entry = records.get(id);
+      if (entry && !entry.response) drop(id, entry);
     },
     purgeExpired(maxRows = PURGE_CHUNK) {
-      return write(() =>
-        Number(
-          sql(
-            'DELETE FROM idempotency_records WHERE rowid IN (SELECT rowid FROM idempotency_records WHERE expires_at <= ? LIMIT ?)',
-          ).run(now(), maxRows).changes,
-        ),
-      );
+      const t = now();
+      let n = 0;
+      for (const [id, entry] of records) {
+        if (n >= maxRows || entry.expiresAt > t) break;
+        drop(id, entry);
+        n++;
+      }
+      return n;
     },
     clear() {
-      write(() => sql('DELETE FROM idempotency_records').run());
-      store.endTurnTransaction();
+      records.clear();
+      bytes = 0;
     },
     close() {
-      store.close();
+      records.clear();
+      bytes = 0;
     },
+    size: () => ({ records: records.size, bytes }),
   };
 }

@@ -11,8 +11,11 @@ import type {
   onSendHookHandler,
   preHandlerHookHandler,
   preValidationHookHandler,
+  RouteOptions,
 } from 'fastify';
 import type { RouteAccess } from '../route-table.ts';
+import { problem } from '../schemas/problem.ts';
+import { idempotencyKeyHeader } from '../../resources/schemas/common.ts';
 import { routeHooks } from './route-hooks.ts';
 import { ApiError } from '../../errors.ts';
 import type { IdempotencyStore, StoredResponse } from '../idempotency/store.ts';
@@ -41,6 +44,46 @@ export function requestFingerprint(method: string, route: string, params: unknow
 
 function requestHash(req: FastifyRequest): string {
   return requestFingerprint(req.method, req.routeOptions.url ?? '', req.params, req.body);
+}
+
+type RouteSchema = NonNullable<RouteOptions['schema']>;
+type JsonObject = Record<string, unknown>;
+
+const IN_FLIGHT = 'the same Idempotency-Key is still in flight';
+const REUSED = 'The same Idempotency-Key was used with a different request';
+
+/**
+ * The contract of a route that takes an Idempotency-Key, completed here so no route can leave it out: the header,
+ * 409 while the key is in flight and 422 for a key reused with another request. A route's own 409 keeps its
+ * description, with the idempotency case added.
+ */
+function withIdempotencyContract(schema: RouteSchema, mode: 'required' | 'optional'): RouteSchema {
+  const headers = (schema.headers ?? { type: 'object', properties: {} }) as JsonObject;
+  const properties = (headers['properties'] ?? {}) as JsonObject;
+  const response = (schema.response ?? {}) as JsonObject;
+  const conflict = response['409'] as { description?: string } | undefined;
+  return {
+    ...schema,
+    headers:
+      'idempotency-key' in properties
+        ? headers
+        : {
+            ...headers,
+            properties: { ...properties, 'idempotency-key': idempotencyKeyHeader('retry-7d1e2f60') },
+            ...(mode === 'required'
+              ? { required: [...((headers['required'] as string[]) ?? []), 'idempotency-key'] }
+              : {}),
+          },
+    response: {
+      ...response,
+      409: conflict
+        ? conflict.description?.includes('Idempotency-Key')
+          ? conflict
+          : { ...conflict, description: `${conflict.description ?? ''}; or ${IN_FLIGHT}` }
+        : problem(`${IN_FLIGHT[0]!.toUpperCase()}${IN_FLIGHT.slice(1)}`),
+      422: response['422'] ?? problem(REUSED),
+    },
+  };
 }
 
 export function installIdempotency(app: FastifyInstance, store: IdempotencyStore): void {
@@ -139,6 +182,7 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
   app.addHook('onRoute', (route) => {
     const mode = (route.config as { access?: RouteAccess } | undefined)?.access?.idempotency;
     if (!mode) return;
+    if (route.schema) route.schema = withIdempotencyContract(route.schema, mode);
     if (mode === 'required') route.preValidation = [requireIdempotencyKey, ...routeHooks(route.preValidation)];
     route.preHandler = [holdIdempotencyKey, ...routeHooks(route.preHandler)];
     route.onSend = [storeIdempotentAnswer, ...routeHooks(route.onSend)];

@@ -6,6 +6,7 @@ import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
 import { fail, ok, text } from '../program.ts';
 import type { Program } from '../program.ts';
+import { oncePerKey } from './keyed.ts';
 import { eventsInWindowFor, type WindowEvent } from '../store/events.ts';
 import { ONE_SUBSCRIPTION_EVENTS, writeAudit } from '../store/journal.ts';
 import { insertDelivery, lockOwnSubscription, redueDeliveries } from '../store/webhooks.ts';
@@ -32,7 +33,11 @@ export function cutWindow(
   return { taken: rows.slice(0, end > 0 ? end : maxEvents), continueFrom: next.occurredAt };
 }
 
-export const recoverSubscription: Program<'WHKRCV'> = async (ctx, req) => {
+/** A retry under the same idempotency key gets the first call's answer, and queues nothing again. */
+export const recoverSubscription: Program<'WHKRCV'> = (ctx, req) =>
+  oncePerKey(ctx, [text(req.whkrSubscriptionId), text(req.whkrSince), text(req.whkrUntil)], () => recover(ctx, req));
+
+const recover: Program<'WHKRCV'> = async (ctx, req) => {
   const since = text(req.whkrSince);
   const until = text(req.whkrUntil) || ctx.now;
   if (!ISO_UTC.test(since) || !ISO_UTC.test(until)) {

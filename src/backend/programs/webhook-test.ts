@@ -6,12 +6,19 @@
 import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
 import { fail, ok, text, type Program } from '../program.ts';
+import { oncePerKey } from './keyed.ts';
 import { writeAudit } from '../store/journal.ts';
 import { findOwnSubscription, insertDelivery } from '../store/webhooks.ts';
 import { deliveryRecord, raiseSubscriptionEvent } from './webhook-records.ts';
 
-/** A WebhookTest to the subscription named, due now: the delivery answers how it went (GET its deliveries). */
-export const sendTestEventProgram: Program<'WHKTST'> = async (ctx, req) => {
+/**
+ * A WebhookTest to the subscription named, due now: the delivery answers how it went (GET its deliveries). A retry
+ * under the same idempotency key gets the same delivery, not a second one.
+ */
+export const sendTestEventProgram: Program<'WHKTST'> = (ctx, req) =>
+  oncePerKey(ctx, [text(req.whkkSubscriptionId)], () => sendTestEvent(ctx, req));
+
+const sendTestEvent: Program<'WHKTST'> = async (ctx, req) => {
   const s = await findOwnSubscription(ctx.tx, ctx.caller.principal, text(req.whkkSubscriptionId));
   if (!s) return fail(RC.NOT_FOUND, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
   if (s.status !== 'active') {

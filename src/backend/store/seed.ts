@@ -51,6 +51,7 @@ const DEMO_PRODUCTS = [
 
 const TABLES = [
   'sequences',
+  'keyed_replies',
   'webhook_deliveries',
   'events',
   'audit_log',

@@ -101,7 +101,7 @@ export function openSqliteStore(file: string, options: { readOnly?: boolean } = 
       if (readOnlyInstance) {
         if (!readOnly) return Promise.reject(new Error('a write on a read-only store'));
         // Joins (or opens) this turn's read transaction: one snapshot, no BEGIN/COMMIT per call.
-        return db.inTurnTransaction(() => runItems(items, work, 'plain'), { readOnly: true });
+        return db.inTurnReadTransaction(() => runItems(items, work, 'plain'));
       }
       // A read-only group has nothing to roll back.
       if (readOnly) return serialized(() => db.transactionAsync(() => runItems(items, work, 'plain'), { readOnly }));

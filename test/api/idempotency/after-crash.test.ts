@@ -1,22 +1,22 @@
-/** Idempotency across a crash of the API process, simulated on the real stores. */
+/**
+ * Idempotency when the API layer has forgotten a key: its records are memory only, so a restart (or a crash, or the
+ * cache's bound) leaves the back-end, which keeps the key with the payment, to answer a retry.
+ */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
-import { openIdempotencyStore } from '../../../src/api/idempotency/store.ts';
 import { requestFingerprint } from '../../../src/api/plugins/idempotency.ts';
 import { assertProblem } from '../../helpers/assert-shape.ts';
 import { startApp } from '../../helpers/app.ts';
+import { queryStore } from '../../helpers/backend-store.ts';
 
 const BODY = { debtorAccount: '1001-01', creditorAccount: '1002-01', amount: 40, currency: 'EUR' };
 
-test('a key held by a crashed request answers 409 until its lease runs out, then runs', async (t) => {
+test('a key held by a hung request answers 409 until its lease runs out, then runs', async (t) => {
   // A lease long enough that a loaded machine still sends the first retry within it.
   const h = await startApp(t, { IDEMPOTENCY_LEASE_MS: '3000' }, { singleInstance: true });
-  // Another process took the key and died before answering.
-  const other = openIdempotencyStore(join(h.dataDir, 'api.sqlite'), { ttlSeconds: 3600, leaseMs: 3000 });
-  assert.equal(other.begin('ada', 'held', requestFingerprint('POST', '/v1/payments', {}, BODY)).outcome, 'execute');
-  other.close();
+  // A request on this instance took the key and never finished.
+  const held = await h.app.idempotencyStore.begin('ada', 'held', requestFingerprint('POST', '/v1/payments', {}, BODY));
+  assert.equal(held.outcome, 'execute');
 
   const send = () =>
     h.request({ method: 'POST', url: '/v1/payments', as: 'ada', body: BODY, headers: { 'idempotency-key': 'held' } });
@@ -27,8 +27,8 @@ test('a key held by a crashed request answers 409 until its lease runs out, then
   assert.equal(res.json().status, 'COMPLETED');
 });
 
-test('crash after the payment committed but before the response was stored: the retry finds it, money moves once', async (t) => {
-  const h = await startApp(t, { IDEMPOTENCY_LEASE_MS: '100' }, { singleInstance: true });
+test('the API forgot the answer after the payment committed: the retry finds it, money moves once', async (t) => {
+  const h = await startApp(t, {}, { singleInstance: true });
   const send = () =>
     h.request({
       method: 'POST',
@@ -39,17 +39,36 @@ test('crash after the payment committed but before the response was stored: the 
     });
   const first = await send();
   assert.equal(first.statusCode, 201);
-  // Make the API layer forget the answer, as if the process died between the back-end commit and the response
-  // (after the turn in which the store commits its writes).
-  await new Promise((resolve) => setImmediate(resolve));
-  const db = new DatabaseSync(join(h.dataDir, 'api.sqlite'));
-  db.prepare("UPDATE idempotency_records SET state = 'IN_FLIGHT', response_body = NULL, locked_until = 0").run();
-  db.close();
+  // As if the process died between the back-end's commit and the response.
+  await h.app.idempotencyStore.clear();
 
   const retry = await send();
   assert.equal(retry.statusCode, 201);
   assert.equal(retry.headers['idempotent-replayed'], undefined, 'executed again at the API layer');
   assert.equal(retry.json().paymentId, first.json().paymentId, 'the back-end returned the original payment');
+  assert.deepEqual(retry.json(), first.json());
+  const balance = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'ada' });
+  assert.equal(balance.json().balance, 2460);
+});
+
+test('after a restart of the API, a retry finds its payment, and the key stays bound to its request', async (t) => {
+  const h = await startApp(t, {}, { singleInstance: true });
+  const send = (body: typeof BODY) =>
+    h.request({ method: 'POST', url: '/v1/payments', as: 'ada', body, headers: { 'idempotency-key': 'restart-1' } });
+  const first = await send(BODY);
+  assert.equal(first.statusCode, 201);
+  assert.equal((await send(BODY)).headers['idempotent-replayed'], 'true', 'replayed before the restart');
+
+  await h.restart();
+  const retry = await send(BODY);
+  assert.equal(retry.statusCode, 201);
+  assert.equal(retry.headers['idempotent-replayed'], undefined, 'nothing survived in the API layer');
+  assert.deepEqual(retry.json(), first.json());
+  assert.equal(retry.headers['location'], first.headers['location']);
+  assertProblem(await send({ ...BODY, amount: 41 }), 422, 'IDEMPOTENCY_KEY_REUSED');
+
+  const payments = await queryStore(h, "SELECT payment_id FROM payments WHERE idempotency_key = 'restart-1'");
+  assert.equal(payments.length, 1);
   const balance = await h.request({ method: 'GET', url: '/v1/accounts/1001-01/balance', as: 'ada' });
   assert.equal(balance.json().balance, 2460);
 });

@@ -1,0 +1,42 @@
+/**
+ * Exactly-once for a call whose effect has no row of its own to carry the caller's idempotency key (a webhook test
+ * event, a recover): its OK reply is kept under the key in the same transaction, and a retry gets that reply.
+ */
+import { hash } from 'node:crypto';
+import { RC } from '../message.ts';
+import { fail, type ProgramContext, type ProgramReply } from '../program.ts';
+import { findKeyedReply, insertKeyedReply } from '../store/keyed-replies.ts';
+
+/**
+ * Runs `run` once per caller and key. `request`: the request's business fields, in a fixed order (what the key
+ * stands for); the same key with other fields, or for another transaction, is refused.
+ */
+export async function oncePerKey<R>(
+  ctx: ProgramContext,
+  request: readonly string[],
+  run: () => Promise<ProgramReply<R>>,
+): Promise<ProgramReply<R>> {
+  const key = ctx.idempotencyKey;
+  if (!key) return run();
+  const requestHash = hash('sha256', JSON.stringify(request), 'base64url');
+  const earlier = await findKeyedReply(ctx.tx, ctx.caller.principal, key);
+  if (earlier) {
+    if (earlier.tranCode !== ctx.tranCode || earlier.requestHash !== requestHash) {
+      return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different request');
+    }
+    return { returnCode: RC.OK, body: JSON.parse(earlier.replyJson) as R };
+  }
+  const reply = await run();
+  // Only an OK keeps its writes (dispatch.ts): a refusal leaves nothing to answer again.
+  if (reply.returnCode === RC.OK) {
+    await insertKeyedReply(ctx.tx, {
+      principal: ctx.caller.principal,
+      idempotencyKey: key,
+      tranCode: ctx.tranCode,
+      requestHash,
+      replyJson: JSON.stringify(reply.body),
+      createdAt: ctx.now,
+    });
+  }
+  return reply;
+}
