@@ -23,13 +23,24 @@
  * load are slower and their tail far longer than later. That first load is printed on its own ("first
  * load on a fresh server") and not counted in the rounds, which measure the servers in service.
  *
- * How to read it: per side, the median over rounds of req/s, p50 and p99. "CB/bare" is the median of
- * the per-round ratios of req/s and "+p99" the median of the per-round differences in p99 (each round
- * pairs runs made a few seconds apart). Absolute figures move with whatever else the machine does; on
- * a small shared machine only the ratios within one run mean anything. "log lines/req" is the lines
- * Corebridge wrote to its log during its measured runs of a scenario divided by the requests it served.
+ * How to read it: per side, the median over rounds of req/s, p50 and p99. Each round pairs a Corebridge run
+ * with a bare run made a few seconds apart; per scenario the bench prints the min / median / max over rounds
+ * of the per-round ratio "CB/bare" (Corebridge req/s ÷ bare req/s) and of "+p99" (Corebridge p99 − bare
+ * p99, ms), the same columns in the summary table. Absolute figures move with whatever else the machine
+ * does; on a small shared machine only the ratios within one run mean anything, and their spread says how
+ * far one round can stray. "log lines/req" is the lines Corebridge wrote to its log during its measured
+ * runs of a scenario divided by the requests it served.
  *
- * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2, before every run),
+ * "GC ms/s" is the time Corebridge's API thread spent in V8 garbage collection per second of a measured
+ * run, from the server's own Prometheus metrics: each Corebridge server listens with METRICS_PORT on a free
+ * loopback port, and the bench reads nodejs_gc_duration_seconds_sum (prom-client's default metrics) right
+ * before and right after each measured run (not the warm-up), dividing the growth by the time between the
+ * two reads. "young" is the minor GCs (scavenges of the young generation), "all" every kind (minor, major,
+ * incremental marking, weak callbacks); min / median / max over rounds. The back-end's own thread or process
+ * has its own heap and is not counted. prom-client records only the first GC of each batch its observer is
+ * handed, so where GCs come in quick succession the figure can read low.
+ *
+ * Environment: BENCH_ROUNDS (5), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2, before every run),
  * BENCH_FIRST_LOAD_SECONDS (5, once per side and scenario before round 1; 0: none), BENCH_CONNECTIONS (50),
  * BENCH_ONLY (scenarios whose name contains one of these comma-separated words, e.g. "loan");
  * BENCH_BACKEND=service (the back-end as its own process, `corebridge backend serve`, also on CPU 0,
@@ -63,7 +74,7 @@ import {
 } from './load.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const ROUNDS = setting('BENCH_ROUNDS', 3);
+const ROUNDS = setting('BENCH_ROUNDS', 5);
 const SECONDS = setting('BENCH_SECONDS', 10);
 const WARMUP_SECONDS = setting('BENCH_WARMUP_SECONDS', 2, 0);
 const FIRST_LOAD_SECONDS = setting('BENCH_FIRST_LOAD_SECONDS', 5, 0);
@@ -91,6 +102,8 @@ interface ServerProcess {
   authorization: string;
   /** Where it logs (Corebridge), for the log lines per request. */
   logFile: string | null;
+  /** Its Prometheus /metrics URL (Corebridge), for the GC time of its API thread. */
+  metricsUrl: string | null;
 }
 
 interface Scenario {
@@ -102,6 +115,8 @@ interface Scenario {
 interface Run extends Measurement {
   /** Lines the server logged during the run (Corebridge only). */
   logLines: number;
+  /** GC ms per second of the run on the server's API thread (Corebridge only). */
+  gc: { youngMsPerSecond: number; allMsPerSecond: number } | null;
 }
 
 function setting(name: string, fallback: number, min = 1): number {
@@ -128,12 +143,16 @@ interface Servers {
 /** A Corebridge server on a fresh DATA_DIR under `dir`, its log in a file, and a token it accepts. */
 async function startCorebridge(dir: string, extraEnv: Record<string, string> = {}): Promise<CorebridgeServer> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const dataDir = join(dir, 'data');
   mkdirSync(dataDir, { recursive: true });
   const env = {
     ...process.env,
     PORT: String(port),
     HOST: '127.0.0.1',
+    // A port of its own per server: the default one would be shared by the two servers of the COBOL row.
+    METRICS_PORT: String(metricsPort),
+    METRICS_HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL,
     // The highest limits the server accepts, per 1 s window: the bench never meets a 429.
@@ -153,7 +172,13 @@ async function startCorebridge(dir: string, extraEnv: Record<string, string> = {
   const logFd = openSync(logFile, 'w');
   const child = start(0, process.execPath, ['src/server.ts'], { cwd: ROOT, env, stdio: ['ignore', logFd, 'inherit'] });
   closeSync(logFd);
-  const server = { process: child, authorization: `Bearer ${token}`, logFile, base: `http://127.0.0.1:${port}` };
+  const server = {
+    process: child,
+    authorization: `Bearer ${token}`,
+    logFile,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+    base: `http://127.0.0.1:${port}`,
+  };
   await waitFor(`${server.base}/health/ready`, child);
   return server;
 }
@@ -195,6 +220,7 @@ async function startServers(dir: string, withCobol: boolean): Promise<Servers> {
     process: bareProcess,
     authorization: 'Bearer none',
     logFile: null,
+    metricsUrl: null,
     base: `http://127.0.0.1:${barePort}`,
   };
   await waitFor(`${bare.base}/bare`, bareProcess);
@@ -298,29 +324,85 @@ function countNewlines(file: string, from: number, to: number): number {
   }
 }
 
-/** Warm-up, then the measured run; for Corebridge also the log lines written meanwhile. */
+/** Seconds the server's API thread has spent in GC since it started: young generation (minor) and all kinds. */
+interface GcTotals {
+  young: number;
+  all: number;
+}
+
+const GC_METRIC = 'nodejs_gc_duration_seconds';
+
+/** Reads the GC totals from prom-client's default metrics in the server's Prometheus text. */
+async function scrapeGc(metricsUrl: string): Promise<GcTotals> {
+  const response = await fetch(metricsUrl, { signal: AbortSignal.timeout(5_000) });
+  const text = await response.text();
+  if (response.status !== 200)
+    throw new Error(`GET ${metricsUrl}: expected 200, got ${response.status}: ${text.slice(0, 200)}`);
+  const byKind = new Map<string, number>();
+  let declared = false;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`# TYPE ${GC_METRIC} `)) declared = true;
+    if (!line.startsWith(`${GC_METRIC}_sum{`)) continue;
+    const match = /^\S+_sum\{([^}]*)\}\s+(\S+)/.exec(line);
+    const kind = match ? /(?:^|,)kind="([^"]*)"/.exec(match[1]!)?.[1] : undefined;
+    const value = match ? Number(match[2]) : NaN;
+    if (kind === undefined || !Number.isFinite(value)) throw new Error(`${metricsUrl}: cannot read "${line}"`);
+    byKind.set(kind, (byKind.get(kind) ?? 0) + value);
+  }
+  if (!declared)
+    throw new Error(`${metricsUrl} has no ${GC_METRIC}: the GC figures need prom-client's default metrics`);
+  const young = byKind.get('minor');
+  if (young === undefined) throw new Error(`${metricsUrl} has no ${GC_METRIC}_sum{kind="minor"}`);
+  // prom-client prints a kind's series only from its first GC of that kind on: a kind not there has had none.
+  return { young, all: [...byKind.values()].reduce((a, b) => a + b, 0) };
+}
+
+/** Warm-up, then the measured run; for Corebridge also the log lines written and the GC time meanwhile. */
 async function measure(side: Side, target: Target): Promise<Run> {
-  const { process: server, authorization, logFile } = target.server;
+  const { process: server, authorization, logFile, metricsUrl } = target.server;
   if (WARMUP_SECONDS > 0) await runLoad(target, authorization, WARMUP_SECONDS, CONNECTIONS);
   await sleep(SETTLE_MS);
   const logFrom = logFile ? fileSize(logFile) : 0;
+  const gcBefore = metricsUrl ? await scrapeGc(metricsUrl) : null;
+  const startedAt = performance.now();
   const result = await runLoad(target, authorization, SECONDS, CONNECTIONS);
+  const seconds = (performance.now() - startedAt) / 1000;
+  const gcAfter = metricsUrl ? await scrapeGc(metricsUrl) : null;
   await sleep(SETTLE_MS);
   if (server.exitCode !== null)
     throw new Error(`the ${side} server exited with code ${server.exitCode} during the run`);
   const logLines = logFile ? countNewlines(logFile, logFrom, fileSize(logFile)) : 0;
-  return { ...result, logLines };
+  const gc =
+    gcBefore && gcAfter
+      ? {
+          youngMsPerSecond: ((gcAfter.young - gcBefore.young) * 1000) / seconds,
+          allMsPerSecond: ((gcAfter.all - gcBefore.all) * 1000) / seconds,
+        }
+      : null;
+  return { ...result, logLines, gc };
 }
 
 // ---------------------------------------------------------------- reporting
+
+/** A figure's lowest, median and highest over the rounds. */
+interface Spread {
+  min: number;
+  median: number;
+  max: number;
+}
 
 interface Summary {
   name: string;
   bareTarget: string;
   bare: { rps: number; p50: number; p99: number; runs: Run[] };
   corebridge: { rps: number; p50: number; p99: number; runs: Run[] };
-  ratio: number;
-  p99Added: number;
+  /** Per round: Corebridge req/s ÷ bare req/s. */
+  ratio: Spread;
+  /** Per round: Corebridge p99 − bare p99, ms. */
+  p99Added: Spread;
+  /** Per round: GC ms per second of Corebridge's run on its API thread, young generation and all kinds. */
+  gcYoung: Spread;
+  gcAll: Spread;
   logLinesPerRequest: number;
 }
 
@@ -328,6 +410,10 @@ function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function spread(values: number[]): Spread {
+  return { min: Math.min(...values), median: median(values), max: Math.max(...values) };
 }
 
 function sideSummary(runs: Run[]): Summary['bare'] {
@@ -342,13 +428,16 @@ function sideSummary(runs: Run[]): Summary['bare'] {
 function summarize(scenario: Scenario, bareRuns: Run[], corebridgeRuns: Run[]): Summary {
   const pairs = bareRuns.map((bare, i) => ({ bare, corebridge: corebridgeRuns[i]! }));
   const served = corebridgeRuns.reduce((n, r) => n + r.requests, 0);
+  const gc = corebridgeRuns.map((r) => r.gc!);
   return {
     name: scenario.name,
     bareTarget: `${scenario.bare.method} ${new URL(scenario.bare.url).pathname}`,
     bare: sideSummary(bareRuns),
     corebridge: sideSummary(corebridgeRuns),
-    ratio: median(pairs.map((p) => p.corebridge.rps / p.bare.rps)),
-    p99Added: median(pairs.map((p) => p.corebridge.p99Ms - p.bare.p99Ms)),
+    ratio: spread(pairs.map((p) => p.corebridge.rps / p.bare.rps)),
+    p99Added: spread(pairs.map((p) => p.corebridge.p99Ms - p.bare.p99Ms)),
+    gcYoung: spread(gc.map((g) => g.youngMsPerSecond)),
+    gcAll: spread(gc.map((g) => g.allMsPerSecond)),
     logLinesPerRequest: served > 0 ? corebridgeRuns.reduce((n, r) => n + r.logLines, 0) / served : 0,
   };
 }
@@ -356,6 +445,7 @@ function summarize(scenario: Scenario, bareRuns: Run[], corebridgeRuns: Run[]): 
 const num = (value: number, digits = 0) =>
   value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const signed = (value: number, digits = 2) => (value >= 0 ? `+${num(value, digits)}` : num(value, digits));
+const roundsLabel = `${ROUNDS} round${ROUNDS === 1 ? '' : 's'}`;
 
 function failures(runs: Measurement[]): string {
   const non2xx = runs.reduce((n, r) => n + r.non2xx, 0);
@@ -366,12 +456,17 @@ function failures(runs: Measurement[]): string {
 function printScenario(s: Summary): void {
   const line = (label: string, side: Summary['bare']) =>
     `  ${label.padEnd(11)} ${num(side.rps).padStart(9)} req/s   p50 ${num(side.p50, 2).padStart(7)} ms   p99 ${num(side.p99, 2).padStart(7)} ms${failures(side.runs)}`;
+  const row = (label: string, figures: Spread, format: (value: number) => string) =>
+    `  ${label.padEnd(24)}${[figures.min, figures.median, figures.max].map((v) => format(v).padStart(9)).join('')}`;
   console.log(`\n${s.name}   (bare: ${s.bareTarget})`);
   console.log(line('bare', s.bare));
   console.log(line('corebridge', s.corebridge));
-  console.log(
-    `  Corebridge/bare ${num(s.ratio, 3)} × req/s   p99 ${signed(s.p99Added)} ms   log lines/request ${num(s.logLinesPerRequest, 2)}`,
-  );
+  console.log(`  log lines/request ${num(s.logLinesPerRequest, 2)}`);
+  console.log(`  ${`over ${roundsLabel}`.padEnd(24)}${['min', 'median', 'max'].map((h) => h.padStart(9)).join('')}`);
+  console.log(row('CB/bare req/s', s.ratio, (v) => num(v, 3)));
+  console.log(row('+p99 ms (CB − bare)', s.p99Added, (v) => signed(v)));
+  console.log(row('CB young GC ms/s', s.gcYoung, (v) => num(v, 1)));
+  console.log(row('CB all GC ms/s', s.gcAll, (v) => num(v, 1)));
   if (s.bare.runs.length > 1) {
     const rounds = (runs: Run[]) => runs.map((r) => num(r.rps)).join(' ');
     console.log(`  req/s per round: bare ${rounds(s.bare.runs)} | corebridge ${rounds(s.corebridge.runs)}`);
@@ -394,22 +489,46 @@ function printFirstLoads(list: Scenario[], first: Map<Scenario, Record<Side, Mea
 }
 
 function printTable(summaries: Summary[]): void {
-  const header = ['scenario', 'bare req/s', 'CB req/s', 'CB/bare', 'bare p99', 'CB p99', '+p99 ms', 'lines/req'];
-  const rows = summaries.map((s) => [
-    s.name,
-    num(s.bare.rps),
-    num(s.corebridge.rps),
-    num(s.ratio, 3),
-    num(s.bare.p99, 2),
-    num(s.corebridge.p99, 2),
-    signed(s.p99Added),
-    num(s.logLinesPerRequest, 2),
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  // Columns in groups, each group's title over its columns.
+  const columns: Array<{ group: string; header: string; cell: (s: Summary) => string }> = [
+    { group: '', header: 'scenario', cell: (s) => s.name },
+    { group: 'req/s', header: 'bare', cell: (s) => num(s.bare.rps) },
+    { group: 'req/s', header: 'CB', cell: (s) => num(s.corebridge.rps) },
+    { group: 'CB/bare req/s', header: 'min', cell: (s) => num(s.ratio.min, 3) },
+    { group: 'CB/bare req/s', header: 'median', cell: (s) => num(s.ratio.median, 3) },
+    { group: 'CB/bare req/s', header: 'max', cell: (s) => num(s.ratio.max, 3) },
+    { group: '+p99 ms', header: 'min', cell: (s) => signed(s.p99Added.min) },
+    { group: '+p99 ms', header: 'median', cell: (s) => signed(s.p99Added.median) },
+    { group: '+p99 ms', header: 'max', cell: (s) => signed(s.p99Added.max) },
+    { group: 'CB GC ms/s', header: 'young', cell: (s) => num(s.gcYoung.median, 1) },
+    { group: 'CB GC ms/s', header: 'all', cell: (s) => num(s.gcAll.median, 1) },
+    { group: '', header: 'lines/req', cell: (s) => num(s.logLinesPerRequest, 2) },
+  ];
+  const rows = summaries.map((s) => columns.map((c) => c.cell(s)));
+  const widths = columns.map((c, i) => Math.max(c.header.length, ...rows.map((r) => r[i]!.length)));
+  const GAP = 2;
+  const groups: Array<{ title: string; columns: number[] }> = [];
+  columns.forEach((c, i) => {
+    const last = groups.at(-1);
+    if (last && c.group !== '' && last.title === c.group) last.columns.push(i);
+    else groups.push({ title: c.group, columns: [i] });
+  });
+  const span = (g: (typeof groups)[number]) =>
+    g.columns.reduce((n, i) => n + widths[i]!, 0) + GAP * (g.columns.length - 1);
+  // A title wider than its columns widens the first of them.
+  for (const g of groups) widths[g.columns[0]!]! += Math.max(0, g.title.length - span(g));
+  const centred = (g: (typeof groups)[number]) => {
+    const room = span(g) - g.title.length;
+    return ' '.repeat(Math.ceil(room / 2)) + g.title + ' '.repeat(Math.floor(room / 2));
+  };
   const format = (cells: string[]) =>
-    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  console.log(`\nSummary (medians over ${ROUNDS} round${ROUNDS === 1 ? '' : 's'}; p99 in ms)`);
-  console.log(format(header));
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' '.repeat(GAP));
+  console.log(
+    `\nSummary over ${roundsLabel}: req/s are medians; CB/bare and +p99 (CB p99 − bare p99) the min / median / max of the`,
+  );
+  console.log(`per-round figures; CB GC ms/s the median time in GC per second on Corebridge's API thread`);
+  console.log(groups.map(centred).join(' '.repeat(GAP)).trimEnd());
+  console.log(format(columns.map((c) => c.header)));
   for (const row of rows) console.log(format(row));
 }
 
@@ -481,7 +600,7 @@ async function main(): Promise<void> {
         const run = await measure(side, s[side]);
         runs.get(s)![side].push(run);
         console.error(
-          `  round ${round + 1}/${ROUNDS}  ${s.name.padEnd(34)} ${side.padEnd(10)} ${num(run.rps).padStart(8)} req/s  p99 ${num(run.p99Ms, 2)} ms`,
+          `  round ${round + 1}/${ROUNDS}  ${s.name.padEnd(34)} ${side.padEnd(10)} ${num(run.rps).padStart(8)} req/s  p99 ${num(run.p99Ms, 2)} ms${run.gc ? `  GC ms/s young ${num(run.gc.youngMsPerSecond, 1)} all ${num(run.gc.allMsPerSecond, 1)}` : ''}`,
         );
       }
     }
