@@ -33,12 +33,11 @@
  *
  * "GC ms/s" is the time Corebridge's API thread spent in V8 garbage collection per second of a measured
  * run, from the server's own Prometheus metrics: each Corebridge server listens with METRICS_PORT on a free
- * loopback port, and the bench reads nodejs_gc_duration_seconds_sum (prom-client's default metrics) right
- * before and right after each measured run (not the warm-up), dividing the growth by the time between the
- * two reads. "young" is the minor GCs (scavenges of the young generation), "all" every kind (minor, major,
- * incremental marking, weak callbacks); min / median / max over rounds. The back-end's own thread or process
- * has its own heap and is not counted. prom-client records only the first GC of each batch its observer is
- * handed, so where GCs come in quick succession the figure can read low.
+ * loopback port, and the bench reads nodejs_gc_duration_seconds_sum (every collection of the API thread,
+ * src/observability/metrics.ts) right before and right after each measured run (not the warm-up), dividing
+ * the growth by the time between the two reads. "young" is the minor GCs (scavenges of the young generation),
+ * "all" every kind (minor, major, incremental marking, weak callbacks); min / median / max over rounds. The
+ * back-end's own thread or process has its own heap and is not counted.
  *
  * Environment: BENCH_ROUNDS (5), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2, before every run),
  * BENCH_FIRST_LOAD_SECONDS (5, once per side and scenario before round 1; 0: none), BENCH_CONNECTIONS (50),
@@ -332,7 +331,7 @@ interface GcTotals {
 
 const GC_METRIC = 'nodejs_gc_duration_seconds';
 
-/** Reads the GC totals from prom-client's default metrics in the server's Prometheus text. */
+/** Reads the GC totals from the server's Prometheus text. */
 async function scrapeGc(metricsUrl: string): Promise<GcTotals> {
   const response = await fetch(metricsUrl, { signal: AbortSignal.timeout(5_000) });
   const text = await response.text();
@@ -349,11 +348,10 @@ async function scrapeGc(metricsUrl: string): Promise<GcTotals> {
     if (kind === undefined || !Number.isFinite(value)) throw new Error(`${metricsUrl}: cannot read "${line}"`);
     byKind.set(kind, (byKind.get(kind) ?? 0) + value);
   }
-  if (!declared)
-    throw new Error(`${metricsUrl} has no ${GC_METRIC}: the GC figures need prom-client's default metrics`);
+  if (!declared) throw new Error(`${metricsUrl} has no ${GC_METRIC}: the GC figures need it`);
   const young = byKind.get('minor');
   if (young === undefined) throw new Error(`${metricsUrl} has no ${GC_METRIC}_sum{kind="minor"}`);
-  // prom-client prints a kind's series only from its first GC of that kind on: a kind not there has had none.
+  // A kind without a series has had no collection.
   return { young, all: [...byKind.values()].reduce((a, b) => a + b, 0) };
 }
 
