@@ -8968,7 +8968,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Client-chosen key of one intended operation; retries reuse it
-                 * @example retry-7d1e2f60
+                 * @example recover-webhook-subscription-ab46571ef9bc
                  */
                 "idempotency-key"?: string;
                 /** @description Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed */
@@ -9310,7 +9310,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Client-chosen key of one intended operation; retries reuse it
-                 * @example retry-7d1e2f60
+                 * @example send-webhook-test-event-7c617275cd2b
                  */
                 "idempotency-key"?: string;
                 /** @description Correlation id of this request (e.g. a UUID), carried into every log line and the back-end record header; a new one is made when absent or malformed */

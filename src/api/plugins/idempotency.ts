@@ -47,6 +47,15 @@ function requestHash(req: FastifyRequest): string {
 }
 
 type RouteSchema = NonNullable<RouteOptions['schema']>;
+
+/** An example key of its own per operation: one caller trying the examples of two never reuses a key. */
+function exampleKey(operation: string): string {
+  const words = operation
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .toLowerCase();
+  return `${words.replace(/^-|-$/g, '').slice(0, 40)}-${hash('sha256', operation, 'hex').slice(0, 12)}`;
+}
 type JsonObject = Record<string, unknown>;
 
 const IN_FLIGHT = 'the same Idempotency-Key is still in flight';
@@ -57,7 +66,7 @@ const REUSED = 'The same Idempotency-Key was used with a different request';
  * 409 while the key is in flight and 422 for a key reused with another request. A route's own 409 keeps its
  * description, with the idempotency case added.
  */
-function withIdempotencyContract(schema: RouteSchema, mode: 'required' | 'optional'): RouteSchema {
+function withIdempotencyContract(schema: RouteSchema, mode: 'required' | 'optional', operation: string): RouteSchema {
   const headers = (schema.headers ?? { type: 'object', properties: {} }) as JsonObject;
   const properties = (headers['properties'] ?? {}) as JsonObject;
   const response = (schema.response ?? {}) as JsonObject;
@@ -69,7 +78,7 @@ function withIdempotencyContract(schema: RouteSchema, mode: 'required' | 'option
         ? headers
         : {
             ...headers,
-            properties: { ...properties, 'idempotency-key': idempotencyKeyHeader('retry-7d1e2f60') },
+            properties: { ...properties, 'idempotency-key': idempotencyKeyHeader(exampleKey(operation)) },
             ...(mode === 'required'
               ? { required: [...((headers['required'] as string[]) ?? []), 'idempotency-key'] }
               : {}),
@@ -182,7 +191,10 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
   app.addHook('onRoute', (route) => {
     const mode = (route.config as { access?: RouteAccess } | undefined)?.access?.idempotency;
     if (!mode) return;
-    if (route.schema) route.schema = withIdempotencyContract(route.schema, mode);
+    if (route.schema) {
+      const operation = route.config?.operationId ?? String(route.schema['operationId'] ?? route.url);
+      route.schema = withIdempotencyContract(route.schema, mode, operation);
+    }
     if (mode === 'required') route.preValidation = [requireIdempotencyKey, ...routeHooks(route.preValidation)];
     route.preHandler = [holdIdempotencyKey, ...routeHooks(route.preHandler)];
     route.onSend = [storeIdempotentAnswer, ...routeHooks(route.onSend)];
