@@ -13,8 +13,9 @@
  * core, and so does the load generator, which competes with it; the CPU columns say who used what.
  *
  * CPU columns: the share of one core each part used during the payment run (utime + stime from /proc),
- * front (HAProxy's master and worker processes), the API instances, the back-end services,
- * PostgreSQL (every `postgres` process), and the rest of the machine (the load generator, mostly).
+ * front (HAProxy's master and worker processes), the API instances, the back-end services, PostgreSQL (every
+ * `postgres` process, and the backends that ended during the run), and the rest of the machine (the load
+ * generator, mostly).
  * "machine" is all cores busy / all cores. A step saturates the machine when that nears 100 %: another API
  * instance then only shares the same cores.
  *
@@ -44,7 +45,6 @@ const TICKS_PER_SECOND = 100;
 
 // ---------------------------------------------------------------- CPU accounting from /proc
 
-/** utime + stime of a process (all its threads), in clock ticks; 0 once it is gone. */
 /** A process's children (HAProxy's worker under its master). */
 function childrenOf(pid: number): number[] {
   try {
@@ -54,11 +54,15 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-function processTicks(pid: number): number {
+/**
+ * utime + stime of a process (all its threads), in clock ticks; 0 once it is gone. With `reaped`, also its
+ * children's that ended and were waited for: the postmaster's, for backends that exit before the last sample.
+ */
+function processTicks(pid: number, reaped = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0);
   } catch {
     return 0;
   }
@@ -93,12 +97,12 @@ interface Parts {
 type Sample = Record<'front' | 'apis' | 'backends' | 'postgres', number> & { machine: { busy: number; total: number } };
 
 function sample(parts: Parts): Sample {
-  const sum = (pids: number[]) => pids.reduce((a, pid) => a + processTicks(pid), 0);
+  const sum = (pids: number[], reaped = false) => pids.reduce((a, pid) => a + processTicks(pid, reaped), 0);
   return {
     front: sum(parts.front),
     apis: sum(parts.apis),
     backends: sum(parts.backends),
-    postgres: sum(postgresPids()),
+    postgres: sum(postgresPids(), true),
     machine: machineTicks(),
   };
 }
