@@ -13,22 +13,35 @@
  * core, and so does the load generator, which competes with it; the CPU columns say who used what.
  *
  * CPU columns: the share of one core each part used during the payment run (utime + stime from /proc),
- * front (HAProxy's master and worker processes), the API instances, the back-end services,
- * PostgreSQL (every `postgres` process), and the rest of the machine (the load generator, mostly).
+ * front (HAProxy's master and worker processes), the API instances, the back-end services, PostgreSQL (every
+ * `postgres` process, and the backends that ended during the run), and the rest of the machine (the load
+ * generator, mostly).
  * "machine" is all cores busy / all cores. A step saturates the machine when that nears 100 %: another API
  * instance then only shares the same cores.
  *
+ * PostgreSQL's ceiling: before the stack steps, with nothing else of the bench running, pgbench runs its builtin
+ * TPC-B-like transaction (update an account, select its balance, update a teller and a branch, insert a history
+ * row) on a fresh database of the same server, with BENCH_CONNECTIONS clients, 2 threads, BENCH_SECONDS, prepared
+ * statements. It is the ceiling for payments/s: the same database on the same machine running only its own
+ * transaction of the same shape, with no HTTP, TLS or API in front. Twice: scale 1, whose one branch row every
+ * transaction updates (as every payment of the one pair locks the same two rows), and scale BENCH_PGBENCH_SCALE,
+ * whose branches spread the contention. pgbench's client runs on the same cores as PostgreSQL, as the load
+ * generator does beside the stack. pgbench missing or failing fails the bench; BENCH_PGBENCH=0 skips it.
+ *
  * Environment: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (50), BENCH_BACKENDS (2),
  * BENCH_ACCOUNTS (100),
- * BENCH_API_COUNTS (1,2,3), LOG_LEVEL (info), REDIS_URL (redis://127.0.0.1:6379), TEST_POSTGRES_URL (the
- * server's postgres database, where databases are made).
+ * BENCH_API_COUNTS (1,2,3), BENCH_PGBENCH (1; 0 skips pgbench), BENCH_PGBENCH_SCALE (10), LOG_LEVEL (info),
+ * REDIS_URL (redis://127.0.0.1:6379), TEST_POSTGRES_URL (the server's postgres database, where databases are made).
  */
+import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { startStack } from '../scripts/stack/run.ts';
+import { createTestDatabase, dropTestDatabases } from '../support/database.ts';
 import { PAYMENT_BODY } from './harness.ts';
 import { loadGeneratorDescription, runLoad, type LoadTarget, type Measurement } from './load.ts';
 
@@ -39,12 +52,13 @@ const BACKENDS = Number(process.env['BENCH_BACKENDS'] || 2);
 const ACCOUNTS = Number(process.env['BENCH_ACCOUNTS'] || 100);
 const API_COUNTS = (process.env['BENCH_API_COUNTS'] || '1,2,3').split(',').map(Number);
 const LOG_LEVEL = process.env['LOG_LEVEL'] || 'info';
+const PGBENCH = process.env['BENCH_PGBENCH'] !== '0';
+const PGBENCH_SCALE = Number(process.env['BENCH_PGBENCH_SCALE'] || 10);
 const CORES = availableParallelism();
 const TICKS_PER_SECOND = 100;
 
 // ---------------------------------------------------------------- CPU accounting from /proc
 
-/** utime + stime of a process (all its threads), in clock ticks; 0 once it is gone. */
 /** A process's children (HAProxy's worker under its master). */
 function childrenOf(pid: number): number[] {
   try {
@@ -54,11 +68,15 @@ function childrenOf(pid: number): number[] {
   }
 }
 
-function processTicks(pid: number): number {
+/**
+ * utime + stime of a process (all its threads), in clock ticks; 0 once it is gone. With `reaped`, also its
+ * children's that ended and were waited for: the postmaster's, for backends that exit before the last sample.
+ */
+function processTicks(pid: number, reaped = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    return Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0);
   } catch {
     return 0;
   }
@@ -93,12 +111,12 @@ interface Parts {
 type Sample = Record<'front' | 'apis' | 'backends' | 'postgres', number> & { machine: { busy: number; total: number } };
 
 function sample(parts: Parts): Sample {
-  const sum = (pids: number[]) => pids.reduce((a, pid) => a + processTicks(pid), 0);
+  const sum = (pids: number[], reaped = false) => pids.reduce((a, pid) => a + processTicks(pid, reaped), 0);
   return {
     front: sum(parts.front),
     apis: sum(parts.apis),
     backends: sum(parts.backends),
-    postgres: sum(postgresPids()),
+    postgres: sum(postgresPids(), true),
     machine: machineTicks(),
   };
 }
@@ -247,6 +265,80 @@ async function measureStack(apis: number): Promise<Step> {
   }
 }
 
+// ---------------------------------------------------------------- PostgreSQL's ceiling (pgbench)
+
+interface PgbenchRun {
+  scale: number;
+  tps: number;
+  /** The CPU during the run: PostgreSQL, the rest (pgbench's client, mostly) and the machine. */
+  cpu: ReturnType<typeof usage>;
+}
+
+const INSTALL_PGBENCH =
+  "pgbench is in Debian's postgresql-client: apt-get install postgresql-client; BENCH_PGBENCH=0 skips PostgreSQL's ceiling";
+
+/** Runs pgbench with `args`; its output. A missing or failing pgbench throws a one-line message. */
+async function pgbench(args: string[], timeoutMs: number): Promise<string> {
+  try {
+    // LC_ALL=C: pgbench prints its figures in the locale's number format, and the TPS is parsed below.
+    const { stdout, stderr } = await promisify(execFile)('pgbench', args, {
+      env: { ...process.env, LC_ALL: 'C' },
+      timeout: timeoutMs,
+    });
+    return `${stdout}\n${stderr}`;
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException & { stderr?: string; killed?: boolean };
+    if (e.code === 'ENOENT') {
+      throw new Error(`pgbench is not installed (not on PATH); ${INSTALL_PGBENCH}`, { cause: error });
+    }
+    // Its first error says why; the last line may only say the run was aborted.
+    const lines = (e.stderr ?? '').trim().split('\n');
+    const first = lines.find((l) => /error|fatal/i.test(l)) ?? lines.at(-1) ?? e.message.split('\n')[0];
+    const why = e.killed ? `did not end within ${timeoutMs / 1000} s` : `failed (exit ${String(e.code)}): ${first}`;
+    throw new Error(`pgbench ${args.filter((a) => !a.includes('://')).join(' ')} ${why}; ${INSTALL_PGBENCH}`, {
+      cause: error,
+    });
+  }
+}
+
+/** pgbench's builtin TPC-B-like script at `scale` on a fresh database, dropped again whatever happens. */
+async function measurePgbench(scale: number): Promise<PgbenchRun> {
+  const url = await createTestDatabase({ prefix: 'corebridge_pgbench' });
+  try {
+    await pgbench(['-i', '-q', '-s', String(scale), url], 600_000);
+    // The load wrote the tables through shared buffers: flush them now, not in a checkpoint during the run.
+    // A role without the right to checkpoint measures with them still dirty.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client
+      .query('CHECKPOINT')
+      .catch(() => undefined)
+      .finally(() => client.end());
+    const before = sample({ front: [], apis: [], backends: [] });
+    const started = performance.now();
+    const out = await pgbench(
+      ['-c', String(CONNECTIONS), '-j', '2', '-T', String(SECONDS), '-M', 'prepared', url],
+      (SECONDS + 120) * 1000,
+    );
+    const cpu = usage(before, sample({ front: [], apis: [], backends: [] }), (performance.now() - started) / 1000);
+    const tps = /^tps = ([\d.]+) \(without initial connection time\)/m.exec(out)?.[1];
+    if (!tps) {
+      const last = out.trim().split('\n').at(-1);
+      throw new Error(`pgbench printed no "tps = N (without initial connection time)": ${last}`);
+    }
+    return { scale, tps: Number(tps), cpu };
+  } finally {
+    await dropTestDatabases().catch((error: unknown) =>
+      console.error(`could not drop pgbench's database: ${String(error)}`),
+    );
+  }
+}
+
+const pgbenchLabel = (scale: number) =>
+  scale === 1
+    ? 'pgbench tpcb-like, scale 1 (every transaction updates the one branch row)'
+    : `pgbench tpcb-like, scale ${scale} (${scale} branch rows, so transactions contend less)`;
+
 // ---------------------------------------------------------------- report
 
 const num = (n: number, digits = 0) =>
@@ -284,6 +376,16 @@ async function main(): Promise<void> {
   console.log(
     `${SECONDS} s per run (+${WARMUP_SECONDS} s warm-up), ${CONNECTIONS} connections through the front; load generator: ${loadGeneratorDescription()}; LOG_LEVEL=${LOG_LEVEL}`,
   );
+  // Before the stack steps, when nothing else of the bench runs.
+  const ceiling: PgbenchRun[] = [];
+  if (PGBENCH) {
+    for (const scale of [...new Set([1, PGBENCH_SCALE])]) {
+      const run = await measurePgbench(scale);
+      console.error(`  ${pgbenchLabel(scale)}: ${num(run.tps)} TPS`);
+      ceiling.push(run);
+    }
+  }
+  const scale1 = ceiling.find((r) => r.scale === 1);
   const steps: Step[] = [];
   for (const apis of API_COUNTS) {
     const step = await measureStack(apis);
@@ -293,13 +395,29 @@ async function main(): Promise<void> {
     steps.push(step);
   }
   console.log('');
+  if (PGBENCH) {
+    console.log(
+      `PostgreSQL's ceiling on this machine: pgbench's builtin TPC-B-like transaction on the same server, ${CONNECTIONS} clients, 2 threads, ${SECONDS} s, prepared; no HTTP, TLS or API in front; pgbench's client on the same ${CORES} cores:`,
+    );
+    for (const r of ceiling) {
+      console.log(
+        `  ${pgbenchLabel(r.scale)}: ${num(r.tps)} TPS (PostgreSQL ${cores(r.cpu.postgres)} of a core, rest (pgbench's client, mostly) ${cores(r.cpu.rest)}, machine ${cores(r.cpu.machine)} busy)`,
+      );
+    }
+  } else {
+    console.log("PostgreSQL's ceiling on this machine: skipped (BENCH_PGBENCH=0)");
+  }
+  console.log('');
+  // Payments ÷ pgbench's scale 1 run: the share of the database's own ceiling the stack reaches.
+  const ratio = (rps: number) => (scale1 ? ` ${num(rps / scale1.tps, 2)} |` : '');
+  const ratioHeader = scale1 ? ' payments ÷ pgbench scale 1 |' : '';
   console.log(
-    `| API instances | GET /v1/orders/{id} req/s | p99 ms | payments/s, one pair of accounts | p99 ms | payments/s, ${ACCOUNTS} accounts | p99 ms |`,
+    `| API instances | GET /v1/orders/{id} req/s | p99 ms | payments/s, one pair of accounts | p99 ms |${ratioHeader} payments/s, ${ACCOUNTS} accounts | p99 ms |${ratioHeader}`,
   );
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(`|---|---|---|---|---|${scale1 ? '---|' : ''}---|---|${scale1 ? '---|' : ''}`);
   for (const s of steps) {
     console.log(
-      `| ${s.apis} | ${num(s.get.rps)} | ${num(s.get.p99Ms, 1)} | ${num(s.pay.rps)} | ${num(s.pay.p99Ms, 1)} | ${num(s.spread.rps)} | ${num(s.spread.p99Ms, 1)} |`,
+      `| ${s.apis} | ${num(s.get.rps)} | ${num(s.get.p99Ms, 1)} | ${num(s.pay.rps)} | ${num(s.pay.p99Ms, 1)} |${ratio(s.pay.rps)} ${num(s.spread.rps)} | ${num(s.spread.p99Ms, 1)} |${ratio(s.spread.rps)}`,
     );
   }
   console.log(`\nCPU (100 % = one core busy for the whole run; machine: share of all ${CORES} cores):`);
