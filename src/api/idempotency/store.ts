@@ -84,8 +84,12 @@ export function openIdempotencyStore(options: {
 }): EmbeddedIdempotencyStore {
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlSeconds * 1000;
-  // Every record is (re)inserted with the same TTL, so the Map's order is the order of expiry: the oldest first.
   const records = new Map<string, Entry>();
+  // The records in the order they were made, which with one TTL for all is the order of expiry: eviction and
+  // purge take from the front. (Iterating the Map instead would walk over the slots its deletions leave.) An
+  // item whose record was dropped or made anew since is skipped.
+  let order: Array<{ id: string; entry: Entry }> = [];
+  let head = 0;
   let bytes = 0;
 
   // A key is 1–64 characters of [A-Za-z0-9._:-], never a NUL: the caller after one cannot make another's id.
@@ -94,13 +98,39 @@ export function openIdempotencyStore(options: {
     records.delete(id);
     bytes -= entry.bytes;
   };
-  // Answers go oldest first; keys in flight stay (their requests are running, and are few).
-  const evict = () => {
-    for (const [id, entry] of records) {
-      if (bytes <= options.maxBytes) return;
-      if (entry.response) drop(id, entry);
+  /** The oldest record still held, taken off the front; null when none is left. */
+  const oldest = (): { id: string; entry: Entry } | null => {
+    while (head < order.length) {
+      const item = order[head++]!;
+      if (records.get(item.id) === item.entry) return item;
+    }
+    return null;
+  };
+  const compact = () => {
+    if (head > 1024 && head * 2 > order.length) {
+      order = order.slice(head);
+      head = 0;
     }
   };
+  // Answers go oldest first; a key in flight (its request is running) goes to the back of the line.
+  const evict = () => {
+    let kept = 0;
+    while (bytes > options.maxBytes) {
+      const item = oldest();
+      if (!item) break;
+      if (item.entry.response) drop(item.id, item.entry);
+      else if (kept++ < records.size) order.push(item);
+      else break;
+    }
+    compact();
+  };
+
+  function forget(): void {
+    records.clear();
+    order = [];
+    head = 0;
+    bytes = 0;
+  }
 
   return {
     begin(caller, key, requestHash) {
@@ -117,13 +147,15 @@ export function openIdempotencyStore(options: {
         return { outcome: 'execute' };
       }
       if (entry) drop(id, entry);
-      records.set(id, {
+      const made: Entry = {
         requestHash,
         lockedUntil: t + options.leaseMs,
         expiresAt: t + ttlMs,
         response: null,
         bytes: ENTRY_BYTES,
-      });
+      };
+      records.set(id, made);
+      order.push({ id, entry: made });
       bytes += ENTRY_BYTES;
       evict();
       return { outcome: 'execute' };
@@ -145,21 +177,21 @@ export function openIdempotencyStore(options: {
     purgeExpired(maxRows = PURGE_CHUNK) {
       const t = now();
       let n = 0;
-      for (const [id, entry] of records) {
-        if (n >= maxRows || entry.expiresAt > t) break;
-        drop(id, entry);
+      while (n < maxRows) {
+        const item = oldest();
+        if (!item) break;
+        if (item.entry.expiresAt > t) {
+          head--; // not expired: it stays first in line
+          break;
+        }
+        drop(item.id, item.entry);
         n++;
       }
+      compact();
       return n;
     },
-    clear() {
-      records.clear();
-      bytes = 0;
-    },
-    close() {
-      records.clear();
-      bytes = 0;
-    },
+    clear: forget,
+    close: forget,
     size: () => ({ records: records.size, bytes }),
   };
 }

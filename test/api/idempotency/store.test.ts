@@ -73,3 +73,17 @@ test('expired records are purged in bounded chunks, leaving live ones', async ()
   assert.deepEqual(store.begin('ada', 'live', 'h'), { outcome: 'in-flight' }, 'the live key is kept');
   store.close();
 });
+
+test('a key made anew after it expired is kept by purge and eviction until its own turn', () => {
+  let now = 1_000_000;
+  const store = openIdempotencyStore({ ttlSeconds: 60, leaseMs: 1000, maxBytes: MB, now: () => now });
+  store.begin('ada', 'again', 'h1');
+  store.complete('ada', 'again', answer('PAY-OLD'));
+  store.begin('ada', 'other', 'h');
+  now += 61_000;
+  assert.equal(store.begin('ada', 'again', 'h2').outcome, 'execute', 'expired: made anew');
+  store.complete('ada', 'again', answer('PAY-NEW'));
+  assert.equal(store.purgeExpired(), 1, 'only "other" was due');
+  assert.deepEqual(store.begin('ada', 'again', 'h2'), { outcome: 'replay', response: answer('PAY-NEW') });
+  assert.equal(store.size().records, 1);
+});
