@@ -54,10 +54,33 @@ function drain(): void {
   void answered.finally(() => draining.delete(answered));
 }
 
+function postReplies(ids: number[], messages: Buffer[]): void {
+  const { ends, bytes } = packMessages(messages);
+  post({ type: 'replies', ids, ends, bytes }, [bytes]);
+}
+
+/** Replies of calls that waited for a linked program, posted together at the end of the turn they came in. */
+let late: { ids: number[]; messages: Buffer[] } | null = null;
+function postLate(id: number, reply: Buffer): void {
+  if (!late) {
+    late = { ids: [], messages: [] };
+    setImmediate(flushLate);
+  }
+  late.ids.push(id);
+  late.messages.push(reply);
+}
+function flushLate(): void {
+  if (!late) return;
+  const { ids, messages } = late;
+  late = null;
+  postReplies(ids, messages);
+}
+
 async function answer(batch: Array<{ id: number; message: Buffer }>): Promise<void> {
   const replies = await backend.handleBatch(batch.map((call) => call.message));
   // One message back for the whole batch (see the main side for why); a call waiting for a linked
-  // program in another process gets its own once that answer is in and its transaction committed.
+  // program in another process is answered once that answer is in and its transaction committed, with the
+  // others that were answered in the same turn.
   const ids: number[] = [];
   const messages: Buffer[] = [];
   replies.forEach((reply, i) => {
@@ -66,15 +89,10 @@ async function answer(batch: Array<{ id: number; message: Buffer }>): Promise<vo
       ids.push(id);
       messages.push(reply);
     } else {
-      void reply.then((late) => {
-        const { ends, bytes } = packMessages([late]);
-        post({ type: 'replies', ids: [id], ends, bytes }, [bytes]);
-      });
+      void reply.then((answered) => postLate(id, answered));
     }
   });
-  if (ids.length === 0) return;
-  const { ends, bytes } = packMessages(messages);
-  post({ type: 'replies', ids, ends, bytes }, [bytes]);
+  if (ids.length > 0) postReplies(ids, messages);
 }
 
 port.on('message', (message: ToWorker) => {
@@ -99,7 +117,10 @@ port.on('message', (message: ToWorker) => {
       void Promise.all(draining)
         .then(() => backend.idle())
         .then(() => backend.close())
-        .finally(() => port.close());
+        .finally(() => {
+          flushLate();
+          port.close();
+        });
       break;
   }
 });

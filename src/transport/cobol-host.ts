@@ -1,6 +1,7 @@
 /**
  * The COBOL program host: a pool of `cbhost` processes running compiled GnuCOBOL programs, one call at a time
- * each, reached with length-prefixed frames (CBHDR plus COMMAREA) over stdin and stdout.
+ * each, reached with length-prefixed frames (CBHDR plus COMMAREA) over stdin and stdout. The calls of one turn go
+ * out together, shared among the processes, each share in one write; a process answers them in order.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
@@ -31,6 +32,8 @@ export interface CobolHostOptions {
   callTimeoutMs?: number;
   /** Calls waiting for a free process beyond this fail at once (default 1000). */
   maxWaiting?: number;
+  /** Calls sent to one process before it has answered them (default 32). */
+  maxQueuedPerProcess?: number;
   log: Logger;
 }
 
@@ -53,8 +56,10 @@ interface Call {
 
 interface HostProcess {
   child: ChildProcessByStdio<Writable, Readable, Readable>;
-  /** The call it runs, with its time limit. */
-  call: (Call & { timer: NodeJS.Timeout }) | null;
+  /** The calls sent to it, in order: the first is the one it runs. */
+  calls: Call[];
+  /** The time limit of the first call, from when it became the first. */
+  timer: NodeJS.Timeout | null;
   /** Ended or about to: takes no more calls. */
   retired: boolean;
   pending: Buffer;
@@ -104,12 +109,14 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
   const size = options.processes ?? 2;
   const timeoutMs = options.callTimeoutMs ?? 5000;
   const maxWaiting = options.maxWaiting ?? 1000;
+  const maxQueued = options.maxQueuedPerProcess ?? 32;
   const args = hostArguments(header);
   const processes = new Set<HostProcess>();
   const waiting: Call[] = [];
   let restartDelay = FIRST_RESTART_DELAY_MS;
   const restartTimers = new Set<NodeJS.Timeout>();
   let closing = false;
+  let dispatchQueued = false;
 
   function isAbend(reply: Buffer): boolean {
     const { returnCode: rc, reasonCode: reason } = header;
@@ -128,7 +135,7 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
       // calls it is still finishing; they end when their input closes (close(), or this process's death).
       detached: true,
     });
-    const host: HostProcess = { child, call: null, retired: false, pending: Buffer.alloc(0) };
+    const host: HostProcess = { child, calls: [], timer: null, retired: false, pending: Buffer.alloc(0) };
     processes.add(host);
     child.stdin.on('error', () => {}); // a dead host: 'exit' handles it
     child.stderr.setEncoding('utf8');
@@ -151,19 +158,21 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
       // Never started (no such file, no permission): there will be no 'exit'.
       if (child.pid === undefined) ended(host, error.message);
     });
-    child.on('exit', (code, signal) => ended(host, signal ?? `exit ${code}`));
+    // 'close', not 'exit': every answer it wrote has been read by then, so no call it answered is given back.
+    child.on('close', (code, signal) => ended(host, signal ?? `exit ${code}`));
   }
 
-  /** A process is gone: its call fails, and another is started, later each time while they keep ending. */
+  /**
+   * A process is gone: the call it ran fails, the calls it had not begun go back to wait for another, and
+   * another process is started, later each time while they keep ending.
+   */
   function ended(host: HostProcess, how: string): void {
     if (!processes.delete(host)) return;
     host.retired = true;
-    const call = host.call;
-    host.call = null;
-    if (call) {
-      clearTimeout(call.timer);
-      call.reject(new TransportError(`COBOL program host ended (${how}) during a call`));
-    }
+    if (host.timer) clearTimeout(host.timer);
+    host.timer = null;
+    host.calls.shift()?.reject(new TransportError(`COBOL program host ended (${how}) during a call`));
+    giveBack(host);
     // With no process left, the calls waiting for one answer now (503) rather than after a restart that may fail.
     if (!available())
       for (const waiter of waiting.splice(0)) waiter.reject(new TransportError('no COBOL program host is running'));
@@ -181,19 +190,49 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
   }
 
   function finish(host: HostProcess, reply: Buffer): void {
-    const call = host.call;
-    host.call = null;
+    const call = host.calls.shift();
+    if (host.timer) clearTimeout(host.timer);
+    host.timer = null;
     if (!call) {
       log.error({ pid: host.child.pid }, 'COBOL program host answered no call; stopping it');
       retire(host, 'SIGKILL');
       return;
     }
-    clearTimeout(call.timer);
-    if (isAbend(reply))
-      retire(host); // its exit handler answered; the process is ending
-    else restartDelay = FIRST_RESTART_DELAY_MS;
+    if (isAbend(reply)) {
+      // Its exit handler answered; the process is ending: the calls after this one go to another.
+      giveBack(host);
+      retire(host);
+    } else {
+      restartDelay = FIRST_RESTART_DELAY_MS;
+      armTimer(host);
+    }
     call.resolve(reply);
-    dispatch();
+    if (waiting.length > 0) scheduleDispatch();
+  }
+
+  /** The calls a process has not begun wait again, first in line, for another process. */
+  function giveBack(host: HostProcess): void {
+    const unstarted = host.calls.splice(0);
+    if (unstarted.length === 0) return;
+    waiting.unshift(...unstarted);
+    scheduleDispatch();
+  }
+
+  /** The time limit of the call a process runs now, counted from when its turn came. */
+  function armTimer(host: HostProcess): void {
+    const call = host.calls[0];
+    if (!call || host.retired) return;
+    const timer = setTimeout(() => {
+      if (host.timer !== timer) return;
+      host.timer = null;
+      host.calls.shift();
+      // A COBOL program cannot be interrupted otherwise: its process is killed and replaced, and the calls
+      // after this one go to another.
+      giveBack(host);
+      retire(host, 'SIGKILL');
+      call.reject(new TransportTimeoutError(`COBOL program did not answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    host.timer = timer;
   }
 
   function retire(host: HostProcess, signal?: NodeJS.Signals): void {
@@ -201,22 +240,39 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
     if (signal) host.child.kill(signal);
   }
 
+  /** Once the calls of this turn are in: they go out together. */
+  function scheduleDispatch(): void {
+    if (dispatchQueued) return;
+    dispatchQueued = true;
+    queueMicrotask(() => {
+      dispatchQueued = false;
+      dispatch();
+    });
+  }
+
+  /** Shares the waiting calls among the running processes, the least busy first, each share in one write. */
   function dispatch(): void {
-    for (const host of processes) {
-      if (waiting.length === 0) return;
-      if (host.retired || host.call) continue;
-      const call = waiting.shift()!;
-      const timer = setTimeout(() => {
-        if (host.call?.timer !== timer) return;
-        host.call = null;
-        // A COBOL program cannot be interrupted otherwise: its process is killed and replaced.
-        retire(host, 'SIGKILL');
-        call.reject(new TransportTimeoutError(`COBOL program did not answer within ${timeoutMs} ms`));
-      }, timeoutMs);
-      host.call = { ...call, timer };
-      const length = Buffer.alloc(4);
-      length.writeUInt32BE(call.request.length);
-      host.child.stdin.write(Buffer.concat([length, call.request]));
+    const open = [...processes].filter((host) => !host.retired && host.calls.length < maxQueued);
+    while (waiting.length > 0 && open.length > 0) {
+      // An even share of what waits, for the process with the fewest calls.
+      open.sort((a, b) => a.calls.length - b.calls.length);
+      const host = open[0]!;
+      const share = Math.min(Math.ceil(waiting.length / open.length), maxQueued - host.calls.length);
+      const calls = waiting.splice(0, share);
+      let length = 0;
+      for (const call of calls) length += 4 + call.request.length;
+      const frames = Buffer.allocUnsafe(length);
+      let at = 0;
+      for (const call of calls) {
+        frames.writeUInt32BE(call.request.length, at);
+        call.request.copy(frames, at + 4);
+        at += 4 + call.request.length;
+      }
+      const idle = host.calls.length === 0;
+      host.calls.push(...calls);
+      if (idle) armTimer(host);
+      host.child.stdin.write(frames);
+      if (host.calls.length >= maxQueued) open.shift();
     }
   }
 
@@ -235,7 +291,7 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
       if (waiting.length >= maxWaiting) return Promise.reject(new TransportError('every COBOL program host is busy'));
       return new Promise<Buffer>((resolve, reject) => {
         waiting.push({ request, resolve, reject });
-        dispatch();
+        scheduleDispatch();
       });
     },
     async ready() {
@@ -260,7 +316,7 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
         [...processes].map(
           (host) =>
             new Promise<void>((resolve) => {
-              host.child.once('exit', () => resolve());
+              host.child.once('close', () => resolve());
               host.child.stdin.end();
             }),
         ),

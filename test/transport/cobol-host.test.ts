@@ -181,6 +181,48 @@ test('calls beyond the processes wait their turn and all complete', { skip: cobo
   );
 });
 
+test(
+  'calls of one turn are shared among the processes, in order: an abend answers 99, the calls after it go to another',
+  { skip: cobolSkip },
+  async (t) => {
+    const { host } = await openHost(t, { processes: 2 });
+    // Six calls, three to each process: STOPRUN second in the first process's share.
+    const [before, abend, ...after] = await Promise.all([
+      host.call(message('ECHOUP', 'before')),
+      host.call(message('STOPRUN')),
+      ...[1, 2, 3, 4].map((i) => host.call(message('ECHOUP', `after ${i}`))),
+    ]);
+    assert.equal(readHeader(catalog, before!).body.toString('latin1'), 'BEFORE');
+    assert.equal(readHeader(catalog, abend!).header.reasonCode, 'PROGRAM_ABEND');
+    assert.deepEqual(
+      after.map((reply) => readHeader(catalog, reply).body.toString('latin1')),
+      ['AFTER 1', 'AFTER 2', 'AFTER 3', 'AFTER 4'],
+      'the call behind the abend ran on the other process',
+    );
+  },
+);
+
+test(
+  'a call of a batch past its time limit fails alone; the call behind it runs on another process',
+  { skip: cobolSkip },
+  async (t) => {
+    const { host } = await openHost(t, { processes: 2, callTimeoutMs: 300 });
+    const outcomes = await Promise.allSettled([
+      host.call(message('ECHOUP', 'first')),
+      host.call(message('SPIN')),
+      host.call(message('ECHOUP', 'behind')),
+      ...[1, 2, 3].map((i) => host.call(message('ECHOUP', `other ${i}`))),
+    ]);
+    const [first, spin, ...rest] = outcomes;
+    assert.equal(first!.status, 'fulfilled');
+    assert.ok(spin!.status === 'rejected' && spin.reason instanceof TransportTimeoutError);
+    assert.deepEqual(
+      rest.map((o) => (o.status === 'fulfilled' ? readHeader(catalog, o.value).body.toString('latin1') : o.reason)),
+      ['BEHIND', 'OTHER 1', 'OTHER 2', 'OTHER 3'],
+    );
+  },
+);
+
 test('a host binary that cannot run: calls fail with TransportError, not a hang; the host is not available', async (t) => {
   const lines: unknown[] = [];
   const log = pino(

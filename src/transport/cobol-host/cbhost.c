@@ -4,7 +4,9 @@
  * Frames on stdin and stdout: a 4-byte big-endian length, then a message (the CBHDR header record,
  * then the program's COMMAREA). HDR-TRAN-CODE names the program; it is called as
  *   CALL program USING CB-HEADER COMMAREA
- * and the same bytes, as the program left them, go back in a frame of the same length.
+ * and the same bytes, as the program left them, go back in a frame of the same length, in the order the
+ * calls came. Frames that arrive together are read together; each answer is written, length and frame in
+ * one write, as soon as its program returns, so a long call never holds back the answer of one before it.
  *
  * A program that ends the run unit (STOP RUN, a runtime error) exits the process: the exit handler
  * still answers the call in flight with HDR-RETURN-CODE 99 and reason PROGRAM_ABEND, and Corebridge
@@ -28,23 +30,17 @@
 struct span { size_t offset, length; };
 
 static int frames_in = -1, frames_out = -1;
-static unsigned char *frame;
+/* The frame with 4 bytes before it, where its length goes when it is answered: one write for both. */
+static unsigned char *framed, *frame;
 static size_t frame_length;
+/* Bytes read and not yet taken, from in_pos to in_len. */
+static unsigned char *in_buf;
+static size_t in_pos, in_len;
+#define IN_CAPACITY (MAX_FRAME + 4)
 static volatile int in_call;
 static char program[32];
 static size_t header_length;
 static struct span tran, rc, reason, text;
-
-static int read_exact(int fd, unsigned char *to, size_t n) {
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = read(fd, to + got, n - got);
-    if (r == 0) return got == 0 ? 0 : -1;
-    if (r < 0) { if (errno == EINTR) continue; return -1; }
-    got += (size_t) r;
-  }
-  return 1;
-}
 
 static int write_exact(int fd, const unsigned char *from, size_t n) {
   while (n > 0) {
@@ -57,11 +53,27 @@ static int write_exact(int fd, const unsigned char *from, size_t n) {
 }
 
 static void answer(void) {
-  unsigned char length[4] = {
-    (unsigned char) (frame_length >> 24), (unsigned char) (frame_length >> 16),
-    (unsigned char) (frame_length >> 8), (unsigned char) frame_length,
-  };
-  if (write_exact(frames_out, length, 4) != 0 || write_exact(frames_out, frame, frame_length) != 0) _exit(4);
+  framed[0] = (unsigned char) (frame_length >> 24);
+  framed[1] = (unsigned char) (frame_length >> 16);
+  framed[2] = (unsigned char) (frame_length >> 8);
+  framed[3] = (unsigned char) frame_length;
+  if (write_exact(frames_out, framed, 4 + frame_length) != 0) _exit(4);
+}
+
+/* Makes n bytes available from in_pos: 1, or 0 at the end of the input with nothing left, or -1. */
+static int need(size_t n) {
+  while (in_len - in_pos < n) {
+    if (in_pos > 0) {
+      memmove(in_buf, in_buf + in_pos, in_len - in_pos);
+      in_len -= in_pos;
+      in_pos = 0;
+    }
+    ssize_t r = read(frames_in, in_buf + in_len, IN_CAPACITY - in_len);
+    if (r == 0) return in_len == 0 ? 0 : -1;
+    if (r < 0) { if (errno == EINTR) continue; return -1; }
+    in_len += (size_t) r;
+  }
+  return 1;
 }
 
 /* Writes text into a header field, padded with spaces (PIC X) and cut to the field's length. */
@@ -137,22 +149,27 @@ int main(int argc, char **argv) {
     return 2;
   }
   close(devnull);
-  frame = malloc(MAX_FRAME);
-  if (!frame) return 2;
+  framed = malloc(4 + MAX_FRAME);
+  in_buf = malloc(IN_CAPACITY);
+  if (!framed || !in_buf) return 2;
+  frame = framed + 4;
   cob_init(0, NULL);
   atexit(answer_abend_on_exit);
 
   for (;;) {
-    unsigned char length[4];
-    int got = read_exact(frames_in, length, 4);
+    int got = need(4);
     if (got == 0) break; /* Corebridge closed the pipe: a clean end. */
     if (got < 0) return 3;
+    const unsigned char *length = in_buf + in_pos;
     frame_length = ((size_t) length[0] << 24) | ((size_t) length[1] << 16) | ((size_t) length[2] << 8) | length[3];
     if (frame_length < header_length || frame_length > MAX_FRAME) {
       fprintf(stderr, "cbhost: frame of %zu bytes refused\n", frame_length);
       return 3;
     }
-    if (read_exact(frames_in, frame, frame_length) != 1) return 3;
+    if (need(4 + frame_length) != 1) return 3;
+    /* The program writes its answer over the frame: a copy of its own, not the input's bytes. */
+    memcpy(frame, in_buf + in_pos + 4, frame_length);
+    in_pos += 4 + frame_length;
     if (program_name() != 0) {
       put_rc("90");
       put(reason, "UNKNOWN_PROGRAM");
