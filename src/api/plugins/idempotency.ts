@@ -47,6 +47,10 @@ function requestHash(req: FastifyRequest): string {
 }
 
 type RouteSchema = NonNullable<RouteOptions['schema']>;
+type JsonObject = Record<string, unknown>;
+
+const inFlight = (the: 'The' | 'the') => `${the} same Idempotency-Key is still in flight`;
+const REUSED = 'The same Idempotency-Key was used with a different request';
 
 /** An example key of its own per operation: one caller trying the examples of two never reuses a key. */
 function exampleKey(operation: string): string {
@@ -56,10 +60,6 @@ function exampleKey(operation: string): string {
     .toLowerCase();
   return `${words.replace(/^-|-$/g, '').slice(0, 40)}-${hash('sha256', operation, 'hex').slice(0, 12)}`;
 }
-type JsonObject = Record<string, unknown>;
-
-const IN_FLIGHT = 'the same Idempotency-Key is still in flight';
-const REUSED = 'The same Idempotency-Key was used with a different request';
 
 /**
  * The contract of a route that takes an Idempotency-Key, completed here so no route can leave it out: the header,
@@ -88,8 +88,8 @@ function withIdempotencyContract(schema: RouteSchema, mode: 'required' | 'option
       409: conflict
         ? conflict.description?.includes('Idempotency-Key')
           ? conflict
-          : { ...conflict, description: `${conflict.description ?? ''}; or ${IN_FLIGHT}` }
-        : problem(`${IN_FLIGHT[0]!.toUpperCase()}${IN_FLIGHT.slice(1)}`),
+          : { ...conflict, description: `${conflict.description ?? ''}; or ${inFlight('the')}` }
+        : problem(inFlight('The')),
       422: response['422'] ?? problem(REUSED),
     },
   };
