@@ -49,7 +49,7 @@ export const IDEMPOTENCY_SETTINGS = section('Idempotency', {
     description: 'how long a key in flight answers 409 before a retry may run it again',
   }),
   IDEMPOTENCY_CACHE_MB: integer({
-    default: 64,
+    default: 4,
     min: 1,
     max: 65_536,
     description:

@@ -59,21 +59,33 @@ export interface EmbeddedIdempotencyStore extends IdempotencyStore {
 }
 
 interface Entry {
+  /** Its key in `records`. */
+  id: string;
   requestHash: string;
   lockedUntil: number;
   expiresAt: number;
-  response: StoredResponse | null;
-  bytes: number;
+  /** The answer, packed (packAnswer): bytes outside the JS heap, which the collector neither scans nor copies. */
+  answer: Buffer | null;
 }
 
 /** What a record costs besides its answer: the Map slot, the entry object, the key and hash strings. */
 const ENTRY_BYTES = 256;
 
-function responseBytes(r: StoredResponse): number {
-  let n = 2 * (r.body.length + r.contentType.length);
-  for (const name in r.headers) n += 2 * (name.length + r.headers[name]!.length);
-  return n;
+function packAnswer(r: StoredResponse): Buffer {
+  return Buffer.from(JSON.stringify([r.statusCode, r.contentType, r.headers, r.body]));
 }
+
+function unpackAnswer(packed: Buffer): StoredResponse {
+  const [statusCode, contentType, headers, body] = JSON.parse(packed.toString()) as [
+    number,
+    string,
+    Record<string, string>,
+    string,
+  ];
+  return { statusCode, contentType, headers, body };
+}
+
+const entryBytes = (entry: Entry) => ENTRY_BYTES + (entry.answer?.length ?? 0);
 
 export function openIdempotencyStore(options: {
   ttlSeconds: number;
@@ -87,22 +99,22 @@ export function openIdempotencyStore(options: {
   const records = new Map<string, Entry>();
   // The records in the order they were made, which with one TTL for all is the order of expiry: eviction and
   // purge take from the front. (Iterating the Map instead would walk over the slots its deletions leave.) An
-  // item whose record was dropped or made anew since is skipped.
-  let order: Array<{ id: string; entry: Entry }> = [];
+  // entry dropped or made anew since is skipped.
+  let order: Entry[] = [];
   let head = 0;
   let bytes = 0;
 
   // A key is 1–64 characters of [A-Za-z0-9._:-], never a NUL: the caller after one cannot make another's id.
   const idOf = (caller: string, key: string) => `${key}\u0000${caller}`;
-  const drop = (id: string, entry: Entry) => {
-    records.delete(id);
-    bytes -= entry.bytes;
+  const drop = (entry: Entry) => {
+    records.delete(entry.id);
+    bytes -= entryBytes(entry);
   };
   /** The oldest record still held, taken off the front; null when none is left. */
-  const oldest = (): { id: string; entry: Entry } | null => {
+  const oldest = (): Entry | null => {
     while (head < order.length) {
-      const item = order[head++]!;
-      if (records.get(item.id) === item.entry) return item;
+      const entry = order[head++]!;
+      if (records.get(entry.id) === entry) return entry;
     }
     return null;
   };
@@ -116,10 +128,10 @@ export function openIdempotencyStore(options: {
   const evict = () => {
     let kept = 0;
     while (bytes > options.maxBytes) {
-      const item = oldest();
-      if (!item) break;
-      if (item.entry.response) drop(item.id, item.entry);
-      else if (kept++ < records.size) order.push(item);
+      const entry = oldest();
+      if (!entry) break;
+      if (entry.answer) drop(entry);
+      else if (kept++ < records.size) order.push(entry);
       else break;
     }
     compact();
@@ -139,52 +151,43 @@ export function openIdempotencyStore(options: {
       const entry = records.get(id);
       if (entry && entry.expiresAt > t) {
         if (entry.requestHash !== requestHash) return { outcome: 'mismatch' };
-        if (entry.response) return { outcome: 'replay', response: entry.response };
+        if (entry.answer) return { outcome: 'replay', response: unpackAnswer(entry.answer) };
         if (entry.lockedUntil > t) return { outcome: 'in-flight' };
         // The holder's lease ran out (it hung): take over. The back-end finds any effect the first attempt
         // committed under the same key, so running again cannot duplicate it.
         entry.lockedUntil = t + options.leaseMs;
         return { outcome: 'execute' };
       }
-      if (entry) drop(id, entry);
-      const made: Entry = {
-        requestHash,
-        lockedUntil: t + options.leaseMs,
-        expiresAt: t + ttlMs,
-        response: null,
-        bytes: ENTRY_BYTES,
-      };
+      if (entry) drop(entry);
+      const made: Entry = { id, requestHash, lockedUntil: t + options.leaseMs, expiresAt: t + ttlMs, answer: null };
       records.set(id, made);
-      order.push({ id, entry: made });
+      order.push(made);
       bytes += ENTRY_BYTES;
       evict();
       return { outcome: 'execute' };
     },
     complete(caller, key, response) {
       const entry = records.get(idOf(caller, key));
-      if (!entry || entry.response) return;
-      entry.response = response;
-      const added = responseBytes(response);
-      entry.bytes += added;
-      bytes += added;
+      if (!entry || entry.answer) return;
+      entry.answer = packAnswer(response);
+      bytes += entry.answer.length;
       evict();
     },
     release(caller, key) {
-      const id = idOf(caller, key);
-      const entry = records.get(id);
-      if (entry && !entry.response) drop(id, entry);
+      const entry = records.get(idOf(caller, key));
+      if (entry && !entry.answer) drop(entry);
     },
     purgeExpired(maxRows = PURGE_CHUNK) {
       const t = now();
       let n = 0;
       while (n < maxRows) {
-        const item = oldest();
-        if (!item) break;
-        if (item.entry.expiresAt > t) {
+        const entry = oldest();
+        if (!entry) break;
+        if (entry.expiresAt > t) {
           head--; // not expired: it stays first in line
           break;
         }
-        drop(item.id, item.entry);
+        drop(entry);
         n++;
       }
       compact();
