@@ -70,6 +70,8 @@ interface Entry {
 
 /** What a record costs besides its answer: the Map slot, the entry object, the key and hash strings. */
 const ENTRY_BYTES = 256;
+/** Keys in flight an eviction passes over at most before it gives up for this call. */
+const MAX_PASSED = 8;
 
 function packAnswer(r: StoredResponse): Buffer {
   return Buffer.from(JSON.stringify([r.statusCode, r.contentType, r.headers, r.body]));
@@ -124,15 +126,18 @@ export function openIdempotencyStore(options: {
       head = 0;
     }
   };
-  // Answers go oldest first; a key in flight (its request is running) goes to the back of the line.
+  // Answers go oldest first; a key in flight (its request is running) goes to the back of the line. Only a few
+  // are passed over per call: keys in flight alone may fill the bound, and are few and short-lived.
   const evict = () => {
-    let kept = 0;
-    while (bytes > options.maxBytes) {
+    let passed = 0;
+    while (bytes > options.maxBytes && passed < MAX_PASSED) {
       const entry = oldest();
       if (!entry) break;
       if (entry.answer) drop(entry);
-      else if (kept++ < records.size) order.push(entry);
-      else break;
+      else {
+        order.push(entry);
+        passed++;
+      }
     }
     compact();
   };

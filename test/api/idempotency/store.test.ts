@@ -87,3 +87,12 @@ test('a key made anew after it expired is kept by purge and eviction until its o
   assert.deepEqual(store.begin('ada', 'again', 'h2'), { outcome: 'replay', response: answer('PAY-NEW') });
   assert.equal(store.size().records, 1);
 });
+
+test('keys in flight beyond the bound: every one still runs once; answered, the store falls back within its bound', () => {
+  const store = openIdempotencyStore({ ttlSeconds: 3600, leaseMs: 60_000, maxBytes: 8 * 1024 });
+  for (let i = 0; i < 5000; i++) assert.equal(store.begin('ada', `k${i}`, 'h').outcome, 'execute');
+  assert.equal(store.begin('ada', 'k0', 'h').outcome, 'in-flight', 'no key in flight is dropped');
+  for (let i = 0; i < 5000; i++) store.complete('ada', `k${i}`, answer(`PAY-${i}`));
+  assert.ok(store.size().bytes <= 8 * 1024, `${store.size().bytes} bytes`);
+  assert.equal(store.begin('ada', 'k4999', 'h').outcome, 'replay', 'the newest answer is kept');
+});
