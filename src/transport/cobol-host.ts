@@ -137,7 +137,7 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
     });
     const host: HostProcess = { child, calls: [], timer: null, retired: false, pending: Buffer.alloc(0) };
     processes.add(host);
-    child.stdin.on('error', () => {}); // a dead host: 'exit' handles it
+    child.stdin.on('error', () => {}); // a dead host: 'close' handles it
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => {
       for (const line of text.split('\n'))
@@ -155,7 +155,7 @@ export function openCobolHost(options: CobolHostOptions): CobolHost {
     });
     child.on('error', (error) => {
       log.error({ err: error }, 'COBOL program host could not run');
-      // Never started (no such file, no permission): there will be no 'exit'.
+      // Never started (no such file, no permission): there may be no 'close'.
       if (child.pid === undefined) ended(host, error.message);
     });
     // 'close', not 'exit': every answer it wrote has been read by then, so no call it answered is given back.
