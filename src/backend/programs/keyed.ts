@@ -7,6 +7,11 @@ import { RC } from '../message.ts';
 import { fail, type ProgramContext, type ProgramReply } from '../program.ts';
 import { findKeyedReply, insertKeyedReply } from '../store/keyed-replies.ts';
 
+/** A request's business fields, in a fixed order (what an idempotency key stands for), as the hash kept with it. */
+export function businessRequestHash(fields: readonly (string | number)[]): string {
+  return hash('sha256', JSON.stringify(fields), 'base64url');
+}
+
 /**
  * Runs `run` once per caller and key. `request`: the request's business fields, in a fixed order (what the key
  * stands for); the same key with other fields, or for another transaction, is refused.
@@ -18,7 +23,7 @@ export async function oncePerKey<R>(
 ): Promise<ProgramReply<R>> {
   const key = ctx.idempotencyKey;
   if (!key) return run();
-  const requestHash = hash('sha256', JSON.stringify(request), 'base64url');
+  const requestHash = businessRequestHash(request);
   const earlier = await findKeyedReply(ctx.tx, ctx.caller.principal, key);
   if (earlier) {
     if (earlier.tranCode !== ctx.tranCode || earlier.requestHash !== requestHash) {

@@ -1,5 +1,5 @@
 /** Order transactions: ORDCRT create, ORDINQ inquire, ORDLST list, ORDUPD update, ORDCAN cancel. */
-import { hash } from 'node:crypto';
+import { businessRequestHash } from './keyed.ts';
 import { maySeeCustomer, maySeeOrder } from '../caller.ts';
 import { newId } from '../ids.ts';
 import { RC } from '../message.ts';
@@ -89,7 +89,7 @@ async function raise(ctx: ProgramContext, type: EventType, o: Order): Promise<vo
 
 /** The request's business fields, canonical (a fixed order, nothing else): what an idempotency key stands for. */
 function orderRequestHash(customerId: string, productId: string, quantity: number): string {
-  return hash('sha256', JSON.stringify([customerId, productId, quantity]), 'base64url');
+  return businessRequestHash([customerId, productId, quantity]);
 }
 
 /**
