@@ -9,7 +9,6 @@ import { fromMinorUnits, minorToDecimalString } from '../../backend/money.ts';
 import type { RecordPointers } from '../../client/refusal.ts';
 import { Type, type Static } from 'typebox';
 import { assertMayNameCustomer } from '../plugins/auth.ts';
-import { problem } from '../schemas/problem.ts';
 import {
   APPROVED_LOAN_EXAMPLE,
   LoanApplicationList,
@@ -110,8 +109,6 @@ export function loanRoutes(app: Api, { backend, catalog }: RouteDeps & { catalog
           examples: [REJECTED_LOAN_EXAMPLE],
         },
         ...STANDARD_ERRORS,
-        409: problem('The same Idempotency-Key is still in flight'),
-        422: problem('The same Idempotency-Key was used with a different request'),
       },
     },
     handler: async (req, reply) => {

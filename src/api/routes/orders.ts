@@ -96,8 +96,6 @@ export function orderRoutes(app: Api, { backend }: RouteDeps): void {
           examples: [REJECTED_ORDER_EXAMPLE],
         },
         ...STANDARD_ERRORS,
-        409: problem('The same Idempotency-Key is still in flight'),
-        422: problem('The same Idempotency-Key was used with a different request'),
       },
     },
     handler: async (req, reply) => {

@@ -1,6 +1,5 @@
 /** /v1/payments — PAYCRT (Idempotency-Key required), PAYINQ, and an account's payments (PAYLST). */
 import { Type, type Static } from 'typebox';
-import { problem } from '../schemas/problem.ts';
 import {
   COMPLETED_PAYMENT_EXAMPLE,
   Payment,
@@ -109,8 +108,6 @@ export function paymentRoutes(app: Api, { backend, catalog }: RouteDeps & { cata
           examples: [REJECTED_PAYMENT_EXAMPLE],
         },
         ...STANDARD_ERRORS,
-        409: problem('The same Idempotency-Key is still in flight'),
-        422: problem('The same Idempotency-Key was used with a different request'),
       },
     },
     handler: async (req, reply) => {
