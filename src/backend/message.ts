@@ -26,6 +26,15 @@ export const RC = {
 
 export type ReturnCode = (typeof RC)[keyof typeof RC];
 
+/**
+ * The reason code of an OK reply to a request already done under the same idempotency key: the reply tells what
+ * was done then, and nothing ran again. The API answers it with Idempotent-Replayed: true.
+ */
+export const REPLAYED_REASON = 'REPLAYED';
+
+/** The reason code of the CONFLICT reply to a key the caller already used for another request. */
+export const KEY_REUSED_REASON = 'IDEMPOTENCY_KEY_REUSED';
+
 /** The header in plain terms (record field names are mapped here, once). */
 export interface MessageHeader {
   tranCode: string;

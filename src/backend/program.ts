@@ -10,7 +10,7 @@ import type {
   SegmentRecordName,
   TranCode,
 } from './copybooks/index.ts';
-import { RC, type ReturnCode, type Segment } from './message.ts';
+import { RC, REPLAYED_REASON, type ReturnCode, type Segment } from './message.ts';
 import type { Tx } from './store/tx.ts';
 
 /** The records of a linked program: its request (the COMMAREA as sent) and its response (as it leaves it). */
@@ -69,6 +69,14 @@ export function rejected<R>(reasonCode: string, body: R, reasonText = ''): Progr
  */
 export function decided<R>(outcome: { status: string; rejectReason: string | null }, body: R): ProgramReply<R> {
   return outcome.status === 'REJECTED' ? rejected(outcome.rejectReason ?? '', body) : ok(body);
+}
+
+/**
+ * The reply to a request already done under the caller's idempotency key: an OK says so in its reason code
+ * (REPLAYED_REASON); a REJECTED keeps the reason it was rejected for.
+ */
+export function replayed<R>(reply: ProgramReply<R>): ProgramReply<R> {
+  return reply.returnCode === RC.OK ? { ...reply, reasonCode: REPLAYED_REASON } : reply;
 }
 
 /** An outcome without a record: it fits any program's reply. */

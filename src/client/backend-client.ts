@@ -15,7 +15,7 @@ import {
   type ResponseRecord,
   type TranCode,
 } from '../backend/copybooks/index.ts';
-import { RC, readHeader, writeMessage, type MessageHeader } from '../backend/message.ts';
+import { RC, readHeader, REPLAYED_REASON, writeMessage, type MessageHeader } from '../backend/message.ts';
 import { ApiError } from '../errors.ts';
 import type { Observability } from '../observability/index.ts';
 import { countOutcome } from '../observability/outcomes.ts';
@@ -155,7 +155,8 @@ export function createBackendClient(wire: BackendClientOptions): BackendClient {
       throw errorFor(header, ctx.log);
     }
     const decoded = decodeResponse(catalog, tran, body);
-    countOutcome(metrics, tran, decoded.body);
+    // A replay tells of an outcome counted when it was decided.
+    if (header.reasonCode !== REPLAYED_REASON) countOutcome(metrics, tran, decoded.body);
     return { rejected: header.returnCode === RC.REJECTED, reasonCode: header.reasonCode, ...decoded };
   }
 

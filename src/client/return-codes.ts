@@ -1,6 +1,6 @@
 /** The back-end's return codes in the client's words: the one place an answer becomes an HTTP error. */
 import { LINK_FAILURE } from '../backend/links.ts';
-import { RC, type MessageHeader } from '../backend/message.ts';
+import { KEY_REUSED_REASON, RC, type MessageHeader } from '../backend/message.ts';
 import { STORE_UNAVAILABLE } from '../backend/store/tx.ts';
 import { ApiError } from '../errors.ts';
 import type { CallLog } from './call-context.ts';
@@ -26,7 +26,7 @@ export function errorFor(
     case RC.NOT_FOUND:
       return new ApiError('NOT_FOUND', text, { reason });
     case RC.CONFLICT:
-      if (reason === 'IDEMPOTENCY_KEY_REUSED') return new ApiError('IDEMPOTENCY_KEY_REUSED', text, { reason });
+      if (reason === KEY_REUSED_REASON) return new ApiError('IDEMPOTENCY_KEY_REUSED', text, { reason });
       return new ApiError('CONFLICT', text, { reason });
     case RC.RULE_FAILED:
       return new ApiError('BUSINESS_RULE_VIOLATION', text, { reason });

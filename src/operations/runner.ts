@@ -13,7 +13,15 @@ import {
   type MessageCatalog,
   type TranCode,
 } from '../backend/copybooks/index.ts';
-import { BLANK_HEADER, RC, readHeader, segmentReader, writeMessage, type MessageHeader } from '../backend/message.ts';
+import {
+  BLANK_HEADER,
+  RC,
+  readHeader,
+  REPLAYED_REASON,
+  segmentReader,
+  writeMessage,
+  type MessageHeader,
+} from '../backend/message.ts';
 import { startBackgroundLoop } from '../background-loop.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { countOutcome } from '../observability/outcomes.ts';
@@ -101,7 +109,9 @@ export function startOperationRunner(options: OperationRunnerOptions): Operation
       return;
     }
     const answered = header.returnCode === RC.OK || header.returnCode === RC.REJECTED;
-    if (answered && options.metrics) countOutcome(options.metrics, tran, decodeResponse(catalog, tran, body).body);
+    // A run that finds its effect already made (REPLAYED_REASON) was counted when that effect was.
+    if (answered && header.reasonCode !== REPLAYED_REASON && options.metrics)
+      countOutcome(options.metrics, tran, decodeResponse(catalog, tran, body).body);
     await system(
       'OPDONE',
       {

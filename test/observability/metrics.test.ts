@@ -121,8 +121,8 @@ test('/metrics exposes request, back-end, rate-limit, replay, outcome and proces
   assert.equal(total(samples, transactions, { corebridge_transaction: 'ORDINQ', corebridge_return_code: '08' }), 1);
   assert.equal(
     total(samples, transactions, { corebridge_transaction: 'PAYCRT', corebridge_return_code: '00' }),
-    1,
-    'the replay did not reach the back-end',
+    2,
+    'the payment and its replay, which the back-end answers',
   );
 
   assert.equal(total(samples, 'corebridge_rate_limit_rejections_total', { corebridge_rate_limit_policy: 'read' }), 1);

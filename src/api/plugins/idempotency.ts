@@ -2,6 +2,8 @@
  * Idempotency-Key on the routes whose table entry asks for it. Same key + same request → the first
  * response again (Idempotent-Replayed: true); same key + different request → 422; the first still
  * running → 409. Runs after authentication and validation, so only real attempts hold a key.
+ * The back-end keeps the key with what it did and answers a retry of it; the store here holds a key while its
+ * request runs, and the answers the back-end does not keep (refusals, rejections).
  */
 import { hash } from 'node:crypto';
 import { stringify as canonicalJson } from 'safe-stable-stringify';
@@ -18,21 +20,12 @@ import { problem } from '../schemas/problem.ts';
 import { idempotencyKeyHeader } from '../../resources/schemas/common.ts';
 import { routeHooks } from './route-hooks.ts';
 import { ApiError } from '../../errors.ts';
-import type { IdempotencyStore, StoredResponse } from '../idempotency/store.ts';
+import { KEY_REUSED_REASON, RC, REPLAYED_REASON } from '../../backend/message.ts';
+import type { IdempotencyStore } from '../idempotency/store.ts';
 
 const KEY = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Response headers worth replaying. */
 const REPLAYED_HEADERS = ['location', 'etag', 'preference-applied'];
-
-/**
- * A 202 that put the request on the back-end's queue says only "pending", which goes stale as the operation runs:
- * it is never replayed. The request runs again instead (its body was checked to be the same), and the back-end,
- * which keeps the key with the operation and with its effect, answers the operation as it is now, or the
- * synchronous result, with one effect.
- */
-function queuedAnswer(response: StoredResponse): boolean {
-  return response.statusCode === 202 && response.headers['preference-applied'] === 'respond-async';
-}
 
 /**
  * What makes two requests "the same": method, route, path parameters and the parsed body, as JSON values:
@@ -138,10 +131,6 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
         });
       case 'replay': {
         const r = begun.response;
-        if (queuedAnswer(r)) {
-          req.idempotency = { caller, key: raw };
-          return;
-        }
         req.server.observability.metrics.countReplay(req.routeOptions.url);
         return reply
           .code(r.statusCode)
@@ -167,6 +156,18 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       }
     };
     if (reply.statusCode >= 500 || typeof payload !== 'string') {
+      await remember(() => store.release(held.caller, held.key));
+      return payload;
+    }
+    // An OK from the back-end is kept there with the key: a retry is answered by the back-end, which says when
+    // it answers one again (REPLAYED_REASON). Only what it does not keep (a refusal, a rejection) is stored here,
+    // never its refusal of a key that belongs to another request: that would bind the key here to this one.
+    const call = req.backendCall;
+    if (call?.rc === RC.OK || call?.reason === KEY_REUSED_REASON) {
+      if (call.rc === RC.OK && call.reason === REPLAYED_REASON) {
+        req.server.observability.metrics.countReplay(req.routeOptions.url);
+        reply.header('idempotent-replayed', 'true');
+      }
       await remember(() => store.release(held.caller, held.key));
       return payload;
     }

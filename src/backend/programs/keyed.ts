@@ -3,8 +3,8 @@
  * event, a recover): its OK reply is kept under the key in the same transaction, and a retry gets that reply.
  */
 import { hash } from 'node:crypto';
-import { RC } from '../message.ts';
-import { fail, type ProgramContext, type ProgramReply } from '../program.ts';
+import { KEY_REUSED_REASON, RC } from '../message.ts';
+import { fail, replayed, type ProgramContext, type ProgramReply } from '../program.ts';
 import { findKeyedReply, insertKeyedReply } from '../store/keyed-replies.ts';
 
 /** A request's business fields, in a fixed order (what an idempotency key stands for), as the hash kept with it. */
@@ -27,9 +27,9 @@ export async function oncePerKey<R>(
   const earlier = await findKeyedReply(ctx.tx, ctx.caller.principal, key);
   if (earlier) {
     if (earlier.tranCode !== ctx.tranCode || earlier.requestHash !== requestHash) {
-      return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different request');
+      return fail(RC.CONFLICT, KEY_REUSED_REASON, 'this idempotency key was used for a different request');
     }
-    return { returnCode: RC.OK, body: JSON.parse(earlier.replyJson) as R };
+    return replayed({ returnCode: RC.OK, body: JSON.parse(earlier.replyJson) as R });
   }
   const reply = await run();
   // Only an OK keeps its writes (dispatch.ts): a refusal leaves nothing to answer again.

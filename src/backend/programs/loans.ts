@@ -2,11 +2,11 @@
 import { mayUseCustomerData } from '../caller.ts';
 import { newId } from '../ids.ts';
 import { LINK_FAILURE, LinkFailure } from '../links.ts';
-import { RC, recordSegment } from '../message.ts';
+import { KEY_REUSED_REASON, RC, recordSegment } from '../message.ts';
 import { LOAN_AMOUNT_MINOR, LOAN_INSTALLMENTS } from '../limits.ts';
 import { fromMinorUnits, minorToDecimalString, MoneyFormatError, toMinorUnits } from '../money.ts';
 import type { LoanDecision } from '../copybooks/records.ts';
-import { decided, fail, ok, text, type Program } from '../program.ts';
+import { decided, fail, ok, replayed, text, type Program } from '../program.ts';
 import { findCustomer } from '../store/customers.ts';
 import { writeAudit, writeEvent } from '../store/journal.ts';
 import { findLoan, findLoanByIdempotencyKey, insertLoan, listLoans, type LoanApplication } from '../store/loans.ts';
@@ -51,13 +51,9 @@ export const applyForLoan: Program<'LNAPPL'> = async (ctx, req) => {
   if (ctx.idempotencyKey) {
     const earlier = await findLoanByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
     if (earlier && !sameRequest(earlier, customerId, amount, installments)) {
-      return fail(
-        RC.CONFLICT,
-        'IDEMPOTENCY_KEY_REUSED',
-        'this idempotency key was used for a different loan application',
-      );
+      return fail(RC.CONFLICT, KEY_REUSED_REASON, 'this idempotency key was used for a different loan application');
     }
-    if (earlier) return decided(earlier, loanRecord(earlier));
+    if (earlier) return replayed(decided(earlier, loanRecord(earlier)));
   }
   if (amount < LOAN_AMOUNT_MINOR.min || amount > LOAN_AMOUNT_MINOR.max) {
     const [min, max] = [LOAN_AMOUNT_MINOR.min, LOAN_AMOUNT_MINOR.max].map(minorToDecimalString);

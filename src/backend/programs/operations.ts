@@ -6,8 +6,8 @@ import { mayUseCustomerData, type Caller } from '../caller.ts';
 import { isAsyncTransaction, isResourceRecord, TRANSACTIONS } from '../copybooks/index.ts';
 import { newId } from '../ids.ts';
 import type { OperationRecord } from '../copybooks/records.ts';
-import { RC, recordSegment, type Segment } from '../message.ts';
-import { fail, ok, text, type Program, type ProgramReply } from '../program.ts';
+import { KEY_REUSED_REASON, RC, recordSegment, type Segment } from '../message.ts';
+import { fail, ok, replayed, text, type Program, type ProgramReply } from '../program.ts';
 import {
   claimOperations,
   completeOperation,
@@ -50,9 +50,9 @@ export const submitOperation: Program<'OPSUBM'> = async (ctx, req) => {
     const earlier = await findOperationByKey(ctx.tx, ctx.caller.principal, ctx.idempotencyKey);
     if (earlier) {
       if (earlier.tranCode !== tran || JSON.stringify(earlier.request) !== JSON.stringify(request)) {
-        return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different request');
+        return fail(RC.CONFLICT, KEY_REUSED_REASON, 'this idempotency key was used for a different request');
       }
-      return operationReply(earlier);
+      return replayed(operationReply(earlier));
     }
   }
   const operationId = newId('OP');

@@ -2,10 +2,10 @@
 import { businessRequestHash } from './keyed.ts';
 import { maySeeCustomer, maySeeOrder } from '../caller.ts';
 import { newId } from '../ids.ts';
-import { RC } from '../message.ts';
+import { KEY_REUSED_REASON, RC } from '../message.ts';
 import { fromMinorUnits } from '../money.ts';
 import type { OrderListResponse, OrderRecord } from '../copybooks/records.ts';
-import { decided, fail, ok, text, type Program, type ProgramContext } from '../program.ts';
+import { decided, fail, ok, replayed, text, type Program, type ProgramContext } from '../program.ts';
 import { findCustomer } from '../store/customers.ts';
 import { writeAudit, writeEvent, type EventType } from '../store/journal.ts';
 import {
@@ -112,9 +112,9 @@ export const createOrder: Program<'ORDCRT'> = async (ctx, req) => {
   if (ctx.idempotencyKey) {
     const earlier = await findOrderByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
     if (earlier && !sameRequest(earlier, requestHash)) {
-      return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different order');
+      return fail(RC.CONFLICT, KEY_REUSED_REASON, 'this idempotency key was used for a different order');
     }
-    if (earlier) return decided(earlier, orderRecord(earlier));
+    if (earlier) return replayed(decided(earlier, orderRecord(earlier)));
   }
   if (!Number.isInteger(quantity) || quantity < 1 || quantity > MAX_QUANTITY) {
     return fail(RC.INVALID_INPUT, 'QUANTITY_OUT_OF_RANGE', `quantity must be between 1 and ${MAX_QUANTITY}`);

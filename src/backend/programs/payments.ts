@@ -5,11 +5,11 @@
  */
 import { maySeePayment, mayUseCustomerData, paymentAudience } from '../caller.ts';
 import { newId } from '../ids.ts';
-import { RC, recordSegment } from '../message.ts';
+import { KEY_REUSED_REASON, RC, recordSegment } from '../message.ts';
 import { PAYMENT_AMOUNT_MINOR } from '../limits.ts';
 import { fromMinorUnits, minorToDecimalString, MoneyFormatError, toMinorUnits } from '../money.ts';
 import type { PaymentRecord } from '../copybooks/records.ts';
-import { decided, fail, ok, text, type Program } from '../program.ts';
+import { decided, fail, ok, replayed, text, type Program } from '../program.ts';
 import { findAccount, lockAccounts, postTransfer } from '../store/accounts.ts';
 import { writeAudit, writeEvent } from '../store/journal.ts';
 import {
@@ -73,9 +73,9 @@ export const createPayment: Program<'PAYCRT'> = async (ctx, req) => {
   const earlier = await findPaymentByIdempotencyKey(tx, caller.principal, ctx.idempotencyKey);
   if (earlier) {
     if (!sameRequest(earlier, debtorId, creditorId, amount, currency, remittance)) {
-      return fail(RC.CONFLICT, 'IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used for a different payment');
+      return fail(RC.CONFLICT, KEY_REUSED_REASON, 'this idempotency key was used for a different payment');
     }
-    return decided(earlier, paymentRecord(earlier));
+    return replayed(decided(earlier, paymentRecord(earlier)));
   }
   if (debtorId === creditorId) return fail(RC.INVALID_INPUT, 'SAME_ACCOUNT', 'debtor and creditor account must differ');
   if (amount <= PAYMENT_AMOUNT_MINOR.above || amount > PAYMENT_AMOUNT_MINOR.max) {
