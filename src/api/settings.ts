@@ -53,7 +53,7 @@ export const IDEMPOTENCY_SETTINGS = section('Idempotency', {
     min: 1,
     max: 65_536,
     description:
-      'memory for answers to replay, per instance without REDIS_URL; beyond it the oldest go, and the back-end answers their retries',
+      'memory for the answers the back-end does not keep (refusals, REJECTED decisions), per instance without REDIS_URL; the oldest go first',
   }),
   IDEMPOTENCY_REDIS_PREFIX: text({
     default: 'corebridge:idempotency:',

@@ -250,6 +250,7 @@ for (const mode of MODES) {
       assert.equal(again.statusCode, 201);
       assert.equal(again.json().loanId, first.json().loanId);
       assert.deepEqual(again.json(), first.json());
+      assert.equal(again.headers['idempotent-replayed'], 'true', 'answered again by the back-end');
       const stored = await queryStore(h, 'SELECT loan_id, requested_amount FROM loan_applications');
       assert.deepEqual(
         stored.map((r) => [r['loan_id'], Number(r['requested_amount'])]),

@@ -41,6 +41,7 @@ test('an order key reused after the API record expired: another request is 422, 
   const again = await send(request);
   assert.equal(again.statusCode, 201);
   assert.deepEqual(again.json(), first.json(), 'the original order');
+  assert.equal(again.headers['idempotent-replayed'], 'true', 'answered again by the back-end');
 
   // A later change of the order (PUT) does not make the original request a different one.
   const changed = await h.request({
@@ -56,5 +57,6 @@ test('an order key reused after the API record expired: another request is 422, 
   assert.equal(replay.statusCode, 201);
   assert.equal(replay.json().orderId, first.json().orderId);
   assert.equal(replay.json().quantity, 5, 'the order as it now is');
+  assert.equal(replay.headers['idempotent-replayed'], 'true');
   assertProblem(await send({ ...request, quantity: 5 }), 422, 'IDEMPOTENCY_KEY_REUSED');
 });

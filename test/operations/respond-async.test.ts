@@ -75,6 +75,7 @@ test('a payment with Prefer: respond-async: 202, then succeeded with the body th
   assert.equal(again.statusCode, 202, again.body);
   assert.equal(again.json().operationId, operationId);
   assert.equal(again.json().status, 'succeeded');
+  assert.equal(again.headers['idempotent-replayed'], 'true', 'the operation the key made, not a second one');
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(await balance(h, '1001-01'), before - 12.5);
 

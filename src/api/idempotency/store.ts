@@ -1,7 +1,8 @@
 /**
  * The API layer's idempotency records, in this process's memory: the keys in flight here and a bounded cache of
- * answers to replay. Nothing here is needed for correctness after a crash or an eviction: the back-end keeps each
- * key with its effect, in the same transaction, and answers a retry with the original (or 422 for another request).
+ * the answers to replay that the back-end does not keep (src/api/plugins/idempotency.ts chooses). Nothing here is
+ * needed for correctness after a crash or an eviction: the back-end keeps each key with its effect, in the same
+ * transaction, and answers a retry with the original (or 422 for another request).
  */
 
 /** Records dropped per purge call. */
@@ -54,12 +55,12 @@ export interface EmbeddedIdempotencyStore extends IdempotencyStore {
   release(caller: string, key: string): void;
   purgeExpired(maxRows?: number): number;
   clear(): void;
-  /** Records held, and the bytes their answers take (an estimate: strings as two bytes a character). */
+  /** Records held (keys in flight and answers), and the bytes the answers take with their records. */
   size(): { records: number; bytes: number };
 }
 
 interface Entry {
-  /** Its key in `records`. */
+  /** Its key in `running` or `answers`. */
   id: string;
   requestHash: string;
   lockedUntil: number;
@@ -70,8 +71,6 @@ interface Entry {
 
 /** What a record costs besides its answer: the Map slot, the entry object, the key and hash strings. */
 const ENTRY_BYTES = 256;
-/** Keys in flight an eviction passes over at most before it gives up for this call. */
-const MAX_PASSED = 8;
 
 function packAnswer(r: StoredResponse): Buffer {
   return Buffer.from(JSON.stringify([r.statusCode, r.contentType, r.headers, r.body]));
@@ -87,20 +86,21 @@ function unpackAnswer(packed: Buffer): StoredResponse {
   return { statusCode, contentType, headers, body };
 }
 
-const entryBytes = (entry: Entry) => ENTRY_BYTES + (entry.answer?.length ?? 0);
-
 export function openIdempotencyStore(options: {
   ttlSeconds: number;
   leaseMs: number;
-  /** Bytes of records kept; beyond it the oldest answers are dropped (a retry of theirs reaches the back-end). */
+  /** Bytes of answers kept; beyond it the oldest are dropped (a retry of theirs runs again). */
   maxBytes: number;
   now?: () => number;
 }): EmbeddedIdempotencyStore {
   const now = options.now ?? Date.now;
   const ttlMs = options.ttlSeconds * 1000;
-  const records = new Map<string, Entry>();
-  // The records in the order they were made, which with one TTL for all is the order of expiry: eviction and
-  // purge take from the front. (Iterating the Map instead would walk over the slots its deletions leave.) An
+  // Keys in flight apart from answers: they come and go with their requests, so their Map stays as small as the
+  // requests running, and nothing keeps them after their release.
+  const running = new Map<string, Entry>();
+  const answers = new Map<string, Entry>();
+  // The answers in the order they were stored, which with one TTL for all is about the order of expiry: eviction
+  // and purge take from the front. (Iterating the Map instead would walk over the slots its deletions leave.) An
   // entry dropped or made anew since is skipped.
   let order: Entry[] = [];
   let head = 0;
@@ -108,15 +108,15 @@ export function openIdempotencyStore(options: {
 
   // A key is 1–64 characters of [A-Za-z0-9._:-], never a NUL: the caller after one cannot make another's id.
   const idOf = (caller: string, key: string) => `${key}\u0000${caller}`;
-  const drop = (entry: Entry) => {
-    records.delete(entry.id);
-    bytes -= entryBytes(entry);
+  const dropAnswer = (entry: Entry) => {
+    answers.delete(entry.id);
+    bytes -= ENTRY_BYTES + entry.answer!.length;
   };
-  /** The oldest record still held, taken off the front; null when none is left. */
+  /** The oldest answer still held, taken off the front; null when none is left. */
   const oldest = (): Entry | null => {
     while (head < order.length) {
       const entry = order[head++]!;
-      if (records.get(entry.id) === entry) return entry;
+      if (answers.get(entry.id) === entry) return entry;
     }
     return null;
   };
@@ -126,24 +126,18 @@ export function openIdempotencyStore(options: {
       head = 0;
     }
   };
-  // Answers go oldest first; a key in flight (its request is running) goes to the back of the line. Only a few
-  // are passed over per call: keys in flight alone may fill the bound, and are few and short-lived.
   const evict = () => {
-    let passed = 0;
-    while (bytes > options.maxBytes && passed < MAX_PASSED) {
+    while (bytes > options.maxBytes) {
       const entry = oldest();
       if (!entry) break;
-      if (entry.answer) drop(entry);
-      else {
-        order.push(entry);
-        passed++;
-      }
+      dropAnswer(entry);
     }
     compact();
   };
 
   function forget(): void {
-    records.clear();
+    running.clear();
+    answers.clear();
     order = [];
     head = 0;
     bytes = 0;
@@ -153,34 +147,40 @@ export function openIdempotencyStore(options: {
     begin(caller, key, requestHash) {
       const t = now();
       const id = idOf(caller, key);
-      const entry = records.get(id);
+      const answered = answers.get(id);
+      if (answered) {
+        if (answered.expiresAt > t) {
+          return answered.requestHash === requestHash
+            ? { outcome: 'replay', response: unpackAnswer(answered.answer!) }
+            : { outcome: 'mismatch' };
+        }
+        dropAnswer(answered);
+      }
+      const entry = running.get(id);
       if (entry && entry.expiresAt > t) {
         if (entry.requestHash !== requestHash) return { outcome: 'mismatch' };
-        if (entry.answer) return { outcome: 'replay', response: unpackAnswer(entry.answer) };
         if (entry.lockedUntil > t) return { outcome: 'in-flight' };
         // The holder's lease ran out (it hung): take over. The back-end finds any effect the first attempt
         // committed under the same key, so running again cannot duplicate it.
         entry.lockedUntil = t + options.leaseMs;
         return { outcome: 'execute' };
       }
-      if (entry) drop(entry);
-      const made: Entry = { id, requestHash, lockedUntil: t + options.leaseMs, expiresAt: t + ttlMs, answer: null };
-      records.set(id, made);
-      order.push(made);
-      bytes += ENTRY_BYTES;
-      evict();
+      running.set(id, { id, requestHash, lockedUntil: t + options.leaseMs, expiresAt: t + ttlMs, answer: null });
       return { outcome: 'execute' };
     },
     complete(caller, key, response) {
-      const entry = records.get(idOf(caller, key));
-      if (!entry || entry.answer) return;
+      const id = idOf(caller, key);
+      const entry = running.get(id);
+      if (!entry) return;
+      running.delete(id);
       entry.answer = packAnswer(response);
-      bytes += entry.answer.length;
+      answers.set(id, entry);
+      order.push(entry);
+      bytes += ENTRY_BYTES + entry.answer.length;
       evict();
     },
     release(caller, key) {
-      const entry = records.get(idOf(caller, key));
-      if (entry && !entry.answer) drop(entry);
+      running.delete(idOf(caller, key));
     },
     purgeExpired(maxRows = PURGE_CHUNK) {
       const t = now();
@@ -192,14 +192,21 @@ export function openIdempotencyStore(options: {
           head--; // not expired: it stays first in line
           break;
         }
-        drop(entry);
+        dropAnswer(entry);
         n++;
       }
       compact();
+      // A key still in flight past its expiry belongs to a request that never ended.
+      for (const entry of running.values()) {
+        if (n >= maxRows) break;
+        if (entry.expiresAt > t) continue;
+        running.delete(entry.id);
+        n++;
+      }
       return n;
     },
     clear: forget,
     close: forget,
-    size: () => ({ records: records.size, bytes }),
+    size: () => ({ records: running.size + answers.size, bytes }),
   };
 }

@@ -21,6 +21,7 @@ import { idempotencyKeyHeader } from '../../resources/schemas/common.ts';
 import { routeHooks } from './route-hooks.ts';
 import { ApiError } from '../../errors.ts';
 import { KEY_REUSED_REASON, RC, REPLAYED_REASON } from '../../backend/message.ts';
+import { KEY_KEEPING_TRANSACTIONS } from '../../backend/copybooks/index.ts';
 import type { IdempotencyStore } from '../idempotency/store.ts';
 
 const KEY = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -159,11 +160,12 @@ export function installIdempotency(app: FastifyInstance, store: IdempotencyStore
       await remember(() => store.release(held.caller, held.key));
       return payload;
     }
-    // An OK from the back-end is kept there with the key: a retry is answered by the back-end, which says when
-    // it answers one again (REPLAYED_REASON). Only what it does not keep (a refusal, a rejection) is stored here,
-    // never its refusal of a key that belongs to another request: that would bind the key here to this one.
+    // An OK of a program that keeps the key with its effect is kept there: a retry is answered by the back-end,
+    // which says when it answers one again (REPLAYED_REASON). Only what it does not keep (a refusal, a rejection)
+    // is stored here, never its refusal of a key that belongs to another request: that would bind the key here to
+    // this one.
     const call = req.backendCall;
-    if (call?.rc === RC.OK || call?.reason === KEY_REUSED_REASON) {
+    if (call && KEY_KEEPING_TRANSACTIONS.has(call.tran) && (call.rc === RC.OK || call.reason === KEY_REUSED_REASON)) {
       if (call.rc === RC.OK && call.reason === REPLAYED_REASON) {
         req.server.observability.metrics.countReplay(req.routeOptions.url);
         reply.header('idempotent-replayed', 'true');

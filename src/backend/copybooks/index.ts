@@ -97,6 +97,19 @@ export const READ_ONLY_TRANSACTIONS: ReadonlySet<TranCode> = new Set([
   'OPINQ',
 ]);
 
+/**
+ * Transactions whose programs keep the caller's idempotency key with their effect, in the same transaction, and
+ * answer a retry under it with what they did then (reason REPLAYED): the API need not keep their answers.
+ */
+export const KEY_KEEPING_TRANSACTIONS: ReadonlySet<string> = new Set<TranCode>([
+  'PAYCRT',
+  'ORDCRT',
+  'LNAPPL',
+  'WHKTST',
+  'WHKRCV',
+  'OPSUBM',
+]);
+
 /** Transactions only the service itself calls (caller role SYSTEM), and that no other caller may. */
 export const SYSTEM_TRANSACTIONS: ReadonlySet<TranCode> = new Set(['EVTNXT', 'WHDDUE', 'OPNXT', 'OPDONE']);
 
