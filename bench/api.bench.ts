@@ -39,6 +39,10 @@
  * "all" every kind (minor, major, incremental marking, weak callbacks); min / median / max over rounds. The
  * back-end's own thread or process has its own heap and is not counted.
  *
+ * "p99 in server" and "back-end call p99" come from Corebridge's request lines of each measured run: the p99 of
+ * their `ms` (the server's time for a request, first hook to response written) and of `backend.ms` (its back-end
+ * call, group commit included). The load generator's p99 beyond them is time before the server took a request up.
+ *
  * Environment: BENCH_ROUNDS (5), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2, before every run),
  * BENCH_FIRST_LOAD_SECONDS (5, once per side and scenario before round 1; 0: none), BENCH_CONNECTIONS (50),
  * BENCH_ONLY (scenarios whose name contains one of these comma-separated words, e.g. "loan");
@@ -116,6 +120,20 @@ interface Run extends Measurement {
   logLines: number;
   /** GC ms per second of the run on the server's API thread (Corebridge only). */
   gc: { youngMsPerSecond: number; allMsPerSecond: number } | null;
+  /** From the request lines of the run (Corebridge only): where a request's time went, ms. */
+  inServer: ServerTimes | null;
+}
+
+/**
+ * Percentiles of the request lines' `ms` (the server's time for the request, from its first hook to the response
+ * written) and `backend.ms` (the back-end call within it, group commit included). What the load generator sees
+ * beyond `ms` is time before the server took the request up (its socket waiting for the event loop).
+ */
+interface ServerTimes {
+  p50: number;
+  p99: number;
+  backendP50: number;
+  backendP99: number;
 }
 
 function setting(name: string, fallback: number, min = 1): number {
@@ -323,6 +341,40 @@ function countNewlines(file: string, from: number, to: number): number {
   }
 }
 
+function percentile(sorted: number[], p: number): number {
+  return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+}
+
+/** The request lines a server wrote between two offsets of its log file, as ServerTimes. */
+function serverTimes(file: string, from: number, to: number): ServerTimes | null {
+  const fd = openSync(file, 'r');
+  let text: string;
+  try {
+    const buffer = Buffer.alloc(to - from);
+    const read = readSync(fd, buffer, 0, buffer.length, from);
+    text = buffer.toString('utf8', 0, read);
+  } finally {
+    closeSync(fd);
+  }
+  const total: number[] = [];
+  const backend: number[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.includes('"request completed"')) continue;
+    const entry = JSON.parse(line) as { ms?: number; backend?: { ms?: number } };
+    if (typeof entry.ms === 'number') total.push(entry.ms);
+    if (typeof entry.backend?.ms === 'number') backend.push(entry.backend.ms);
+  }
+  if (total.length === 0) return null;
+  total.sort((a, b) => a - b);
+  backend.sort((a, b) => a - b);
+  return {
+    p50: percentile(total, 50),
+    p99: percentile(total, 99),
+    backendP50: percentile(backend, 50),
+    backendP99: percentile(backend, 99),
+  };
+}
+
 /** Seconds the server's API thread has spent in GC since it started: young generation (minor) and all kinds. */
 interface GcTotals {
   young: number;
@@ -369,7 +421,9 @@ async function measure(side: Side, target: Target): Promise<Run> {
   await sleep(SETTLE_MS);
   if (server.exitCode !== null)
     throw new Error(`the ${side} server exited with code ${server.exitCode} during the run`);
-  const logLines = logFile ? countNewlines(logFile, logFrom, fileSize(logFile)) : 0;
+  const logTo = logFile ? fileSize(logFile) : 0;
+  const logLines = logFile ? countNewlines(logFile, logFrom, logTo) : 0;
+  const inServer = logFile ? serverTimes(logFile, logFrom, logTo) : null;
   const gc =
     gcBefore && gcAfter
       ? {
@@ -377,7 +431,7 @@ async function measure(side: Side, target: Target): Promise<Run> {
           allMsPerSecond: ((gcAfter.all - gcBefore.all) * 1000) / seconds,
         }
       : null;
-  return { ...result, logLines, gc };
+  return { ...result, logLines, gc, inServer };
 }
 
 // ---------------------------------------------------------------- reporting
@@ -401,6 +455,9 @@ interface Summary {
   /** Per round: GC ms per second of Corebridge's run on its API thread, young generation and all kinds. */
   gcYoung: Spread;
   gcAll: Spread;
+  /** Per round, from Corebridge's request lines: its own p99 and its back-end calls' (NaN: no such lines). */
+  serverP99: Spread;
+  backendP99: Spread;
   logLinesPerRequest: number;
 }
 
@@ -436,6 +493,8 @@ function summarize(scenario: Scenario, bareRuns: Run[], corebridgeRuns: Run[]): 
     p99Added: spread(pairs.map((p) => p.corebridge.p99Ms - p.bare.p99Ms)),
     gcYoung: spread(gc.map((g) => g.youngMsPerSecond)),
     gcAll: spread(gc.map((g) => g.allMsPerSecond)),
+    serverP99: spread(corebridgeRuns.map((r) => r.inServer?.p99 ?? NaN)),
+    backendP99: spread(corebridgeRuns.map((r) => r.inServer?.backendP99 ?? NaN)),
     logLinesPerRequest: served > 0 ? corebridgeRuns.reduce((n, r) => n + r.logLines, 0) / served : 0,
   };
 }
@@ -465,6 +524,9 @@ function printScenario(s: Summary): void {
   console.log(row('+p99 ms (CB − bare)', s.p99Added, (v) => signed(v)));
   console.log(row('CB young GC ms/s', s.gcYoung, (v) => num(v, 1)));
   console.log(row('CB all GC ms/s', s.gcAll, (v) => num(v, 1)));
+  const ms = (v: number) => (Number.isNaN(v) ? '—' : num(v, 2));
+  console.log(row('CB p99 in server ms', s.serverP99, ms));
+  console.log(row('  back-end call p99 ms', s.backendP99, ms));
   if (s.bare.runs.length > 1) {
     const rounds = (runs: Run[]) => runs.map((r) => num(r.rps)).join(' ');
     console.log(`  req/s per round: bare ${rounds(s.bare.runs)} | corebridge ${rounds(s.corebridge.runs)}`);
@@ -598,7 +660,7 @@ async function main(): Promise<void> {
         const run = await measure(side, s[side]);
         runs.get(s)![side].push(run);
         console.error(
-          `  round ${round + 1}/${ROUNDS}  ${s.name.padEnd(34)} ${side.padEnd(10)} ${num(run.rps).padStart(8)} req/s  p99 ${num(run.p99Ms, 2)} ms${run.gc ? `  GC ms/s young ${num(run.gc.youngMsPerSecond, 1)} all ${num(run.gc.allMsPerSecond, 1)}` : ''}`,
+          `  round ${round + 1}/${ROUNDS}  ${s.name.padEnd(34)} ${side.padEnd(10)} ${num(run.rps).padStart(8)} req/s  p99 ${num(run.p99Ms, 2)} ms${run.gc ? `  GC ms/s young ${num(run.gc.youngMsPerSecond, 1)} all ${num(run.gc.allMsPerSecond, 1)}` : ''}${run.inServer ? `  in server p50/p99 ${num(run.inServer.p50, 1)}/${num(run.inServer.p99, 1)} ms, back-end call ${num(run.inServer.backendP50, 1)}/${num(run.inServer.backendP99, 1)}` : ''}`,
         );
       }
     }

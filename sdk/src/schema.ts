@@ -1375,7 +1375,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description The version of the resource, for If-Match and If-None-Match */
                     etag?: string;
@@ -1440,7 +1440,7 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description The created resource (201), or the operation to poll (202) */
                     location?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description The version of the resource, for If-Match and If-None-Match */
                     etag?: string;
@@ -1502,7 +1502,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -1519,7 +1519,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -1536,7 +1536,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -1553,7 +1553,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -1570,7 +1570,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description The methods the path has */
                     allow?: string;
@@ -1589,7 +1589,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
@@ -1608,7 +1608,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -1625,7 +1625,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -1642,7 +1642,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -1659,7 +1659,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
@@ -1674,7 +1674,7 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -4370,7 +4370,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -4431,7 +4431,7 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description The created resource (201), or the operation to poll (202) */
                     location?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -4491,7 +4491,7 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description The created resource (201), or the operation to poll (202) */
                     location?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -4512,7 +4512,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -4529,7 +4529,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -4546,7 +4546,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -4563,7 +4563,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -4580,7 +4580,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description The methods the path has */
                     allow?: string;
@@ -4599,7 +4599,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
@@ -4618,7 +4618,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -4635,7 +4635,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -4652,7 +4652,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -4669,7 +4669,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
@@ -4684,7 +4684,7 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -5323,7 +5323,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -5391,7 +5391,7 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description The created resource (201), or the operation to poll (202) */
                     location?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -5458,7 +5458,7 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description The created resource (201), or the operation to poll (202) */
                     location?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -5479,7 +5479,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -5496,7 +5496,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -5513,7 +5513,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -5530,7 +5530,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -5547,7 +5547,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description The methods the path has */
                     allow?: string;
@@ -5566,7 +5566,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
@@ -5585,7 +5585,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -5602,7 +5602,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -5619,7 +5619,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -5636,7 +5636,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
@@ -5651,7 +5651,7 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9013,7 +9013,7 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description The created resource (201), or the operation to poll (202) */
                     location?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9045,7 +9045,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9062,7 +9062,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9079,7 +9079,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9096,7 +9096,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9113,7 +9113,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description The methods the path has */
                     allow?: string;
@@ -9132,7 +9132,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
@@ -9151,7 +9151,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9164,7 +9164,7 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9181,7 +9181,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9198,7 +9198,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9215,7 +9215,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
@@ -9230,7 +9230,7 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9335,7 +9335,7 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description The created resource (201), or the operation to poll (202) */
                     location?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9375,7 +9375,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9392,7 +9392,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9409,7 +9409,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9426,7 +9426,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9443,7 +9443,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description The methods the path has */
                     allow?: string;
@@ -9462,7 +9462,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
@@ -9477,7 +9477,7 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9494,7 +9494,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
@@ -9511,7 +9511,7 @@ export interface operations {
                     ratelimit?: string;
                     /** @description IETF RateLimit-Policy: the quota and window that apply to the caller */
                     "ratelimit-policy"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     /** @description Seconds to wait before retrying */
                     "retry-after"?: string;
@@ -9526,7 +9526,7 @@ export interface operations {
                 headers: {
                     /** @description The request id: the one sent, or the one made for this request (on every answer) */
                     "x-request-id"?: string;
-                    /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key */
+                    /** @description `true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time */
                     "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };

@@ -37,7 +37,8 @@ export const RESPONSE_HEADERS = {
   },
   'idempotent-replayed': {
     enum: ['true'],
-    description: '`true` when this is the stored answer of an earlier request with the same Idempotency-Key',
+    description:
+      '`true` when this answers an earlier request with the same Idempotency-Key again: nothing ran a second time',
   },
   'retry-after': { type: 'string', pattern: '^[0-9]+$', description: 'Seconds to wait before retrying' },
   allow: { type: 'string', description: 'The methods the path has' },
