@@ -1,7 +1,8 @@
 /**
  * npm run bench:stages — the per-request time budget of the API, by stage, from V8 CPU profiles.
  *
- * For each scenario (GET /v1/orders/{id}, POST /v1/payments) a fresh server runs as
+ * For each scenario (GET /v1/orders/{id}, POST /v1/payments; on request POST /v1/loan-applications with LNDECIDE
+ * in TypeScript or in COBOL) a fresh server runs as
  * `taskset -c 0 node --cpu-prof src/server.ts` on a new DATA_DIR, wrk loads it from CPU 1 (warm-up, then the
  * measured run), and the server is stopped with SIGINT so that every thread writes its .cpuprofile. Each
  * sample inside the measured window is charged to the first stage whose rule (stages/rules.ts) matches a frame
@@ -9,8 +10,8 @@
  * µs per request (stages/profile.ts, stages/report.ts).
  *
  * Usage:
- *   npm run bench:stages                          both scenarios, each on its own server
- *   npm run bench:stages -- get                   one scenario: get | payment
+ *   npm run bench:stages                          get and payment, each on its own server
+ *   npm run bench:stages -- get                   the scenarios named: get | payment | loan | loan-cobol
  *   npm run bench:stages -- --top 8               also the 8 costliest frames of each stage (leaf ← matched frame)
  *   npm run bench:stages -- --analyze DIR [--top N]   re-analyse a run kept with STAGES_KEEP=1 (no server, no load)
  *   npm run bench:stages -- --compare DIR...      kept runs side by side: CPU µs/request per stage and the totals
@@ -37,7 +38,9 @@ if (compareAt >= 0) {
   console.log(report(dir, top));
 } else {
   const names = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--top');
-  const chosen = names.length ? SCENARIOS.filter((s) => names.includes(s.name)) : SCENARIOS;
+  const chosen = names.length
+    ? SCENARIOS.filter((s) => names.includes(s.name))
+    : SCENARIOS.filter((s) => s.name === 'get' || s.name === 'payment');
   if (chosen.length === 0) throw new Error(`unknown scenario; choose from ${SCENARIOS.map((s) => s.name).join(', ')}`);
   if (!pinned) process.stderr.write('note: taskset not available, server and wrk are not pinned\n');
   for (const scenario of chosen) {

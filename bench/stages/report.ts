@@ -62,7 +62,7 @@ export function report(runDir: string, top: number): string {
   const extra = (name: string, us: number) => out.push(`| ${name} | ${[...blank, fmt(perReq(us))].join(' | ')} | | |`);
   extra('V8 helper threads (GC, JIT; /proc)', helpers);
   extra('libuv threadpool (/proc)', pool);
-  if (rest > 0.05 * requests) extra('other server threads (/proc)', rest);
+  if (rest > 0.05 * requests) extra('other server threads and child processes (/proc)', rest);
   const serverCpu = `**${fmt(perReq(busyAll + helpers + pool + rest))}**`;
   out.push(`| **server CPU per request** | ${[...blank, serverCpu].join(' | ')} | | |`);
   out.push('');
@@ -175,7 +175,8 @@ export function compare(runDirs: string[]): string {
   out.push(row('**busy CPU, profiled threads**', (r) => `**${per(r, r.busyCpu)}**`));
   out.push(row('V8 helper threads (GC, JIT)', (r) => per(r, r.helpers)));
   out.push(row('libuv threadpool', (r) => per(r, r.pool)));
-  if (runs.some((r) => r.rest >= 0.05 * r.requests)) out.push(row('other server threads', (r) => per(r, r.rest)));
+  if (runs.some((r) => r.rest >= 0.05 * r.requests))
+    out.push(row('other server threads and child processes', (r) => per(r, r.rest)));
   out.push(row('**server CPU per request**', (r) => `**${per(r, r.busyCpu + r.helpers + r.pool + r.rest)}**`));
   out.push(
     row('off-CPU while busy (preempted, blocked), profiled threads', (r) =>

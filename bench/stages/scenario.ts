@@ -23,7 +23,7 @@ import { openDevIssuer } from '../../src/auth/dev-issuer.ts';
 import { ROLE_SCOPES } from '../../src/auth/roles.ts';
 import { loadConfig } from '../../src/config.ts';
 import { freePort } from '../../support/free-port.ts';
-import { PAYMENT_BODY, waitFor } from '../harness.ts';
+import { LOAN_BODY, PAYMENT_BODY, waitFor } from '../harness.ts';
 import type { OsThread } from './profile.ts';
 import { CHECKOUT_ROOT, type RunMeta, type WrkSummary } from './run.ts';
 
@@ -44,11 +44,36 @@ function nowUs(): number {
   return Number(process.hrtime.bigint() / 1000n);
 }
 
-/** CPU time and run-queue wait of each thread of a process (/proc/<pid>/task/<tid>/schedstat, ns). */
+/** The processes whose parent is `pid` (the COBOL program host's `cbhost`es), from /proc/<pid>/stat. */
+function childPids(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // pid (comm) state ppid …: comm may hold spaces and parentheses, so read after the last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) out.push(Number(entry));
+    } catch {
+      /* the process ended */
+    }
+  }
+  return out;
+}
+
+/**
+ * CPU time and run-queue wait of each thread of a process and of its children (/proc/<pid>/task/<tid>/schedstat,
+ * ns): a child's threads carry its command name (`cbhost`).
+ */
 function osThreads(pid: number): Map<number, OsThread> {
   const out = new Map<number, OsThread>();
+  for (const id of [pid, ...childPids(pid)]) threadsOf(id, out);
+  return out;
+}
+
+function threadsOf(pid: number, out: Map<number, OsThread>): void {
   const dir = `/proc/${pid}/task`;
-  if (!existsSync(dir)) return out;
+  if (!existsSync(dir)) return;
   for (const tid of readdirSync(dir)) {
     try {
       const [cpuNs, runDelayNs] = readFileSync(`${dir}/${tid}/schedstat`, 'utf8').trim().split(' ').map(Number);
@@ -59,7 +84,6 @@ function osThreads(pid: number): Map<number, OsThread> {
       /* the thread ended */
     }
   }
-  return out;
 }
 
 /** Per-CPU jiffies from /proc/stat: user, nice, system, idle, iowait, irq, softirq, steal. */
@@ -97,13 +121,21 @@ function git(args: string[]): string {
 }
 
 export interface Scenario {
-  name: 'get' | 'payment';
+  name: 'get' | 'payment' | 'loan' | 'loan-cobol';
   title: string;
+  /** Passed to the server. */
+  env?: Record<string, string>;
 }
 
 export const SCENARIOS: Scenario[] = [
   { name: 'get', title: 'GET /v1/orders/{id}' },
   { name: 'payment', title: 'POST /v1/payments (unique Idempotency-Key per request)' },
+  { name: 'loan', title: 'POST /v1/loan-applications, LNDECIDE in TypeScript (unique Idempotency-Key)' },
+  {
+    name: 'loan-cobol',
+    title: 'POST /v1/loan-applications, LNDECIDE in COBOL (unique Idempotency-Key)',
+    env: { PROGRAMS_COBOL: 'LNDECIDE' },
+  },
 ];
 
 /** Runs one scenario on a fresh server; the directory of the kept run (the caller removes it unless KEEP). */
@@ -115,7 +147,7 @@ export async function runScenario(scenario: Scenario): Promise<string> {
   let server: ChildProcess | undefined;
   try {
     const port = await freePort();
-    const serverEnv = {
+    const serverEnv: Record<string, string> = {
       HOST: '127.0.0.1',
       PORT: String(port),
       DATA_DIR: dataDir,
@@ -123,8 +155,9 @@ export async function runScenario(scenario: Scenario): Promise<string> {
       // The highest values src/api/protection/config.ts accepts (per 60 s window): no request is refused.
       RATE_LIMIT_MAX: process.env['RATE_LIMIT_MAX'] ?? '1000000',
       RATE_LIMIT_ADDRESS_MAX: process.env['RATE_LIMIT_ADDRESS_MAX'] ?? '10000000',
+      ...scenario.env,
     };
-    const env = { ...process.env, ...serverEnv };
+    const env: NodeJS.ProcessEnv = { ...process.env, ...serverEnv };
     const config = loadConfig(env);
     const issuer = await openDevIssuer({ dataDir, issuer: config.auth.issuer, audience: config.auth.audience });
     const clerk = { subject: 'clerk', role: 'agent', scopes: ROLE_SCOPES.agent } as const;
@@ -168,9 +201,10 @@ export async function runScenario(scenario: Scenario): Promise<string> {
       const orderId = ((await created.json()) as { orderId: string }).orderId;
       url = `${base}/v1/orders/${orderId}`;
     } else {
-      url = `${base}/v1/payments`;
+      const loan = scenario.name !== 'payment';
+      url = `${base}/v1/${loan ? 'loan-applications' : 'payments'}`;
       headers.push('-H', 'Content-Type: application/json');
-      wrkEnv = { STAGES_METHOD: 'POST', STAGES_BODY: PAYMENT_BODY, STAGES_IDEMPOTENCY: '1' };
+      wrkEnv = { STAGES_METHOD: 'POST', STAGES_BODY: loan ? LOAN_BODY : PAYMENT_BODY, STAGES_IDEMPOTENCY: '1' };
     }
     const wrkArgs = (seconds: number) => [
       '-t',
@@ -234,7 +268,7 @@ export async function runScenario(scenario: Scenario): Promise<string> {
       cpus,
       logBytes: statSync(logFile).size,
       env: Object.fromEntries(
-        ['BACKEND_TRANSPORT', 'BACKEND_READS'].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]),
+        ['BACKEND_TRANSPORT', 'BACKEND_READS', 'PROGRAMS_COBOL'].filter((k) => env[k]).map((k) => [k, env[k]!]),
       ),
     };
     writeFileSync(join(runDir, 'run.json'), JSON.stringify(meta, null, 2));
