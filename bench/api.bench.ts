@@ -43,6 +43,9 @@
  * their `ms` (the server's time for a request, first hook to response written) and of `backend.ms` (its back-end
  * call, group commit included). The load generator's p99 beyond them is time before the server took a request up.
  *
+ * The two loan scenarios run side by side, their Corebridge runs back to back (roundPlan); at the end the bench
+ * prints the COBOL loans' req/s ÷ the TypeScript loans' per round, with min / median / max.
+ *
  * Environment: BENCH_ROUNDS (5), BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2, before every run),
  * BENCH_FIRST_LOAD_SECONDS (5, once per side and scenario before round 1; 0: none), BENCH_CONNECTIONS (50),
  * BENCH_ONLY (scenarios whose name contains one of these comma-separated words, e.g. "loan");
@@ -533,6 +536,37 @@ function printScenario(s: Summary): void {
   }
 }
 
+const TS_LOAN = 'POST loan, LNDECIDE in TypeScript';
+const COBOL_LOAN = 'POST loan, LNDECIDE in COBOL';
+
+/**
+ * The scenarios of a round and the order of their sides, which alternates from round to round. The COBOL
+ * loan runs beside the TypeScript one, its sides in the opposite order and, in every other round, first:
+ * their two Corebridge runs come back to back, so that their ratio compares runs made moments apart.
+ */
+function roundPlan(list: Scenario[], round: number): Array<[Scenario, Side[]]> {
+  const order: Side[] = round % 2 === 0 ? ['bare', 'corebridge'] : ['corebridge', 'bare'];
+  const plan = list.map((s): [Scenario, Side[]] => [s, s.name === COBOL_LOAN ? [...order].reverse() : order]);
+  const ts = plan.findIndex(([s]) => s.name === TS_LOAN);
+  const cobol = plan.findIndex(([s]) => s.name === COBOL_LOAN);
+  if (round % 2 === 1 && ts >= 0 && cobol === ts + 1) [plan[ts], plan[cobol]] = [plan[cobol]!, plan[ts]!];
+  return plan;
+}
+
+/** The COBOL loans' req/s ÷ the TypeScript loans' in each round (back-to-back runs, roundPlan). */
+function printCobolRatio(list: Scenario[], runs: Map<Scenario, Record<Side, Run[]>>): void {
+  const ts = list.find((s) => s.name === TS_LOAN);
+  const cobol = list.find((s) => s.name === COBOL_LOAN);
+  if (!ts || !cobol) return;
+  const tsRuns = runs.get(ts)!.corebridge;
+  const ratios = runs.get(cobol)!.corebridge.map((run, i) => run.rps / tsRuns[i]!.rps);
+  const { min, median: mid, max } = spread(ratios);
+  console.log(
+    `\nLNDECIDE in COBOL ÷ in TypeScript, Corebridge req/s in the same round (back-to-back runs): ` +
+      `min ${num(min, 3)} / median ${num(mid, 3)} / max ${num(max, 3)}; per round ${ratios.map((r) => num(r, 3)).join(' ')}`,
+  );
+}
+
 /** The first load of each scenario on the fresh servers: what a client meets just after a start. */
 function printFirstLoads(list: Scenario[], first: Map<Scenario, Record<Side, Measurement>>): void {
   if (first.size === 0) return;
@@ -654,8 +688,7 @@ async function main(): Promise<void> {
 
   const runs = new Map(list.map((s) => [s, { bare: [] as Run[], corebridge: [] as Run[] }]));
   for (let round = 0; round < ROUNDS; round++) {
-    const order: Side[] = round % 2 === 0 ? ['bare', 'corebridge'] : ['corebridge', 'bare'];
-    for (const s of list) {
+    for (const [s, order] of roundPlan(list, round)) {
       for (const side of order) {
         const run = await measure(side, s[side]);
         runs.get(s)![side].push(run);
@@ -670,6 +703,7 @@ async function main(): Promise<void> {
   printFirstLoads(list, first);
   summaries.forEach(printScenario);
   printTable(summaries);
+  printCobolRatio(list, runs);
 }
 
 try {
